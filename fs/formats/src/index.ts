@@ -1,0 +1,21 @@
+/**
+ * The names and versions of every on-disk format lode reads or writes. A format change is a
+ * change here plus a read path for the old one.
+ */
+
+/** pnpm's store layout version: `<store>/v11/files/…` and `<store>/v11/index.db`. */
+export const STORE_VERSION = 'v11'
+/** The SQLite store index, inside the versioned store directory. */
+export const STORE_INDEX_FILE = 'index.db'
+/** The CAS file tree, inside the versioned store directory. */
+export const STORE_FILES_DIR = 'files'
+/** Temp files before they are renamed into the CAS; same filesystem as `files/`. */
+export const STORE_TMP_DIR = 'tmp'
+/** The digest algorithm of CAS file names and of the index rows' `algo`. */
+export const STORE_HASH_ALGORITHM = 'sha512'
+
+/**
+ * lode's framed MessagePack files (`fs/msgpack-file`): magic, then payload length and CRC-32,
+ * then the payload. Bump the version byte when the framing changes.
+ */
+export const MSGPACK_FILE_MAGIC = 'LMP1'

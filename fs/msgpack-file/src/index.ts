@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto'
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { crc32 } from 'node:zlib'
+
+import { LodeError, hasErrno } from '@lode/fs.error'
+import { MSGPACK_FILE_MAGIC } from '@lode/fs.formats'
+import { Packr } from 'msgpackr'
+
+// Frame: 4-byte magic, uint32 payload length, uint32 CRC-32 of the payload, payload.
+// The length catches truncation and the CRC catches corruption, so a damaged file is never
+// decoded into a plausible but wrong value (MessagePack alone can't tell).
+const MAGIC = Buffer.from(MSGPACK_FILE_MAGIC, 'latin1')
+const HEADER_SIZE = MAGIC.length + 8
+
+const packr = new Packr({ useRecords: true, moreTypes: true })
+
+export interface ReadMsgpackFileOptions<T> {
+  /** Checks the decoded value's shape; a value that fails is reported as corrupted. */
+  validate?: (value: unknown) => value is T
+}
+
+/**
+ * Reads a file written by `writeMsgpackFile`. Returns `undefined` when the file does not exist.
+ * Throws `ERR_LODE_MSGPACK_FILE_TRUNCATED` or `ERR_LODE_MSGPACK_FILE_CORRUPTED` (naming the file)
+ * when it exists but is damaged.
+ */
+export async function readMsgpackFile<T> (file: string, opts: ReadMsgpackFileOptions<T> = {}): Promise<T | undefined> {
+  let data: Buffer
+  try {
+    data = await fs.readFile(file)
+  } catch (err) {
+    if (hasErrno(err, 'ENOENT')) return undefined
+    throw err
+  }
+  return decodeMsgpackFile(file, data, opts)
+}
+
+/** Decodes the bytes of a framed MessagePack file; `file` is used in error messages. */
+export function decodeMsgpackFile<T> (file: string, data: Buffer, opts: ReadMsgpackFileOptions<T> = {}): T {
+  if (data.length < HEADER_SIZE) {
+    if (MAGIC.subarray(0, data.length).equals(data)) throw truncated(file, HEADER_SIZE, data.length)
+    throw corrupted(file, 'it does not start with a lode MessagePack header')
+  }
+  if (!data.subarray(0, MAGIC.length).equals(MAGIC)) {
+    throw corrupted(file, 'it does not start with a lode MessagePack header')
+  }
+  const length = data.readUInt32LE(MAGIC.length)
+  const expectedCrc = data.readUInt32LE(MAGIC.length + 4)
+  const payload = data.subarray(HEADER_SIZE)
+  if (payload.length < length) throw truncated(file, HEADER_SIZE + length, data.length)
+  if (payload.length > length) throw corrupted(file, `it has ${payload.length - length} bytes past its end`)
+  if (crc32(payload) !== expectedCrc) throw corrupted(file, 'its checksum does not match its content')
+  let value: unknown
+  try {
+    value = packr.unpack(payload)
+  } catch (err) {
+    throw corrupted(file, `its content is not valid MessagePack (${(err as Error).message})`)
+  }
+  if (opts.validate !== undefined && !opts.validate(value)) {
+    throw corrupted(file, 'its content does not have the expected shape')
+  }
+  return value as T
+}
+
+/** Encodes a value in lode's framed MessagePack format. */
+export function encodeMsgpackFile (value: unknown): Buffer {
+  const payload = packr.pack(value)
+  const header = Buffer.allocUnsafe(HEADER_SIZE)
+  MAGIC.copy(header, 0)
+  header.writeUInt32LE(payload.length, MAGIC.length)
+  header.writeUInt32LE(crc32(payload), MAGIC.length + 4)
+  return Buffer.concat([header, payload])
+}
+
+/**
+ * Writes `value` atomically: to a temp file beside `file`, then renamed over it, so a reader
+ * sees the old file or the new one, never a part. Creates the parent directory if needed.
+ * No fsync: after a power loss a torn file fails its checksum and reads as corrupted.
+ */
+export async function writeMsgpackFile (file: string, value: unknown): Promise<void> {
+  const data = encodeMsgpackFile(value)
+  const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`
+  try {
+    await writeNew(temp, data)
+    await fs.rename(temp, file)
+  } catch (err) {
+    await fs.rm(temp, { force: true })
+    throw err
+  }
+}
+
+async function writeNew (file: string, data: Buffer): Promise<void> {
+  try {
+    await fs.writeFile(file, data, { flag: 'wx' })
+  } catch (err) {
+    if (!hasErrno(err, 'ENOENT')) throw err
+    await fs.mkdir(path.dirname(file), { recursive: true })
+    await fs.writeFile(file, data, { flag: 'wx' })
+  }
+}
+
+function truncated (file: string, expected: number, actual: number): LodeError {
+  return new LodeError('MSGPACK_FILE_TRUNCATED',
+    `${file} is truncated: it has ${actual} bytes where ${expected} were written.`,
+    { hint: 'It is a cache file; delete it and run the command again.' })
+}
+
+function corrupted (file: string, why: string): LodeError {
+  return new LodeError('MSGPACK_FILE_CORRUPTED', `${file} is corrupted: ${why}.`,
+    { hint: 'It is a cache file; delete it and run the command again.' })
+}

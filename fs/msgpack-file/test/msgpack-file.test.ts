@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { test } from 'node:test'
+
+import { readMsgpackFile, writeMsgpackFile } from '@lode/fs.msgpack-file'
+
+async function tempDir (): Promise<string> {
+  return fs.mkdtemp(path.join(os.tmpdir(), 'lode-msgpack-'))
+}
+
+interface Entry { etag: string, versions: Map<string, { size: number }>, fetchedAt: number }
+const isEntry = (v: unknown): v is Entry =>
+  typeof v === 'object' && v !== null && typeof (v as Entry).etag === 'string' && (v as Entry).versions instanceof Map
+
+const entry: Entry = {
+  etag: '"abc"',
+  versions: new Map([['1.0.0', { size: 1 }], ['2.0.0-béta', { size: 2 }]]),
+  fetchedAt: 1763700000000.5,
+}
+
+test('a written file reads back equal, in a directory created on demand', async () => {
+  const dir = await tempDir()
+  const file = path.join(dir, 'a', 'b', 'pkg.mpk')
+  await writeMsgpackFile(file, entry)
+  assert.deepEqual(await readMsgpackFile(file, { validate: isEntry }), entry)
+  assert.deepEqual(await fs.readdir(path.dirname(file)), ['pkg.mpk'], 'no temp file is left behind')
+})
+
+test('a missing file reads as undefined', async () => {
+  assert.equal(await readMsgpackFile(path.join(await tempDir(), 'nope.mpk')), undefined)
+})
+
+test('every truncation of a file is reported as truncated, never decoded', async () => {
+  const dir = await tempDir()
+  const file = path.join(dir, 'pkg.mpk')
+  await writeMsgpackFile(file, entry)
+  const whole = await fs.readFile(file)
+  for (let length = 0; length < whole.length; length++) {
+    await fs.writeFile(file, whole.subarray(0, length))
+    await assert.rejects(readMsgpackFile(file), { code: 'ERR_LODE_MSGPACK_FILE_TRUNCATED' }, `cut at ${length}`)
+  }
+})
+
+test('a flipped byte anywhere is reported as corrupted', async () => {
+  const dir = await tempDir()
+  const file = path.join(dir, 'pkg.mpk')
+  await writeMsgpackFile(file, entry)
+  const whole = await fs.readFile(file)
+  for (let i = 0; i < whole.length; i++) {
+    const damaged = Buffer.from(whole)
+    damaged[i] = damaged[i]! ^ 0x40
+    await fs.writeFile(file, damaged)
+    await assert.rejects(readMsgpackFile(file),
+      (err: { code: string }) => err.code === 'ERR_LODE_MSGPACK_FILE_CORRUPTED' || err.code === 'ERR_LODE_MSGPACK_FILE_TRUNCATED',
+      `byte ${i}`)
+  }
+  await fs.writeFile(file, Buffer.concat([whole, Buffer.from([0])]))
+  await assert.rejects(readMsgpackFile(file), { code: 'ERR_LODE_MSGPACK_FILE_CORRUPTED' })
+  await fs.writeFile(file, '{"json": true}')
+  await assert.rejects(readMsgpackFile(file), { code: 'ERR_LODE_MSGPACK_FILE_CORRUPTED', message: new RegExp(file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) })
+})
+
+test('a value of the wrong shape is rejected by validate', async () => {
+  const file = path.join(await tempDir(), 'pkg.mpk')
+  await writeMsgpackFile(file, { something: 'else' })
+  await assert.rejects(readMsgpackFile(file, { validate: isEntry }), { code: 'ERR_LODE_MSGPACK_FILE_CORRUPTED' })
+})
+
+test('concurrent writers of one file leave one whole file', async () => {
+  const file = path.join(await tempDir(), 'pkg.mpk')
+  await Promise.all(Array.from({ length: 20 }, (_, i) => writeMsgpackFile(file, { ...entry, etag: String(i) })))
+  const read = await readMsgpackFile(file, { validate: isEntry })
+  assert.ok(read !== undefined && /^\d+$/.test(read.etag))
+  assert.deepEqual(await fs.readdir(path.dirname(file)), ['pkg.mpk'])
+})

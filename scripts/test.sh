@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole test suite: set up (idempotent), lint, then every package's tests on the toolchain's Node.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/scripts/setup.sh"
+. "$root/scripts/env.sh"
+cd "$root"
+eslint --max-warnings=0 .
+node --test --test-concurrency=2 "$@" \
+  fs/*/dist/test/*.test.js store/*/dist/test/*.test.js worker/*/dist/test/*.test.js
