@@ -7,7 +7,7 @@ test('LodeError prefixes its code and survives a round trip as plain data', () =
   const err = new LodeError('TARBALL_INTEGRITY', 'bad tarball', { hint: 'clear the cache' })
   assert.equal(err.code, 'ERR_LODE_TARBALL_INTEGRITY')
   assert.ok(isLodeError(err, 'ERR_LODE_TARBALL_INTEGRITY'))
-  assert.ok(!isLodeError(err, 'ERR_LODE_OTHER'))
+  assert.equal(isLodeError(err, 'ERR_LODE_OTHER'), false)
   const back = fromLodeErrorData(structuredClone(toLodeErrorData(err)))
   assert.equal(back.code, err.code)
   assert.equal(back.message, err.message)

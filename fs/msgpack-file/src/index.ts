@@ -39,7 +39,8 @@ export async function readMsgpackFile<T> (file: string, opts: ReadMsgpackFileOpt
 /** Decodes the bytes of a framed MessagePack file; `file` is used in error messages. */
 export function decodeMsgpackFile<T> (file: string, data: Buffer, opts: ReadMsgpackFileOptions<T> = {}): T {
   if (data.length < HEADER_SIZE) {
-    if (MAGIC.subarray(0, data.length).equals(data)) throw truncated(file, HEADER_SIZE, data.length)
+    const seen = Math.min(data.length, MAGIC.length)
+    if (MAGIC.subarray(0, seen).equals(data.subarray(0, seen))) throw truncated(file, HEADER_SIZE, data.length)
     throw corrupted(file, 'it does not start with a lode MessagePack header')
   }
   if (!data.subarray(0, MAGIC.length).equals(MAGIC)) {

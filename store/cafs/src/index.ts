@@ -1,0 +1,123 @@
+import crypto from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+import { threadId } from 'node:worker_threads'
+
+import { hasErrno } from '@lode/fs.error'
+import { STORE_FILES_DIR, STORE_HASH_ALGORITHM, STORE_TMP_DIR, STORE_VERSION } from '@lode/fs.formats'
+
+/** One file of a package as the store index records it (pnpm's `PackageFileInfo`). */
+export interface CasFileInfo {
+  /** When the CAS file was last known to hold this content (ms since the epoch). */
+  checkedAt: number
+  /** SHA-512 of the content, lowercase hex. */
+  digest: string
+  /** The mode from the tarball entry, e.g. 0o644 or 0o755. */
+  mode: number
+  size: number
+}
+
+/** `<storeDir>/v11`: the versioned store directory that holds `files/` and `index.db`. */
+export function storePath (storeDir: string): string {
+  return path.join(storeDir, STORE_VERSION)
+}
+
+/** pnpm's rule: any execute bit makes a file executable, and its CAS name gets `-exec`. */
+export function modeIsExecutable (mode: number): boolean {
+  return (mode & 0o111) !== 0
+}
+
+/** `files/<2 hex>/<126 hex>[-exec]`, relative to the versioned store directory. */
+export function contentPathFromHex (digest: string, executable: boolean): string {
+  const rel = `${STORE_FILES_DIR}/${digest.slice(0, 2)}/${digest.slice(2)}`
+  return executable ? `${rel}-exec` : rel
+}
+
+/** The absolute CAS path of a file, from its digest and mode. */
+export function casFilePath (storeDir: string, digest: string, mode: number): string {
+  return path.join(storePath(storeDir), contentPathFromHex(digest, modeIsExecutable(mode)))
+}
+
+export interface CasWriterOptions {
+  /** The clock for `checkedAt`. */
+  now: () => number
+}
+
+export interface CasWriter {
+  /** Hashes `content`, stores it under its digest unless it is already there, and describes it. */
+  addFile: (content: Uint8Array, mode: number) => CasFileInfo
+}
+
+/**
+ * A writer of one store's CAS, for one thread. Synchronous on purpose: it runs in a store-pool
+ * thread, where blocking calls are the cheapest way to write thousands of small files.
+ *
+ * Crash safety: content goes to `<store>/v11/tmp/` first and is renamed to its digest name, so a
+ * digest name never holds a partial file; a crash leaves at most a stray file in `tmp/`.
+ * Content already in the store costs one `stat` and no write. An existing file of the wrong size
+ * (cut short by a tool that writes in place, as pnpm does) is replaced.
+ */
+export function createCasWriter (storeDir: string, opts: CasWriterOptions): CasWriter {
+  const root = storePath(storeDir)
+  const tmpDir = path.join(root, STORE_TMP_DIR)
+  const tmpPrefix = path.join(tmpDir, `${process.pid}-${threadId}-`)
+  // Files this writer already wrote or found: a dependency tree repeats licences and the like.
+  const known = new Set<string>()
+  let counter = 0
+
+  function writeTemp (content: Uint8Array, fileMode: number): string {
+    for (;;) {
+      const temp = `${tmpPrefix}${counter++}`
+      try {
+        fs.writeFileSync(temp, content, { mode: fileMode, flag: 'wx' })
+        return temp
+      } catch (err) {
+        // EEXIST: a leftover of a killed process that had our pid; take the next name.
+        if (hasErrno(err, 'EEXIST')) continue
+        if (!hasErrno(err, 'ENOENT')) throw err
+        fs.mkdirSync(tmpDir, { recursive: true })
+      }
+    }
+  }
+
+  function publish (temp: string, dest: string): void {
+    try {
+      fs.renameSync(temp, dest)
+    } catch (err) {
+      if (!hasErrno(err, 'ENOENT')) throw err
+      fs.mkdirSync(path.dirname(dest), { recursive: true })
+      fs.renameSync(temp, dest)
+    }
+  }
+
+  return {
+    addFile (content, mode) {
+      const digest = crypto.hash(STORE_HASH_ALGORITHM, content, 'hex')
+      const executable = modeIsExecutable(mode)
+      const dest = path.join(root, contentPathFromHex(digest, executable))
+      if (!known.has(dest)) {
+        const existing = fs.statSync(dest, { throwIfNoEntry: false })
+        if (existing?.size !== content.byteLength) {
+          publish(writeTemp(content, executable ? 0o755 : 0o644), dest)
+        }
+        known.add(dest)
+      }
+      return { checkedAt: opts.now(), digest, mode, size: content.byteLength }
+    },
+  }
+}
+
+/**
+ * Checks that the CAS file for `file` exists and that its content hashes to its name.
+ * Reads the whole file: meant for verification, not for the install path.
+ */
+export function casFileMatches (storeDir: string, file: Pick<CasFileInfo, 'digest' | 'mode'>): boolean {
+  let content: Buffer
+  try {
+    content = fs.readFileSync(casFilePath(storeDir, file.digest, file.mode))
+  } catch (err) {
+    if (hasErrno(err, 'ENOENT')) return false
+    throw err
+  }
+  return crypto.hash(STORE_HASH_ALGORITHM, content, 'hex') === file.digest
+}

@@ -1,0 +1,69 @@
+import crypto from 'node:crypto'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+
+import { casFileMatches, casFilePath, contentPathFromHex, createCasWriter, storePath } from '@lode/store.cafs'
+
+const now = (): number => 1763700000123
+function tempStore (): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'lode-cafs-'))
+}
+
+test('a file is stored under its SHA-512 in the v11 layout, executables with -exec', () => {
+  const storeDir = tempStore()
+  const cas = createCasWriter(storeDir, { now })
+  const content = Buffer.from('console.log("hi")\n')
+  const digest = crypto.createHash('sha512').update(content).digest('hex')
+
+  const plain = cas.addFile(content, 0o644)
+  assert.deepEqual(plain, { checkedAt: 1763700000123, digest, mode: 0o644, size: content.length })
+  const plainPath = path.join(storeDir, 'v11', 'files', digest.slice(0, 2), digest.slice(2))
+  assert.equal(casFilePath(storeDir, digest, 0o644), plainPath)
+  assert.deepEqual(fs.readFileSync(plainPath), content)
+  assert.equal(fs.statSync(plainPath).mode & 0o111, 0)
+
+  const exec = cas.addFile(content, 0o755)
+  assert.equal(exec.mode, 0o755)
+  assert.equal(casFilePath(storeDir, digest, 0o755), `${plainPath}-exec`)
+  assert.notEqual(fs.statSync(`${plainPath}-exec`).mode & 0o100, 0)
+  assert.equal(contentPathFromHex(digest, true), `files/${digest.slice(0, 2)}/${digest.slice(2)}-exec`)
+  assert.equal(storePath(storeDir), path.join(storeDir, 'v11'))
+  assert.deepEqual(fs.readdirSync(path.join(storeDir, 'v11', 'tmp')), [], 'no temp file is left')
+})
+
+test('content already in the store is not written again', () => {
+  const storeDir = tempStore()
+  const content = Buffer.from('same bytes')
+  const first = createCasWriter(storeDir, { now }).addFile(content, 0o644)
+  const file = casFilePath(storeDir, first.digest, 0o644)
+  const before = fs.statSync(file)
+  // Make any rewrite visible: a new write would give a new inode and mtime.
+  fs.utimesSync(file, new Date(0), new Date(0))
+  createCasWriter(storeDir, { now }).addFile(content, 0o644)
+  const after = fs.statSync(file)
+  assert.equal(after.ino, before.ino)
+  assert.equal(after.mtimeMs, 0)
+})
+
+test('a file cut short under a digest name (a crashed in-place writer) is replaced', () => {
+  const storeDir = tempStore()
+  const content = Buffer.alloc(100_000, 7)
+  const info = createCasWriter(storeDir, { now }).addFile(content, 0o644)
+  const file = casFilePath(storeDir, info.digest, 0o644)
+  fs.truncateSync(file, 4096)
+  assert.equal(casFileMatches(storeDir, info), false)
+  createCasWriter(storeDir, { now }).addFile(content, 0o644)
+  assert.equal(casFileMatches(storeDir, info), true)
+})
+
+test('casFileMatches sees missing and altered content', () => {
+  const storeDir = tempStore()
+  const info = createCasWriter(storeDir, { now }).addFile(Buffer.from('abc'), 0o644)
+  assert.equal(casFileMatches(storeDir, info), true)
+  fs.writeFileSync(casFilePath(storeDir, info.digest, 0o644), 'abd')
+  assert.equal(casFileMatches(storeDir, info), false)
+  assert.equal(casFileMatches(storeDir, { digest: '00'.repeat(64), mode: 0o644 }), false)
+})

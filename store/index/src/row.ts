@@ -1,0 +1,90 @@
+import type { CasFileInfo } from '@lode/store.cafs'
+import semver from 'semver'
+
+import { STORE_HASH_ALGORITHM } from '@lode/fs.formats'
+
+/** The manifest fields pnpm keeps in an index row (its `normalizeBundledManifest`). */
+const BUNDLED_MANIFEST_FIELDS = [
+  'bin',
+  'bundledDependencies',
+  'bundleDependencies',
+  'cpu',
+  'dependencies',
+  'devDependencies',
+  'directories',
+  'engines',
+  'gypfile',
+  'libc',
+  'name',
+  'optionalDependencies',
+  'os',
+  'peerDependencies',
+  'peerDependenciesMeta',
+] as const
+const LIFECYCLE_SCRIPTS = ['preinstall', 'install', 'postinstall'] as const
+
+export type BundledManifest = { version: string, scripts?: Record<string, string> } & {
+  [K in typeof BUNDLED_MANIFEST_FIELDS[number]]?: unknown
+}
+
+/**
+ * One row of `package_index`, shaped exactly as pnpm 11 writes it (key order included: msgpackr
+ * records keep it), so pnpm and lode read each other's rows.
+ */
+export interface PackageFilesIndex {
+  requiresBuild?: boolean
+  requiresPrepare?: boolean
+  manifest?: BundledManifest | undefined
+  algo: string
+  files: Map<string, CasFileInfo>
+  sideEffects?: Map<string, unknown>
+}
+
+/** The row for a package extracted from a tarball: its files and its `package.json`, if any. */
+export function createPackageFilesIndex (files: Map<string, CasFileInfo>, manifest: Record<string, unknown> | undefined): PackageFilesIndex {
+  const bundled = manifest === undefined ? undefined : bundleManifest(manifest)
+  return {
+    requiresBuild: requiresBuild(bundled, files),
+    manifest: bundled,
+    algo: STORE_HASH_ALGORITHM,
+    files,
+  }
+}
+
+/** The part of a manifest an index row keeps: what installing needs without reading files. */
+export function bundleManifest (manifest: Record<string, unknown>): BundledManifest | undefined {
+  let fields: Record<string, unknown> | undefined
+  for (const key of BUNDLED_MANIFEST_FIELDS) {
+    if (manifest[key] != null) (fields ??= {})[key] = manifest[key]
+  }
+  let scripts: Record<string, string> | undefined
+  const manifestScripts = manifest['scripts']
+  if (manifestScripts != null && typeof manifestScripts === 'object') {
+    for (const key of LIFECYCLE_SCRIPTS) {
+      const script = (manifestScripts as Record<string, unknown>)[key]
+      if (typeof script === 'string' && script !== '') (scripts ??= {})[key] = script
+    }
+  }
+  if (fields === undefined && scripts === undefined) return undefined
+  const rawVersion = typeof manifest['version'] === 'string' ? manifest['version'] : '0.0.0'
+  return {
+    version: semver.clean(rawVersion, { loose: true }) ?? rawVersion,
+    ...fields,
+    ...(scripts === undefined ? {} : { scripts }),
+  }
+}
+
+/**
+ * pnpm's `pkgRequiresBuild`: an install script, a `binding.gyp` (unless `gypfile: false`), or
+ * files under `.hooks/`.
+ */
+export function requiresBuild (manifest: BundledManifest | undefined, files: Map<string, unknown>): boolean {
+  const scripts = manifest?.scripts
+  if (scripts !== undefined && LIFECYCLE_SCRIPTS.some((key) => Boolean(scripts[key]))) return true
+  const gypOptedOut = manifest?.gypfile === false
+  for (const name of files.keys()) {
+    if (name === 'binding.gyp' && !gypOptedOut) return true
+    if (/^\.hooks[\\/]/.test(name)) return true
+  }
+  return false
+}

@@ -1,0 +1,155 @@
+import fs from 'node:fs'
+import path from 'node:path'
+
+import { LodeError } from '@lode/fs.error'
+import { STORE_INDEX_FILE } from '@lode/fs.formats'
+import { storePath } from '@lode/store.cafs'
+import Database from 'better-sqlite3'
+import { Packr } from 'msgpackr'
+
+import type { PackageFilesIndex } from './row.js'
+
+/** pnpm's key: `<integrity>\t<name>@<version>`. */
+export function storeIndexKey (integrity: string, pkgId: string): string {
+  return `${integrity}\t${pkgId}`
+}
+
+// pnpm's encoder settings; rows must decode the same on both sides.
+const packr = new Packr({ useRecords: true, moreTypes: true })
+
+const BUSY_TIMEOUT_MS = 5000
+const BUSY_RETRY_DELAY_MS = 50
+const BUSY_RETRIES = 100
+const sleepCell = new Int32Array(new SharedArrayBuffer(4))
+
+export interface StoreIndexOptions {
+  /** Queued rows are committed once this many are waiting (and at the end of each tick). */
+  batchSize?: number
+}
+
+interface QueuedRow { key: string, data: Buffer }
+
+/**
+ * The store index `<store>/v11/index.db`: pnpm's schema, key format and row format, through one
+ * better-sqlite3 connection opened once per install (an install session owns it and closes it).
+ *
+ * Writes are queued and committed together, in one `BEGIN IMMEDIATE` transaction per batch.
+ * Several processes may write one store: SQLite's busy timeout waits for the other writer, and
+ * a transaction that still meets SQLITE_BUSY is retried.
+ */
+export class StoreIndex {
+  readonly file: string
+  private readonly db: Database.Database
+  private readonly stmtGet: Database.Statement<[string], { data: Buffer }>
+  private readonly stmtGetMany: Database.Statement<[string], { key: string, data: Buffer }>
+  private readonly stmtSet: Database.Statement<[string, Buffer]>
+  private readonly writeBatch: Database.Transaction<(rows: QueuedRow[]) => void>
+  private readonly batchSize: number
+  private queue: QueuedRow[] = []
+  private flushScheduled = false
+  private closed = false
+
+  constructor (storeDir: string, opts: StoreIndexOptions = {}) {
+    const dir = storePath(storeDir)
+    fs.mkdirSync(dir, { recursive: true })
+    this.file = path.join(dir, STORE_INDEX_FILE)
+    this.batchSize = opts.batchSize ?? 256
+    try {
+      this.db = new Database(this.file, { timeout: BUSY_TIMEOUT_MS })
+    } catch (err) {
+      throw new LodeError('STORE_INDEX_OPEN', `Cannot open the store index ${this.file}: ${(err as Error).message}`,
+        { hint: 'Check that the store directory is writable, or point store-dir at another store.', cause: err })
+    }
+    try {
+      retryBusy(() => {
+        // The same settings pnpm uses, so the two share a database file without surprises.
+        this.db.pragma('journal_mode = WAL')
+        this.db.pragma('synchronous = NORMAL')
+        this.db.pragma('mmap_size = 536870912')
+        this.db.pragma('cache_size = -32000')
+        this.db.pragma('temp_store = MEMORY')
+        this.db.pragma('wal_autocheckpoint = 10000')
+        this.db.exec(`CREATE TABLE IF NOT EXISTS package_index (
+          key TEXT PRIMARY KEY,
+          data BLOB NOT NULL
+        ) WITHOUT ROWID`)
+      })
+      this.stmtGet = this.db.prepare('SELECT data FROM package_index WHERE key = ?')
+      this.stmtGetMany = this.db.prepare('SELECT key, data FROM package_index WHERE key IN (SELECT value FROM json_each(?))')
+      this.stmtSet = this.db.prepare('INSERT OR REPLACE INTO package_index (key, data) VALUES (?, ?)')
+      const insert = this.stmtSet
+      this.writeBatch = this.db.transaction((rows: QueuedRow[]) => {
+        for (const row of rows) insert.run(row.key, row.data)
+      })
+    } catch (err) {
+      this.db.close()
+      throw err
+    }
+  }
+
+  /** One row, or `undefined`. Rows queued but not yet committed are seen too. */
+  get (key: string): PackageFilesIndex | undefined {
+    const queued = this.queue.findLast((row) => row.key === key)
+    if (queued !== undefined) return decodeRow(queued.data)
+    const row = retryBusy(() => this.stmtGet.get(key))
+    return row === undefined ? undefined : decodeRow(row.data)
+  }
+
+  /** The rows of many keys, read in one statement (one pass for a whole install). */
+  getMany (keys: Iterable<string>): Map<string, PackageFilesIndex> {
+    this.flush()
+    const rows = retryBusy(() => this.stmtGetMany.all(JSON.stringify([...keys])))
+    return new Map(rows.map((row) => [row.key, decodeRow(row.data)]))
+  }
+
+  /** Queues a row; it is committed with the others of its batch. */
+  queueWrite (key: string, row: PackageFilesIndex): void {
+    if (this.closed) throw new Error(`The store index ${this.file} is closed`)
+    // Copied: msgpackr hands out views of a buffer it reuses for later packs.
+    this.queue.push({ key, data: Buffer.from(packr.pack(row)) })
+    if (this.queue.length >= this.batchSize) {
+      this.flush()
+    } else if (!this.flushScheduled) {
+      this.flushScheduled = true
+      setImmediate(() => { this.flush() })
+    }
+  }
+
+  /** Commits every queued row now, in one transaction. */
+  flush (): void {
+    this.flushScheduled = false
+    if (this.queue.length === 0 || this.closed) return
+    const rows = this.queue
+    this.queue = []
+    retryBusy(() => { this.writeBatch.immediate(rows) })
+  }
+
+  /** Commits what is queued and closes the connection. */
+  close (): void {
+    if (this.closed) return
+    this.flush()
+    this.closed = true
+    this.db.close()
+  }
+}
+
+function decodeRow (data: Buffer): PackageFilesIndex {
+  return packr.unpack(data) as PackageFilesIndex
+}
+
+function isBusy (err: unknown): boolean {
+  const code = (err as { code?: unknown }).code
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === 'SQLITE_LOCKED'
+}
+
+/** Runs `fn`, again after a short pause while another process holds the database past the busy timeout. */
+function retryBusy<T> (fn: () => T): T {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return fn()
+    } catch (err) {
+      if (!isBusy(err) || attempt >= BUSY_RETRIES) throw err
+      Atomics.wait(sleepCell, 0, 0, BUSY_RETRY_DELAY_MS)
+    }
+  }
+}

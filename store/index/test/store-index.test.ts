@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { test } from 'node:test'
+
+import type { CasFileInfo } from '@lode/store.cafs'
+import { StoreIndex, bundleManifest, createPackageFilesIndex, storeIndexKey } from '@lode/store.index'
+import Database from 'better-sqlite3'
+
+function tempStore (): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'lode-index-'))
+}
+
+function files (n: number): Map<string, CasFileInfo> {
+  return new Map(Array.from({ length: n }, (_, i) => [`lib/f${i}.js`, {
+    checkedAt: 1763700000000 + i, digest: i.toString(16).padStart(128, '0'), mode: i % 2 === 0 ? 0o644 : 0o755, size: i,
+  }]))
+}
+
+test('rows round-trip through index.db with pnpm\'s schema and key format', () => {
+  const storeDir = tempStore()
+  const index = new StoreIndex(storeDir)
+  const row = createPackageFilesIndex(files(3), { name: 'a', version: 'v1.0.0', scripts: { test: 'x', postinstall: 'y' }, main: 'i.js' })
+  const key = storeIndexKey('sha512-abc==', 'a@1.0.0')
+  assert.equal(key, 'sha512-abc==\ta@1.0.0')
+  index.queueWrite(key, row)
+  index.close()
+
+  const db = new Database(path.join(storeDir, 'v11', 'index.db'), { readonly: true })
+  const schema = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'package_index'").pluck().get() as string
+  assert.match(schema, /CREATE TABLE package_index \(\s*key TEXT PRIMARY KEY,\s*data BLOB NOT NULL\s*\) WITHOUT ROWID/)
+  assert.equal(db.pragma('journal_mode', { simple: true }), 'wal')
+  db.close()
+
+  const reopened = new StoreIndex(storeDir)
+  const back = reopened.get(key)
+  assert.deepEqual(back, row)
+  assert.deepEqual(Object.keys(back!), ['requiresBuild', 'manifest', 'algo', 'files'])
+  assert.equal(back!.algo, 'sha512')
+  assert.equal(back!.requiresBuild, true)
+  assert.deepEqual(back!.manifest, { version: '1.0.0', name: 'a', scripts: { postinstall: 'y' } })
+  assert.ok(back!.files instanceof Map)
+  assert.deepEqual(Object.keys(back!.files.get('lib/f1.js')!), ['checkedAt', 'digest', 'mode', 'size'])
+  assert.equal(reopened.get('sha512-nope\tb@1.0.0'), undefined)
+  reopened.close()
+})
+
+test('the bundled manifest and requiresBuild follow pnpm', () => {
+  assert.equal(bundleManifest({ description: 'only this', version: '1.0.0' }), undefined)
+  assert.deepEqual(bundleManifest({ name: 'x', version: '=1.2.3', bin: { x: 'x.js' } }), { version: '1.2.3', name: 'x', bin: { x: 'x.js' } })
+  const gyp = new Map([['binding.gyp', {}]])
+  assert.equal(createPackageFilesIndex(gyp as never, { name: 'n', version: '1.0.0' }).requiresBuild, true)
+  assert.equal(createPackageFilesIndex(gyp as never, { name: 'n', version: '1.0.0', gypfile: false }).requiresBuild, false)
+  assert.equal(createPackageFilesIndex(new Map([['.hooks/x', {}]]) as never, undefined).requiresBuild, true)
+  assert.equal(createPackageFilesIndex(files(2), { name: 'n', version: '1.0.0' }).requiresBuild, false)
+})
+
+test('queued rows are committed together, visible to other connections only after the batch', () => {
+  const storeDir = tempStore()
+  const writer = new StoreIndex(storeDir, { batchSize: 3 })
+  const reader = new StoreIndex(storeDir)
+  writer.queueWrite('k1', createPackageFilesIndex(files(1), undefined))
+  writer.queueWrite('k2', createPackageFilesIndex(files(1), undefined))
+  assert.ok(writer.get('k1') !== undefined, 'the writer sees its own queued rows')
+  assert.equal(reader.getMany(['k1', 'k2']).size, 0, 'nothing is committed before the batch is full')
+  writer.queueWrite('k3', createPackageFilesIndex(files(1), undefined))
+  assert.deepEqual([...reader.getMany(['k1', 'k2', 'k3', 'k4']).keys()].sort(), ['k1', 'k2', 'k3'])
+  writer.close()
+  reader.close()
+})
+
+test('getMany reads thousands of keys in one pass', () => {
+  const storeDir = tempStore()
+  const index = new StoreIndex(storeDir, { batchSize: 10_000 })
+  const row = createPackageFilesIndex(files(5), { name: 'p', version: '1.0.0' })
+  for (let i = 0; i < 3000; i++) index.queueWrite(storeIndexKey(`sha512-${i}`, `p${i}@1.0.0`), row)
+  index.flush()
+  const keys = Array.from({ length: 3500 }, (_, i) => storeIndexKey(`sha512-${i}`, `p${i}@1.0.0`))
+  const found = index.getMany(keys)
+  assert.equal(found.size, 3000)
+  assert.deepEqual(found.get(keys[2999]!), row)
+  index.close()
+})
+
+test('two processes writing one store at the same time both succeed', async () => {
+  const storeDir = tempStore()
+  const script = `
+    import { StoreIndex, createPackageFilesIndex } from '@lode/store.index'
+    const [storeDir, name] = process.argv.slice(1)
+    const index = new StoreIndex(storeDir, { batchSize: 50 })
+    const row = createPackageFilesIndex(new Map([['index.js', { checkedAt: 1, digest: 'ab'.repeat(64), mode: 420, size: 1 }]]), { name, version: '1.0.0' })
+    for (let i = 0; i < 2000; i++) {
+      index.queueWrite(name + i, row)
+      if (i % 100 === 0) await new Promise((resolve) => setImmediate(resolve))
+    }
+    index.close()
+  `
+  const run = (name: string): Promise<number | null> => new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, storeDir, name],
+      { cwd: path.dirname(import.meta.dirname), stdio: ['ignore', 'inherit', 'inherit'] })
+    child.on('error', reject)
+    child.on('exit', resolve)
+  })
+  assert.deepEqual(await Promise.all([run('a'), run('b')]), [0, 0])
+  const index = new StoreIndex(storeDir)
+  const keys = ['a', 'b'].flatMap((name) => Array.from({ length: 2000 }, (_, i) => name + i))
+  assert.equal(index.getMany(keys).size, 4000)
+  index.close()
+})

@@ -1,0 +1,84 @@
+import os from 'node:os'
+
+import { fromLodeErrorData } from '@lode/fs.error'
+import { createPackageFilesIndex, storeIndexKey } from '@lode/store.index'
+import type { PackageFilesIndex, StoreIndex } from '@lode/store.index'
+import type { ExtractedPackage, ExtractResult, ExtractTask } from '@lode/worker.extract'
+import { Piscina } from 'piscina'
+
+export interface StorePoolOptions {
+  /** Threads; the work is CPU-bound (gunzip, SHA-512), so the default is the number of cores. */
+  threads?: number
+}
+
+/**
+ * The store pool: piscina threads that extract tarballs into the CAS. Separate from the link
+ * pool so a burst of extraction never queues ahead of linking. Owned by an install session and
+ * closed by it; no thread outlives `close()`, so the process exits when the work is done.
+ */
+export class StorePool {
+  private readonly pool: Piscina<ExtractTask, ExtractResult>
+
+  constructor (opts: StorePoolOptions = {}) {
+    const threads = opts.threads ?? Math.max(1, os.availableParallelism())
+    this.pool = new Piscina({
+      filename: import.meta.resolve('@lode/worker.extract'),
+      name: 'extract',
+      minThreads: threads,
+      maxThreads: threads,
+      // Tasks carry whole tarballs; queueing is cheaper than more threads fighting for 2 cores.
+      concurrentTasksPerWorker: 1,
+    })
+  }
+
+  /**
+   * Extracts one tarball into the store. The tarball's memory is moved to the thread: the caller
+   * must not use `tarball` afterwards (a view on a shared buffer is copied first).
+   * Rejects with a `LodeError` for bad input (integrity, not gzip, not tar, unsafe path).
+   */
+  async extract (tarball: Uint8Array, opts: { integrity: string, storeDir: string, pkgId: string }): Promise<ExtractedPackage> {
+    const buffer = ownedArrayBuffer(tarball)
+    const result = await this.pool.run({ tarball: buffer, ...opts }, { transferList: [buffer] })
+    if (!result.ok) throw fromLodeErrorData(result.error)
+    return result.value
+  }
+
+  get threads (): number {
+    return this.pool.threads.length
+  }
+
+  async close (): Promise<void> {
+    await this.pool.close()
+  }
+}
+
+/** The tarball's own ArrayBuffer when it spans all of it, else a copy (e.g. a slice of a pooled Buffer). */
+function ownedArrayBuffer (view: Uint8Array): ArrayBuffer {
+  if (view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && view.buffer instanceof ArrayBuffer) {
+    return view.buffer
+  }
+  const copy = new ArrayBuffer(view.byteLength)
+  new Uint8Array(copy).set(view)
+  return copy
+}
+
+export interface AddTarballOptions {
+  pool: StorePool
+  index: StoreIndex
+  storeDir: string
+  /** `name@version`: the second half of the index key. */
+  pkgId: string
+  integrity: string
+  tarball: Uint8Array
+}
+
+/**
+ * Adds a downloaded tarball to the store: extracted and written to the CAS by the pool, then its
+ * index row queued on the main thread's batching writer. Nothing is indexed for a bad tarball.
+ */
+export async function addTarballToStore (opts: AddTarballOptions): Promise<{ row: PackageFilesIndex, unpackedSize: number }> {
+  const extracted = await opts.pool.extract(opts.tarball, { integrity: opts.integrity, storeDir: opts.storeDir, pkgId: opts.pkgId })
+  const row = createPackageFilesIndex(extracted.files, extracted.manifest)
+  opts.index.queueWrite(storeIndexKey(opts.integrity, opts.pkgId), row)
+  return { row, unpackedSize: extracted.unpackedSize }
+}
