@@ -76,13 +76,14 @@ async function extractTarball ({ tarball, integrity, storeDir, pkgId }: ExtractT
 }
 
 function checkIntegrity (data: Buffer, integrity: string, pkgId: string): void {
-  const expected = ssri.parse(integrity, { single: false })
-  if (Object.keys(expected).length === 0) {
+  const expected = ssri.parse(integrity) as ssri.IntegrityLike | null
+  if (expected === null || Object.keys(expected).length === 0) {
     throw new LodeError('INVALID_INTEGRITY', `${pkgId} has an invalid integrity "${integrity}".`,
       { hint: 'Fix or remove the integrity of this package in the lockfile.' })
   }
   if (ssri.checkData(data, expected) === false) {
-    const actual = ssri.fromData(data, { algorithms: [expected.pickAlgorithm()] }).toString()
+    const algorithm = ssri.parse(integrity).pickAlgorithm()
+    const actual = ssri.fromData(data, { algorithms: [algorithm] }).toString()
     throw new LodeError('TARBALL_INTEGRITY',
       `The tarball of ${pkgId} does not match its integrity: expected ${integrity}, got ${actual}.`,
       { hint: 'The download was damaged or the registry changed the tarball; nothing was added to the store. Try again, and if it persists check the registry or the lockfile entry.' })

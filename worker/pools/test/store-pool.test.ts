@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { test } from 'node:test'
+
+import { buildTarball, integrityOf } from '@lode/__utils__.test-fixtures'
+import { StoreIndex, storeIndexKey } from '@lode/store.index'
+import { StorePool, addTarballToStore } from '@lode/worker.pools'
+
+import { assertStoreConsistent, tempDir, writeTarballs } from './helpers.js'
+
+const importScript = path.join(import.meta.dirname, 'fixtures', 'import-tarballs.js')
+
+function startImport (storeDir: string, listFile: string): { child: ReturnType<typeof spawn>, exit: Promise<{ code: number | null, signal: NodeJS.Signals | null }> } {
+  const child = spawn(process.execPath, [importScript, storeDir, listFile], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const exit = new Promise<{ code: number | null, signal: NodeJS.Signals | null }>((resolve, reject) => {
+    child.on('error', reject)
+    child.on('exit', (code, signal) => { resolve({ code, signal }) })
+  })
+  return { child, exit }
+}
+
+test('a tarball is moved to the thread, extracted into the CAS and indexed by the main thread', async () => {
+  const storeDir = tempDir('pool')
+  const pool = new StorePool({ threads: 2 })
+  const index = new StoreIndex(storeDir)
+  try {
+    assert.equal(pool.threads, 2)
+    const { tarball, integrity } = await buildTarball([
+      { name: 'package/package.json', content: '{"name":"moved","version":"1.2.3","scripts":{"install":"node-gyp rebuild"}}' },
+      { name: 'package/index.js', content: 'module.exports = 1' },
+    ])
+    const owned = new Uint8Array(tarball) // a fresh ArrayBuffer of its own: transferred, not copied
+    const { row } = await addTarballToStore({ pool, index, storeDir, pkgId: 'moved@1.2.3', integrity, tarball: owned })
+    assert.equal(owned.byteLength, 0, 'the caller\'s buffer was transferred (detached), not copied')
+    assert.deepEqual([...row.files.keys()].sort(), ['index.js', 'package.json'])
+    assert.equal(row.requiresBuild, true)
+    assert.deepEqual(index.get(storeIndexKey(integrity, 'moved@1.2.3')), row)
+
+    // A view on a larger buffer (as pooled Buffers are) is copied, leaving the rest intact.
+    const shared = Buffer.concat([Buffer.from('prefix'), tarball])
+    await pool.extract(shared.subarray(6), { integrity, storeDir, pkgId: 'moved@1.2.3' })
+    assert.equal(shared.subarray(0, 6).toString(), 'prefix')
+  } finally {
+    index.close()
+    await pool.close()
+  }
+})
+
+test('a bad tarball rejects with the thread\'s LodeError and nothing is indexed', async () => {
+  const storeDir = tempDir('pool-bad')
+  const pool = new StorePool({ threads: 1 })
+  const index = new StoreIndex(storeDir)
+  try {
+    const { tarball } = await buildTarball([{ name: 'package/../../x.js', content: 'x' }])
+    const integrity = integrityOf(tarball)
+    await assert.rejects(addTarballToStore({ pool, index, storeDir, pkgId: 'evil@1.0.0', integrity, tarball }),
+      { name: 'LodeError', code: 'ERR_LODE_TARBALL_UNSAFE_PATH', message: /evil@1\.0\.0/ })
+    await assert.rejects(addTarballToStore({ pool, index, storeDir, pkgId: 'bad@1.0.0', integrity, tarball: Buffer.from('nope') }),
+      { code: 'ERR_LODE_TARBALL_INTEGRITY' })
+    index.flush()
+    assert.equal(index.getMany([storeIndexKey(integrity, 'evil@1.0.0'), storeIndexKey(integrity, 'bad@1.0.0')]).size, 0)
+  } finally {
+    index.close()
+    await pool.close()
+  }
+})
+
+test('a process that used the pool exits by itself once the pool is closed', async () => {
+  const dir = tempDir('pool-exit')
+  const { listFile } = await writeTarballs(dir, 3)
+  const { exit } = startImport(path.join(dir, 'store'), listFile)
+  const timer = setTimeout(() => { assert.fail('the import process did not exit') }, 30_000)
+  assert.deepEqual(await exit, { code: 0, signal: null })
+  clearTimeout(timer)
+})
+
+test('two processes importing the same tarballs into one store at once both succeed', async () => {
+  const dir = tempDir('pool-concurrent')
+  const storeDir = path.join(dir, 'store')
+  const { items, listFile } = await writeTarballs(dir, 80, { bigEvery: 20 })
+  const results = await Promise.all([startImport(storeDir, listFile).exit, startImport(storeDir, listFile).exit])
+  assert.deepEqual(results, [{ code: 0, signal: null }, { code: 0, signal: null }])
+  const keys = items.map((item) => storeIndexKey(item.integrity, item.pkgId))
+  assert.equal(assertStoreConsistent(storeDir, keys), items.length)
+})
+
+test('an import killed with SIGKILL mid-way, then run again, leaves a consistent store', async () => {
+  const dir = tempDir('pool-kill')
+  const storeDir = path.join(dir, 'store')
+  const { items, listFile } = await writeTarballs(dir, 150, { bigEvery: 5 })
+  const { child, exit } = startImport(storeDir, listFile)
+  let seen = 0
+  child.stdout!.on('data', (chunk: Buffer) => {
+    seen += chunk.toString().split('\n').filter(Boolean).length
+    if (seen >= 10) child.kill('SIGKILL')
+  })
+  assert.deepEqual(await exit, { code: null, signal: 'SIGKILL' })
+  const keys = items.map((item) => storeIndexKey(item.integrity, item.pkgId))
+  const rowsAfterKill = assertStoreConsistent(storeDir, keys)
+  assert.ok(rowsAfterKill < items.length, `killed mid-way (${rowsAfterKill} of ${items.length} rows)`)
+
+  assert.deepEqual(await startImport(storeDir, listFile).exit, { code: 0, signal: null })
+  assert.equal(assertStoreConsistent(storeDir, keys), items.length)
+  // A crash leaves strays only in tmp/, never under a digest name.
+  const strays = fs.readdirSync(path.join(storeDir, 'v11', 'tmp'))
+  assert.ok(strays.every((name) => /^\d+-\d+-\d+$/.test(name)), `temp files only: ${strays.join(', ')}`)
+})
