@@ -31,8 +31,9 @@ sqlite_dir=$(cd store/index && node -p "path.dirname(require.resolve('better-sql
 stamp="$sqlite_dir/build/lode-built-for"
 if [ ! -f "$sqlite_dir/build/Release/better_sqlite3.node" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$(node --version)" ]; then
   echo "setup: compiling better-sqlite3 for Node $(node --version) (about a minute)"
+  log="$sqlite_dir/build-lode.log"
   (cd "$sqlite_dir" && node-gyp rebuild --release --jobs="$(nproc 2>/dev/null || echo 2)" --force_build=1 \
-    --nodedir="$npm_config_nodedir" --loglevel=warn >/dev/null)
+    --nodedir="$npm_config_nodedir" > "$log" 2>&1) || { cat "$log" >&2; echo "setup: compiling better-sqlite3 failed" >&2; exit 1; }
   node --version > "$stamp"
 fi
 (cd store/index && node -e "require('better-sqlite3')(':memory:').close()")

@@ -1,9 +1,9 @@
+import assert from 'node:assert/strict'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
-import assert from 'node:assert/strict'
 
 import { casFileMatches, casFilePath, contentPathFromHex, createCasWriter, storePath } from '@lode/store.cafs'
 

@@ -1,7 +1,7 @@
+import { STORE_HASH_ALGORITHM } from '@lode/fs.formats'
 import type { CasFileInfo } from '@lode/store.cafs'
 import semver from 'semver'
 
-import { STORE_HASH_ALGORITHM } from '@lode/fs.formats'
 
 /** The manifest fields pnpm keeps in an index row (its `normalizeBundledManifest`). */
 const BUNDLED_MANIFEST_FIELDS = [
