@@ -109,3 +109,13 @@ test('two processes writing one store at the same time both succeed', async () =
   assert.equal(index.getMany(keys).size, 4000)
   index.close()
 })
+
+test('a store index that cannot be opened is a LodeError naming the file', () => {
+  const storeDir = tempStore()
+  fs.mkdirSync(path.join(storeDir, 'v11', 'index.db'), { recursive: true })
+  assert.throws(() => new StoreIndex(storeDir), {
+    name: 'LodeError',
+    code: 'ERR_LODE_STORE_INDEX_OPEN',
+    message: new RegExp(`${path.join(storeDir, 'v11', 'index.db').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+  })
+})
