@@ -75,8 +75,11 @@ export async function downloadMissing (registry: string, tarballs: LockedTarball
   }
   try {
     await Promise.all(Array.from({ length: opts.concurrency }, worker))
-  } finally {
-    await dispatcher.close()
+  } catch (err) {
+    // Stop the other downloads at once rather than waiting for them.
+    await dispatcher.destroy()
+    throw err
   }
+  await dispatcher.close()
   return missing.length
 }
