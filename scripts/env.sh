@@ -8,10 +8,9 @@ if [ -x "$toolchain/.bin/node" ]; then
   for dir in "$toolchain/node/node_modules/$platform_pkg" "$toolchain/$platform_pkg"; do
     if [ -f "$dir/include/node/node_version.h" ]; then
       export npm_config_nodedir="$dir"
-      export pnpm_config_nodedir="$dir"
       break
     fi
   done
 fi
-# The system Node's headers must never be picked up by a build meant for the toolchain's Node.
+# Options meant for the system Node (e.g. flags it lacks or new ones it rejects) stay with it.
 unset NODE_OPTIONS

@@ -76,13 +76,14 @@ async function extractTarball ({ tarball, integrity, storeDir, pkgId }: ExtractT
 }
 
 function checkIntegrity (data: Buffer, integrity: string, pkgId: string): void {
-  const expected = ssri.parse(integrity) as ssri.IntegrityLike | null
+  // ssri.parse gives null or an empty Integrity for a string with no valid hash in it.
+  const expected = ssri.parse(integrity) as ssri.Integrity | null
   if (expected === null || Object.keys(expected).length === 0) {
     throw new LodeError('INVALID_INTEGRITY', `${pkgId} has an invalid integrity "${integrity}".`,
       { hint: 'Fix or remove the integrity of this package in the lockfile.' })
   }
-  if (ssri.checkData(data, expected) === false) {
-    const algorithm = ssri.parse(integrity).pickAlgorithm()
+  if (ssri.checkData(data, integrity) === false) {
+    const algorithm = expected.pickAlgorithm()
     const actual = ssri.fromData(data, { algorithms: [algorithm] }).toString()
     throw new LodeError('TARBALL_INTEGRITY',
       `The tarball of ${pkgId} does not match its integrity: expected ${integrity}, got ${actual}.`,
