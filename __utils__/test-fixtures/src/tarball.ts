@@ -57,6 +57,12 @@ export interface PackageSpec {
   scripts?: Record<string, string>
   /** Extra files, by path inside the package. */
   files?: Record<string, string | Buffer | { content: string | Buffer, mode: number }>
+  /** Any other `package.json` fields (peerDependencies, optionalDependencies, os, cpu, engines, …). */
+  manifest?: Record<string, unknown>
+  /** Registry-side facts, not in the tarball. */
+  deprecated?: string
+  /** ISO time of publication; defaults to 2025-01-01. */
+  publishedAt?: string
 }
 
 /** An npm-style package tarball: `package/package.json`, an `index.js` that exports its name and version, and `files`. */
@@ -65,6 +71,7 @@ export async function buildPackageTarball (spec: PackageSpec): Promise<{ tarball
   if (spec.dependencies !== undefined) manifest['dependencies'] = spec.dependencies
   if (spec.bin !== undefined) manifest['bin'] = spec.bin
   if (spec.scripts !== undefined) manifest['scripts'] = spec.scripts
+  Object.assign(manifest, spec.manifest)
   const entries: TarEntry[] = [
     { name: 'package/package.json', content: JSON.stringify(manifest, null, 2) },
     { name: 'package/index.js', content: `module.exports = ${JSON.stringify({ name: spec.name, version: spec.version })}\n` },

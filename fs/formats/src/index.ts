@@ -19,3 +19,15 @@ export const STORE_HASH_ALGORITHM = 'sha512'
  * then the payload. Bump the version byte when the framing changes.
  */
 export const MSGPACK_FILE_MAGIC = 'LMP1'
+
+/** `pnpm-lock.yaml`'s `lockfileVersion`, the one pnpm 9 to 11 write. */
+export const LOCKFILE_VERSION = '9.0'
+/** The lockfile's name in the workspace root, shared with pnpm. */
+export const WANTED_LOCKFILE = 'pnpm-lock.yaml'
+/**
+ * lode's registry metadata cache, inside the cache dir: `<cache>/<dir>/<registry>/<name>.mpk`.
+ * Its own directory so a pnpm sharing the cache dir never reads lode's files; bump the suffix
+ * when the cached record's shape changes.
+ */
+export const METADATA_CACHE_DIR = 'lode-metadata-v1'
+export const METADATA_CACHE_EXT = '.mpk'

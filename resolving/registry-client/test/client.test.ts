@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+
+import { TestRegistry } from '@lode/__utils__.test-fixtures'
+import { ACCEPT_ABBREVIATED, ACCEPT_FULL, RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry-client'
+import type { RegistryClientOptions } from '@lode/resolving.registry-client'
+
+let registry: TestRegistry
+before(async () => {
+  registry = await TestRegistry.start([
+    { name: 'alpha', version: '1.0.0', scripts: { test: 'x' } },
+    { name: 'alpha', version: '1.1.0' },
+    { name: '@scope/beta', version: '2.0.0' },
+  ])
+})
+after(async () => { await registry.close() })
+
+function client (overrides: Partial<RegistryClientOptions> = {}): RegistryClient {
+  return new RegistryClient({
+    authHeader: () => undefined,
+    networkConcurrency: 4,
+    retry: { retries: 2, factor: 2, minTimeout: 5, maxTimeout: 20 },
+    timeout: 5000,
+    strictSsl: true,
+    userAgent: 'lode-test',
+    ...overrides,
+  })
+}
+
+test('abbreviated and full packuments, gzip-decoded, with their validators', async () => {
+  const c = client()
+  try {
+    const abbreviated = await c.get(`${registry.url}alpha`, { accept: ACCEPT_ABBREVIATED, subject: 'alpha' })
+    assert.equal(abbreviated.status, 200)
+    if (abbreviated.status !== 200) return
+    const doc = JSON.parse(abbreviated.body.toString()) as { versions: Record<string, Record<string, unknown>>, time?: unknown }
+    assert.deepEqual(Object.keys(doc.versions), ['1.0.0', '1.1.0'])
+    assert.equal(doc.time, undefined, 'abbreviated documents have no time field')
+    assert.equal(doc.versions['1.0.0']!['scripts'], undefined)
+    assert.match(abbreviated.etag ?? '', /^".+"$/)
+    const last = registry.recorded.at(-1)!
+    assert.match(String(last.headers['accept-encoding']), /gzip/)
+    assert.equal(last.headers.accept, ACCEPT_ABBREVIATED)
+
+    const full = await c.get(`${registry.url}@scope%2fbeta`, { accept: ACCEPT_FULL, subject: '@scope/beta' })
+    assert.equal(full.status, 200)
+    if (full.status !== 200) return
+    assert.ok((JSON.parse(full.body.toString()) as { time?: unknown }).time)
+
+    const notModified = await c.get(`${registry.url}alpha`, { accept: ACCEPT_ABBREVIATED, subject: 'alpha', etag: abbreviated.etag })
+    assert.deepEqual(notModified, { status: 304 })
+  } finally {
+    await c.close()
+  }
+})
+
+test('5xx and connection resets are retried with pnpm\'s warning, then succeed', async () => {
+  const warnings: string[] = []
+  const c = client({ onWarning: (message) => warnings.push(message) })
+  try {
+    registry.injectFaults('/alpha', [{ status: 503 }, { reset: true }])
+    const result = await c.get(`${registry.url}alpha`, { accept: ACCEPT_ABBREVIATED, subject: 'alpha' })
+    assert.equal(result.status, 200)
+    assert.equal(warnings.length, 2)
+    assert.equal(warnings[0], `GET ${registry.url}alpha error (503). Will retry in 0.005 seconds. 2 retries left.`)
+    assert.match(warnings[1]!, new RegExp(`^GET ${registry.url}alpha error \\(\\w+\\)\\. Will retry in 0.01 seconds\\. 1 retries left\\.$`))
+  } finally {
+    await c.close()
+  }
+})
+
+test('a registry still failing after the retries is an error naming the URL', async () => {
+  const c = client({ onWarning: () => {} })
+  try {
+    registry.injectFaults('/alpha', [{ status: 500 }, { status: 500 }, { status: 500 }])
+    await assert.rejects(c.get(`${registry.url}alpha`, { accept: ACCEPT_ABBREVIATED, subject: 'alpha' }), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ERR_LODE_FETCH_500')
+      assert.ok(err.message.includes(`${registry.url}alpha`))
+      return true
+    })
+    // Nothing listens on this port (it was just closed), so every attempt is refused.
+    const dead = await TestRegistry.start()
+    const deadUrl = dead.url
+    await dead.close()
+    await assert.rejects(c.get(`${deadUrl}alpha`, { accept: ACCEPT_ABBREVIATED, subject: 'alpha' }), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ERR_LODE_FETCH_FAILED')
+      assert.ok(err.message.includes(`${deadUrl}alpha`))
+      assert.ok(err.message.includes('ECONNREFUSED'))
+      return true
+    })
+  } finally {
+    await c.close()
+  }
+})
+
+test('404 is ERR_LODE_NOT_FOUND naming the package', async () => {
+  const c = client()
+  try {
+    await assert.rejects(c.get(`${registry.url}nope`, { accept: ACCEPT_ABBREVIATED, subject: 'nope' }), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ERR_LODE_NOT_FOUND')
+      assert.match(err.message, /^nope is not in the registry/)
+      return true
+    })
+  } finally {
+    await c.close()
+  }
+})
+
+test('auth: the token of the longest matching .npmrc prefix is sent; 401 and 403 name the setting', async () => {
+  const host = new URL(registry.url).host
+  registry.requiredAuthorization = 'Bearer right'
+  try {
+    const good = client({
+      authHeader: createAuthHeaderLookup({ [`//${host}/:_authToken`]: 'right', [`//${host}/other/:_authToken`]: 'wrong' }, registry.url),
+    })
+    try {
+      assert.equal((await good.get(`${registry.url}alpha`, { accept: ACCEPT_ABBREVIATED, subject: 'alpha' })).status, 200)
+    } finally {
+      await good.close()
+    }
+    const none = client()
+    try {
+      await assert.rejects(none.get(`${registry.url}alpha`, { accept: ACCEPT_ABBREVIATED, subject: 'alpha' }), (err: Error & { code?: string, hint?: string }) => {
+        assert.equal(err.code, 'ERR_LODE_FETCH_401')
+        assert.ok(err.hint?.includes(`//${host}/:_authToken`))
+        return true
+      })
+    } finally {
+      await none.close()
+    }
+    const bad = client({ authHeader: createAuthHeaderLookup({ _authToken: 'stale' }, registry.url) })
+    try {
+      await assert.rejects(bad.get(`${registry.url}alpha`, { accept: ACCEPT_ABBREVIATED, subject: 'alpha' }), (err: Error & { code?: string, hint?: string }) => {
+        assert.equal(err.code, 'ERR_LODE_FETCH_403')
+        assert.match(err.hint ?? '', /not accepted/)
+        return true
+      })
+    } finally {
+      await bad.close()
+    }
+  } finally {
+    registry.requiredAuthorization = undefined
+  }
+})
+
+test('concurrent identical requests share one request', async () => {
+  const c = client()
+  try {
+    const before = registry.requests.length
+    const results = await Promise.all(Array.from({ length: 5 }, async () => await c.get(`${registry.url}alpha`, { accept: ACCEPT_ABBREVIATED, subject: 'alpha' })))
+    assert.equal(registry.requests.length - before, 1)
+    assert.ok(results.every((r) => r.status === 200))
+  } finally {
+    await c.close()
+  }
+})
+
+test('auth lookup: longest prefix, _auth and username/_password, default-registry credentials', () => {
+  const lookup = createAuthHeaderLookup({
+    '//reg.test/:_authToken': 'root',
+    '//reg.test/deep/path/:_authToken': 'deep',
+    '//other.test/:_auth': 'YWJjOmRlZg==',
+    '//third.test/:username': 'u',
+    '//third.test/:_password': Buffer.from('p').toString('base64'),
+    _authToken: 'default-token',
+  }, 'https://default.test/npm/')
+  assert.equal(lookup('https://reg.test/deep/path/pkg'), 'Bearer deep')
+  assert.equal(lookup('https://reg.test/deep/other'), 'Bearer root')
+  assert.equal(lookup('https://other.test/x'), 'Basic YWJjOmRlZg==')
+  assert.equal(lookup('https://third.test/x'), `Basic ${Buffer.from('u:p').toString('base64')}`)
+  assert.equal(lookup('https://default.test/npm/x'), 'Bearer default-token')
+  assert.equal(lookup('https://default.test/elsewhere'), undefined)
+  assert.equal(lookup('https://unknown.test/x'), undefined)
+})
