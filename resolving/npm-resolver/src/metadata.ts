@@ -1,0 +1,129 @@
+import { LodeError } from '@lode/fs.error'
+import { ACCEPT_ABBREVIATED, ACCEPT_FULL } from '@lode/resolving.registry-client'
+import type { RegistryClient } from '@lode/resolving.registry-client'
+
+import { metadataCachePath, readCachedMetadata, writeCachedMetadata } from './metadata-cache.js'
+import type { CachedMetadata } from './metadata-cache.js'
+import { trimPackument } from './packument.js'
+import type { Packument } from './packument.js'
+
+export interface MetadataSourceOptions {
+  client: RegistryClient
+  cacheDir: string
+  /** Cache only: a package missing from the cache is `ERR_LODE_NO_OFFLINE_META`. */
+  offline: boolean
+  /** Use a cached packument without asking the registry when it can answer the request. */
+  preferOffline: boolean
+  now: () => number
+  onWarning: (message: string) => void
+}
+
+export interface MetadataRequest {
+  name: string
+  registry: string
+  /** The full document (with `time`) is needed, not the abbreviated one. */
+  full: boolean
+  /** Under prefer-offline: whether a cached packument can answer without a request. */
+  canUseCached: (packument: Packument) => boolean
+}
+
+interface Loaded {
+  entry: CachedMetadata
+  /** Read from the cache without asking the registry (offline or prefer-offline). */
+  unverified: boolean
+}
+
+/**
+ * Packuments for one install: from memory, the MessagePack cache, or the registry (conditional
+ * requests renew a cached entry on 304). Each package is read and fetched at most once per
+ * install unless a fuller document is needed. Cache writes run in the background; `flush()`
+ * waits for them.
+ */
+export class MetadataSource {
+  private readonly loaded = new Map<string, Promise<Loaded>>()
+  private readonly writes = new Set<Promise<void>>()
+  private writeError: unknown
+
+  constructor (private readonly opts: MetadataSourceOptions) {}
+
+  async get (request: MetadataRequest): Promise<Packument> {
+    const key = `${request.registry}\t${request.name}`
+    let pending = this.loaded.get(key)
+    if (pending !== undefined) {
+      const loaded = await pending
+      if (satisfies(loaded, request)) return loaded.entry.packument
+      pending = undefined
+    }
+    // A second request for a fuller or fresher document replaces the memoized one.
+    const previous = this.loaded.get(key)
+    const next = (async () => await this.load(request, previous === undefined ? undefined : (await previous).entry))()
+    this.loaded.set(key, next)
+    return (await next).entry.packument
+  }
+
+  private async load (request: MetadataRequest, known: CachedMetadata | undefined): Promise<Loaded> {
+    const file = metadataCachePath(this.opts.cacheDir, request.registry, request.name)
+    const cached = known ?? await readCachedMetadata(file, this.opts.onWarning)
+    if (this.opts.offline) {
+      if (cached === undefined) {
+        throw new LodeError('NO_OFFLINE_META', `${request.name} is not in the metadata cache, and --offline forbids asking the registry ${request.registry}.`, {
+          hint: `Run the install once without --offline (or with --prefer-offline) to cache ${request.name}'s metadata.`,
+        })
+      }
+      return { entry: cached, unverified: true }
+    }
+    if (this.opts.preferOffline && cached !== undefined && (cached.full || !request.full) && request.canUseCached(cached.packument)) {
+      return { entry: cached, unverified: true }
+    }
+    // Validators only apply to the same kind of document.
+    const validators = cached !== undefined && cached.full === request.full ? cached : undefined
+    const response = await this.opts.client.get(`${request.registry}${encodeName(request.name)}`, {
+      accept: request.full ? ACCEPT_FULL : ACCEPT_ABBREVIATED,
+      etag: validators?.etag,
+      lastModified: validators?.etag === undefined ? validators?.lastModified : undefined,
+      subject: request.name,
+    })
+    let entry: CachedMetadata
+    if (response.status === 304) {
+      entry = { ...validators!, fetchedAt: this.opts.now() }
+    } else {
+      let doc: unknown
+      try {
+        doc = JSON.parse(response.body.toString('utf8'))
+      } catch (err) {
+        throw new LodeError('BAD_PACKUMENT', `The registry ${request.registry} sent metadata for ${request.name} that is not valid JSON.`, { cause: err })
+      }
+      entry = { packument: trimPackument(request.name, request.registry, doc), fetchedAt: this.opts.now(), full: request.full }
+      if (response.etag !== undefined) entry.etag = response.etag
+      if (response.lastModified !== undefined) entry.lastModified = response.lastModified
+    }
+    this.write(file, entry)
+    return { entry, unverified: false }
+  }
+
+  private write (file: string, entry: CachedMetadata): void {
+    const write = writeCachedMetadata(file, entry)
+      .catch((err: unknown) => { this.writeError ??= err })
+      .finally(() => { this.writes.delete(write) })
+    this.writes.add(write)
+  }
+
+  /** Waits for the cache writes; a failed write is reported once, as a warning (the cache is optional). */
+  async flush (): Promise<void> {
+    while (this.writes.size > 0) await Promise.all(this.writes)
+    if (this.writeError !== undefined) {
+      this.opts.onWarning(`Could not write the metadata cache in ${this.opts.cacheDir}: ${(this.writeError as Error).message}`)
+      this.writeError = undefined
+    }
+  }
+}
+
+function satisfies (loaded: Loaded, request: MetadataRequest): boolean {
+  if (request.full && !loaded.entry.full) return false
+  return !loaded.unverified || request.canUseCached(loaded.entry.packument)
+}
+
+/** `@scope/name` → `@scope%2fname`, as registries expect in the packument URL. */
+function encodeName (name: string): string {
+  return name.startsWith('@') ? `@${encodeURIComponent(name.slice(1))}` : encodeURIComponent(name)
+}

@@ -1,0 +1,104 @@
+import { LodeError } from '@lode/fs.error'
+
+/** The fields of one version that resolution, the lockfile and linking need; nothing else is kept. */
+export interface PackageMeta {
+  name: string
+  version: string
+  dependencies?: Record<string, string>
+  optionalDependencies?: Record<string, string>
+  peerDependencies?: Record<string, string>
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>
+  bundledDependencies?: string[] | boolean
+  engines?: Record<string, string>
+  os?: string[]
+  cpu?: string[]
+  libc?: string[]
+  hasBin?: boolean
+  hasInstallScript?: boolean
+  deprecated?: string
+  dist: { tarball: string, integrity: string }
+}
+
+/** A packument cut down to what resolution reads. `time` only when the full document was fetched. */
+export interface Packument {
+  name: string
+  distTags: Record<string, string>
+  modified?: string
+  time?: Record<string, string>
+  versions: Record<string, PackageMeta>
+}
+
+type Json = Record<string, unknown>
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * Validates a registry's JSON document for `name` and keeps what resolution needs. Registry data
+ * is untrusted: a field of the wrong type is dropped, a version without a tarball is skipped.
+ */
+export function trimPackument (name: string, registryUrl: string, doc: unknown): Packument {
+  if (!isObject(doc) || !isObject(doc['versions'])) {
+    throw new LodeError('BAD_PACKUMENT', `The registry ${registryUrl} sent metadata for ${name} that is not a package document.`, {
+      hint: 'Check that the registry setting points at an npm-compatible registry.',
+    })
+  }
+  const versions: Record<string, PackageMeta> = {}
+  for (const [version, raw] of Object.entries(doc['versions'])) {
+    const meta = trimVersion(name, version, raw)
+    if (meta !== undefined) versions[version] = meta
+  }
+  const packument: Packument = { name, distTags: stringRecord(doc['dist-tags']) ?? {}, versions }
+  if (typeof doc['modified'] === 'string') packument.modified = doc['modified']
+  const time = stringRecord(doc['time'])
+  if (time !== undefined) packument.time = time
+  return packument
+}
+
+function trimVersion (name: string, version: string, raw: unknown): PackageMeta | undefined {
+  if (!isObject(raw) || !isObject(raw['dist'])) return undefined
+  const dist = raw['dist']
+  if (typeof dist['tarball'] !== 'string') return undefined
+  const integrity = typeof dist['integrity'] === 'string'
+    ? dist['integrity']
+    : typeof dist['shasum'] === 'string' ? `sha1-${Buffer.from(dist['shasum'], 'hex').toString('base64')}` : undefined
+  if (integrity === undefined) return undefined
+  const meta: PackageMeta = { name, version, dist: { tarball: dist['tarball'], integrity } }
+  for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies', 'engines'] as const) {
+    const value = stringRecord(raw[field])
+    if (value !== undefined && Object.keys(value).length > 0) meta[field] = value
+  }
+  if (isObject(raw['peerDependenciesMeta'])) {
+    const peerMeta: Record<string, { optional?: boolean }> = {}
+    for (const [peer, value] of Object.entries(raw['peerDependenciesMeta'])) {
+      if (isObject(value)) peerMeta[peer] = value['optional'] === true ? { optional: true } : {}
+    }
+    meta.peerDependenciesMeta = peerMeta
+  }
+  const bundled = raw['bundledDependencies'] ?? raw['bundleDependencies']
+  if (bundled === true || (Array.isArray(bundled) && bundled.length > 0)) {
+    meta.bundledDependencies = bundled === true ? true : bundled.filter((b): b is string => typeof b === 'string')
+  }
+  for (const field of ['os', 'cpu', 'libc'] as const) {
+    const value = stringList(raw[field])
+    if (value !== undefined) meta[field] = value
+  }
+  if (raw['bin'] !== undefined && raw['bin'] !== null && (typeof raw['bin'] === 'string' || (isObject(raw['bin']) && Object.keys(raw['bin']).length > 0))) meta.hasBin = true
+  if (isObject(raw['directories']) && typeof raw['directories']['bin'] === 'string') meta.hasBin = true
+  if (raw['hasInstallScript'] === true) meta.hasInstallScript = true
+  if (typeof raw['deprecated'] === 'string' && raw['deprecated'] !== '') meta.deprecated = raw['deprecated']
+  return meta
+}
+
+function stringRecord (value: unknown): Record<string, string> | undefined {
+  if (!isObject(value)) return undefined
+  const out: Record<string, string> = {}
+  for (const [key, entry] of Object.entries(value)) if (typeof entry === 'string') out[key] = entry
+  return out
+}
+
+function stringList (value: unknown): string[] | undefined {
+  if (typeof value === 'string') return [value]
+  if (!Array.isArray(value)) return undefined
+  const list = value.filter((v): v is string => typeof v === 'string')
+  return list.length > 0 ? list : undefined
+}

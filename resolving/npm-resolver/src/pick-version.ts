@@ -1,0 +1,200 @@
+import semver from 'semver'
+
+import type { Packument } from './packument.js'
+import type { RegistrySpec } from './spec.js'
+
+/**
+ * Versions the resolver would like to reuse, with weights: pnpm adds weight for versions already
+ * in the lockfile, already resolved elsewhere in the graph and picked for direct dependencies.
+ * A key is a version, a range or a dist-tag.
+ */
+export type PreferredVersions = Readonly<Record<string, { type: 'version' | 'range' | 'tag', weight: number }>>
+
+// pnpm's weights (resolver-base): a version seen in the graph, and a direct dependency's version.
+export const RESOLVED_VERSION_WEIGHT = 1_000
+export const DIRECT_DEP_WEIGHT = 1_000_000
+
+const rangeCache = new Map<string, semver.Range | null>()
+const versionCache = new Map<string, semver.SemVer | null>()
+
+function parseRange (range: string): semver.Range | null {
+  let parsed = rangeCache.get(range)
+  if (parsed === undefined) {
+    try { parsed = new semver.Range(range, true) } catch { parsed = null }
+    rangeCache.set(range, parsed)
+  }
+  return parsed
+}
+
+function parseVersion (version: string): semver.SemVer | null {
+  let parsed = versionCache.get(version)
+  if (parsed === undefined) {
+    try { parsed = new semver.SemVer(version, true) } catch { parsed = null }
+    versionCache.set(version, parsed)
+  }
+  return parsed
+}
+
+/** Loose satisfaction without prereleases, as pnpm tests versions against ranges. */
+export function satisfiesLoose (version: string, range: string): boolean {
+  const parsedRange = parseRange(range)
+  const parsedVersion = parseVersion(version)
+  return parsedRange !== null && parsedVersion !== null && parsedRange.test(parsedVersion)
+}
+
+function maxSatisfying (versions: Iterable<string>, range: string): string | undefined {
+  let best: string | undefined
+  let bestParsed: semver.SemVer | undefined
+  for (const version of versions) {
+    if (!satisfiesLoose(version, range)) continue
+    const parsed = parseVersion(version)!
+    if (bestParsed === undefined || parsed.compare(bestParsed) > 0) {
+      best = version
+      bestParsed = parsed
+    }
+  }
+  return best
+}
+
+/**
+ * The version pnpm would pick for `spec` from `packument` (already narrowed to the versions old
+ * enough to install), or `undefined` when none fits:
+ * - an exact version is taken as is, a tag through `dist-tags`;
+ * - for a range, the preferred versions come first (heaviest group first; within a group `latest`
+ *   if it is there and fits, else the highest that fits), then `latest` when it fits, then the
+ *   highest version that fits; a deprecated pick gives way to the highest non-deprecated one that fits.
+ */
+export function pickVersion (packument: Packument, spec: RegistrySpec, preferred: PreferredVersions = {}): string | undefined {
+  switch (spec.type) {
+    case 'version': return packument.versions[spec.version] === undefined ? undefined : spec.version
+    case 'tag': {
+      const version = packument.distTags[spec.tag]
+      return version !== undefined && packument.versions[version] !== undefined ? version : undefined
+    }
+    case 'range': return pickFromRange(packument, spec.range, preferred)
+  }
+}
+
+function pickFromRange (packument: Packument, range: string, preferred: PreferredVersions): string | undefined {
+  const latest = packument.distTags['latest']
+  const versions = Object.keys(packument.versions)
+  if (Object.keys(preferred).length > 0) {
+    for (const group of groupByPreference(packument, range, preferred)) {
+      const picked = latest !== undefined && group.includes(latest) && satisfiesLoose(latest, range)
+        ? latest
+        : maxSatisfying(group, range)
+      if (picked !== undefined) return nonDeprecatedPick(packument, group, picked, range) ?? picked
+    }
+  }
+  if (latest !== undefined && packument.versions[latest] !== undefined && (range === '*' || satisfiesLoose(latest, range))) {
+    if (packument.versions[latest].deprecated === undefined) return latest
+    return nonDeprecatedPick(packument, versions, latest, range) ?? latest
+  }
+  const max = maxSatisfying(versions, range)
+  if (max === undefined) return undefined
+  return nonDeprecatedPick(packument, versions, max, range) ?? max
+}
+
+/** Versions that fit the range or a preferred selector, grouped by summed weight, heaviest first. */
+function groupByPreference (packument: Packument, range: string, preferred: PreferredVersions): string[][] {
+  const weights = new Map<string, number>()
+  const add = (version: string, weight: number): void => { weights.set(version, (weights.get(version) ?? 0) + weight) }
+  for (const version of Object.keys(packument.versions)) if (satisfiesLoose(version, range)) add(version, 0)
+  for (const [selector, { type, weight }] of Object.entries(preferred)) {
+    if (selector === range) continue
+    switch (type) {
+      case 'tag': {
+        const version = packument.distTags[selector]
+        if (version !== undefined) add(version, weight)
+        break
+      }
+      case 'range':
+        for (const version of Object.keys(packument.versions)) if (satisfiesLoose(version, selector)) add(version, weight)
+        break
+      case 'version':
+        if (packument.versions[selector] !== undefined) add(selector, weight)
+        break
+    }
+  }
+  const groups = new Map<number, string[]>()
+  for (const [version, weight] of weights) {
+    const group = groups.get(weight)
+    if (group === undefined) groups.set(weight, [version])
+    else group.push(version)
+  }
+  return [...groups.entries()].sort((a, b) => b[0] - a[0]).map(([, group]) => group)
+}
+
+function nonDeprecatedPick (packument: Packument, candidates: string[], picked: string, range: string): string | undefined {
+  if (packument.versions[picked]?.deprecated === undefined || candidates.length <= 1) return undefined
+  const fine = (version: string): boolean => version !== picked && packument.versions[version] !== undefined && packument.versions[version].deprecated === undefined
+  if (range === '*' && !satisfiesLoose(picked, range)) {
+    // A prerelease `latest` under `*`: prefer a non-deprecated build of the same release.
+    const pickedParsed = parseVersion(picked)
+    if (pickedParsed !== null) {
+      let best: semver.SemVer | undefined
+      for (const version of candidates) {
+        const parsed = parseVersion(version)
+        if (parsed === null || !fine(version)) continue
+        if (parsed.major !== pickedParsed.major || parsed.minor !== pickedParsed.minor || parsed.patch !== pickedParsed.patch) continue
+        if (best === undefined || parsed.compare(best) > 0) best = parsed
+      }
+      if (best !== undefined) return best.raw
+    }
+  }
+  return maxSatisfying(candidates.filter(fine), range)
+}
+
+/**
+ * `packument` cut to the versions published at or before `publishedBy` (pnpm's
+ * `minimumReleaseAge`), dist-tags moved back to the best kept version of the same lane. Needs `time`.
+ */
+export function narrowToPublishedBy (packument: Packument, publishedBy: Date): Packument {
+  const time = packument.time ?? {}
+  const cutoff = publishedBy.getTime()
+  const versions: Packument['versions'] = {}
+  for (const [version, meta] of Object.entries(packument.versions)) {
+    const at = time[version]
+    if (at !== undefined && new Date(at).getTime() <= cutoff) versions[version] = meta
+  }
+  const distTags: Record<string, string> = {}
+  for (const [tag, tagged] of Object.entries(packument.distTags)) {
+    if (versions[tagged] !== undefined) {
+      distTags[tag] = tagged
+      continue
+    }
+    const moved = bestTagCandidate(tag, tagged, versions)
+    if (moved !== undefined) distTags[tag] = moved
+  }
+  return { ...packument, versions, distTags }
+}
+
+// pnpm's tiers for moving a dist-tag back: same prerelease-ness on the same major is best, then a
+// prerelease of a stable tag's major, then (for `latest` only) a lower major.
+function bestTagCandidate (tag: string, tagged: string, versions: Packument['versions']): string | undefined {
+  const original = parseVersion(tagged)
+  if (original === null) return undefined
+  let best: { version: string, parsed: semver.SemVer, tier: number, deprecated: boolean } | undefined
+  for (const [version, meta] of Object.entries(versions)) {
+    const parsed = parseVersion(version)
+    if (parsed === null || parsed.compare(original) > 0) continue
+    const tier = tagTier(tag, original, parsed)
+    if (tier === undefined) continue
+    const candidate = { version, parsed, tier, deprecated: meta.deprecated !== undefined }
+    if (best === undefined) { best = candidate; continue }
+    const ranksHigher = candidate.tier !== best.tier ? candidate.tier > best.tier : parsed.compare(best.parsed) > 0
+    if ((ranksHigher && best.deprecated === candidate.deprecated) || (best.deprecated && !candidate.deprecated)) best = candidate
+  }
+  return best?.version
+}
+
+function tagTier (tag: string, original: semver.SemVer, candidate: semver.SemVer): number | undefined {
+  const originalPre = original.prerelease.length > 0
+  const candidatePre = candidate.prerelease.length > 0
+  if (candidatePre === originalPre) {
+    if (candidate.major === original.major) return 2
+    return tag === 'latest' ? 0 : undefined
+  }
+  if (candidatePre && candidate.major === original.major && candidate.compare(original) < 0) return 1
+  return undefined
+}

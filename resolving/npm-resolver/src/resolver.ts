@@ -1,0 +1,116 @@
+import { LodeError } from '@lode/fs.error'
+
+import { MetadataSource } from './metadata.js'
+import type { MetadataSourceOptions } from './metadata.js'
+import type { PackageMeta, Packument } from './packument.js'
+import { narrowToPublishedBy, pickVersion } from './pick-version.js'
+import type { PreferredVersions } from './pick-version.js'
+import type { RegistrySpec } from './spec.js'
+
+export interface Registries {
+  /** The default registry URL, ending in `/`. */
+  default: string
+  /** `@scope` → registry URL (ending in `/`), from `@scope:registry` settings. */
+  scoped: Readonly<Record<string, string>>
+}
+
+export interface NpmResolverOptions extends MetadataSourceOptions {
+  registries: Registries
+  /** Minutes a version must have been published before it is picked (pnpm's `minimumReleaseAge`); 0 turns it off. */
+  minimumReleaseAge: number
+  /** Names, `@scope/*` globs or `name@version` entries exempt from `minimumReleaseAge`. */
+  minimumReleaseAgeExclude: readonly string[]
+}
+
+export interface ResolvedRegistryPackage {
+  name: string
+  version: string
+  registry: string
+  meta: PackageMeta
+}
+
+/** Picks versions from registry metadata the way pnpm 11 does. One per install; `close()` flushes the cache. */
+export class NpmResolver {
+  readonly metadata: MetadataSource
+  private readonly publishedBy: Date | undefined
+  private readonly exclude: (name: string, version?: string) => boolean
+
+  constructor (private readonly opts: NpmResolverOptions) {
+    this.metadata = new MetadataSource(opts)
+    this.publishedBy = opts.minimumReleaseAge > 0 ? new Date(opts.now() - opts.minimumReleaseAge * 60_000) : undefined
+    this.exclude = releaseAgeExclusions(opts.minimumReleaseAgeExclude)
+  }
+
+  registryFor (name: string): string {
+    const scope = name.startsWith('@') ? name.slice(0, name.indexOf('/')) : undefined
+    return (scope !== undefined ? this.opts.registries.scoped[scope] : undefined) ?? this.opts.registries.default
+  }
+
+  /** Resolves `spec` to one version. Throws `ERR_LODE_NO_MATCHING_VERSION` (naming the newest version) when none fits. */
+  async resolve (spec: RegistrySpec, preferred: PreferredVersions = {}): Promise<ResolvedRegistryPackage> {
+    const registry = this.registryFor(spec.name)
+    const releaseAge = this.publishedBy !== undefined && !this.exclude(spec.name) ? this.publishedBy : undefined
+    const view = (packument: Packument): Packument =>
+      releaseAge !== undefined && packument.time !== undefined ? narrowToPublishedBy(withTrusted(packument, this.exclude), releaseAge) : packument
+    let packument = await this.metadata.get({
+      name: spec.name,
+      registry,
+      full: false,
+      canUseCached: (cached) => pickVersion(view(cached), spec, preferred) !== undefined,
+    })
+    if (releaseAge !== undefined && packument.time === undefined && !this.opts.offline && !publishedBefore(packument, releaseAge)) {
+      // The abbreviated document has no publish times; fetch the full one, as pnpm 11 does.
+      packument = await this.metadata.get({ name: spec.name, registry, full: true, canUseCached: () => true })
+    }
+    const version = pickVersion(view(packument), spec, preferred)
+    if (version === undefined) throw noMatchingVersion(spec, packument, registry, releaseAge)
+    return { name: spec.name, version, registry, meta: packument.versions[version]! }
+  }
+
+  async close (): Promise<void> {
+    await this.metadata.flush()
+  }
+}
+
+/** Every version of a package modified before the cut-off is old enough, with or without `time`. */
+function publishedBefore (packument: Packument, cutoff: Date): boolean {
+  const modified = packument.modified === undefined ? NaN : new Date(packument.modified).getTime()
+  return !Number.isNaN(modified) && modified <= cutoff.getTime()
+}
+
+/** Versions named in `minimumReleaseAgeExclude` (`name@version`) count as published at the epoch. */
+function withTrusted (packument: Packument, exclude: (name: string, version?: string) => boolean): Packument {
+  const trusted = Object.keys(packument.versions).filter((version) => exclude(packument.name, version))
+  if (trusted.length === 0) return packument
+  return { ...packument, time: { ...packument.time, ...Object.fromEntries(trusted.map((v) => [v, new Date(0).toISOString()])) } }
+}
+
+function releaseAgeExclusions (patterns: readonly string[]): (name: string, version?: string) => boolean {
+  const names: RegExp[] = []
+  const versions = new Map<string, Set<string>>()
+  for (const pattern of patterns) {
+    const at = pattern.indexOf('@', 1)
+    if (at === -1) {
+      names.push(new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`))
+    } else {
+      const set = versions.get(pattern.slice(0, at)) ?? new Set()
+      for (const version of pattern.slice(at + 1).split('||')) set.add(version.trim())
+      versions.set(pattern.slice(0, at), set)
+    }
+  }
+  return (name, version) => names.some((re) => re.test(name)) || (version !== undefined && versions.get(name)?.has(version) === true)
+}
+
+function noMatchingVersion (spec: RegistrySpec, packument: Packument, registry: string, releaseAge: Date | undefined): LodeError {
+  const wanted = spec.type === 'version' ? spec.version : spec.type === 'range' ? spec.range : spec.tag
+  const latest = packument.distTags['latest']
+  const newest = latest === undefined ? 'it has no versions' : `the latest release is ${latest}`
+  if (releaseAge !== undefined && pickVersion(packument, spec) !== undefined) {
+    return new LodeError('NO_MATURE_MATCHING_VERSION', `No version of ${spec.name} matching "${wanted}" was published before ${releaseAge.toISOString()} (minimumReleaseAge); ${newest}.`, {
+      hint: `Wait until a matching version is old enough, or add ${spec.name} to minimumReleaseAgeExclude in pnpm-workspace.yaml.`,
+    })
+  }
+  return new LodeError('NO_MATCHING_VERSION', `No version of ${spec.name} matches "${wanted}" in the registry ${registry}; ${newest}.`, {
+    hint: `Change the range in package.json to one that ${spec.name}'s published versions satisfy.`,
+  })
+}

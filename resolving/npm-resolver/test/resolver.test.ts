@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { after, before, test } from 'node:test'
+
+import { TestRegistry } from '@lode/__utils__.test-fixtures'
+import { NpmResolver, metadataCachePath, parseWantedSpec, pickVersion } from '@lode/resolving.npm-resolver'
+import type { NpmResolverOptions, Packument, RegistrySpec } from '@lode/resolving.npm-resolver'
+import { RegistryClient } from '@lode/resolving.registry-client'
+
+const NOW = Date.parse('2026-06-01T00:00:00.000Z')
+let registry: TestRegistry
+before(async () => {
+  registry = await TestRegistry.start([
+    { name: 'pick', version: '1.0.0' },
+    { name: 'pick', version: '1.1.0' },
+    { name: 'pick', version: '1.2.0', deprecated: 'broken' },
+    { name: 'pick', version: '2.0.0' },
+    { name: 'pick', version: '3.0.0-beta.1' },
+    // 2.1.0 is a day younger than the cut-off of a 1440-minute minimumReleaseAge.
+    { name: 'fresh', version: '2.0.0', publishedAt: '2026-05-01T00:00:00.000Z' },
+    { name: 'fresh', version: '2.1.0', publishedAt: '2026-05-31T12:00:00.000Z' },
+  ])
+  registry.setDistTag('pick', 'next', '3.0.0-beta.1')
+  registry.setDistTag('pick', 'latest', '1.1.0')
+})
+after(async () => { await registry.close() })
+
+async function withResolver (opts: Partial<NpmResolverOptions>, fn: (resolver: NpmResolver) => Promise<void>): Promise<void> {
+  const client = new RegistryClient({
+    authHeader: () => undefined,
+    networkConcurrency: 4,
+    retry: { retries: 0, factor: 1, minTimeout: 1, maxTimeout: 1 },
+    timeout: 5000,
+    strictSsl: true,
+    userAgent: 'lode-test',
+  })
+  const resolver = new NpmResolver({
+    client,
+    cacheDir: opts.cacheDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'lode-cache-')),
+    offline: false,
+    preferOffline: false,
+    now: () => NOW,
+    onWarning: () => {},
+    registries: { default: registry.url, scoped: {} },
+    minimumReleaseAge: 0,
+    minimumReleaseAgeExclude: [],
+    ...opts,
+  })
+  try {
+    await fn(resolver)
+  } finally {
+    await resolver.close()
+    await client.close()
+  }
+}
+
+function spec (bare: string, alias = 'pick'): RegistrySpec {
+  const wanted = parseWantedSpec(alias, bare, 'package.json')
+  assert.equal(wanted.kind, 'registry')
+  return wanted as RegistrySpec
+}
+
+test('pnpm\'s picks: latest when it fits, else the highest; deprecated gives way; tags and aliases', async () => {
+  await withResolver({}, async (resolver) => {
+    assert.equal((await resolver.resolve(spec('^1.0.0'))).version, '1.1.0', 'latest (1.1.0) fits ^1.0.0 and wins over 1.2.0')
+    assert.equal((await resolver.resolve(spec('>=1.2.0'))).version, '2.0.0')
+    assert.equal((await resolver.resolve(spec('~1.2.0 || 1.0.0'))).version, '1.0.0', 'the deprecated 1.2.0 gives way to 1.0.0')
+    assert.equal((await resolver.resolve(spec('1.2.0'))).version, '1.2.0', 'an exact version is taken even when deprecated')
+    assert.equal((await resolver.resolve(spec('next'))).version, '3.0.0-beta.1')
+    assert.equal((await resolver.resolve(spec(''))).version, '1.1.0')
+    const aliased = parseWantedSpec('my-pick', 'npm:pick@^2', 'package.json')
+    assert.deepEqual(aliased, { kind: 'registry', alias: 'my-pick', aliased: true, type: 'range', name: 'pick', range: '^2' })
+    assert.equal((await resolver.resolve(aliased as RegistrySpec)).version, '2.0.0')
+    assert.equal((await resolver.resolve(spec('^1.0.0'), { '1.0.0': { type: 'version', weight: 1000 } })).version, '1.0.0', 'a preferred version wins')
+  })
+})
+
+test('no matching version names the range and the latest release', async () => {
+  await withResolver({}, async (resolver) => {
+    await assert.rejects(resolver.resolve(spec('^9.0.0')), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ERR_LODE_NO_MATCHING_VERSION')
+      assert.match(err.message, /pick matches "\^9\.0\.0".*the latest release is 1\.1\.0/)
+      return true
+    })
+    await assert.rejects(resolver.resolve(spec('^1.0.0', 'nope')), { code: 'ERR_LODE_NOT_FOUND' })
+  })
+})
+
+test('minimumReleaseAge skips versions younger than the cut-off, fetching the full document only when needed', async () => {
+  await withResolver({ minimumReleaseAge: 1440 }, async (resolver) => {
+    const before = registry.recorded.length
+    assert.equal((await resolver.resolve(spec('^2.0.0', 'fresh'))).version, '2.0.0')
+    const accepts = registry.recorded.slice(before).map((r) => r.headers.accept)
+    assert.deepEqual(accepts, ['application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*', 'application/json'])
+    await assert.rejects(resolver.resolve(spec('2.1.0', 'fresh')), { code: 'ERR_LODE_NO_MATURE_MATCHING_VERSION' })
+    // pick was modified long ago: the abbreviated document is enough.
+    const beforePick = registry.recorded.length
+    await resolver.resolve(spec('^1.0.0'))
+    assert.equal(registry.recorded.length - beforePick, 1)
+  })
+  await withResolver({ minimumReleaseAge: 1440, minimumReleaseAgeExclude: ['fresh'] }, async (resolver) => {
+    assert.equal((await resolver.resolve(spec('^2.0.0', 'fresh'))).version, '2.1.0')
+  })
+})
+
+test('the metadata cache: 304 renews it, --offline reads only it, --prefer-offline asks only when it must', async () => {
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-cache-'))
+  await withResolver({ cacheDir }, async (resolver) => { await resolver.resolve(spec('^1.0.0')) })
+  const file = metadataCachePath(cacheDir, registry.url, 'pick')
+  assert.ok(fs.existsSync(file))
+
+  const before = registry.recorded.length
+  await withResolver({ cacheDir, now: () => NOW + 1000 }, async (resolver) => { await resolver.resolve(spec('^1.0.0')) })
+  const conditional = registry.recorded.slice(before)
+  assert.equal(conditional.length, 1)
+  assert.ok(conditional[0]!.headers['if-none-match'], 'the cached etag is sent')
+
+  const offlineBefore = registry.requests.length
+  await withResolver({ cacheDir, offline: true }, async (resolver) => {
+    assert.equal((await resolver.resolve(spec('^2.0.0'))).version, '2.0.0')
+    await assert.rejects(resolver.resolve(spec('^1.0.0', 'fresh')), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ERR_LODE_NO_OFFLINE_META')
+      assert.match(err.message, /^fresh /)
+      return true
+    })
+  })
+  assert.equal(registry.requests.length, offlineBefore, 'offline makes no request')
+
+  await withResolver({ cacheDir, preferOffline: true }, async (resolver) => {
+    await resolver.resolve(spec('^1.0.0'))
+    assert.equal(registry.requests.length, offlineBefore, 'the cache can answer ^1.0.0')
+    await registry.publish({ name: 'pick', version: '4.0.0' })
+    assert.equal((await resolver.resolve(spec('^4.0.0'))).version, '4.0.0', 'a range the cache cannot answer is fetched')
+    assert.equal(registry.requests.length, offlineBefore + 1)
+  })
+})
+
+test('a damaged cache entry is fetched again, with a warning', async () => {
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-cache-'))
+  await withResolver({ cacheDir }, async (resolver) => { await resolver.resolve(spec('^1.0.0')) })
+  const file = metadataCachePath(cacheDir, registry.url, 'pick')
+  fs.writeFileSync(file, fs.readFileSync(file).subarray(0, 20))
+  const warnings: string[] = []
+  await withResolver({ cacheDir, onWarning: (m) => warnings.push(m) }, async (resolver) => {
+    assert.equal((await resolver.resolve(spec('^1.0.0'))).version, '1.1.0')
+  })
+  assert.equal(warnings.length, 1)
+  assert.match(warnings[0]!, /pick\.mpk/)
+})
+
+test('pickVersion moves dist-tags back with the versions it drops', () => {
+  const packument: Packument = {
+    name: 'x',
+    distTags: { latest: '1.0.0' },
+    versions: { '1.0.0': { name: 'x', version: '1.0.0', dist: { tarball: 't', integrity: 'i' } } },
+  }
+  assert.equal(pickVersion(packument, { type: 'range', name: 'x', range: '*' }), '1.0.0')
+  assert.equal(pickVersion(packument, { type: 'tag', name: 'x', tag: 'nope' }), undefined)
+})
