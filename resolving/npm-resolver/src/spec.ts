@@ -46,7 +46,9 @@ export function parseWantedSpec (alias: string, bareSpecifier: string, where: st
 }
 
 function registrySpec (name: string, spec: string, display: string, where: string): RegistrySpec {
-  if (spec === '') return { type: 'tag', name, tag: DEFAULT_TAG }
+  // pnpm reads an empty specifier as any version (`*`), an absent one as `latest`.
+  if (spec === '') return { type: 'range', name, range: '*' }
+  if (spec === DEFAULT_TAG) return { type: 'tag', name, tag: DEFAULT_TAG }
   const version = semver.valid(spec, true)
   if (version !== null) return { type: 'version', name, version }
   if (semver.validRange(spec, true) !== null) return { type: 'range', name, range: spec }

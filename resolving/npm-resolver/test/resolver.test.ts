@@ -69,7 +69,7 @@ test('pnpm\'s picks: latest when it fits, else the highest; deprecated gives way
     assert.equal((await resolver.resolve(spec('~1.2.0 || 1.0.0'))).version, '1.0.0', 'the deprecated 1.2.0 gives way to 1.0.0')
     assert.equal((await resolver.resolve(spec('1.2.0'))).version, '1.2.0', 'an exact version is taken even when deprecated')
     assert.equal((await resolver.resolve(spec('next'))).version, '3.0.0-beta.1')
-    assert.equal((await resolver.resolve(spec(''))).version, '1.1.0')
+    assert.equal((await resolver.resolve(spec(''))).version, '1.1.0', 'an empty specifier is *')
     const aliased = parseWantedSpec('my-pick', 'npm:pick@^2', 'package.json')
     assert.deepEqual(aliased, { kind: 'registry', alias: 'my-pick', aliased: true, type: 'range', name: 'pick', range: '^2' })
     assert.equal((await resolver.resolve(aliased as RegistrySpec)).version, '2.0.0')

@@ -1,0 +1,5 @@
+export { parseLockfile, readLockfile } from './read.js'
+export type { ReadLockfile } from './read.js'
+export { DEPENDENCY_GROUPS } from './types.js'
+export type { DependencyGroup, Lockfile, LockfileSettings, PackageInfo, ProjectSnapshot, Resolution, ResolvedDependency, SnapshotInfo } from './types.js'
+export { lexCompare, normalizeLockfile, stringifyLockfile, writeLockfile } from './write.js'

@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto'
+import fs from 'node:fs/promises'
+import path from 'node:path'
+
+import { WANTED_LOCKFILE } from '@lode/fs.formats'
+
+import type { Lockfile } from './types.js'
+import { emitYaml } from './yaml-emit.js'
+
+// pnpm's root key order; other root keys follow, sorted.
+const ROOT_KEYS = [
+  'lockfileVersion', 'settings', 'catalogs', 'overrides', 'packageExtensionsChecksum', 'pnpmfileChecksum',
+  'untrackedPnpmfileReadPackageHook', 'patchedDependencies', 'importers', 'packages',
+]
+// pnpm's key order inside package and snapshot entries, applied at every depth of an entry.
+const ENTRY_KEYS = [
+  'resolution', 'id', 'name', 'version', 'engines', 'cpu', 'os', 'libc', 'deprecated', 'hasBin', 'prepare',
+  'requiresBuild', 'bundleDependencies', 'peerDependencies', 'peerDependenciesMeta', 'dependencies',
+  'optionalDependencies', 'transitivePeerDependencies', 'dev', 'optional',
+]
+
+/** Code-unit order, as pnpm sorts (not `localeCompare`). */
+export function lexCompare (a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+function byPriority (priority: readonly string[]): (a: string, b: string) => number {
+  const rank = new Map(priority.map((key, i) => [key, i]))
+  return (a, b) => {
+    const ra = rank.get(a)
+    const rb = rank.get(b)
+    if (ra !== undefined && rb !== undefined) return ra - rb
+    if (ra !== undefined) return -1
+    if (rb !== undefined) return 1
+    return lexCompare(a, b)
+  }
+}
+
+const isMap = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** Sorts every map in `value` with `compare`, recursively; lists keep their order. */
+function sortDeep (value: unknown, compare: (a: string, b: string) => number): unknown {
+  if (!isMap(value)) return value
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(value).sort(compare)) out[key] = sortDeep(value[key], compare)
+  return out
+}
+
+function sortKeys<T> (map: Record<string, T>, each: (value: T) => unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(map).sort(lexCompare)) out[key] = each(map[key]!)
+  return out
+}
+
+const isEmpty = (value: unknown): boolean =>
+  value === undefined || value === null || value === '' || value === false ||
+  (Array.isArray(value) && value.length === 0) || (isMap(value) && Object.keys(value).length === 0)
+
+/** The lockfile as pnpm lays it out: its sections in pnpm's order, keys sorted its way, empty sections left out. */
+export function normalizeLockfile (lockfile: Lockfile): Record<string, unknown> {
+  const sections: Record<string, unknown> = { ...lockfile }
+  const rootEntry = byPriority(ROOT_KEYS)
+  const entry = byPriority(ENTRY_KEYS)
+  if (lockfile.catalogs !== undefined) sections['catalogs'] = sortDeep(lockfile.catalogs, lexCompare)
+  if (lockfile.patchedDependencies !== undefined) sections['patchedDependencies'] = sortDeep(lockfile.patchedDependencies, lexCompare)
+  if (lockfile.time !== undefined) sections['time'] = sortDeep(lockfile.time, lexCompare)
+  if (lockfile.ignoredOptionalDependencies !== undefined) sections['ignoredOptionalDependencies'] = [...lockfile.ignoredOptionalDependencies].sort(lexCompare)
+  sections['importers'] = sortKeys(lockfile.importers, (project) => sortDeep(project, rootEntry))
+  if (lockfile.packages !== undefined) sections['packages'] = sortKeys(lockfile.packages, (pkg) => sortDeep(pkg, entry))
+  if (lockfile.snapshots !== undefined) sections['snapshots'] = sortKeys(lockfile.snapshots, (snapshot) => sortDeep(snapshot, entry))
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(sections).sort(rootEntry)) {
+    const value = sections[key]
+    if (key === 'lockfileVersion' || key === 'importers' || key === 'settings' || !isEmpty(value)) out[key] = value
+  }
+  return out
+}
+
+/** `pnpm-lock.yaml`'s text for `lockfile`, byte for byte what pnpm 11 writes for the same content. */
+export function stringifyLockfile (lockfile: Lockfile): string {
+  return emitYaml(normalizeLockfile(lockfile))
+}
+
+/**
+ * Writes `<dir>/pnpm-lock.yaml` atomically (temp file, then rename), so an interrupted write
+ * leaves the old lockfile. Returns whether the content changed; an unchanged file is not touched.
+ */
+export async function writeLockfile (dir: string, lockfile: Lockfile, envDocument?: string): Promise<boolean> {
+  const file = path.join(dir, WANTED_LOCKFILE)
+  const text = (envDocument !== undefined ? `---\n${envDocument}---\n` : '') + stringifyLockfile(lockfile)
+  let current: string | undefined
+  try {
+    current = await fs.readFile(file, 'utf8')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+  }
+  if (current === text) return false
+  const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`
+  try {
+    await fs.writeFile(temp, text)
+    await fs.rename(temp, file)
+  } catch (err) {
+    await fs.rm(temp, { force: true })
+    throw err
+  }
+  return true
+}
