@@ -1,0 +1,120 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+
+import { isLodeError } from '@lode/fs.error'
+import { getConfig, install } from '@lode/pkg-manager.core'
+import type { InstallEvent } from '@lode/pkg-manager.core'
+
+const VERSION = (JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version
+
+const HELP = `Usage: lode <command> [options]
+
+Commands:
+  install, i            Resolve the project's dependencies and write pnpm-lock.yaml
+
+Options for install:
+      --lockfile-only   Only resolve and write pnpm-lock.yaml (required for now)
+      --offline         Use only the metadata cache; fail on a cache miss
+      --prefer-offline  Use cached metadata when it can answer, ask the registry otherwise
+      --registry <url>  The default registry
+      --cache-dir <dir> Where registry metadata is cached
+      --store-dir <dir> The content-addressable store
+      --reporter <name> default, append-only or silent
+
+  -v, --version         Print lode's version
+  -h, --help            Print this help
+`
+
+export interface MainContext {
+  env: Readonly<Record<string, string | undefined>>
+  cwd: string
+  stdout: NodeJS.WritableStream & { isTTY?: boolean }
+  stderr: NodeJS.WritableStream
+}
+
+/** Runs the CLI; returns the exit code. */
+export async function main (argv: string[], ctx: MainContext): Promise<number> {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        'lockfile-only': { type: 'boolean' },
+        offline: { type: 'boolean' },
+        'prefer-offline': { type: 'boolean' },
+        registry: { type: 'string' },
+        'cache-dir': { type: 'string' },
+        'store-dir': { type: 'string' },
+        reporter: { type: 'string' },
+        dir: { type: 'string', short: 'C' },
+        version: { type: 'boolean', short: 'v' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    })
+  } catch (err) {
+    ctx.stderr.write(`ERR_LODE_BAD_ARGUMENTS  ${(err as Error).message}\n\nRun lode --help for the options.\n`)
+    return 1
+  }
+  const { values, positionals } = parsed
+  if (values.version === true) {
+    ctx.stdout.write(`${VERSION}\n`)
+    return 0
+  }
+  const command = positionals[0]
+  if (values.help === true || command === undefined || command === 'help') {
+    ctx.stdout.write(HELP)
+    return command === undefined && values.help !== true ? 1 : 0
+  }
+  if (command !== 'install' && command !== 'i') {
+    ctx.stderr.write(`ERR_LODE_UNKNOWN_COMMAND  Unknown command "${command}".\n\nRun lode --help for the commands.\n`)
+    return 1
+  }
+  const reporterName = values.reporter ?? 'default'
+  if (!['default', 'append-only', 'silent'].includes(reporterName)) {
+    ctx.stderr.write(`ERR_LODE_BAD_ARGUMENTS  Unknown reporter "${reporterName}".\n\nUse default, append-only or silent.\n`)
+    return 1
+  }
+  const silent = reporterName === 'silent'
+  const print = (line: string): void => { if (!silent) ctx.stdout.write(`${line}\n`) }
+  const started = Date.now()
+  try {
+    const overrides: Parameters<typeof getConfig>[0]['overrides'] = {}
+    if (values.registry !== undefined) overrides.registry = values.registry
+    if (values['cache-dir'] !== undefined) overrides.cacheDir = values['cache-dir']
+    if (values['store-dir'] !== undefined) overrides.storeDir = values['store-dir']
+    if (values.offline === true) overrides.offline = true
+    if (values['prefer-offline'] === true) overrides.preferOffline = true
+    const config = getConfig({ dir: path.resolve(ctx.cwd, values.dir ?? '.'), env: ctx.env, overrides, lodeVersion: VERSION })
+    const result = await install({
+      config,
+      lockfileOnly: values['lockfile-only'] === true,
+      now: () => Date.now(),
+      onEvent: (event) => { report(event, print) },
+    })
+    print(`Progress: resolved ${result.packages}, reused 0, downloaded 0, added 0, done`)
+    print(`Done in ${((Date.now() - started) / 1000).toFixed(1)}s using lode v${VERSION}`)
+    return 0
+  } catch (err) {
+    if (!isLodeError(err)) throw err
+    ctx.stderr.write(`${err.code}  ${err.message}\n${err.hint === undefined ? '' : `\n${err.hint}\n`}`)
+    return 1
+  }
+}
+
+function report (event: InstallEvent, print: (line: string) => void): void {
+  switch (event.type) {
+    case 'warning': print(` WARN  ${event.message}`); break
+    case 'info': print(event.message); break
+    case 'deprecated':
+      for (const id of event.direct) print(` WARN  deprecated ${id}`)
+      if (event.subdependencies.length > 0) print(` WARN  ${event.subdependencies.length} deprecated subdependencies found: ${[...event.subdependencies].sort().join(', ')}`)
+      break
+    case 'peer-issues':
+      print(' WARN  Issues with peer dependencies found')
+      for (const issue of event.issues) print(`  ✕ unmet peer ${issue.peer}: ${issue.wantedBy} wants ${issue.range}, found ${issue.installed}`)
+      break
+    case 'resolved': case 'lockfile': break
+  }
+}

@@ -1,0 +1,186 @@
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
+import { LodeError, hasErrno } from '@lode/fs.error'
+import ini from 'ini'
+import { parse as parseYaml } from 'yaml'
+
+/** Everything an install reads from settings, fully defaulted and frozen. Built once, handed down. */
+export interface Config {
+  readonly dir: string
+  readonly registry: string
+  readonly scopedRegistries: Readonly<Record<string, string>>
+  /** Raw `.npmrc` pairs (auth is looked up in them per URL). */
+  readonly rawNpmrc: Readonly<Record<string, string>>
+  readonly cacheDir: string
+  readonly storeDir: string
+  readonly offline: boolean
+  readonly preferOffline: boolean
+  readonly networkConcurrency: number
+  readonly fetchRetries: number
+  readonly fetchRetryFactor: number
+  readonly fetchRetryMintimeout: number
+  readonly fetchRetryMaxtimeout: number
+  readonly fetchTimeout: number
+  readonly strictSsl: boolean
+  readonly ca: readonly string[]
+  readonly httpProxy: string | undefined
+  readonly httpsProxy: string | undefined
+  readonly noProxy: string | undefined
+  readonly minimumReleaseAge: number
+  readonly minimumReleaseAgeExclude: readonly string[]
+  readonly autoInstallPeers: boolean
+  readonly peersSuffixMaxLength: number
+  readonly userAgent: string
+}
+
+/** Settings given on the command line or by an API caller; they win over every file. */
+export interface ConfigOverrides {
+  registry?: string
+  cacheDir?: string
+  storeDir?: string
+  offline?: boolean
+  preferOffline?: boolean
+}
+
+export interface GetConfigOptions {
+  dir: string
+  env: Readonly<Record<string, string | undefined>>
+  overrides: ConfigOverrides
+  lodeVersion: string
+  /** Asks npm for its default registry when no file or variable names one (tests replace it). */
+  npmDefaultRegistry?: () => string
+}
+
+/**
+ * Reads settings where pnpm 11 reads them: registry, auth, proxies and TLS from `.npmrc` (the
+ * project's, then the user's; `npm_config_*` variables win over both), everything else from
+ * `pnpm-workspace.yaml`, then the overrides.
+ */
+export function getConfig (opts: GetConfigOptions): Config {
+  const { env, dir } = opts
+  const home = env['HOME'] ?? os.homedir()
+  const npmrc: Record<string, string> = {}
+  const userconfig = env['npm_config_userconfig'] ?? env['NPM_CONFIG_USERCONFIG'] ?? path.join(home, '.npmrc')
+  for (const file of [userconfig, path.join(dir, '.npmrc')]) Object.assign(npmrc, readNpmrc(file, env))
+  for (const [key, value] of Object.entries(env)) {
+    const match = /^npm_config_(.+)$/i.exec(key)
+    if (match !== null && value !== undefined && value !== '') npmrc[match[1]!.toLowerCase().replaceAll('_', '-')] = value
+  }
+  const workspace = readWorkspaceYaml(dir)
+  const setting = <T>(name: string, check: (v: unknown) => v is T, fallback: T): T => {
+    const value = workspace[name]
+    if (value === undefined) return fallback
+    if (!check(value)) {
+      throw new LodeError('INVALID_SETTING', `${name} in ${path.join(dir, 'pnpm-workspace.yaml')} has the wrong type (${JSON.stringify(value)}).`, {
+        hint: `See pnpm's documentation of ${name} for its type.`,
+      })
+    }
+    return value
+  }
+  const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0
+  const isBool = (v: unknown): v is boolean => typeof v === 'boolean'
+  const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string')
+  const npmNumber = (key: string, fallback: number): number => {
+    const raw = npmrc[key]
+    const parsed = raw === undefined ? NaN : Number(raw)
+    return Number.isFinite(parsed) ? parsed : fallback
+  }
+  const registry = withSlash(opts.overrides.registry ?? npmrc['registry'] ?? (opts.npmDefaultRegistry ?? npmConfigRegistry)())
+  const scopedRegistries: Record<string, string> = {}
+  for (const [key, value] of Object.entries(npmrc)) {
+    const match = /^(@[^:]+):registry$/.exec(key)
+    if (match !== null) scopedRegistries[match[1]!] = withSlash(value)
+  }
+  const cores = Math.max(1, os.availableParallelism() - 1)
+  const xdgCache = env['XDG_CACHE_HOME'] ?? path.join(home, '.cache')
+  const xdgData = env['XDG_DATA_HOME'] ?? path.join(home, '.local', 'share')
+  const ca = npmrc['ca'] !== undefined ? [npmrc['ca']] : []
+  if (npmrc['cafile'] !== undefined) ca.push(fs.readFileSync(npmrc['cafile'], 'utf8'))
+  const config: Config = {
+    dir,
+    registry,
+    scopedRegistries,
+    rawNpmrc: npmrc,
+    cacheDir: path.resolve(dir, opts.overrides.cacheDir ?? setting('cacheDir', isString, npmrc['cache-dir'] ?? path.join(xdgCache, 'lode'))),
+    storeDir: path.resolve(dir, opts.overrides.storeDir ?? setting('storeDir', isString, npmrc['store-dir'] ?? path.join(xdgData, 'lode', 'store'))),
+    offline: opts.overrides.offline ?? false,
+    preferOffline: opts.overrides.preferOffline ?? false,
+    // pnpm 11's default: min(96, max(workers × 3, 64)).
+    networkConcurrency: setting('networkConcurrency', isNumber, npmNumber('network-concurrency', Math.min(96, Math.max(cores * 3, 64)))),
+    fetchRetries: setting('fetchRetries', isNumber, npmNumber('fetch-retries', 2)),
+    fetchRetryFactor: setting('fetchRetryFactor', isNumber, npmNumber('fetch-retry-factor', 10)),
+    fetchRetryMintimeout: setting('fetchRetryMintimeout', isNumber, npmNumber('fetch-retry-mintimeout', 10_000)),
+    fetchRetryMaxtimeout: setting('fetchRetryMaxtimeout', isNumber, npmNumber('fetch-retry-maxtimeout', 60_000)),
+    fetchTimeout: setting('fetchTimeout', isNumber, npmNumber('fetch-timeout', 60_000)),
+    strictSsl: npmrc['strict-ssl'] !== 'false',
+    ca,
+    httpProxy: npmrc['http-proxy'] ?? npmrc['proxy'] ?? env['http_proxy'] ?? env['HTTP_PROXY'],
+    httpsProxy: npmrc['https-proxy'] ?? env['https_proxy'] ?? env['HTTPS_PROXY'],
+    noProxy: npmrc['no-proxy'] ?? env['no_proxy'] ?? env['NO_PROXY'],
+    minimumReleaseAge: setting('minimumReleaseAge', isNumber, 1440),
+    minimumReleaseAgeExclude: setting('minimumReleaseAgeExclude', isStrings, []),
+    autoInstallPeers: setting('autoInstallPeers', isBool, true),
+    peersSuffixMaxLength: setting('peersSuffixMaxLength', isNumber, 1000),
+    userAgent: `lode/${opts.lodeVersion} node/${process.version} ${process.platform} ${process.arch}`,
+  }
+  return Object.freeze(config)
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string'
+
+function withSlash (url: string): string {
+  return url.endsWith('/') ? url : `${url}/`
+}
+
+function npmConfigRegistry (): string {
+  try {
+    return execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+  } catch (err) {
+    throw new LodeError('NO_REGISTRY', 'No registry is configured and npm could not be asked for its default.', {
+      hint: 'Set registry=<url> in .npmrc, or pass --registry.',
+      cause: err,
+    })
+  }
+}
+
+/** An `.npmrc` file's pairs, `${VAR}` expanded from `env`; a missing file is empty. */
+function readNpmrc (file: string, env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  let text: string
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch (err) {
+    if (hasErrno(err, 'ENOENT') || hasErrno(err, 'EISDIR')) return {}
+    throw err
+  }
+  const out: Record<string, string> = {}
+  for (const [key, value] of Object.entries(ini.parse(text))) {
+    if (typeof value !== 'string' && typeof value !== 'boolean' && typeof value !== 'number') continue
+    out[key] = String(value).replace(/\$\{([^}]+)\}/g, (_, name: string) => env[name] ?? '')
+  }
+  return out
+}
+
+function readWorkspaceYaml (dir: string): Record<string, unknown> {
+  const file = path.join(dir, 'pnpm-workspace.yaml')
+  let text: string
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch (err) {
+    if (hasErrno(err, 'ENOENT')) return {}
+    throw err
+  }
+  let value: unknown
+  try {
+    value = parseYaml(text)
+  } catch (err) {
+    throw new LodeError('INVALID_WORKSPACE_YAML', `${file} is not valid YAML: ${(err as Error).message.split('\n')[0]}`, { hint: 'Fix the file and run again.' })
+  }
+  if (value === null || value === undefined) return {}
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new LodeError('INVALID_WORKSPACE_YAML', `${file} must be a map of settings.`, { hint: 'Fix the file and run again.' })
+  }
+  return value as Record<string, unknown>
+}

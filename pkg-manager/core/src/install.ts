@@ -1,0 +1,136 @@
+import fs from 'node:fs/promises'
+import path from 'node:path'
+
+import { LodeError, hasErrno } from '@lode/fs.error'
+import type { Config } from '@lode/pkg-manager.config'
+import { readLockfile, writeLockfile } from '@lode/pkg-manager.lockfile'
+import { resolveDependencies } from '@lode/pkg-manager.resolve-dependencies'
+import type { PeerIssue, ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
+import { NpmResolver } from '@lode/resolving.npm-resolver'
+import { RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry-client'
+
+/** What an install reports while it runs; a reporter (the CLI's, or a caller's) turns them into output. */
+export type InstallEvent =
+  | { type: 'warning', message: string }
+  | { type: 'info', message: string }
+  | { type: 'deprecated', direct: string[], subdependencies: string[] }
+  | { type: 'peer-issues', issues: PeerIssue[] }
+  | { type: 'resolved', packages: number }
+  | { type: 'lockfile', written: boolean, file: string }
+
+export interface InstallOptions {
+  config: Config
+  /** Resolve and write `pnpm-lock.yaml` only; nothing is downloaded or linked. */
+  lockfileOnly: boolean
+  /** The clock, in ms since the epoch (minimumReleaseAge, cache times). */
+  now: () => number
+  onEvent?: (event: InstallEvent) => void
+}
+
+export interface InstallResult {
+  lockfileChanged: boolean
+  packages: number
+}
+
+/**
+ * Installs the project in `config.dir`. Only `lockfileOnly` exists so far: resolve every
+ * dependency (reusing the lockfile where it still satisfies) and write `pnpm-lock.yaml`.
+ * Never exits the process; errors are `LodeError`s and leave the lockfile as it was.
+ */
+export async function install (opts: InstallOptions): Promise<InstallResult> {
+  const { config } = opts
+  const emit = opts.onEvent ?? (() => {})
+  if (!opts.lockfileOnly) {
+    throw new LodeError('NOT_IMPLEMENTED', 'lode can only resolve so far: run lode install --lockfile-only.', {
+      hint: 'Fetching and linking come with the next release.',
+    })
+  }
+  const manifest = await readProjectManifest(config.dir)
+  const current = await readLockfile(config.dir)
+  const client = new RegistryClient({
+    authHeader: createAuthHeaderLookup(config.rawNpmrc, config.registry),
+    networkConcurrency: config.networkConcurrency,
+    retry: { retries: config.fetchRetries, factor: config.fetchRetryFactor, minTimeout: config.fetchRetryMintimeout, maxTimeout: config.fetchRetryMaxtimeout },
+    timeout: config.fetchTimeout,
+    strictSsl: config.strictSsl,
+    ca: config.ca,
+    proxy: { httpProxy: config.httpProxy, httpsProxy: config.httpsProxy, noProxy: config.noProxy },
+    userAgent: config.userAgent,
+    onWarning: (message) => { emit({ type: 'warning', message }) },
+  })
+  const resolver = new NpmResolver({
+    client,
+    cacheDir: config.cacheDir,
+    offline: config.offline,
+    preferOffline: config.preferOffline,
+    now: opts.now,
+    onWarning: (message) => { emit({ type: 'warning', message }) },
+    registries: { default: config.registry, scoped: config.scopedRegistries },
+    minimumReleaseAge: config.minimumReleaseAge,
+    minimumReleaseAgeExclude: config.minimumReleaseAgeExclude,
+  })
+  try {
+    const result = await resolveDependencies({
+      importers: [{ id: '.', manifest }],
+      resolver,
+      lockfile: current?.lockfile,
+      autoInstallPeers: config.autoInstallPeers,
+      peersSuffixMaxLength: config.peersSuffixMaxLength,
+      onWarning: (message) => { emit({ type: 'warning', message }) },
+      onInfo: (message) => { emit({ type: 'info', message }) },
+    })
+    const packages = Object.keys(result.lockfile.packages ?? {}).length
+    emit({ type: 'resolved', packages })
+    if (result.deprecated.direct.length > 0 || result.deprecated.subdependencies.length > 0) emit({ type: 'deprecated', ...result.deprecated })
+    if (result.peerIssues.length > 0) emit({ type: 'peer-issues', issues: result.peerIssues })
+    const written = await writeLockfile(config.dir, result.lockfile, current?.envDocument)
+    emit({ type: 'lockfile', written, file: path.join(config.dir, 'pnpm-lock.yaml') })
+    return { lockfileChanged: written, packages }
+  } finally {
+    await resolver.close()
+    await client.close()
+  }
+}
+
+/** The project's package.json; invalid JSON is an error naming the file and the position. */
+export async function readProjectManifest (dir: string): Promise<ProjectManifest> {
+  const file = path.join(dir, 'package.json')
+  let text: string
+  try {
+    text = await fs.readFile(file, 'utf8')
+  } catch (err) {
+    if (hasErrno(err, 'ENOENT')) {
+      throw new LodeError('NO_PACKAGE_JSON', `There is no package.json in ${dir}.`, { hint: 'Run lode in a project directory, or create package.json (npm init -y).' })
+    }
+    throw err
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (err) {
+    const where = positionOf(text, (err as Error).message)
+    throw new LodeError('INVALID_PACKAGE_JSON', `${file} is not valid JSON${where}: ${(err as Error).message}`, { hint: 'Fix the syntax error and run again.' })
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new LodeError('INVALID_PACKAGE_JSON', `${file} must contain a JSON object.`, { hint: 'Fix the file and run again.' })
+  }
+  const manifest = value as Record<string, unknown>
+  for (const group of ['dependencies', 'devDependencies', 'optionalDependencies']) {
+    const deps = manifest[group]
+    if (deps === undefined) continue
+    if (typeof deps !== 'object' || deps === null || Array.isArray(deps) || !Object.values(deps).every((v) => typeof v === 'string')) {
+      throw new LodeError('INVALID_PACKAGE_JSON', `"${group}" in ${file} must map package names to version strings.`, { hint: 'Fix the file and run again.' })
+    }
+  }
+  return manifest as ProjectManifest
+}
+
+/** ` (line L, column C)` from V8's "at position N" message, when it has one. */
+function positionOf (text: string, message: string): string {
+  const match = /position (\d+)/.exec(message)
+  if (match === null) return ''
+  const before = text.slice(0, Number(match[1]))
+  const line = before.split('\n').length
+  const column = before.length - before.lastIndexOf('\n')
+  return ` (line ${line}, column ${column})`
+}

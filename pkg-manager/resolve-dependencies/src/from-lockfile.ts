@@ -1,0 +1,47 @@
+import type { Lockfile } from '@lode/pkg-manager.lockfile'
+
+import type { ResolvedPackage } from './types.js'
+
+/**
+ * A package as the lockfile records it, so an unchanged part of the graph needs no metadata:
+ * its `packages` entry gives resolution and manifest fields, a snapshot gives its dependencies
+ * (pinned to the locked versions, the peers it resolved taken out).
+ */
+export function lockedPackage (lockfile: Lockfile | undefined, pkgId: string): ResolvedPackage | undefined {
+  const info = lockfile?.packages?.[pkgId]
+  if (info === undefined) return undefined
+  const snapshots = lockfile!.snapshots ?? {}
+  const key = snapshots[pkgId] !== undefined ? pkgId : Object.keys(snapshots).find((depPath) => depPath.startsWith(`${pkgId}(`))
+  if (key === undefined) return undefined
+  const snapshot = snapshots[key]!
+  const at = pkgId.indexOf('@', 1)
+  const name = pkgId.slice(0, at)
+  const version = pkgId.slice(at + 1)
+  const { resolution, ...lockfileFields } = info
+  const peerDependencies: Record<string, string> = { ...info.peerDependencies }
+  const peerDependenciesMeta: Record<string, { optional?: boolean }> = { ...info.peerDependenciesMeta }
+  for (const peer of Object.keys(peerDependenciesMeta)) peerDependencies[peer] ??= '*'
+  const pinned = (deps: Record<string, string> | undefined): Record<string, string> => {
+    const out: Record<string, string> = {}
+    for (const [alias, ref] of Object.entries(deps ?? {})) {
+      if (peerDependencies[alias] !== undefined) continue
+      const bare = ref.replace(/\(.*$/, '')
+      const aliasAt = bare.indexOf('@', 1)
+      out[alias] = aliasAt > 0 ? `npm:${bare}` : bare
+    }
+    return out
+  }
+  const pkg: ResolvedPackage = {
+    id: pkgId,
+    name,
+    version,
+    resolution,
+    dependencies: pinned(snapshot.dependencies),
+    optionalDependencies: pinned(snapshot.optionalDependencies),
+    peerDependencies,
+    peerDependenciesMeta,
+    lockfileFields,
+  }
+  if (typeof info.deprecated === 'string') pkg.deprecated = info.deprecated
+  return pkg
+}

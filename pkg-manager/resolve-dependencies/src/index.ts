@@ -1,0 +1,218 @@
+import { LOCKFILE_VERSION } from '@lode/fs.formats'
+import { DEPENDENCY_GROUPS } from '@lode/pkg-manager.lockfile'
+import type { DependencyGroup, Lockfile, PackageInfo, ProjectSnapshot, SnapshotInfo } from '@lode/pkg-manager.lockfile'
+import { DIRECT_DEP_WEIGHT, parseWantedSpec } from '@lode/resolving.npm-resolver'
+import type { NpmResolver } from '@lode/resolving.npm-resolver'
+import semver from 'semver'
+
+import { PeerResolver } from './resolve-peers.js'
+import type { MissingPeer, PeerIssue, PeerNode } from './resolve-peers.js'
+import { EXISTING_VERSION_WEIGHT, Scope, TreeResolver } from './resolve-tree.js'
+import type { WantedDependency } from './resolve-tree.js'
+import type { Edge, Importer, ResolvedPackage } from './types.js'
+
+export type { Importer, ProjectManifest, ResolvedPackage } from './types.js'
+export type { PeerIssue } from './resolve-peers.js'
+
+export interface ResolveDependenciesOptions {
+  importers: readonly Importer[]
+  resolver: NpmResolver
+  /** The current lockfile: its versions are kept where they still satisfy. */
+  lockfile: Lockfile | undefined
+  autoInstallPeers: boolean
+  peersSuffixMaxLength: number
+  onWarning: (message: string) => void
+  onInfo: (message: string) => void
+}
+
+export interface ResolveDependenciesResult {
+  lockfile: Lockfile
+  peerIssues: PeerIssue[]
+  /** Deprecated packages resolved, split as pnpm reports them. */
+  deprecated: { direct: string[], subdependencies: string[] }
+}
+
+/** The wanted dependency graph of every importer, as a `pnpm-lock.yaml` v9 document. */
+export async function resolveDependencies (opts: ResolveDependenciesOptions): Promise<ResolveDependenciesResult> {
+  const deprecated = { direct: [] as string[], subdependencies: [] as string[] }
+  const tree = new TreeResolver({
+    resolver: opts.resolver,
+    lockfile: opts.lockfile,
+    autoInstallPeers: opts.autoInstallPeers,
+    onDeprecated: (pkg, direct) => { (direct ? deprecated.direct : deprecated.subdependencies).push(pkg.id) },
+    onOptionalSkipped: opts.onInfo,
+  })
+  const importerScope = new Scope()
+  for (const importer of opts.importers) {
+    for (const group of DEPENDENCY_GROUPS) {
+      for (const [alias, specifier] of Object.entries(importer.manifest[group] ?? {})) {
+        const spec = safeSpec(alias, specifier)
+        if (spec?.kind === 'registry') {
+          const selector = spec.type === 'version' ? spec.version : spec.type === 'range' ? spec.range : spec.tag
+          importerScope.add(spec.name, selector, spec.type, DIRECT_DEP_WEIGHT)
+        }
+      }
+    }
+  }
+  for (const pkgId of Object.keys(opts.lockfile?.packages ?? {})) {
+    const at = pkgId.indexOf('@', 1)
+    const version = pkgId.slice(at + 1)
+    if (semver.valid(version) !== null) importerScope.add(pkgId.slice(0, at), version, 'version', EXISTING_VERSION_WEIGHT)
+  }
+
+  const direct = opts.importers.map((importer, importerIndex) => {
+    const wanted: WantedDependency[] = []
+    const groups: DependencyGroup[] = []
+    const locked = opts.lockfile?.importers[importer.id]
+    // A dependency listed in several groups is installed once, from the last (pnpm's precedence).
+    const seen = new Map<string, number>()
+    for (const group of ['devDependencies', 'dependencies', 'optionalDependencies'] as const) {
+      for (const [alias, specifier] of Object.entries(importer.manifest[group] ?? {})) {
+        const lockedDep = locked?.[group]?.[alias]
+        const entry: WantedDependency = { alias, bareSpecifier: specifier, optional: group === 'optionalDependencies' }
+        if (lockedDep !== undefined && lockedDep.specifier === specifier) {
+          const version = lockedVersionOf(lockedDep.version)
+          if (version !== undefined) entry.lockedVersion = version
+        }
+        const previous = seen.get(alias)
+        if (previous !== undefined) {
+          wanted[previous] = entry
+          groups[previous] = group
+        } else {
+          seen.set(alias, wanted.length)
+          wanted.push(entry)
+          groups.push(group)
+        }
+      }
+    }
+    return { importerIndex, wanted, groups, scope: importerScope, edges: [] as Edge[], hidden: [] as Edge[] }
+  })
+  await tree.resolve(direct)
+
+  // Auto-installed peers: resolve what is missing as hidden direct dependencies, until nothing is.
+  let peers: PeerResolver
+  let roots: Array<Map<string, PeerNode>>
+  for (let round = 0; ; round++) {
+    peers = new PeerResolver({ packages: tree.packages, children: tree.children, peersSuffixMaxLength: opts.peersSuffixMaxLength })
+    roots = direct.map((importer) => peers.resolveImporter([...importer.edges, ...importer.hidden]))
+    if (!opts.autoInstallPeers || round > 10) break
+    const extra = direct.map((importer, i) => missingToInstall(roots[i]!, tree.packages, importer.hidden))
+    if (extra.every((list) => list.length === 0)) break
+    const fresh = direct.map((importer, i) => ({ importerIndex: importer.importerIndex, wanted: extra[i]!, scope: importer.scope, edges: [] as Edge[] }))
+    await tree.resolve(fresh)
+    fresh.forEach((entry, i) => { direct[i]!.hidden.push(...entry.edges) })
+  }
+
+  const lockfile = toLockfile({ importers: opts.importers, direct, roots, peers, packages: tree.packages, lockfile: opts.lockfile, autoInstallPeers: opts.autoInstallPeers, peersSuffixMaxLength: opts.peersSuffixMaxLength })
+  return { lockfile, peerIssues: peers.issues, deprecated }
+}
+
+function safeSpec (alias: string, specifier: string): ReturnType<typeof parseWantedSpec> | undefined {
+  try {
+    return parseWantedSpec(alias, specifier, 'package.json')
+  } catch {
+    return undefined
+  }
+}
+
+/** `1.0.0(peer@2)` → `1.0.0`; `name@1.0.0` (an alias) → `1.0.0`; links and files → undefined. */
+function lockedVersionOf (ref: string): string | undefined {
+  const bare = ref.replace(/\(.*$/, '')
+  if (bare.includes(':')) return undefined
+  const at = bare.indexOf('@', 1)
+  return at > 0 ? bare.slice(at + 1) : bare
+}
+
+/**
+ * The required peers still missing at an importer's top, as wanted dependencies: the highest
+ * version already in the graph that satisfies every range, else the ranges themselves.
+ */
+function missingToInstall (roots: Map<string, PeerNode>, packages: ReadonlyMap<string, ResolvedPackage>, hidden: readonly Edge[]): WantedDependency[] {
+  const missing = new Map<string, MissingPeer>()
+  for (const node of roots.values()) {
+    for (const [name, peer] of node.missing) {
+      if (peer.optional || roots.has(name) || hidden.some((edge) => edge.alias === name)) continue
+      const current = missing.get(name)
+      if (current === undefined) missing.set(name, { ...peer, wantedBy: new Map(peer.wantedBy) })
+      else for (const [range, by] of peer.wantedBy) current.wantedBy.set(range, [...(current.wantedBy.get(range) ?? []), ...by])
+    }
+  }
+  const wanted: WantedDependency[] = []
+  for (const [name, peer] of [...missing].sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)) {
+    const ranges = [...peer.wantedBy.keys()]
+    const existing = [...packages.values()].filter((pkg) => pkg.name === name && ranges.every((range) => semver.satisfies(pkg.version, range, { loose: true })))
+      .map((pkg) => pkg.version).sort(semver.rcompare)[0]
+    if (existing !== undefined) {
+      wanted.push({ alias: name, bareSpecifier: existing, optional: false })
+      continue
+    }
+    const range = ranges.length === 1 ? ranges[0]! : ranges.join(' ')
+    if (semver.validRange(range, { loose: true }) === null) continue
+    wanted.push({ alias: name, bareSpecifier: range, optional: false })
+  }
+  return wanted
+}
+
+interface ToLockfileInput {
+  importers: readonly Importer[]
+  direct: Array<{ wanted: WantedDependency[], groups: DependencyGroup[], edges: Edge[], hidden: Edge[] }>
+  roots: Array<Map<string, PeerNode>>
+  peers: PeerResolver
+  packages: ReadonlyMap<string, ResolvedPackage>
+  lockfile: Lockfile | undefined
+  autoInstallPeers: boolean
+  peersSuffixMaxLength: number
+}
+
+function toLockfile (input: ToLockfileInput): Lockfile {
+  const { peers, packages } = input
+  const ref = (alias: string, node: PeerNode): string => {
+    const depPath = peers.depPath(node)
+    const name = packages.get(node.pkgId)!.name
+    return name === alias ? depPath.slice(name.length + 1) : depPath
+  }
+  const importers: Record<string, ProjectSnapshot> = {}
+  const snapshots = new Map<string, { node: PeerNode, nonOptional: boolean }>()
+  const visit = (node: PeerNode, optional: boolean): void => {
+    const depPath = peers.depPath(node)
+    const seen = snapshots.get(depPath)
+    if (seen !== undefined && (seen.nonOptional || optional)) return
+    snapshots.set(depPath, { node, nonOptional: !optional || (seen?.nonOptional ?? false) })
+    for (const { node: child, optional: edgeOptional } of node.children.values()) visit(child, optional || edgeOptional)
+    for (const [peer, provider] of node.ownPeers) visit(provider, optional || packages.get(node.pkgId)!.peerDependenciesMeta[peer]?.optional === true)
+  }
+  input.direct.forEach((importer, i) => {
+    const project: ProjectSnapshot = {}
+    const roots = input.roots[i]!
+    importer.edges.forEach((edge) => {
+      const index = importer.wanted.findIndex((w) => w.alias === edge.alias)
+      const group = importer.groups[index]!
+      const node = roots.get(edge.alias)!
+      ;(project[group] ??= {})[edge.alias] = { specifier: importer.wanted[index]!.bareSpecifier, version: ref(edge.alias, node) }
+      visit(node, edge.optional)
+    })
+    for (const edge of importer.hidden) visit(roots.get(edge.alias)!, false)
+    importers[input.importers[i]!.id] = project
+  })
+  const packagesSection: Record<string, PackageInfo> = {}
+  const snapshotsSection: Record<string, SnapshotInfo> = {}
+  for (const [depPath, { node, nonOptional }] of snapshots) {
+    const pkg = packages.get(node.pkgId)!
+    packagesSection[pkg.id] ??= { resolution: pkg.resolution, ...pkg.lockfileFields }
+    const snapshot: SnapshotInfo = {}
+    for (const [alias, { node: child, optional }] of node.children) {
+      ;(snapshot[optional ? 'optionalDependencies' : 'dependencies'] ??= {})[alias] = ref(alias, child)
+    }
+    for (const [peer, provider] of node.ownPeers) {
+      const optional = pkg.peerDependenciesMeta[peer]?.optional === true
+      ;(snapshot[optional ? 'optionalDependencies' : 'dependencies'] ??= {})[peer] = ref(peer, provider)
+    }
+    if (node.transitivePeerDependencies.length > 0) snapshot.transitivePeerDependencies = node.transitivePeerDependencies
+    if (!nonOptional) snapshot.optional = true
+    snapshotsSection[depPath] = snapshot
+  }
+  const settings: Lockfile['settings'] = { autoInstallPeers: input.autoInstallPeers, excludeLinksFromLockfile: false }
+  if (input.peersSuffixMaxLength !== 1000) settings.peersSuffixMaxLength = input.peersSuffixMaxLength
+  const lockfile: Lockfile = { ...input.lockfile, lockfileVersion: LOCKFILE_VERSION, settings, importers, packages: packagesSection, snapshots: snapshotsSection }
+  return lockfile
+}

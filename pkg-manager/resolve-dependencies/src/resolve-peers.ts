@@ -1,0 +1,188 @@
+import { createHash } from 'node:crypto'
+
+import semver from 'semver'
+
+import type { Edge, ResolvedPackage } from './types.js'
+
+/** One occurrence of a package with the peers it sees; equal contexts share one node. */
+export interface PeerNode {
+  pkgId: string
+  /** alias → node, the package's own dependencies. */
+  children: Map<string, { node: PeerNode, optional: boolean }>
+  /** The package's own peers, resolved: peer name → provider. */
+  ownPeers: Map<string, PeerNode>
+  /** Every peer this node's dependency path depends on (its own and its descendants' resolved from above it). */
+  allPeers: Map<string, PeerNode>
+  /** Peer names missing below this node (its own included): name → wanted ranges. */
+  missing: Map<string, MissingPeer>
+  transitivePeerDependencies: string[]
+  depPath?: string
+  computing?: boolean
+}
+
+export interface MissingPeer {
+  name: string
+  optional: boolean
+  /** range → packages (ids) that want it */
+  wantedBy: Map<string, string[]>
+}
+
+export interface PeerIssue {
+  kind: 'unmet'
+  peer: string
+  range: string
+  installed: string
+  wantedBy: string
+}
+
+export interface ResolvePeersOptions {
+  packages: ReadonlyMap<string, ResolvedPackage>
+  children: ReadonlyMap<string, readonly Edge[]>
+  /** pnpm's `peersSuffixMaxLength`: a longer peer suffix is replaced by its hash. */
+  peersSuffixMaxLength: number
+}
+
+type Context = ReadonlyMap<string, PeerNode>
+
+/**
+ * Phase two: peer dependencies resolved the way pnpm does. Each package occurrence sees as
+ * providers its own dependencies, its siblings and the siblings of every ancestor, up to the
+ * importer's direct dependencies; the nearest wins. A package's dependency path gets a suffix of
+ * the dependency paths of every peer it (or a descendant, from above it) resolved:
+ * `name@1.0.0(peer@2.0.0)`.
+ */
+export class PeerResolver {
+  readonly issues: PeerIssue[] = []
+  private readonly peerNames = new Set<string>()
+  private readonly peersBelow = new Map<string, ReadonlySet<string>>()
+  private readonly cache = new Map<string, PeerNode>()
+  private readonly ids = new WeakMap<PeerNode, number>()
+  private nextId = 0
+
+  constructor (private readonly opts: ResolvePeersOptions) {
+    for (const pkg of opts.packages.values()) for (const peer of Object.keys(pkg.peerDependencies)) this.peerNames.add(peer)
+    this.computePeersBelow()
+  }
+
+  /** Nodes for an importer's direct dependencies; the importer's dependencies provide peers to all below. */
+  resolveImporter (edges: readonly Edge[]): Map<string, PeerNode> {
+    const context = new Map<string, PeerNode>()
+    const nodes = edges.map((edge) => ({ edge, node: this.shell(edge.pkgId) }))
+    for (const { edge, node } of nodes) this.provide(context, edge, node)
+    const out = new Map<string, PeerNode>()
+    for (const { edge, node } of nodes) out.set(edge.alias, this.fill(node, context, new Set()))
+    return out
+  }
+
+  private shell (pkgId: string): PeerNode {
+    const node: PeerNode = { pkgId, children: new Map(), ownPeers: new Map(), allPeers: new Map(), missing: new Map(), transitivePeerDependencies: [] }
+    this.ids.set(node, this.nextId++)
+    return node
+  }
+
+  /** Registers a provider under its alias and its real name; an alias never displaces an exact-name entry. */
+  private provide (context: Map<string, PeerNode>, edge: Edge, node: PeerNode): void {
+    const name = this.opts.packages.get(edge.pkgId)!.name
+    if (this.peerNames.has(edge.alias)) context.set(edge.alias, node)
+    if (name !== edge.alias && this.peerNames.has(name)) {
+      const current = context.get(name)
+      if (current === undefined || this.opts.packages.get(current.pkgId)!.name !== name) context.set(name, node)
+    }
+  }
+
+  /**
+   * Fills `node` (a fresh shell) for this context. Occurrences that see the same providers for
+   * every peer name below them share their content, so a package is walked once per distinct
+   * set of providers, not once per path.
+   */
+  private fill (node: PeerNode, context: Context, path: ReadonlySet<string>): PeerNode {
+    const pkgId = node.pkgId
+    const needed = this.peersBelow.get(pkgId)!
+    const key = needed.size === 0 ? pkgId : `${pkgId}\0${[...needed].sort().map((name) => { const p = context.get(name); return p === undefined ? '' : String(this.ids.get(p)) }).join('\0')}`
+    const cached = this.cache.get(key)
+    if (cached !== undefined) {
+      // Shared maps: a node still being filled (a cycle) completes them later.
+      node.children = cached.children
+      node.ownPeers = cached.ownPeers
+      node.allPeers = cached.allPeers
+      node.missing = cached.missing
+      node.transitivePeerDependencies = cached.transitivePeerDependencies
+      return node
+    }
+    this.cache.set(key, node)
+    const pkg = this.opts.packages.get(pkgId)!
+    const edges = (this.opts.children.get(pkgId) ?? []).filter((edge) => !path.has(edge.pkgId))
+    const childContext = new Map(context)
+    const shells = edges.map((edge) => ({ edge, child: this.shell(edge.pkgId) }))
+    for (const { edge, child } of shells) this.provide(childContext, edge, child)
+    const innerPath = new Set(path).add(pkgId)
+    // pnpm walks the children already visible as providers first, then the rest.
+    const ordered = [...shells.filter(({ edge }) => context.has(edge.alias)), ...shells.filter(({ edge }) => !context.has(edge.alias))]
+    for (const { child } of ordered) this.fill(child, childContext, innerPath)
+    const ownAliases = new Set(edges.map((edge) => edge.alias))
+    for (const { edge, child } of shells) {
+      node.children.set(edge.alias, { node: child, optional: edge.optional })
+      for (const [peer, provider] of child.allPeers) if (!ownAliases.has(peer)) node.allPeers.set(peer, provider)
+      for (const [peer, missing] of child.missing) if (!ownAliases.has(peer)) mergeMissing(node.missing, missing)
+    }
+    for (const [peer, range] of Object.entries(pkg.peerDependencies)) {
+      const optional = pkg.peerDependenciesMeta[peer]?.optional === true
+      const provider = childContext.get(peer)
+      if (provider === undefined) {
+        mergeMissing(node.missing, { name: peer, optional, wantedBy: new Map([[range, [pkgId]]]) })
+        continue
+      }
+      node.ownPeers.set(peer, provider)
+      node.allPeers.set(peer, provider)
+      const installed = this.opts.packages.get(provider.pkgId)!.version
+      if (range !== '*' && !semver.satisfies(installed, range, { loose: true, includePrerelease: true })) {
+        this.issues.push({ kind: 'unmet', peer, range, installed, wantedBy: pkgId })
+      }
+    }
+    node.allPeers.delete(pkg.name)
+    const own = new Set(Object.keys(pkg.peerDependencies))
+    node.transitivePeerDependencies.push(...[...new Set([...node.allPeers.keys(), ...node.missing.keys()])].filter((peer) => !own.has(peer)).sort())
+    return node
+  }
+
+  /** The node's dependency path, its peer suffix built from its peers' own dependency paths. */
+  depPath (node: PeerNode): string {
+    if (node.depPath !== undefined) return node.depPath
+    if (node.allPeers.size === 0) return (node.depPath = node.pkgId)
+    // Peers that wait on each other (a cycle) are named without their own suffixes.
+    if (node.computing === true) return node.pkgId
+    node.computing = true
+    const ids = [...node.allPeers.values()].map((peer) => this.depPath(peer)).sort()
+    node.computing = false
+    let suffix = ids.join(')(')
+    if (suffix.length > this.opts.peersSuffixMaxLength) suffix = createHash('sha256').update(suffix).digest('hex').slice(0, 32)
+    return (node.depPath = `${node.pkgId}(${suffix})`)
+  }
+
+  private computePeersBelow (): void {
+    for (const [pkgId, pkg] of this.opts.packages) this.peersBelow.set(pkgId, new Set(Object.keys(pkg.peerDependencies)))
+    // Propagate to parents until nothing changes (the graph can have cycles).
+    let changed = true
+    while (changed) {
+      changed = false
+      for (const [pkgId, edges] of this.opts.children) {
+        const set = this.peersBelow.get(pkgId) as Set<string>
+        for (const edge of edges) {
+          for (const peer of this.peersBelow.get(edge.pkgId) ?? []) {
+            if (!set.has(peer)) { set.add(peer); changed = true }
+          }
+        }
+      }
+    }
+  }
+}
+
+function mergeMissing (into: Map<string, MissingPeer>, missing: MissingPeer): void {
+  const current = into.get(missing.name)
+  if (current === undefined) {
+    into.set(missing.name, { name: missing.name, optional: missing.optional, wantedBy: new Map([...missing.wantedBy].map(([range, by]) => [range, [...by]])) })
+    return
+  }
+  current.optional &&= missing.optional
+  for (const [range, by] of missing.wantedBy) current.wantedBy.set(range, [...new Set([...(current.wantedBy.get(range) ?? []), ...by])])
+}

@@ -1,0 +1,279 @@
+import { LodeError } from '@lode/fs.error'
+import type { Lockfile } from '@lode/pkg-manager.lockfile'
+import { DIRECT_DEP_WEIGHT, RESOLVED_VERSION_WEIGHT, parseWantedSpec, satisfiesLoose } from '@lode/resolving.npm-resolver'
+import type { NpmResolver, PreferredVersions, ResolvedRegistryPackage } from '@lode/resolving.npm-resolver'
+
+import { lockedPackage } from './from-lockfile.js'
+import type { Edge, ResolvedPackage } from './types.js'
+
+// pnpm's weight for a version already in the lockfile.
+const EXISTING_VERSION_WEIGHT = 1
+
+/** Preferred versions in scope: an importer's, plus the versions resolved beside each ancestor. */
+export class Scope {
+  private readonly own = new Map<string, Map<string, { type: 'version' | 'range' | 'tag', weight: number }>>()
+  constructor (private readonly parent?: Scope) {}
+
+  add (name: string, selector: string, type: 'version' | 'range' | 'tag', weight: number): void {
+    let selectors = this.own.get(name)
+    if (selectors === undefined) this.own.set(name, selectors = new Map())
+    const current = selectors.get(selector)
+    selectors.set(selector, { type, weight: (current?.weight ?? 0) + weight })
+  }
+
+  preferred (name: string): PreferredVersions {
+    const chain: Scope[] = []
+    for (let scope: Scope | undefined = this; scope !== undefined; scope = scope.parent) chain.unshift(scope)
+    const out: Record<string, { type: 'version' | 'range' | 'tag', weight: number }> = {}
+    for (const scope of chain) {
+      for (const [selector, value] of scope.own.get(name) ?? []) {
+        out[selector] = { type: value.type, weight: (out[selector]?.weight ?? 0) + value.weight }
+      }
+    }
+    return out
+  }
+}
+
+export interface WantedDependency {
+  alias: string
+  bareSpecifier: string
+  optional: boolean
+  /** A version the lockfile pins for this edge; kept when it still satisfies the specifier. */
+  lockedVersion?: string
+}
+
+/** One place a package is wanted: who wants it (the path of package ids from the importer) and with which preferences. */
+interface Occurrence {
+  importerIndex: number
+  parentPath: readonly string[]
+  wanted: WantedDependency
+  scope: Scope
+  /** Where to record the resolved edge. */
+  edges: Edge[]
+  /** The position in `edges`, so concurrent resolution keeps manifest order. */
+  slot: number
+}
+
+export interface ResolveTreeOptions {
+  resolver: NpmResolver
+  lockfile: Lockfile | undefined
+  onDeprecated: (pkg: ResolvedPackage, direct: boolean) => void
+  onOptionalSkipped: (message: string) => void
+  /** pnpm's `autoInstallPeers`: a required peer also listed as a dependency stays a peer. */
+  autoInstallPeers: boolean
+}
+
+/**
+ * Phase one of resolution: every wanted dependency to a package id, level by level (breadth
+ * first, as pnpm's depth barrier does), each package's children chosen once, by its owner: the
+ * occurrence with the smallest depth, then the lowest importer index, then the lowest parent path.
+ * Requests go out concurrently; every decision is taken in that fixed order, so the result never
+ * depends on which response came first.
+ */
+export class TreeResolver {
+  readonly packages = new Map<string, ResolvedPackage>()
+  readonly children = new Map<string, Edge[]>()
+  private readonly pending = new Map<string, Promise<ResolvedPackage | undefined>>()
+
+  constructor (private readonly opts: ResolveTreeOptions) {}
+
+  /** Resolves `direct` (one list per importer, with each importer's scope) and everything below it. */
+  async resolve (direct: Array<{ importerIndex: number, wanted: WantedDependency[], scope: Scope, edges: Edge[] }>): Promise<void> {
+    let level: Occurrence[] = []
+    for (const importer of direct) {
+      importer.wanted.forEach((wanted, slot) => {
+        level.push({ importerIndex: importer.importerIndex, parentPath: [], wanted, scope: importer.scope, edges: importer.edges, slot })
+      })
+    }
+    for (let depth = 0; level.length > 0; depth++) {
+      const resolved = await Promise.all(level.map(async (occurrence) => await this.resolveOne(occurrence, depth)))
+      const next: Occurrence[] = []
+      // Record edges in manifest order; drop optional dependencies that could not be resolved.
+      const bySiblings = new Map<Edge[], Array<{ occurrence: Occurrence, pkg: ResolvedPackage }>>()
+      level.forEach((occurrence, i) => {
+        const pkg = resolved[i]
+        if (pkg === undefined) return
+        occurrence.edges[occurrence.slot] = { alias: occurrence.wanted.alias, pkgId: pkg.id, optional: occurrence.wanted.optional }
+        let siblings = bySiblings.get(occurrence.edges)
+        if (siblings === undefined) bySiblings.set(occurrence.edges, siblings = [])
+        siblings.push({ occurrence, pkg })
+      })
+      const owners = new Map<string, { occurrence: Occurrence, pkg: ResolvedPackage, childScope: Scope }>()
+      for (const siblings of bySiblings.values()) {
+        const childScope = new Scope(siblings[0]!.occurrence.scope)
+        for (const { pkg } of siblings) childScope.add(pkg.name, pkg.version, 'version', depth === 0 ? DIRECT_DEP_WEIGHT : RESOLVED_VERSION_WEIGHT)
+        for (const { occurrence, pkg } of siblings) {
+          if (this.children.has(pkg.id) || occurrence.parentPath.includes(pkg.id)) continue
+          const current = owners.get(pkg.id)
+          if (current === undefined || isBetterOwner(occurrence, current.occurrence)) owners.set(pkg.id, { occurrence, pkg, childScope })
+        }
+      }
+      for (const [pkgId, { occurrence, pkg, childScope }] of [...owners].sort((a, b) => compareOccurrences(a[1].occurrence, b[1].occurrence))) {
+        const edges: Edge[] = []
+        this.children.set(pkgId, edges)
+        const wanted = childrenOf(pkg, this.opts.lockfile)
+        wanted.forEach((child, slot) => {
+          next.push({ importerIndex: occurrence.importerIndex, parentPath: [...occurrence.parentPath, pkgId], wanted: child, scope: childScope, edges, slot })
+        })
+      }
+      level = next
+    }
+    // Unresolved optional edges leave holes.
+    for (const edges of this.children.values()) compact(edges)
+    for (const importer of direct) compact(importer.edges)
+  }
+
+  private async resolveOne (occurrence: Occurrence, depth: number): Promise<ResolvedPackage | undefined> {
+    const { wanted } = occurrence
+    const spec = parseWantedSpec(wanted.alias, wanted.bareSpecifier, occurrence.parentPath.at(-1) ?? 'package.json')
+    if (spec.kind !== 'registry') {
+      throw new LodeError('UNSUPPORTED_SPEC', `${wanted.alias}@${wanted.bareSpecifier} is a ${spec.kind} dependency, which lode cannot resolve yet.`, {
+        hint: 'Use a registry version range for now.',
+      })
+    }
+    if (wanted.lockedVersion !== undefined && satisfiesLockedRange(wanted.lockedVersion, spec)) {
+      const locked = lockedPackage(this.opts.lockfile, `${spec.name}@${wanted.lockedVersion}`)
+      if (locked !== undefined) return this.remember(locked, depth)
+    }
+    const preferred = occurrence.scope.preferred(spec.name)
+    const key = `${spec.name}\t${spec.type === 'version' ? spec.version : spec.type === 'range' ? spec.range : `tag:${spec.tag}`}\t${JSON.stringify(preferred)}`
+    let pending = this.pending.get(key)
+    if (pending === undefined) {
+      pending = this.opts.resolver.resolve(spec, preferred).then((resolved) => fromRegistry(resolved, this.opts.autoInstallPeers), (err: unknown) => {
+        if (wanted.optional && err instanceof LodeError && (err.code === 'ERR_LODE_NOT_FOUND' || err.code === 'ERR_LODE_NO_MATCHING_VERSION')) {
+          this.opts.onOptionalSkipped(`${wanted.alias}@${wanted.bareSpecifier} is an optional dependency that could not be resolved. Excluding it from installation.`)
+          return undefined
+        }
+        throw err
+      })
+      this.pending.set(key, pending)
+    }
+    const pkg = await pending
+    return pkg === undefined ? undefined : this.remember(pkg, depth)
+  }
+
+  private remember (pkg: ResolvedPackage, depth: number): ResolvedPackage {
+    const known = this.packages.get(pkg.id)
+    if (known !== undefined) return known
+    this.packages.set(pkg.id, pkg)
+    if (pkg.deprecated !== undefined) this.opts.onDeprecated(pkg, depth === 0)
+    return pkg
+  }
+}
+
+function compact (edges: Edge[]): void {
+  const kept = edges.filter((edge) => edge !== undefined)
+  edges.length = 0
+  edges.push(...kept)
+}
+
+function satisfiesLockedRange (version: string, spec: { type: string, version?: string, range?: string }): boolean {
+  if (spec.type === 'version') return spec.version === version
+  if (spec.type === 'range') return spec.range === '*' || satisfiesLoose(version, spec.range!)
+  return false
+}
+
+function compareOccurrences (a: Occurrence, b: Occurrence): number {
+  if (a.parentPath.length !== b.parentPath.length) return a.parentPath.length - b.parentPath.length
+  if (a.importerIndex !== b.importerIndex) return a.importerIndex - b.importerIndex
+  for (let i = 0; i < a.parentPath.length; i++) {
+    const x = a.parentPath[i]!
+    const y = b.parentPath[i]!
+    if (x !== y) return x < y ? -1 : 1
+  }
+  return a.slot - b.slot
+}
+
+function isBetterOwner (candidate: Occurrence, current: Occurrence): boolean {
+  return compareOccurrences(candidate, current) < 0
+}
+
+/** The dependencies a package asks for: from its manifest, or pinned by the lockfile's snapshot. */
+function childrenOf (pkg: ResolvedPackage, lockfile: Lockfile | undefined): WantedDependency[] {
+  const locked = lockedChildren(lockfile, pkg.id)
+  const wanted: WantedDependency[] = []
+  const add = (deps: Record<string, string>, optional: boolean): void => {
+    for (const [alias, bareSpecifier] of Object.entries(deps)) {
+      const lockedVersion = locked.get(alias)
+      wanted.push(lockedVersion === undefined ? { alias, bareSpecifier, optional } : { alias, bareSpecifier, optional, lockedVersion })
+    }
+  }
+  add(pkg.dependencies, false)
+  add(pkg.optionalDependencies, true)
+  return wanted
+}
+
+/** alias → locked version (without peer suffix) of a package's children in the lockfile, if it has a snapshot. */
+function lockedChildren (lockfile: Lockfile | undefined, pkgId: string): Map<string, string> {
+  const out = new Map<string, string>()
+  const snapshots = lockfile?.snapshots
+  if (snapshots === undefined) return out
+  const key = snapshots[pkgId] !== undefined ? pkgId : Object.keys(snapshots).find((depPath) => depPath.startsWith(`${pkgId}(`))
+  if (key === undefined) return out
+  const snapshot = snapshots[key]!
+  for (const deps of [snapshot.dependencies, snapshot.optionalDependencies]) {
+    for (const [alias, ref] of Object.entries(deps ?? {})) {
+      const bare = ref.replace(/\(.*$/, '')
+      const at = bare.lastIndexOf('@')
+      out.set(alias, at > 0 ? bare.slice(at + 1) : bare)
+    }
+  }
+  return out
+}
+
+export function fromRegistry (resolved: ResolvedRegistryPackage, autoInstallPeers: boolean): ResolvedPackage {
+  const { meta } = resolved
+  const lockfileFields: ResolvedPackage['lockfileFields'] = {}
+  if (meta.engines !== undefined) {
+    const engines = Object.fromEntries(Object.entries(meta.engines).filter(([, range]) => range !== '*'))
+    if (Object.keys(engines).length > 0) lockfileFields.engines = engines
+  }
+  if (meta.cpu !== undefined) lockfileFields.cpu = meta.cpu
+  if (meta.os !== undefined) lockfileFields.os = meta.os
+  if (meta.libc !== undefined) lockfileFields.libc = meta.libc
+  if (meta.deprecated !== undefined) lockfileFields.deprecated = meta.deprecated
+  if (meta.hasBin === true) lockfileFields.hasBin = true
+  const optionalDependencies = meta.optionalDependencies ?? {}
+  const peerDependencies = { ...meta.peerDependencies }
+  const peerDependenciesMeta = meta.peerDependenciesMeta ?? {}
+  // An optional peer declared only in peerDependenciesMeta is a peer on any version.
+  for (const [peer, peerMeta] of Object.entries(peerDependenciesMeta)) {
+    if (peerMeta.optional === true && peerDependencies[peer] === undefined) peerDependencies[peer] = '*'
+  }
+  const declaredPeers = Object.fromEntries(Object.entries(meta.peerDependencies ?? {}).filter(([peer]) => peer !== meta.name && optionalDependencies[peer] === undefined))
+  if (Object.keys(declaredPeers).length > 0) lockfileFields.peerDependencies = declaredPeers
+  const optionalPeers = Object.fromEntries(Object.entries(peerDependenciesMeta).filter(([, m]) => m.optional === true).map(([peer]) => [peer, { optional: true as const }]))
+  if (Object.keys(optionalPeers).length > 0) lockfileFields.peerDependenciesMeta = optionalPeers
+  if (meta.bundledDependencies !== undefined) lockfileFields.bundledDependencies = meta.bundledDependencies
+  const bundled = new Set(meta.bundledDependencies === true ? Object.keys(meta.dependencies ?? {}) : Array.isArray(meta.bundledDependencies) ? meta.bundledDependencies : [])
+  const requiredPeer = (alias: string): boolean => autoInstallPeers && meta.peerDependencies?.[alias] !== undefined && peerDependenciesMeta[alias]?.optional !== true
+  const dependencies = Object.fromEntries(Object.entries(meta.dependencies ?? {})
+    .filter(([alias]) => !bundled.has(alias) && optionalDependencies[alias] === undefined && !requiredPeer(alias)))
+  // A peer the package also depends on is no peer: its own copy serves it.
+  delete peerDependencies[meta.name]
+  for (const alias of [...Object.keys(dependencies), ...Object.keys(optionalDependencies)]) delete peerDependencies[alias]
+  const pkg: ResolvedPackage = {
+    id: `${resolved.name}@${resolved.version}`,
+    name: resolved.name,
+    version: resolved.version,
+    resolution: resolutionOf(resolved),
+    dependencies,
+    optionalDependencies: Object.fromEntries(Object.entries(optionalDependencies).filter(([alias]) => !bundled.has(alias))),
+    peerDependencies,
+    peerDependenciesMeta,
+    lockfileFields,
+  }
+  if (meta.deprecated !== undefined) pkg.deprecated = meta.deprecated
+  return pkg
+}
+
+/** `{integrity}` when the tarball sits at the registry's canonical URL, else with `tarball` too (as pnpm writes it). */
+function resolutionOf ({ name, version, registry, meta }: ResolvedRegistryPackage): ResolvedPackage['resolution'] {
+  const canonical = `${registry}${name}/-/${name.replace(/^@[^/]+\//, '')}-${version}.tgz`
+  const strip = (url: string): string => url.replace(/^https?:\/\//, '')
+  return strip(meta.dist.tarball) === strip(canonical)
+    ? { integrity: meta.dist.integrity }
+    : { integrity: meta.dist.integrity, tarball: meta.dist.tarball }
+}
+
+export { EXISTING_VERSION_WEIGHT }

@@ -1,0 +1,43 @@
+import type { DependencyGroup, PackageInfo, Resolution } from '@lode/pkg-manager.lockfile'
+
+/** The dependency fields of a project's package.json that resolution reads. */
+export interface ProjectManifest {
+  name?: string
+  version?: string
+  dependencies?: Record<string, string>
+  devDependencies?: Record<string, string>
+  optionalDependencies?: Record<string, string>
+}
+
+export interface Importer {
+  /** The importer id in the lockfile: the project's directory relative to the lockfile's, `.` for the root. */
+  id: string
+  manifest: ProjectManifest
+}
+
+/** One resolved package (`name@version`), whatever it was resolved from. */
+export interface ResolvedPackage {
+  id: string
+  name: string
+  version: string
+  resolution: Resolution
+  dependencies: Record<string, string>
+  optionalDependencies: Record<string, string>
+  peerDependencies: Record<string, string>
+  peerDependenciesMeta: Record<string, { optional?: boolean }>
+  /** The package's entry under `packages:` in the lockfile, minus `resolution`. */
+  lockfileFields: Omit<PackageInfo, 'resolution'>
+  deprecated?: string
+}
+
+/** A dependency edge from a package or an importer to a resolved package. */
+export interface Edge {
+  alias: string
+  pkgId: string
+  optional: boolean
+}
+
+export interface DirectDependency extends Edge {
+  group: DependencyGroup
+  specifier: string
+}
