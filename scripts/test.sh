@@ -7,4 +7,5 @@ bash "$root/scripts/setup.sh"
 cd "$root"
 eslint --max-warnings=0 .
 node --test --test-concurrency=2 "$@" \
-  fs/*/dist/test/*.test.js store/*/dist/test/*.test.js worker/*/dist/test/*.test.js
+  fs/*/dist/test/*.test.js store/*/dist/test/*.test.js worker/*/dist/test/*.test.js \
+  resolving/*/dist/test/*.test.js pkg-manager/*/dist/test/*.test.js cli/*/dist/test/*.test.js

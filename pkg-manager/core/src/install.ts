@@ -122,7 +122,7 @@ export async function readProjectManifest (dir: string): Promise<ProjectManifest
       throw new LodeError('INVALID_PACKAGE_JSON', `"${group}" in ${file} must map package names to version strings.`, { hint: 'Fix the file and run again.' })
     }
   }
-  return manifest as ProjectManifest
+  return manifest
 }
 
 /** ` (line L, column C)` from V8's "at position N" message, when it has one. */

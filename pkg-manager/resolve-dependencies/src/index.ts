@@ -96,7 +96,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     peers = new PeerResolver({ packages: tree.packages, children: tree.children, peersSuffixMaxLength: opts.peersSuffixMaxLength })
     roots = direct.map((importer) => peers.resolveImporter([...importer.edges, ...importer.hidden]))
     if (!opts.autoInstallPeers || round > 10) break
-    const extra = direct.map((importer, i) => missingToInstall(roots[i]!, tree.packages, importer.hidden))
+    const extra = direct.map((importer, i) => missingToInstall(roots[i]!, tree.packages, importer.hidden, opts.lockfile))
     if (extra.every((list) => list.length === 0)) break
     const fresh = direct.map((importer, i) => ({ importerIndex: importer.importerIndex, wanted: extra[i]!, scope: importer.scope, edges: [] as Edge[] }))
     await tree.resolve(fresh)
@@ -127,7 +127,19 @@ function lockedVersionOf (ref: string): string | undefined {
  * The required peers still missing at an importer's top, as wanted dependencies: the highest
  * version already in the graph that satisfies every range, else the ranges themselves.
  */
-function missingToInstall (roots: Map<string, PeerNode>, packages: ReadonlyMap<string, ResolvedPackage>, hidden: readonly Edge[]): WantedDependency[] {
+function missingToInstall (roots: Map<string, PeerNode>, packages: ReadonlyMap<string, ResolvedPackage>, hidden: readonly Edge[], lockfile: Lockfile | undefined): WantedDependency[] {
+  // pnpm's candidates: every version resolved in this graph, and every version in the lockfile.
+  const known = new Map<string, Set<string>>()
+  const addKnown = (name: string, version: string): void => {
+    let versions = known.get(name)
+    if (versions === undefined) known.set(name, versions = new Set())
+    versions.add(version)
+  }
+  for (const pkg of packages.values()) addKnown(pkg.name, pkg.version)
+  for (const pkgId of Object.keys(lockfile?.packages ?? {})) {
+    const at = pkgId.indexOf('@', 1)
+    if (semver.valid(pkgId.slice(at + 1)) !== null) addKnown(pkgId.slice(0, at), pkgId.slice(at + 1))
+  }
   const missing = new Map<string, MissingPeer>()
   for (const node of roots.values()) {
     for (const [name, peer] of node.missing) {
@@ -140,10 +152,9 @@ function missingToInstall (roots: Map<string, PeerNode>, packages: ReadonlyMap<s
   const wanted: WantedDependency[] = []
   for (const [name, peer] of [...missing].sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)) {
     const ranges = [...peer.wantedBy.keys()]
-    const existing = [...packages.values()].filter((pkg) => pkg.name === name && ranges.every((range) => semver.satisfies(pkg.version, range, { loose: true })))
-      .map((pkg) => pkg.version).sort(semver.rcompare)[0]
+    const existing = [...known.get(name) ?? []].filter((version) => ranges.every((range) => semver.satisfies(version, range, { loose: true }))).sort(semver.rcompare)[0]
     if (existing !== undefined) {
-      wanted.push({ alias: name, bareSpecifier: existing, optional: false })
+      wanted.push({ alias: name, bareSpecifier: existing, optional: false, lockedVersion: existing })
       continue
     }
     const range = ranges.length === 1 ? ranges[0]! : ranges.join(' ')

@@ -16,14 +16,17 @@ export class Scope {
 
   add (name: string, selector: string, type: 'version' | 'range' | 'tag', weight: number): void {
     let selectors = this.own.get(name)
-    if (selectors === undefined) this.own.set(name, selectors = new Map())
+    if (selectors === undefined) {
+      selectors = new Map<string, { type: 'version' | 'range' | 'tag', weight: number }>()
+      this.own.set(name, selectors)
+    }
     const current = selectors.get(selector)
     selectors.set(selector, { type, weight: (current?.weight ?? 0) + weight })
   }
 
   preferred (name: string): PreferredVersions {
-    const chain: Scope[] = []
-    for (let scope: Scope | undefined = this; scope !== undefined; scope = scope.parent) chain.unshift(scope)
+    const chain: Scope[] = [this]
+    while (chain[0]!.parent !== undefined) chain.unshift(chain[0]!.parent)
     const out: Record<string, { type: 'version' | 'range' | 'tag', weight: number }> = {}
     for (const scope of chain) {
       for (const [selector, value] of scope.own.get(name) ?? []) {

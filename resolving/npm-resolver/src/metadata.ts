@@ -48,11 +48,10 @@ export class MetadataSource {
 
   async get (request: MetadataRequest): Promise<Packument> {
     const key = `${request.registry}\t${request.name}`
-    let pending = this.loaded.get(key)
+    const pending = this.loaded.get(key)
     if (pending !== undefined) {
       const loaded = await pending
       if (satisfies(loaded, request)) return loaded.entry.packument
-      pending = undefined
     }
     // A second request for a fuller or fresher document replaces the memoized one.
     const previous = this.loaded.get(key)

@@ -59,7 +59,7 @@ async function withResolver (opts: Partial<NpmResolverOptions>, fn: (resolver: N
 function spec (bare: string, alias = 'pick'): RegistrySpec {
   const wanted = parseWantedSpec(alias, bare, 'package.json')
   assert.equal(wanted.kind, 'registry')
-  return wanted as RegistrySpec
+  return wanted
 }
 
 test('pnpm\'s picks: latest when it fits, else the highest; deprecated gives way; tags and aliases', async () => {

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { after, before, describe, test } from 'node:test'
+
+import { TestRegistry } from '@lode/__utils__.test-fixtures'
+import type { PackageSpec } from '@lode/__utils__.test-fixtures'
+
+import { cloneProject, lode, makeProject, pnpm, readLockfileText } from './helpers.js'
+import type { Project } from './helpers.js'
+
+// Fixture packages: scopes, bins, engines, platforms, aliases, deprecations, bundles, and peers.
+const PACKAGES: PackageSpec[] = [
+  { name: 'aaa', version: '1.0.0' },
+  { name: 'aaa', version: '1.1.0' },
+  { name: '@scope/util', version: '1.0.0', dependencies: { aaa: '^1.0.0' } },
+  { name: 'tool', version: '2.0.0', bin: { tool: 'cli.js' }, files: { 'cli.js': '#!/usr/bin/env node\n' }, manifest: { engines: { node: '>=18', npm: '*' }, os: ['linux', 'darwin'], cpu: ['x64', 'arm64'] } },
+  { name: 'opt-dep', version: '1.0.0', manifest: { os: ['win32'], cpu: ['x64'], libc: ['glibc'] } },
+  { name: 'aliased-pkg', version: '3.0.0' },
+  { name: 'aliased-pkg', version: '3.1.0' },
+  { name: 'old-pkg', version: '0.1.0', deprecated: 'use new-pkg instead: it\'s better' },
+  { name: 'dev-only', version: '1.0.0', dependencies: { aaa: '^1.0.0' }, manifest: { bundledDependencies: ['aaa'] } },
+  { name: 'dep', version: '1.0.0' },
+  { name: 'dep', version: '1.1.0' },
+  { name: 'dep', version: '1.2.0' },
+  { name: 'uses-dep', version: '1.0.0', dependencies: { dep: '^1.0.0' } },
+  { name: 'wrap-uses-dep', version: '1.0.0', dependencies: { 'uses-dep': '^1.0.0', dep: '1.1.0' } },
+  { name: 'host', version: '1.0.0' },
+  { name: 'host', version: '2.0.0' },
+  { name: 'host', version: '2.1.0' },
+  { name: 'host-dom', version: '2.0.0', manifest: { peerDependencies: { host: '^2.0.0' } } },
+  { name: 'host-plugin', version: '1.0.0', manifest: { peerDependencies: { host: '>=1.0.0', 'host-dom': '^2.0.0' } } },
+  { name: 'peer-x', version: '1.0.0' },
+  { name: 'peer-x', version: '1.5.0' },
+  { name: 'peer-x', version: '2.0.0' },
+  { name: 'lonely-plugin', version: '1.0.0', manifest: { peerDependencies: { 'peer-x': '^1.0.0' } } },
+  { name: 'c', version: '1.0.0' },
+  { name: 'b', version: '1.0.0', manifest: { peerDependencies: { c: '^1.0.0' } } },
+  { name: 'a', version: '1.0.0', dependencies: { b: '^1.0.0' } },
+  { name: 'c-parent', version: '1.0.0', dependencies: { a: '^1.0.0', c: '^1.0.0' } },
+  { name: 'opt-plugin', version: '1.0.0', manifest: { peerDependencies: { 'opt-peer': '^1.0.0' }, peerDependenciesMeta: { 'opt-peer': { optional: true } } } },
+  { name: 'strict-plugin', version: '1.0.0', manifest: { peerDependencies: { host: '^1.0.0' } } },
+  { name: 'wrapper', version: '1.0.0', dependencies: { 'host-plugin': '1.0.0' } },
+]
+
+let registry: TestRegistry
+before(async () => { registry = await TestRegistry.start(PACKAGES) })
+after(async () => { await registry.close() })
+
+/** Runs pnpm and lode on copies of one project and requires the same pnpm-lock.yaml, byte for byte. */
+async function compare (manifest: Record<string, unknown>, files: Record<string, string> = {}): Promise<{ pnpmProject: Project, lodeProject: Project }> {
+  const pnpmProject = makeProject(registry, manifest, files)
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install', '--lockfile-only'])
+  const result = await lode(lodeProject, ['install', '--lockfile-only'])
+  assert.equal(result.code, 0, `lode failed:\n${result.stdout}\n${result.stderr}`)
+  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  return { pnpmProject, lodeProject }
+}
+
+describe('lode install --lockfile-only writes the lockfile pnpm 11 writes', () => {
+  test('registry dependencies: scopes, aliases, bins, engines, platforms, deprecated, bundled, dev and optional', async () => {
+    await compare({
+      name: 'basic',
+      version: '1.0.0',
+      dependencies: { '@scope/util': '^1.0.0', aaa: '1', 'my-alias': 'npm:aliased-pkg@^3.0.0', 'old-pkg': '~0.1.0', tool: '^2.0.0' },
+      devDependencies: { 'dev-only': '^1.0.0' },
+      optionalDependencies: { 'opt-dep': '^1.0.0' },
+    })
+  })
+
+  test('versions resolved beside an ancestor are preferred; other branches are not', async () => {
+    await compare({ name: 'preferred', version: '1.0.0', dependencies: { dep: '1.1.0', 'uses-dep': '^1.0.0' } })
+    await compare({ name: 'branches', version: '1.0.0', dependencies: { 'wrap-uses-dep': '^1.0.0', 'uses-dep': '^1.0.0' } })
+  })
+
+  test('peers: provided by the importer, nested, auto-installed, optional, mismatched, inside a wrapper', async () => {
+    await compare({ name: 'peers-react-like', version: '1.0.0', dependencies: { host: '^2.0.0', 'host-dom': '^2.0.0', 'host-plugin': '1.0.0' } })
+    await compare({ name: 'peers-auto', version: '1.0.0', dependencies: { 'lonely-plugin': '^1.0.0' } })
+    await compare({ name: 'peers-nested', version: '1.0.0', dependencies: { 'c-parent': '^1.0.0' } })
+    await compare({ name: 'peers-optional', version: '1.0.0', dependencies: { 'opt-plugin': '^1.0.0' } })
+    await compare({ name: 'peers-unmet', version: '1.0.0', dependencies: { host: '^2.0.0', 'strict-plugin': '^1.0.0' } })
+    await compare({ name: 'peers-wrapped', version: '1.0.0', dependencies: { wrapper: '^1.0.0' } })
+  })
+
+  test('a second run changes nothing and asks the registry nothing; an edit changes what pnpm changes', async () => {
+    const manifest = { name: 'rerun', version: '1.0.0', dependencies: { '@scope/util': '^1.0.0', 'lonely-plugin': '^1.0.0', 'host-plugin': '1.0.0', host: '^2.0.0', 'host-dom': '^2.0.0' } }
+    const { pnpmProject, lodeProject } = await compare(manifest)
+    const lockfile = path.join(lodeProject.dir, 'pnpm-lock.yaml')
+    const mtime = fs.statSync(lockfile).mtimeMs
+    const requestsBefore = registry.requests.length
+    const again = await lode(lodeProject, ['install', '--lockfile-only'])
+    assert.equal(again.code, 0, again.stderr)
+    assert.equal(registry.requests.length, requestsBefore, `no request: ${registry.requests.slice(requestsBefore).join(', ')}`)
+    assert.equal(fs.statSync(lockfile).mtimeMs, mtime, 'the lockfile is not rewritten')
+
+    const edited = { ...manifest, dependencies: { ...manifest.dependencies, dep: '^1.0.0' } }
+    for (const project of [pnpmProject, lodeProject]) fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify(edited, null, 2))
+    await pnpm(pnpmProject, ['install', '--lockfile-only'])
+    const afterEdit = await lode(lodeProject, ['install', '--lockfile-only'])
+    assert.equal(afterEdit.code, 0, afterEdit.stderr)
+    assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  })
+})

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import fs from 'node:fs'
+import { createRequire } from 'node:module'
+import os from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+
+import type { TestRegistry } from '@lode/__utils__.test-fixtures'
+
+const run = promisify(execFile)
+const pnpmBin = path.join(path.dirname(createRequire(import.meta.url).resolve('pnpm')), 'bin', 'pnpm.mjs')
+const lodeBin = path.join(import.meta.dirname, '..', '..', 'bin', 'lode')
+
+export interface Project {
+  dir: string
+  home: string
+}
+
+/** A project dir with `package.json` (and optional extra files) and an isolated home whose `.npmrc` names the test registry. */
+export function makeProject (registry: TestRegistry, manifest: Record<string, unknown>, files: Record<string, string> = {}): Project {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-cli-'))
+  const dir = path.join(root, 'project')
+  const home = path.join(root, 'home')
+  fs.mkdirSync(dir)
+  fs.mkdirSync(home)
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest, null, 2))
+  for (const [file, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, file), content)
+  fs.writeFileSync(path.join(home, '.npmrc'), `registry=${registry.url}\n`)
+  return { dir, home }
+}
+
+/** A copy of `project` (its files, not its home) for the other tool. */
+export function cloneProject (project: Project): Project {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-cli-'))
+  const dir = path.join(root, 'project')
+  fs.cpSync(project.dir, dir, { recursive: true })
+  const home = path.join(root, 'home')
+  fs.cpSync(project.home, home, { recursive: true })
+  return { dir, home }
+}
+
+function isolatedEnv (home: string): Record<string, string> {
+  return {
+    PATH: process.env['PATH'] ?? '',
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+    XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    XDG_STATE_HOME: path.join(home, '.local', 'state'),
+  }
+}
+
+export interface RunResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+async function runNode (script: string, args: string[], project: Project, extraEnv: Record<string, string>): Promise<RunResult> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [script, ...args], { cwd: project.dir, env: { ...isolatedEnv(project.home), ...extraEnv } })
+    return { code: 0, stdout, stderr }
+  } catch (err) {
+    const { code, stdout, stderr } = err as { code: number, stdout: string, stderr: string }
+    return { code, stdout, stderr }
+  }
+}
+
+export async function pnpm (project: Project, args: string[]): Promise<RunResult> {
+  const result = await runNode(pnpmBin, [...args, '--reporter=append-only'], project, {})
+  assert.equal(result.code, 0, `pnpm ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`)
+  return result
+}
+
+export async function lode (project: Project, args: string[]): Promise<RunResult> {
+  return await runNode(lodeBin, [...args, '--reporter=append-only'], project, {})
+}
+
+export function readLockfileText (project: Project): string {
+  return fs.readFileSync(path.join(project.dir, 'pnpm-lock.yaml'), 'utf8')
+}
