@@ -243,7 +243,7 @@ export function fromRegistry (resolved: ResolvedRegistryPackage, autoInstallPeer
   for (const [peer, peerMeta] of Object.entries(peerDependenciesMeta)) {
     if (peerMeta.optional === true && peerDependencies[peer] === undefined) peerDependencies[peer] = '*'
   }
-  const declaredPeers = Object.fromEntries(Object.entries(meta.peerDependencies ?? {}).filter(([peer]) => peer !== meta.name && optionalDependencies[peer] === undefined))
+  const declaredPeers = Object.fromEntries(Object.entries(peerDependencies).filter(([peer]) => peer !== meta.name && optionalDependencies[peer] === undefined))
   if (Object.keys(declaredPeers).length > 0) lockfileFields.peerDependencies = declaredPeers
   const optionalPeers = Object.fromEntries(Object.entries(peerDependenciesMeta).filter(([, m]) => m.optional === true).map(([peer]) => [peer, { optional: true as const }]))
   if (Object.keys(optionalPeers).length > 0) lockfileFields.peerDependenciesMeta = optionalPeers
