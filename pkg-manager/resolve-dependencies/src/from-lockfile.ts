@@ -1,4 +1,4 @@
-import type { Lockfile } from '@lode/pkg-manager.lockfile'
+import type { Lockfile, SnapshotInfo } from '@lode/pkg-manager.lockfile'
 
 import type { ResolvedPackage } from './types.js'
 
@@ -10,10 +10,8 @@ import type { ResolvedPackage } from './types.js'
 export function lockedPackage (lockfile: Lockfile | undefined, pkgId: string): ResolvedPackage | undefined {
   const info = lockfile?.packages?.[pkgId]
   if (info === undefined) return undefined
-  const snapshots = lockfile!.snapshots ?? {}
-  const key = snapshots[pkgId] !== undefined ? pkgId : Object.keys(snapshots).find((depPath) => depPath.startsWith(`${pkgId}(`))
-  if (key === undefined) return undefined
-  const snapshot = snapshots[key]!
+  const snapshot = snapshotOf(lockfile, pkgId)
+  if (snapshot === undefined) return undefined
   const at = pkgId.indexOf('@', 1)
   const name = pkgId.slice(0, at)
   const version = pkgId.slice(at + 1)
@@ -44,4 +42,11 @@ export function lockedPackage (lockfile: Lockfile | undefined, pkgId: string): R
   }
   if (typeof info.deprecated === 'string') pkg.deprecated = info.deprecated
   return pkg
+}
+
+/** A snapshot of `pkgId` (any of its peer variants: they share their own dependencies). */
+export function snapshotOf (lockfile: Lockfile | undefined, pkgId: string): SnapshotInfo | undefined {
+  const snapshots = lockfile?.snapshots
+  if (snapshots === undefined) return undefined
+  return snapshots[pkgId] ?? snapshots[Object.keys(snapshots).find((depPath) => depPath.startsWith(`${pkgId}(`)) ?? '']
 }

@@ -3,7 +3,7 @@ import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { DIRECT_DEP_WEIGHT, RESOLVED_VERSION_WEIGHT, parseWantedSpec, satisfiesLoose } from '@lode/resolving.npm-resolver'
 import type { NpmResolver, PreferredVersions, ResolvedRegistryPackage } from '@lode/resolving.npm-resolver'
 
-import { lockedPackage } from './from-lockfile.js'
+import { lockedPackage, snapshotOf } from './from-lockfile.js'
 import type { Edge, ResolvedPackage } from './types.js'
 
 // pnpm's weight for a version already in the lockfile.
@@ -209,11 +209,8 @@ function childrenOf (pkg: ResolvedPackage, lockfile: Lockfile | undefined): Want
 /** alias → locked version (without peer suffix) of a package's children in the lockfile, if it has a snapshot. */
 function lockedChildren (lockfile: Lockfile | undefined, pkgId: string): Map<string, string> {
   const out = new Map<string, string>()
-  const snapshots = lockfile?.snapshots
-  if (snapshots === undefined) return out
-  const key = snapshots[pkgId] !== undefined ? pkgId : Object.keys(snapshots).find((depPath) => depPath.startsWith(`${pkgId}(`))
-  if (key === undefined) return out
-  const snapshot = snapshots[key]!
+  const snapshot = snapshotOf(lockfile, pkgId)
+  if (snapshot === undefined) return out
   for (const deps of [snapshot.dependencies, snapshot.optionalDependencies]) {
     for (const [alias, ref] of Object.entries(deps ?? {})) {
       const bare = ref.replace(/\(.*$/, '')
