@@ -76,7 +76,6 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
       lockfile: current?.lockfile,
       autoInstallPeers: config.autoInstallPeers,
       peersSuffixMaxLength: config.peersSuffixMaxLength,
-      onWarning: (message) => { emit({ type: 'warning', message }) },
       onInfo: (message) => { emit({ type: 'info', message }) },
     })
     const packages = Object.keys(result.lockfile.packages ?? {}).length

@@ -1,13 +1,13 @@
 import { LOCKFILE_VERSION } from '@lode/fs.formats'
 import { DEPENDENCY_GROUPS } from '@lode/pkg-manager.lockfile'
 import type { DependencyGroup, Lockfile, PackageInfo, ProjectSnapshot, SnapshotInfo } from '@lode/pkg-manager.lockfile'
-import { DIRECT_DEP_WEIGHT, parseWantedSpec } from '@lode/resolving.npm-resolver'
+import { DIRECT_DEP_WEIGHT, EXISTING_VERSION_WEIGHT, parseWantedSpec } from '@lode/resolving.npm-resolver'
 import type { NpmResolver } from '@lode/resolving.npm-resolver'
 import semver from 'semver'
 
 import { PeerResolver } from './resolve-peers.js'
 import type { MissingPeer, PeerIssue, PeerNode } from './resolve-peers.js'
-import { EXISTING_VERSION_WEIGHT, Scope, TreeResolver } from './resolve-tree.js'
+import { Scope, TreeResolver } from './resolve-tree.js'
 import type { WantedDependency } from './resolve-tree.js'
 import type { Edge, Importer, ResolvedPackage } from './types.js'
 
@@ -21,7 +21,6 @@ export interface ResolveDependenciesOptions {
   lockfile: Lockfile | undefined
   autoInstallPeers: boolean
   peersSuffixMaxLength: number
-  onWarning: (message: string) => void
   onInfo: (message: string) => void
 }
 

@@ -6,8 +6,6 @@ import type { NpmResolver, PreferredVersions, ResolvedRegistryPackage } from '@l
 import { lockedPackage, snapshotOf } from './from-lockfile.js'
 import type { Edge, ResolvedPackage } from './types.js'
 
-// pnpm's weight for a version already in the lockfile.
-const EXISTING_VERSION_WEIGHT = 1
 
 /** Preferred versions in scope: an importer's, plus the versions resolved beside each ancestor. */
 export class Scope {
@@ -275,5 +273,3 @@ function resolutionOf ({ name, version, registry, meta }: ResolvedRegistryPackag
     ? { integrity: meta.dist.integrity }
     : { integrity: meta.dist.integrity, tarball: meta.dist.tarball }
 }
-
-export { EXISTING_VERSION_WEIGHT }

@@ -10,7 +10,8 @@ import type { RegistrySpec } from './spec.js'
  */
 export type PreferredVersions = Readonly<Record<string, { type: 'version' | 'range' | 'tag', weight: number }>>
 
-// pnpm's weights (resolver-base): a version seen in the graph, and a direct dependency's version.
+// pnpm's weights (resolver-base): a version in the lockfile, a version seen in the graph, and a direct dependency's version.
+export const EXISTING_VERSION_WEIGHT = 1
 export const RESOLVED_VERSION_WEIGHT = 1_000
 export const DIRECT_DEP_WEIGHT = 1_000_000
 

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
-import { NpmResolver, metadataCachePath, parseWantedSpec, pickVersion } from '@lode/resolving.npm-resolver'
+import { NpmResolver, metadataCachePath, narrowToPublishedBy, parseWantedSpec, pickVersion } from '@lode/resolving.npm-resolver'
 import type { NpmResolverOptions, Packument, RegistrySpec } from '@lode/resolving.npm-resolver'
 import { RegistryClient } from '@lode/resolving.registry-client'
 
@@ -150,12 +150,17 @@ test('a damaged cache entry is fetched again, with a warning', async () => {
   assert.match(warnings[0]!, /pick\.mpk/)
 })
 
-test('pickVersion moves dist-tags back with the versions it drops', () => {
+test('narrowToPublishedBy moves dist-tags back with the versions it drops', () => {
+  const meta = (version: string): Packument['versions'][string] => ({ name: 'x', version, dist: { tarball: 't', integrity: 'i' } })
   const packument: Packument = {
     name: 'x',
-    distTags: { latest: '1.0.0' },
-    versions: { '1.0.0': { name: 'x', version: '1.0.0', dist: { tarball: 't', integrity: 'i' } } },
+    distTags: { latest: '2.1.0', next: '3.0.0-rc.1' },
+    time: { '1.0.0': '2025-01-01T00:00:00.000Z', '2.0.0': '2025-02-01T00:00:00.000Z', '2.1.0': '2026-05-31T00:00:00.000Z', '3.0.0-rc.1': '2026-05-31T00:00:00.000Z' },
+    versions: { '1.0.0': meta('1.0.0'), '2.0.0': meta('2.0.0'), '2.1.0': meta('2.1.0'), '3.0.0-rc.1': meta('3.0.0-rc.1') },
   }
-  assert.equal(pickVersion(packument, { type: 'range', name: 'x', range: '*' }), '1.0.0')
+  const narrowed = narrowToPublishedBy(packument, new Date('2026-01-01T00:00:00.000Z'))
+  assert.deepEqual(Object.keys(narrowed.versions), ['1.0.0', '2.0.0'])
+  assert.deepEqual(narrowed.distTags, { latest: '2.0.0' }, 'latest moves back within its major; next has no candidate and is dropped')
+  assert.equal(pickVersion(packument, { type: 'range', name: 'x', range: '*' }), '2.1.0')
   assert.equal(pickVersion(packument, { type: 'tag', name: 'x', tag: 'nope' }), undefined)
 })

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { test } from 'node:test'
+
+import { getConfig } from '@lode/pkg-manager.config'
+
+function dirs (): { dir: string, home: string } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-config-'))
+  const dir = path.join(root, 'project')
+  const home = path.join(root, 'home')
+  fs.mkdirSync(dir)
+  fs.mkdirSync(home)
+  return { dir, home }
+}
+
+const noNpm = (): string => { throw new Error('npm must not be asked when a registry is configured') }
+
+test('.npmrc layers: user, then project, then npm_config_* variables, then overrides; pnpm-workspace.yaml settings', () => {
+  const { dir, home } = dirs()
+  fs.writeFileSync(path.join(home, '.npmrc'), 'registry=http://user.test/\n@corp:registry=http://corp.test/npm\n//corp.test/npm/:_authToken=${CORP_TOKEN}\nfetch-retries=5\n')
+  fs.writeFileSync(path.join(dir, '.npmrc'), 'registry=http://project.test\nstrict-ssl=false\n')
+  fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), 'minimumReleaseAge: 60\nminimumReleaseAgeExclude: [left-pad]\nautoInstallPeers: false\n')
+  const config = getConfig({ dir, env: { HOME: home, CORP_TOKEN: 'tok', npm_config_fetch_timeout: '1234' }, overrides: {}, lodeVersion: '0.0.0', npmDefaultRegistry: noNpm })
+  assert.equal(config.registry, 'http://project.test/')
+  assert.deepEqual(config.scopedRegistries, { '@corp': 'http://corp.test/npm/' })
+  assert.equal(config.rawNpmrc['//corp.test/npm/:_authToken'], 'tok')
+  assert.equal(config.fetchRetries, 5)
+  assert.equal(config.fetchTimeout, 1234)
+  assert.equal(config.strictSsl, false)
+  assert.equal(config.minimumReleaseAge, 60)
+  assert.deepEqual(config.minimumReleaseAgeExclude, ['left-pad'])
+  assert.equal(config.autoInstallPeers, false)
+  assert.equal(config.cacheDir, path.join(home, '.cache', 'lode'))
+  assert.ok(Object.isFrozen(config))
+  const overridden = getConfig({ dir, env: { HOME: home }, overrides: { registry: 'http://flag.test', cacheDir: 'c' }, lodeVersion: '0.0.0', npmDefaultRegistry: noNpm })
+  assert.equal(overridden.registry, 'http://flag.test/')
+  assert.equal(overridden.cacheDir, path.join(dir, 'c'))
+})
+
+test('pnpm 11 defaults, with the registry asked of npm when nothing names one', () => {
+  const { dir, home } = dirs()
+  const config = getConfig({ dir, env: { HOME: home }, overrides: {}, lodeVersion: '0.0.0', npmDefaultRegistry: () => 'http://npm-default.test' })
+  assert.equal(config.registry, 'http://npm-default.test/')
+  assert.equal(config.minimumReleaseAge, 1440)
+  assert.equal(config.autoInstallPeers, true)
+  assert.equal(config.fetchRetries, 2)
+  assert.equal(config.fetchRetryFactor, 10)
+  assert.equal(config.peersSuffixMaxLength, 1000)
+  assert.ok(config.networkConcurrency >= 64 && config.networkConcurrency <= 96)
+})
+
+test('a setting of the wrong type and an unreadable pnpm-workspace.yaml name the file', () => {
+  const { dir, home } = dirs()
+  fs.writeFileSync(path.join(home, '.npmrc'), 'registry=http://user.test/\n')
+  const file = path.join(dir, 'pnpm-workspace.yaml')
+  fs.writeFileSync(file, 'minimumReleaseAge: soon\n')
+  assert.throws(() => getConfig({ dir, env: { HOME: home }, overrides: {}, lodeVersion: '0.0.0', npmDefaultRegistry: noNpm }), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'ERR_LODE_INVALID_SETTING')
+    assert.ok(err.message.includes('minimumReleaseAge') && err.message.includes(file))
+    return true
+  })
+  fs.writeFileSync(file, 'packages: [\n')
+  assert.throws(() => getConfig({ dir, env: { HOME: home }, overrides: {}, lodeVersion: '0.0.0', npmDefaultRegistry: noNpm }), { code: 'ERR_LODE_INVALID_WORKSPACE_YAML' })
+})
