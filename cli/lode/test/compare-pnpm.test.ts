@@ -41,6 +41,21 @@ const PACKAGES: PackageSpec[] = [
   { name: 'opt-plugin', version: '1.0.0', manifest: { peerDependencies: { 'opt-peer': '^1.0.0' }, peerDependenciesMeta: { 'opt-peer': { optional: true } } } },
   { name: 'strict-plugin', version: '1.0.0', manifest: { peerDependencies: { host: '^1.0.0' } } },
   { name: 'wrapper', version: '1.0.0', dependencies: { 'host-plugin': '1.0.0' } },
+  // Entries of the compatibility database pnpm applies (@yarnpkg/extensions).
+  { name: 'ms', version: '2.1.2' },
+  { name: 'debug', version: '4.1.1', dependencies: { ms: '^2.1.1' } },
+  { name: 'supports-color', version: '7.2.0' },
+  { name: 'uses-debug', version: '1.0.0', dependencies: { debug: '^4.1.0', 'supports-color': '^7.0.0' } },
+  { name: 'got', version: '10.7.0' },
+  { name: '@types/responselike', version: '1.0.0' },
+  { name: '@types/keyv', version: '3.1.1' },
+  { name: 'ws', version: '7.0.0' },
+  // Overrides.
+  { name: 'foo', version: '1.0.0' },
+  { name: 'foo', version: '1.1.0' },
+  { name: 'foo', version: '2.0.0' },
+  { name: 'bar', version: '1.0.0', dependencies: { foo: '^1.0.0', aaa: '^1.0.0' } },
+  { name: 'baz', version: '1.0.0', dependencies: { foo: '^1.0.0' }, manifest: { peerDependencies: { host: '^2.0.0' } } },
 ]
 
 let registry: TestRegistry
@@ -48,6 +63,15 @@ before(async () => { registry = await TestRegistry.start(PACKAGES) })
 after(async () => { await registry.close() })
 
 /** Runs pnpm and lode on copies of one project and requires the same pnpm-lock.yaml, byte for byte. */
+async function rerunBoth (projects: { pnpmProject: Project, lodeProject: Project }, change: (dir: string) => void): Promise<void> {
+  change(projects.pnpmProject.dir)
+  change(projects.lodeProject.dir)
+  await pnpm(projects.pnpmProject, ['install', '--lockfile-only'])
+  const result = await lode(projects.lodeProject, ['install', '--lockfile-only'])
+  assert.equal(result.code, 0, `lode failed:\n${result.stdout}\n${result.stderr}`)
+  assert.equal(readLockfileText(projects.lodeProject), readLockfileText(projects.pnpmProject))
+}
+
 async function compare (manifest: Record<string, unknown>, files: Record<string, string> = {}): Promise<{ pnpmProject: Project, lodeProject: Project }> {
   const pnpmProject = makeProject(registry, manifest, files)
   const lodeProject = cloneProject(pnpmProject)
@@ -100,5 +124,21 @@ describe('lode install --lockfile-only writes the lockfile pnpm 11 writes', () =
     const afterEdit = await lode(lodeProject, ['install', '--lockfile-only'])
     assert.equal(afterEdit.code, 0, afterEdit.stderr)
     assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  })
+
+  test('the compatibility database pnpm applies: optional peers and added dependencies', async () => {
+    const { lodeProject } = await compare({ name: 'compat', version: '1.0.0', dependencies: { 'uses-debug': '^1.0.0', got: '^10.0.0', ws: '^7.0.0' } })
+    const lockfile = readLockfileText(lodeProject)
+    assert.match(lockfile, /debug@4\.1\.1\(supports-color@7\.2\.0\)/, 'debug sees supports-color as an optional peer')
+    assert.match(lockfile, /'@types\/keyv': 3\.1\.1/, 'got@<11 gets its missing dependencies')
+  })
+
+  test('overrides: global, ranged, parent>child, removal, $references; a changed override re-resolves', async () => {
+    const manifest = { name: 'overrides', version: '1.0.0', dependencies: { bar: '^1.0.0', baz: '^1.0.0', foo: '^1.0.0', host: '^2.0.0' } }
+    const workspace = (overrides: string): Record<string, string> => ({ 'pnpm-workspace.yaml': `overrides:\n${overrides}` })
+    const projects = await compare(manifest, workspace("  'foo@^1': 1.1.0\n  'bar>foo': 2.0.0\n  aaa: '-'\n"))
+    await rerunBoth(projects, (dir) => { fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), "overrides:\n  foo: 1.0.0\n  'baz>host': '-'\n") })
+    await rerunBoth(projects, (dir) => { fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), 'overrides:\n  aaa: $foo\n') })
+    await rerunBoth(projects, (dir) => { fs.rmSync(path.join(dir, 'pnpm-workspace.yaml')) })
   })
 })

@@ -33,6 +33,11 @@ export interface Config {
   readonly minimumReleaseAgeExclude: readonly string[]
   readonly autoInstallPeers: boolean
   readonly peersSuffixMaxLength: number
+  /** `overrides` from pnpm-workspace.yaml, as written (selector → specifier). */
+  readonly overrides: Readonly<Record<string, string>>
+  /** `packageExtensions` from pnpm-workspace.yaml, as written (selector → fields to add). */
+  readonly packageExtensions: Readonly<Record<string, Readonly<Record<string, Readonly<Record<string, unknown>>>>>>
+  readonly ignoreCompatibilityDb: boolean
   readonly userAgent: string
 }
 
@@ -124,12 +129,25 @@ export function getConfig (opts: GetConfigOptions): Config {
     minimumReleaseAgeExclude: setting('minimumReleaseAgeExclude', isStrings, []),
     autoInstallPeers: setting('autoInstallPeers', isBool, true),
     peersSuffixMaxLength: setting('peersSuffixMaxLength', isNumber, 1000),
+    overrides: setting('overrides', isStringMap, {}),
+    packageExtensions: setting('packageExtensions', isPackageExtensions, {}),
+    ignoreCompatibilityDb: setting('ignoreCompatibilityDb', isBool, false),
     userAgent: `lode/${opts.lodeVersion} node/${process.version} ${process.platform} ${process.arch}`,
   }
   return Object.freeze(config)
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string'
+const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isStringMap = (v: unknown): v is Record<string, string> => isMap(v) && Object.values(v).every(isString)
+
+/** `{ "name@range": { dependencies: {...}, peerDependenciesMeta: { peer: { optional: true } } } }` */
+function isPackageExtensions (v: unknown): v is Record<string, Record<string, Record<string, unknown>>> {
+  return isMap(v) && Object.values(v).every((extension) => isMap(extension) && Object.entries(extension).every(([field, value]) =>
+    field === 'peerDependenciesMeta'
+      ? isMap(value) && Object.values(value).every((meta) => isMap(meta) && (meta['optional'] === undefined || typeof meta['optional'] === 'boolean'))
+      : ['dependencies', 'optionalDependencies', 'peerDependencies'].includes(field) && isStringMap(value)))
+}
 
 function withSlash (url: string): string {
   return url.endsWith('/') ? url : `${url}/`

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { LodeError, hasErrno } from '@lode/fs.error'
 import type { Config } from '@lode/pkg-manager.config'
 import { readLockfile, writeLockfile } from '@lode/pkg-manager.lockfile'
+import { createReadPackageHooks, overridesMap, parseOverrides, replaceVersionReferences } from '@lode/pkg-manager.read-package-hook'
 import { resolveDependencies } from '@lode/pkg-manager.resolve-dependencies'
 import type { PeerIssue, ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
 import { NpmResolver } from '@lode/resolving.npm-resolver'
@@ -47,6 +48,13 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
   }
   const manifest = await readProjectManifest(config.dir)
   const current = await readLockfile(config.dir)
+  const overrides = parseOverrides(replaceVersionReferences(config.overrides, manifest))
+  const hooks = createReadPackageHooks({
+    ignoreCompatibilityDb: config.ignoreCompatibilityDb,
+    packageExtensions: config.packageExtensions,
+    overrides,
+    rootDir: config.dir,
+  })
   const client = new RegistryClient({
     authHeader: createAuthHeaderLookup(config.rawNpmrc, config.registry),
     networkConcurrency: config.networkConcurrency,
@@ -71,7 +79,9 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
   })
   try {
     const result = await resolveDependencies({
-      importers: [{ id: '.', manifest }],
+      importers: [{ id: '.', manifest: hooks.project(manifest, config.dir) }],
+      readPackageHook: hooks.dependency,
+      lockfileSettings: { overrides: overridesMap(overrides) },
       resolver,
       lockfile: current?.lockfile,
       autoInstallPeers: config.autoInstallPeers,

@@ -1,6 +1,10 @@
+import { isDeepStrictEqual } from 'node:util'
+
 import { LOCKFILE_VERSION } from '@lode/fs.formats'
 import { DEPENDENCY_GROUPS } from '@lode/pkg-manager.lockfile'
 import type { DependencyGroup, Lockfile, PackageInfo, ProjectSnapshot, SnapshotInfo } from '@lode/pkg-manager.lockfile'
+import { parseOverrides } from '@lode/pkg-manager.read-package-hook'
+import type { ManifestHook, Override } from '@lode/pkg-manager.read-package-hook'
 import { DIRECT_DEP_WEIGHT, EXISTING_VERSION_WEIGHT, parseWantedSpec } from '@lode/resolving.npm-resolver'
 import type { NpmResolver } from '@lode/resolving.npm-resolver'
 import semver from 'semver'
@@ -21,6 +25,10 @@ export interface ResolveDependenciesOptions {
   lockfile: Lockfile | undefined
   autoInstallPeers: boolean
   peersSuffixMaxLength: number
+  /** Changes a dependency's manifest before its dependencies are read (compatibility database, packageExtensions, overrides). */
+  readPackageHook?: ManifestHook
+  /** Recorded in the lockfile; when they differ from the current lockfile's, nothing in it is reused as is. */
+  lockfileSettings: { overrides?: Record<string, string> }
   onInfo: (message: string) => void
 }
 
@@ -34,9 +42,16 @@ export interface ResolveDependenciesResult {
 /** The wanted dependency graph of every importer, as a `pnpm-lock.yaml` v9 document. */
 export async function resolveDependencies (opts: ResolveDependenciesOptions): Promise<ResolveDependenciesResult> {
   const deprecated = { direct: [] as string[], subdependencies: [] as string[] }
+  // Changed overrides can change any package's manifest: every package is read again (pnpm's full
+  // resolution), locked versions still kept where they satisfy, except for the targets of removed overrides.
+  const settingsChanged = opts.lockfile !== undefined && !isDeepStrictEqual(opts.lockfile.overrides ?? {}, opts.lockfileSettings.overrides ?? {})
+  const staleNames = settingsChanged ? staleOverrideTargets(opts.lockfile?.overrides, opts.lockfileSettings.overrides) : new Set<string>()
   const tree = new TreeResolver({
     resolver: opts.resolver,
     lockfile: opts.lockfile,
+    reuseLockedManifests: !settingsChanged,
+    staleNames,
+    readPackageHook: opts.readPackageHook ?? ((manifest) => manifest),
     autoInstallPeers: opts.autoInstallPeers,
     onDeprecated: (pkg, direct) => { (direct ? deprecated.direct : deprecated.subdependencies).push(pkg.id) },
     onOptionalSkipped: opts.onInfo,
@@ -56,7 +71,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
   for (const pkgId of Object.keys(opts.lockfile?.packages ?? {})) {
     const at = pkgId.indexOf('@', 1)
     const version = pkgId.slice(at + 1)
-    if (semver.valid(version) !== null) importerScope.add(pkgId.slice(0, at), version, 'version', EXISTING_VERSION_WEIGHT)
+    if (semver.valid(version) !== null && !staleNames.has(pkgId.slice(0, at))) importerScope.add(pkgId.slice(0, at), version, 'version', EXISTING_VERSION_WEIGHT)
   }
 
   const direct = opts.importers.map((importer, importerIndex) => {
@@ -69,7 +84,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
       for (const [alias, specifier] of Object.entries(importer.manifest[group] ?? {})) {
         const lockedDep = locked?.[group]?.[alias]
         const entry: WantedDependency = { alias, bareSpecifier: specifier, optional: group === 'optionalDependencies' }
-        if (lockedDep !== undefined && lockedDep.specifier === specifier) {
+        if (lockedDep !== undefined && lockedDep.specifier === specifier && !staleNames.has(alias)) {
           const version = lockedVersionOf(lockedDep.version)
           if (version !== undefined) entry.lockedVersion = version
         }
@@ -102,8 +117,27 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     fresh.forEach((entry, i) => { direct[i]!.hidden.push(...entry.edges) })
   }
 
-  const lockfile = toLockfile({ importers: opts.importers, direct, roots, peers, packages: tree.packages, lockfile: opts.lockfile, autoInstallPeers: opts.autoInstallPeers, peersSuffixMaxLength: opts.peersSuffixMaxLength })
+  const lockfile = toLockfile({ importers: opts.importers, direct, roots, peers, packages: tree.packages, lockfile: opts.lockfile, autoInstallPeers: opts.autoInstallPeers, peersSuffixMaxLength: opts.peersSuffixMaxLength, settings: opts.lockfileSettings })
   return { lockfile, peerIssues: peers.issues, deprecated }
+}
+
+/** Names whose global, rangeless override was removed: their locked versions are dropped, as pnpm does. */
+function staleOverrideTargets (locked: Readonly<Record<string, string>> | undefined, current: Readonly<Record<string, string>> | undefined): Set<string> {
+  const names = new Set<string>()
+  for (const selector of Object.keys(locked ?? {})) {
+    if (current?.[selector] !== undefined) continue
+    const [override] = tryParseOverrides({ [selector]: '' })
+    if (override !== undefined && override.parentPkg === undefined && override.targetPkg.range === undefined) names.add(override.targetPkg.name)
+  }
+  return names
+}
+
+function tryParseOverrides (overrides: Record<string, string>): Override[] {
+  try {
+    return parseOverrides(overrides)
+  } catch {
+    return []
+  }
 }
 
 function safeSpec (alias: string, specifier: string): ReturnType<typeof parseWantedSpec> | undefined {
@@ -172,6 +206,7 @@ interface ToLockfileInput {
   lockfile: Lockfile | undefined
   autoInstallPeers: boolean
   peersSuffixMaxLength: number
+  settings: ResolveDependenciesOptions['lockfileSettings']
 }
 
 function toLockfile (input: ToLockfileInput): Lockfile {
@@ -224,5 +259,7 @@ function toLockfile (input: ToLockfileInput): Lockfile {
   const settings: Lockfile['settings'] = { autoInstallPeers: input.autoInstallPeers, excludeLinksFromLockfile: false }
   if (input.peersSuffixMaxLength !== 1000) settings.peersSuffixMaxLength = input.peersSuffixMaxLength
   const lockfile: Lockfile = { ...input.lockfile, lockfileVersion: LOCKFILE_VERSION, settings, importers, packages: packagesSection, snapshots: snapshotsSection }
+  if (input.settings.overrides !== undefined && Object.keys(input.settings.overrides).length > 0) lockfile.overrides = input.settings.overrides
+  else delete lockfile.overrides
   return lockfile
 }

@@ -1,7 +1,8 @@
 import { LodeError } from '@lode/fs.error'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
+import type { ManifestHook } from '@lode/pkg-manager.read-package-hook'
 import { DIRECT_DEP_WEIGHT, RESOLVED_VERSION_WEIGHT, parseWantedSpec, satisfiesLoose } from '@lode/resolving.npm-resolver'
-import type { NpmResolver, PreferredVersions, ResolvedRegistryPackage } from '@lode/resolving.npm-resolver'
+import type { NpmResolver, PreferredVersions, RegistrySpec, ResolvedRegistryPackage } from '@lode/resolving.npm-resolver'
 
 import { lockedPackage, snapshotOf } from './from-lockfile.js'
 import type { Edge, ResolvedPackage } from './types.js'
@@ -58,8 +59,13 @@ interface Occurrence {
 export interface ResolveTreeOptions {
   resolver: NpmResolver
   lockfile: Lockfile | undefined
+  /** False when settings that shape manifests changed: locked versions are kept, but manifests are read anew. */
+  reuseLockedManifests: boolean
+  /** Names whose locked versions must not be reused (targets of removed overrides). */
+  staleNames: ReadonlySet<string>
   onDeprecated: (pkg: ResolvedPackage, direct: boolean) => void
   onOptionalSkipped: (message: string) => void
+  readPackageHook: ManifestHook
   /** pnpm's `autoInstallPeers`: a required peer also listed as a dependency stays a peer. */
   autoInstallPeers: boolean
 }
@@ -112,7 +118,7 @@ export class TreeResolver {
       for (const [pkgId, { occurrence, pkg, childScope }] of [...owners].sort((a, b) => compareOccurrences(a[1].occurrence, b[1].occurrence))) {
         const edges: Edge[] = []
         this.children.set(pkgId, edges)
-        const wanted = childrenOf(pkg, this.opts.lockfile)
+        const wanted = childrenOf(pkg, this.opts.lockfile, this.opts.staleNames)
         wanted.forEach((child, slot) => {
           next.push({ importerIndex: occurrence.importerIndex, parentPath: [...occurrence.parentPath, pkgId], wanted: child, scope: childScope, edges, slot })
         })
@@ -132,15 +138,19 @@ export class TreeResolver {
         hint: 'Use a registry version range for now.',
       })
     }
+    let wantedSpec: RegistrySpec = spec
     if (wanted.lockedVersion !== undefined && satisfiesLockedRange(wanted.lockedVersion, spec)) {
-      const locked = lockedPackage(this.opts.lockfile, `${spec.name}@${wanted.lockedVersion}`)
-      if (locked !== undefined) return this.remember(locked, depth)
+      if (this.opts.reuseLockedManifests) {
+        const locked = lockedPackage(this.opts.lockfile, `${spec.name}@${wanted.lockedVersion}`)
+        if (locked !== undefined) return this.remember(locked, depth)
+      }
+      wantedSpec = { type: 'version', name: spec.name, version: wanted.lockedVersion }
     }
     const preferred = occurrence.scope.preferred(spec.name)
-    const key = `${spec.name}\t${spec.type === 'version' ? spec.version : spec.type === 'range' ? spec.range : `tag:${spec.tag}`}\t${JSON.stringify(preferred)}`
+    const key = `${spec.name}\t${wantedSpec.type === 'version' ? wantedSpec.version : wantedSpec.type === 'range' ? wantedSpec.range : `tag:${wantedSpec.tag}`}\t${JSON.stringify(preferred)}`
     let pending = this.pending.get(key)
     if (pending === undefined) {
-      pending = this.opts.resolver.resolve(spec, preferred).then((resolved) => fromRegistry(resolved, this.opts.autoInstallPeers), (err: unknown) => {
+      pending = this.opts.resolver.resolve(wantedSpec, preferred).then((resolved) => fromRegistry({ ...resolved, meta: this.opts.readPackageHook(resolved.meta) }, this.opts.autoInstallPeers), (err: unknown) => {
         if (wanted.optional && err instanceof LodeError && (err.code === 'ERR_LODE_NOT_FOUND' || err.code === 'ERR_LODE_NO_MATCHING_VERSION')) {
           this.opts.onOptionalSkipped(`${wanted.alias}@${wanted.bareSpecifier} is an optional dependency that could not be resolved. Excluding it from installation.`)
           return undefined
@@ -190,8 +200,9 @@ function isBetterOwner (candidate: Occurrence, current: Occurrence): boolean {
 }
 
 /** The dependencies a package asks for: from its manifest, or pinned by the lockfile's snapshot. */
-function childrenOf (pkg: ResolvedPackage, lockfile: Lockfile | undefined): WantedDependency[] {
+function childrenOf (pkg: ResolvedPackage, lockfile: Lockfile | undefined, staleNames: ReadonlySet<string>): WantedDependency[] {
   const locked = lockedChildren(lockfile, pkg.id)
+  for (const name of staleNames) locked.delete(name)
   const wanted: WantedDependency[] = []
   const add = (deps: Record<string, string>, optional: boolean): void => {
     for (const [alias, bareSpecifier] of Object.entries(deps)) {

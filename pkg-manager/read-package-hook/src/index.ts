@@ -1,0 +1,39 @@
+import { compatibilityExtensions, createPackageExtender } from './extensions.js'
+import type { PackageExtension } from './extensions.js'
+import type { HookedManifest, ManifestHook } from './manifest.js'
+import { createVersionsOverrider } from './overrides.js'
+import type { Override } from './overrides.js'
+
+export type { HookedManifest, ManifestHook } from './manifest.js'
+export type { PackageExtension } from './extensions.js'
+export { compatibilityExtensions, createPackageExtender } from './extensions.js'
+export type { Override } from './overrides.js'
+export { createVersionsOverrider, overridesMap, parseOverrides, replaceVersionReferences } from './overrides.js'
+
+export interface ReadPackageHookOptions {
+  /** pnpm's `ignoreCompatibilityDb`: skip the compatibility database. */
+  ignoreCompatibilityDb: boolean
+  packageExtensions: Readonly<Record<string, PackageExtension>>
+  overrides: readonly Override[]
+  /** Where relative `file:`/`link:` overrides point from: the workspace root. */
+  rootDir: string
+}
+
+export interface ReadPackageHooks {
+  /** For a project's own manifest (its directory given): the user's extensions and overrides. */
+  project: <T extends HookedManifest>(manifest: T, projectDir: string) => T
+  /** For a dependency's manifest from the registry: the compatibility database first, then as for projects. */
+  dependency: <T extends HookedManifest>(manifest: T) => T
+}
+
+/** The manifest changes pnpm 11 applies while resolving, in pnpm's order. */
+export function createReadPackageHooks (opts: ReadPackageHookOptions): ReadPackageHooks {
+  const base: ManifestHook[] = []
+  if (Object.keys(opts.packageExtensions).length > 0) base.push(createPackageExtender(opts.packageExtensions))
+  if (opts.overrides.length > 0) base.push(createVersionsOverrider(opts.overrides, opts.rootDir))
+  const forDependencies = opts.ignoreCompatibilityDb ? base : [createPackageExtender(compatibilityExtensions()), ...base]
+  return {
+    project: (manifest, projectDir) => base.reduce((m, hook) => hook(m, projectDir), manifest),
+    dependency: (manifest) => forDependencies.reduce((m, hook) => hook(m), manifest),
+  }
+}
