@@ -41,6 +41,9 @@ const PACKAGES: PackageSpec[] = [
   { name: 'opt-plugin', version: '1.0.0', manifest: { peerDependencies: { 'opt-peer': '^1.0.0' }, peerDependenciesMeta: { 'opt-peer': { optional: true } } } },
   { name: 'strict-plugin', version: '1.0.0', manifest: { peerDependencies: { host: '^1.0.0' } } },
   { name: 'wrapper', version: '1.0.0', dependencies: { 'host-plugin': '1.0.0' } },
+  { name: 'opt-peer', version: '1.0.0' },
+  { name: 'opt-peer', version: '1.2.0' },
+  { name: 'brings-opt-peer', version: '1.0.0', dependencies: { 'opt-peer': '1.0.0' } },
   // Entries of the compatibility database pnpm applies (@yarnpkg/extensions).
   { name: 'ms', version: '2.1.2' },
   { name: 'debug', version: '4.1.1', dependencies: { ms: '^2.1.1' } },
@@ -103,6 +106,8 @@ describe('lode install --lockfile-only writes the lockfile pnpm 11 writes', () =
     await compare({ name: 'peers-auto', version: '1.0.0', dependencies: { 'lonely-plugin': '^1.0.0' } })
     await compare({ name: 'peers-nested', version: '1.0.0', dependencies: { 'c-parent': '^1.0.0' } })
     await compare({ name: 'peers-optional', version: '1.0.0', dependencies: { 'opt-plugin': '^1.0.0' } })
+    const inGraph = await compare({ name: 'peers-optional-in-graph', version: '1.0.0', dependencies: { 'opt-plugin': '^1.0.0', 'brings-opt-peer': '1.0.0' } })
+    assert.match(readLockfileText(inGraph.lodeProject), /opt-plugin@1\.0\.0\(opt-peer@1\.0\.0\)/, 'an optional peer already in the graph is hoisted')
     await compare({ name: 'peers-unmet', version: '1.0.0', dependencies: { host: '^2.0.0', 'strict-plugin': '^1.0.0' } })
     await compare({ name: 'peers-wrapped', version: '1.0.0', dependencies: { wrapper: '^1.0.0' } })
   })

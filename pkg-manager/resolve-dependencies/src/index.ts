@@ -103,14 +103,19 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
   })
   await tree.resolve(direct)
 
-  // Auto-installed peers: resolve what is missing as hidden direct dependencies, until nothing is.
+  // Peers hoisted to the importers, as pnpm does: missing required peers are resolved as hidden
+  // direct dependencies (autoInstallPeers); once none are missing, optional peers missing below an
+  // importer get the highest version already in the graph as hidden optional dependencies. Repeat
+  // until nothing new is added.
   let peers: PeerResolver
   let roots: Array<Map<string, PeerNode>>
   for (let round = 0; ; round++) {
     peers = new PeerResolver({ packages: tree.packages, children: tree.children, peersSuffixMaxLength: opts.peersSuffixMaxLength })
     roots = direct.map((importer) => peers.resolveImporter([...importer.edges, ...importer.hidden]))
-    if (!opts.autoInstallPeers || round > 10) break
-    const extra = direct.map((importer, i) => missingToInstall(roots[i]!, tree.packages, importer.hidden, opts.lockfile))
+    if (round > 20) break
+    const candidates = peerCandidates(tree.packages, opts.lockfile)
+    let extra = opts.autoInstallPeers ? direct.map((importer, i) => missingRequired(roots[i]!, candidates, importer.hidden)) : []
+    if (extra.every((list) => list.length === 0)) extra = direct.map((importer, i) => missingOptional(roots[i]!, candidates, importer.hidden))
     if (extra.every((list) => list.length === 0)) break
     const fresh = direct.map((importer, i) => ({ importerIndex: importer.importerIndex, wanted: extra[i]!, scope: importer.scope, edges: [] as Edge[] }))
     await tree.resolve(fresh)
@@ -157,35 +162,56 @@ function lockedVersionOf (ref: string): string | undefined {
 }
 
 /**
- * The required peers still missing at an importer's top, as wanted dependencies: the highest
- * version already in the graph that satisfies every range, else the ranges themselves.
+ * Versions a hoisted peer may take, as pnpm's preferred versions: those resolved in this graph
+ * first, then those only the lockfile has.
  */
-function missingToInstall (roots: Map<string, PeerNode>, packages: ReadonlyMap<string, ResolvedPackage>, hidden: readonly Edge[], lockfile: Lockfile | undefined): WantedDependency[] {
-  // pnpm's candidates: every version resolved in this graph, and every version in the lockfile.
-  const known = new Map<string, Set<string>>()
-  const addKnown = (name: string, version: string): void => {
-    let versions = known.get(name)
-    if (versions === undefined) known.set(name, versions = new Set())
-    versions.add(version)
+interface PeerCandidates { resolved: Map<string, string[]>, lockfileOnly: Map<string, string[]> }
+
+function peerCandidates (packages: ReadonlyMap<string, ResolvedPackage>, lockfile: Lockfile | undefined): PeerCandidates {
+  const add = (into: Map<string, string[]>, name: string, version: string): void => {
+    const versions = into.get(name)
+    if (versions === undefined) into.set(name, [version])
+    else if (!versions.includes(version)) versions.push(version)
   }
-  for (const pkg of packages.values()) addKnown(pkg.name, pkg.version)
+  const resolved = new Map<string, string[]>()
+  for (const pkg of packages.values()) if (semver.valid(pkg.version) !== null) add(resolved, pkg.name, pkg.version)
+  const lockfileOnly = new Map<string, string[]>()
   for (const pkgId of Object.keys(lockfile?.packages ?? {})) {
     const at = pkgId.indexOf('@', 1)
-    if (semver.valid(pkgId.slice(at + 1)) !== null) addKnown(pkgId.slice(0, at), pkgId.slice(at + 1))
+    const name = pkgId.slice(0, at)
+    const version = pkgId.slice(at + 1)
+    if (semver.valid(version) !== null && resolved.get(name)?.includes(version) !== true) add(lockfileOnly, name, version)
   }
+  return { resolved, lockfileOnly }
+}
+
+/** The highest candidate that `qualifies`: from the resolved tier first, then from all. */
+function pickCandidate (candidates: PeerCandidates, name: string, qualifies: (version: string) => boolean): string | undefined {
+  const highest = (versions: readonly string[]): string | undefined => versions.filter(qualifies).sort(semver.rcompare)[0]
+  const resolved = candidates.resolved.get(name) ?? []
+  return highest(resolved) ?? highest([...resolved, ...candidates.lockfileOnly.get(name) ?? []])
+}
+
+/** Missing peers at an importer's top (not provided, not hoisted yet), by name, in name order. */
+function missingAtTop (roots: Map<string, PeerNode>, hidden: readonly Edge[], optional: boolean): Array<[string, MissingPeer]> {
   const missing = new Map<string, MissingPeer>()
   for (const node of roots.values()) {
     for (const [name, peer] of node.missing) {
-      if (peer.optional || roots.has(name) || hidden.some((edge) => edge.alias === name)) continue
+      if (peer.optional !== optional || roots.has(name) || hidden.some((edge) => edge.alias === name)) continue
       const current = missing.get(name)
       if (current === undefined) missing.set(name, { ...peer, wantedBy: new Map(peer.wantedBy) })
       else for (const [range, by] of peer.wantedBy) current.wantedBy.set(range, [...(current.wantedBy.get(range) ?? []), ...by])
     }
   }
+  return [...missing].sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)
+}
+
+/** Missing required peers as wanted dependencies: a version already known that satisfies every range, else the ranges. */
+function missingRequired (roots: Map<string, PeerNode>, candidates: PeerCandidates, hidden: readonly Edge[]): WantedDependency[] {
   const wanted: WantedDependency[] = []
-  for (const [name, peer] of [...missing].sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)) {
+  for (const [name, peer] of missingAtTop(roots, hidden, false)) {
     const ranges = [...peer.wantedBy.keys()]
-    const existing = [...known.get(name) ?? []].filter((version) => ranges.every((range) => semver.satisfies(version, range, { loose: true }))).sort(semver.rcompare)[0]
+    const existing = pickCandidate(candidates, name, (version) => ranges.every((range) => semver.satisfies(version, range, { loose: true, includePrerelease: true })))
     if (existing !== undefined) {
       wanted.push({ alias: name, bareSpecifier: existing, optional: false, lockedVersion: existing })
       continue
@@ -193,6 +219,17 @@ function missingToInstall (roots: Map<string, PeerNode>, packages: ReadonlyMap<s
     const range = ranges.length === 1 ? ranges[0]! : ranges.join(' ')
     if (semver.validRange(range, { loose: true }) === null) continue
     wanted.push({ alias: name, bareSpecifier: range, optional: false })
+  }
+  return wanted
+}
+
+/** Missing optional peers that a version already in the graph (or lockfile) satisfies, as hidden optional dependencies. */
+function missingOptional (roots: Map<string, PeerNode>, candidates: PeerCandidates, hidden: readonly Edge[]): WantedDependency[] {
+  const wanted: WantedDependency[] = []
+  for (const [name, peer] of missingAtTop(roots, hidden, true)) {
+    const ranges = [...peer.wantedBy.keys()]
+    const version = pickCandidate(candidates, name, (v) => ranges.every((range) => semver.satisfies(v, range)))
+    if (version !== undefined) wanted.push({ alias: name, bareSpecifier: version, optional: true, lockedVersion: version })
   }
   return wanted
 }
