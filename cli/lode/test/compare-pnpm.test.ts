@@ -44,6 +44,14 @@ const PACKAGES: PackageSpec[] = [
   { name: 'opt-peer', version: '1.0.0' },
   { name: 'opt-peer', version: '1.2.0' },
   { name: 'brings-opt-peer', version: '1.0.0', dependencies: { 'opt-peer': '1.0.0' } },
+  // Cycles: of dependencies, and of peers between siblings.
+  { name: 'cyc-a', version: '1.0.0', dependencies: { 'cyc-b': '^1.0.0' } },
+  { name: 'cyc-b', version: '1.0.0', dependencies: { 'cyc-a': '^1.0.0', 'cyc-c': '^1.0.0' } },
+  { name: 'cyc-c', version: '1.0.0', dependencies: { 'cyc-b': '^1.0.0', aaa: '^1.0.0' } },
+  { name: 'pc-x', version: '1.0.0', manifest: { peerDependencies: { 'pc-y': '^1.0.0', host: '^2.0.0' } } },
+  { name: 'pc-y', version: '1.0.0', manifest: { peerDependencies: { 'pc-x': '^1.0.0' } } },
+  { name: 'pc-user', version: '1.0.0', manifest: { peerDependencies: { 'pc-x': '^1.0.0', 'pc-y': '^1.0.0' } } },
+  { name: 'old-engines', version: '1.0.0', manifest: { engines: ['node >= 0.8'] } },
   // Entries of the compatibility database pnpm applies (@yarnpkg/extensions).
   { name: 'ms', version: '2.1.2' },
   { name: 'debug', version: '4.1.1', dependencies: { ms: '^2.1.1' } },
@@ -129,6 +137,12 @@ describe('lode install --lockfile-only writes the lockfile pnpm 11 writes', () =
     const afterEdit = await lode(lodeProject, ['install', '--lockfile-only'])
     assert.equal(afterEdit.code, 0, afterEdit.stderr)
     assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  })
+
+  test('dependency cycles are unrolled once; siblings that are each other\'s peers are named bare; engines as an array', async () => {
+    await compare({ name: 'cycles', version: '1.0.0', dependencies: { 'cyc-a': '^1.0.0', host: '^2.0.0' } })
+    const { lodeProject } = await compare({ name: 'peer-cycles', version: '1.0.0', dependencies: { 'pc-x': '^1.0.0', 'pc-y': '^1.0.0', 'pc-user': '^1.0.0', host: '^2.0.0', 'old-engines': '1.0.0' } })
+    assert.match(readLockfileText(lodeProject), /pc-user@1\.0\.0\(pc-x@1\.0\.0\)\(pc-y@1\.0\.0\)/)
   })
 
   test('the compatibility database pnpm applies: optional peers and added dependencies', async () => {

@@ -18,6 +18,11 @@ export interface PeerNode {
   transitivePeerDependencies: string[]
   depPath?: string
   computing?: boolean
+  /**
+   * Set when this occurrence and a sibling resolve each other as peers (a cycle): other
+   * packages then name it in their suffixes without its own suffix, as pnpm breaks such cycles.
+   */
+  cycleBroken?: boolean
 }
 
 export interface MissingPeer {
@@ -70,7 +75,8 @@ export class PeerResolver {
     const nodes = edges.map((edge) => ({ edge, node: this.shell(edge.pkgId) }))
     for (const { edge, node } of nodes) this.provide(context, edge, node)
     const out = new Map<string, PeerNode>()
-    for (const { edge, node } of nodes) out.set(edge.alias, this.fill(node, context, new Set()))
+    for (const { edge, node } of nodes) out.set(edge.alias, this.fill(node, context, []))
+    markPeerCycles(nodes.map(({ edge, node }) => ({ alias: edge.alias, name: this.opts.packages.get(edge.pkgId)!.name, node })))
     return out
   }
 
@@ -95,11 +101,13 @@ export class PeerResolver {
    * every peer name below them share their content, so a package is walked once per distinct
    * set of providers, not once per path.
    */
-  private fill (node: PeerNode, context: Context, path: ReadonlySet<string>): PeerNode {
+  private fill (node: PeerNode, context: Context, path: readonly string[]): PeerNode {
     const pkgId = node.pkgId
     const needed = this.peersBelow.get(pkgId)!
-    const key = needed.size === 0 ? pkgId : `${pkgId}\0${[...needed].sort().map((name) => { const p = context.get(name); return p === undefined ? '' : String(this.ids.get(p)) }).join('\0')}`
-    const cached = this.cache.get(key)
+    // An occurrence reached through a cycle has fewer children (see below): it neither uses nor fills the cache.
+    const throughCycle = path.includes(pkgId)
+    const key = throughCycle ? undefined : needed.size === 0 ? pkgId : `${pkgId}\0${[...needed].sort().map((name) => { const p = context.get(name); return p === undefined ? '' : String(this.ids.get(p)) }).join('\0')}`
+    const cached = key === undefined ? undefined : this.cache.get(key)
     if (cached !== undefined) {
       // Shared maps: a node still being filled (a cycle) completes them later.
       node.children = cached.children
@@ -109,16 +117,19 @@ export class PeerResolver {
       node.transitivePeerDependencies = cached.transitivePeerDependencies
       return node
     }
-    this.cache.set(key, node)
+    if (key !== undefined) this.cache.set(key, node)
     const pkg = this.opts.packages.get(pkgId)!
-    const edges = (this.opts.children.get(pkgId) ?? []).filter((edge) => !path.has(edge.pkgId))
+    // pnpm unrolls a dependency cycle once: an edge is dropped only when the path already went
+    // from this package to that child (or a package depends on itself).
+    const innerPath = [...path, pkgId]
+    const edges = (this.opts.children.get(pkgId) ?? []).filter((edge) => edge.pkgId !== pkgId && !containsStep(innerPath, pkgId, edge.pkgId))
     const childContext = new Map(context)
     const shells = edges.map((edge) => ({ edge, child: this.shell(edge.pkgId) }))
     for (const { edge, child } of shells) this.provide(childContext, edge, child)
-    const innerPath = new Set(path).add(pkgId)
     // pnpm walks the children already visible as providers first, then the rest.
     const ordered = [...shells.filter(({ edge }) => context.has(edge.alias)), ...shells.filter(({ edge }) => !context.has(edge.alias))]
     for (const { child } of ordered) this.fill(child, childContext, innerPath)
+    markPeerCycles(shells.map(({ edge, child }) => ({ alias: edge.alias, name: this.opts.packages.get(edge.pkgId)!.name, node: child })))
     const ownAliases = new Set(edges.map((edge) => edge.alias))
     for (const { edge, child } of shells) {
       node.children.set(edge.alias, { node: child, optional: edge.optional })
@@ -152,7 +163,7 @@ export class PeerResolver {
     // Peers that wait on each other (a cycle) are named without their own suffixes.
     if (node.computing === true) return node.pkgId
     node.computing = true
-    const ids = [...node.allPeers.values()].map((peer) => this.depPath(peer)).sort()
+    const ids = [...node.allPeers.values()].map((peer) => peer.cycleBroken === true ? peer.pkgId : this.depPath(peer)).sort()
     node.computing = false
     let suffix = ids.join(')(')
     if (suffix.length > this.opts.peersSuffixMaxLength) suffix = createHash('sha256').update(suffix).digest('hex').slice(0, 32)
@@ -173,6 +184,48 @@ export class PeerResolver {
           }
         }
       }
+    }
+  }
+}
+
+/** pnpm's parentIdsContainSequence: `from` (the last id of `path`) occurs earlier, and `to` after that. */
+function containsStep (path: readonly string[], from: string, to: string): boolean {
+  const fromIndex = path.indexOf(from)
+  if (fromIndex === -1 || fromIndex === path.length - 1) return false
+  const toIndex = path.lastIndexOf(to)
+  return fromIndex < toIndex && toIndex !== path.length - 1
+}
+
+/**
+ * Marks siblings that resolve each other as peers, directly or through other siblings: pnpm's
+ * graph of sibling alias → aliases of the peers it resolved from above, and its cycles.
+ */
+function markPeerCycles (siblings: Array<{ alias: string, name: string, node: PeerNode }>): void {
+  const edges = new Map<string, string[]>()
+  const nodesByKey = new Map<string, PeerNode[]>()
+  for (const { alias, name, node } of siblings) {
+    if (node.allPeers.size === 0) continue
+    for (const key of alias === name ? [alias] : [alias, name]) {
+      const list = edges.get(key)
+      if (list === undefined) edges.set(key, [...node.allPeers.keys()])
+      else list.push(...node.allPeers.keys())
+      nodesByKey.set(key, [...nodesByKey.get(key) ?? [], node])
+    }
+  }
+  if (edges.size < 2) return
+  for (const start of edges.keys()) {
+    // Does `start` reach itself?
+    const seen = new Set<string>()
+    const stack = [...edges.get(start)!]
+    while (stack.length > 0) {
+      const key = stack.pop()!
+      if (key === start) {
+        for (const node of nodesByKey.get(start)!) node.cycleBroken = true
+        break
+      }
+      if (seen.has(key)) continue
+      seen.add(key)
+      stack.push(...edges.get(key) ?? [])
     }
   }
 }

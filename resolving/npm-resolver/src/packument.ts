@@ -63,10 +63,13 @@ function trimVersion (name: string, version: string, raw: unknown): PackageMeta 
     : typeof dist['shasum'] === 'string' ? `sha1-${Buffer.from(dist['shasum'], 'hex').toString('base64')}` : undefined
   if (integrity === undefined) return undefined
   const meta: PackageMeta = { name, version, dist: { tarball: dist['tarball'], integrity } }
-  for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies', 'engines'] as const) {
+  for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies'] as const) {
     const value = stringRecord(raw[field])
     if (value !== undefined && Object.keys(value).length > 0) meta[field] = value
   }
+  // Old packages have `engines: ["node >= 0.8"]`; pnpm records it keyed by index, `{'0': node >= 0.8}`.
+  const engines = stringRecord(Array.isArray(raw['engines']) ? Object.fromEntries(raw['engines'].entries()) : raw['engines'])
+  if (engines !== undefined && Object.keys(engines).length > 0) meta.engines = engines
   if (isObject(raw['peerDependenciesMeta'])) {
     const peerMeta: Record<string, { optional?: boolean }> = {}
     for (const [peer, value] of Object.entries(raw['peerDependenciesMeta'])) {
