@@ -6,6 +6,10 @@ bash "$root/scripts/setup.sh"
 . "$root/scripts/env.sh"
 cd "$root"
 eslint --max-warnings=0 .
+# Tests make temp dirs (projects, stores, caches) under os.tmpdir(); keep them in one place that goes afterwards.
+TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/lode-test-XXXXXX")
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT
 node --test --test-concurrency=2 "$@" \
   fs/*/dist/test/*.test.js store/*/dist/test/*.test.js worker/*/dist/test/*.test.js \
   resolving/*/dist/test/*.test.js pkg-manager/*/dist/test/*.test.js cli/*/dist/test/*.test.js
