@@ -160,4 +160,13 @@ describe('lode install --lockfile-only writes the lockfile pnpm 11 writes', () =
     await rerunBoth(projects, (dir) => { fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), 'overrides:\n  aaa: $foo\n') })
     await rerunBoth(projects, (dir) => { fs.rmSync(path.join(dir, 'pnpm-workspace.yaml')) })
   })
+
+  test('packageExtensions: dependencies and peers added, the checksum recorded; a changed extension re-resolves', async () => {
+    const manifest = { name: 'extensions', version: '1.0.0', dependencies: { 'uses-dep': '^1.0.0', host: '^2.0.0' } }
+    const extensions = "packageExtensions:\n  uses-dep@1:\n    dependencies:\n      aaa: ^1.0.0\n    peerDependencies:\n      host: ^2.0.0\n    peerDependenciesMeta:\n      opt-peer:\n        optional: true\n"
+    const projects = await compare(manifest, { 'pnpm-workspace.yaml': extensions })
+    assert.match(readLockfileText(projects.lodeProject), /packageExtensionsChecksum: sha256-/)
+    await rerunBoth(projects, (dir) => { fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), 'packageExtensions:\n  uses-dep:\n    dependencies:\n      foo: 2.0.0\n') })
+    await rerunBoth(projects, (dir) => { fs.rmSync(path.join(dir, 'pnpm-workspace.yaml')) })
+  })
 })

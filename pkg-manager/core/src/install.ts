@@ -4,7 +4,7 @@ import path from 'node:path'
 import { LodeError, hasErrno } from '@lode/fs.error'
 import type { Config } from '@lode/pkg-manager.config'
 import { readLockfile, writeLockfile } from '@lode/pkg-manager.lockfile'
-import { createReadPackageHooks, overridesMap, parseOverrides, replaceVersionReferences } from '@lode/pkg-manager.read-package-hook'
+import { createReadPackageHooks, overridesMap, packageExtensionsChecksum, parseOverrides, replaceVersionReferences } from '@lode/pkg-manager.read-package-hook'
 import { resolveDependencies } from '@lode/pkg-manager.resolve-dependencies'
 import type { PeerIssue, ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
 import { NpmResolver } from '@lode/resolving.npm-resolver'
@@ -81,7 +81,7 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
     const result = await resolveDependencies({
       importers: [{ id: '.', manifest: hooks.project(manifest, config.dir) }],
       readPackageHook: hooks.dependency,
-      lockfileSettings: { overrides: overridesMap(overrides) },
+      lockfileSettings: { overrides: overridesMap(overrides), packageExtensionsChecksum: packageExtensionsChecksum(config.packageExtensions) },
       resolver,
       lockfile: current?.lockfile,
       autoInstallPeers: config.autoInstallPeers,

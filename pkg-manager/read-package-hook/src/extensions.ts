@@ -1,4 +1,5 @@
 import { packageExtensions as compatibilityDb } from '@yarnpkg/extensions'
+import objectHash from 'object-hash'
 import semver from 'semver'
 
 import { copyManifest } from './manifest.js'
@@ -64,4 +65,14 @@ export function createPackageExtender (extensions: Readonly<Record<string, Packa
     }
     return out ?? manifest
   }
+}
+
+/**
+ * The lockfile's `packageExtensionsChecksum`: pnpm hashes the user's `packageExtensions` (not the
+ * compatibility database) with object-hash, key and array order ignored. Undefined when empty.
+ */
+export function packageExtensionsChecksum (extensions: Readonly<Record<string, PackageExtension>>): string | undefined {
+  if (Object.keys(extensions).length === 0) return undefined
+  const hash = objectHash(extensions, { respectType: false, algorithm: 'sha256', encoding: 'base64', unorderedArrays: true, unorderedObjects: true, unorderedSets: true })
+  return `sha256-${hash}`
 }

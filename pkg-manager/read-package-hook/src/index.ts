@@ -6,7 +6,7 @@ import type { Override } from './overrides.js'
 
 export type { HookedManifest, ManifestHook } from './manifest.js'
 export type { PackageExtension } from './extensions.js'
-export { compatibilityExtensions, createPackageExtender } from './extensions.js'
+export { compatibilityExtensions, createPackageExtender, packageExtensionsChecksum } from './extensions.js'
 export type { Override } from './overrides.js'
 export { createVersionsOverrider, overridesMap, parseOverrides, replaceVersionReferences } from './overrides.js'
 

@@ -7,6 +7,7 @@ import {
   createReadPackageHooks,
   createVersionsOverrider,
   overridesMap,
+  packageExtensionsChecksum,
   parseOverrides,
   replaceVersionReferences,
 } from '@lode/pkg-manager.read-package-hook'
@@ -90,5 +91,11 @@ describe('package extensions', () => {
     assert.equal(hooks.project(debug, '/root').peerDependenciesMeta, undefined)
     const ignoring = createReadPackageHooks({ ignoreCompatibilityDb: true, packageExtensions: {}, overrides: [], rootDir: '/root' })
     assert.equal(ignoring.dependency(debug).peerDependenciesMeta, undefined)
+  })
+
+  test('the checksum is the one pnpm 11 writes, whatever the key order', () => {
+    assert.equal(packageExtensionsChecksum({ ext: { dependencies: { 'ext-dep': '^1.0.0' }, peerDependencies: { 'ext-peer': '^1.0.0' } } }), 'sha256-fu2jEnV0yTjJzEtViURtTlIHHPQ50eJF+dTm5AmsGnw=')
+    assert.equal(packageExtensionsChecksum({ ext: { peerDependencies: { 'ext-peer': '^1.0.0' }, dependencies: { 'ext-dep': '^1.0.0' } } }), 'sha256-fu2jEnV0yTjJzEtViURtTlIHHPQ50eJF+dTm5AmsGnw=')
+    assert.equal(packageExtensionsChecksum({}), undefined)
   })
 })

@@ -28,7 +28,7 @@ export interface ResolveDependenciesOptions {
   /** Changes a dependency's manifest before its dependencies are read (compatibility database, packageExtensions, overrides). */
   readPackageHook?: ManifestHook
   /** Recorded in the lockfile; when they differ from the current lockfile's, nothing in it is reused as is. */
-  lockfileSettings: { overrides?: Record<string, string> }
+  lockfileSettings: { overrides?: Record<string, string>, packageExtensionsChecksum?: string | undefined }
   onInfo: (message: string) => void
 }
 
@@ -44,7 +44,8 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
   const deprecated = { direct: [] as string[], subdependencies: [] as string[] }
   // Changed overrides can change any package's manifest: every package is read again (pnpm's full
   // resolution), locked versions still kept where they satisfy, except for the targets of removed overrides.
-  const settingsChanged = opts.lockfile !== undefined && !isDeepStrictEqual(opts.lockfile.overrides ?? {}, opts.lockfileSettings.overrides ?? {})
+  const settingsChanged = opts.lockfile !== undefined && (!isDeepStrictEqual(opts.lockfile.overrides ?? {}, opts.lockfileSettings.overrides ?? {}) ||
+    opts.lockfile.packageExtensionsChecksum !== opts.lockfileSettings.packageExtensionsChecksum)
   const staleNames = settingsChanged ? staleOverrideTargets(opts.lockfile?.overrides, opts.lockfileSettings.overrides) : new Set<string>()
   const tree = new TreeResolver({
     resolver: opts.resolver,
@@ -298,5 +299,7 @@ function toLockfile (input: ToLockfileInput): Lockfile {
   const lockfile: Lockfile = { ...input.lockfile, lockfileVersion: LOCKFILE_VERSION, settings, importers, packages: packagesSection, snapshots: snapshotsSection }
   if (input.settings.overrides !== undefined && Object.keys(input.settings.overrides).length > 0) lockfile.overrides = input.settings.overrides
   else delete lockfile.overrides
+  if (input.settings.packageExtensionsChecksum !== undefined) lockfile.packageExtensionsChecksum = input.settings.packageExtensionsChecksum
+  else delete lockfile.packageExtensionsChecksum
   return lockfile
 }
