@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 
-import { TestRegistry } from '@lode/__utils__.test-fixtures'
+import { TestRegistry, buildPackageTarball } from '@lode/__utils__.test-fixtures'
 import type { PackageSpec } from '@lode/__utils__.test-fixtures'
 
 import { cloneProject, lode, makeProject, pnpm, readLockfileText } from './helpers.js'
@@ -83,7 +83,7 @@ async function rerunBoth (projects: { pnpmProject: Project, lodeProject: Project
   assert.equal(readLockfileText(projects.lodeProject), readLockfileText(projects.pnpmProject))
 }
 
-async function compare (manifest: Record<string, unknown>, files: Record<string, string> = {}): Promise<{ pnpmProject: Project, lodeProject: Project }> {
+async function compare (manifest: Record<string, unknown>, files: Record<string, string | Buffer> = {}): Promise<{ pnpmProject: Project, lodeProject: Project }> {
   const pnpmProject = makeProject(registry, manifest, files)
   const lodeProject = cloneProject(pnpmProject)
   await pnpm(pnpmProject, ['install', '--lockfile-only'])
@@ -168,5 +168,42 @@ describe('lode install --lockfile-only writes the lockfile pnpm 11 writes', () =
     assert.match(readLockfileText(projects.lodeProject), /packageExtensionsChecksum: sha256-/)
     await rerunBoth(projects, (dir) => { fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), 'packageExtensions:\n  uses-dep:\n    dependencies:\n      foo: 2.0.0\n') })
     await rerunBoth(projects, (dir) => { fs.rmSync(path.join(dir, 'pnpm-workspace.yaml')) })
+  })
+
+  test('file: directories and tarballs, link: and bare paths, tarball URLs (the registry\'s own and others)', async () => {
+    const local = (name: string, dependencies: Record<string, string>): string => JSON.stringify({ name, version: '1.0.0', dependencies })
+    const { tarball } = await buildPackageTarball({ name: 't', version: '1.0.0', dependencies: { aaa: '^1.0.0' } })
+    const other = registry.url.replace('127.0.0.1', 'localhost')
+    const manifest = {
+      name: 'locals',
+      version: '1.0.0',
+      dependencies: {
+        a: 'file:./local-a',
+        'alias-a': 'file:local-a',
+        b: './local-b',
+        l: 'link:./linked',
+        t: 'file:./t-1.0.0.tgz',
+        r: `${registry.url}dep/-/dep-1.1.0.tgz`,
+        u: `${other}uses-dep/-/uses-dep-1.0.0.tgz`,
+      },
+    }
+    const { pnpmProject, lodeProject } = await compare(manifest, {
+      'local-a/package.json': local('a', { aaa: '^1.0.0', d: 'file:../local-d' }),
+      'local-d/package.json': local('d', { dep: '^1.0.0' }),
+      'local-b/package.json': local('b', { nope: '^1.0.0' }),
+      'linked/package.json': local('linked', {}),
+      't-1.0.0.tgz': tarball,
+    })
+    const lockfile = readLockfileText(lodeProject)
+    assert.match(lockfile, /a@file:local-a:\n {4}resolution: \{directory: local-a, type: directory\}/)
+    assert.match(lockfile, /t@file:t-1\.0\.0\.tgz:\n {4}resolution: \{integrity: sha512-[^,]+, tarball: file:t-1\.0\.0\.tgz\}\n {4}version: 1\.0\.0/)
+    assert.match(lockfile, /uses-dep@http:\/\/localhost:/)
+
+    // A second run asks the registry nothing (the URL's tarball included) and changes nothing.
+    const requestsBefore = registry.requests.length
+    const again = await lode(lodeProject, ['install', '--lockfile-only'])
+    assert.equal(again.code, 0, again.stderr)
+    assert.deepEqual(registry.requests.slice(requestsBefore), [])
+    assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
   })
 })

@@ -103,3 +103,20 @@ test('--offline resolves from a warm cache and names a cold package; --prefer-of
   const stderr = await expectError(project, lockfile, 'ERR_LODE_NO_OFFLINE_META', ['--offline'])
   assert.match(stderr, /gamma is not in the metadata cache/)
 })
+
+test('a registry package depending on a tarball URL or git is refused (blockExoticSubdeps); the registry\'s own URL is not', async () => {
+  const other = registry.url.replace('127.0.0.1', 'localhost')
+  await registry.publish({ name: 'exotic-url', version: '1.0.0', dependencies: { alpha: `${other}alpha/-/alpha-1.0.0.tgz` } })
+  await registry.publish({ name: 'exotic-git', version: '1.0.0', dependencies: { alpha: 'github:someone/alpha' } })
+  await registry.publish({ name: 'registry-url', version: '1.0.0', dependencies: { alpha: `${registry.url}alpha/-/alpha-1.0.0.tgz` } })
+  for (const [name, via] of [['exotic-url', 'url'], ['exotic-git', 'git-repository']]) {
+    const { project, lockfile } = await installedProject({ beta: '^2.0.0', [name!]: '1.0.0' })
+    const stderr = await expectError(project, lockfile, 'ERR_LODE_EXOTIC_SUBDEP')
+    assert.ok(stderr.includes(`"alpha" (resolved via ${via})`) && stderr.includes(`${name}@1.0.0`), stderr)
+    assert.match(stderr, /blockExoticSubdeps: false/)
+  }
+  const { project } = await installedProject({ 'registry-url': '1.0.0' })
+  const allowed = await lode(project, ['install', '--lockfile-only'])
+  assert.equal(allowed.code, 0, allowed.stderr)
+  assert.match(readLockfileText(project), /registry-url@1\.0\.0:\n {4}dependencies:\n {6}alpha: 1\.0\.0/)
+})

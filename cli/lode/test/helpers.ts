@@ -18,14 +18,17 @@ export interface Project {
 }
 
 /** A project dir with `package.json` (and optional extra files) and an isolated home whose `.npmrc` names the test registry. */
-export function makeProject (registry: TestRegistry, manifest: Record<string, unknown>, files: Record<string, string> = {}): Project {
+export function makeProject (registry: TestRegistry, manifest: Record<string, unknown>, files: Record<string, string | Buffer> = {}): Project {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-cli-'))
   const dir = path.join(root, 'project')
   const home = path.join(root, 'home')
   fs.mkdirSync(dir)
   fs.mkdirSync(home)
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest, null, 2))
-  for (const [file, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, file), content)
+  for (const [file, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true })
+    fs.writeFileSync(path.join(dir, file), content)
+  }
   fs.writeFileSync(path.join(home, '.npmrc'), `registry=${registry.url}\n`)
   return { dir, home }
 }

@@ -38,6 +38,7 @@ export interface Config {
   /** `packageExtensions` from pnpm-workspace.yaml, as written (selector → fields to add). */
   readonly packageExtensions: Readonly<Record<string, Readonly<Record<string, Readonly<Record<string, unknown>>>>>>
   readonly ignoreCompatibilityDb: boolean
+  readonly blockExoticSubdeps: boolean
   readonly userAgent: string
 }
 
@@ -132,6 +133,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     overrides: setting('overrides', isStringMap, {}),
     packageExtensions: setting('packageExtensions', isPackageExtensions, {}),
     ignoreCompatibilityDb: setting('ignoreCompatibilityDb', isBool, false),
+    blockExoticSubdeps: setting('blockExoticSubdeps', isBool, true),
     userAgent: `lode/${opts.lodeVersion} node/${process.version} ${process.platform} ${process.arch}`,
   }
   return Object.freeze(config)

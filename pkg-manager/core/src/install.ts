@@ -79,7 +79,15 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
   })
   try {
     const result = await resolveDependencies({
-      importers: [{ id: '.', manifest: hooks.project(manifest, config.dir) }],
+      importers: [{ id: '.', dir: config.dir, manifest: hooks.project(manifest, config.dir) }],
+      lockfileDir: config.dir,
+      blockExoticSubdeps: config.blockExoticSubdeps,
+      fetchBytes: async (url) => {
+        const result = await client.get(url, { accept: '*/*', subject: url })
+        if (result.status !== 200) throw new Error(`unexpected ${result.status} for ${url}`)
+        return result.body
+      },
+      onWarning: (message) => { emit({ type: 'warning', message }) },
       readPackageHook: hooks.dependency,
       lockfileSettings: { overrides: overridesMap(overrides), packageExtensionsChecksum: packageExtensionsChecksum(config.packageExtensions) },
       resolver,

@@ -24,8 +24,7 @@ export function lockedPackage (lockfile: Lockfile | undefined, pkgId: string): R
     for (const [alias, ref] of Object.entries(deps ?? {})) {
       if (peerDependencies[alias] !== undefined) continue
       const bare = ref.replace(/\(.*$/, '')
-      const aliasAt = bare.indexOf('@', 1)
-      out[alias] = aliasAt > 0 ? `npm:${bare}` : bare
+      out[alias] = specOfRef(bare)
     }
     return out
   }
@@ -39,9 +38,17 @@ export function lockedPackage (lockfile: Lockfile | undefined, pkgId: string): R
     peerDependencies,
     peerDependenciesMeta,
     lockfileFields,
+    resolvedVia: 'tarball' in resolution && typeof resolution['tarball'] === 'string' && /^https?:/.test(resolution['tarball']) ? 'url' : 'directory' in resolution || pkgId.includes('@file:') ? 'local' : 'registry',
   }
   if (typeof info.deprecated === 'string') pkg.deprecated = info.deprecated
   return pkg
+}
+
+/** The specifier that reproduces a snapshot reference: `1.0.0`, `npm:name@1.0.0`, `file:x`, a URL, `link:x`. */
+function specOfRef (ref: string): string {
+  const named = /^(@?[^@:/]+(?:\/[^@:/]+)?)@(.*)$/.exec(ref)
+  if (named === null) return ref
+  return named[2]!.includes(':') ? named[2]! : `npm:${ref}`
 }
 
 /** A snapshot of `pkgId` (any of its peer variants: they share their own dependencies). */

@@ -29,7 +29,14 @@ export interface ResolveDependenciesOptions {
   readPackageHook?: ManifestHook
   /** Recorded in the lockfile; when they differ from the current lockfile's, nothing in it is reused as is. */
   lockfileSettings: { overrides?: Record<string, string>, packageExtensionsChecksum?: string | undefined }
+  /** The lockfile's directory (absolute): local paths in the lockfile are relative to it. */
+  lockfileDir: string
+  /** pnpm 11's `blockExoticSubdeps` (default true). */
+  blockExoticSubdeps: boolean
+  /** Downloads a tarball, for tarball-URL dependencies. */
+  fetchBytes: (url: string) => Promise<Buffer>
   onInfo: (message: string) => void
+  onWarning: (message: string) => void
 }
 
 export interface ResolveDependenciesResult {
@@ -56,6 +63,11 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     autoInstallPeers: opts.autoInstallPeers,
     onDeprecated: (pkg, direct) => { (direct ? deprecated.direct : deprecated.subdependencies).push(pkg.id) },
     onOptionalSkipped: opts.onInfo,
+    lockfileDir: opts.lockfileDir,
+    importerDirs: opts.importers.map((importer) => importer.dir),
+    blockExoticSubdeps: opts.blockExoticSubdeps,
+    fetchBytes: opts.fetchBytes,
+    onWarning: opts.onWarning,
   })
   const importerScope = new Scope()
   for (const importer of opts.importers) {
@@ -88,6 +100,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
         if (lockedDep !== undefined && lockedDep.specifier === specifier && !staleNames.has(alias)) {
           const version = lockedVersionOf(lockedDep.version)
           if (version !== undefined) entry.lockedVersion = version
+          else entry.lockedRef = lockedDep.version
         }
         const previous = seen.get(alias)
         if (previous !== undefined) {
@@ -251,12 +264,15 @@ function toLockfile (input: ToLockfileInput): Lockfile {
   const { peers, packages } = input
   const ref = (alias: string, node: PeerNode): string => {
     const depPath = peers.depPath(node)
-    const name = packages.get(node.pkgId)!.name
+    const pkg = packages.get(node.pkgId)!
+    if (pkg.link === true) return depPath
+    const name = pkg.name
     return name === alias ? depPath.slice(name.length + 1) : depPath
   }
   const importers: Record<string, ProjectSnapshot> = {}
   const snapshots = new Map<string, { node: PeerNode, nonOptional: boolean }>()
   const visit = (node: PeerNode, optional: boolean): void => {
+    if (packages.get(node.pkgId)!.link === true) return
     const depPath = peers.depPath(node)
     const seen = snapshots.get(depPath)
     if (seen !== undefined && (seen.nonOptional || optional)) return

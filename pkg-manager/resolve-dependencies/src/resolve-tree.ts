@@ -1,8 +1,10 @@
 import { LodeError } from '@lode/fs.error'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import type { ManifestHook } from '@lode/pkg-manager.read-package-hook'
+import { resolveLocal, resolveTarballUrl } from '@lode/resolving.local-resolver'
 import { DIRECT_DEP_WEIGHT, RESOLVED_VERSION_WEIGHT, parseWantedSpec, satisfiesLoose } from '@lode/resolving.npm-resolver'
-import type { NpmResolver, PreferredVersions, RegistrySpec, ResolvedRegistryPackage } from '@lode/resolving.npm-resolver'
+import type { NpmResolver, PackageMeta, PreferredVersions, RegistrySpec, ResolvedRegistryPackage, WantedSpec } from '@lode/resolving.npm-resolver'
+import semver from 'semver'
 
 import { lockedPackage, snapshotOf } from './from-lockfile.js'
 import type { Edge, ResolvedPackage } from './types.js'
@@ -42,6 +44,10 @@ export interface WantedDependency {
   optional: boolean
   /** A version the lockfile pins for this edge; kept when it still satisfies the specifier. */
   lockedVersion?: string
+  /** The lockfile's reference for this edge (`1.0.0`, `name@<url>`, `file:x`), for non-registry specs. */
+  lockedRef?: string
+  /** The directory of the package that declares it, when that is a directory (`file:` resolves from there). */
+  baseDir?: string
 }
 
 /** One place a package is wanted: who wants it (the path of package ids from the importer) and with which preferences. */
@@ -66,6 +72,15 @@ export interface ResolveTreeOptions {
   onDeprecated: (pkg: ResolvedPackage, direct: boolean) => void
   onOptionalSkipped: (message: string) => void
   readPackageHook: ManifestHook
+  /** The lockfile's directory: local paths in the lockfile are relative to it. */
+  lockfileDir: string
+  /** Each importer's directory, by importer index. */
+  importerDirs: readonly string[]
+  /** pnpm 11's `blockExoticSubdeps`: packages from the registry may not depend on tarball URLs or git. */
+  blockExoticSubdeps: boolean
+  /** Downloads a tarball (for tarball-URL dependencies). */
+  fetchBytes: (url: string) => Promise<Buffer>
+  onWarning: (message: string) => void
   /** pnpm's `autoInstallPeers`: a required peer also listed as a dependency stays a peer. */
   autoInstallPeers: boolean
 }
@@ -119,6 +134,7 @@ export class TreeResolver {
         const edges: Edge[] = []
         this.children.set(pkgId, edges)
         const wanted = childrenOf(pkg, this.opts.lockfile, this.opts.staleNames)
+        if (pkg.dir !== undefined) for (const child of wanted) child.baseDir = pkg.dir
         wanted.forEach((child, slot) => {
           next.push({ importerIndex: occurrence.importerIndex, parentPath: [...occurrence.parentPath, pkgId], wanted: child, scope: childScope, edges, slot })
         })
@@ -132,10 +148,23 @@ export class TreeResolver {
 
   private async resolveOne (occurrence: Occurrence, depth: number): Promise<ResolvedPackage | undefined> {
     const { wanted } = occurrence
-    const spec = parseWantedSpec(wanted.alias, wanted.bareSpecifier, occurrence.parentPath.at(-1) ?? 'package.json')
+    const parent = occurrence.parentPath.at(-1)
+    let spec = parseWantedSpec(wanted.alias, wanted.bareSpecifier, parent ?? 'package.json')
+    if (spec.kind === 'tarball') spec = this.asRegistryTarball(spec) ?? spec
+    if (spec.kind !== 'registry' && parent !== undefined && this.opts.blockExoticSubdeps) {
+      const via = spec.kind === 'tarball' ? 'url' : spec.kind === 'git' ? 'git-repository' : undefined
+      const parentPkg = this.packages.get(parent)!
+      if (via !== undefined) {
+        throw new LodeError('EXOTIC_SUBDEP', `Exotic dependency "${wanted.alias}" (resolved via ${via}) is not allowed in subdependencies when blockExoticSubdeps is enabled. It is a dependency of ${parentPkg.id}.`, {
+          hint: 'Add the dependency to your own package.json, override it with a registry version (overrides in pnpm-workspace.yaml), or set blockExoticSubdeps: false.',
+        })
+      }
+    }
+    if (spec.kind === 'local') return this.remember(await this.resolveLocal(spec, wanted, occurrence), depth)
+    if (spec.kind === 'tarball') return this.remember(await this.resolveUrl(spec.url, wanted), depth)
     if (spec.kind !== 'registry') {
       throw new LodeError('UNSUPPORTED_SPEC', `${wanted.alias}@${wanted.bareSpecifier} is a ${spec.kind} dependency, which lode cannot resolve yet.`, {
-        hint: 'Use a registry version range for now.',
+        hint: 'Use a registry version range, a tarball URL or a file: path for now.',
       })
     }
     let wantedSpec: RegistrySpec = spec
@@ -161,6 +190,61 @@ export class TreeResolver {
     }
     const pkg = await pending
     return pkg === undefined ? undefined : this.remember(pkg, depth)
+  }
+
+  /** A URL under a configured registry at its canonical tarball path is that registry's `name@version`, as pnpm reads it. */
+  private asRegistryTarball (spec: WantedSpec & { kind: 'tarball' }): (RegistrySpec & { kind: 'registry', alias: string, aliased: boolean }) | undefined {
+    for (const registry of this.opts.resolver.registries()) {
+      if (!spec.url.startsWith(registry)) continue
+      const match = /^((?:@[^/]+\/)?[^/]+)\/-\/[^/]+-(\d[^/]*)\.tgz$/.exec(decodeURIComponent(spec.url.slice(registry.length)))
+      if (match === null || semver.valid(match[2]) === null) continue
+      const name = match[1]!
+      if (!match[0].includes(`/-/${name.replace(/^@[^/]+\//, '')}-`)) continue
+      return { kind: 'registry', alias: spec.alias, aliased: name !== spec.alias, type: 'version', name, version: match[2]! }
+    }
+    return undefined
+  }
+
+  private async resolveLocal (spec: WantedSpec & { kind: 'local' }, wanted: WantedDependency, occurrence: Occurrence): Promise<ResolvedPackage> {
+    const direct = occurrence.parentPath.length === 0
+    const importerDir = this.opts.importerDirs[occurrence.importerIndex]!
+    // pnpm: a direct dependency's path is the project's; a deeper `file:` one is its declaring directory's; others the lockfile's.
+    const baseDir = direct ? importerDir : spec.protocol === 'file' ? wanted.baseDir ?? this.opts.lockfileDir : this.opts.lockfileDir
+    const local = await resolveLocal(wanted.alias, spec, {
+      baseDir,
+      lockfileDir: direct ? importerDir : this.opts.lockfileDir,
+      wantedBy: occurrence.parentPath.at(-1) ?? 'package.json',
+      onWarning: this.opts.onWarning,
+    })
+    if (local.kind === 'link') {
+      return { id: local.ref, name: wanted.alias, version: '0.0.0', resolution: {}, dependencies: {}, optionalDependencies: {}, peerDependencies: {}, peerDependenciesMeta: {}, lockfileFields: {}, link: true, resolvedVia: 'local' }
+    }
+    const pkg = fromMeta(local.id, local.resolution, this.opts.readPackageHook(local.meta), this.opts.autoInstallPeers, 'local')
+    if (local.dir !== undefined) pkg.dir = local.dir
+    return pkg
+  }
+
+  private async resolveUrl (url: string, wanted: WantedDependency): Promise<ResolvedPackage> {
+    const normalized = new URL(url).toString()
+    if (wanted.lockedRef !== undefined) {
+      const id = wanted.lockedRef.startsWith('http') ? `${wanted.alias}@${wanted.lockedRef}` : wanted.lockedRef
+      const info = this.opts.lockfile?.packages?.[id]
+      const tarball = info !== undefined && 'tarball' in info.resolution ? info.resolution['tarball'] : undefined
+      if (this.opts.reuseLockedManifests && tarball === normalized) {
+        const locked = lockedPackage(this.opts.lockfile, id)
+        if (locked !== undefined) return locked
+      }
+    }
+    const key = `url\t${normalized}`
+    let pending = this.pending.get(key)
+    if (pending === undefined) {
+      pending = resolveTarballUrl(normalized, this.opts.fetchBytes).then((local) => {
+        if (local.kind !== 'package') throw new Error('unreachable')
+        return fromMeta(local.id, local.resolution, this.opts.readPackageHook(local.meta), this.opts.autoInstallPeers, 'url')
+      })
+      this.pending.set(key, pending)
+    }
+    return (await pending)!
   }
 
   private remember (pkg: ResolvedPackage, depth: number): ResolvedPackage {
@@ -206,8 +290,13 @@ function childrenOf (pkg: ResolvedPackage, lockfile: Lockfile | undefined, stale
   const wanted: WantedDependency[] = []
   const add = (deps: Record<string, string>, optional: boolean): void => {
     for (const [alias, bareSpecifier] of Object.entries(deps)) {
-      const lockedVersion = locked.get(alias)
-      wanted.push(lockedVersion === undefined ? { alias, bareSpecifier, optional } : { alias, bareSpecifier, optional, lockedVersion })
+      const lockedRef = locked.get(alias)
+      const entry: WantedDependency = { alias, bareSpecifier, optional }
+      if (lockedRef !== undefined) {
+        if (lockedRef.includes(':')) entry.lockedRef = lockedRef
+        else entry.lockedVersion = lockedRef.slice(lockedRef.indexOf('@', 1) + 1)
+      }
+      wanted.push(entry)
     }
   }
   add(pkg.dependencies, false)
@@ -215,24 +304,26 @@ function childrenOf (pkg: ResolvedPackage, lockfile: Lockfile | undefined, stale
   return wanted
 }
 
-/** alias → locked version (without peer suffix) of a package's children in the lockfile, if it has a snapshot. */
+/** alias → locked reference (without peer suffix) of a package's children in the lockfile, if it has a snapshot. */
 function lockedChildren (lockfile: Lockfile | undefined, pkgId: string): Map<string, string> {
   const out = new Map<string, string>()
   const snapshot = snapshotOf(lockfile, pkgId)
   if (snapshot === undefined) return out
   for (const deps of [snapshot.dependencies, snapshot.optionalDependencies]) {
-    for (const [alias, ref] of Object.entries(deps ?? {})) {
-      const bare = ref.replace(/\(.*$/, '')
-      const at = bare.lastIndexOf('@')
-      out.set(alias, at > 0 ? bare.slice(at + 1) : bare)
-    }
+    for (const [alias, ref] of Object.entries(deps ?? {})) out.set(alias, ref.replace(/\(.*$/, ''))
   }
   return out
 }
 
 export function fromRegistry (resolved: ResolvedRegistryPackage, autoInstallPeers: boolean): ResolvedPackage {
-  const { meta } = resolved
+  return fromMeta(`${resolved.name}@${resolved.version}`, resolutionOf(resolved), resolved.meta, autoInstallPeers, 'registry')
+}
+
+/** A resolved package from its manifest: the edges it wants, and its lockfile `packages` entry. */
+export function fromMeta (id: string, resolution: ResolvedPackage['resolution'], meta: PackageMeta, autoInstallPeers: boolean, resolvedVia: ResolvedPackage['resolvedVia']): ResolvedPackage {
   const lockfileFields: ResolvedPackage['lockfileFields'] = {}
+  // pnpm records `version` when the key does not say it (file:, URLs), except for directories.
+  if (id.slice(1).includes(':') && !('directory' in resolution)) lockfileFields.version = meta.version
   if (meta.engines !== undefined) {
     const engines = Object.fromEntries(Object.entries(meta.engines).filter(([, range]) => range !== '*'))
     if (Object.keys(engines).length > 0) lockfileFields.engines = engines
@@ -262,10 +353,11 @@ export function fromRegistry (resolved: ResolvedRegistryPackage, autoInstallPeer
   delete peerDependencies[meta.name]
   for (const alias of [...Object.keys(dependencies), ...Object.keys(optionalDependencies)]) delete peerDependencies[alias]
   const pkg: ResolvedPackage = {
-    id: `${resolved.name}@${resolved.version}`,
-    name: resolved.name,
-    version: resolved.version,
-    resolution: resolutionOf(resolved),
+    id,
+    name: meta.name,
+    version: meta.version,
+    resolution,
+    resolvedVia,
     dependencies,
     optionalDependencies: Object.fromEntries(Object.entries(optionalDependencies).filter(([alias]) => !bundled.has(alias))),
     peerDependencies,

@@ -12,6 +12,8 @@ export interface ProjectManifest {
 export interface Importer {
   /** The importer id in the lockfile: the project's directory relative to the lockfile's, `.` for the root. */
   id: string
+  /** The project's directory (absolute). */
+  dir: string
   manifest: ProjectManifest
 }
 
@@ -28,6 +30,12 @@ export interface ResolvedPackage {
   /** The package's entry under `packages:` in the lockfile, minus `resolution`. */
   lockfileFields: Omit<PackageInfo, 'resolution'>
   deprecated?: string
+  /** A directory package (`file:dir`): its own `file:` dependencies resolve from here. */
+  dir?: string
+  /** A `link:` dependency: a symlink, with no entry in the lockfile's packages. */
+  link?: true
+  /** How it was resolved, for blockExoticSubdeps: registry, local (file:, link:), or url. */
+  resolvedVia: 'registry' | 'local' | 'url'
 }
 
 /** A dependency edge from a package or an importer to a resolved package. */

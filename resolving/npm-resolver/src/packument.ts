@@ -62,7 +62,12 @@ function trimVersion (name: string, version: string, raw: unknown): PackageMeta 
     ? dist['integrity']
     : typeof dist['shasum'] === 'string' ? `sha1-${Buffer.from(dist['shasum'], 'hex').toString('base64')}` : undefined
   if (integrity === undefined) return undefined
-  const meta: PackageMeta = { name, version, dist: { tarball: dist['tarball'], integrity } }
+  return trimManifest(name, version, raw, { tarball: dist['tarball'], integrity })
+}
+
+/** The fields of a manifest (from a packument, a directory or a tarball) that resolution reads, validated. */
+export function trimManifest (name: string, version: string, raw: Json, dist: PackageMeta['dist']): PackageMeta {
+  const meta: PackageMeta = { name, version, dist }
   for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies'] as const) {
     const value = stringRecord(raw[field])
     if (value !== undefined && Object.keys(value).length > 0) meta[field] = value

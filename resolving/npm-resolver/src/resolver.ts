@@ -41,6 +41,11 @@ export class NpmResolver {
     this.exclude = releaseAgeExclusions(opts.minimumReleaseAgeExclude)
   }
 
+  /** Every configured registry URL (the default first). */
+  registries (): string[] {
+    return [this.opts.registries.default, ...Object.values(this.opts.registries.scoped)]
+  }
+
   registryFor (name: string): string {
     const scope = name.startsWith('@') ? name.slice(0, name.indexOf('/')) : undefined
     return (scope !== undefined ? this.opts.registries.scoped[scope] : undefined) ?? this.opts.registries.default

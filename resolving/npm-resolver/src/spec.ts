@@ -14,7 +14,7 @@ export type RegistrySpec =
 export type WantedSpec =
   | (RegistrySpec & { kind: 'registry', alias: string, aliased: boolean })
   | { kind: 'tarball', alias: string, url: string }
-  | { kind: 'local', alias: string, protocol: 'file' | 'link', path: string }
+  | { kind: 'local', alias: string, protocol: 'file' | 'link' | 'path', path: string }
   | { kind: 'workspace', alias: string, spec: string }
   | { kind: 'git', alias: string, spec: string }
 
@@ -26,7 +26,7 @@ export function parseWantedSpec (alias: string, bareSpecifier: string, where: st
   if (spec.startsWith('workspace:')) return { kind: 'workspace', alias, spec }
   if (spec.startsWith('link:')) return { kind: 'local', alias, protocol: 'link', path: spec.slice('link:'.length) }
   if (spec.startsWith('file:')) return { kind: 'local', alias, protocol: 'file', path: spec.slice('file:'.length) }
-  if (/^(\.\.?|~)?\//.test(spec)) return { kind: 'local', alias, protocol: 'file', path: spec }
+  if (/^(\.\.?|~)?\/|^\.\.?$/.test(spec)) return { kind: 'local', alias, protocol: 'path', path: spec }
   if (/^https?:\/\//.test(spec)) {
     if (/\.git(#.*)?$/.test(spec)) return { kind: 'git', alias, spec }
     return { kind: 'tarball', alias, url: spec }

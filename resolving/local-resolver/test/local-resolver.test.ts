@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { test } from 'node:test'
+
+import { buildPackageTarball } from '@lode/__utils__.test-fixtures'
+import { resolveLocal, resolveTarballUrl } from '@lode/resolving.local-resolver'
+
+function project (): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-local-'))
+  fs.mkdirSync(path.join(dir, 'pkg'))
+  fs.writeFileSync(path.join(dir, 'pkg', 'package.json'), JSON.stringify({ name: 'real-name', version: '2.0.0', dependencies: { a: '^1.0.0' } }))
+  return dir
+}
+
+test('file: to a directory reads its manifest; link: and bare paths are links, a missing one only warns', async () => {
+  const dir = project()
+  const warnings: string[] = []
+  const opts = { baseDir: dir, lockfileDir: dir, wantedBy: 'package.json', onWarning: (m: string) => { warnings.push(m) } }
+  const pkg = await resolveLocal('alias', { protocol: 'file', path: './pkg/' }, opts)
+  assert.equal(pkg.kind, 'package')
+  assert.ok(pkg.kind === 'package')
+  assert.equal(pkg.id, 'real-name@file:pkg')
+  assert.deepEqual(pkg.resolution, { directory: 'pkg', type: 'directory' })
+  assert.deepEqual(pkg.meta.dependencies, { a: '^1.0.0' })
+  assert.deepEqual(await resolveLocal('x', { protocol: 'path', path: './pkg' }, opts), { kind: 'link', ref: 'link:pkg' })
+  assert.deepEqual(await resolveLocal('x', { protocol: 'link', path: '../elsewhere' }, opts), { kind: 'link', ref: 'link:../elsewhere' })
+  assert.equal(warnings.length, 1)
+  assert.match(warnings[0]!, /non-existent directory: .*elsewhere/)
+})
+
+test('a tarball file gets the integrity of its bytes; bad input is a clear error', async () => {
+  const dir = project()
+  const { tarball, integrity } = await buildPackageTarball({ name: 't', version: '1.0.0' })
+  fs.writeFileSync(path.join(dir, 't.tgz'), tarball)
+  fs.writeFileSync(path.join(dir, 'bad.tgz'), 'not a tarball')
+  const opts = { baseDir: dir, lockfileDir: dir, wantedBy: 'package.json', onWarning: () => {} }
+  const pkg = await resolveLocal('t', { protocol: 'file', path: 't.tgz' }, opts)
+  assert.ok(pkg.kind === 'package')
+  assert.deepEqual(pkg.resolution, { integrity, tarball: 'file:t.tgz' })
+  await assert.rejects(resolveLocal('t', { protocol: 'file', path: 'bad.tgz' }, opts), { code: 'ERR_LODE_TARBALL_NOT_TAR' })
+  await assert.rejects(resolveLocal('t', { protocol: 'file', path: 'missing.tgz' }, opts), { code: 'ERR_LODE_LINKED_PKG_DIR_NOT_FOUND', message: /missing\.tgz/ })
+  await assert.rejects(resolveLocal('d', { protocol: 'file', path: 'no-dir' }, opts), { code: 'ERR_LODE_LINKED_PKG_DIR_NOT_FOUND', message: /no-dir/ })
+  const url = await resolveTarballUrl('http://HOST.example/./t.tgz', async () => tarball)
+  assert.ok(url.kind === 'package')
+  assert.equal(url.id, 't@http://host.example/t.tgz')
+})
