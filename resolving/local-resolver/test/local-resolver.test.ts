@@ -42,7 +42,7 @@ test('a tarball file gets the integrity of its bytes; bad input is a clear error
   await assert.rejects(resolveLocal('t', { protocol: 'file', path: 'bad.tgz' }, opts), { code: 'ERR_LODE_TARBALL_NOT_TAR' })
   await assert.rejects(resolveLocal('t', { protocol: 'file', path: 'missing.tgz' }, opts), { code: 'ERR_LODE_LINKED_PKG_DIR_NOT_FOUND', message: /missing\.tgz/ })
   await assert.rejects(resolveLocal('d', { protocol: 'file', path: 'no-dir' }, opts), { code: 'ERR_LODE_LINKED_PKG_DIR_NOT_FOUND', message: /no-dir/ })
-  const url = await resolveTarballUrl('http://HOST.example/./t.tgz', async () => tarball)
+  const url = await resolveTarballUrl('http://HOST.example/./t.tgz', async () => await Promise.resolve(tarball))
   assert.ok(url.kind === 'package')
   assert.equal(url.id, 't@http://host.example/t.tgz')
 })
