@@ -44,6 +44,7 @@ const PACKAGES: PackageSpec[] = [
   { name: 'opt-peer', version: '1.0.0' },
   { name: 'opt-peer', version: '1.2.0' },
   { name: 'brings-opt-peer', version: '1.0.0', dependencies: { 'opt-peer': '1.0.0' } },
+  { name: 'self-peer', version: '1.0.0', dependencies: { aaa: '^1.0.0' }, manifest: { peerDependencies: { aaa: '^1.0.0' }, peerDependenciesMeta: { aaa: { optional: true } } } },
   // Cycles: of dependencies, and of peers between siblings.
   { name: 'cyc-a', version: '1.0.0', dependencies: { 'cyc-b': '^1.0.0' } },
   { name: 'cyc-b', version: '1.0.0', dependencies: { 'cyc-a': '^1.0.0', 'cyc-c': '^1.0.0' } },
@@ -121,7 +122,7 @@ describe('lode install --lockfile-only writes the lockfile pnpm 11 writes', () =
   })
 
   test('a second run changes nothing and asks the registry nothing; an edit changes what pnpm changes', async () => {
-    const manifest = { name: 'rerun', version: '1.0.0', dependencies: { '@scope/util': '^1.0.0', 'lonely-plugin': '^1.0.0', 'host-plugin': '1.0.0', host: '^2.0.0', 'host-dom': '^2.0.0' } }
+    const manifest = { name: 'rerun', version: '1.0.0', dependencies: { '@scope/util': '^1.0.0', 'lonely-plugin': '^1.0.0', 'host-plugin': '1.0.0', host: '^2.0.0', 'host-dom': '^2.0.0', 'self-peer': '1.0.0' } }
     const { pnpmProject, lodeProject } = await compare(manifest)
     const lockfile = path.join(lodeProject.dir, 'pnpm-lock.yaml')
     const mtime = fs.statSync(lockfile).mtimeMs

@@ -10,8 +10,9 @@ import type { ResolvedPackage } from './types.js'
 export function lockedPackage (lockfile: Lockfile | undefined, pkgId: string): ResolvedPackage | undefined {
   const info = lockfile?.packages?.[pkgId]
   if (info === undefined) return undefined
-  const snapshot = snapshotOf(lockfile, pkgId)
-  if (snapshot === undefined) return undefined
+  const depPath = snapshotKeyOf(lockfile, pkgId)
+  if (depPath === undefined) return undefined
+  const snapshot = lockfile!.snapshots![depPath]!
   const at = pkgId.indexOf('@', 1)
   const name = pkgId.slice(0, at)
   const version = pkgId.slice(at + 1)
@@ -19,6 +20,15 @@ export function lockedPackage (lockfile: Lockfile | undefined, pkgId: string): R
   const peerDependencies: Record<string, string> = { ...info.peerDependencies }
   const peerDependenciesMeta: Record<string, { optional?: boolean }> = { ...info.peerDependenciesMeta }
   for (const peer of Object.keys(peerDependenciesMeta)) peerDependencies[peer] ??= '*'
+  // A peer is resolved when the dependency path names it; otherwise a dependency of the same name
+  // is the package's own (pnpm drops such a peer, as fromMeta does).
+  const suffix = depPath.slice(pkgId.length)
+  const hashed = suffix !== '' && !suffix.includes('@')
+  for (const deps of [snapshot.dependencies, snapshot.optionalDependencies]) {
+    for (const alias of Object.keys(deps ?? {})) {
+      if (peerDependencies[alias] !== undefined && !hashed && !suffix.includes(`(${alias}@`)) delete peerDependencies[alias]
+    }
+  }
   const pinned = (deps: Record<string, string> | undefined): Record<string, string> => {
     const out: Record<string, string> = {}
     for (const [alias, ref] of Object.entries(deps ?? {})) {
@@ -53,7 +63,13 @@ function specOfRef (ref: string): string {
 
 /** A snapshot of `pkgId` (any of its peer variants: they share their own dependencies). */
 export function snapshotOf (lockfile: Lockfile | undefined, pkgId: string): SnapshotInfo | undefined {
+  const key = snapshotKeyOf(lockfile, pkgId)
+  return key === undefined ? undefined : lockfile!.snapshots![key]
+}
+
+function snapshotKeyOf (lockfile: Lockfile | undefined, pkgId: string): string | undefined {
   const snapshots = lockfile?.snapshots
   if (snapshots === undefined) return undefined
-  return snapshots[pkgId] ?? snapshots[Object.keys(snapshots).find((depPath) => depPath.startsWith(`${pkgId}(`)) ?? '']
+  if (snapshots[pkgId] !== undefined) return pkgId
+  return Object.keys(snapshots).find((depPath) => depPath.startsWith(`${pkgId}(`))
 }
