@@ -1,13 +1,8 @@
 import type { DependencyGroup, PackageInfo, Resolution } from '@lode/pkg-manager.lockfile'
+import type { HookedManifest } from '@lode/pkg-manager.read-package-hook'
 
-/** The dependency fields of a project's package.json that resolution reads. */
-export interface ProjectManifest {
-  name?: string
-  version?: string
-  dependencies?: Record<string, string>
-  devDependencies?: Record<string, string>
-  optionalDependencies?: Record<string, string>
-}
+/** The fields of a project's package.json that resolution reads (the same the manifest hooks change). */
+export type ProjectManifest = HookedManifest
 
 export interface Importer {
   /** The importer id in the lockfile: the project's directory relative to the lockfile's, `.` for the root. */
