@@ -48,7 +48,6 @@ export function lockedPackage (lockfile: Lockfile | undefined, pkgId: string): R
     peerDependencies,
     peerDependenciesMeta,
     lockfileFields,
-    resolvedVia: 'tarball' in resolution && typeof resolution['tarball'] === 'string' && /^https?:/.test(resolution['tarball']) ? 'url' : 'directory' in resolution || pkgId.includes('@file:') ? 'local' : 'registry',
   }
   if (typeof info.deprecated === 'string') pkg.deprecated = info.deprecated
   return pkg

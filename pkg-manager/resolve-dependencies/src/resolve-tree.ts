@@ -217,9 +217,9 @@ export class TreeResolver {
       onWarning: this.opts.onWarning,
     })
     if (local.kind === 'link') {
-      return { id: local.ref, name: wanted.alias, version: '0.0.0', resolution: {}, dependencies: {}, optionalDependencies: {}, peerDependencies: {}, peerDependenciesMeta: {}, lockfileFields: {}, link: true, resolvedVia: 'local' }
+      return { id: local.ref, name: wanted.alias, version: '0.0.0', resolution: {}, dependencies: {}, optionalDependencies: {}, peerDependencies: {}, peerDependenciesMeta: {}, lockfileFields: {}, link: true }
     }
-    const pkg = fromMeta(local.id, local.resolution, this.opts.readPackageHook(local.meta), this.opts.autoInstallPeers, 'local')
+    const pkg = fromMeta(local.id, local.resolution, this.opts.readPackageHook(local.meta), this.opts.autoInstallPeers)
     if (local.dir !== undefined) pkg.dir = local.dir
     return pkg
   }
@@ -240,7 +240,7 @@ export class TreeResolver {
     if (pending === undefined) {
       pending = resolveTarballUrl(normalized, this.opts.fetchBytes).then((local) => {
         if (local.kind !== 'package') throw new Error('unreachable')
-        return fromMeta(local.id, local.resolution, this.opts.readPackageHook(local.meta), this.opts.autoInstallPeers, 'url')
+        return fromMeta(local.id, local.resolution, this.opts.readPackageHook(local.meta), this.opts.autoInstallPeers)
       })
       this.pending.set(key, pending)
     }
@@ -316,11 +316,11 @@ function lockedChildren (lockfile: Lockfile | undefined, pkgId: string): Map<str
 }
 
 export function fromRegistry (resolved: ResolvedRegistryPackage, autoInstallPeers: boolean): ResolvedPackage {
-  return fromMeta(`${resolved.name}@${resolved.version}`, resolutionOf(resolved), resolved.meta, autoInstallPeers, 'registry')
+  return fromMeta(`${resolved.name}@${resolved.version}`, resolutionOf(resolved), resolved.meta, autoInstallPeers)
 }
 
 /** A resolved package from its manifest: the edges it wants, and its lockfile `packages` entry. */
-export function fromMeta (id: string, resolution: ResolvedPackage['resolution'], meta: PackageMeta, autoInstallPeers: boolean, resolvedVia: ResolvedPackage['resolvedVia']): ResolvedPackage {
+function fromMeta (id: string, resolution: ResolvedPackage['resolution'], meta: PackageMeta, autoInstallPeers: boolean): ResolvedPackage {
   const lockfileFields: ResolvedPackage['lockfileFields'] = {}
   // pnpm records `version` when the key does not say it (file:, URLs), except for directories.
   if (id.slice(1).includes(':') && !('directory' in resolution)) lockfileFields.version = meta.version
@@ -357,7 +357,6 @@ export function fromMeta (id: string, resolution: ResolvedPackage['resolution'],
     name: meta.name,
     version: meta.version,
     resolution,
-    resolvedVia,
     dependencies,
     optionalDependencies: Object.fromEntries(Object.entries(optionalDependencies).filter(([alias]) => !bundled.has(alias))),
     peerDependencies,

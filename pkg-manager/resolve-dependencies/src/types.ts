@@ -29,8 +29,6 @@ export interface ResolvedPackage {
   dir?: string
   /** A `link:` dependency: a symlink, with no entry in the lockfile's packages. */
   link?: true
-  /** How it was resolved, for blockExoticSubdeps: registry, local (file:, link:), or url. */
-  resolvedVia: 'registry' | 'local' | 'url'
 }
 
 /** A dependency edge from a package or an importer to a resolved package. */
