@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util'
 
+import { LodeError } from '@lode/fs.error'
 import { LOCKFILE_VERSION } from '@lode/fs.formats'
 import { DEPENDENCY_GROUPS } from '@lode/pkg-manager.lockfile'
 import type { DependencyGroup, Lockfile, PackageInfo, ProjectSnapshot, SnapshotInfo } from '@lode/pkg-manager.lockfile'
@@ -151,11 +152,13 @@ function staleOverrideTargets (locked: Readonly<Record<string, string>> | undefi
   return names
 }
 
+/** A selector the lockfile kept that no longer parses marks nothing stale (pnpm skips it too). */
 function tryParseOverrides (overrides: Record<string, string>): Override[] {
   try {
     return parseOverrides(overrides)
-  } catch {
-    return []
+  } catch (err) {
+    if (err instanceof LodeError) return []
+    throw err
   }
 }
 
