@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { buildPackageTarball } from '@lode/__utils__.test-fixtures'
+import { buildPackageTarball, buildTarball } from '@lode/__utils__.test-fixtures'
 import { resolveLocal, resolveTarballUrl } from '@lode/resolving.local-resolver'
 
 function project (): string {
@@ -40,6 +40,10 @@ test('a tarball file gets the integrity of its bytes; bad input is a clear error
   assert.ok(pkg.kind === 'package')
   assert.deepEqual(pkg.resolution, { integrity, tarball: 'file:t.tgz' })
   await assert.rejects(resolveLocal('t', { protocol: 'file', path: 'bad.tgz' }, opts), { code: 'ERR_LODE_TARBALL_NOT_TAR' })
+  fs.writeFileSync(path.join(dir, 'cut.tgz'), tarball.subarray(0, 20))
+  await assert.rejects(resolveLocal('t', { protocol: 'file', path: 'cut.tgz' }, opts), { code: 'ERR_LODE_TARBALL_NOT_GZIP', message: /cut\.tgz/ })
+  fs.writeFileSync(path.join(dir, 'empty.tgz'), (await buildTarball([{ name: 'package/index.js', content: '' }])).tarball)
+  await assert.rejects(resolveLocal('t', { protocol: 'file', path: 'empty.tgz' }, opts), { code: 'ERR_LODE_TARBALL_BAD_MANIFEST', message: /no package\.json/ })
   await assert.rejects(resolveLocal('t', { protocol: 'file', path: 'missing.tgz' }, opts), { code: 'ERR_LODE_LINKED_PKG_DIR_NOT_FOUND', message: /missing\.tgz/ })
   await assert.rejects(resolveLocal('d', { protocol: 'file', path: 'no-dir' }, opts), { code: 'ERR_LODE_LINKED_PKG_DIR_NOT_FOUND', message: /no-dir/ })
   const url = await resolveTarballUrl('http://HOST.example/./t.tgz', async () => await Promise.resolve(tarball))
