@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
-import path from 'node:path'
 import { crc32 } from 'node:zlib'
 
 import { LodeError, hasErrno } from '@lode/fs.error'
 import { MSGPACK_FILE_MAGIC } from '@lode/fs.formats'
+import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import { Packr } from 'msgpackr'
 
 // Frame: 4-byte magic, uint32 payload length, uint32 CRC-32 of the payload, payload.
@@ -80,25 +79,7 @@ export function encodeMsgpackFile (value: unknown): Buffer {
  * No fsync: after a power loss a torn file fails its checksum and reads as corrupted.
  */
 export async function writeMsgpackFile (file: string, value: unknown): Promise<void> {
-  const data = encodeMsgpackFile(value)
-  const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`
-  try {
-    await writeNew(temp, data)
-    await fs.rename(temp, file)
-  } catch (err) {
-    await fs.rm(temp, { force: true })
-    throw err
-  }
-}
-
-async function writeNew (file: string, data: Buffer): Promise<void> {
-  try {
-    await fs.writeFile(file, data, { flag: 'wx' })
-  } catch (err) {
-    if (!hasErrno(err, 'ENOENT')) throw err
-    await fs.mkdir(path.dirname(file), { recursive: true })
-    await fs.writeFile(file, data, { flag: 'wx' })
-  }
+  await writeFileAtomic(file, encodeMsgpackFile(value))
 }
 
 function truncated (file: string, expected: number, actual: number): LodeError {

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
 import { WANTED_LOCKFILE } from '@lode/fs.formats'
+import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 
 import type { Lockfile } from './types.js'
 import { emitYaml } from './yaml-emit.js'
@@ -95,13 +95,6 @@ export async function writeLockfile (dir: string, lockfile: Lockfile, envDocumen
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
   }
   if (current === text) return false
-  const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`
-  try {
-    await fs.writeFile(temp, text)
-    await fs.rename(temp, file)
-  } catch (err) {
-    await fs.rm(temp, { force: true })
-    throw err
-  }
+  await writeFileAtomic(file, text)
   return true
 }

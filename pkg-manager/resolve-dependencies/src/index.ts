@@ -7,7 +7,7 @@ import type { DependencyGroup, Lockfile, PackageInfo, ProjectSnapshot, SnapshotI
 import { parseOverrides } from '@lode/pkg-manager.read-package-hook'
 import type { ManifestHook, Override } from '@lode/pkg-manager.read-package-hook'
 import { DIRECT_DEP_WEIGHT, EXISTING_VERSION_WEIGHT, parseWantedSpec } from '@lode/resolving.npm-resolver'
-import type { NpmResolver } from '@lode/resolving.npm-resolver'
+import type { NpmResolver, ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import semver from 'semver'
 
 import { PeerResolver } from './resolve-peers.js'
@@ -45,11 +45,14 @@ export interface ResolveDependenciesResult {
   peerIssues: PeerIssue[]
   /** Deprecated packages resolved, split as pnpm reports them. */
   deprecated: { direct: string[], subdependencies: string[] }
+  /** Versions picked although younger than `minimumReleaseAge`, one per `name@version`, sorted. */
+  immature: ReleaseAgeViolation[]
 }
 
 /** The wanted dependency graph of every importer, as a `pnpm-lock.yaml` v9 document. */
 export async function resolveDependencies (opts: ResolveDependenciesOptions): Promise<ResolveDependenciesResult> {
   const deprecated = { direct: [] as string[], subdependencies: [] as string[] }
+  const immature = new Map<string, ReleaseAgeViolation>()
   // Changed overrides can change any package's manifest: every package is read again (pnpm's full
   // resolution), locked versions still kept where they satisfy, except for the targets of removed overrides.
   const settingsChanged = opts.lockfile !== undefined && (!isDeepStrictEqual(opts.lockfile.overrides ?? {}, opts.lockfileSettings.overrides ?? {}) ||
@@ -63,6 +66,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     readPackageHook: opts.readPackageHook ?? ((manifest) => manifest),
     autoInstallPeers: opts.autoInstallPeers,
     onDeprecated: (pkg, direct) => { (direct ? deprecated.direct : deprecated.subdependencies).push(pkg.id) },
+    onImmature: (violation) => { immature.set(`${violation.name}@${violation.version}`, violation) },
     onOptionalSkipped: opts.onInfo,
     lockfileDir: opts.lockfileDir,
     importerDirs: opts.importers.map((importer) => importer.dir),
@@ -138,7 +142,8 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
   }
 
   const lockfile = toLockfile({ importers: opts.importers, direct, roots, peers, packages: tree.packages, lockfile: opts.lockfile, autoInstallPeers: opts.autoInstallPeers, peersSuffixMaxLength: opts.peersSuffixMaxLength, settings: opts.lockfileSettings })
-  return { lockfile, peerIssues: peers.issues, deprecated }
+  const sortedImmature = [...immature].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([, violation]) => violation)
+  return { lockfile, peerIssues: peers.issues, deprecated, immature: sortedImmature }
 }
 
 /** Names whose global, rangeless override was removed: their locked versions are dropped, as pnpm does. */

@@ -3,7 +3,7 @@ import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import type { ManifestHook } from '@lode/pkg-manager.read-package-hook'
 import { resolveLocal, resolveTarballUrl } from '@lode/resolving.local-resolver'
 import { DIRECT_DEP_WEIGHT, RESOLVED_VERSION_WEIGHT, parseWantedSpec, satisfiesLoose } from '@lode/resolving.npm-resolver'
-import type { NpmResolver, PackageMeta, PreferredVersions, RegistrySpec, ResolvedRegistryPackage, WantedSpec } from '@lode/resolving.npm-resolver'
+import type { NpmResolver, PackageMeta, PreferredVersions, RegistrySpec, ReleaseAgeViolation, ResolvedRegistryPackage, WantedSpec } from '@lode/resolving.npm-resolver'
 import semver from 'semver'
 
 import { lockedPackage, snapshotOf } from './from-lockfile.js'
@@ -70,6 +70,8 @@ export interface ResolveTreeOptions {
   /** Names whose locked versions must not be reused (targets of removed overrides). */
   staleNames: ReadonlySet<string>
   onDeprecated: (pkg: ResolvedPackage, direct: boolean) => void
+  /** A version picked although younger than `minimumReleaseAge` (none fitting was old enough). */
+  onImmature: (violation: ReleaseAgeViolation) => void
   onOptionalSkipped: (message: string) => void
   readPackageHook: ManifestHook
   /** The lockfile's directory: local paths in the lockfile are relative to it. */
@@ -179,7 +181,10 @@ export class TreeResolver {
     const key = `${spec.name}\t${wantedSpec.type === 'version' ? wantedSpec.version : wantedSpec.type === 'range' ? wantedSpec.range : `tag:${wantedSpec.tag}`}\t${JSON.stringify(preferred)}`
     let pending = this.pending.get(key)
     if (pending === undefined) {
-      pending = this.opts.resolver.resolve(wantedSpec, preferred).then((resolved) => fromRegistry({ ...resolved, meta: this.opts.readPackageHook(resolved.meta) }, this.opts.autoInstallPeers), (err: unknown) => {
+      pending = this.opts.resolver.resolve(wantedSpec, preferred).then((resolved) => {
+        if (resolved.immature !== undefined) this.opts.onImmature(resolved.immature)
+        return fromRegistry({ ...resolved, meta: this.opts.readPackageHook(resolved.meta) }, this.opts.autoInstallPeers)
+      }, (err: unknown) => {
         if (wanted.optional && err instanceof LodeError && (err.code === 'ERR_LODE_NOT_FOUND' || err.code === 'ERR_LODE_NO_MATCHING_VERSION')) {
           this.opts.onOptionalSkipped(`${wanted.alias}@${wanted.bareSpecifier} is an optional dependency that could not be resolved. Excluding it from installation.`)
           return undefined

@@ -44,12 +44,21 @@ export function satisfiesLoose (version: string, range: string): boolean {
 }
 
 function maxSatisfying (versions: Iterable<string>, range: string): string | undefined {
+  return extremeSatisfying(versions, range, 1)
+}
+
+function minSatisfying (versions: Iterable<string>, range: string): string | undefined {
+  return extremeSatisfying(versions, range, -1)
+}
+
+/** The highest (`direction` 1) or lowest (-1) version that fits the range. */
+function extremeSatisfying (versions: Iterable<string>, range: string, direction: 1 | -1): string | undefined {
   let best: string | undefined
   let bestParsed: semver.SemVer | undefined
   for (const version of versions) {
     if (!satisfiesLoose(version, range)) continue
     const parsed = parseVersion(version)!
-    if (bestParsed === undefined || parsed.compare(bestParsed) > 0) {
+    if (bestParsed === undefined || parsed.compare(bestParsed) === direction) {
       best = version
       bestParsed = parsed
     }
@@ -94,6 +103,25 @@ function pickFromRange (packument: Packument, range: string, preferred: Preferre
   const max = maxSatisfying(versions, range)
   if (max === undefined) return undefined
   return nonDeprecatedPick(packument, versions, max, range) ?? max
+}
+
+/**
+ * The lowest version that fits `spec` (preferred groups first, as in `pickVersion`): pnpm's pick
+ * when no version is old enough for `minimumReleaseAge`, so the youngest-risk choice is the oldest
+ * release. Under `*` every version counts, prereleases too, as pnpm sorts them.
+ */
+export function pickLowestVersion (packument: Packument, spec: RegistrySpec, preferred: PreferredVersions = {}): string | undefined {
+  if (spec.type !== 'range') return pickVersion(packument, spec, preferred)
+  const range = spec.range
+  if (Object.keys(preferred).length > 0) {
+    for (const group of groupByPreference(packument, range, preferred)) {
+      const picked = minSatisfying(group, range)
+      if (picked !== undefined) return picked
+    }
+  }
+  const versions = Object.keys(packument.versions)
+  if (range === '*') return versions.map(parseVersion).filter((v) => v !== null).sort((a, b) => a.compare(b))[0]?.raw
+  return minSatisfying(versions, range)
 }
 
 /** Versions that fit the range or a preferred selector, grouped by summed weight, heaviest first. */

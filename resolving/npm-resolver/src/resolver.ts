@@ -3,7 +3,7 @@ import { LodeError } from '@lode/fs.error'
 import { MetadataSource } from './metadata.js'
 import type { MetadataSourceOptions } from './metadata.js'
 import type { PackageMeta, Packument } from './packument.js'
-import { narrowToPublishedBy, pickVersion } from './pick-version.js'
+import { narrowToPublishedBy, pickLowestVersion, pickVersion } from './pick-version.js'
 import type { PreferredVersions } from './pick-version.js'
 import type { RegistrySpec } from './spec.js'
 
@@ -27,6 +27,17 @@ export interface ResolvedRegistryPackage {
   version: string
   registry: string
   meta: PackageMeta
+  /** Set when no fitting version was old enough and a younger one was picked (pnpm 11's policy violation). */
+  immature?: ReleaseAgeViolation
+}
+
+/** A version picked although it is younger than `minimumReleaseAge`. */
+export interface ReleaseAgeViolation {
+  name: string
+  version: string
+  /** ISO times: when the version was published, and the cut-off it missed. */
+  publishedAt: string
+  cutoff: string
 }
 
 /** Picks versions from registry metadata the way pnpm 11 does. One per install; `close()` flushes the cache. */
@@ -68,8 +79,19 @@ export class NpmResolver {
       packument = await this.metadata.get({ name: spec.name, registry, full: true, canUseCached: () => true })
     }
     const version = pickVersion(view(packument), spec, preferred)
-    if (version === undefined) throw noMatchingVersion(spec, packument, registry, releaseAge)
-    return { name: spec.name, version, registry, meta: packument.versions[version]! }
+    if (version !== undefined) return { name: spec.name, version, registry, meta: packument.versions[version]! }
+    if (releaseAge !== undefined) {
+      // Nothing fitting is old enough: pnpm 11 takes the lowest fitting version and reports it,
+      // and the install then fails (strict) or records it in minimumReleaseAgeExclude.
+      const young = pickLowestVersion(packument, spec, preferred)
+      if (young !== undefined) {
+        const resolved: ResolvedRegistryPackage = { name: spec.name, version: young, registry, meta: packument.versions[young]! }
+        const publishedAt = packument.time?.[young]
+        if (publishedAt !== undefined) resolved.immature = { name: spec.name, version: young, publishedAt: new Date(publishedAt).toISOString(), cutoff: releaseAge.toISOString() }
+        return resolved
+      }
+    }
+    throw noMatchingVersion(spec, packument, registry)
   }
 
   async close (): Promise<void> {
@@ -106,15 +128,10 @@ function releaseAgeExclusions (patterns: readonly string[]): (name: string, vers
   return (name, version) => names.some((re) => re.test(name)) || (version !== undefined && versions.get(name)?.has(version) === true)
 }
 
-function noMatchingVersion (spec: RegistrySpec, packument: Packument, registry: string, releaseAge: Date | undefined): LodeError {
+function noMatchingVersion (spec: RegistrySpec, packument: Packument, registry: string): LodeError {
   const wanted = spec.type === 'version' ? spec.version : spec.type === 'range' ? spec.range : spec.tag
   const latest = packument.distTags['latest']
   const newest = latest === undefined ? 'it has no versions' : `the latest release is ${latest}`
-  if (releaseAge !== undefined && pickVersion(packument, spec) !== undefined) {
-    return new LodeError('NO_MATURE_MATCHING_VERSION', `No version of ${spec.name} matching "${wanted}" was published before ${releaseAge.toISOString()} (minimumReleaseAge); ${newest}.`, {
-      hint: `Wait until a matching version is old enough, or add ${spec.name} to minimumReleaseAgeExclude in pnpm-workspace.yaml.`,
-    })
-  }
   return new LodeError('NO_MATCHING_VERSION', `No version of ${spec.name} matches "${wanted}" in the registry ${registry}; ${newest}.`, {
     hint: `Change the range in package.json to one that ${spec.name}'s published versions satisfy.`,
   })

@@ -21,6 +21,8 @@ before(async () => {
     // 2.1.0 is a day younger than the cut-off of a 1440-minute minimumReleaseAge.
     { name: 'fresh', version: '2.0.0', publishedAt: '2026-05-01T00:00:00.000Z' },
     { name: 'fresh', version: '2.1.0', publishedAt: '2026-05-31T12:00:00.000Z' },
+    { name: 'fresh', version: '3.0.0', publishedAt: '2026-05-31T13:00:00.000Z' },
+    { name: 'fresh', version: '3.1.0', publishedAt: '2026-05-31T12:00:00.000Z' },
   ])
   registry.setDistTag('pick', 'next', '3.0.0-beta.1')
   registry.setDistTag('pick', 'latest', '1.1.0')
@@ -88,13 +90,19 @@ test('no matching version names the range and the latest release', async () => {
   })
 })
 
-test('minimumReleaseAge skips versions younger than the cut-off, fetching the full document only when needed', async () => {
+test('minimumReleaseAge skips versions younger than the cut-off (else takes the lowest, reported), fetching the full document only when needed', async () => {
   await withResolver({ minimumReleaseAge: 1440 }, async (resolver) => {
     const before = registry.recorded.length
     assert.equal((await resolver.resolve(spec('^2.0.0', 'fresh'))).version, '2.0.0')
     const accepts = registry.recorded.slice(before).map((r) => r.headers.accept)
     assert.deepEqual(accepts, ['application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*', 'application/json'])
-    await assert.rejects(resolver.resolve(spec('2.1.0', 'fresh')), { code: 'ERR_LODE_NO_MATURE_MATCHING_VERSION' })
+    assert.equal((await resolver.resolve(spec('^2.0.0', 'fresh'))).immature, undefined, 'a mature pick is no violation')
+    // Nothing fitting is old enough: the lowest fitting version, reported as a violation.
+    assert.deepEqual((await resolver.resolve(spec('^3.0.0', 'fresh'))).immature, {
+      name: 'fresh', version: '3.0.0', publishedAt: '2026-05-31T13:00:00.000Z', cutoff: '2026-05-31T00:00:00.000Z',
+    })
+    assert.equal((await resolver.resolve(spec('2.1.0', 'fresh'))).immature?.version, '2.1.0')
+    await assert.rejects(resolver.resolve(spec('^4.0.0', 'fresh')), { code: 'ERR_LODE_NO_MATCHING_VERSION' })
     // pick was modified long ago: the abbreviated document is enough.
     const beforePick = registry.recorded.length
     await resolver.resolve(spec('^1.0.0'))
@@ -102,6 +110,11 @@ test('minimumReleaseAge skips versions younger than the cut-off, fetching the fu
   })
   await withResolver({ minimumReleaseAge: 1440, minimumReleaseAgeExclude: ['fresh'] }, async (resolver) => {
     assert.equal((await resolver.resolve(spec('^2.0.0', 'fresh'))).version, '2.1.0')
+  })
+  await withResolver({ minimumReleaseAge: 1440, minimumReleaseAgeExclude: ['fresh@3.1.0'] }, async (resolver) => {
+    const picked = await resolver.resolve(spec('^3.0.0', 'fresh'))
+    assert.equal(picked.version, '3.1.0', 'an excluded version counts as mature')
+    assert.equal(picked.immature, undefined)
   })
 })
 

@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto'
+import fs from 'node:fs/promises'
+import path from 'node:path'
+
+import { hasErrno } from '@lode/fs.error'
+
+/**
+ * Writes `data` to `file` atomically: to a temp file beside it, then renamed over it, so a reader
+ * (or a crash) sees the old file or the new one, never a part. Creates the parent directory if
+ * needed; a failed write removes its temp file. No fsync: files written this way are either
+ * regenerated (lockfile, caches) or checked when read.
+ */
+export async function writeFileAtomic (file: string, data: string | Uint8Array): Promise<void> {
+  const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`
+  try {
+    await writeNew(temp, data)
+    await fs.rename(temp, file)
+  } catch (err) {
+    await fs.rm(temp, { force: true })
+    throw err
+  }
+}
+
+async function writeNew (file: string, data: string | Uint8Array): Promise<void> {
+  try {
+    await fs.writeFile(file, data, { flag: 'wx' })
+  } catch (err) {
+    if (!hasErrno(err, 'ENOENT')) throw err
+    await fs.mkdir(path.dirname(file), { recursive: true })
+    await fs.writeFile(file, data, { flag: 'wx' })
+  }
+}

@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { test } from 'node:test'
+
+import { writeFileAtomic } from '@lode/fs.write-file-atomic'
+
+test('writes the file, creating its directory, and replaces an existing one whole', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-atomic-'))
+  const file = path.join(dir, 'a', 'b', 'file.txt')
+  await writeFileAtomic(file, 'one')
+  assert.equal(fs.readFileSync(file, 'utf8'), 'one')
+  const inode = fs.statSync(file).ino
+  await writeFileAtomic(file, Buffer.from('two'))
+  assert.equal(fs.readFileSync(file, 'utf8'), 'two')
+  assert.notEqual(fs.statSync(file).ino, inode, 'replaced by rename, not rewritten in place')
+  assert.deepEqual(fs.readdirSync(path.dirname(file)), ['file.txt'], 'no temp file is left')
+})
+
+test('a failed write leaves the old file and no temp file', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-atomic-'))
+  const file = path.join(dir, 'file.txt')
+  fs.writeFileSync(file, 'old')
+  // A directory where the file should go makes the rename fail.
+  const blocked = path.join(dir, 'blocked')
+  fs.mkdirSync(path.join(blocked, 'child'), { recursive: true })
+  await assert.rejects(writeFileAtomic(blocked, 'new'))
+  assert.deepEqual(fs.readdirSync(dir).sort(), ['blocked', 'file.txt'])
+  assert.equal(fs.readFileSync(file, 'utf8'), 'old')
+})
