@@ -54,7 +54,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
       },
     })
   } catch (err) {
-    ctx.stderr.write(`ERR_LODE_BAD_ARGUMENTS  ${(err as Error).message}\n\nRun lode --help for the options.\n`)
+    ctx.stderr.write(`[ERR_LODE_BAD_ARGUMENTS] ${(err as Error).message}\n\nRun lode --help for the options.\n`)
     return 1
   }
   const { values, positionals } = parsed
@@ -68,16 +68,17 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     return command === undefined && values.help !== true ? 1 : 0
   }
   if (command !== 'install' && command !== 'i') {
-    ctx.stderr.write(`ERR_LODE_UNKNOWN_COMMAND  Unknown command "${command}".\n\nRun lode --help for the commands.\n`)
+    ctx.stderr.write(`[ERR_LODE_UNKNOWN_COMMAND] Unknown command "${command}".\n\nRun lode --help for the commands.\n`)
     return 1
   }
   const reporterName = values.reporter ?? 'default'
   if (!['default', 'append-only', 'silent'].includes(reporterName)) {
-    ctx.stderr.write(`ERR_LODE_BAD_ARGUMENTS  Unknown reporter "${reporterName}".\n\nUse default, append-only or silent.\n`)
+    ctx.stderr.write(`[ERR_LODE_BAD_ARGUMENTS] Unknown reporter "${reporterName}".\n\nUse default, append-only or silent.\n`)
     return 1
   }
   const silent = reporterName === 'silent'
   const print = (line: string): void => { if (!silent) ctx.stdout.write(`${line}\n`) }
+  const style = labelStyle(ctx)
   const started = Date.now()
   try {
     const overrides: Parameters<typeof getConfig>[0]['overrides'] = {}
@@ -87,34 +88,58 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     if (values.offline === true) overrides.offline = true
     if (values['prefer-offline'] === true) overrides.preferOffline = true
     const config = getConfig({ dir: path.resolve(ctx.cwd, values.dir ?? '.'), env: ctx.env, overrides, lodeVersion: VERSION })
-    const result = await install({
+    await install({
       config,
       lockfileOnly: values['lockfile-only'] === true,
       now: () => Date.now(),
-      onEvent: (event) => { report(event, print) },
+      onEvent: (event) => { report(event, print, style) },
     })
-    print(`Progress: resolved ${result.packages}, reused 0, downloaded 0, added 0, done`)
-    print(`Done in ${((Date.now() - started) / 1000).toFixed(1)}s using lode v${VERSION}`)
+    print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
     return 0
   } catch (err) {
     if (!isLodeError(err)) throw err
-    ctx.stderr.write(`${err.code}  ${err.message}\n${err.hint === undefined ? '' : `\n${err.hint}\n`}`)
+    ctx.stderr.write(`${style.error(err.code)} ${err.message}\n${err.hint === undefined ? '' : `\n${err.hint}\n`}`)
     return 1
   }
 }
 
-function report (event: InstallEvent, print: (line: string) => void): void {
+interface LabelStyle {
+  warn: string
+  error: (code: string) => string
+}
+
+/** pnpm's labels: ` WARN ` on yellow and ` ERR_… ` on red where colours show, `[WARN]` and `[ERR_…]` otherwise. */
+function labelStyle (ctx: MainContext): LabelStyle {
+  const colors = ctx.env['FORCE_COLOR'] !== undefined && ctx.env['FORCE_COLOR'] !== '0'
+    ? true
+    : ctx.stdout.isTTY === true && ctx.env['NO_COLOR'] === undefined && ctx.env['TERM'] !== 'dumb'
+  return colors
+    ? { warn: '\x1b[30;43m WARN \x1b[39;49m', error: (code) => `\x1b[41m\x1b[30m ${code} \x1b[39m\x1b[49m` }
+    : { warn: '[WARN]', error: (code) => `[${code}]` }
+}
+
+/** `564ms`, `3.2s`, `1m 5.3s`: pnpm's "Done in" duration (pretty-ms). */
+export function formatDuration (ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`
+  const minutes = Math.floor(ms / 60_000)
+  const seconds = Math.floor((ms - minutes * 60_000) / 100) / 10
+  return minutes > 0 ? `${minutes}m${seconds > 0 ? ` ${seconds}s` : ''}` : `${seconds}s`
+}
+
+function report (event: InstallEvent, print: (line: string) => void, style: LabelStyle): void {
   switch (event.type) {
-    case 'warning': print(` WARN  ${event.message}`); break
+    case 'warning': print(`${style.warn} ${event.message}`); break
     case 'info': print(event.message); break
     case 'deprecated':
-      for (const id of event.direct) print(` WARN  deprecated ${id}`)
-      if (event.subdependencies.length > 0) print(` WARN  ${event.subdependencies.length} deprecated subdependencies found: ${[...event.subdependencies].sort().join(', ')}`)
+      for (const id of event.direct) print(`${style.warn} deprecated ${id}`)
+      if (event.subdependencies.length > 0) print(`${style.warn} ${event.subdependencies.length} deprecated subdependencies found: ${[...event.subdependencies].sort().join(', ')}`)
       break
+    case 'resolved': print(`Progress: resolved ${event.packages}, reused 0, downloaded 0, added 0, done`); break
     case 'peer-issues':
-      print(' WARN  Issues with peer dependencies found')
-      for (const issue of event.issues) print(`  ✕ unmet peer ${issue.peer}: ${issue.wantedBy} wants ${issue.range}, found ${issue.installed}`)
+      // pnpm points at `pnpm peers check` here; lode lists the issues instead.
+      print(`${style.warn} Issues with peer dependencies found:`)
+      for (const issue of event.issues) print(`  ✕ unmet peer ${issue.peer}@${issue.range}: found ${issue.installed} (wanted by ${issue.wantedBy})`)
       break
-    case 'resolved': case 'lockfile': break
+    case 'lockfile': print(''); break
   }
 }

@@ -70,8 +70,19 @@ const PACKAGES: PackageSpec[] = [
   { name: 'baz', version: '1.0.0', dependencies: { foo: '^1.0.0' }, manifest: { peerDependencies: { host: '^2.0.0' } } },
 ]
 
+// Published now: younger than the default minimumReleaseAge of a day.
+const NOW = new Date().toISOString()
+const YOUNG: PackageSpec[] = [
+  { name: 'young', version: '1.0.0', publishedAt: NOW },
+  { name: 'young', version: '1.1.0', publishedAt: NOW },
+  { name: 'half-young', version: '1.0.0' },
+  { name: 'half-young', version: '1.1.0', publishedAt: NOW },
+  { name: 'young-dep', version: '2.0.0', publishedAt: NOW },
+  { name: 'young-parent', version: '1.0.0', publishedAt: NOW, dependencies: { 'young-dep': '^2.0.0' } },
+]
+
 let registry: TestRegistry
-before(async () => { registry = await TestRegistry.start(PACKAGES) })
+before(async () => { registry = await TestRegistry.start([...PACKAGES, ...YOUNG]) })
 after(async () => { await registry.close() })
 
 /** Runs pnpm and lode on copies of one project and requires the same pnpm-lock.yaml, byte for byte. */
@@ -206,5 +217,37 @@ describe('lode install --lockfile-only writes the lockfile pnpm 11 writes', () =
     assert.equal(again.code, 0, again.stderr)
     assert.deepEqual(registry.requests.slice(requestsBefore), [])
     assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  })
+
+  test('minimumReleaseAge: when nothing fitting is old enough, the lowest is taken and added to minimumReleaseAgeExclude; strict mode fails', async () => {
+    const manifest = { name: 'young', version: '1.0.0', dependencies: { young: '^1.0.0', 'half-young': '^1.0.0', 'young-parent': '1' } }
+    const workspaceYaml = '# settings\nautoInstallPeers: true   # keep\n\nminimumReleaseAgeExclude:\n  - zzz\n  - young@0.9.0\n\nlinkWorkspacePackages: false\n'
+    const { pnpmProject, lodeProject } = await compare(manifest, { 'pnpm-workspace.yaml': workspaceYaml })
+    const yamlOf = (project: Project): string => fs.readFileSync(path.join(project.dir, 'pnpm-workspace.yaml'), 'utf8')
+    assert.equal(yamlOf(lodeProject), yamlOf(pnpmProject))
+    assert.match(yamlOf(lodeProject), /- young@0\.9\.0 \|\| 1\.0\.0\n {2}- young-dep@2\.0\.0\n {2}- young-parent@1\.0\.0\n/)
+    const again = await lode(lodeProject, ['install', '--lockfile-only'])
+    assert.equal(again.code, 0)
+    assert.doesNotMatch(again.stdout, /minimumReleaseAgeExclude/, 'nothing more to add on a re-run')
+    assert.equal(yamlOf(lodeProject), yamlOf(pnpmProject))
+
+    const fresh = makeProject(registry, manifest)
+    const reported = await lode(cloneProject(fresh), ['install', '--lockfile-only'])
+    assert.match(reported.stdout, /Added 3 entries to minimumReleaseAgeExclude in pnpm-workspace\.yaml .*:\n {2}young-dep@2\.0\.0\n {2}young-parent@1\.0\.0\n {2}young@1\.0\.0\n/, 'sorted as pnpm sorts them')
+
+    // An explicit minimumReleaseAge is strict: both fail, naming the same versions, and write nothing.
+    const strict = makeProject(registry, manifest, { 'pnpm-workspace.yaml': 'minimumReleaseAge: 1440\n' })
+    const strictLode = cloneProject(strict)
+    const pnpmFailure = await pnpm(strict, ['install', '--lockfile-only'], true)
+    const lodeFailure = await lode(strictLode, ['install', '--lockfile-only'])
+    assert.equal(lodeFailure.code, 1)
+    assert.match(lodeFailure.stderr, /ERR_LODE_NO_MATURE_MATCHING_VERSION/)
+    const listed = (text: string): string[] => [...text.matchAll(/^ {2}(\S+) was published at (\S+), within the minimumReleaseAge cutoff/gm)].map((m) => `${m[1]} ${m[2]}`)
+    assert.equal(listed(lodeFailure.stderr).length, 3)
+    assert.deepEqual(listed(lodeFailure.stderr), listed(pnpmFailure.stdout + pnpmFailure.stderr))
+    for (const project of [strict, strictLode]) {
+      assert.equal(fs.existsSync(path.join(project.dir, 'pnpm-lock.yaml')), false)
+      assert.equal(fs.readFileSync(path.join(project.dir, 'pnpm-workspace.yaml'), 'utf8'), 'minimumReleaseAge: 1440\n')
+    }
   })
 })

@@ -70,9 +70,11 @@ async function runNode (script: string, args: string[], project: Project, extraE
   }
 }
 
-export async function pnpm (project: Project, args: string[]): Promise<RunResult> {
+/** Runs pnpm; it must succeed unless `expectFailure`. */
+export async function pnpm (project: Project, args: string[], expectFailure = false): Promise<RunResult> {
   const result = await runNode(pnpmBin, [...args, '--reporter=append-only'], project, {})
-  assert.equal(result.code, 0, `pnpm ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`)
+  if (expectFailure) assert.notEqual(result.code, 0, `pnpm ${args.join(' ')} was expected to fail:\n${result.stdout}`)
+  else assert.equal(result.code, 0, `pnpm ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`)
   return result
 }
 

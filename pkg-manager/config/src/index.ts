@@ -7,6 +7,8 @@ import { LodeError, hasErrno } from '@lode/fs.error'
 import ini from 'ini'
 import { parse as parseYaml } from 'yaml'
 
+export { mergeReleaseAgeExcludes, updateWorkspaceYaml } from './write-workspace-yaml.js'
+
 /** Everything an install reads from settings, fully defaulted and frozen. Built once, handed down. */
 export interface Config {
   readonly dir: string
@@ -31,6 +33,8 @@ export interface Config {
   readonly noProxy: string | undefined
   readonly minimumReleaseAge: number
   readonly minimumReleaseAgeExclude: readonly string[]
+  /** Fail on versions younger than `minimumReleaseAge` instead of adding them to `minimumReleaseAgeExclude`; true when `minimumReleaseAge` is set explicitly (pnpm 11). */
+  readonly minimumReleaseAgeStrict: boolean
   readonly autoInstallPeers: boolean
   readonly peersSuffixMaxLength: number
   /** `overrides` from pnpm-workspace.yaml, as written (selector → specifier). */
@@ -128,6 +132,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     noProxy: npmrc['no-proxy'] ?? env['no_proxy'] ?? env['NO_PROXY'],
     minimumReleaseAge: setting('minimumReleaseAge', isNumber, 1440),
     minimumReleaseAgeExclude: setting('minimumReleaseAgeExclude', isStrings, []),
+    minimumReleaseAgeStrict: setting('minimumReleaseAgeStrict', isBool, workspace['minimumReleaseAge'] !== undefined),
     autoInstallPeers: setting('autoInstallPeers', isBool, true),
     peersSuffixMaxLength: setting('peersSuffixMaxLength', isNumber, 1000),
     overrides: setting('overrides', isStringMap, {}),

@@ -2,12 +2,14 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 
 import { LodeError, hasErrno } from '@lode/fs.error'
+import { mergeReleaseAgeExcludes, updateWorkspaceYaml } from '@lode/pkg-manager.config'
 import type { Config } from '@lode/pkg-manager.config'
 import { readLockfile, writeLockfile } from '@lode/pkg-manager.lockfile'
 import { createReadPackageHooks, overridesMap, packageExtensionsChecksum, parseOverrides, replaceVersionReferences } from '@lode/pkg-manager.read-package-hook'
 import { resolveDependencies } from '@lode/pkg-manager.resolve-dependencies'
 import type { PeerIssue, ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
 import { NpmResolver } from '@lode/resolving.npm-resolver'
+import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import { RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry-client'
 
 /** What an install reports while it runs; a reporter (the CLI's, or a caller's) turns them into output. */
@@ -96,17 +98,42 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
       peersSuffixMaxLength: config.peersSuffixMaxLength,
       onInfo: (message) => { emit({ type: 'info', message }) },
     })
+    if (result.immature.length > 0 && config.minimumReleaseAgeStrict) throw immatureError(result.immature)
     const packages = Object.keys(result.lockfile.packages ?? {}).length
-    emit({ type: 'resolved', packages })
     if (result.deprecated.direct.length > 0 || result.deprecated.subdependencies.length > 0) emit({ type: 'deprecated', ...result.deprecated })
+    emit({ type: 'resolved', packages })
     if (result.peerIssues.length > 0) emit({ type: 'peer-issues', issues: result.peerIssues })
     const written = await writeLockfile(config.dir, result.lockfile, current?.envDocument)
     emit({ type: 'lockfile', written, file: path.join(config.dir, 'pnpm-lock.yaml') })
+    if (result.immature.length > 0) await excludeFromReleaseAge(config, result.immature, emit)
     return { lockfileChanged: written, packages }
   } finally {
     await resolver.close()
     await client.close()
   }
+}
+
+/** Strict `minimumReleaseAge`: the versions picked although too young, each with its publish time. */
+function immatureError (immature: ReleaseAgeViolation[]): LodeError {
+  const sorted = [...immature].sort((a, b) => `${a.name}@${a.version}`.localeCompare(`${b.name}@${b.version}`))
+  const list = sorted.map((v) => `  ${v.name}@${v.version} was published at ${v.publishedAt}, within the minimumReleaseAge cutoff (${v.cutoff})`).join('\n')
+  return new LodeError('NO_MATURE_MATCHING_VERSION', `${sorted.length} ${sorted.length === 1 ? 'version does' : 'versions do'} not meet the minimumReleaseAge constraint:\n${list}`, {
+    hint: 'Add them to minimumReleaseAgeExclude in pnpm-workspace.yaml, set minimumReleaseAgeStrict: false to have lode add them, or wait for the packages to mature past the configured cutoff.',
+  })
+}
+
+/**
+ * The default (loose) `minimumReleaseAge`: versions picked although too young (nothing fitting was
+ * old enough) are added to `minimumReleaseAgeExclude` in pnpm-workspace.yaml, as pnpm 11 does, so
+ * the choice is visible in review and the next install accepts them knowingly.
+ */
+async function excludeFromReleaseAge (config: Config, immature: ReleaseAgeViolation[], emit: (event: InstallEvent) => void): Promise<void> {
+  const added = mergeReleaseAgeExcludes(immature.map((v) => `${v.name}@${v.version}`))
+  await updateWorkspaceYaml(config.dir, { minimumReleaseAgeExclude: mergeReleaseAgeExcludes([...config.minimumReleaseAgeExclude, ...added]) })
+  emit({
+    type: 'info',
+    message: `Added ${added.length} ${added.length === 1 ? 'entry' : 'entries'} to minimumReleaseAgeExclude in pnpm-workspace.yaml (set minimumReleaseAgeStrict to true to fail on these instead):\n  ${added.join('\n  ')}`,
+  })
 }
 
 /** The project's package.json; invalid JSON is an error naming the file and the position. */

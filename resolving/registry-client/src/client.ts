@@ -106,7 +106,7 @@ export class RegistryClient {
       const retriesLeft = retry.retries - attempt
       if (retriesLeft <= 0) throw fetchFailed(url, options.subject, failure)
       const wait = Math.min(retry.minTimeout * retry.factor ** attempt, retry.maxTimeout)
-      this.opts.onWarning?.(`GET ${url} error (${failure.code}). Will retry in ${wait / 1000} seconds. ${retriesLeft} retries left.`)
+      this.opts.onWarning?.(`GET ${url} error (${failure.code}). Will retry in ${verboseDuration(wait)}. ${retriesLeft} retries left.`)
       await new Promise((resolve) => setTimeout(resolve, wait))
     }
   }
@@ -200,4 +200,21 @@ function httpError (url: string, subject: string, status: number, sentAuth: bool
     })
   }
   return new LodeError(`FETCH_${status}`, `GET ${url} answered HTTP ${status} while fetching ${subject}.`)
+}
+
+/** A wait in words, as pnpm words it (pretty-ms, verbose): `10 seconds`, `1 minute`, `1 minute 30 seconds`, `5 milliseconds`. */
+export function verboseDuration (ms: number): string {
+  const words = (n: number, unit: string): string => `${n} ${unit}${n === 1 ? '' : 's'}`
+  if (ms < 1000) return words(Math.round(ms), 'millisecond')
+  const parts: string[] = []
+  let rest = ms
+  for (const [unit, size] of [['day', 86_400_000], ['hour', 3_600_000], ['minute', 60_000]] as const) {
+    const n = Math.floor(rest / size)
+    if (n > 0) parts.push(words(n, unit))
+    rest -= n * size
+  }
+  // Seconds keep one decimal, floored; a whole number drops it.
+  const seconds = Math.floor(rest / 100) / 10
+  if (seconds > 0) parts.push(words(seconds, 'second'))
+  return parts.join(' ')
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
-import { ACCEPT_ABBREVIATED, ACCEPT_FULL, RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry-client'
+import { ACCEPT_ABBREVIATED, ACCEPT_FULL, RegistryClient, createAuthHeaderLookup, verboseDuration } from '@lode/resolving.registry-client'
 import type { RegistryClientOptions } from '@lode/resolving.registry-client'
 
 let registry: TestRegistry
@@ -62,8 +62,8 @@ test('5xx and connection resets are retried with pnpm\'s warning, then succeed',
     const result = await c.get(`${registry.url}alpha`, { accept: ACCEPT_ABBREVIATED, subject: 'alpha' })
     assert.equal(result.status, 200)
     assert.equal(warnings.length, 2)
-    assert.equal(warnings[0], `GET ${registry.url}alpha error (503). Will retry in 0.005 seconds. 2 retries left.`)
-    assert.match(warnings[1]!, new RegExp(`^GET ${registry.url}alpha error \\(\\w+\\)\\. Will retry in 0.01 seconds\\. 1 retries left\\.$`))
+    assert.equal(warnings[0], `GET ${registry.url}alpha error (503). Will retry in 5 milliseconds. 2 retries left.`)
+    assert.match(warnings[1]!, new RegExp(`^GET ${registry.url}alpha error \\(\\w+\\)\\. Will retry in 10 milliseconds\\. 1 retries left\\.$`))
   } finally {
     await c.close()
   }
@@ -171,4 +171,14 @@ test('auth lookup: longest prefix, _auth and username/_password, default-registr
   assert.equal(lookup('https://default.test/npm/x'), 'Bearer default-token')
   assert.equal(lookup('https://default.test/elsewhere'), undefined)
   assert.equal(lookup('https://unknown.test/x'), undefined)
+})
+
+test('retry waits are worded as pnpm words them', () => {
+  assert.equal(verboseDuration(10_000), '10 seconds')
+  assert.equal(verboseDuration(60_000), '1 minute')
+  assert.equal(verboseDuration(90_000), '1 minute 30 seconds')
+  assert.equal(verboseDuration(1000), '1 second')
+  assert.equal(verboseDuration(1500), '1.5 seconds')
+  assert.equal(verboseDuration(1), '1 millisecond')
+  assert.equal(verboseDuration(5), '5 milliseconds')
 })

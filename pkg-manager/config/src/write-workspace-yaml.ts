@@ -1,0 +1,120 @@
+import fs from 'node:fs/promises'
+import path from 'node:path'
+
+import { LodeError, hasErrno } from '@lode/fs.error'
+import { writeFileAtomic } from '@lode/fs.write-file-atomic'
+import semver from 'semver'
+import { Document, Scalar, isMap, isScalar, isSeq, parseDocument } from 'yaml'
+import type { Node, Pair, YAMLMap } from 'yaml'
+
+const FILE = 'pnpm-workspace.yaml'
+
+/**
+ * Sets top-level settings in `<dir>/pnpm-workspace.yaml` the way pnpm edits the file: comments
+ * and the order of existing keys are kept, list items that stay keep their nodes, a new key goes
+ * to its sorted place when the keys were sorted (after `packages` when it leads) and at the end
+ * otherwise, with a blank line before it when the file separates its keys so. Creates the file
+ * when it is missing. Returns whether the file changed.
+ */
+export async function updateWorkspaceYaml (dir: string, settings: Readonly<Record<string, unknown>>): Promise<boolean> {
+  const file = path.join(dir, FILE)
+  let text: string | undefined
+  try {
+    text = await fs.readFile(file, 'utf8')
+  } catch (err) {
+    if (!hasErrno(err, 'ENOENT')) throw err
+  }
+  const doc = text === undefined ? new Document({}) : parseDocument(text)
+  if (doc.errors.length > 0) {
+    throw new LodeError('INVALID_WORKSPACE_YAML', `${file} is not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}`, { hint: 'Fix the file and run again.' })
+  }
+  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) doc.contents = doc.createNode({})
+  if (!isMap(doc.contents)) throw new LodeError('INVALID_WORKSPACE_YAML', `${file} must be a map of settings.`, { hint: 'Fix the file and run again.' })
+  const map = doc.contents as YAMLMap<Scalar<string>, Node>
+  const originalKeys = map.items.map(keyOf)
+  for (const [key, value] of Object.entries(settings)) {
+    const pair = map.items.find((item) => keyOf(item) === key)
+    if (pair !== undefined) pair.value = patchValue(doc, pair.value, value)
+    else map.items.push(doc.createPair<Scalar<string>, Node>(key, value))
+  }
+  map.items = orderKeys(map.items, originalKeys)
+  markBlankLines(map.items, originalKeys)
+  const next = doc.toString({ lineWidth: 0, singleQuote: true })
+  if (next === text) return false
+  await writeFileAtomic(file, next)
+  return true
+}
+
+function keyOf (pair: Pair<unknown, unknown>): string {
+  return isScalar(pair.key) ? String(pair.key.value) : String(pair.key)
+}
+
+/** A list of plain values keeps the nodes (and comments) of the items that stay; anything else is replaced. */
+function patchValue (doc: Document, node: Node | null, value: unknown): Node {
+  if (isSeq(node) && Array.isArray(value) && value.every((item) => item === null || ['string', 'number', 'boolean'].includes(typeof item))) {
+    const byValue = new Map<unknown, Node[]>()
+    for (const item of node.items) {
+      if (!isScalar(item)) continue
+      const nodes = byValue.get(item.value) ?? []
+      nodes.push(item)
+      byValue.set(item.value, nodes)
+    }
+    node.items = value.map((item) => byValue.get(item)?.shift() ?? new Scalar(item))
+    return node
+  }
+  if (isScalar(node) && node.value === value) return node
+  return doc.createNode(value)
+}
+
+/** pnpm's rule: keys that were sorted (optionally after a leading `packages`) stay sorted; otherwise new keys are appended. */
+function orderKeys<T extends Pair<unknown, unknown>> (items: T[], originalKeys: string[]): T[] {
+  const isNew = (item: T): boolean => !originalKeys.includes(keyOf(item))
+  if (!items.some(isNew)) return items
+  const packagesFirst = originalKeys.length === 0 || originalKeys[0] === 'packages'
+  const rest = packagesFirst && originalKeys.length > 0 ? originalKeys.slice(1) : originalKeys
+  const sorted = rest.every((key, i) => i === 0 || rest[i - 1]! <= key)
+  if (!sorted) return items
+  return [...items].sort((a, b) => {
+    const ka = keyOf(a)
+    const kb = keyOf(b)
+    if (packagesFirst && (ka === 'packages' || kb === 'packages')) return ka === 'packages' ? -1 : 1
+    return ka < kb ? -1 : ka > kb ? 1 : 0
+  })
+}
+
+/** A new key gets a blank line before it when every original key but the first has one, or when its neighbour does. */
+function markBlankLines (items: Array<Pair<unknown, unknown>>, originalKeys: string[]): void {
+  const keyNode = (pair: Pair<unknown, unknown> | undefined): Scalar | undefined => pair !== undefined && isScalar(pair.key) ? pair.key : undefined
+  const originalRest = items.filter((item) => originalKeys.includes(keyOf(item)) && keyOf(item) !== originalKeys[0])
+  const blankStyle = originalRest.length > 0 && originalRest.every((item) => keyNode(item)?.spaceBefore === true)
+  for (let i = 1; i < items.length; i++) {
+    const key = keyNode(items[i])
+    if (key === undefined || key.spaceBefore === true) continue
+    const next = keyNode(items[i + 1])
+    const neighbour = next !== undefined ? next.spaceBefore === true : keyNode(items[i - 1])?.spaceBefore === true
+    if (blankStyle || (!originalKeys.includes(String(key.value)) && neighbour)) key.spaceBefore = true
+  }
+}
+
+/**
+ * pnpm's merge of `minimumReleaseAgeExclude` entries: one entry per package, exact versions joined
+ * with ` || ` in semver order; a package listed without versions (or a glob) stays as it is.
+ * Existing entries keep their order, new packages follow.
+ */
+export function mergeReleaseAgeExcludes (entries: readonly string[]): string[] {
+  const byName = new Map<string, Set<string> | null>()
+  for (const entry of entries) {
+    const at = entry.indexOf('@', entry.startsWith('@') ? 1 : 0)
+    const name = at === -1 ? entry : entry.slice(0, at)
+    const versions = at === -1 ? [] : entry.slice(at + 1).split('||').map((v) => v.trim())
+    const known = byName.get(name)
+    if (known === null || versions.length === 0) {
+      byName.set(name, null)
+      continue
+    }
+    const set = known ?? new Set<string>()
+    for (const version of versions) set.add(version)
+    byName.set(name, set)
+  }
+  return [...byName].map(([name, versions]) => versions === null ? name : `${name}@${[...versions].sort(semver.compare).join(' || ')}`)
+}
