@@ -62,6 +62,11 @@ const PACKAGES: PackageSpec[] = [
   { name: '@types/responselike', version: '1.0.0' },
   { name: '@types/keyv', version: '3.1.1' },
   { name: 'ws', version: '7.0.0' },
+  // dedupePeerDependents: dd-y's optional peer is met (by a mismatched version) only below dd-p2.
+  { name: 'dd-a', version: '1.0.0' },
+  { name: 'dd-c', version: '2.0.0' },
+  { name: 'dd-y', version: '1.0.0', manifest: { peerDependencies: { 'dd-a': '^1.0.0', 'dd-c': '^1.0.0' }, peerDependenciesMeta: { 'dd-c': { optional: true } } } },
+  { name: 'dd-p2', version: '1.0.0', dependencies: { 'dd-y': '1.0.0', 'dd-c': '2.0.0' } },
   // Overrides.
   { name: 'foo', version: '1.0.0' },
   { name: 'foo', version: '1.1.0' },
@@ -249,5 +254,14 @@ describe('lode install --lockfile-only writes the lockfile pnpm 11 writes', () =
       assert.equal(fs.existsSync(path.join(project.dir, 'pnpm-lock.yaml')), false)
       assert.equal(fs.readFileSync(path.join(project.dir, 'pnpm-workspace.yaml'), 'utf8'), 'minimumReleaseAge: 1440\n')
     }
+  })
+
+  test('dedupePeerDependents: a variant merges into one that resolves more peers; off, both stay', async () => {
+    const manifest = { name: 'dedupe-peers', version: '1.0.0', dependencies: { 'dd-a': '1.0.0', 'dd-y': '1.0.0', 'dd-p2': '1.0.0' } }
+    const deduped = await compare(manifest)
+    assert.match(readLockfileText(deduped.lodeProject), /dd-y:\n {8}specifier: 1\.0\.0\n {8}version: 1\.0\.0\(dd-a@1\.0\.0\)\(dd-c@2\.0\.0\)/)
+    assert.doesNotMatch(readLockfileText(deduped.lodeProject), /dd-y@1\.0\.0\(dd-a@1\.0\.0\):/)
+    const kept = await compare(manifest, { 'pnpm-workspace.yaml': 'autoInstallPeers: false\ndedupePeerDependents: false\n' })
+    assert.match(readLockfileText(kept.lodeProject), /dd-y@1\.0\.0\(dd-a@1\.0\.0\):/)
   })
 })

@@ -36,6 +36,7 @@ export interface Config {
   /** Fail on versions younger than `minimumReleaseAge` instead of adding them to `minimumReleaseAgeExclude`; true when `minimumReleaseAge` is set explicitly (pnpm 11). */
   readonly minimumReleaseAgeStrict: boolean
   readonly autoInstallPeers: boolean
+  readonly dedupePeerDependents: boolean
   readonly peersSuffixMaxLength: number
   /** `overrides` from pnpm-workspace.yaml, as written (selector → specifier). */
   readonly overrides: Readonly<Record<string, string>>
@@ -134,6 +135,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     minimumReleaseAgeExclude: setting('minimumReleaseAgeExclude', isStrings, []),
     minimumReleaseAgeStrict: setting('minimumReleaseAgeStrict', isBool, workspace['minimumReleaseAge'] !== undefined),
     autoInstallPeers: setting('autoInstallPeers', isBool, true),
+    dedupePeerDependents: setting('dedupePeerDependents', isBool, true),
     peersSuffixMaxLength: setting('peersSuffixMaxLength', isNumber, 1000),
     overrides: setting('overrides', isStringMap, {}),
     packageExtensions: setting('packageExtensions', isPackageExtensions, {}),

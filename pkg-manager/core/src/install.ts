@@ -95,6 +95,7 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
       resolver,
       lockfile: current?.lockfile,
       autoInstallPeers: config.autoInstallPeers,
+      dedupePeerDependents: config.dedupePeerDependents,
       peersSuffixMaxLength: config.peersSuffixMaxLength,
       onInfo: (message) => { emit({ type: 'info', message }) },
     })

@@ -10,6 +10,8 @@ import { DIRECT_DEP_WEIGHT, EXISTING_VERSION_WEIGHT, parseWantedSpec } from '@lo
 import type { NpmResolver, ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import semver from 'semver'
 
+import { dedupePeerDependents } from './dedupe-peer-dependents.js'
+import type { VariantNode } from './dedupe-peer-dependents.js'
 import { PeerResolver } from './resolve-peers.js'
 import type { MissingPeer, PeerIssue, PeerNode } from './resolve-peers.js'
 import { Scope, TreeResolver } from './resolve-tree.js'
@@ -25,6 +27,8 @@ export interface ResolveDependenciesOptions {
   /** The current lockfile: its versions are kept where they still satisfy. */
   lockfile: Lockfile | undefined
   autoInstallPeers: boolean
+  /** pnpm's `dedupePeerDependents` (default true): peer variants of a package merge where one can stand in for another. */
+  dedupePeerDependents: boolean
   peersSuffixMaxLength: number
   /** Changes a dependency's manifest before its dependencies are read (compatibility database, packageExtensions, overrides). */
   readPackageHook?: ManifestHook
@@ -141,7 +145,18 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     fresh.forEach((entry, i) => { direct[i]!.hidden.push(...entry.edges) })
   }
 
-  const lockfile = toLockfile({ importers: opts.importers, direct, roots, peers, packages: tree.packages, lockfile: opts.lockfile, autoInstallPeers: opts.autoInstallPeers, peersSuffixMaxLength: opts.peersSuffixMaxLength, settings: opts.lockfileSettings })
+  const lockfile = toLockfile({
+    importers: opts.importers,
+    direct,
+    roots,
+    peers,
+    packages: tree.packages,
+    lockfile: opts.lockfile,
+    autoInstallPeers: opts.autoInstallPeers,
+    peersSuffixMaxLength: opts.peersSuffixMaxLength,
+    settings: opts.lockfileSettings,
+    dedupePeerDependents: opts.dedupePeerDependents,
+  })
   const sortedImmature = [...immature].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([, violation]) => violation)
   return { lockfile, peerIssues: peers.issues, deprecated, immature: sortedImmature }
 }
@@ -266,55 +281,83 @@ interface ToLockfileInput {
   autoInstallPeers: boolean
   peersSuffixMaxLength: number
   settings: ResolveDependenciesOptions['lockfileSettings']
+  dedupePeerDependents: boolean
+}
+
+/** A variant in the lockfile graph: its dependencies and own peers (alias → dependency path, optional). */
+interface Variant extends VariantNode {
+  deps: Map<string, { depPath: string, optional: boolean }>
+  peers: Map<string, { depPath: string, optional: boolean }>
+  transitivePeerDependencies: string[]
 }
 
 function toLockfile (input: ToLockfileInput): Lockfile {
   const { peers, packages } = input
-  const ref = (alias: string, node: PeerNode): string => {
+  // The graph of package variants by dependency path, reached from the importers.
+  const graph = new Map<string, Variant>()
+  const variantsOf = new Map<string, Set<string>>()
+  const add = (node: PeerNode): string => {
     const depPath = peers.depPath(node)
     const pkg = packages.get(node.pkgId)!
-    if (pkg.link === true) return depPath
-    const name = pkg.name
+    if (pkg.link === true || graph.has(depPath)) return depPath
+    const variant: Variant = { pkgId: node.pkgId, children: new Map(), peerNames: new Set(node.allPeers.keys()), deps: new Map(), peers: new Map(), transitivePeerDependencies: node.transitivePeerDependencies }
+    graph.set(depPath, variant)
+    const siblings = variantsOf.get(node.pkgId)
+    if (siblings === undefined) variantsOf.set(node.pkgId, new Set([depPath]))
+    else siblings.add(depPath)
+    for (const [alias, { node: child, optional }] of node.children) variant.deps.set(alias, { depPath: add(child), optional })
+    for (const [peer, provider] of node.ownPeers) variant.peers.set(peer, { depPath: add(provider), optional: pkg.peerDependenciesMeta[peer]?.optional === true })
+    for (const [alias, { depPath: child }] of [...variant.deps, ...variant.peers]) variant.children.set(alias, child)
+    return depPath
+  }
+  const importerEdges = input.direct.map((importer, i) => {
+    const roots = input.roots[i]!
+    return {
+      direct: importer.edges.map((edge) => ({ edge, depPath: add(roots.get(edge.alias)!) })),
+      hidden: importer.hidden.map((edge) => add(roots.get(edge.alias)!)),
+    }
+  })
+  const collapsed = input.dedupePeerDependents ? dedupePeerDependents(graph, [...variantsOf.values()]) : new Map<string, string>()
+  const final = (depPath: string): string => collapsed.get(depPath) ?? depPath
+  const ref = (alias: string, depPath: string): string => {
+    const variant = graph.get(depPath)
+    if (variant === undefined) return depPath
+    const name = packages.get(variant.pkgId)!.name
     return name === alias ? depPath.slice(name.length + 1) : depPath
   }
-  const importers: Record<string, ProjectSnapshot> = {}
-  const snapshots = new Map<string, { node: PeerNode, nonOptional: boolean }>()
-  const visit = (node: PeerNode, optional: boolean): void => {
-    if (packages.get(node.pkgId)!.link === true) return
-    const depPath = peers.depPath(node)
-    const seen = snapshots.get(depPath)
-    if (seen !== undefined && (seen.nonOptional || optional)) return
-    snapshots.set(depPath, { node, nonOptional: !optional || (seen?.nonOptional ?? false) })
-    for (const { node: child, optional: edgeOptional } of node.children.values()) visit(child, optional || edgeOptional)
-    for (const [peer, provider] of node.ownPeers) visit(provider, optional || packages.get(node.pkgId)!.peerDependenciesMeta[peer]?.optional === true)
+  // What the importers reach after deduplication; a variant reached only through optional edges is optional.
+  const reached = new Map<string, boolean>()
+  const visit = (depPath: string, optional: boolean): void => {
+    const variant = graph.get(depPath)
+    if (variant === undefined) return
+    const nonOptional = reached.get(depPath)
+    if (nonOptional !== undefined && (nonOptional || optional)) return
+    reached.set(depPath, !optional)
+    for (const edge of [...variant.deps.values(), ...variant.peers.values()]) visit(final(edge.depPath), optional || edge.optional)
   }
+  const importers: Record<string, ProjectSnapshot> = {}
   input.direct.forEach((importer, i) => {
     const project: ProjectSnapshot = {}
-    const roots = input.roots[i]!
-    importer.edges.forEach((edge) => {
+    for (const { edge, depPath } of importerEdges[i]!.direct) {
       const index = importer.wanted.findIndex((w) => w.alias === edge.alias)
       const group = importer.groups[index]!
-      const node = roots.get(edge.alias)!
-      ;(project[group] ??= {})[edge.alias] = { specifier: importer.wanted[index]!.bareSpecifier, version: ref(edge.alias, node) }
-      visit(node, edge.optional)
-    })
-    for (const edge of importer.hidden) visit(roots.get(edge.alias)!, false)
+      ;(project[group] ??= {})[edge.alias] = { specifier: importer.wanted[index]!.bareSpecifier, version: ref(edge.alias, final(depPath)) }
+      visit(final(depPath), edge.optional)
+    }
+    for (const depPath of importerEdges[i]!.hidden) visit(final(depPath), false)
     importers[input.importers[i]!.id] = project
   })
   const packagesSection: Record<string, PackageInfo> = {}
   const snapshotsSection: Record<string, SnapshotInfo> = {}
-  for (const [depPath, { node, nonOptional }] of snapshots) {
-    const pkg = packages.get(node.pkgId)!
+  for (const [depPath, nonOptional] of reached) {
+    const variant = graph.get(depPath)!
+    const pkg = packages.get(variant.pkgId)!
     packagesSection[pkg.id] ??= { resolution: pkg.resolution, ...pkg.lockfileFields }
     const snapshot: SnapshotInfo = {}
-    for (const [alias, { node: child, optional }] of node.children) {
-      ;(snapshot[optional ? 'optionalDependencies' : 'dependencies'] ??= {})[alias] = ref(alias, child)
+    for (const [alias, edge] of [...variant.deps, ...variant.peers]) {
+      ;(snapshot[edge.optional ? 'optionalDependencies' : 'dependencies'] ??= {})[alias] = ref(alias, final(edge.depPath))
     }
-    for (const [peer, provider] of node.ownPeers) {
-      const optional = pkg.peerDependenciesMeta[peer]?.optional === true
-      ;(snapshot[optional ? 'optionalDependencies' : 'dependencies'] ??= {})[peer] = ref(peer, provider)
-    }
-    if (node.transitivePeerDependencies.length > 0) snapshot.transitivePeerDependencies = node.transitivePeerDependencies
+    if (variant.transitivePeerDependencies.length > 0) snapshot.transitivePeerDependencies = variant.transitivePeerDependencies
     if (!nonOptional) snapshot.optional = true
     snapshotsSection[depPath] = snapshot
   }
