@@ -47,6 +47,8 @@ export class TestRegistry {
   readonly recorded: RecordedRequest[] = []
   /** When set, every request must carry `Authorization: <value>`, else 401. */
   requiredAuthorization: string | undefined
+  /** When set, each response waits this many milliseconds (by request path): to reorder concurrent responses. */
+  responseDelay: ((path: string) => number) | undefined
   private readonly faults = new Map<string, Fault[]>()
   private readonly server: http.Server
   url = ''
@@ -125,6 +127,15 @@ export class TestRegistry {
   }
 
   private handle (req: http.IncomingMessage, res: http.ServerResponse): void {
+    const delay = this.responseDelay?.(decodeURIComponent(req.url ?? '/')) ?? 0
+    if (delay > 0) {
+      setTimeout(() => { this.respond(req, res) }, delay)
+      return
+    }
+    this.respond(req, res)
+  }
+
+  private respond (req: http.IncomingMessage, res: http.ServerResponse): void {
     const url = decodeURIComponent(req.url ?? '/')
     this.requests.push(url)
     this.recorded.push({ url, headers: req.headers })

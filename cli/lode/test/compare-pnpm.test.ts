@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -263,5 +264,33 @@ describe('lode install --lockfile-only writes the lockfile pnpm 11 writes', () =
     assert.doesNotMatch(readLockfileText(deduped.lodeProject), /dd-y@1\.0\.0\(dd-a@1\.0\.0\):/)
     const kept = await compare(manifest, { 'pnpm-workspace.yaml': 'autoInstallPeers: false\ndedupePeerDependents: false\n' })
     assert.match(readLockfileText(kept.lodeProject), /dd-y@1\.0\.0\(dd-a@1\.0\.0\):/)
+  })
+
+  test('the result does not depend on which registry response comes first', async () => {
+    const manifest = {
+      name: 'order',
+      version: '1.0.0',
+      dependencies: {
+        '@scope/util': '^1.0.0', 'lonely-plugin': '^1.0.0', 'host-plugin': '1.0.0', host: '^2.0.0', 'host-dom': '^2.0.0', 'self-peer': '1.0.0',
+        'wrap-uses-dep': '^1.0.0', 'uses-dep': '^1.0.0', 'c-parent': '^1.0.0', 'opt-plugin': '^1.0.0', 'brings-opt-peer': '1.0.0',
+        'cyc-a': '^1.0.0', 'pc-user': '^1.0.0', 'pc-x': '^1.0.0', 'pc-y': '^1.0.0', 'dd-a': '1.0.0', 'dd-y': '1.0.0', 'dd-p2': '1.0.0', bar: '^1.0.0', baz: '^1.0.0',
+      },
+    }
+    const reference = await compare(manifest)
+    const expected = readLockfileText(reference.lodeProject)
+    // Two opposite orders: each packument waits 0-60 ms by a hash of its name, then the reverse.
+    const rank = (path: string): number => createHash('sha1').update(path).digest()[0]! % 5
+    const delayed = await TestRegistry.start([...PACKAGES, ...YOUNG])
+    try {
+      for (const delay of [(p: string) => rank(p) * 15, (p: string) => (4 - rank(p)) * 15]) {
+        delayed.responseDelay = (p) => p.includes('/-/') ? 0 : delay(p)
+        const project = makeProject(delayed, manifest)
+        const result = await lode(project, ['install', '--lockfile-only'])
+        assert.equal(result.code, 0, result.stderr)
+        assert.equal(readLockfileText(project).replaceAll(delayed.url, registry.url), expected)
+      }
+    } finally {
+      await delayed.close()
+    }
   })
 })
