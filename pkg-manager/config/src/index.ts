@@ -12,6 +12,8 @@ export { mergeReleaseAgeExcludes, updateWorkspaceYaml } from './write-workspace-
 /** Everything an install reads from settings, fully defaulted and frozen. Built once, handed down. */
 export interface Config {
   readonly dir: string
+  /** `packages` globs of pnpm-workspace.yaml: set when `dir` is a workspace root. */
+  readonly workspacePackages: readonly string[] | undefined
   readonly registry: string
   readonly scopedRegistries: Readonly<Record<string, string>>
   /** Raw `.npmrc` pairs (auth is looked up in them per URL). */
@@ -112,6 +114,7 @@ export function getConfig (opts: GetConfigOptions): Config {
   if (npmrc['cafile'] !== undefined) ca.push(fs.readFileSync(npmrc['cafile'], 'utf8'))
   const config: Config = {
     dir,
+    workspacePackages: setting<string[] | undefined>('packages', (v): v is string[] | undefined => isStrings(v), undefined),
     registry,
     scopedRegistries,
     rawNpmrc: npmrc,

@@ -48,6 +48,12 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
       hint: 'Fetching and linking come with the next release.',
     })
   }
+  if (config.workspacePackages !== undefined && config.workspacePackages.length > 0) {
+    // Resolving only the root would write a lockfile without the workspace's projects.
+    throw new LodeError('WORKSPACES_NOT_SUPPORTED', `${path.join(config.dir, 'pnpm-workspace.yaml')} lists workspace packages; lode cannot install workspaces yet.`, {
+      hint: 'Use pnpm for this workspace for now; workspace installs come in a later release.',
+    })
+  }
   const manifest = await readProjectManifest(config.dir)
   const current = await readLockfile(config.dir)
   const overrides = parseOverrides(replaceVersionReferences(config.overrides, manifest))
