@@ -2,6 +2,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 
 import { LodeError, hasErrno } from '@lode/fs.error'
+import { parsePackageJson } from '@lode/fs.package-json'
 import { mergeReleaseAgeExcludes, updateWorkspaceYaml } from '@lode/pkg-manager.config'
 import type { Config } from '@lode/pkg-manager.config'
 import { readLockfile, writeLockfile } from '@lode/pkg-manager.lockfile'
@@ -155,17 +156,7 @@ export async function readProjectManifest (dir: string): Promise<ProjectManifest
     }
     throw err
   }
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (err) {
-    const where = positionOf(text, (err as Error).message)
-    throw new LodeError('INVALID_PACKAGE_JSON', `${file} is not valid JSON${where}: ${(err as Error).message}`, { hint: 'Fix the syntax error and run again.' })
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new LodeError('INVALID_PACKAGE_JSON', `${file} must contain a JSON object.`, { hint: 'Fix the file and run again.' })
-  }
-  const manifest = value as Record<string, unknown>
+  const manifest = parsePackageJson(text, file)
   for (const group of ['dependencies', 'devDependencies', 'optionalDependencies']) {
     const deps = manifest[group]
     if (deps === undefined) continue
@@ -174,14 +165,4 @@ export async function readProjectManifest (dir: string): Promise<ProjectManifest
     }
   }
   return manifest
-}
-
-/** ` (line L, column C)` from V8's "at position N" message, when it has one. */
-function positionOf (text: string, message: string): string {
-  const match = /position (\d+)/.exec(message)
-  if (match === null) return ''
-  const before = text.slice(0, Number(match[1]))
-  const line = before.split('\n').length
-  const column = before.length - before.lastIndexOf('\n')
-  return ` (line ${line}, column ${column})`
 }

@@ -5,6 +5,7 @@ import { Readable } from 'node:stream'
 import { gunzipSync } from 'node:zlib'
 
 import { LodeError, hasErrno } from '@lode/fs.error'
+import { parsePackageJson } from '@lode/fs.package-json'
 import { trimManifest } from '@lode/resolving.npm-resolver'
 import type { PackageMeta } from '@lode/resolving.npm-resolver'
 import tar from 'tar-stream'
@@ -119,26 +120,13 @@ async function readDirectoryManifest (dir: string, alias: string, wantedBy: stri
     if (hasErrno(err, 'ENOENT')) return {}
     throw err
   }
-  return parseManifest(text, file)
+  return parsePackageJson(text, file)
 }
 
 function notFound (target: string, alias: string, wantedBy: string): LodeError {
   return new LodeError('LINKED_PKG_DIR_NOT_FOUND', `Could not install ${alias} from "${target}" as it does not exist (wanted by ${wantedBy}).`, {
     hint: 'Fix the path in package.json, or create the directory.',
   })
-}
-
-function parseManifest (text: string, where: string): Record<string, unknown> {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (err) {
-    throw new LodeError('INVALID_PACKAGE_JSON', `${where} is not valid JSON: ${(err as Error).message}`, { hint: 'Fix the package\'s package.json.' })
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new LodeError('INVALID_PACKAGE_JSON', `${where} must contain a JSON object.`, { hint: 'Fix the package\'s package.json.' })
-  }
-  return value as Record<string, unknown>
 }
 
 /** The `package.json` at the tarball's top directory (whatever that directory is called). */
@@ -173,7 +161,7 @@ async function manifestOfTarball (bytes: Buffer, where: string): Promise<Package
     throw new LodeError('TARBALL_NOT_TAR', `${where} is not a valid tarball.`, { hint: 'Check the file or URL.', cause: err })
   }
   if (text === undefined) throw new LodeError('TARBALL_BAD_MANIFEST', `${where} has no package.json in its top directory.`, { hint: 'Check the file or URL.' })
-  const raw = parseManifest(text, `package.json in ${where}`)
+  const raw = parsePackageJson(text, `package.json in ${where}`)
   if (typeof raw['name'] !== 'string' || typeof raw['version'] !== 'string') {
     throw new LodeError('TARBALL_BAD_MANIFEST', `The package.json in ${where} has no name or version.`, { hint: 'Check the file or URL.' })
   }

@@ -1,0 +1,65 @@
+import type { PackageMeta, ResolvedRegistryPackage } from '@lode/resolving.npm-resolver'
+
+import type { ResolvedPackage } from './types.js'
+
+/** A registry pick as a resolved package. */
+export function fromRegistry (resolved: ResolvedRegistryPackage, autoInstallPeers: boolean): ResolvedPackage {
+  return fromMeta(`${resolved.name}@${resolved.version}`, resolutionOf(resolved), resolved.meta, autoInstallPeers)
+}
+
+/** A resolved package from its manifest: the edges it wants, and its lockfile `packages` entry. */
+export function fromMeta (id: string, resolution: ResolvedPackage['resolution'], meta: PackageMeta, autoInstallPeers: boolean): ResolvedPackage {
+  const lockfileFields: ResolvedPackage['lockfileFields'] = {}
+  // pnpm records `version` when the key does not say it (file:, URLs), except for directories.
+  if (id.slice(1).includes(':') && !('directory' in resolution)) lockfileFields.version = meta.version
+  if (meta.engines !== undefined) {
+    const engines = Object.fromEntries(Object.entries(meta.engines).filter(([, range]) => range !== '*'))
+    if (Object.keys(engines).length > 0) lockfileFields.engines = engines
+  }
+  if (meta.cpu !== undefined) lockfileFields.cpu = meta.cpu
+  if (meta.os !== undefined) lockfileFields.os = meta.os
+  if (meta.libc !== undefined) lockfileFields.libc = meta.libc
+  if (meta.deprecated !== undefined) lockfileFields.deprecated = meta.deprecated
+  if (meta.hasBin === true) lockfileFields.hasBin = true
+  const optionalDependencies = meta.optionalDependencies ?? {}
+  const peerDependencies = { ...meta.peerDependencies }
+  const peerDependenciesMeta = meta.peerDependenciesMeta ?? {}
+  // An optional peer declared only in peerDependenciesMeta is a peer on any version.
+  for (const [peer, peerMeta] of Object.entries(peerDependenciesMeta)) {
+    if (peerMeta.optional === true && peerDependencies[peer] === undefined) peerDependencies[peer] = '*'
+  }
+  const declaredPeers = Object.fromEntries(Object.entries(peerDependencies).filter(([peer]) => peer !== meta.name && optionalDependencies[peer] === undefined))
+  if (Object.keys(declaredPeers).length > 0) lockfileFields.peerDependencies = declaredPeers
+  const optionalPeers = Object.fromEntries(Object.entries(peerDependenciesMeta).filter(([, m]) => m.optional === true).map(([peer]) => [peer, { optional: true as const }]))
+  if (Object.keys(optionalPeers).length > 0) lockfileFields.peerDependenciesMeta = optionalPeers
+  if (meta.bundledDependencies !== undefined) lockfileFields.bundledDependencies = meta.bundledDependencies
+  const bundled = new Set(meta.bundledDependencies === true ? Object.keys(meta.dependencies ?? {}) : Array.isArray(meta.bundledDependencies) ? meta.bundledDependencies : [])
+  const requiredPeer = (alias: string): boolean => autoInstallPeers && meta.peerDependencies?.[alias] !== undefined && peerDependenciesMeta[alias]?.optional !== true
+  const dependencies = Object.fromEntries(Object.entries(meta.dependencies ?? {})
+    .filter(([alias]) => !bundled.has(alias) && optionalDependencies[alias] === undefined && !requiredPeer(alias)))
+  // A peer the package also depends on is no peer: its own copy serves it.
+  delete peerDependencies[meta.name]
+  for (const alias of [...Object.keys(dependencies), ...Object.keys(optionalDependencies)]) delete peerDependencies[alias]
+  const pkg: ResolvedPackage = {
+    id,
+    name: meta.name,
+    version: meta.version,
+    resolution,
+    dependencies,
+    optionalDependencies: Object.fromEntries(Object.entries(optionalDependencies).filter(([alias]) => !bundled.has(alias))),
+    peerDependencies,
+    peerDependenciesMeta,
+    lockfileFields,
+  }
+  if (meta.deprecated !== undefined) pkg.deprecated = meta.deprecated
+  return pkg
+}
+
+/** `{integrity}` when the tarball sits at the registry's canonical URL, else with `tarball` too (as pnpm writes it). */
+function resolutionOf ({ name, version, registry, meta }: ResolvedRegistryPackage): ResolvedPackage['resolution'] {
+  const canonical = `${registry}${name}/-/${name.replace(/^@[^/]+\//, '')}-${version}.tgz`
+  const strip = (url: string): string => url.replace(/^https?:\/\//, '')
+  return strip(meta.dist.tarball) === strip(canonical)
+    ? { integrity: meta.dist.integrity }
+    : { integrity: meta.dist.integrity, tarball: meta.dist.tarball }
+}
