@@ -4,6 +4,7 @@ import { fromLodeErrorData } from '@lode/fs.error'
 import { createPackageFilesIndex, storeIndexKey } from '@lode/store.index'
 import type { PackageFilesIndex, StoreIndex } from '@lode/store.index'
 import type { ExtractedPackage, ExtractResult, ExtractTask } from '@lode/worker.extract'
+import type { LinkOutcome, LinkResult, LinkTask } from '@lode/worker.link'
 import { Piscina } from 'piscina'
 
 export interface StorePoolOptions {
@@ -45,6 +46,41 @@ export class StorePool {
 
   get threads (): number {
     return this.pool.threads.length
+  }
+
+  async close (): Promise<void> {
+    await this.pool.close()
+  }
+}
+
+export interface LinkPoolOptions {
+  /** Threads; linking is file-system calls, which threads overlap well. Default: the cores, at least 2. */
+  threads?: number
+}
+
+/**
+ * The link pool: piscina threads that import packages from the CAS into `node_modules/.pnpm`.
+ * Its own threads and queue, apart from the store pool, so an extraction burst never delays a
+ * link. Owned by an install session and closed by it.
+ */
+export class LinkPool {
+  private readonly pool: Piscina<LinkTask, LinkResult>
+
+  constructor (opts: LinkPoolOptions = {}) {
+    const threads = opts.threads ?? Math.max(2, os.availableParallelism())
+    this.pool = new Piscina({
+      filename: import.meta.resolve('@lode/worker.link'),
+      minThreads: threads,
+      maxThreads: threads,
+      concurrentTasksPerWorker: 1,
+    })
+  }
+
+  /** Imports a batch of packages; rejects with the `LodeError` a thread reported. */
+  async link (task: LinkTask): Promise<LinkOutcome> {
+    const result = await this.pool.run(task)
+    if (!result.ok) throw fromLodeErrorData(result.error)
+    return result.value
   }
 
   async close (): Promise<void> {

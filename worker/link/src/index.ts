@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+
+import { LodeError, hasErrno, toLodeErrorData } from '@lode/fs.error'
+import type { LodeErrorData } from '@lode/fs.error'
+import { casFilePath } from '@lode/store.cafs'
+
+/** pnpm's `packageImportMethod`. */
+export type ImportMethod = 'auto' | 'hardlink' | 'clone' | 'copy' | 'clone-or-copy'
+
+/** One package to import: its directory and its files (path inside the package, CAS digest, mode). */
+export interface PackageToImport {
+  dir: string
+  files: Array<[path: string, digest: string, mode: number]>
+}
+
+/** A batch of packages, imported by one link-pool thread. Runs in a link-pool thread (see `@lode/worker.pools`). */
+export interface LinkTask {
+  storeDir: string
+  method: ImportMethod
+  packages: PackageToImport[]
+}
+
+export interface LinkOutcome {
+  /** Packages written now (the others were already complete). */
+  imported: number
+  /** The method that ended up used for files, after fallbacks (`auto`: hardlink → clone → copy). */
+  used: 'hardlink' | 'clone' | 'copy' | undefined
+  /** Set when hardlinking failed because the store is on another device. */
+  crossDevice: boolean
+}
+
+export type LinkResult = { ok: true, value: LinkOutcome } | { ok: false, error: LodeErrorData }
+
+// What worked so far in this thread, per store: a failed hardlink across devices is not retried per file.
+const workingMethod = new Map<string, 'hardlink' | 'clone' | 'copy'>()
+
+/**
+ * Imports each package of the batch from the CAS into its directory. A package is built in a
+ * temp directory beside its target and renamed into place, so its directory, once there, is
+ * complete: an interrupted install leaves temp directories (removed on the next run), never a
+ * half-filled package. A package whose directory exists is skipped.
+ */
+export default function link (task: LinkTask): LinkResult {
+  try {
+    return { ok: true, value: importPackages(task) }
+  } catch (err) {
+    if (err instanceof LodeError) return { ok: false, error: toLodeErrorData(err) }
+    throw err
+  }
+}
+
+export function importPackages (task: LinkTask): LinkOutcome {
+  const outcome: LinkOutcome = { imported: 0, used: undefined, crossDevice: false }
+  for (const pkg of task.packages) {
+    if (fs.existsSync(pkg.dir)) continue
+    const temp = `${pkg.dir}_tmp_${process.pid}_${randomBytes(4).toString('hex')}`
+    try {
+      importInto(temp, pkg, task, outcome)
+      renameIntoPlace(temp, pkg.dir)
+    } catch (err) {
+      fs.rmSync(temp, { recursive: true, force: true })
+      if (err instanceof LodeError) throw err
+      throw new LodeError('LINK_FAILED', `Could not write ${pkg.dir}: ${(err as Error).message}`, {
+        hint: 'Check that node_modules is writable and the disk has room, then run lode install again.',
+        cause: err,
+      })
+    }
+    outcome.imported++
+  }
+  return outcome
+}
+
+function importInto (root: string, pkg: PackageToImport, task: LinkTask, outcome: LinkOutcome): void {
+  const made = new Set<string>()
+  fs.mkdirSync(root, { recursive: true })
+  made.add(root)
+  for (const [file, digest, mode] of pkg.files) {
+    const target = path.join(root, file)
+    const dir = path.dirname(target)
+    if (!made.has(dir)) {
+      fs.mkdirSync(dir, { recursive: true })
+      made.add(dir)
+    }
+    const source = casFilePath(task.storeDir, digest, mode)
+    try {
+      outcome.used = importFile(source, target, task, outcome)
+    } catch (err) {
+      if (hasErrno(err, 'ENOENT') && !fs.existsSync(source)) {
+        throw new LodeError('STORE_FILE_MISSING', `The store file ${source} for ${file} in ${pkg.dir} is missing.`, {
+          hint: 'The store was changed under lode; run lode install again (it will download the package anew), or run lode store prune.',
+        })
+      }
+      throw err
+    }
+  }
+}
+
+function importFile (source: string, target: string, task: LinkTask, outcome: LinkOutcome): 'hardlink' | 'clone' | 'copy' {
+  const start = task.method === 'auto' || task.method === 'hardlink' ? workingMethod.get(task.storeDir) ?? 'hardlink' : task.method === 'copy' ? 'copy' : 'clone'
+  if (start === 'hardlink') {
+    try {
+      fs.linkSync(source, target)
+      return 'hardlink'
+    } catch (err) {
+      // Another device, or a file system without hard links: fall back for the rest of this store.
+      if (!(hasErrno(err, 'EXDEV') || hasErrno(err, 'EPERM') || hasErrno(err, 'EMLINK')) || task.method === 'hardlink') throw err
+      if (hasErrno(err, 'EXDEV')) outcome.crossDevice = true
+      workingMethod.set(task.storeDir, 'clone')
+    }
+  }
+  if (start !== 'copy' && task.method !== 'copy') {
+    try {
+      // A reflink where the file system has them; `clone-or-copy` and `auto` accept a copy instead.
+      fs.copyFileSync(source, target, task.method === 'clone' ? fs.constants.COPYFILE_FICLONE_FORCE : fs.constants.COPYFILE_FICLONE)
+      return task.method === 'clone' ? 'clone' : 'copy'
+    } catch (err) {
+      if (task.method === 'clone') throw err
+    }
+  }
+  fs.copyFileSync(source, target)
+  return 'copy'
+}
+
+/** Renames the built directory into place; when another process finished the same package first, its copy is kept. */
+function renameIntoPlace (temp: string, dir: string): void {
+  try {
+    fs.renameSync(temp, dir)
+  } catch (err) {
+    if (!(hasErrno(err, 'ENOTEMPTY') || hasErrno(err, 'EEXIST'))) throw err
+    fs.rmSync(temp, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { test } from 'node:test'
+
+import { buildTarball } from '@lode/__utils__.test-fixtures'
+import { casFilePath } from '@lode/store.cafs'
+import { StoreIndex } from '@lode/store.index'
+import type { PackageFilesIndex } from '@lode/store.index'
+import type { PackageToImport } from '@lode/worker.link'
+import { LinkPool, StorePool, addTarballToStore } from '@lode/worker.pools'
+
+import { tempDir } from './helpers.js'
+
+/** A store holding one package with a nested file and an executable; its index row. */
+async function storeWithPackage (storeDir: string): Promise<PackageFilesIndex> {
+  const pool = new StorePool({ threads: 1 })
+  const index = new StoreIndex(storeDir)
+  try {
+    const { tarball, integrity } = await buildTarball([
+      { name: 'package/package.json', content: '{"name":"linked","version":"1.0.0","bin":"bin/cli.js"}' },
+      { name: 'package/lib/deep/index.js', content: 'module.exports = "deep"' },
+      { name: 'package/bin/cli.js', content: '#!/usr/bin/env node\nconsole.log("hi")\n', mode: 0o755 },
+    ])
+    return (await addTarballToStore({ pool, index, storeDir, pkgId: 'linked@1.0.0', integrity, tarball })).row
+  } finally {
+    index.close()
+    await pool.close()
+  }
+}
+
+function toImport (dir: string, row: PackageFilesIndex): PackageToImport {
+  return { dir, files: [...row.files].map(([file, info]) => [file, info.digest, info.mode]) }
+}
+
+test('the link pool hardlinks a package\'s files from the CAS into its directory, executables kept executable', async () => {
+  const storeDir = tempDir('link-store')
+  const row = await storeWithPackage(storeDir)
+  const target = path.join(tempDir('link-target'), 'node_modules', '.pnpm', 'linked@1.0.0', 'node_modules', 'linked')
+  const pool = new LinkPool({ threads: 2 })
+  try {
+    const outcome = await pool.link({ storeDir, method: 'auto', packages: [toImport(target, row)] })
+    assert.deepEqual(outcome, { imported: 1, used: 'hardlink', crossDevice: false })
+    for (const [file, info] of row.files) {
+      assert.equal(fs.statSync(path.join(target, file)).ino, fs.statSync(casFilePath(storeDir, info.digest, info.mode)).ino, `${file} is a hardlink`)
+    }
+    assert.ok((fs.statSync(path.join(target, 'bin', 'cli.js')).mode & 0o111) !== 0)
+    assert.equal(fs.readFileSync(path.join(target, 'lib', 'deep', 'index.js'), 'utf8'), 'module.exports = "deep"')
+    assert.deepEqual(fs.readdirSync(path.dirname(target)), ['linked'], 'no temp directory is left beside it')
+
+    // An existing package directory is complete by construction: it is skipped.
+    assert.equal((await pool.link({ storeDir, method: 'auto', packages: [toImport(target, row)] })).imported, 0)
+
+    // copy: the same content in files of their own.
+    const copied = path.join(tempDir('link-copy'), 'linked')
+    assert.equal((await pool.link({ storeDir, method: 'copy', packages: [toImport(copied, row)] })).used, 'copy')
+    const digest = row.files.get('package.json')!
+    assert.notEqual(fs.statSync(path.join(copied, 'package.json')).ino, fs.statSync(casFilePath(storeDir, digest.digest, digest.mode)).ino)
+    assert.equal(fs.readFileSync(path.join(copied, 'package.json'), 'utf8'), fs.readFileSync(path.join(target, 'package.json'), 'utf8'))
+  } finally {
+    await pool.close()
+  }
+})
+
+test('a missing CAS file is ERR_LODE_STORE_FILE_MISSING naming it, and leaves no package directory', async () => {
+  const storeDir = tempDir('link-store')
+  const row = await storeWithPackage(storeDir)
+  const info = row.files.get('lib/deep/index.js')!
+  fs.rmSync(casFilePath(storeDir, info.digest, info.mode))
+  const parent = tempDir('link-target')
+  const pool = new LinkPool({ threads: 1 })
+  try {
+    await assert.rejects(pool.link({ storeDir, method: 'auto', packages: [toImport(path.join(parent, 'linked'), row)] }), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ERR_LODE_STORE_FILE_MISSING')
+      assert.ok(err.message.includes(casFilePath(storeDir, info.digest, info.mode)))
+      return true
+    })
+    assert.deepEqual(fs.readdirSync(parent), [])
+  } finally {
+    await pool.close()
+  }
+})
