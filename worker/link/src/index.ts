@@ -42,7 +42,7 @@ const workingMethod = new Map<string, 'hardlink' | 'clone' | 'copy'>()
  * complete: an interrupted install leaves temp directories (removed on the next run), never a
  * half-filled package. A package whose directory exists is skipped.
  */
-export default function link (task: LinkTask): LinkResult {
+export function link (task: LinkTask): LinkResult {
   try {
     return { ok: true, value: importPackages(task) }
   } catch (err) {

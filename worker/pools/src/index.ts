@@ -70,6 +70,7 @@ export class LinkPool {
     const threads = opts.threads ?? Math.max(2, os.availableParallelism())
     this.pool = new Piscina({
       filename: import.meta.resolve('@lode/worker.link'),
+      name: 'link',
       minThreads: threads,
       maxThreads: threads,
       concurrentTasksPerWorker: 1,
