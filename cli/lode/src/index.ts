@@ -11,10 +11,10 @@ const VERSION = (JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..',
 const HELP = `Usage: lode <command> [options]
 
 Commands:
-  install, i            Resolve the project's dependencies and write pnpm-lock.yaml
+  install, i            Install the project's dependencies (pnpm-lock.yaml and node_modules)
 
 Options for install:
-      --lockfile-only   Only resolve and write pnpm-lock.yaml (required for now)
+      --lockfile-only   Only resolve and write pnpm-lock.yaml
       --offline         Use only the metadata cache; fail on a cache miss
       --prefer-offline  Use cached metadata when it can answer, ask the registry otherwise
       --registry <url>  The default registry
@@ -134,7 +134,7 @@ function report (event: InstallEvent, print: (line: string) => void, style: Labe
       for (const id of event.direct) print(`${style.warn} deprecated ${id}`)
       if (event.subdependencies.length > 0) print(`${style.warn} ${event.subdependencies.length} deprecated subdependencies found: ${[...event.subdependencies].sort().join(', ')}`)
       break
-    case 'resolved': print(`Progress: resolved ${event.packages}, reused 0, downloaded 0, added 0, done`); break
+    case 'progress': print(`Progress: resolved ${event.resolved}, reused ${event.reused}, downloaded ${event.downloaded}, added ${event.added}${event.done ? ', done' : ''}`); break
     case 'peer-issues':
       // pnpm points at `pnpm peers check` here; lode lists the issues instead.
       print(`${style.warn} Issues with peer dependencies found:`)

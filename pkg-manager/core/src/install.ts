@@ -13,19 +13,21 @@ import { NpmResolver } from '@lode/resolving.npm-resolver'
 import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import { RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry-client'
 
+import { linkPackages } from './link-packages.js'
+
 /** What an install reports while it runs; a reporter (the CLI's, or a caller's) turns them into output. */
 export type InstallEvent =
   | { type: 'warning', message: string }
   | { type: 'info', message: string }
   | { type: 'deprecated', direct: string[], subdependencies: string[] }
   | { type: 'peer-issues', issues: PeerIssue[] }
-  | { type: 'resolved', packages: number }
+  | { type: 'progress', resolved: number, reused: number, downloaded: number, added: number, done: boolean }
   | { type: 'lockfile', written: boolean, file: string }
 
 export interface InstallOptions {
   config: Config
   /** Resolve and write `pnpm-lock.yaml` only; nothing is downloaded or linked. */
-  lockfileOnly: boolean
+  lockfileOnly?: boolean
   /** The clock, in ms since the epoch (minimumReleaseAge, cache times). */
   now: () => number
   onEvent?: (event: InstallEvent) => void
@@ -33,22 +35,23 @@ export interface InstallOptions {
 
 export interface InstallResult {
   lockfileChanged: boolean
+  /** Packages in the lockfile. */
   packages: number
+  /** Packages newly put in node_modules, how many of them the store already had, and how many were downloaded. */
+  added: number
+  reused: number
+  downloaded: number
 }
 
 /**
- * Installs the project in `config.dir`. Only `lockfileOnly` exists so far: resolve every
- * dependency (reusing the lockfile where it still satisfies) and write `pnpm-lock.yaml`.
- * Never exits the process; errors are `LodeError`s and leave the lockfile as it was.
+ * Installs the project in `config.dir`: resolves every dependency (reusing the lockfile where it
+ * still satisfies), writes `pnpm-lock.yaml`, then (unless `lockfileOnly`) fetches what the store
+ * lacks and links pnpm's isolated `node_modules`. Never exits the process; errors are
+ * `LodeError`s, and resolution errors leave the lockfile as it was.
  */
 export async function install (opts: InstallOptions): Promise<InstallResult> {
   const { config } = opts
   const emit = opts.onEvent ?? (() => {})
-  if (!opts.lockfileOnly) {
-    throw new LodeError('NOT_IMPLEMENTED', 'lode can only resolve so far: run lode install --lockfile-only.', {
-      hint: 'Fetching and linking come with the next release.',
-    })
-  }
   if (config.workspacePackages !== undefined && config.workspacePackages.length > 0) {
     // Resolving only the root would write a lockfile without the workspace's projects.
     throw new LodeError('WORKSPACES_NOT_SUPPORTED', `${path.join(config.dir, 'pnpm-workspace.yaml')} lists workspace packages; lode cannot install workspaces yet.`, {
@@ -109,12 +112,15 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
     if (result.immature.length > 0 && config.minimumReleaseAgeStrict) throw immatureError(result.immature)
     const packages = Object.keys(result.lockfile.packages ?? {}).length
     if (result.deprecated.direct.length > 0 || result.deprecated.subdependencies.length > 0) emit({ type: 'deprecated', ...result.deprecated })
-    emit({ type: 'resolved', packages })
-    if (result.peerIssues.length > 0) emit({ type: 'peer-issues', issues: result.peerIssues })
     const written = await writeLockfile(config.dir, result.lockfile, current?.envDocument)
+    const linked = opts.lockfileOnly === true
+      ? { added: 0, reused: 0, downloaded: 0 }
+      : await linkPackages({ config, lockfile: result.lockfile, client, registryFor: (name) => resolver.registryFor(name) })
+    emit({ type: 'progress', resolved: packages, ...linked, done: true })
+    if (result.peerIssues.length > 0) emit({ type: 'peer-issues', issues: result.peerIssues })
     emit({ type: 'lockfile', written, file: path.join(config.dir, 'pnpm-lock.yaml') })
     if (result.immature.length > 0) await excludeFromReleaseAge(config, result.immature, emit)
-    return { lockfileChanged: written, packages }
+    return { lockfileChanged: written, packages, ...linked }
   } finally {
     await resolver.close()
     await client.close()

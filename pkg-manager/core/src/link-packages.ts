@@ -1,0 +1,118 @@
+import fs from 'node:fs'
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+
+import { LodeError } from '@lode/fs.error'
+import type { Config } from '@lode/pkg-manager.config'
+import { planLayout, writeSymlinks } from '@lode/pkg-manager.linker'
+import type { LaidOutPackage } from '@lode/pkg-manager.linker'
+import type { Lockfile } from '@lode/pkg-manager.lockfile'
+import type { RegistryClient } from '@lode/resolving.registry-client'
+import { StoreIndex, storeIndexKey } from '@lode/store.index'
+import type { PackageFilesIndex } from '@lode/store.index'
+import type { PackageToImport } from '@lode/worker.link'
+import { LinkPool, StorePool, addTarballToStore } from '@lode/worker.pools'
+
+export interface LinkPackagesOptions {
+  config: Config
+  lockfile: Lockfile
+  client: RegistryClient
+  /** The registry URL (ending in `/`) a package name resolves from. */
+  registryFor: (name: string) => string
+}
+
+export interface LinkPackagesResult {
+  /** Packages newly imported into `node_modules/.pnpm`. */
+  added: number
+  /** Of those, packages the store already had. */
+  reused: number
+  downloaded: number
+}
+
+// Packages per link task: enough to keep messaging cheap, few enough that threads share the work.
+const LINK_BATCH = 16
+
+/**
+ * Puts the lockfile's packages on disk in pnpm's isolated layout: packages the store lacks are
+ * downloaded and extracted by the store pool (one index read for all), each package is imported
+ * by the link pool as soon as its files are in the store, then the symlinks are written.
+ */
+export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPackagesResult> {
+  const { config } = opts
+  const layout = planLayout(opts.lockfile, {
+    lockfileDir: config.dir,
+    importerId: '.',
+    importerDir: config.dir,
+    include: { dependencies: true, devDependencies: true, optionalDependencies: true },
+    virtualStoreDirMaxLength: 120,
+  })
+  const missing = layout.packages.filter((pkg) => !fs.existsSync(pkg.dir))
+  const result: LinkPackagesResult = { added: 0, reused: 0, downloaded: 0 }
+  if (missing.length > 0) {
+    const index = new StoreIndex(config.storeDir)
+    const storePool = new StorePool()
+    const linkPool = new LinkPool()
+    try {
+      const keys = new Map(missing.map((pkg) => [pkg, storeKeyOf(pkg)]))
+      const rows = index.getMany(keys.values())
+      const links: Array<Promise<unknown>> = []
+      let batch: PackageToImport[] = []
+      const flush = (): void => {
+        if (batch.length === 0) return
+        links.push(linkPool.link({ storeDir: config.storeDir, method: 'auto', packages: batch }))
+        batch = []
+      }
+      await Promise.all(missing.map(async (pkg) => {
+        let row = rows.get(keys.get(pkg)!)
+        if (row === undefined) {
+          row = await fetchIntoStore(pkg, { ...opts, index, storePool })
+          result.downloaded++
+        } else {
+          result.reused++
+        }
+        batch.push({ dir: pkg.dir, files: filesOf(row) })
+        if (batch.length >= LINK_BATCH) flush()
+      }))
+      flush()
+      await Promise.all(links)
+      result.added = missing.length
+    } finally {
+      index.close()
+      await Promise.all([storePool.close(), linkPool.close()])
+    }
+  }
+  await writeSymlinks(layout.symlinks)
+  return result
+}
+
+function storeKeyOf (pkg: LaidOutPackage): string {
+  const integrity = 'integrity' in pkg.resolution && typeof pkg.resolution.integrity === 'string' ? pkg.resolution.integrity : undefined
+  if (integrity === undefined) {
+    throw new LodeError('UNSUPPORTED_RESOLUTION', `${pkg.pkgId} is a local directory dependency, which lode cannot install yet.`, {
+      hint: 'Use lode install --lockfile-only for this project for now.',
+    })
+  }
+  return storeIndexKey(integrity, pkg.pkgId)
+}
+
+async function fetchIntoStore (pkg: LaidOutPackage, ctx: LinkPackagesOptions & { index: StoreIndex, storePool: StorePool }): Promise<PackageFilesIndex> {
+  const integrity = (pkg.resolution as { integrity: string }).integrity
+  const tarball = await downloadTarball(pkg, ctx)
+  const { row } = await addTarballToStore({ pool: ctx.storePool, index: ctx.index, storeDir: ctx.config.storeDir, pkgId: pkg.pkgId, integrity, tarball })
+  return row
+}
+
+async function downloadTarball (pkg: LaidOutPackage, ctx: LinkPackagesOptions): Promise<Uint8Array> {
+  const location = 'tarball' in pkg.resolution && typeof pkg.resolution.tarball === 'string' ? pkg.resolution.tarball : undefined
+  if (location?.startsWith('file:') === true) return await fsp.readFile(path.resolve(ctx.config.dir, location.slice(5)))
+  const name = pkg.pkgId.slice(0, pkg.pkgId.indexOf('@', 1))
+  const version = pkg.pkgId.slice(name.length + 1)
+  const url = location ?? `${ctx.registryFor(name)}${name}/-/${name.replace(/^@[^/]+\//, '')}-${version}.tgz`
+  const response = await ctx.client.get(url, { accept: '*/*', subject: pkg.pkgId })
+  if (response.status !== 200) throw new LodeError('FETCH_FAILED', `GET ${url} answered ${response.status} for ${pkg.pkgId}.`, { hint: 'Check the registry.' })
+  return response.body
+}
+
+function filesOf (row: PackageFilesIndex): PackageToImport['files'] {
+  return [...row.files].map(([file, info]) => [file, info.digest, info.mode])
+}
