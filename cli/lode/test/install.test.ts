@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { after, before, test } from 'node:test'
+
+import { TestRegistry } from '@lode/__utils__.test-fixtures'
+import type { PackageSpec } from '@lode/__utils__.test-fixtures'
+
+import { cloneProject, lode, makeProject, pnpm, readLockfileText } from './helpers.js'
+import type { Project } from './helpers.js'
+
+const PACKAGES: PackageSpec[] = [
+  { name: 'leaf', version: '1.0.0', files: { 'index.js': 'module.exports = "leaf@1"' } },
+  { name: 'leaf', version: '2.0.0', files: { 'index.js': 'module.exports = "leaf@2"' } },
+  { name: '@scope/mid', version: '1.0.0', dependencies: { leaf: '^1.0.0' }, files: { 'index.js': 'module.exports = "mid:" + require("leaf")' } },
+  { name: 'host', version: '1.0.0', files: { 'index.js': 'module.exports = "host"' } },
+  { name: 'plugin', version: '1.0.0', manifest: { peerDependencies: { host: '^1.0.0' } }, files: { 'index.js': 'module.exports = "plugin+" + require("host")' } },
+  { name: 'aliased', version: '3.0.0', files: { 'index.js': 'module.exports = "aliased"' } },
+]
+
+let registry: TestRegistry
+before(async () => { registry = await TestRegistry.start(PACKAGES) })
+after(async () => { await registry.close() })
+
+const MANIFEST = {
+  name: 'app',
+  version: '1.0.0',
+  dependencies: { '@scope/mid': '^1.0.0', leaf: '2.0.0', plugin: '1.0.0', host: '1.0.0', 'my-alias': 'npm:aliased@^3.0.0' },
+}
+
+/** `node_modules/.pnpm`'s package directories, and in each the links beside the package: dir → sorted `alias -> target`. */
+function virtualStore (project: Project): Record<string, string[]> {
+  const store = path.join(project.dir, 'node_modules', '.pnpm')
+  const out: Record<string, string[]> = {}
+  for (const dir of fs.readdirSync(store).filter((d) => d !== 'node_modules' && d !== 'lock.yaml').sort()) {
+    const modules = path.join(store, dir, 'node_modules')
+    const entries = fs.readdirSync(modules).flatMap((e) => e.startsWith('@') ? fs.readdirSync(path.join(modules, e)).map((s) => `${e}/${s}`) : [e])
+    out[dir] = entries.sort().map((alias) => {
+      const full = path.join(modules, alias)
+      return fs.lstatSync(full).isSymbolicLink() ? `${alias} -> ${fs.readlinkSync(full)}` : alias
+    })
+  }
+  return out
+}
+
+function requireFrom (project: Project, specifier: string): string {
+  return execFileSync(process.execPath, ['-e', `console.log(require(${JSON.stringify(specifier)}))`], { cwd: project.dir, encoding: 'utf8' }).trim()
+}
+
+test('lode install lays out node_modules as pnpm 11 does, and Node can require every direct dependency', async () => {
+  const pnpmProject = makeProject(registry, MANIFEST)
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install'])
+  const result = await lode(lodeProject, ['install'])
+  assert.equal(result.code, 0, result.stderr)
+  assert.match(result.stdout, /Progress: resolved 6, reused 0, downloaded 6, added 6, done/)
+  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
+  for (const alias of Object.keys(MANIFEST.dependencies)) {
+    assert.equal(fs.readlinkSync(path.join(lodeProject.dir, 'node_modules', alias)), fs.readlinkSync(path.join(pnpmProject.dir, 'node_modules', alias)), `node_modules/${alias}`)
+  }
+  assert.equal(requireFrom(lodeProject, '@scope/mid'), 'mid:leaf@1')
+  assert.equal(requireFrom(lodeProject, 'leaf'), 'leaf@2')
+  assert.equal(requireFrom(lodeProject, 'plugin'), 'plugin+host')
+  assert.equal(requireFrom(lodeProject, 'my-alias'), 'aliased')
+
+  // A second install has nothing to add; without node_modules, the store alone serves it.
+  const again = await lode(lodeProject, ['install'])
+  assert.match(again.stdout, /Progress: resolved 6, reused 0, downloaded 0, added 0, done/)
+  fs.rmSync(path.join(lodeProject.dir, 'node_modules'), { recursive: true })
+  const tarballsBefore = registry.tarballRequests.length
+  const fromStore = await lode(lodeProject, ['install', '--offline'])
+  assert.equal(fromStore.code, 0, fromStore.stderr)
+  assert.match(fromStore.stdout, /reused 6, downloaded 0, added 6, done/)
+  assert.equal(registry.tarballRequests.length, tarballsBefore)
+  assert.equal(requireFrom(lodeProject, '@scope/mid'), 'mid:leaf@1')
+})
