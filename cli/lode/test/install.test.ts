@@ -17,6 +17,8 @@ const PACKAGES: PackageSpec[] = [
   { name: 'host', version: '1.0.0', files: { 'index.js': 'module.exports = "host"' } },
   { name: 'plugin', version: '1.0.0', manifest: { peerDependencies: { host: '^1.0.0' } }, files: { 'index.js': 'module.exports = "plugin+" + require("host")' } },
   { name: 'aliased', version: '3.0.0', files: { 'index.js': 'module.exports = "aliased"' } },
+  { name: 'helper-cli', version: '1.0.0', manifest: { bin: 'run.js' }, files: { 'run.js': '#!/usr/bin/env node\nconsole.log("helper")\n' } },
+  { name: 'tool', version: '1.0.0', bin: { tool: 'cli.js', 'tool-extra': 'extra.js' }, dependencies: { 'helper-cli': '1.0.0', leaf: '^1.0.0' }, files: { 'cli.js': '#!/usr/bin/env node\nconsole.log("tool uses " + require("leaf"))\n', 'extra.js': 'console.log("extra")\n' } },
 ]
 
 let registry: TestRegistry
@@ -26,7 +28,21 @@ after(async () => { await registry.close() })
 const MANIFEST = {
   name: 'app',
   version: '1.0.0',
-  dependencies: { '@scope/mid': '^1.0.0', leaf: '2.0.0', plugin: '1.0.0', host: '1.0.0', 'my-alias': 'npm:aliased@^3.0.0' },
+  dependencies: { '@scope/mid': '^1.0.0', leaf: '2.0.0', plugin: '1.0.0', host: '1.0.0', 'my-alias': 'npm:aliased@^3.0.0', tool: '1.0.0' },
+}
+
+/** Every `.bin` directory under node_modules (hoisting aside) and the commands in it. */
+function binDirs (project: Project): Record<string, string[]> {
+  const out: Record<string, string[]> = {}
+  const walk = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name)
+      if (entry.name === '.bin') out[path.relative(project.dir, full)] = fs.readdirSync(full).sort()
+      else if (entry.isDirectory() && !entry.isSymbolicLink() && full !== path.join(project.dir, 'node_modules', '.pnpm', 'node_modules')) walk(full)
+    }
+  }
+  walk(path.join(project.dir, 'node_modules'))
+  return out
 }
 
 /** `node_modules/.pnpm`'s package directories, and in each the links beside the package: dir → sorted `alias -> target`. */
@@ -54,7 +70,7 @@ test('lode install lays out node_modules as pnpm 11 does, and Node can require e
   await pnpm(pnpmProject, ['install'])
   const result = await lode(lodeProject, ['install'])
   assert.equal(result.code, 0, result.stderr)
-  assert.match(result.stdout, /Progress: resolved 6, reused 0, downloaded 6, added 6, done/)
+  assert.match(result.stdout, /Progress: resolved 8, reused 0, downloaded 8, added 8, done/)
   assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
   assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
   for (const alias of Object.keys(MANIFEST.dependencies)) {
@@ -64,15 +80,19 @@ test('lode install lays out node_modules as pnpm 11 does, and Node can require e
   assert.equal(requireFrom(lodeProject, 'leaf'), 'leaf@2')
   assert.equal(requireFrom(lodeProject, 'plugin'), 'plugin+host')
   assert.equal(requireFrom(lodeProject, 'my-alias'), 'aliased')
+  assert.deepEqual(binDirs(lodeProject), binDirs(pnpmProject))
+  assert.equal(execFileSync(path.join(lodeProject.dir, 'node_modules', '.bin', 'tool'), { encoding: 'utf8' }), 'tool uses leaf@1\n', 'the bin runs, requiring its own dependencies')
+  const toolDir = fs.realpathSync(path.join(lodeProject.dir, 'node_modules', 'tool'))
+  assert.equal(execFileSync(path.join(toolDir, 'node_modules', '.bin', 'helper-cli'), { encoding: 'utf8' }), 'helper\n', 'a dependency\'s bin beside the package')
 
   // A second install has nothing to add; without node_modules, the store alone serves it.
   const again = await lode(lodeProject, ['install'])
-  assert.match(again.stdout, /Progress: resolved 6, reused 0, downloaded 0, added 0, done/)
+  assert.match(again.stdout, /Progress: resolved 8, reused 0, downloaded 0, added 0, done/)
   fs.rmSync(path.join(lodeProject.dir, 'node_modules'), { recursive: true })
   const tarballsBefore = registry.tarballRequests.length
   const fromStore = await lode(lodeProject, ['install', '--offline'])
   assert.equal(fromStore.code, 0, fromStore.stderr)
-  assert.match(fromStore.stdout, /reused 6, downloaded 0, added 6, done/)
+  assert.match(fromStore.stdout, /reused 8, downloaded 0, added 8, done/)
   assert.equal(registry.tarballRequests.length, tarballsBefore)
   assert.equal(requireFrom(lodeProject, '@scope/mid'), 'mid:leaf@1')
 })

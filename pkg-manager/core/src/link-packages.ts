@@ -4,8 +4,8 @@ import path from 'node:path'
 
 import { LodeError } from '@lode/fs.error'
 import type { Config } from '@lode/pkg-manager.config'
-import { planLayout, writeSymlinks } from '@lode/pkg-manager.linker'
-import type { LaidOutPackage } from '@lode/pkg-manager.linker'
+import { linkBins, planLayout, writeSymlinks } from '@lode/pkg-manager.linker'
+import type { BinProvider, Dependency, LaidOutPackage, Layout } from '@lode/pkg-manager.linker'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 import { StoreIndex, storeIndexKey } from '@lode/store.index'
@@ -82,7 +82,27 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     }
   }
   await writeSymlinks(layout.symlinks)
+  await writeBins(layout, missing, path.join(config.dir, 'node_modules'))
   return result
+}
+
+/**
+ * Executables: the direct dependencies' in `node_modules/.bin`, and for each package linked now,
+ * its own and its dependencies' in its `node_modules/.bin` (where its scripts find them).
+ */
+async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], modulesDir: string): Promise<void> {
+  const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
+  const hoistedModules = path.join(modulesDir, '.pnpm', 'node_modules')
+  const provider = (pkg: LaidOutPackage): BinProvider => ({ dir: pkg.dir, nodePath: [path.join(pkg.dir, 'node_modules'), pkg.dir.slice(0, -pkg.name.length - 1), hoistedModules] })
+  const withBins = (deps: readonly Dependency[]): BinProvider[] => deps.flatMap((dep) => {
+    const pkg = dep.depPath === undefined ? undefined : byDepPath.get(dep.depPath)
+    return pkg?.hasBin === true ? [provider(pkg)] : []
+  })
+  await linkBins(path.join(modulesDir, '.bin'), withBins(layout.direct))
+  await Promise.all(linkedNow.map(async (pkg) => {
+    const providers = [...(pkg.hasBin ? [provider(pkg)] : []), ...withBins(pkg.deps)]
+    if (providers.length > 0) await linkBins(path.join(pkg.dir, 'node_modules', '.bin'), providers)
+  }))
 }
 
 function storeKeyOf (pkg: LaidOutPackage): string {

@@ -13,6 +13,17 @@ export interface LaidOutPackage {
   /** `<modules>/.pnpm/<dir name>/node_modules/<name>`, absolute. */
   dir: string
   resolution: Resolution
+  /** The lockfile says the package has executables. */
+  hasBin: boolean
+  /** Its dependencies (and resolved peers), where they are. */
+  deps: Dependency[]
+}
+
+/** A dependency as its dependent sees it: the alias it is required by, where it is, and its dependency path (none for `link:`). */
+export interface Dependency {
+  alias: string
+  dir: string
+  depPath?: string
 }
 
 export interface Symlink {
@@ -26,8 +37,8 @@ export interface Layout {
   packages: LaidOutPackage[]
   /** Each package's dependencies beside it, and the importer's direct dependencies in `node_modules/`. */
   symlinks: Symlink[]
-  /** The importer's direct dependencies: alias → dependency path (or `link:` target). */
-  direct: Map<string, string>
+  /** The importer's direct dependencies. */
+  direct: Dependency[]
 }
 
 export interface LayoutOptions {
@@ -60,29 +71,36 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
       const pkgId = pkgIdOf(depPath)
       const info = lockfile.packages?.[pkgId]
       if (info === undefined) throw new Error(`The lockfile has no packages entry for ${pkgId}`)
-      packages.set(depPath, { depPath, pkgId, name: nameOf(depPath), dir: dirOf(depPath), resolution: info.resolution })
+      packages.set(depPath, { depPath, pkgId, name: nameOf(depPath), dir: dirOf(depPath), resolution: info.resolution, hasBin: info.hasBin === true, deps: [] })
       pending.push(depPath)
     }
     return packages.get(depPath)!.dir
   }
-  const direct = new Map<string, string>()
+  // `link:` targets are relative to the importer for direct dependencies, to the lockfile's directory below.
+  const dependency = (alias: string, ref: string, linkBase: string): Dependency => {
+    if (ref.startsWith('link:')) return { alias, dir: path.resolve(linkBase, ref.slice(5)) }
+    const depPath = refToDepPath(alias, ref)
+    return { alias, dir: reach(depPath), depPath }
+  }
+  const direct: Dependency[] = []
   const importer = lockfile.importers[opts.importerId] ?? {}
   for (const group of ['optionalDependencies', 'dependencies', 'devDependencies'] as const) {
     if (!opts.include[group]) continue
     for (const [alias, { version }] of Object.entries(importer[group] ?? {})) {
-      const link = version.startsWith('link:') ? path.resolve(opts.importerDir, version.slice(5)) : undefined
-      direct.set(alias, link ?? refToDepPath(alias, version))
-      symlinks.push({ path: path.join(modulesDir, alias), target: link ?? reach(refToDepPath(alias, version)) })
+      const dep = dependency(alias, version, opts.importerDir)
+      direct.push(dep)
+      symlinks.push({ path: path.join(modulesDir, alias), target: dep.dir })
     }
   }
   while (pending.length > 0) {
     const depPath = pending.pop()!
+    const pkg = packages.get(depPath)!
     const snapshot = lockfile.snapshots?.[depPath] ?? {}
-    const parentModules = siblingsDirOf(depPath)
     for (const deps of [snapshot.dependencies, opts.include.optionalDependencies ? snapshot.optionalDependencies : undefined]) {
       for (const [alias, ref] of Object.entries(deps ?? {})) {
-        const target = ref.startsWith('link:') ? path.resolve(opts.lockfileDir, ref.slice(5)) : reach(refToDepPath(alias, ref))
-        symlinks.push({ path: path.join(parentModules, alias), target })
+        const dep = dependency(alias, ref, opts.lockfileDir)
+        pkg.deps.push(dep)
+        symlinks.push({ path: path.join(siblingsDirOf(depPath), alias), target: dep.dir })
       }
     }
   }
