@@ -31,6 +31,22 @@ const MANIFEST = {
   dependencies: { '@scope/mid': '^1.0.0', leaf: '2.0.0', plugin: '1.0.0', host: '1.0.0', 'my-alias': 'npm:aliased@^3.0.0', tool: '1.0.0' },
 }
 
+/** `node_modules/.pnpm/node_modules` (private hoisting): alias -> link target, and its `.bin`. */
+function hoisted (project: Project): string[] {
+  const dir = path.join(project.dir, 'node_modules', '.pnpm', 'node_modules')
+  const entries = fs.readdirSync(dir).flatMap((e) => e.startsWith('@') ? fs.readdirSync(path.join(dir, e)).map((s) => `${e}/${s}`) : [e])
+  return entries.sort().map((alias) => alias === '.bin' ? `.bin: ${fs.readdirSync(path.join(dir, '.bin')).sort().join(' ')}` : `${alias} -> ${fs.readlinkSync(path.join(dir, alias))}`)
+}
+
+/** `.modules.yaml` without what differs by tool, store and time. */
+function modulesYaml (project: Project): Record<string, unknown> {
+  const { packageManager, prunedAt, storeDir, ...rest } = JSON.parse(fs.readFileSync(path.join(project.dir, 'node_modules', '.modules.yaml'), 'utf8')) as Record<string, unknown>
+  assert.equal(typeof packageManager, 'string')
+  assert.equal(typeof prunedAt, 'string')
+  assert.match(String(storeDir), /v11$/)
+  return rest
+}
+
 /** Every `.bin` directory under node_modules (hoisting aside) and the commands in it. */
 function binDirs (project: Project): Record<string, string[]> {
   const out: Record<string, string[]> = {}
@@ -61,7 +77,7 @@ function virtualStore (project: Project): Record<string, string[]> {
 }
 
 function requireFrom (project: Project, specifier: string): string {
-  return execFileSync(process.execPath, ['-e', `console.log(require(${JSON.stringify(specifier)}))`], { cwd: project.dir, encoding: 'utf8' }).trim()
+  return execFileSync(process.execPath, ['-e', `console.log(require(${JSON.stringify(specifier)}))`], { cwd: project.dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
 }
 
 test('lode install lays out node_modules as pnpm 11 does, and Node can require every direct dependency', async () => {
@@ -81,6 +97,10 @@ test('lode install lays out node_modules as pnpm 11 does, and Node can require e
   assert.equal(requireFrom(lodeProject, 'plugin'), 'plugin+host')
   assert.equal(requireFrom(lodeProject, 'my-alias'), 'aliased')
   assert.deepEqual(binDirs(lodeProject), binDirs(pnpmProject))
+  assert.deepEqual(hoisted(lodeProject), hoisted(pnpmProject))
+  assert.deepEqual(modulesYaml(lodeProject), modulesYaml(pnpmProject))
+  assert.equal(fs.readFileSync(path.join(lodeProject.dir, 'node_modules', '.pnpm', 'lock.yaml'), 'utf8'), fs.readFileSync(path.join(pnpmProject.dir, 'node_modules', '.pnpm', 'lock.yaml'), 'utf8'))
+  assert.throws(() => requireFrom(lodeProject, 'helper-cli'), /Cannot find module 'helper-cli'/, 'a dependency of a dependency is not reachable from the project')
   assert.equal(execFileSync(path.join(lodeProject.dir, 'node_modules', '.bin', 'tool'), { encoding: 'utf8' }), 'tool uses leaf@1\n', 'the bin runs, requiring its own dependencies')
   const toolDir = fs.realpathSync(path.join(lodeProject.dir, 'node_modules', 'tool'))
   assert.equal(execFileSync(path.join(toolDir, 'node_modules', '.bin', 'helper-cli'), { encoding: 'utf8' }), 'helper\n', 'a dependency\'s bin beside the package')

@@ -39,6 +39,10 @@ export interface Config {
   readonly minimumReleaseAgeStrict: boolean
   readonly autoInstallPeers: boolean
   readonly dedupePeerDependents: boolean
+  /** Patterns of dependencies hoisted into `node_modules/.pnpm/node_modules` (pnpm's default `*`). */
+  readonly hoistPattern: readonly string[]
+  /** Patterns of dependencies hoisted into `node_modules` (none by default). */
+  readonly publicHoistPattern: readonly string[]
   readonly peersSuffixMaxLength: number
   /** `overrides` from pnpm-workspace.yaml, as written (selector → specifier). */
   readonly overrides: Readonly<Record<string, string>>
@@ -47,6 +51,8 @@ export interface Config {
   readonly ignoreCompatibilityDb: boolean
   readonly blockExoticSubdeps: boolean
   readonly userAgent: string
+  /** The running lode's version (`.modules.yaml` records `lode@<version>`). */
+  readonly lodeVersion: string
 }
 
 /** Settings given on the command line or by an API caller; they win over every file. */
@@ -139,12 +145,15 @@ export function getConfig (opts: GetConfigOptions): Config {
     minimumReleaseAgeStrict: setting('minimumReleaseAgeStrict', isBool, workspace['minimumReleaseAge'] !== undefined),
     autoInstallPeers: setting('autoInstallPeers', isBool, true),
     dedupePeerDependents: setting('dedupePeerDependents', isBool, true),
+    hoistPattern: setting('hoistPattern', isStrings, ['*']),
+    publicHoistPattern: setting('publicHoistPattern', isStrings, []),
     peersSuffixMaxLength: setting('peersSuffixMaxLength', isNumber, 1000),
     overrides: setting('overrides', isStringMap, {}),
     packageExtensions: setting('packageExtensions', isPackageExtensions, {}),
     ignoreCompatibilityDb: setting('ignoreCompatibilityDb', isBool, false),
     blockExoticSubdeps: setting('blockExoticSubdeps', isBool, true),
     userAgent: `lode/${opts.lodeVersion} node/${process.version} ${process.platform} ${process.arch}`,
+    lodeVersion: opts.lodeVersion,
   }
   return Object.freeze(config)
 }

@@ -115,7 +115,7 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
     const written = await writeLockfile(config.dir, result.lockfile, current?.envDocument)
     const linked = opts.lockfileOnly === true
       ? { added: 0, reused: 0, downloaded: 0 }
-      : await linkPackages({ config, lockfile: result.lockfile, client, registryFor: (name) => resolver.registryFor(name) })
+      : await linkPackages({ config, lockfile: result.lockfile, client, registryFor: (name) => resolver.registryFor(name), packageManager: `lode@${config.lodeVersion}` })
     emit({ type: 'progress', resolved: packages, ...linked, done: true })
     if (result.peerIssues.length > 0) emit({ type: 'peer-issues', issues: result.peerIssues })
     emit({ type: 'lockfile', written, file: path.join(config.dir, 'pnpm-lock.yaml') })

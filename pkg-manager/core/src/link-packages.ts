@@ -3,11 +3,14 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import { LodeError } from '@lode/fs.error'
+import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
-import { linkBins, planLayout, writeSymlinks } from '@lode/pkg-manager.linker'
-import type { BinProvider, Dependency, LaidOutPackage, Layout } from '@lode/pkg-manager.linker'
+import { LAYOUT_VERSION, VIRTUAL_STORE_DIR_MAX_LENGTH, hoistedDependenciesRecord, hoistedPath, linkBins, planHoisting, planLayout, writeModulesManifest, writeSymlinks } from '@lode/pkg-manager.linker'
+import type { BinProvider, Dependency, HoistedDependency, LaidOutPackage, Layout } from '@lode/pkg-manager.linker'
+import { stringifyLockfile } from '@lode/pkg-manager.lockfile'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import type { RegistryClient } from '@lode/resolving.registry-client'
+import { storePath } from '@lode/store.cafs'
 import { StoreIndex, storeIndexKey } from '@lode/store.index'
 import type { PackageFilesIndex } from '@lode/store.index'
 import type { PackageToImport } from '@lode/worker.link'
@@ -19,6 +22,8 @@ export interface LinkPackagesOptions {
   client: RegistryClient
   /** The registry URL (ending in `/`) a package name resolves from. */
   registryFor: (name: string) => string
+  /** `lode@<version>`, recorded in `.modules.yaml`. */
+  packageManager: string
 }
 
 export interface LinkPackagesResult {
@@ -44,7 +49,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     importerId: '.',
     importerDir: config.dir,
     include: { dependencies: true, devDependencies: true, optionalDependencies: true },
-    virtualStoreDirMaxLength: 120,
+    virtualStoreDirMaxLength: VIRTUAL_STORE_DIR_MAX_LENGTH,
   })
   const missing = layout.packages.filter((pkg) => !fs.existsSync(pkg.dir))
   const result: LinkPackagesResult = { added: 0, reused: 0, downloaded: 0 }
@@ -81,8 +86,27 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
       await Promise.all([storePool.close(), linkPool.close()])
     }
   }
-  await writeSymlinks(layout.symlinks)
-  await writeBins(layout, missing, path.join(config.dir, 'node_modules'))
+  const modulesDir = path.join(config.dir, 'node_modules')
+  const hoisted = planHoisting(layout, { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern })
+  await writeSymlinks([...layout.symlinks, ...hoisted.map((dep) => ({ path: hoistedPath(modulesDir, dep), target: dep.dir }))])
+  await writeBins(layout, missing, hoisted, modulesDir)
+  await writeFileAtomic(path.join(modulesDir, '.pnpm', 'lock.yaml'), stringifyLockfile(opts.lockfile))
+  await writeModulesManifest(modulesDir, {
+    hoistedDependencies: hoistedDependenciesRecord(hoisted),
+    hoistPattern: [...config.hoistPattern],
+    included: { dependencies: true, devDependencies: true, optionalDependencies: true },
+    injectedDeps: {},
+    layoutVersion: LAYOUT_VERSION,
+    nodeLinker: 'isolated',
+    packageManager: opts.packageManager,
+    pendingBuilds: [],
+    publicHoistPattern: [...config.publicHoistPattern],
+    prunedAt: new Date().toUTCString(),
+    skipped: [],
+    storeDir: storePath(config.storeDir),
+    virtualStoreDir: '.pnpm',
+    virtualStoreDirMaxLength: VIRTUAL_STORE_DIR_MAX_LENGTH,
+  })
   return result
 }
 
@@ -90,7 +114,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
  * Executables: the direct dependencies' in `node_modules/.bin`, and for each package linked now,
  * its own and its dependencies' in its `node_modules/.bin` (where its scripts find them).
  */
-async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], modulesDir: string): Promise<void> {
+async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], hoisted: readonly HoistedDependency[], modulesDir: string): Promise<void> {
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
   const hoistedModules = path.join(modulesDir, '.pnpm', 'node_modules')
   const provider = (pkg: LaidOutPackage): BinProvider => ({ dir: pkg.dir, nodePath: [path.join(pkg.dir, 'node_modules'), pkg.dir.slice(0, -pkg.name.length - 1), hoistedModules] })
@@ -98,7 +122,8 @@ async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], 
     const pkg = dep.depPath === undefined ? undefined : byDepPath.get(dep.depPath)
     return pkg?.hasBin === true ? [provider(pkg)] : []
   })
-  await linkBins(path.join(modulesDir, '.bin'), withBins(layout.direct))
+  await linkBins(path.join(modulesDir, '.bin'), withBins([...layout.direct, ...hoisted.filter((dep) => dep.type === 'public')]))
+  await linkBins(path.join(hoistedModules, '.bin'), withBins(hoisted.filter((dep) => dep.type === 'private')))
   await Promise.all(linkedNow.map(async (pkg) => {
     const providers = [...(pkg.hasBin ? [provider(pkg)] : []), ...withBins(pkg.deps)]
     if (providers.length > 0) await linkBins(path.join(pkg.dir, 'node_modules', '.bin'), providers)

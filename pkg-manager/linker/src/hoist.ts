@@ -1,0 +1,75 @@
+import path from 'node:path'
+
+import type { Layout } from './layout.js'
+
+export type HoistType = 'private' | 'public'
+
+export interface HoistedDependency {
+  alias: string
+  depPath: string
+  /** Where the package is. */
+  dir: string
+  type: HoistType
+}
+
+export interface HoistOptions {
+  /** pnpm's `hoistPattern` (default `['*']`): into `node_modules/.pnpm/node_modules`. */
+  hoistPattern: readonly string[]
+  /** pnpm's `publicHoistPattern` (default `[]`): into `node_modules`. */
+  publicHoistPattern: readonly string[]
+}
+
+/**
+ * pnpm's hoisting: packages are visited breadth first from the importer's direct dependencies,
+ * each once, at its shallowest depth, and by dependency path within a depth; each child alias is
+ * hoisted the first time it is met, unless the importer already has that name. Public patterns
+ * win over private ones. Returns what to link, in pnpm's order.
+ */
+export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDependency[] {
+  const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
+  const typeOf = hoistTypeMatcher(opts)
+  const taken = new Set(layout.direct.map((dep) => dep.alias.toLowerCase()))
+  const visited = new Set<string>()
+  const nodes: Array<{ depPath: string, depth: number }> = []
+  let level = layout.direct.flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath])
+  for (let depth = 0; level.length > 0; depth++) {
+    const next: string[] = []
+    for (const depPath of level) {
+      if (visited.has(depPath)) continue
+      visited.add(depPath)
+      nodes.push({ depPath, depth })
+      for (const child of byDepPath.get(depPath)?.deps ?? []) if (child.depPath !== undefined) next.push(child.depPath)
+    }
+    level = next
+  }
+  nodes.sort((a, b) => a.depth - b.depth || (a.depPath < b.depPath ? -1 : a.depPath > b.depPath ? 1 : 0))
+  const hoisted: HoistedDependency[] = []
+  for (const node of nodes) {
+    for (const child of byDepPath.get(node.depPath)!.deps) {
+      const type = typeOf(child.alias)
+      if (type === undefined || taken.has(child.alias.toLowerCase()) || child.depPath === undefined) continue
+      taken.add(child.alias.toLowerCase())
+      hoisted.push({ alias: child.alias, depPath: child.depPath, dir: child.dir, type })
+    }
+  }
+  return hoisted
+}
+
+/** Where a hoisted dependency is linked: `node_modules/<alias>` (public) or `node_modules/.pnpm/node_modules/<alias>`. */
+export function hoistedPath (modulesDir: string, dep: HoistedDependency): string {
+  return dep.type === 'public' ? path.join(modulesDir, dep.alias) : path.join(modulesDir, '.pnpm', 'node_modules', dep.alias)
+}
+
+function hoistTypeMatcher (opts: HoistOptions): (alias: string) => HoistType | undefined {
+  const isPublic = patternMatcher(opts.publicHoistPattern)
+  const isPrivate = patternMatcher(opts.hoistPattern)
+  return (alias) => isPublic(alias) ? 'public' : isPrivate(alias) ? 'private' : undefined
+}
+
+/** pnpm's matcher: `*` globs, `!` excludes; a name matches when some pattern includes it and none excludes it. */
+export function patternMatcher (patterns: readonly string[]): (name: string) => boolean {
+  const toRegExp = (glob: string): RegExp => new RegExp(`^${glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`)
+  const include = patterns.filter((p) => !p.startsWith('!')).map(toRegExp)
+  const exclude = patterns.filter((p) => p.startsWith('!')).map((p) => toRegExp(p.slice(1)))
+  return (name) => include.some((re) => re.test(name)) && !exclude.some((re) => re.test(name))
+}

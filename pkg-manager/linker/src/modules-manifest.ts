@@ -1,0 +1,49 @@
+import fs from 'node:fs/promises'
+import path from 'node:path'
+
+import { hasErrno } from '@lode/fs.error'
+import { writeFileAtomic } from '@lode/fs.write-file-atomic'
+
+import type { HoistedDependency } from './hoist.js'
+
+/** `node_modules/.modules.yaml`, the fields pnpm 11 writes, in its order. */
+export interface ModulesManifest {
+  hoistedDependencies: Record<string, Record<string, 'private' | 'public'>>
+  hoistPattern: string[]
+  included: { dependencies: boolean, devDependencies: boolean, optionalDependencies: boolean }
+  injectedDeps: Record<string, string[]>
+  layoutVersion: number
+  nodeLinker: 'isolated'
+  packageManager: string
+  pendingBuilds: string[]
+  publicHoistPattern: string[]
+  prunedAt: string
+  skipped: string[]
+  storeDir: string
+  virtualStoreDir: string
+  virtualStoreDirMaxLength: number
+}
+
+/** pnpm's layout version of `node_modules`. */
+export const LAYOUT_VERSION = 5
+
+export function hoistedDependenciesRecord (hoisted: readonly HoistedDependency[]): ModulesManifest['hoistedDependencies'] {
+  const out: ModulesManifest['hoistedDependencies'] = {}
+  for (const dep of hoisted) (out[dep.depPath] ??= {})[dep.alias] = dep.type
+  return out
+}
+
+/** Writes `.modules.yaml` as pnpm does: JSON (which is YAML), two-space indent, no final newline. */
+export async function writeModulesManifest (modulesDir: string, manifest: ModulesManifest): Promise<void> {
+  await writeFileAtomic(path.join(modulesDir, '.modules.yaml'), JSON.stringify({ ...manifest, skipped: [...manifest.skipped].sort() }, null, 2))
+}
+
+/** The `.modules.yaml` of `modulesDir`, or undefined when there is none (or it is unreadable: the install starts over). */
+export async function readModulesManifest (modulesDir: string): Promise<ModulesManifest | undefined> {
+  try {
+    return JSON.parse(await fs.readFile(path.join(modulesDir, '.modules.yaml'), 'utf8')) as ModulesManifest
+  } catch (err) {
+    if (hasErrno(err, 'ENOENT') || err instanceof SyntaxError) return undefined
+    throw err
+  }
+}
