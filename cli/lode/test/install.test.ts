@@ -116,3 +116,36 @@ test('lode install lays out node_modules as pnpm 11 does, and Node can require e
   assert.equal(registry.tarballRequests.length, tarballsBefore)
   assert.equal(requireFrom(lodeProject, '@scope/mid'), 'mid:leaf@1')
 })
+
+test('a dependency removed from package.json disappears from node_modules, as with pnpm', async () => {
+  const pnpmProject = makeProject(registry, MANIFEST)
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install'])
+  assert.equal((await lode(lodeProject, ['install'])).code, 0)
+  const { tool: _tool, '@scope/mid': _mid, ...kept } = MANIFEST.dependencies
+  for (const project of [pnpmProject, lodeProject]) {
+    fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ ...MANIFEST, dependencies: kept }))
+  }
+  await pnpm(pnpmProject, ['install'])
+  const result = await lode(lodeProject, ['install'])
+  assert.equal(result.code, 0, result.stderr)
+  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  // pnpm's own state file for its repeat-install shortcut aside.
+  const entries = (project: Project): string[] => fs.readdirSync(path.join(project.dir, 'node_modules')).filter((e) => e !== '.pnpm-workspace-state-v1.json').sort()
+  assert.deepEqual(entries(lodeProject), entries(pnpmProject))
+  assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
+  assert.deepEqual(hoisted(lodeProject), hoisted(pnpmProject))
+  assert.deepEqual(binDirs(lodeProject), binDirs(pnpmProject))
+  assert.deepEqual(modulesYaml(lodeProject), modulesYaml(pnpmProject))
+  assert.equal(fs.existsSync(path.join(lodeProject.dir, 'node_modules', 'tool')), false)
+  assert.equal(fs.existsSync(path.join(lodeProject.dir, 'node_modules', '@scope')), false, 'an emptied scope directory goes too')
+  assert.ok(fs.existsSync(path.join(lodeProject.dir, 'node_modules', '.pnpm', 'tool@1.0.0')), 'orphans stay in .pnpm for modulesCacheMaxAge, as in pnpm')
+
+  // Once modulesCacheMaxAge has passed, the orphans go.
+  for (const project of [pnpmProject, lodeProject]) fs.writeFileSync(path.join(project.dir, 'pnpm-workspace.yaml'), 'modulesCacheMaxAge: 0\n')
+  await new Promise((resolve) => setTimeout(resolve, 10))
+  await pnpm(pnpmProject, ['install'])
+  assert.equal((await lode(lodeProject, ['install'])).code, 0)
+  assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
+  assert.equal(fs.existsSync(path.join(lodeProject.dir, 'node_modules', '.pnpm', 'tool@1.0.0')), false)
+})

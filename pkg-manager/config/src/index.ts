@@ -43,6 +43,8 @@ export interface Config {
   readonly hoistPattern: readonly string[]
   /** Patterns of dependencies hoisted into `node_modules` (none by default). */
   readonly publicHoistPattern: readonly string[]
+  /** Minutes orphaned packages stay in `node_modules/.pnpm` after the last pruning (pnpm's default: 7 days). */
+  readonly modulesCacheMaxAge: number
   readonly peersSuffixMaxLength: number
   /** `overrides` from pnpm-workspace.yaml, as written (selector → specifier). */
   readonly overrides: Readonly<Record<string, string>>
@@ -147,6 +149,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     dedupePeerDependents: setting('dedupePeerDependents', isBool, true),
     hoistPattern: setting('hoistPattern', isStrings, ['*']),
     publicHoistPattern: setting('publicHoistPattern', isStrings, []),
+    modulesCacheMaxAge: setting('modulesCacheMaxAge', isNumber, 10_080),
     peersSuffixMaxLength: setting('peersSuffixMaxLength', isNumber, 1000),
     overrides: setting('overrides', isStringMap, {}),
     packageExtensions: setting('packageExtensions', isPackageExtensions, {}),

@@ -5,9 +5,9 @@ import path from 'node:path'
 import { LodeError } from '@lode/fs.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
-import { LAYOUT_VERSION, VIRTUAL_STORE_DIR_MAX_LENGTH, hoistedDependenciesRecord, hoistedPath, linkBins, planHoisting, planLayout, writeModulesManifest, writeSymlinks } from '@lode/pkg-manager.linker'
-import type { BinProvider, Dependency, HoistedDependency, LaidOutPackage, Layout } from '@lode/pkg-manager.linker'
-import { stringifyLockfile } from '@lode/pkg-manager.lockfile'
+import { LAYOUT_VERSION, VIRTUAL_STORE_DIR_MAX_LENGTH, hoistedDependenciesRecord, hoistedPath, linkBins, planHoisting, planLayout, pruneModules, readModulesManifest, writeModulesManifest, writeSymlinks } from '@lode/pkg-manager.linker'
+import type { BinProvider, Dependency, HoistedDependency, LaidOutPackage, Layout, LayoutOptions, ModulesManifest } from '@lode/pkg-manager.linker'
+import { parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 import { storePath } from '@lode/store.cafs'
@@ -44,13 +44,16 @@ const LINK_BATCH = 16
  */
 export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPackagesResult> {
   const { config } = opts
-  const layout = planLayout(opts.lockfile, {
+  const modulesDir = path.join(config.dir, 'node_modules')
+  const layoutOptions = {
     lockfileDir: config.dir,
     importerId: '.',
     importerDir: config.dir,
     include: { dependencies: true, devDependencies: true, optionalDependencies: true },
     virtualStoreDirMaxLength: VIRTUAL_STORE_DIR_MAX_LENGTH,
-  })
+  }
+  const layout = planLayout(opts.lockfile, layoutOptions)
+  const previous = await readPreviousInstall(modulesDir, layoutOptions)
   const missing = layout.packages.filter((pkg) => !fs.existsSync(pkg.dir))
   const result: LinkPackagesResult = { added: 0, reused: 0, downloaded: 0 }
   if (missing.length > 0) {
@@ -86,8 +89,11 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
       await Promise.all([storePool.close(), linkPool.close()])
     }
   }
-  const modulesDir = path.join(config.dir, 'node_modules')
   const hoisted = planHoisting(layout, { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern })
+  // pnpm keeps orphaned packages in .pnpm until modulesCacheMaxAge has passed since the last pruning.
+  const lastPruned = previous?.prunedAt === undefined ? NaN : Date.parse(previous.prunedAt)
+  const pruneVirtualStore = Number.isNaN(lastPruned) || Date.now() - lastPruned > config.modulesCacheMaxAge * 60_000
+  if (previous !== undefined) await pruneModules({ modulesDir, previous: previous.layout, previousHoisted: previous.hoisted, next: layout, nextHoisted: hoisted, pruneVirtualStore })
   await writeSymlinks([...layout.symlinks, ...hoisted.map((dep) => ({ path: hoistedPath(modulesDir, dep), target: dep.dir }))])
   await writeBins(layout, missing, hoisted, modulesDir)
   await writeFileAtomic(path.join(modulesDir, '.pnpm', 'lock.yaml'), stringifyLockfile(opts.lockfile))
@@ -101,7 +107,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     packageManager: opts.packageManager,
     pendingBuilds: [],
     publicHoistPattern: [...config.publicHoistPattern],
-    prunedAt: new Date().toUTCString(),
+    prunedAt: pruneVirtualStore ? new Date().toUTCString() : previous!.prunedAt!,
     skipped: [],
     storeDir: storePath(config.storeDir),
     virtualStoreDir: '.pnpm',
@@ -128,6 +134,24 @@ async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], 
     const providers = [...(pkg.hasBin ? [provider(pkg)] : []), ...withBins(pkg.deps)]
     if (providers.length > 0) await linkBins(path.join(pkg.dir, 'node_modules', '.bin'), providers)
   }))
+}
+
+/** The layout the last install made, from its `.pnpm/lock.yaml` and `.modules.yaml`; undefined when there was none (or it is unreadable). */
+async function readPreviousInstall (modulesDir: string, layoutOptions: LayoutOptions): Promise<{ layout: Layout, hoisted: ModulesManifest['hoistedDependencies'], prunedAt: string | undefined } | undefined> {
+  const manifest = await readModulesManifest(modulesDir)
+  const file = path.join(modulesDir, '.pnpm', 'lock.yaml')
+  let text: string
+  try {
+    text = await fsp.readFile(file, 'utf8')
+  } catch {
+    return undefined
+  }
+  try {
+    const { lockfile } = parseLockfile(text, file)
+    return { layout: planLayout(lockfile, { ...layoutOptions, include: manifest?.included ?? layoutOptions.include }), hoisted: manifest?.hoistedDependencies ?? {}, prunedAt: manifest?.prunedAt }
+  } catch {
+    return undefined
+  }
 }
 
 function storeKeyOf (pkg: LaidOutPackage): string {
