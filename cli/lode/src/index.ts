@@ -15,6 +15,13 @@ Commands:
 
 Options for install:
       --lockfile-only   Only resolve and write pnpm-lock.yaml
+      --frozen-lockfile Install pnpm-lock.yaml as it is; fail if it is out of date (default in CI)
+      --prefer-frozen-lockfile
+                        Install an up-to-date pnpm-lock.yaml without resolving (default)
+  -P, --prod            Skip devDependencies
+  -D, --dev             Only devDependencies
+      --no-optional     Skip optionalDependencies
+      --ignore-scripts  Run no scripts
       --offline         Use only the metadata cache; fail on a cache miss
       --prefer-offline  Use cached metadata when it can answer, ask the registry otherwise
       --registry <url>  The default registry
@@ -40,8 +47,16 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
+      allowNegative: true,
       options: {
         'lockfile-only': { type: 'boolean' },
+        'frozen-lockfile': { type: 'boolean' },
+        'prefer-frozen-lockfile': { type: 'boolean' },
+        prod: { type: 'boolean', short: 'P' },
+        production: { type: 'boolean' },
+        dev: { type: 'boolean', short: 'D' },
+        optional: { type: 'boolean' },
+        'ignore-scripts': { type: 'boolean' },
         offline: { type: 'boolean' },
         'prefer-offline': { type: 'boolean' },
         registry: { type: 'string' },
@@ -91,6 +106,9 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     await install({
       config,
       lockfileOnly: values['lockfile-only'] === true,
+      ...(values['frozen-lockfile'] !== undefined ? { frozenLockfile: values['frozen-lockfile'] } : {}),
+      ...(values['prefer-frozen-lockfile'] !== undefined ? { preferFrozenLockfile: values['prefer-frozen-lockfile'] } : {}),
+      include: includedGroups(values),
       now: () => Date.now(),
       onEvent: (event) => { report(event, print, style) },
     })
@@ -100,6 +118,17 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     if (!isLodeError(err)) throw err
     ctx.stderr.write(`${style.error(err.code)} ${err.message}\n${err.hint === undefined ? '' : `\n${err.hint}\n`}`)
     return 1
+  }
+}
+
+/** pnpm's `--prod` (no devDependencies), `--dev` (only devDependencies) and `--no-optional`. */
+function includedGroups (values: { prod?: boolean, production?: boolean, dev?: boolean, optional?: boolean }): { dependencies: boolean, devDependencies: boolean, optionalDependencies: boolean } {
+  const prod = values.prod === true || values.production === true
+  const dev = values.dev === true
+  return {
+    dependencies: !dev || prod,
+    devDependencies: !prod || dev,
+    optionalDependencies: values.optional !== false && (!dev || prod),
   }
 }
 

@@ -149,3 +149,37 @@ test('a dependency removed from package.json disappears from node_modules, as wi
   assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
   assert.equal(fs.existsSync(path.join(lodeProject.dir, 'node_modules', '.pnpm', 'tool@1.0.0')), false)
 })
+
+test('--frozen-lockfile installs the lockfile without asking for metadata, and refuses an outdated one touching nothing', async () => {
+  const project = makeProject(registry, { name: 'frozen', version: '1.0.0', dependencies: { leaf: '2.0.0' }, devDependencies: { tool: '1.0.0' } })
+  assert.equal((await lode(project, ['install', '--lockfile-only'])).code, 0)
+  const metadataBefore = registry.metadataRequests.length
+  const frozen = await lode(project, ['install', '--frozen-lockfile'])
+  assert.equal(frozen.code, 0, frozen.stderr)
+  assert.equal(registry.metadataRequests.length, metadataBefore, 'an up-to-date lockfile is installed as it is')
+  assert.equal(requireFrom(project, 'leaf'), 'leaf@2')
+
+  const lockfile = readLockfileText(project)
+  const modulesYamlBefore = fs.readFileSync(path.join(project.dir, 'node_modules', '.modules.yaml'), 'utf8')
+  fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'frozen', version: '1.0.0', dependencies: { leaf: '^1.0.0' }, devDependencies: { tool: '1.0.0' } }))
+  const refused = await lode(project, ['install', '--frozen-lockfile'])
+  assert.equal(refused.code, 1)
+  assert.ok(refused.stderr.startsWith('[ERR_LODE_OUTDATED_LOCKFILE] '), refused.stderr)
+  assert.match(refused.stderr, /dependencies\.leaf is "\^1\.0\.0" in package\.json but "2\.0\.0" in pnpm-lock\.yaml/)
+  assert.equal(readLockfileText(project), lockfile)
+  assert.equal(fs.readFileSync(path.join(project.dir, 'node_modules', '.modules.yaml'), 'utf8'), modulesYamlBefore)
+  assert.equal(requireFrom(project, 'leaf'), 'leaf@2')
+})
+
+test('--prod leaves devDependencies out of node_modules, as pnpm does', async () => {
+  const manifest = { name: 'prod', version: '1.0.0', dependencies: { leaf: '2.0.0' }, devDependencies: { tool: '1.0.0' } }
+  const pnpmProject = makeProject(registry, manifest)
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install', '--prod'])
+  const result = await lode(lodeProject, ['install', '--prod'])
+  assert.equal(result.code, 0, result.stderr)
+  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  assert.equal(fs.existsSync(path.join(lodeProject.dir, 'node_modules', 'tool')), false)
+  assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
+  assert.deepEqual(modulesYaml(lodeProject), modulesYaml(pnpmProject))
+})

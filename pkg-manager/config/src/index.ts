@@ -21,6 +21,8 @@ export interface Config {
   readonly cacheDir: string
   readonly storeDir: string
   readonly offline: boolean
+  /** Install the lockfile as it is or fail (pnpm's `frozen-lockfile`; on by default in CI). */
+  readonly frozenLockfile: boolean
   readonly preferOffline: boolean
   readonly networkConcurrency: number
   readonly fetchRetries: number
@@ -64,6 +66,7 @@ export interface ConfigOverrides {
   storeDir?: string
   offline?: boolean
   preferOffline?: boolean
+  frozenLockfile?: boolean
 }
 
 export interface GetConfigOptions {
@@ -129,6 +132,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     cacheDir: path.resolve(dir, opts.overrides.cacheDir ?? setting('cacheDir', isString, npmrc['cache-dir'] ?? path.join(xdgCache, 'lode'))),
     storeDir: path.resolve(dir, opts.overrides.storeDir ?? setting('storeDir', isString, npmrc['store-dir'] ?? path.join(xdgData, 'lode', 'store'))),
     offline: opts.overrides.offline ?? false,
+    frozenLockfile: opts.overrides.frozenLockfile ?? (npmrc['frozen-lockfile'] !== undefined ? npmrc['frozen-lockfile'] === 'true' : isCI(env)),
     preferOffline: opts.overrides.preferOffline ?? false,
     // pnpm 11's default: min(96, max(workers × 3, 64)).
     networkConcurrency: setting('networkConcurrency', isNumber, npmNumber('network-concurrency', Math.min(96, Math.max(cores * 3, 64)))),
@@ -225,4 +229,11 @@ function readWorkspaceYaml (dir: string): Record<string, unknown> {
     throw new LodeError('INVALID_WORKSPACE_YAML', `${file} must be a map of settings.`, { hint: 'Fix the file and run again.' })
   }
   return value as Record<string, unknown>
+}
+
+/** Whether `env` is a CI job, by the variables ci-info (pnpm's detector) checks first; `CI=false` says no. */
+function isCI (env: Readonly<Record<string, string | undefined>>): boolean {
+  if (env['CI'] === 'false') return false
+  return ['CI', 'CONTINUOUS_INTEGRATION', 'BUILD_NUMBER', 'BUILD_ID', 'RUN_ID', 'CI_NAME', 'CI_APP_ID', 'CI_BUILD_ID', 'CI_BUILD_NUMBER', 'GITHUB_ACTIONS', 'GITLAB_CI', 'BUILDKITE', 'CIRCLECI', 'TRAVIS', 'TF_BUILD', 'JENKINS_URL']
+    .some((name) => env[name] !== undefined && env[name] !== '')
 }

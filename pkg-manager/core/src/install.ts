@@ -6,14 +6,17 @@ import { parsePackageJson } from '@lode/fs.package-json'
 import { mergeReleaseAgeExcludes, updateWorkspaceYaml } from '@lode/pkg-manager.config'
 import type { Config } from '@lode/pkg-manager.config'
 import { readLockfile, writeLockfile } from '@lode/pkg-manager.lockfile'
+import type { DependencyGroup, Lockfile, ReadLockfile } from '@lode/pkg-manager.lockfile'
 import { createReadPackageHooks, overridesMap, packageExtensionsChecksum, parseOverrides, replaceVersionReferences } from '@lode/pkg-manager.read-package-hook'
+import type { ReadPackageHooks } from '@lode/pkg-manager.read-package-hook'
 import { resolveDependencies } from '@lode/pkg-manager.resolve-dependencies'
 import type { PeerIssue, ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
-import { NpmResolver } from '@lode/resolving.npm-resolver'
+import { NpmResolver, registryFor } from '@lode/resolving.npm-resolver'
 import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import { RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry-client'
 
 import { linkPackages } from './link-packages.js'
+import { outdatedLockfileReason } from './lockfile-satisfies.js'
 
 /** What an install reports while it runs; a reporter (the CLI's, or a caller's) turns them into output. */
 export type InstallEvent =
@@ -28,6 +31,12 @@ export interface InstallOptions {
   config: Config
   /** Resolve and write `pnpm-lock.yaml` only; nothing is downloaded or linked. */
   lockfileOnly?: boolean
+  /** Install the lockfile as it is, failing with `ERR_LODE_OUTDATED_LOCKFILE` when it does not match package.json (default: `config.frozenLockfile`, on in CI). */
+  frozenLockfile?: boolean
+  /** Install an up-to-date lockfile without resolving (default true). */
+  preferFrozenLockfile?: boolean
+  /** Dependency groups to put in node_modules (default: all); the lockfile always has all. */
+  include?: Readonly<Record<DependencyGroup, boolean>>
   /** The clock, in ms since the epoch (minimumReleaseAge, cache times). */
   now: () => number
   onEvent?: (event: InstallEvent) => void
@@ -58,15 +67,24 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
       hint: 'Use pnpm for this workspace for now; workspace installs come in a later release.',
     })
   }
-  const manifest = await readProjectManifest(config.dir)
+  const rawManifest = await readProjectManifest(config.dir)
   const current = await readLockfile(config.dir)
-  const overrides = parseOverrides(replaceVersionReferences(config.overrides, manifest))
+  const overrides = parseOverrides(replaceVersionReferences(config.overrides, rawManifest))
   const hooks = createReadPackageHooks({
     ignoreCompatibilityDb: config.ignoreCompatibilityDb,
     packageExtensions: config.packageExtensions,
     overrides,
     rootDir: config.dir,
   })
+  const manifest = hooks.project(rawManifest, config.dir)
+  const lockfileSettings = { overrides: overridesMap(overrides), packageExtensionsChecksum: packageExtensionsChecksum(config.packageExtensions) }
+  const outdated = outdatedLockfileReason(current?.lockfile, manifest, { autoInstallPeers: config.autoInstallPeers, ...lockfileSettings })
+  const frozen = opts.frozenLockfile ?? config.frozenLockfile
+  if (frozen && outdated !== undefined) {
+    throw new LodeError('OUTDATED_LOCKFILE', `Cannot install with a frozen lockfile because pnpm-lock.yaml is not up to date with ${path.join(config.dir, 'package.json')}: ${outdated}.`, {
+      hint: 'Run lode install without --frozen-lockfile (in CI: --no-frozen-lockfile) to update pnpm-lock.yaml, and commit it.',
+    })
+  }
   const client = new RegistryClient({
     authHeader: createAuthHeaderLookup(config.rawNpmrc, config.registry),
     networkConcurrency: config.networkConcurrency,
@@ -78,6 +96,47 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
     userAgent: config.userAgent,
     onWarning: (message) => { emit({ type: 'warning', message }) },
   })
+  try {
+    // An up-to-date lockfile is installed as it is (pnpm's frozen and prefer-frozen installs): nothing is resolved.
+    const useLockfileAsIs = current !== undefined && outdated === undefined && opts.lockfileOnly !== true && (frozen || (opts.preferFrozenLockfile ?? true))
+    const resolved = useLockfileAsIs
+      ? { lockfile: current.lockfile, written: false, peerIssues: [], immature: [] }
+      : await resolve({ config, opts, manifest, current, hooks, lockfileSettings, client, emit })
+    const packages = Object.keys(resolved.lockfile.packages ?? {}).length
+    const registries = { default: config.registry, scoped: config.scopedRegistries }
+    const linked = opts.lockfileOnly === true
+      ? { added: 0, reused: 0, downloaded: 0 }
+      : await linkPackages({
+        config,
+        lockfile: resolved.lockfile,
+        client,
+        registryFor: (name) => registryFor(registries, name),
+        packageManager: `lode@${config.lodeVersion}`,
+        include: opts.include ?? { dependencies: true, devDependencies: true, optionalDependencies: true },
+      })
+    emit({ type: 'progress', resolved: packages, ...linked, done: true })
+    if (resolved.peerIssues.length > 0) emit({ type: 'peer-issues', issues: resolved.peerIssues })
+    emit({ type: 'lockfile', written: resolved.written, file: path.join(config.dir, 'pnpm-lock.yaml') })
+    if (resolved.immature.length > 0) await excludeFromReleaseAge(config, resolved.immature, emit)
+    return { lockfileChanged: resolved.written, packages, ...linked }
+  } finally {
+    await client.close()
+  }
+}
+
+interface ResolveInput {
+  config: Config
+  opts: InstallOptions
+  manifest: ProjectManifest
+  current: ReadLockfile | undefined
+  hooks: ReadPackageHooks
+  lockfileSettings: { overrides: Record<string, string> | undefined, packageExtensionsChecksum: string | undefined }
+  client: RegistryClient
+  emit: (event: InstallEvent) => void
+}
+
+/** Resolves the dependency graph and writes pnpm-lock.yaml (unless the result is what it already says). */
+async function resolve ({ config, opts, manifest, current, hooks, lockfileSettings, client, emit }: ResolveInput): Promise<{ lockfile: Lockfile, written: boolean, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
   const resolver = new NpmResolver({
     client,
     cacheDir: config.cacheDir,
@@ -91,7 +150,7 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
   })
   try {
     const result = await resolveDependencies({
-      importers: [{ id: '.', dir: config.dir, manifest: hooks.project(manifest, config.dir) }],
+      importers: [{ id: '.', dir: config.dir, manifest }],
       lockfileDir: config.dir,
       blockExoticSubdeps: config.blockExoticSubdeps,
       fetchBytes: async (url) => {
@@ -101,7 +160,7 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
       },
       onWarning: (message) => { emit({ type: 'warning', message }) },
       readPackageHook: hooks.dependency,
-      lockfileSettings: { overrides: overridesMap(overrides), packageExtensionsChecksum: packageExtensionsChecksum(config.packageExtensions) },
+      lockfileSettings,
       resolver,
       lockfile: current?.lockfile,
       autoInstallPeers: config.autoInstallPeers,
@@ -110,20 +169,11 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
       onInfo: (message) => { emit({ type: 'info', message }) },
     })
     if (result.immature.length > 0 && config.minimumReleaseAgeStrict) throw immatureError(result.immature)
-    const packages = Object.keys(result.lockfile.packages ?? {}).length
     if (result.deprecated.direct.length > 0 || result.deprecated.subdependencies.length > 0) emit({ type: 'deprecated', ...result.deprecated })
     const written = await writeLockfile(config.dir, result.lockfile, current?.envDocument)
-    const linked = opts.lockfileOnly === true
-      ? { added: 0, reused: 0, downloaded: 0 }
-      : await linkPackages({ config, lockfile: result.lockfile, client, registryFor: (name) => resolver.registryFor(name), packageManager: `lode@${config.lodeVersion}` })
-    emit({ type: 'progress', resolved: packages, ...linked, done: true })
-    if (result.peerIssues.length > 0) emit({ type: 'peer-issues', issues: result.peerIssues })
-    emit({ type: 'lockfile', written, file: path.join(config.dir, 'pnpm-lock.yaml') })
-    if (result.immature.length > 0) await excludeFromReleaseAge(config, result.immature, emit)
-    return { lockfileChanged: written, packages, ...linked }
+    return { lockfile: result.lockfile, written, peerIssues: result.peerIssues, immature: result.immature }
   } finally {
     await resolver.close()
-    await client.close()
   }
 }
 

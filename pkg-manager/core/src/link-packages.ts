@@ -8,7 +8,7 @@ import type { Config } from '@lode/pkg-manager.config'
 import { LAYOUT_VERSION, VIRTUAL_STORE_DIR_MAX_LENGTH, hoistedDependenciesRecord, hoistedPath, linkBins, planHoisting, planLayout, pruneModules, readModulesManifest, writeModulesManifest, writeSymlinks } from '@lode/pkg-manager.linker'
 import type { BinProvider, Dependency, HoistedDependency, LaidOutPackage, Layout, LayoutOptions, ModulesManifest } from '@lode/pkg-manager.linker'
 import { parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
-import type { Lockfile } from '@lode/pkg-manager.lockfile'
+import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 import { storePath } from '@lode/store.cafs'
 import { StoreIndex, storeIndexKey } from '@lode/store.index'
@@ -24,6 +24,8 @@ export interface LinkPackagesOptions {
   registryFor: (name: string) => string
   /** `lode@<version>`, recorded in `.modules.yaml`. */
   packageManager: string
+  /** The importer's dependency groups to install. */
+  include: Readonly<Record<DependencyGroup, boolean>>
 }
 
 export interface LinkPackagesResult {
@@ -49,7 +51,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     lockfileDir: config.dir,
     importerId: '.',
     importerDir: config.dir,
-    include: { dependencies: true, devDependencies: true, optionalDependencies: true },
+    include: opts.include,
     virtualStoreDirMaxLength: VIRTUAL_STORE_DIR_MAX_LENGTH,
   }
   const layout = planLayout(opts.lockfile, layoutOptions)
@@ -100,7 +102,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   await writeModulesManifest(modulesDir, {
     hoistedDependencies: hoistedDependenciesRecord(hoisted),
     hoistPattern: [...config.hoistPattern],
-    included: { dependencies: true, devDependencies: true, optionalDependencies: true },
+    included: { ...opts.include },
     injectedDeps: {},
     layoutVersion: LAYOUT_VERSION,
     nodeLinker: 'isolated',

@@ -33,7 +33,7 @@ export interface ResolveDependenciesOptions {
   /** Changes a dependency's manifest before its dependencies are read (compatibility database, packageExtensions, overrides). */
   readPackageHook?: ManifestHook
   /** Recorded in the lockfile; when they differ from the current lockfile's, nothing in it is reused as is. */
-  lockfileSettings: { overrides?: Record<string, string>, packageExtensionsChecksum?: string | undefined }
+  lockfileSettings: { overrides?: Record<string, string> | undefined, packageExtensionsChecksum?: string | undefined }
   /** The lockfile's directory (absolute): local paths in the lockfile are relative to it. */
   lockfileDir: string
   /** pnpm 11's `blockExoticSubdeps` (default true). */

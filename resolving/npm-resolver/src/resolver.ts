@@ -40,6 +40,12 @@ export interface ReleaseAgeViolation {
   cutoff: string
 }
 
+/** The registry a package name comes from: its scope's (`@scope:registry`), else the default. */
+export function registryFor (registries: Registries, name: string): string {
+  const scope = name.startsWith('@') ? name.slice(0, name.indexOf('/')) : undefined
+  return (scope !== undefined ? registries.scoped[scope] : undefined) ?? registries.default
+}
+
 /** Picks versions from registry metadata the way pnpm 11 does. One per install; `close()` flushes the cache. */
 export class NpmResolver {
   readonly metadata: MetadataSource
@@ -58,8 +64,7 @@ export class NpmResolver {
   }
 
   registryFor (name: string): string {
-    const scope = name.startsWith('@') ? name.slice(0, name.indexOf('/')) : undefined
-    return (scope !== undefined ? this.opts.registries.scoped[scope] : undefined) ?? this.opts.registries.default
+    return registryFor(this.opts.registries, name)
   }
 
   /** Resolves `spec` to one version. Throws `ERR_LODE_NO_MATCHING_VERSION` (naming the newest version) when none fits. */

@@ -1,0 +1,50 @@
+import { isDeepStrictEqual } from 'node:util'
+
+import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
+import type { ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
+
+export interface LockfileSettingsToMatch {
+  autoInstallPeers: boolean
+  overrides: Record<string, string> | undefined
+  packageExtensionsChecksum: string | undefined
+}
+
+/**
+ * Why the lockfile cannot be installed as it is for this manifest (pnpm's frozen-lockfile
+ * check): missing, written with other settings, or its importer's specifiers differ from
+ * package.json's. Undefined when it is up to date.
+ */
+export function outdatedLockfileReason (lockfile: Lockfile | undefined, manifest: ProjectManifest, settings: LockfileSettingsToMatch): string | undefined {
+  if (lockfile === undefined) return 'there is no pnpm-lock.yaml'
+  if ((lockfile.settings?.autoInstallPeers ?? true) !== settings.autoInstallPeers) {
+    return `pnpm-lock.yaml was written with autoInstallPeers: ${String(lockfile.settings?.autoInstallPeers)}, the setting is ${String(settings.autoInstallPeers)}`
+  }
+  if (!isDeepStrictEqual(lockfile.overrides ?? {}, settings.overrides ?? {})) return 'the overrides in pnpm-lock.yaml differ from those in pnpm-workspace.yaml'
+  if (lockfile.packageExtensionsChecksum !== settings.packageExtensionsChecksum) return 'packageExtensions in pnpm-workspace.yaml changed since pnpm-lock.yaml was written'
+  const importer = lockfile.importers['.']
+  if (importer === undefined) return 'pnpm-lock.yaml has no entry for the project'
+  const wanted = effectiveDependencies(manifest)
+  const locked = new Map<string, { group: DependencyGroup, specifier: string }>()
+  for (const group of GROUPS) for (const [alias, { specifier }] of Object.entries(importer[group] ?? {})) locked.set(alias, { group, specifier })
+  for (const [alias, { group, specifier }] of wanted) {
+    const entry = locked.get(alias)
+    if (entry === undefined) return `${group}.${alias} is in package.json but not in pnpm-lock.yaml`
+    if (entry.group !== group) return `${alias} is in ${group} in package.json but in ${entry.group} in pnpm-lock.yaml`
+    if (entry.specifier !== specifier) return `${group}.${alias} is "${specifier}" in package.json but "${entry.specifier}" in pnpm-lock.yaml`
+  }
+  for (const [alias, { group }] of locked) {
+    if (!wanted.has(alias)) return `${group}.${alias} is in pnpm-lock.yaml but not in package.json`
+  }
+  return undefined
+}
+
+const GROUPS: readonly DependencyGroup[] = ['dependencies', 'devDependencies', 'optionalDependencies']
+
+/** alias → group and specifier; a dependency in several groups counts in the last of dev, prod, optional (pnpm's precedence). */
+function effectiveDependencies (manifest: ProjectManifest): Map<string, { group: DependencyGroup, specifier: string }> {
+  const out = new Map<string, { group: DependencyGroup, specifier: string }>()
+  for (const group of ['devDependencies', 'dependencies', 'optionalDependencies'] as const) {
+    for (const [alias, specifier] of Object.entries(manifest[group] ?? {})) out.set(alias, { group, specifier })
+  }
+  return out
+}
