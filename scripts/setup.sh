@@ -4,7 +4,7 @@
 #   2. installs the repository's dependencies with that pnpm,
 #   3. compiles better-sqlite3 against Node 24's headers,
 #   4. builds every package (tsc -b).
-# Idempotent: each step is skipped or cheap when already done. `--demo` then runs the extraction demo.
+# Idempotent: each step is skipped or cheap when already done. `--demo` then runs `lode install` on a demo project.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -42,5 +42,5 @@ tsc -b
 echo "setup: done"
 
 if [ "${1:-}" = "--demo" ]; then
-  node bench/extract/dist/src/demo.js
+  bash scripts/demo-install.sh
 fi
