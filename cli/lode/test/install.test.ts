@@ -17,6 +17,9 @@ const PACKAGES: PackageSpec[] = [
   { name: 'host', version: '1.0.0', files: { 'index.js': 'module.exports = "host"' } },
   { name: 'plugin', version: '1.0.0', manifest: { peerDependencies: { host: '^1.0.0' } }, files: { 'index.js': 'module.exports = "plugin+" + require("host")' } },
   { name: 'aliased', version: '3.0.0', files: { 'index.js': 'module.exports = "aliased"' } },
+  { name: 'win-helper', version: '1.0.0' },
+  { name: 'win-only', version: '1.0.0', dependencies: { 'win-helper': '1.0.0' }, manifest: { os: ['win32'], cpu: ['x64', 'arm64'] } },
+  { name: 'not-windows', version: '1.0.0', manifest: { os: ['!win32'] } },
   { name: 'helper-cli', version: '1.0.0', manifest: { bin: 'run.js' }, files: { 'run.js': '#!/usr/bin/env node\nconsole.log("helper")\n' } },
   { name: 'tool', version: '1.0.0', bin: { tool: 'cli.js', 'tool-extra': 'extra.js' }, dependencies: { 'helper-cli': '1.0.0', leaf: '^1.0.0' }, files: { 'cli.js': '#!/usr/bin/env node\nconsole.log("tool uses " + require("leaf"))\n', 'extra.js': 'console.log("extra")\n' } },
 ]
@@ -182,4 +185,19 @@ test('--prod leaves devDependencies out of node_modules, as pnpm does', async ()
   assert.equal(fs.existsSync(path.join(lodeProject.dir, 'node_modules', 'tool')), false)
   assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
   assert.deepEqual(modulesYaml(lodeProject), modulesYaml(pnpmProject))
+})
+
+test('optional packages that do not fit the platform are skipped, with what only they need, as pnpm skips them', async () => {
+  const manifest = { name: 'platforms', version: '1.0.0', dependencies: { leaf: '2.0.0' }, optionalDependencies: { 'win-only': '1.0.0', 'not-windows': '1.0.0' } }
+  const pnpmProject = makeProject(registry, manifest)
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install'])
+  const result = await lode(lodeProject, ['install'])
+  assert.equal(result.code, 0, result.stderr)
+  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
+  assert.deepEqual(modulesYaml(lodeProject), modulesYaml(pnpmProject))
+  assert.deepEqual(JSON.parse(fs.readFileSync(path.join(lodeProject.dir, 'node_modules', '.modules.yaml'), 'utf8')).skipped, ['win-helper@1.0.0', 'win-only@1.0.0'])
+  assert.equal(fs.existsSync(path.join(lodeProject.dir, 'node_modules', '.pnpm', 'win-helper@1.0.0')), false)
+  assert.equal(requireFrom(lodeProject, 'not-windows'), '[object Object]')
 })

@@ -5,8 +5,8 @@ import path from 'node:path'
 import { LodeError } from '@lode/fs.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
-import { LAYOUT_VERSION, VIRTUAL_STORE_DIR_MAX_LENGTH, hoistedDependenciesRecord, hoistedPath, linkBins, planHoisting, planLayout, pruneModules, readModulesManifest, writeModulesManifest, writeSymlinks } from '@lode/pkg-manager.linker'
-import type { BinProvider, Dependency, HoistedDependency, LaidOutPackage, Layout, LayoutOptions, ModulesManifest } from '@lode/pkg-manager.linker'
+import { LAYOUT_VERSION, VIRTUAL_STORE_DIR_MAX_LENGTH, hoistedDependenciesRecord, hoistedPath, linkBins, pkgIdOf, planHoisting, planLayout, platformMismatch, pruneModules, readModulesManifest, writeModulesManifest, writeSymlinks } from '@lode/pkg-manager.linker'
+import type { BinProvider, Dependency, HoistedDependency, LaidOutPackage, Layout, LayoutOptions, ModulesManifest, Platform } from '@lode/pkg-manager.linker'
 import { parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
 import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
 import type { RegistryClient } from '@lode/resolving.registry-client'
@@ -15,6 +15,7 @@ import { StoreIndex, storeIndexKey } from '@lode/store.index'
 import type { PackageFilesIndex } from '@lode/store.index'
 import type { PackageToImport } from '@lode/worker.link'
 import { LinkPool, StorePool, addTarballToStore } from '@lode/worker.pools'
+import { familySync } from 'detect-libc'
 
 export interface LinkPackagesOptions {
   config: Config
@@ -48,6 +49,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   const { config } = opts
   const modulesDir = path.join(config.dir, 'node_modules')
   const layoutOptions = {
+    skipped: skippedOptionalPackages(opts.lockfile, currentPlatform()),
     lockfileDir: config.dir,
     importerId: '.',
     importerDir: config.dir,
@@ -55,6 +57,11 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     virtualStoreDirMaxLength: VIRTUAL_STORE_DIR_MAX_LENGTH,
   }
   const layout = planLayout(opts.lockfile, layoutOptions)
+  // What only skipped packages needed is skipped too (pnpm lists it so).
+  const reached = new Set(layout.packages.map((pkg) => pkg.depPath))
+  for (const pkg of planLayout(opts.lockfile, { ...layoutOptions, skipped: new Set() }).packages) {
+    if (!reached.has(pkg.depPath)) layoutOptions.skipped.add(pkg.depPath)
+  }
   const previous = await readPreviousInstall(modulesDir, layoutOptions)
   const missing = layout.packages.filter((pkg) => !fs.existsSync(pkg.dir))
   const result: LinkPackagesResult = { added: 0, reused: 0, downloaded: 0 }
@@ -110,7 +117,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     pendingBuilds: [],
     publicHoistPattern: [...config.publicHoistPattern],
     prunedAt: pruneVirtualStore ? new Date().toUTCString() : previous!.prunedAt!,
-    skipped: [],
+    skipped: [...layoutOptions.skipped],
     storeDir: storePath(config.storeDir),
     virtualStoreDir: '.pnpm',
     virtualStoreDirMaxLength: VIRTUAL_STORE_DIR_MAX_LENGTH,
@@ -136,6 +143,33 @@ async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], 
     const providers = [...(pkg.hasBin ? [provider(pkg)] : []), ...withBins(pkg.deps)]
     if (providers.length > 0) await linkBins(path.join(pkg.dir, 'node_modules', '.bin'), providers)
   }))
+}
+
+/** The platform packages' `os`, `cpu` and `libc` fields are checked against. */
+function currentPlatform (): Platform {
+  return { os: process.platform, cpu: process.arch, libc: familySync() ?? undefined }
+}
+
+/**
+ * Optional packages whose `os`, `cpu` or `libc` exclude this platform: kept in the lockfile, not
+ * installed (pnpm's `skipped`). A required package that does not fit is `ERR_LODE_UNSUPPORTED_PLATFORM`.
+ */
+function skippedOptionalPackages (lockfile: Lockfile, platform: Platform): Set<string> {
+  const skipped = new Set<string>()
+  for (const [depPath, snapshot] of Object.entries(lockfile.snapshots ?? {})) {
+    const info = lockfile.packages?.[pkgIdOf(depPath)]
+    if (info === undefined || (info.os === undefined && info.cpu === undefined && info.libc === undefined)) continue
+    const mismatch = platformMismatch(info, platform)
+    if (mismatch === undefined) continue
+    if (snapshot.optional === true) {
+      skipped.add(depPath)
+      continue
+    }
+    throw new LodeError('UNSUPPORTED_PLATFORM', `${pkgIdOf(depPath)} does not support this platform: it wants ${mismatch}.`, {
+      hint: 'Install on a platform the package supports, or make it an optional dependency.',
+    })
+  }
+  return skipped
 }
 
 /** The layout the last install made, from its `.pnpm/lock.yaml` and `.modules.yaml`; undefined when there was none (or it is unreadable). */

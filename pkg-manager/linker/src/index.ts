@@ -1,5 +1,5 @@
 export { VIRTUAL_STORE_DIR_MAX_LENGTH, depPathToFilename } from './dep-path-to-filename.js'
-export { nameOf, planLayout, refToDepPath } from './layout.js'
+export { nameOf, pkgIdOf, planLayout, refToDepPath } from './layout.js'
 export type { Dependency, LaidOutPackage, Layout, LayoutOptions, Symlink } from './layout.js'
 export { writeSymlinks } from './symlinks.js'
 export { linkBins } from './bins.js'
@@ -10,3 +10,5 @@ export { LAYOUT_VERSION, hoistedDependenciesRecord, readModulesManifest, writeMo
 export type { ModulesManifest } from './modules-manifest.js'
 export { pruneModules } from './prune.js'
 export type { PruneInput } from './prune.js'
+export { platformMismatch } from './installable.js'
+export type { Platform, PlatformFields } from './installable.js'

@@ -49,6 +49,8 @@ export interface LayoutOptions {
   /** Which of the importer's dependency groups to install (`--prod`, `--dev`, `--no-optional`). */
   include: Readonly<Record<DependencyGroup, boolean>>
   virtualStoreDirMaxLength: number
+  /** Dependency paths not to install (optional packages that do not fit the platform); nothing is reached through them. */
+  skipped?: ReadonlySet<string>
 }
 
 /**
@@ -77,9 +79,10 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
     return packages.get(depPath)!.dir
   }
   // `link:` targets are relative to the importer for direct dependencies, to the lockfile's directory below.
-  const dependency = (alias: string, ref: string, linkBase: string): Dependency => {
+  const dependency = (alias: string, ref: string, linkBase: string): Dependency | undefined => {
     if (ref.startsWith('link:')) return { alias, dir: path.resolve(linkBase, ref.slice(5)) }
     const depPath = refToDepPath(alias, ref)
+    if (opts.skipped?.has(depPath) === true) return undefined
     return { alias, dir: reach(depPath), depPath }
   }
   const direct: Dependency[] = []
@@ -88,6 +91,7 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
     if (!opts.include[group]) continue
     for (const [alias, { version }] of Object.entries(importer[group] ?? {})) {
       const dep = dependency(alias, version, opts.importerDir)
+      if (dep === undefined) continue
       direct.push(dep)
       symlinks.push({ path: path.join(modulesDir, alias), target: dep.dir })
     }
@@ -99,6 +103,7 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
     for (const deps of [snapshot.dependencies, opts.include.optionalDependencies ? snapshot.optionalDependencies : undefined]) {
       for (const [alias, ref] of Object.entries(deps ?? {})) {
         const dep = dependency(alias, ref, opts.lockfileDir)
+        if (dep === undefined) continue
         pkg.deps.push(dep)
         symlinks.push({ path: path.join(siblingsDirOf(depPath), alias), target: dep.dir })
       }
@@ -114,7 +119,8 @@ export function refToDepPath (alias: string, ref: string): string {
   return head.includes('@') && !head.startsWith('file:') ? ref : `${alias}@${ref}`
 }
 
-function pkgIdOf (depPath: string): string {
+/** The dependency path without its peer suffix: its key in the lockfile's `packages`. */
+export function pkgIdOf (depPath: string): string {
   const paren = depPath.indexOf('(', depPath.indexOf('@', 1))
   return paren === -1 ? depPath : depPath.slice(0, paren)
 }
