@@ -202,3 +202,17 @@ test('optional packages that do not fit the platform are skipped, with what only
   assert.equal(fs.existsSync(path.join(lodeProject.dir, 'node_modules', '.pnpm', 'win-helper@1.0.0')), false)
   assert.equal(requireFrom(lodeProject, 'not-windows'), 'not-windows')
 })
+
+test('pnpm 11 accepts a node_modules lode installed: --frozen-lockfile re-imports nothing and downloads nothing', async () => {
+  const project = makeProject(registry, MANIFEST)
+  assert.equal((await lode(project, ['install'])).code, 0)
+  const file = path.join(project.dir, 'node_modules', '.pnpm', 'leaf@2.0.0', 'node_modules', 'leaf', 'index.js')
+  const inode = fs.statSync(file).ino
+  const tarballsBefore = registry.tarballRequests.length
+  const storeDir = path.join(project.home, '.local', 'share', 'lode', 'store')
+  const result = await pnpm(project, ['install', '--frozen-lockfile', '--store-dir', storeDir])
+  assert.equal(registry.tarballRequests.length, tarballsBefore, 'pnpm found every package in lode\'s store')
+  assert.equal(fs.statSync(file).ino, inode, 'pnpm kept the files lode linked')
+  assert.match(result.stdout, /Already up to date|Lockfile is up to date/)
+  assert.equal(requireFrom(project, '@scope/mid'), 'mid:leaf@1')
+})
