@@ -3,8 +3,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 
 import { isLodeError } from '@lode/fs.error'
-import { getConfig, install } from '@lode/pkg-manager.core'
-import type { InstallEvent } from '@lode/pkg-manager.core'
+import type { ConfigOverrides, InstallEvent } from '@lode/pkg-manager.core'
 
 const VERSION = (JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version
 
@@ -96,7 +95,9 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
   const style = labelStyle(ctx)
   const started = Date.now()
   try {
-    const overrides: Parameters<typeof getConfig>[0]['overrides'] = {}
+    // Loaded only for a command that needs it, so `lode --version` stays instant.
+    const { getConfig, install } = await import('@lode/pkg-manager.core')
+    const overrides: ConfigOverrides = {}
     if (values.registry !== undefined) overrides.registry = values.registry
     if (values['cache-dir'] !== undefined) overrides.cacheDir = values['cache-dir']
     if (values['store-dir'] !== undefined) overrides.storeDir = values['store-dir']
@@ -170,5 +171,6 @@ function report (event: InstallEvent, print: (line: string) => void, style: Labe
       for (const issue of event.issues) print(`  ✕ unmet peer ${issue.peer}@${issue.range}: found ${issue.installed} (wanted by ${issue.wantedBy})`)
       break
     case 'lockfile': print(''); break
+    case 'up-to-date': print('Already up to date'); break
   }
 }

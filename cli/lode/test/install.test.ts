@@ -108,9 +108,16 @@ test('lode install lays out node_modules as pnpm 11 does, and Node can require e
   const toolDir = fs.realpathSync(path.join(lodeProject.dir, 'node_modules', 'tool'))
   assert.equal(execFileSync(path.join(toolDir, 'node_modules', '.bin', 'helper-cli'), { encoding: 'utf8' }), 'helper\n', 'a dependency\'s bin beside the package')
 
-  // A second install has nothing to add; without node_modules, the store alone serves it.
+  // A second install finds nothing changed: it reads no metadata, store or pool (the store may even be gone).
+  const storeDir = path.join(lodeProject.home, '.local', 'share', 'lode', 'store')
+  fs.renameSync(storeDir, `${storeDir}.away`)
+  const requestsBefore = registry.requests.length
   const again = await lode(lodeProject, ['install'])
-  assert.match(again.stdout, /Progress: resolved 8, reused 0, downloaded 0, added 0, done/)
+  assert.equal(again.code, 0, again.stderr)
+  assert.match(again.stdout, /^Already up to date$/m)
+  assert.equal(registry.requests.length, requestsBefore)
+  fs.renameSync(`${storeDir}.away`, storeDir)
+  // Without node_modules, the store alone serves it.
   fs.rmSync(path.join(lodeProject.dir, 'node_modules'), { recursive: true })
   const tarballsBefore = registry.tarballRequests.length
   const fromStore = await lode(lodeProject, ['install', '--offline'])
@@ -133,8 +140,8 @@ test('a dependency removed from package.json disappears from node_modules, as wi
   const result = await lode(lodeProject, ['install'])
   assert.equal(result.code, 0, result.stderr)
   assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
-  // pnpm's own state file for its repeat-install shortcut aside.
-  const entries = (project: Project): string[] => fs.readdirSync(path.join(project.dir, 'node_modules')).filter((e) => e !== '.pnpm-workspace-state-v1.json').sort()
+  // Each tool's own state file for its repeat-install shortcut aside.
+  const entries = (project: Project): string[] => fs.readdirSync(path.join(project.dir, 'node_modules')).filter((e) => e !== '.pnpm-workspace-state-v1.json' && e !== '.lode-state.json').sort()
   assert.deepEqual(entries(lodeProject), entries(pnpmProject))
   assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
   assert.deepEqual(hoisted(lodeProject), hoisted(pnpmProject))

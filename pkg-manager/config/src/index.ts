@@ -112,14 +112,15 @@ export function getConfig (opts: GetConfigOptions): Config {
     const parsed = raw === undefined ? NaN : Number(raw)
     return Number.isFinite(parsed) ? parsed : fallback
   }
-  const registry = withSlash(opts.overrides.registry ?? npmrc['registry'] ?? (opts.npmDefaultRegistry ?? npmConfigRegistry)())
+  const xdgCache = env['XDG_CACHE_HOME'] ?? path.join(home, '.cache')
+  const cacheDir = path.resolve(dir, opts.overrides.cacheDir ?? setting('cacheDir', isString, npmrc['cache-dir'] ?? path.join(xdgCache, 'lode')))
+  const registry = withSlash(opts.overrides.registry ?? npmrc['registry'] ?? (opts.npmDefaultRegistry ?? (() => npmDefaultRegistry(env, cacheDir)))())
   const scopedRegistries: Record<string, string> = {}
   for (const [key, value] of Object.entries(npmrc)) {
     const match = /^(@[^:]+):registry$/.exec(key)
     if (match !== null) scopedRegistries[match[1]!] = withSlash(value)
   }
   const cores = Math.max(1, os.availableParallelism() - 1)
-  const xdgCache = env['XDG_CACHE_HOME'] ?? path.join(home, '.cache')
   const xdgData = env['XDG_DATA_HOME'] ?? path.join(home, '.local', 'share')
   const ca = npmrc['ca'] !== undefined ? [npmrc['ca']] : []
   if (npmrc['cafile'] !== undefined) ca.push(fs.readFileSync(npmrc['cafile'], 'utf8'))
@@ -129,7 +130,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     registry,
     scopedRegistries,
     rawNpmrc: npmrc,
-    cacheDir: path.resolve(dir, opts.overrides.cacheDir ?? setting('cacheDir', isString, npmrc['cache-dir'] ?? path.join(xdgCache, 'lode'))),
+    cacheDir,
     storeDir: path.resolve(dir, opts.overrides.storeDir ?? setting('storeDir', isString, npmrc['store-dir'] ?? path.join(xdgData, 'lode', 'store'))),
     offline: opts.overrides.offline ?? false,
     frozenLockfile: opts.overrides.frozenLockfile ?? (npmrc['frozen-lockfile'] !== undefined ? npmrc['frozen-lockfile'] === 'true' : isCI(env)),
@@ -181,7 +182,49 @@ function withSlash (url: string): string {
   return url.endsWith('/') ? url : `${url}/`
 }
 
-function npmConfigRegistry (): string {
+/**
+ * npm's default registry, asked of npm (`npm config get registry`) when no setting names one.
+ * Running npm costs about 100 ms, so the answer is kept in the cache directory, keyed by the npm
+ * found on PATH and its modification time: a new npm is asked again.
+ */
+function npmDefaultRegistry (env: Readonly<Record<string, string | undefined>>, cacheDir: string): string {
+  const npm = npmOnPath(env['PATH'] ?? '')
+  const cacheFile = path.join(cacheDir, 'npm-default-registry.json')
+  if (npm !== undefined) {
+    try {
+      const cached = JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as { npm?: string, mtimeMs?: number, registry?: string }
+      if (cached.npm === npm.path && cached.mtimeMs === npm.mtimeMs && typeof cached.registry === 'string') return cached.registry
+    } catch {
+      // no usable cached answer: ask npm
+    }
+  }
+  const registry = askNpmForRegistry()
+  if (npm !== undefined) {
+    try {
+      fs.mkdirSync(cacheDir, { recursive: true })
+      fs.writeFileSync(cacheFile, JSON.stringify({ npm: npm.path, mtimeMs: npm.mtimeMs, registry }))
+    } catch {
+      // only a cache
+    }
+  }
+  return registry
+}
+
+/** The real path and modification time of the first `npm` on PATH. */
+function npmOnPath (pathVar: string): { path: string, mtimeMs: number } | undefined {
+  for (const dir of pathVar.split(path.delimiter)) {
+    if (dir === '') continue
+    try {
+      const real = fs.realpathSync(path.join(dir, 'npm'))
+      return { path: real, mtimeMs: fs.statSync(real).mtimeMs }
+    } catch {
+      // not in this directory
+    }
+  }
+  return undefined
+}
+
+function askNpmForRegistry (): string {
   try {
     return execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
   } catch (err) {

@@ -1,4 +1,5 @@
-export { install, readProjectManifest } from './install.js'
-export type { InstallEvent, InstallOptions, InstallResult } from './install.js'
+export { install } from './install.js'
+export type { InstallEvent, InstallOptions, InstallResult } from './full-install.js'
+export { readProjectManifest } from './project-manifest.js'
 export { getConfig } from '@lode/pkg-manager.config'
 export type { Config, ConfigOverrides } from '@lode/pkg-manager.config'

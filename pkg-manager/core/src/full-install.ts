@@ -1,0 +1,203 @@
+import path from 'node:path'
+
+import { LodeError } from '@lode/fs.error'
+import { mergeReleaseAgeExcludes, updateWorkspaceYaml } from '@lode/pkg-manager.config'
+import type { Config } from '@lode/pkg-manager.config'
+import { readLockfile, writeLockfile } from '@lode/pkg-manager.lockfile'
+import type { DependencyGroup, Lockfile, ReadLockfile } from '@lode/pkg-manager.lockfile'
+import { createReadPackageHooks, overridesMap, packageExtensionsChecksum, parseOverrides, replaceVersionReferences } from '@lode/pkg-manager.read-package-hook'
+import type { ReadPackageHooks } from '@lode/pkg-manager.read-package-hook'
+import { resolveDependencies } from '@lode/pkg-manager.resolve-dependencies'
+import type { PeerIssue, ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
+import { NpmResolver, registryFor } from '@lode/resolving.npm-resolver'
+import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
+import { RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry-client'
+
+import { linkPackages } from './link-packages.js'
+import { outdatedLockfileReason } from './lockfile-satisfies.js'
+import { readProjectManifest } from './project-manifest.js'
+
+/** What an install reports while it runs; a reporter (the CLI's, or a caller's) turns them into output. */
+export type InstallEvent =
+  | { type: 'warning', message: string }
+  | { type: 'info', message: string }
+  | { type: 'deprecated', direct: string[], subdependencies: string[] }
+  | { type: 'peer-issues', issues: PeerIssue[] }
+  | { type: 'progress', resolved: number, reused: number, downloaded: number, added: number, done: boolean }
+  | { type: 'lockfile', written: boolean, file: string }
+  | { type: 'up-to-date' }
+
+export interface InstallOptions {
+  config: Config
+  /** Resolve and write `pnpm-lock.yaml` only; nothing is downloaded or linked. */
+  lockfileOnly?: boolean
+  /** Install the lockfile as it is, failing with `ERR_LODE_OUTDATED_LOCKFILE` when it does not match package.json (default: `config.frozenLockfile`, on in CI). */
+  frozenLockfile?: boolean
+  /** Install an up-to-date lockfile without resolving (default true). */
+  preferFrozenLockfile?: boolean
+  /** Dependency groups to put in node_modules (default: all); the lockfile always has all. */
+  include?: Readonly<Record<DependencyGroup, boolean>>
+  /** The clock, in ms since the epoch (minimumReleaseAge, cache times). */
+  now: () => number
+  onEvent?: (event: InstallEvent) => void
+}
+
+export interface InstallResult {
+  lockfileChanged: boolean
+  /** Packages in the lockfile. */
+  packages: number
+  /** Packages newly put in node_modules, how many of them the store already had, and how many were downloaded. */
+  added: number
+  reused: number
+  downloaded: number
+  /** Nothing had changed since the last install: nothing was read beyond the inputs. */
+  upToDate?: true
+}
+
+/**
+ * Installs the project in `config.dir`: resolves every dependency (reusing the lockfile where it
+ * still satisfies), writes `pnpm-lock.yaml`, then (unless `lockfileOnly`) fetches what the store
+ * lacks and links pnpm's isolated `node_modules`. Never exits the process; errors are
+ * `LodeError`s, and resolution errors leave the lockfile as it was.
+ */
+export async function installFull (opts: InstallOptions): Promise<InstallResult> {
+  const { config } = opts
+  const emit = opts.onEvent ?? (() => {})
+  if (config.workspacePackages !== undefined && config.workspacePackages.length > 0) {
+    // Resolving only the root would write a lockfile without the workspace's projects.
+    throw new LodeError('WORKSPACES_NOT_SUPPORTED', `${path.join(config.dir, 'pnpm-workspace.yaml')} lists workspace packages; lode cannot install workspaces yet.`, {
+      hint: 'Use pnpm for this workspace for now; workspace installs come in a later release.',
+    })
+  }
+  const rawManifest = await readProjectManifest(config.dir)
+  const current = await readLockfile(config.dir)
+  const overrides = parseOverrides(replaceVersionReferences(config.overrides, rawManifest))
+  const hooks = createReadPackageHooks({
+    ignoreCompatibilityDb: config.ignoreCompatibilityDb,
+    packageExtensions: config.packageExtensions,
+    overrides,
+    rootDir: config.dir,
+  })
+  const manifest = hooks.project(rawManifest, config.dir)
+  const lockfileSettings = { overrides: overridesMap(overrides), packageExtensionsChecksum: packageExtensionsChecksum(config.packageExtensions) }
+  const outdated = outdatedLockfileReason(current?.lockfile, manifest, { autoInstallPeers: config.autoInstallPeers, ...lockfileSettings })
+  const frozen = opts.frozenLockfile ?? config.frozenLockfile
+  if (frozen && outdated !== undefined) {
+    throw new LodeError('OUTDATED_LOCKFILE', `Cannot install with a frozen lockfile because pnpm-lock.yaml is not up to date with ${path.join(config.dir, 'package.json')}: ${outdated}.`, {
+      hint: 'Run lode install without --frozen-lockfile (in CI: --no-frozen-lockfile) to update pnpm-lock.yaml, and commit it.',
+    })
+  }
+  const client = new RegistryClient({
+    authHeader: createAuthHeaderLookup(config.rawNpmrc, config.registry),
+    networkConcurrency: config.networkConcurrency,
+    retry: { retries: config.fetchRetries, factor: config.fetchRetryFactor, minTimeout: config.fetchRetryMintimeout, maxTimeout: config.fetchRetryMaxtimeout },
+    timeout: config.fetchTimeout,
+    strictSsl: config.strictSsl,
+    ca: config.ca,
+    proxy: { httpProxy: config.httpProxy, httpsProxy: config.httpsProxy, noProxy: config.noProxy },
+    userAgent: config.userAgent,
+    onWarning: (message) => { emit({ type: 'warning', message }) },
+  })
+  try {
+    // An up-to-date lockfile is installed as it is (pnpm's frozen and prefer-frozen installs): nothing is resolved.
+    const useLockfileAsIs = current !== undefined && outdated === undefined && opts.lockfileOnly !== true && (frozen || (opts.preferFrozenLockfile ?? true))
+    const resolved = useLockfileAsIs
+      ? { lockfile: current.lockfile, written: false, peerIssues: [], immature: [] }
+      : await resolve({ config, opts, manifest, current, hooks, lockfileSettings, client, emit })
+    const packages = Object.keys(resolved.lockfile.packages ?? {}).length
+    const registries = { default: config.registry, scoped: config.scopedRegistries }
+    const linked = opts.lockfileOnly === true
+      ? { added: 0, reused: 0, downloaded: 0 }
+      : await linkPackages({
+        config,
+        lockfile: resolved.lockfile,
+        client,
+        registryFor: (name) => registryFor(registries, name),
+        packageManager: `lode@${config.lodeVersion}`,
+        include: opts.include ?? { dependencies: true, devDependencies: true, optionalDependencies: true },
+      })
+    emit({ type: 'progress', resolved: packages, ...linked, done: true })
+    if (resolved.peerIssues.length > 0) emit({ type: 'peer-issues', issues: resolved.peerIssues })
+    emit({ type: 'lockfile', written: resolved.written, file: path.join(config.dir, 'pnpm-lock.yaml') })
+    if (resolved.immature.length > 0) await excludeFromReleaseAge(config, resolved.immature, emit)
+    return { lockfileChanged: resolved.written, packages, ...linked }
+  } finally {
+    await client.close()
+  }
+}
+
+interface ResolveInput {
+  config: Config
+  opts: InstallOptions
+  manifest: ProjectManifest
+  current: ReadLockfile | undefined
+  hooks: ReadPackageHooks
+  lockfileSettings: { overrides: Record<string, string> | undefined, packageExtensionsChecksum: string | undefined }
+  client: RegistryClient
+  emit: (event: InstallEvent) => void
+}
+
+/** Resolves the dependency graph and writes pnpm-lock.yaml (unless the result is what it already says). */
+async function resolve ({ config, opts, manifest, current, hooks, lockfileSettings, client, emit }: ResolveInput): Promise<{ lockfile: Lockfile, written: boolean, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
+  const resolver = new NpmResolver({
+    client,
+    cacheDir: config.cacheDir,
+    offline: config.offline,
+    preferOffline: config.preferOffline,
+    now: opts.now,
+    onWarning: (message) => { emit({ type: 'warning', message }) },
+    registries: { default: config.registry, scoped: config.scopedRegistries },
+    minimumReleaseAge: config.minimumReleaseAge,
+    minimumReleaseAgeExclude: config.minimumReleaseAgeExclude,
+  })
+  try {
+    const result = await resolveDependencies({
+      importers: [{ id: '.', dir: config.dir, manifest }],
+      lockfileDir: config.dir,
+      blockExoticSubdeps: config.blockExoticSubdeps,
+      fetchBytes: async (url) => {
+        const result = await client.get(url, { accept: '*/*', subject: url })
+        if (result.status !== 200) throw new Error(`unexpected ${result.status} for ${url}`)
+        return result.body
+      },
+      onWarning: (message) => { emit({ type: 'warning', message }) },
+      readPackageHook: hooks.dependency,
+      lockfileSettings,
+      resolver,
+      lockfile: current?.lockfile,
+      autoInstallPeers: config.autoInstallPeers,
+      dedupePeerDependents: config.dedupePeerDependents,
+      peersSuffixMaxLength: config.peersSuffixMaxLength,
+      onInfo: (message) => { emit({ type: 'info', message }) },
+    })
+    if (result.immature.length > 0 && config.minimumReleaseAgeStrict) throw immatureError(result.immature)
+    if (result.deprecated.direct.length > 0 || result.deprecated.subdependencies.length > 0) emit({ type: 'deprecated', ...result.deprecated })
+    const written = await writeLockfile(config.dir, result.lockfile, current?.envDocument)
+    return { lockfile: result.lockfile, written, peerIssues: result.peerIssues, immature: result.immature }
+  } finally {
+    await resolver.close()
+  }
+}
+
+/** Strict `minimumReleaseAge`: the versions picked although too young, each with its publish time. */
+function immatureError (immature: ReleaseAgeViolation[]): LodeError {
+  const sorted = [...immature].sort((a, b) => `${a.name}@${a.version}`.localeCompare(`${b.name}@${b.version}`))
+  const list = sorted.map((v) => `  ${v.name}@${v.version} was published at ${v.publishedAt}, within the minimumReleaseAge cutoff (${v.cutoff})`).join('\n')
+  return new LodeError('NO_MATURE_MATCHING_VERSION', `${sorted.length} ${sorted.length === 1 ? 'version does' : 'versions do'} not meet the minimumReleaseAge constraint:\n${list}`, {
+    hint: 'Add them to minimumReleaseAgeExclude in pnpm-workspace.yaml, set minimumReleaseAgeStrict: false to have lode add them, or wait for the packages to mature past the configured cutoff.',
+  })
+}
+
+/**
+ * The default (loose) `minimumReleaseAge`: versions picked although too young (nothing fitting was
+ * old enough) are added to `minimumReleaseAgeExclude` in pnpm-workspace.yaml, as pnpm 11 does, so
+ * the choice is visible in review and the next install accepts them knowingly.
+ */
+async function excludeFromReleaseAge (config: Config, immature: ReleaseAgeViolation[], emit: (event: InstallEvent) => void): Promise<void> {
+  const added = mergeReleaseAgeExcludes(immature.map((v) => `${v.name}@${v.version}`))
+  await updateWorkspaceYaml(config.dir, { minimumReleaseAgeExclude: mergeReleaseAgeExcludes([...config.minimumReleaseAgeExclude, ...added]) })
+  emit({
+    type: 'info',
+    message: `Added ${added.length} ${added.length === 1 ? 'entry' : 'entries'} to minimumReleaseAgeExclude in pnpm-workspace.yaml (set minimumReleaseAgeStrict to true to fail on these instead):\n  ${added.join('\n  ')}`,
+  })
+}

@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto'
+import fs from 'node:fs/promises'
+import path from 'node:path'
+
+import { hasErrno } from '@lode/fs.error'
+import { writeFileAtomic } from '@lode/fs.write-file-atomic'
+
+import type { InstallOptions } from './full-install.js'
+
+/** Where lode records the inputs of the last complete install (its own file; pnpm keeps `.pnpm-workspace-state-v1.json`). */
+const STATE_FILE = '.lode-state.json'
+
+interface InstallState {
+  /** SHA-256 over the settings, the options that shape node_modules, and the files below. */
+  inputs: string
+  packages: number
+}
+
+// The files whose content decides the install: the manifest, the lockfile, and what node_modules says it holds.
+const INPUT_FILES = ['package.json', 'pnpm-lock.yaml', path.join('node_modules', '.modules.yaml')]
+
+/** The digest of everything an install of `config.dir` depends on; undefined when an input file is missing. */
+export async function installInputs (opts: InstallOptions): Promise<string | undefined> {
+  const hash = createHash('sha256')
+  hash.update(JSON.stringify({ config: opts.config, include: opts.include, frozen: opts.frozenLockfile, preferFrozen: opts.preferFrozenLockfile }))
+  for (const file of INPUT_FILES) {
+    try {
+      hash.update('\0').update(await fs.readFile(path.join(opts.config.dir, file)))
+    } catch (err) {
+      if (hasErrno(err, 'ENOENT')) return undefined
+      throw err
+    }
+  }
+  return hash.digest('hex')
+}
+
+/** The package count of the last install when its inputs were exactly these, else undefined. */
+export async function upToDatePackages (dir: string, inputs: string): Promise<number | undefined> {
+  try {
+    const state = JSON.parse(await fs.readFile(path.join(dir, 'node_modules', STATE_FILE), 'utf8')) as Partial<InstallState>
+    return state.inputs === inputs && typeof state.packages === 'number' ? state.packages : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export async function writeInstallState (dir: string, state: InstallState): Promise<void> {
+  await writeFileAtomic(path.join(dir, 'node_modules', STATE_FILE), JSON.stringify(state))
+}

@@ -1,0 +1,29 @@
+import fs from 'node:fs/promises'
+import path from 'node:path'
+
+import { LodeError, hasErrno } from '@lode/fs.error'
+import { parsePackageJson } from '@lode/fs.package-json'
+import type { ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
+
+/** The project's package.json; invalid JSON is an error naming the file and the position. */
+export async function readProjectManifest (dir: string): Promise<ProjectManifest> {
+  const file = path.join(dir, 'package.json')
+  let text: string
+  try {
+    text = await fs.readFile(file, 'utf8')
+  } catch (err) {
+    if (hasErrno(err, 'ENOENT')) {
+      throw new LodeError('NO_PACKAGE_JSON', `There is no package.json in ${dir}.`, { hint: 'Run lode in a project directory, or create package.json (npm init -y).' })
+    }
+    throw err
+  }
+  const manifest = parsePackageJson(text, file)
+  for (const group of ['dependencies', 'devDependencies', 'optionalDependencies']) {
+    const deps = manifest[group]
+    if (deps === undefined) continue
+    if (typeof deps !== 'object' || deps === null || Array.isArray(deps) || !Object.values(deps).every((v) => typeof v === 'string')) {
+      throw new LodeError('INVALID_PACKAGE_JSON', `"${group}" in ${file} must map package names to version strings.`, { hint: 'Fix the file and run again.' })
+    }
+  }
+  return manifest
+}
