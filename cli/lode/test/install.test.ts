@@ -20,6 +20,8 @@ const PACKAGES: PackageSpec[] = [
   { name: 'win-helper', version: '1.0.0' },
   { name: 'win-only', version: '1.0.0', dependencies: { 'win-helper': '1.0.0' }, manifest: { os: ['win32'], cpu: ['x64', 'arm64'] } },
   { name: 'not-windows', version: '1.0.0', manifest: { os: ['!win32'] }, files: { 'index.js': 'module.exports = "not-windows"' } },
+  { name: 'peer-tool', version: '1.0.0', manifest: { bin: { 'peer-tool': 'cli.js' } }, files: { 'cli.js': '#!/usr/bin/env node\nconsole.log("peer-tool")\n' } },
+  { name: 'needs-peer-tool', version: '1.0.0', manifest: { peerDependencies: { 'peer-tool': '^1.0.0' } } },
   { name: 'helper-cli', version: '1.0.0', manifest: { bin: 'run.js' }, files: { 'run.js': '#!/usr/bin/env node\nconsole.log("helper")\n' } },
   { name: 'tool', version: '1.0.0', bin: { tool: 'cli.js', 'tool-extra': 'extra.js' }, dependencies: { 'helper-cli': '1.0.0', leaf: '^1.0.0' }, files: { 'cli.js': '#!/usr/bin/env node\nconsole.log("tool uses " + require("leaf"))\n', 'extra.js': 'console.log("extra")\n' } },
 ]
@@ -31,7 +33,7 @@ after(async () => { await registry.close() })
 const MANIFEST = {
   name: 'app',
   version: '1.0.0',
-  dependencies: { '@scope/mid': '^1.0.0', leaf: '2.0.0', plugin: '1.0.0', host: '1.0.0', 'my-alias': 'npm:aliased@^3.0.0', tool: '1.0.0' },
+  dependencies: { '@scope/mid': '^1.0.0', leaf: '2.0.0', plugin: '1.0.0', host: '1.0.0', 'my-alias': 'npm:aliased@^3.0.0', tool: '1.0.0', 'needs-peer-tool': '1.0.0' },
 }
 
 /** `node_modules/.pnpm/node_modules` (private hoisting): alias -> link target, and its `.bin`. */
@@ -89,7 +91,7 @@ test('lode install lays out node_modules as pnpm 11 does, and Node can require e
   await pnpm(pnpmProject, ['install'])
   const result = await lode(lodeProject, ['install'])
   assert.equal(result.code, 0, result.stderr)
-  assert.match(result.stdout, /Progress: resolved 8, reused 0, downloaded 8, added 8, done/)
+  assert.match(result.stdout, /Progress: resolved 10, reused 0, downloaded 10, added 10, done/)
   assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
   assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
   for (const alias of Object.keys(MANIFEST.dependencies)) {
@@ -100,6 +102,7 @@ test('lode install lays out node_modules as pnpm 11 does, and Node can require e
   assert.equal(requireFrom(lodeProject, 'plugin'), 'plugin+host')
   assert.equal(requireFrom(lodeProject, 'my-alias'), 'aliased')
   assert.deepEqual(binDirs(lodeProject), binDirs(pnpmProject))
+  assert.ok(fs.existsSync(path.join(lodeProject.dir, 'node_modules', '.bin', 'peer-tool')), 'an auto-installed peer\'s bin is linked for the project, as pnpm does')
   assert.deepEqual(hoisted(lodeProject), hoisted(pnpmProject))
   assert.deepEqual(modulesYaml(lodeProject), modulesYaml(pnpmProject))
   assert.equal(fs.readFileSync(path.join(lodeProject.dir, 'node_modules', '.pnpm', 'lock.yaml'), 'utf8'), fs.readFileSync(path.join(pnpmProject.dir, 'node_modules', '.pnpm', 'lock.yaml'), 'utf8'))
@@ -122,7 +125,7 @@ test('lode install lays out node_modules as pnpm 11 does, and Node can require e
   const tarballsBefore = registry.tarballRequests.length
   const fromStore = await lode(lodeProject, ['install', '--offline'])
   assert.equal(fromStore.code, 0, fromStore.stderr)
-  assert.match(fromStore.stdout, /reused 8, downloaded 0, added 8, done/)
+  assert.match(fromStore.stdout, /reused 10, downloaded 0, added 10, done/)
   assert.equal(registry.tarballRequests.length, tarballsBefore)
   assert.equal(requireFrom(lodeProject, '@scope/mid'), 'mid:leaf@1')
 })

@@ -137,7 +137,16 @@ async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], 
     const pkg = dep.depPath === undefined ? undefined : byDepPath.get(dep.depPath)
     return pkg?.hasBin === true ? [provider(pkg)] : []
   })
-  await linkBins(path.join(modulesDir, '.bin'), withBins([...layout.direct, ...hoisted.filter((dep) => dep.type === 'public')]))
+  const rootBins = await linkBins(path.join(modulesDir, '.bin'), withBins([...layout.direct, ...hoisted.filter((dep) => dep.type === 'public')]))
+  // pnpm also links the bins of the direct dependencies' required peers (auto-installed peers),
+  // through the peer's link beside the dependent, never over a direct dependency's.
+  const peers = layout.direct.flatMap((dep) => {
+    const pkg = dep.depPath === undefined ? undefined : byDepPath.get(dep.depPath)
+    if (pkg === undefined) return []
+    return pkg.requiredPeers.flatMap((peer) => withBins(pkg.deps.filter((child) => child.alias === peer))
+      .map((found) => ({ ...found, dir: path.join(pkg.dir.slice(0, -pkg.name.length - 1), peer) })))
+  }).sort((a, b) => a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)
+  await linkBins(path.join(modulesDir, '.bin'), peers, new Set(rootBins))
   await linkBins(path.join(hoistedModules, '.bin'), withBins(hoisted.filter((dep) => dep.type === 'private')))
   await Promise.all(linkedNow.map(async (pkg) => {
     const providers = [...(pkg.hasBin ? [provider(pkg)] : []), ...withBins(pkg.deps)]

@@ -16,14 +16,16 @@ export interface BinProvider {
 /**
  * Writes a shell shim in `binDir` for every executable the providers declare (`bin` as a string or
  * a map, or `directories.bin`), and makes each target executable. When two providers declare one
- * name, the package named like the command wins, else the first. Returns the names written.
+ * name, the package named like the command wins, else the first; names in `exclude` are left
+ * alone. Returns the names written.
  */
-export async function linkBins (binDir: string, providers: readonly BinProvider[]): Promise<string[]> {
+export async function linkBins (binDir: string, providers: readonly BinProvider[], exclude: ReadonlySet<string> = new Set()): Promise<string[]> {
   const chosen = new Map<string, { target: string, provider: BinProvider, ownName: boolean }>()
   for (const provider of providers) {
     const manifest = parsePackageJson(await fs.readFile(path.join(provider.dir, 'package.json'), 'utf8'), path.join(provider.dir, 'package.json'))
     const name = typeof manifest['name'] === 'string' ? manifest['name'] : ''
     for (const [command, file] of await binsOf(provider.dir, manifest)) {
+      if (exclude.has(command)) continue
       const current = chosen.get(command)
       const ownName = name.replace(/^@[^/]+\//, '') === command
       if (current === undefined || (ownName && !current.ownName)) chosen.set(command, { target: path.join(provider.dir, file), provider, ownName })

@@ -20,28 +20,29 @@ export interface HoistOptions {
 }
 
 /**
- * pnpm's hoisting: packages are visited breadth first from the importer's direct dependencies,
- * each once, at its shallowest depth, and by dependency path within a depth; each child alias is
- * hoisted the first time it is met, unless the importer already has that name. Public patterns
- * win over private ones. Returns what to link, in pnpm's order.
+ * pnpm's hoisting: packages are visited from the importer's direct dependencies, each once, with
+ * the depth pnpm's graph walk gives it; sorted by that depth, then dependency path, each child
+ * alias is hoisted the first time it is met, unless the importer already has that name. Public
+ * patterns win over private ones. Returns what to link, in pnpm's order.
  */
 export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDependency[] {
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
   const typeOf = hoistTypeMatcher(opts)
   const taken = new Set(layout.direct.map((dep) => dep.alias.toLowerCase()))
+  // pnpm's graph walk: each step takes the unvisited packages among the previous step's children;
+  // a level's steps are made before going deeper, then each step's subtree is walked in turn.
   const visited = new Set<string>()
-  const nodes: Array<{ depPath: string, depth: number }> = []
-  let level = layout.direct.flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath])
-  for (let depth = 0; level.length > 0; depth++) {
-    const next: string[] = []
-    for (const depPath of level) {
-      if (visited.has(depPath)) continue
-      visited.add(depPath)
-      nodes.push({ depPath, depth })
-      for (const child of byDepPath.get(depPath)?.deps ?? []) if (child.depPath !== undefined) next.push(child.depPath)
-    }
-    level = next
+  const makeStep = (depPaths: readonly string[]): string[] => depPaths.filter((depPath) => {
+    if (visited.has(depPath)) return false
+    visited.add(depPath)
+    return byDepPath.has(depPath)
+  })
+  const childrenOf = (depPath: string): string[] => byDepPath.get(depPath)!.deps.flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath])
+  const walk = (depth: number, step: readonly string[]): Array<{ depPath: string, depth: number }> => {
+    const nextSteps = step.map((depPath) => makeStep(childrenOf(depPath)))
+    return [...step.map((depPath) => ({ depPath, depth })), ...nextSteps.flatMap((next) => walk(depth + 1, next))]
   }
+  const nodes = walk(0, makeStep(layout.direct.flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath])))
   nodes.sort((a, b) => a.depth - b.depth || (a.depPath < b.depPath ? -1 : a.depPath > b.depPath ? 1 : 0))
   const hoisted: HoistedDependency[] = []
   for (const node of nodes) {

@@ -17,6 +17,8 @@ export interface LaidOutPackage {
   hasBin: boolean
   /** Its dependencies (and resolved peers), where they are. */
   deps: Dependency[]
+  /** Its required peers that the lockfile resolved (their bins go to the importer's `.bin` too, as pnpm links auto-installed peers). */
+  requiredPeers: string[]
 }
 
 /** A dependency as its dependent sees it: the alias it is required by, where it is, and its dependency path (none for `link:`). */
@@ -73,7 +75,10 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
       const pkgId = pkgIdOf(depPath)
       const info = lockfile.packages?.[pkgId]
       if (info === undefined) throw new Error(`The lockfile has no packages entry for ${pkgId}`)
-      packages.set(depPath, { depPath, pkgId, name: nameOf(depPath), dir: dirOf(depPath), resolution: info.resolution, hasBin: info.hasBin === true, deps: [] })
+      const snapshot = lockfile.snapshots?.[depPath] ?? {}
+      const requiredPeers = Object.keys(info.peerDependencies ?? {}).filter((peer) => info.peerDependenciesMeta?.[peer]?.optional !== true &&
+        (snapshot.dependencies?.[peer] !== undefined || snapshot.optionalDependencies?.[peer] !== undefined))
+      packages.set(depPath, { depPath, pkgId, name: nameOf(depPath), dir: dirOf(depPath), resolution: info.resolution, hasBin: info.hasBin === true, deps: [], requiredPeers })
       pending.push(depPath)
     }
     return packages.get(depPath)!.dir
@@ -87,7 +92,8 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
   }
   const direct: Dependency[] = []
   const importer = lockfile.importers[opts.importerId] ?? {}
-  for (const group of ['optionalDependencies', 'dependencies', 'devDependencies'] as const) {
+  // pnpm's order (devDependencies, dependencies, optionalDependencies) decides which package is hoisted first.
+  for (const group of ['devDependencies', 'dependencies', 'optionalDependencies'] as const) {
     if (!opts.include[group]) continue
     for (const [alias, { version }] of Object.entries(importer[group] ?? {})) {
       const dep = dependency(alias, version, opts.importerDir)
