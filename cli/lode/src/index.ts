@@ -148,6 +148,14 @@ function labelStyle (ctx: MainContext): LabelStyle {
     : { warn: '[WARN]', error: (code) => `[${code}]` }
 }
 
+/** pnpm's `++++--` bar: one sign per package, scaled down to 80 columns when there are more. */
+function changeBar (added: number, removed: number, width = 80): string {
+  const total = added + removed
+  if (total <= width) return '+'.repeat(added) + '-'.repeat(removed)
+  const plus = Math.round(width * added / total)
+  return '+'.repeat(plus) + '-'.repeat(width - plus)
+}
+
 /** `564ms`, `3.2s`, `1m 5.3s`: pnpm's "Done in" duration (pretty-ms). */
 export function formatDuration (ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`
@@ -172,5 +180,23 @@ function report (event: InstallEvent, print: (line: string) => void, style: Labe
       break
     case 'lockfile': print(''); break
     case 'up-to-date': print('Already up to date'); break
+    case 'packages':
+      print(`Packages: ${[event.added > 0 ? `+${event.added}` : '', event.removed > 0 ? `-${event.removed}` : ''].filter(Boolean).join(' ')}`)
+      print(changeBar(event.added, event.removed))
+      if (event.added > 0) {
+        print('Packages are hard linked from the content-addressable store to the virtual store.')
+        print(`  Content-addressable store is at: ${event.storeDir}`)
+        print('  Virtual store is at:             node_modules/.pnpm')
+      }
+      break
+    case 'summary':
+      for (const group of ['dependencies', 'optionalDependencies', 'devDependencies'] as const) {
+        const changes = event.changes.filter((change) => change.group === group)
+        if (changes.length === 0) continue
+        print(`${group}:`)
+        for (const change of changes) print(`${change.change} ${change.alias}${change.name !== undefined && change.name !== change.alias ? ` <- ${change.name}` : ''} ${change.version}`)
+        print('')
+      }
+      break
   }
 }

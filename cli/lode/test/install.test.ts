@@ -81,6 +81,12 @@ function virtualStore (project: Project): Record<string, string[]> {
   return out
 }
 
+/** pnpm's summary of direct dependencies added and removed: the groups between the progress line and "Done". */
+function summary (stdout: string): string {
+  const start = stdout.search(/^(dependencies|optionalDependencies|devDependencies):$/m)
+  return start === -1 ? '' : stdout.slice(start, stdout.indexOf('Done in', start)).trim()
+}
+
 function requireFrom (project: Project, specifier: string): string {
   return execFileSync(process.execPath, ['-e', `console.log(require(${JSON.stringify(specifier)}))`], { cwd: project.dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
 }
@@ -88,10 +94,13 @@ function requireFrom (project: Project, specifier: string): string {
 test('lode install lays out node_modules as pnpm 11 does, and Node can require every direct dependency', async () => {
   const pnpmProject = makeProject(registry, MANIFEST)
   const lodeProject = cloneProject(pnpmProject)
-  await pnpm(pnpmProject, ['install'])
+  const pnpmResult = await pnpm(pnpmProject, ['install'])
   const result = await lode(lodeProject, ['install'])
   assert.equal(result.code, 0, result.stderr)
   assert.match(result.stdout, /Progress: resolved 10, reused 0, downloaded 10, added 10, done/)
+  assert.match(result.stdout, /^Packages: \+10\n\+{10}\n/m)
+  assert.equal(summary(result.stdout), summary(pnpmResult.stdout))
+  assert.match(summary(result.stdout), /\+ my-alias <- aliased 3\.0\.0/)
   assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
   assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
   for (const alias of Object.keys(MANIFEST.dependencies)) {
@@ -139,10 +148,12 @@ test('a dependency removed from package.json disappears from node_modules, as wi
   for (const project of [pnpmProject, lodeProject]) {
     fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ ...MANIFEST, dependencies: kept }))
   }
-  await pnpm(pnpmProject, ['install'])
+  const pnpmResult = await pnpm(pnpmProject, ['install'])
   const result = await lode(lodeProject, ['install'])
   assert.equal(result.code, 0, result.stderr)
   assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  assert.equal(summary(result.stdout), summary(pnpmResult.stdout))
+  assert.match(summary(result.stdout), /^dependencies:\n- @scope\/mid 1\.0\.0\n- tool 1\.0\.0$/)
   // Each tool's own state file for its repeat-install shortcut aside.
   const entries = (project: Project): string[] => fs.readdirSync(path.join(project.dir, 'node_modules')).filter((e) => e !== '.pnpm-workspace-state-v1.json' && e !== '.lode-state.json').sort()
   assert.deepEqual(entries(lodeProject), entries(pnpmProject))

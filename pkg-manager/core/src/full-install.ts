@@ -12,8 +12,10 @@ import type { PeerIssue, ProjectManifest } from '@lode/pkg-manager.resolve-depen
 import { NpmResolver, registryFor } from '@lode/resolving.npm-resolver'
 import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import { RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry-client'
+import { storePath } from '@lode/store.cafs'
 
 import { linkPackages } from './link-packages.js'
+import type { DirectDependencyChange } from './link-packages.js'
 import { outdatedLockfileReason } from './lockfile-satisfies.js'
 import { readProjectManifest } from './project-manifest.js'
 
@@ -26,6 +28,10 @@ export type InstallEvent =
   | { type: 'progress', resolved: number, reused: number, downloaded: number, added: number, done: boolean }
   | { type: 'lockfile', written: boolean, file: string }
   | { type: 'up-to-date' }
+  /** Packages added to and removed from node_modules, and where the store is. */
+  | { type: 'packages', added: number, removed: number, storeDir: string }
+  /** Direct dependencies added and removed, for pnpm's summary. */
+  | { type: 'summary', changes: DirectDependencyChange[] }
 
 export interface InstallOptions {
   config: Config
@@ -50,6 +56,10 @@ export interface InstallResult {
   added: number
   reused: number
   downloaded: number
+  /** Packages the last install had and this one does not. */
+  removed: number
+  /** Direct dependencies added and removed. */
+  changes: DirectDependencyChange[]
   /** Nothing had changed since the last install: nothing was read beyond the inputs. */
   upToDate?: true
 }
@@ -101,13 +111,14 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
   try {
     // An up-to-date lockfile is installed as it is (pnpm's frozen and prefer-frozen installs): nothing is resolved.
     const useLockfileAsIs = current !== undefined && outdated === undefined && opts.lockfileOnly !== true && (frozen || (opts.preferFrozenLockfile ?? true))
+    if (useLockfileAsIs) emit({ type: 'info', message: 'Lockfile is up to date, resolution step is skipped' })
     const resolved = useLockfileAsIs
       ? { lockfile: current.lockfile, written: false, peerIssues: [], immature: [] }
       : await resolve({ config, opts, manifest, current, hooks, lockfileSettings, client, emit })
     const packages = Object.keys(resolved.lockfile.packages ?? {}).length
     const registries = { default: config.registry, scoped: config.scopedRegistries }
     const linked = opts.lockfileOnly === true
-      ? { added: 0, reused: 0, downloaded: 0 }
+      ? { added: 0, reused: 0, downloaded: 0, removed: 0, changes: [] }
       : await linkPackages({
         config,
         lockfile: resolved.lockfile,
@@ -116,11 +127,13 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
         packageManager: `lode@${config.lodeVersion}`,
         include: opts.include ?? { dependencies: true, devDependencies: true, optionalDependencies: true },
       })
-    emit({ type: 'progress', resolved: packages, ...linked, done: true })
+    if (linked.added > 0 || linked.removed > 0) emit({ type: 'packages', added: linked.added, removed: linked.removed, storeDir: storePath(config.storeDir) })
+    emit({ type: 'progress', resolved: packages, added: linked.added, reused: linked.reused, downloaded: linked.downloaded, done: true })
     if (resolved.peerIssues.length > 0) emit({ type: 'peer-issues', issues: resolved.peerIssues })
     emit({ type: 'lockfile', written: resolved.written, file: path.join(config.dir, 'pnpm-lock.yaml') })
+    if (linked.changes.length > 0) emit({ type: 'summary', changes: linked.changes })
     if (resolved.immature.length > 0) await excludeFromReleaseAge(config, resolved.immature, emit)
-    return { lockfileChanged: resolved.written, packages, ...linked }
+    return { lockfileChanged: resolved.written, packages, added: linked.added, reused: linked.reused, downloaded: linked.downloaded, removed: linked.removed, changes: linked.changes }
   } finally {
     await client.close()
   }

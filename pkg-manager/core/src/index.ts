@@ -1,5 +1,6 @@
 export { install } from './install.js'
 export type { InstallEvent, InstallOptions, InstallResult } from './full-install.js'
+export type { DirectDependencyChange } from './link-packages.js'
 export { readProjectManifest } from './project-manifest.js'
 export { getConfig } from '@lode/pkg-manager.config'
 export type { Config, ConfigOverrides } from '@lode/pkg-manager.config'

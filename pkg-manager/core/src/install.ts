@@ -13,7 +13,7 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
   const packages = before === undefined ? undefined : await upToDatePackages(opts.config.dir, before)
   if (packages !== undefined) {
     opts.onEvent?.({ type: 'up-to-date' })
-    return { lockfileChanged: false, packages, added: 0, reused: 0, downloaded: 0, upToDate: true }
+    return { lockfileChanged: false, packages, added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], upToDate: true }
   }
   const { installFull } = await import('./full-install.js')
   const result = await installFull(opts)

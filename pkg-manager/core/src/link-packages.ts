@@ -35,6 +35,20 @@ export interface LinkPackagesResult {
   /** Of those, packages the store already had. */
   reused: number
   downloaded: number
+  /** Packages the last install had and this one does not. */
+  removed: number
+  /** Direct dependencies added or removed (a changed version is both), by group, sorted by alias. */
+  changes: DirectDependencyChange[]
+}
+
+export interface DirectDependencyChange {
+  group: DependencyGroup
+  change: '+' | '-'
+  alias: string
+  /** The package's name when the alias differs (`npm:` aliases). */
+  name?: string
+  /** The version (or `link:` / other reference). */
+  version: string
 }
 
 // Packages per link task: enough to keep messaging cheap, few enough that threads share the work.
@@ -64,7 +78,14 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   }
   const previous = await readPreviousInstall(modulesDir, layoutOptions)
   const missing = layout.packages.filter((pkg) => !fs.existsSync(pkg.dir))
-  const result: LinkPackagesResult = { added: 0, reused: 0, downloaded: 0 }
+  const nextIds = new Set(layout.packages.map((pkg) => pkg.depPath))
+  const result: LinkPackagesResult = {
+    added: 0,
+    reused: 0,
+    downloaded: 0,
+    removed: previous?.layout.packages.filter((pkg) => !nextIds.has(pkg.depPath)).length ?? 0,
+    changes: directChanges(previous?.lockfile, opts.lockfile, opts.include),
+  }
   if (missing.length > 0) {
     const index = new StoreIndex(config.storeDir)
     const storePool = new StorePool()
@@ -182,7 +203,32 @@ function skippedOptionalPackages (lockfile: Lockfile, platform: Platform): Set<s
 }
 
 /** The layout the last install made, from its `.pnpm/lock.yaml` and `.modules.yaml`; undefined when there was none (or it is unreadable). */
-async function readPreviousInstall (modulesDir: string, layoutOptions: LayoutOptions): Promise<{ layout: Layout, hoisted: ModulesManifest['hoistedDependencies'], prunedAt: string | undefined } | undefined> {
+/** pnpm's summary: direct dependencies the importer gained or lost since the last install, per group. */
+function directChanges (before: Lockfile | undefined, after: Lockfile, include: Readonly<Record<DependencyGroup, boolean>>): DirectDependencyChange[] {
+  const changes: DirectDependencyChange[] = []
+  for (const group of ['dependencies', 'optionalDependencies', 'devDependencies'] as const) {
+    if (!include[group]) continue
+    const old = before?.importers['.']?.[group] ?? {}
+    const now = after.importers['.']?.[group] ?? {}
+    const describe = (alias: string, ref: string, change: '+' | '-'): DirectDependencyChange => {
+      const bare = ref.replace(/\(.*$/, '')
+      const at = bare.indexOf('@', 1)
+      return at > 0 && !bare.startsWith('link:') && !bare.startsWith('file:')
+        ? { group, change, alias, name: bare.slice(0, at), version: bare.slice(at + 1) }
+        : { group, change, alias, version: bare }
+    }
+    for (const alias of [...new Set([...Object.keys(old), ...Object.keys(now)])].sort()) {
+      const was = old[alias]?.version
+      const is = now[alias]?.version
+      if (was === is) continue
+      if (was !== undefined) changes.push(describe(alias, was, '-'))
+      if (is !== undefined) changes.push(describe(alias, is, '+'))
+    }
+  }
+  return changes
+}
+
+async function readPreviousInstall (modulesDir: string, layoutOptions: LayoutOptions): Promise<{ lockfile: Lockfile, layout: Layout, hoisted: ModulesManifest['hoistedDependencies'], prunedAt: string | undefined } | undefined> {
   const manifest = await readModulesManifest(modulesDir)
   const file = path.join(modulesDir, '.pnpm', 'lock.yaml')
   let text: string
@@ -193,7 +239,7 @@ async function readPreviousInstall (modulesDir: string, layoutOptions: LayoutOpt
   }
   try {
     const { lockfile } = parseLockfile(text, file)
-    return { layout: planLayout(lockfile, { ...layoutOptions, include: manifest?.included ?? layoutOptions.include }), hoisted: manifest?.hoistedDependencies ?? {}, prunedAt: manifest?.prunedAt }
+    return { lockfile, layout: planLayout(lockfile, { ...layoutOptions, include: manifest?.included ?? layoutOptions.include }), hoisted: manifest?.hoistedDependencies ?? {}, prunedAt: manifest?.prunedAt }
   } catch {
     return undefined
   }
