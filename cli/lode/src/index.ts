@@ -21,6 +21,9 @@ Options for install:
   -D, --dev             Only devDependencies
       --no-optional     Skip optionalDependencies
       --ignore-scripts  Run no scripts
+      --trace-pipeline <file>
+                        Record packages resolved, downloaded, extracted and linked per 100 ms
+                        (JSON lines; also LODE_TRACE_PIPELINE)
       --offline         Use only the metadata cache; fail on a cache miss
       --prefer-offline  Use cached metadata when it can answer, ask the registry otherwise
       --registry <url>  The default registry
@@ -56,6 +59,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
         dev: { type: 'boolean', short: 'D' },
         optional: { type: 'boolean' },
         'ignore-scripts': { type: 'boolean' },
+        'trace-pipeline': { type: 'string' },
         offline: { type: 'boolean' },
         'prefer-offline': { type: 'boolean' },
         registry: { type: 'string' },
@@ -91,10 +95,31 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     return 1
   }
   const silent = reporterName === 'silent'
-  const print = (line: string): void => { if (!silent) ctx.stdout.write(`${line}\n`) }
+  // On a terminal the progress line is rewritten in place; elsewhere only the final one is printed.
+  const live = reporterName === 'default' && ctx.stdout.isTTY === true && ctx.env['CI'] === undefined
+  let progressLine: string | undefined
+  let progressShownAt = 0
+  const print = (line: string): void => {
+    if (silent) return
+    ctx.stdout.write(progressLine !== undefined ? `\r\x1b[2K${line}\n${progressLine}` : `${line}\n`)
+  }
+  const showProgress = (line: string, done: boolean): void => {
+    if (silent) return
+    if (done) {
+      if (progressLine !== undefined) ctx.stdout.write('\r\x1b[2K')
+      progressLine = undefined
+      ctx.stdout.write(`${line}\n`)
+      return
+    }
+    if (!live || Date.now() - progressShownAt < 100) return
+    progressShownAt = Date.now()
+    progressLine = line
+    ctx.stdout.write(`\r\x1b[2K${line}`)
+  }
   const style = labelStyle(ctx)
   const started = Date.now()
   try {
+    const tracePipeline = values['trace-pipeline'] ?? ctx.env['LODE_TRACE_PIPELINE']
     // Loaded only for a command that needs it, so `lode --version` stays instant.
     const { getConfig, install } = await import('@lode/pkg-manager.core')
     const overrides: ConfigOverrides = {}
@@ -110,8 +135,9 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
       ...(values['frozen-lockfile'] !== undefined ? { frozenLockfile: values['frozen-lockfile'] } : {}),
       ...(values['prefer-frozen-lockfile'] !== undefined ? { preferFrozenLockfile: values['prefer-frozen-lockfile'] } : {}),
       include: includedGroups(values),
+      ...(tracePipeline !== undefined ? { tracePipeline: path.resolve(ctx.cwd, tracePipeline) } : {}),
       now: () => Date.now(),
-      onEvent: (event) => { report(event, print, style) },
+      onEvent: (event) => { report(event, print, showProgress, style) },
     })
     print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
     return 0
@@ -164,7 +190,7 @@ export function formatDuration (ms: number): string {
   return minutes > 0 ? `${minutes}m${seconds > 0 ? ` ${seconds}s` : ''}` : `${seconds}s`
 }
 
-function report (event: InstallEvent, print: (line: string) => void, style: LabelStyle): void {
+function report (event: InstallEvent, print: (line: string) => void, showProgress: (line: string, done: boolean) => void, style: LabelStyle): void {
   switch (event.type) {
     case 'warning': print(`${style.warn} ${event.message}`); break
     case 'info': print(event.message); break
@@ -172,7 +198,7 @@ function report (event: InstallEvent, print: (line: string) => void, style: Labe
       for (const id of event.direct) print(`${style.warn} deprecated ${id}`)
       if (event.subdependencies.length > 0) print(`${style.warn} ${event.subdependencies.length} deprecated subdependencies found: ${[...event.subdependencies].sort().join(', ')}`)
       break
-    case 'progress': print(`Progress: resolved ${event.resolved}, reused ${event.reused}, downloaded ${event.downloaded}, added ${event.added}${event.done ? ', done' : ''}`); break
+    case 'progress': showProgress(`Progress: resolved ${event.resolved}, reused ${event.reused}, downloaded ${event.downloaded}, added ${event.added}${event.done ? ', done' : ''}`, event.done); break
     case 'peer-issues':
       // pnpm points at `pnpm peers check` here; lode lists the issues instead.
       print(`${style.warn} Issues with peer dependencies found:`)

@@ -17,6 +17,7 @@ import { storePath } from '@lode/store.cafs'
 import { linkPackages } from './link-packages.js'
 import type { DirectDependencyChange } from './link-packages.js'
 import { outdatedLockfileReason } from './lockfile-satisfies.js'
+import { PipelineTrace } from './pipeline-trace.js'
 import { readProjectManifest } from './project-manifest.js'
 
 /** What an install reports while it runs; a reporter (the CLI's, or a caller's) turns them into output. */
@@ -43,6 +44,8 @@ export interface InstallOptions {
   preferFrozenLockfile?: boolean
   /** Dependency groups to put in node_modules (default: all); the lockfile always has all. */
   include?: Readonly<Record<DependencyGroup, boolean>>
+  /** Write a per-100 ms trace of packages resolved, downloaded, extracted and linked to this file (JSON lines). */
+  tracePipeline?: string
   /** The clock, in ms since the epoch (minimumReleaseAge, cache times). */
   now: () => number
   onEvent?: (event: InstallEvent) => void
@@ -108,14 +111,17 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     userAgent: config.userAgent,
     onWarning: (message) => { emit({ type: 'warning', message }) },
   })
+  const trace = opts.tracePipeline === undefined ? undefined : new PipelineTrace(opts.tracePipeline)
   try {
     // An up-to-date lockfile is installed as it is (pnpm's frozen and prefer-frozen installs): nothing is resolved.
     const useLockfileAsIs = current !== undefined && outdated === undefined && opts.lockfileOnly !== true && (frozen || (opts.preferFrozenLockfile ?? true))
     if (useLockfileAsIs) emit({ type: 'info', message: 'Lockfile is up to date, resolution step is skipped' })
     const resolved = useLockfileAsIs
       ? { lockfile: current.lockfile, written: false, peerIssues: [], immature: [] }
-      : await resolve({ config, opts, manifest, current, hooks, lockfileSettings, client, emit })
+      : await resolve({ config, opts, manifest, current, hooks, lockfileSettings, client, emit, trace })
     const packages = Object.keys(resolved.lockfile.packages ?? {}).length
+    if (useLockfileAsIs) trace?.count('resolved', packages)
+    emit({ type: 'progress', resolved: packages, added: 0, reused: 0, downloaded: 0, done: false })
     const registries = { default: config.registry, scoped: config.scopedRegistries }
     const linked = opts.lockfileOnly === true
       ? { added: 0, reused: 0, downloaded: 0, removed: 0, changes: [] }
@@ -126,6 +132,8 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
         registryFor: (name) => registryFor(registries, name),
         packageManager: `lode@${config.lodeVersion}`,
         include: opts.include ?? { dependencies: true, devDependencies: true, optionalDependencies: true },
+        onProgress: (counts) => { emit({ type: 'progress', resolved: packages, ...counts, done: false }) },
+        trace,
       })
     if (linked.added > 0 || linked.removed > 0) emit({ type: 'packages', added: linked.added, removed: linked.removed, storeDir: storePath(config.storeDir) })
     emit({ type: 'progress', resolved: packages, added: linked.added, reused: linked.reused, downloaded: linked.downloaded, done: true })
@@ -136,6 +144,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     return { lockfileChanged: resolved.written, packages, added: linked.added, reused: linked.reused, downloaded: linked.downloaded, removed: linked.removed, changes: linked.changes }
   } finally {
     await client.close()
+    await trace?.finish()
   }
 }
 
@@ -148,10 +157,11 @@ interface ResolveInput {
   lockfileSettings: { overrides: Record<string, string> | undefined, packageExtensionsChecksum: string | undefined }
   client: RegistryClient
   emit: (event: InstallEvent) => void
+  trace: PipelineTrace | undefined
 }
 
 /** Resolves the dependency graph and writes pnpm-lock.yaml (unless the result is what it already says). */
-async function resolve ({ config, opts, manifest, current, hooks, lockfileSettings, client, emit }: ResolveInput): Promise<{ lockfile: Lockfile, written: boolean, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
+async function resolve ({ config, opts, manifest, current, hooks, lockfileSettings, client, emit, trace }: ResolveInput): Promise<{ lockfile: Lockfile, written: boolean, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
   const resolver = new NpmResolver({
     client,
     cacheDir: config.cacheDir,
@@ -182,6 +192,7 @@ async function resolve ({ config, opts, manifest, current, hooks, lockfileSettin
       dedupePeerDependents: config.dedupePeerDependents,
       peersSuffixMaxLength: config.peersSuffixMaxLength,
       onInfo: (message) => { emit({ type: 'info', message }) },
+      onPackageResolved: () => { trace?.count('resolved', 1) },
     })
     if (result.immature.length > 0 && config.minimumReleaseAgeStrict) throw immatureError(result.immature)
     if (result.deprecated.direct.length > 0 || result.deprecated.subdependencies.length > 0) emit({ type: 'deprecated', ...result.deprecated })

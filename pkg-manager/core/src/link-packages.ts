@@ -17,6 +17,8 @@ import type { PackageToImport } from '@lode/worker.link'
 import { LinkPool, StorePool, addTarballToStore } from '@lode/worker.pools'
 import { familySync } from 'detect-libc'
 
+import type { PipelineTrace } from './pipeline-trace.js'
+
 export interface LinkPackagesOptions {
   config: Config
   lockfile: Lockfile
@@ -27,6 +29,9 @@ export interface LinkPackagesOptions {
   packageManager: string
   /** The importer's dependency groups to install. */
   include: Readonly<Record<DependencyGroup, boolean>>
+  /** Called as packages are fetched and linked. */
+  onProgress?: (counts: { added: number, reused: number, downloaded: number }) => void
+  trace?: PipelineTrace | undefined
 }
 
 export interface LinkPackagesResult {
@@ -95,9 +100,15 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
       const rows = index.getMany(keys.values())
       const links: Array<Promise<unknown>> = []
       let batch: PackageToImport[] = []
+      const progress = (): void => { opts.onProgress?.({ added: result.added, reused: result.reused, downloaded: result.downloaded }) }
       const flush = (): void => {
         if (batch.length === 0) return
-        links.push(linkPool.link({ storeDir: config.storeDir, method: 'auto', packages: batch }))
+        const count = batch.length
+        links.push(linkPool.link({ storeDir: config.storeDir, method: 'auto', packages: batch }).then(() => {
+          result.added += count
+          opts.trace?.count('linked', count)
+          progress()
+        }))
         batch = []
       }
       await Promise.all(missing.map(async (pkg) => {
@@ -108,12 +119,12 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
         } else {
           result.reused++
         }
+        progress()
         batch.push({ dir: pkg.dir, files: filesOf(row) })
         if (batch.length >= LINK_BATCH) flush()
       }))
       flush()
       await Promise.all(links)
-      result.added = missing.length
     } finally {
       index.close()
       await Promise.all([storePool.close(), linkPool.close()])
@@ -258,7 +269,9 @@ function storeKeyOf (pkg: LaidOutPackage): string {
 async function fetchIntoStore (pkg: LaidOutPackage, ctx: LinkPackagesOptions & { index: StoreIndex, storePool: StorePool }): Promise<PackageFilesIndex> {
   const integrity = (pkg.resolution as { integrity: string }).integrity
   const tarball = await downloadTarball(pkg, ctx)
+  ctx.trace?.count('downloaded', 1)
   const { row } = await addTarballToStore({ pool: ctx.storePool, index: ctx.index, storeDir: ctx.config.storeDir, pkgId: pkg.pkgId, integrity, tarball })
+  ctx.trace?.count('extracted', 1)
   return row
 }
 

@@ -42,6 +42,8 @@ export interface ResolveDependenciesOptions {
   fetchBytes: (url: string) => Promise<Buffer>
   onInfo: (message: string) => void
   onWarning: (message: string) => void
+  /** Called once per package as it is resolved (for progress and traces). */
+  onPackageResolved?: () => void
 }
 
 export interface ResolveDependenciesResult {
@@ -70,6 +72,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     readPackageHook: opts.readPackageHook ?? ((manifest) => manifest),
     autoInstallPeers: opts.autoInstallPeers,
     onDeprecated: (pkg, direct) => { (direct ? deprecated.direct : deprecated.subdependencies).push(pkg.id) },
+    onResolved: opts.onPackageResolved ?? (() => {}),
     onImmature: (violation) => { immature.set(`${violation.name}@${violation.version}`, violation) },
     onOptionalSkipped: opts.onInfo,
     lockfileDir: opts.lockfileDir,

@@ -71,6 +71,8 @@ export interface ResolveTreeOptions {
   /** Names whose locked versions must not be reused (targets of removed overrides). */
   staleNames: ReadonlySet<string>
   onDeprecated: (pkg: ResolvedPackage, direct: boolean) => void
+  /** A package seen for the first time. */
+  onResolved: () => void
   /** A version picked although younger than `minimumReleaseAge` (none fitting was old enough). */
   onImmature: (violation: ReleaseAgeViolation) => void
   onOptionalSkipped: (message: string) => void
@@ -257,6 +259,7 @@ export class TreeResolver {
     const known = this.packages.get(pkg.id)
     if (known !== undefined) return known
     this.packages.set(pkg.id, pkg)
+    this.opts.onResolved()
     if (pkg.deprecated !== undefined) this.opts.onDeprecated(pkg, depth === 0)
     return pkg
   }
