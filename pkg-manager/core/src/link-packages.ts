@@ -100,6 +100,8 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
       const rows = index.getMany(keys.values())
       const links: Array<Promise<unknown>> = []
       let batch: PackageToImport[] = []
+      // Enough downloads ahead to keep the store pool busy, not the whole graph in memory.
+      const inFlight = new Limiter(Math.max(16, storePool.threads * 8))
       const progress = (): void => { opts.onProgress?.({ added: result.added, reused: result.reused, downloaded: result.downloaded }) }
       const flush = (): void => {
         if (batch.length === 0) return
@@ -114,7 +116,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
       await Promise.all(missing.map(async (pkg) => {
         let row = rows.get(keys.get(pkg)!)
         if (row === undefined) {
-          row = await fetchIntoStore(pkg, { ...opts, index, storePool })
+          row = await fetchIntoStore(pkg, { ...opts, index, storePool, inFlight })
           result.downloaded++
         } else {
           result.reused++
@@ -266,13 +268,35 @@ function storeKeyOf (pkg: LaidOutPackage): string {
   return storeIndexKey(integrity, pkg.pkgId)
 }
 
-async function fetchIntoStore (pkg: LaidOutPackage, ctx: LinkPackagesOptions & { index: StoreIndex, storePool: StorePool }): Promise<PackageFilesIndex> {
+async function fetchIntoStore (pkg: LaidOutPackage, ctx: LinkPackagesOptions & { index: StoreIndex, storePool: StorePool, inFlight: Limiter }): Promise<PackageFilesIndex> {
   const integrity = (pkg.resolution as { integrity: string }).integrity
-  const tarball = await downloadTarball(pkg, ctx)
-  ctx.trace?.count('downloaded', 1)
-  const { row } = await addTarballToStore({ pool: ctx.storePool, index: ctx.index, storeDir: ctx.config.storeDir, pkgId: pkg.pkgId, integrity, tarball })
-  ctx.trace?.count('extracted', 1)
-  return row
+  // Tarballs wait in memory between download and extraction: only so many may be there at once.
+  return await ctx.inFlight.run(async () => {
+    const tarball = await downloadTarball(pkg, ctx)
+    ctx.trace?.count('downloaded', 1)
+    const { row } = await addTarballToStore({ pool: ctx.storePool, index: ctx.index, storeDir: ctx.config.storeDir, pkgId: pkg.pkgId, integrity, tarball })
+    ctx.trace?.count('extracted', 1)
+    return row
+  })
+}
+
+/** Runs at most `size` tasks at a time, the others in arrival order. */
+class Limiter {
+  private running = 0
+  private readonly waiting: Array<() => void> = []
+
+  constructor (private readonly size: number) {}
+
+  async run<T> (task: () => Promise<T>): Promise<T> {
+    if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve))
+    this.running++
+    try {
+      return await task()
+    } finally {
+      this.running--
+      this.waiting.shift()?.()
+    }
+  }
 }
 
 async function downloadTarball (pkg: LaidOutPackage, ctx: LinkPackagesOptions): Promise<Uint8Array> {
