@@ -82,6 +82,12 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     if (!reached.has(pkg.depPath)) layoutOptions.skipped.add(pkg.depPath)
   }
   const previous = await readPreviousInstall(modulesDir, layoutOptions)
+  // A marker for the time node_modules is being changed: when an install was killed, the next one
+  // redoes what it cannot see as done (each package's .bin).
+  const marker = path.join(modulesDir, '.lode-installing')
+  const interrupted = fs.existsSync(marker)
+  await fsp.mkdir(modulesDir, { recursive: true })
+  await fsp.writeFile(marker, '')
   const missing = layout.packages.filter((pkg) => !fs.existsSync(pkg.dir))
   const nextIds = new Set(layout.packages.map((pkg) => pkg.depPath))
   const result: LinkPackagesResult = {
@@ -138,7 +144,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   const pruneVirtualStore = Number.isNaN(lastPruned) || Date.now() - lastPruned > config.modulesCacheMaxAge * 60_000
   if (previous !== undefined) await pruneModules({ modulesDir, previous: previous.layout, previousHoisted: previous.hoisted, next: layout, nextHoisted: hoisted, pruneVirtualStore })
   await writeSymlinks([...layout.symlinks, ...hoisted.map((dep) => ({ path: hoistedPath(modulesDir, dep), target: dep.dir }))])
-  await writeBins(layout, missing, hoisted, modulesDir)
+  await writeBins(layout, interrupted ? layout.packages : missing, hoisted, modulesDir)
   await writeFileAtomic(path.join(modulesDir, '.pnpm', 'lock.yaml'), stringifyLockfile(opts.lockfile))
   await writeModulesManifest(modulesDir, {
     hoistedDependencies: hoistedDependenciesRecord(hoisted),
@@ -156,6 +162,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     virtualStoreDir: '.pnpm',
     virtualStoreDirMaxLength: VIRTUAL_STORE_DIR_MAX_LENGTH,
   })
+  await fsp.rm(marker, { force: true })
   return result
 }
 

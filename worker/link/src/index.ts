@@ -55,6 +55,7 @@ export function importPackages (task: LinkTask): LinkOutcome {
   const outcome: LinkOutcome = { imported: 0, used: undefined, crossDevice: false }
   for (const pkg of task.packages) {
     if (fs.existsSync(pkg.dir)) continue
+    removeStaleTemps(pkg.dir)
     const temp = `${pkg.dir}_tmp_${process.pid}_${randomBytes(4).toString('hex')}`
     try {
       importInto(temp, pkg, task, outcome)
@@ -70,6 +71,32 @@ export function importPackages (task: LinkTask): LinkOutcome {
     outcome.imported++
   }
   return outcome
+}
+
+/** Temp directories of this package left by an install that was killed (they are never complete); another live process's are kept. */
+function removeStaleTemps (dir: string): void {
+  const prefix = `${path.basename(dir)}_tmp_`
+  let entries: string[]
+  try {
+    entries = fs.readdirSync(path.dirname(dir))
+  } catch {
+    return
+  }
+  for (const entry of entries) {
+    if (!entry.startsWith(prefix)) continue
+    const pid = Number(entry.slice(prefix.length).split('_')[0])
+    if (Number.isInteger(pid) && isAlive(pid)) continue
+    fs.rmSync(path.join(path.dirname(dir), entry), { recursive: true, force: true })
+  }
+}
+
+function isAlive (pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return hasErrno(err, 'EPERM')
+  }
 }
 
 function importInto (root: string, pkg: PackageToImport, task: LinkTask, outcome: LinkOutcome): void {
