@@ -46,6 +46,12 @@ export interface InstallOptions {
   include?: Readonly<Record<DependencyGroup, boolean>>
   /** Write a per-100 ms trace of packages resolved, downloaded, extracted and linked to this file (JSON lines). */
   tracePipeline?: string
+  /**
+   * Cancels the install: requests stop, no new package is fetched or linked, and the promise
+   * rejects with the signal's reason. The store and node_modules stay consistent (every write
+   * is atomic), and the next install completes what this one started.
+   */
+  signal?: AbortSignal
   /** The clock, in ms since the epoch (minimumReleaseAge, cache times). */
   now: () => number
   onEvent?: (event: InstallEvent) => void
@@ -110,6 +116,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     proxy: { httpProxy: config.httpProxy, httpsProxy: config.httpsProxy, noProxy: config.noProxy },
     userAgent: config.userAgent,
     onWarning: (message) => { emit({ type: 'warning', message }) },
+    signal: opts.signal,
   })
   const trace = opts.tracePipeline === undefined ? undefined : new PipelineTrace(opts.tracePipeline)
   try {
@@ -119,6 +126,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     const resolved = useLockfileAsIs
       ? { lockfile: current.lockfile, written: false, peerIssues: [], immature: [] }
       : await resolve({ config, opts, manifest, current, hooks, lockfileSettings, client, emit, trace })
+    opts.signal?.throwIfAborted()
     const packages = Object.keys(resolved.lockfile.packages ?? {}).length
     if (useLockfileAsIs) trace?.count('resolved', packages)
     emit({ type: 'progress', resolved: packages, added: 0, reused: 0, downloaded: 0, done: false })
@@ -134,6 +142,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
         include: opts.include ?? { dependencies: true, devDependencies: true, optionalDependencies: true },
         onProgress: (counts) => { emit({ type: 'progress', resolved: packages, ...counts, done: false }) },
         trace,
+        signal: opts.signal,
       })
     if (linked.added > 0 || linked.removed > 0) emit({ type: 'packages', added: linked.added, removed: linked.removed, storeDir: storePath(config.storeDir) })
     emit({ type: 'progress', resolved: packages, added: linked.added, reused: linked.reused, downloaded: linked.downloaded, done: true })

@@ -8,6 +8,7 @@ import { installInputs, upToDatePackages, writeInstallState } from './install-st
  * those modules are imported only when there is work.
  */
 export async function install (opts: InstallOptions): Promise<InstallResult> {
+  opts.signal?.throwIfAborted()
   const linking = opts.lockfileOnly !== true
   const before = linking ? await installInputs(opts) : undefined
   const packages = before === undefined ? undefined : await upToDatePackages(opts.config.dir, before)

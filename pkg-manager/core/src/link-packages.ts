@@ -32,6 +32,8 @@ export interface LinkPackagesOptions {
   /** Called as packages are fetched and linked. */
   onProgress?: (counts: { added: number, reused: number, downloaded: number }) => void
   trace?: PipelineTrace | undefined
+  /** Stops fetching and linking new packages (those under way finish, whole). */
+  signal?: AbortSignal | undefined
 }
 
 export interface LinkPackagesResult {
@@ -110,7 +112,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
       const inFlight = new Limiter(Math.max(16, storePool.threads * 8))
       const progress = (): void => { opts.onProgress?.({ added: result.added, reused: result.reused, downloaded: result.downloaded }) }
       const flush = (): void => {
-        if (batch.length === 0) return
+        if (batch.length === 0 || opts.signal?.aborted === true) return
         const count = batch.length
         links.push(linkPool.link({ storeDir: config.storeDir, method: 'auto', packages: batch }).then(() => {
           result.added += count
@@ -120,6 +122,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
         batch = []
       }
       await Promise.all(missing.map(async (pkg) => {
+        opts.signal?.throwIfAborted()
         let row = rows.get(keys.get(pkg)!)
         if (row === undefined) {
           row = await fetchIntoStore(pkg, { ...opts, index, storePool, inFlight })
@@ -133,6 +136,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
       }))
       flush()
       await Promise.all(links)
+      opts.signal?.throwIfAborted()
     } finally {
       index.close()
       await Promise.all([storePool.close(), linkPool.close()])
@@ -279,6 +283,7 @@ async function fetchIntoStore (pkg: LaidOutPackage, ctx: LinkPackagesOptions & {
   const integrity = (pkg.resolution as { integrity: string }).integrity
   // Tarballs wait in memory between download and extraction: only so many may be there at once.
   return await ctx.inFlight.run(async () => {
+    ctx.signal?.throwIfAborted()
     const tarball = await downloadTarball(pkg, ctx)
     ctx.trace?.count('downloaded', 1)
     const { row } = await addTarballToStore({ pool: ctx.storePool, index: ctx.index, storeDir: ctx.config.storeDir, pkgId: pkg.pkgId, integrity, tarball })

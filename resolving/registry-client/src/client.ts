@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import zlib from 'node:zlib'
 
@@ -43,6 +44,8 @@ export interface RegistryClientOptions {
   userAgent: string
   /** Called with pnpm's retry warning before each retry. */
   onWarning?: ((message: string) => void) | undefined
+  /** Cancels every request (and retry wait) of this client. */
+  signal?: AbortSignal | undefined
 }
 
 export interface GetOptions {
@@ -101,13 +104,14 @@ export class RegistryClient {
         else return result
       } catch (err) {
         if (err instanceof LodeError) throw err
+        this.opts.signal?.throwIfAborted()
         failure = { code: errorCode(err), error: err }
       }
       const retriesLeft = retry.retries - attempt
       if (retriesLeft <= 0) throw fetchFailed(url, options.subject, failure)
       const wait = Math.min(retry.minTimeout * retry.factor ** attempt, retry.maxTimeout)
       this.opts.onWarning?.(`GET ${url} error (${failure.code}). Will retry in ${verboseDuration(wait)}. ${retriesLeft} retries left.`)
-      await new Promise((resolve) => setTimeout(resolve, wait))
+      await sleep(wait, undefined, this.opts.signal === undefined ? {} : { signal: this.opts.signal })
     }
   }
 
@@ -126,6 +130,7 @@ export class RegistryClient {
       headers,
       headersTimeout: this.opts.timeout,
       bodyTimeout: this.opts.timeout,
+      signal: this.opts.signal ?? null,
     })
     const status = response.statusCode
     if (status === 304) {
