@@ -58,15 +58,21 @@ async function killedInstall (project: Project, delay: number): Promise<void> {
 
 test('an install killed with SIGKILL at any moment is completed by the next one', async () => {
   const manifest = { name: 'crash', version: '1.0.0', dependencies: Object.fromEntries(PACKAGES.filter((_, i) => i % 3 === 0).map((p) => [p.name, p.version])) }
+  // pnpm links a package's own bins beside it only when it resolved: a rerun that finds the
+  // lockfile written installs it as it is. Either tree is complete.
   const reference = makeProject(registry, manifest)
   assert.equal((await lode(reference, ['install'])).code, 0)
-  const expected = tree(reference)
+  const resolvedTree = tree(reference)
+  fs.rmSync(path.join(reference.dir, 'node_modules'), { recursive: true })
+  assert.equal((await lode(reference, ['install'])).code, 0)
+  const fromLockfileTree = tree(reference)
   for (const delay of [150, 350, 600, 900, 1300]) {
     const project = cloneProject(makeProject(registry, manifest))
     await killedInstall(project, delay)
     const rerun = await lode(project, ['install'])
     assert.equal(rerun.code, 0, `after a kill at ${delay} ms: ${rerun.stderr}`)
-    assert.deepEqual(tree(project), expected, `after a kill at ${delay} ms`)
+    const actual = tree(project)
+    assert.deepEqual(actual, fs.existsSync(path.join(project.dir, 'node_modules', '.pnpm', 'crash-0@1.0.0', 'node_modules', 'crash-0', 'node_modules', '.bin', 'crash-bin-0')) ? resolvedTree : fromLockfileTree, `after a kill at ${delay} ms`)
     assert.equal(execFileSync(process.execPath, ['-e', 'console.log(require("crash-0") + require("crash-99"))'], { cwd: project.dir, encoding: 'utf8' }).trim(), '99')
     assert.equal(execFileSync(path.join(project.dir, 'node_modules', '.bin', 'crash-bin-30'), { encoding: 'utf8' }).trim(), '30')
   }

@@ -237,3 +237,19 @@ test('pnpm 11 accepts a node_modules lode installed: --frozen-lockfile re-import
   assert.match(result.stdout, /Already up to date|Lockfile is up to date/)
   assert.equal(requireFrom(project, '@scope/mid'), 'mid:leaf@1')
 })
+
+test('lode installs from a lockfile pnpm 11 wrote, as it is, and lays it out as pnpm does', async () => {
+  const pnpmProject = makeProject(registry, MANIFEST)
+  await pnpm(pnpmProject, ['install', '--lockfile-only'])
+  const lodeProject = cloneProject(pnpmProject)
+  const lockfile = readLockfileText(pnpmProject)
+  await pnpm(pnpmProject, ['install', '--frozen-lockfile'])
+  const metadataBefore = registry.metadataRequests.length
+  const result = await lode(lodeProject, ['install', '--frozen-lockfile'])
+  assert.equal(result.code, 0, result.stderr)
+  assert.equal(registry.metadataRequests.length, metadataBefore, 'nothing is resolved')
+  assert.equal(readLockfileText(lodeProject), lockfile)
+  assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
+  assert.deepEqual(hoisted(lodeProject), hoisted(pnpmProject))
+  assert.deepEqual(binDirs(lodeProject), binDirs(pnpmProject))
+})

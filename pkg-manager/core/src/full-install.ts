@@ -143,6 +143,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
         onProgress: (counts) => { emit({ type: 'progress', resolved: packages, ...counts, done: false }) },
         trace,
         signal: opts.signal,
+        resolved: !useLockfileAsIs,
       })
     if (linked.added > 0 || linked.removed > 0) emit({ type: 'packages', added: linked.added, removed: linked.removed, storeDir: storePath(config.storeDir) })
     emit({ type: 'progress', resolved: packages, added: linked.added, reused: linked.reused, downloaded: linked.downloaded, done: true })

@@ -34,6 +34,11 @@ export interface LinkPackagesOptions {
   trace?: PipelineTrace | undefined
   /** Stops fetching and linking new packages (those under way finish, whole). */
   signal?: AbortSignal | undefined
+  /**
+   * The lockfile was resolved by this install (not installed as it was). pnpm then also links each
+   * package's own bins into its `node_modules/.bin`; installing a lockfile as it is, it does not.
+   */
+  resolved: boolean
 }
 
 export interface LinkPackagesResult {
@@ -148,7 +153,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   const pruneVirtualStore = Number.isNaN(lastPruned) || Date.now() - lastPruned > config.modulesCacheMaxAge * 60_000
   if (previous !== undefined) await pruneModules({ modulesDir, previous: previous.layout, previousHoisted: previous.hoisted, next: layout, nextHoisted: hoisted, pruneVirtualStore })
   await writeSymlinks([...layout.symlinks, ...hoisted.map((dep) => ({ path: hoistedPath(modulesDir, dep), target: dep.dir }))])
-  await writeBins(layout, interrupted ? layout.packages : missing, hoisted, modulesDir)
+  await writeBins(layout, interrupted ? layout.packages : missing, hoisted, modulesDir, opts.resolved)
   await writeFileAtomic(path.join(modulesDir, '.pnpm', 'lock.yaml'), stringifyLockfile(opts.lockfile))
   await writeModulesManifest(modulesDir, {
     hoistedDependencies: hoistedDependenciesRecord(hoisted),
@@ -172,9 +177,10 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
 
 /**
  * Executables: the direct dependencies' in `node_modules/.bin`, and for each package linked now,
- * its own and its dependencies' in its `node_modules/.bin` (where its scripts find them).
+ * its dependencies' (and, after a resolution, its own) in its `node_modules/.bin`, where its
+ * scripts find them.
  */
-async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], hoisted: readonly HoistedDependency[], modulesDir: string): Promise<void> {
+async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], hoisted: readonly HoistedDependency[], modulesDir: string, ownBins: boolean): Promise<void> {
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
   const hoistedModules = path.join(modulesDir, '.pnpm', 'node_modules')
   const provider = (pkg: LaidOutPackage): BinProvider => ({ dir: pkg.dir, nodePath: [path.join(pkg.dir, 'node_modules'), pkg.dir.slice(0, -pkg.name.length - 1), hoistedModules] })
@@ -194,7 +200,7 @@ async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], 
   await linkBins(path.join(modulesDir, '.bin'), peers, new Set(rootBins))
   await linkBins(path.join(hoistedModules, '.bin'), withBins(hoisted.filter((dep) => dep.type === 'private')))
   await Promise.all(linkedNow.map(async (pkg) => {
-    const providers = [...(pkg.hasBin ? [provider(pkg)] : []), ...withBins(pkg.deps)]
+    const providers = [...(ownBins && pkg.hasBin ? [provider(pkg)] : []), ...withBins(pkg.deps)]
     if (providers.length > 0) await linkBins(path.join(pkg.dir, 'node_modules', '.bin'), providers)
   }))
 }
