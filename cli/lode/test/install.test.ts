@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
 
@@ -252,4 +253,28 @@ test('lode installs from a lockfile pnpm 11 wrote, as it is, and lays it out as 
   assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
   assert.deepEqual(hoisted(lodeProject), hoisted(pnpmProject))
   assert.deepEqual(binDirs(lodeProject), binDirs(pnpmProject))
+})
+
+test('a store on another file system: files are copied, with one warning; packageImportMethod: copy copies', async (t) => {
+  const otherFs = '/dev/shm'
+  if (!fs.existsSync(otherFs) || fs.statSync(otherFs).dev === fs.statSync(os.tmpdir()).dev) {
+    t.skip('no second file system to put the store on')
+    return
+  }
+  const storeDir = fs.mkdtempSync(path.join(otherFs, 'lode-store-'))
+  try {
+    const project = makeProject(registry, { name: 'xdev', version: '1.0.0', dependencies: { leaf: '2.0.0', '@scope/mid': '^1.0.0' } })
+    const result = await lode(project, ['install', '--store-dir', storeDir])
+    assert.equal(result.code, 0, result.stderr)
+    assert.equal(result.stdout.match(/is on another file system/g)?.length, 1, result.stdout)
+    const file = path.join(project.dir, 'node_modules', 'leaf', 'index.js')
+    assert.equal(fs.statSync(file).nlink, 1, 'a copy, not a hardlink')
+    assert.equal(requireFrom(project, '@scope/mid'), 'mid:leaf@1')
+
+    const copied = makeProject(registry, { name: 'copied', version: '1.0.0', dependencies: { leaf: '2.0.0' } }, { 'pnpm-workspace.yaml': 'packageImportMethod: copy\n' })
+    assert.equal((await lode(copied, ['install'])).code, 0)
+    assert.equal(fs.statSync(path.join(copied.dir, 'node_modules', 'leaf', 'index.js')).nlink, 1)
+  } finally {
+    fs.rmSync(storeDir, { recursive: true, force: true })
+  }
 })

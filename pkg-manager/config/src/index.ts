@@ -45,6 +45,8 @@ export interface Config {
   readonly hoistPattern: readonly string[]
   /** Patterns of dependencies hoisted into `node_modules` (none by default). */
   readonly publicHoistPattern: readonly string[]
+  /** How files get from the store into node_modules (pnpm's `packageImportMethod`). */
+  readonly packageImportMethod: 'auto' | 'hardlink' | 'clone' | 'copy' | 'clone-or-copy'
   /** Minutes orphaned packages stay in `node_modules/.pnpm` after the last pruning (pnpm's default: 7 days). */
   readonly modulesCacheMaxAge: number
   readonly peersSuffixMaxLength: number
@@ -155,6 +157,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     hoistPattern: setting('hoistPattern', isStrings, ['*']),
     publicHoistPattern: setting('publicHoistPattern', isStrings, []),
     modulesCacheMaxAge: setting('modulesCacheMaxAge', isNumber, 10_080),
+    packageImportMethod: setting('packageImportMethod', (v): v is Config['packageImportMethod'] => typeof v === 'string' && ['auto', 'hardlink', 'clone', 'copy', 'clone-or-copy'].includes(v), 'auto'),
     peersSuffixMaxLength: setting('peersSuffixMaxLength', isNumber, 1000),
     overrides: setting('overrides', isStringMap, {}),
     packageExtensions: setting('packageExtensions', isPackageExtensions, {}),

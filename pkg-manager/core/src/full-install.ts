@@ -141,6 +141,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
         packageManager: `lode@${config.lodeVersion}`,
         include: opts.include ?? { dependencies: true, devDependencies: true, optionalDependencies: true },
         onProgress: (counts) => { emit({ type: 'progress', resolved: packages, ...counts, done: false }) },
+        onWarning: (message) => { emit({ type: 'warning', message }) },
         trace,
         signal: opts.signal,
         resolved: !useLockfileAsIs,

@@ -29,6 +29,7 @@ export interface LinkPackagesOptions {
   packageManager: string
   /** The importer's dependency groups to install. */
   include: Readonly<Record<DependencyGroup, boolean>>
+  onWarning?: (message: string) => void
   /** Called as packages are fetched and linked. */
   onProgress?: (counts: { added: number, reused: number, downloaded: number }) => void
   trace?: PipelineTrace | undefined
@@ -115,11 +116,16 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
       let batch: PackageToImport[] = []
       // Enough downloads ahead to keep the store pool busy, not the whole graph in memory.
       const inFlight = new Limiter(Math.max(16, storePool.threads * 8))
+      let warnedCrossDevice = false
       const progress = (): void => { opts.onProgress?.({ added: result.added, reused: result.reused, downloaded: result.downloaded }) }
       const flush = (): void => {
         if (batch.length === 0 || opts.signal?.aborted === true) return
         const count = batch.length
-        links.push(linkPool.link({ storeDir: config.storeDir, method: 'auto', packages: batch }).then(() => {
+        links.push(linkPool.link({ storeDir: config.storeDir, method: config.packageImportMethod, packages: batch }).then((outcome) => {
+          if (outcome.crossDevice && !warnedCrossDevice) {
+            warnedCrossDevice = true
+            opts.onWarning?.(`The store ${config.storeDir} is on another file system than ${modulesDir}: files are cloned or copied instead of hardlinked. Set store-dir to a directory on the same file system to save space and time.`)
+          }
           result.added += count
           opts.trace?.count('linked', count)
           progress()
