@@ -17,6 +17,7 @@ import { storePath } from '@lode/store.cafs'
 import { linkPackages } from './link-packages.js'
 import type { DirectDependencyChange } from './link-packages.js'
 import { outdatedLockfileReason } from './lockfile-satisfies.js'
+import { PackageFetcher } from './package-fetcher.js'
 import { PipelineTrace } from './pipeline-trace.js'
 import { readProjectManifest } from './project-manifest.js'
 
@@ -119,25 +120,25 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     signal: opts.signal,
   })
   const trace = opts.tracePipeline === undefined ? undefined : new PipelineTrace(opts.tracePipeline)
+  const registries = { default: config.registry, scoped: config.scopedRegistries }
+  const fetcher = new PackageFetcher({ config, client, registryFor: (name) => registryFor(registries, name), trace, signal: opts.signal })
   try {
     // An up-to-date lockfile is installed as it is (pnpm's frozen and prefer-frozen installs): nothing is resolved.
     const useLockfileAsIs = current !== undefined && outdated === undefined && opts.lockfileOnly !== true && (frozen || (opts.preferFrozenLockfile ?? true))
     if (useLockfileAsIs) emit({ type: 'info', message: 'Lockfile is up to date, resolution step is skipped' })
     const resolved = useLockfileAsIs
       ? { lockfile: current.lockfile, written: false, peerIssues: [], immature: [] }
-      : await resolve({ config, opts, manifest, current, hooks, lockfileSettings, client, emit, trace })
+      : await resolve({ config, opts, manifest, current, hooks, lockfileSettings, client, emit, trace, fetcher: opts.lockfileOnly === true ? undefined : fetcher })
     opts.signal?.throwIfAborted()
     const packages = Object.keys(resolved.lockfile.packages ?? {}).length
     if (useLockfileAsIs) trace?.count('resolved', packages)
     emit({ type: 'progress', resolved: packages, added: 0, reused: 0, downloaded: 0, done: false })
-    const registries = { default: config.registry, scoped: config.scopedRegistries }
     const linked = opts.lockfileOnly === true
       ? { added: 0, reused: 0, downloaded: 0, removed: 0, changes: [] }
       : await linkPackages({
         config,
         lockfile: resolved.lockfile,
-        client,
-        registryFor: (name) => registryFor(registries, name),
+        fetcher,
         packageManager: `lode@${config.lodeVersion}`,
         include: opts.include ?? { dependencies: true, devDependencies: true, optionalDependencies: true },
         onProgress: (counts) => { emit({ type: 'progress', resolved: packages, ...counts, done: false }) },
@@ -154,6 +155,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     if (resolved.immature.length > 0) await excludeFromReleaseAge(config, resolved.immature, emit)
     return { lockfileChanged: resolved.written, packages, added: linked.added, reused: linked.reused, downloaded: linked.downloaded, removed: linked.removed, changes: linked.changes }
   } finally {
+    await fetcher.close()
     await client.close()
     await trace?.finish()
   }
@@ -169,10 +171,12 @@ interface ResolveInput {
   client: RegistryClient
   emit: (event: InstallEvent) => void
   trace: PipelineTrace | undefined
+  /** Starts each package's download as soon as it is resolved (not for --lockfile-only). */
+  fetcher: PackageFetcher | undefined
 }
 
 /** Resolves the dependency graph and writes pnpm-lock.yaml (unless the result is what it already says). */
-async function resolve ({ config, opts, manifest, current, hooks, lockfileSettings, client, emit, trace }: ResolveInput): Promise<{ lockfile: Lockfile, written: boolean, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
+async function resolve ({ config, opts, manifest, current, hooks, lockfileSettings, client, emit, trace, fetcher }: ResolveInput): Promise<{ lockfile: Lockfile, written: boolean, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
   const resolver = new NpmResolver({
     client,
     cacheDir: config.cacheDir,
@@ -203,7 +207,10 @@ async function resolve ({ config, opts, manifest, current, hooks, lockfileSettin
       dedupePeerDependents: config.dedupePeerDependents,
       peersSuffixMaxLength: config.peersSuffixMaxLength,
       onInfo: (message) => { emit({ type: 'info', message }) },
-      onPackageResolved: () => { trace?.count('resolved', 1) },
+      onPackageResolved: (pkg) => {
+        trace?.count('resolved', 1)
+        fetcher?.prefetch({ pkgId: pkg.id, resolution: pkg.resolution, platform: pkg.lockfileFields })
+      },
     })
     if (result.immature.length > 0 && config.minimumReleaseAgeStrict) throw immatureError(result.immature)
     if (result.deprecated.direct.length > 0 || result.deprecated.subdependencies.length > 0) emit({ type: 'deprecated', ...result.deprecated })

@@ -9,22 +9,20 @@ import { LAYOUT_VERSION, VIRTUAL_STORE_DIR_MAX_LENGTH, hoistedDependenciesRecord
 import type { BinProvider, Dependency, HoistedDependency, LaidOutPackage, Layout, LayoutOptions, ModulesManifest, Platform } from '@lode/pkg-manager.linker'
 import { parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
 import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
-import type { RegistryClient } from '@lode/resolving.registry-client'
 import { storePath } from '@lode/store.cafs'
-import { StoreIndex, storeIndexKey } from '@lode/store.index'
 import type { PackageFilesIndex } from '@lode/store.index'
 import type { PackageToImport } from '@lode/worker.link'
-import { LinkPool, StorePool, addTarballToStore } from '@lode/worker.pools'
-import { familySync } from 'detect-libc'
+import { LinkPool } from '@lode/worker.pools'
 
+import { currentPlatform } from './package-fetcher.js'
+import type { PackageFetcher } from './package-fetcher.js'
 import type { PipelineTrace } from './pipeline-trace.js'
 
 export interface LinkPackagesOptions {
   config: Config
   lockfile: Lockfile
-  client: RegistryClient
-  /** The registry URL (ending in `/`) a package name resolves from. */
-  registryFor: (name: string) => string
+  /** Gets packages into the store (it may have started during resolution). */
+  fetcher: PackageFetcher
   /** `lode@<version>`, recorded in `.modules.yaml`. */
   packageManager: string
   /** The importer's dependency groups to install. */
@@ -106,18 +104,14 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     changes: directChanges(previous?.lockfile, opts.lockfile, opts.include),
   }
   if (missing.length > 0) {
-    const index = new StoreIndex(config.storeDir)
-    const storePool = new StorePool()
     const linkPool = new LinkPool()
     try {
-      const keys = new Map(missing.map((pkg) => [pkg, storeKeyOf(pkg)]))
-      const rows = index.getMany(keys.values())
+      const { rows, reused } = opts.fetcher.rows(missing)
+      result.reused = reused
       const links: Array<Promise<unknown>> = []
       let batch: PackageToImport[] = []
-      // Enough downloads ahead to keep the store pool busy, not the whole graph in memory.
-      const inFlight = new Limiter(Math.max(16, storePool.threads * 8))
       let warnedCrossDevice = false
-      const progress = (): void => { opts.onProgress?.({ added: result.added, reused: result.reused, downloaded: result.downloaded }) }
+      const progress = (): void => { opts.onProgress?.({ added: result.added, reused: result.reused, downloaded: opts.fetcher.downloaded }) }
       const flush = (): void => {
         if (batch.length === 0 || opts.signal?.aborted === true) return
         const count = batch.length
@@ -132,15 +126,10 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
         }))
         batch = []
       }
-      await Promise.all(missing.map(async (pkg) => {
+      // Each package is linked as soon as its files are in the store.
+      await Promise.all(missing.map(async (pkg, i) => {
         opts.signal?.throwIfAborted()
-        let row = rows.get(keys.get(pkg)!)
-        if (row === undefined) {
-          row = await fetchIntoStore(pkg, { ...opts, index, storePool, inFlight })
-          result.downloaded++
-        } else {
-          result.reused++
-        }
+        const row = await rows[i]!
         progress()
         batch.push({ dir: pkg.dir, files: filesOf(row) })
         if (batch.length >= LINK_BATCH) flush()
@@ -149,10 +138,10 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
       await Promise.all(links)
       opts.signal?.throwIfAborted()
     } finally {
-      index.close()
-      await Promise.all([storePool.close(), linkPool.close()])
+      await linkPool.close()
     }
   }
+  result.downloaded = opts.fetcher.downloaded
   const hoisted = planHoisting(layout, { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern })
   // pnpm keeps orphaned packages in .pnpm until modulesCacheMaxAge has passed since the last pruning.
   const lastPruned = previous?.prunedAt === undefined ? NaN : Date.parse(previous.prunedAt)
@@ -209,11 +198,6 @@ async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], 
     const providers = [...(ownBins && pkg.hasBin ? [provider(pkg)] : []), ...withBins(pkg.deps)]
     if (providers.length > 0) await linkBins(path.join(pkg.dir, 'node_modules', '.bin'), providers)
   }))
-}
-
-/** The platform packages' `os`, `cpu` and `libc` fields are checked against. */
-function currentPlatform (): Platform {
-  return { os: process.platform, cpu: process.arch, libc: familySync() ?? undefined }
 }
 
 /**
@@ -279,59 +263,6 @@ async function readPreviousInstall (modulesDir: string, layoutOptions: LayoutOpt
   } catch {
     return undefined
   }
-}
-
-function storeKeyOf (pkg: LaidOutPackage): string {
-  const integrity = 'integrity' in pkg.resolution && typeof pkg.resolution.integrity === 'string' ? pkg.resolution.integrity : undefined
-  if (integrity === undefined) {
-    throw new LodeError('UNSUPPORTED_RESOLUTION', `${pkg.pkgId} is a local directory dependency, which lode cannot install yet.`, {
-      hint: 'Use lode install --lockfile-only for this project for now.',
-    })
-  }
-  return storeIndexKey(integrity, pkg.pkgId)
-}
-
-async function fetchIntoStore (pkg: LaidOutPackage, ctx: LinkPackagesOptions & { index: StoreIndex, storePool: StorePool, inFlight: Limiter }): Promise<PackageFilesIndex> {
-  const integrity = (pkg.resolution as { integrity: string }).integrity
-  // Tarballs wait in memory between download and extraction: only so many may be there at once.
-  return await ctx.inFlight.run(async () => {
-    ctx.signal?.throwIfAborted()
-    const tarball = await downloadTarball(pkg, ctx)
-    ctx.trace?.count('downloaded', 1)
-    const { row } = await addTarballToStore({ pool: ctx.storePool, index: ctx.index, storeDir: ctx.config.storeDir, pkgId: pkg.pkgId, integrity, tarball })
-    ctx.trace?.count('extracted', 1)
-    return row
-  })
-}
-
-/** Runs at most `size` tasks at a time, the others in arrival order. */
-class Limiter {
-  private running = 0
-  private readonly waiting: Array<() => void> = []
-
-  constructor (private readonly size: number) {}
-
-  async run<T> (task: () => Promise<T>): Promise<T> {
-    if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve))
-    this.running++
-    try {
-      return await task()
-    } finally {
-      this.running--
-      this.waiting.shift()?.()
-    }
-  }
-}
-
-async function downloadTarball (pkg: LaidOutPackage, ctx: LinkPackagesOptions): Promise<Uint8Array> {
-  const location = 'tarball' in pkg.resolution && typeof pkg.resolution.tarball === 'string' ? pkg.resolution.tarball : undefined
-  if (location?.startsWith('file:') === true) return await fsp.readFile(path.resolve(ctx.config.dir, location.slice(5)))
-  const name = pkg.pkgId.slice(0, pkg.pkgId.indexOf('@', 1))
-  const version = pkg.pkgId.slice(name.length + 1)
-  const url = location ?? `${ctx.registryFor(name)}${name}/-/${name.replace(/^@[^/]+\//, '')}-${version}.tgz`
-  const response = await ctx.client.get(url, { accept: '*/*', subject: pkg.pkgId })
-  if (response.status !== 200) throw new LodeError('FETCH_FAILED', `GET ${url} answered ${response.status} for ${pkg.pkgId}.`, { hint: 'Check the registry.' })
-  return response.body
 }
 
 function filesOf (row: PackageFilesIndex): PackageToImport['files'] {

@@ -42,8 +42,8 @@ export interface ResolveDependenciesOptions {
   fetchBytes: (url: string) => Promise<Buffer>
   onInfo: (message: string) => void
   onWarning: (message: string) => void
-  /** Called once per package as it is resolved (for progress and traces). */
-  onPackageResolved?: () => void
+  /** Called once per package as it is resolved (for progress, traces, and fetching early). */
+  onPackageResolved?: (pkg: ResolvedPackage) => void
 }
 
 export interface ResolveDependenciesResult {

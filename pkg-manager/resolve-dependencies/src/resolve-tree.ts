@@ -72,7 +72,7 @@ export interface ResolveTreeOptions {
   staleNames: ReadonlySet<string>
   onDeprecated: (pkg: ResolvedPackage, direct: boolean) => void
   /** A package seen for the first time. */
-  onResolved: () => void
+  onResolved: (pkg: ResolvedPackage) => void
   /** A version picked although younger than `minimumReleaseAge` (none fitting was old enough). */
   onImmature: (violation: ReleaseAgeViolation) => void
   onOptionalSkipped: (message: string) => void
@@ -259,7 +259,7 @@ export class TreeResolver {
     const known = this.packages.get(pkg.id)
     if (known !== undefined) return known
     this.packages.set(pkg.id, pkg)
-    this.opts.onResolved()
+    this.opts.onResolved(pkg)
     if (pkg.deprecated !== undefined) this.opts.onDeprecated(pkg, depth === 0)
     return pkg
   }

@@ -41,6 +41,7 @@ export class StoreIndex {
   readonly file: string
   private readonly db: Database.Database
   private readonly stmtGet: Database.Statement<[string], { data: Buffer }>
+  private readonly stmtHas: Database.Statement<[string], { found: number }>
   private readonly stmtGetMany: Database.Statement<[string], { key: string, data: Buffer }>
   private readonly stmtSet: Database.Statement<[string, Buffer]>
   private readonly writeBatch: Database.Transaction<(rows: QueuedRow[]) => void>
@@ -75,6 +76,7 @@ export class StoreIndex {
         ) WITHOUT ROWID`)
       })
       this.stmtGet = this.db.prepare('SELECT data FROM package_index WHERE key = ?')
+      this.stmtHas = this.db.prepare('SELECT 1 AS found FROM package_index WHERE key = ?')
       this.stmtGetMany = this.db.prepare('SELECT key, data FROM package_index WHERE key IN (SELECT value FROM json_each(?))')
       this.stmtSet = this.db.prepare('INSERT OR REPLACE INTO package_index (key, data) VALUES (?, ?)')
       const insert = this.stmtSet
@@ -93,6 +95,12 @@ export class StoreIndex {
     if (queued !== undefined) return decodeRow(queued.data)
     const row = retryBusy(() => this.stmtGet.get(key))
     return row === undefined ? undefined : decodeRow(row.data)
+  }
+
+  /** Whether the store has a row for `key` (queued rows count), without decoding it. */
+  has (key: string): boolean {
+    if (this.queue.some((row) => row.key === key)) return true
+    return retryBusy(() => this.stmtHas.get(key)) !== undefined
   }
 
   /** The rows of many keys, read in one statement (one pass for a whole install). */

@@ -1,0 +1,160 @@
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+
+import { LodeError } from '@lode/fs.error'
+import type { Config } from '@lode/pkg-manager.config'
+import { platformMismatch } from '@lode/pkg-manager.linker'
+import type { Platform, PlatformFields } from '@lode/pkg-manager.linker'
+import type { Resolution } from '@lode/pkg-manager.lockfile'
+import type { RegistryClient } from '@lode/resolving.registry-client'
+import { StoreIndex, storeIndexKey } from '@lode/store.index'
+import type { PackageFilesIndex } from '@lode/store.index'
+import { StorePool, addTarballToStore } from '@lode/worker.pools'
+import { familySync } from 'detect-libc'
+
+import type { PipelineTrace } from './pipeline-trace.js'
+
+/** A package to have in the store: `name@version` and where its tarball is. */
+export interface PackageToFetch {
+  pkgId: string
+  resolution: Resolution
+}
+
+export interface PackageFetcherOptions {
+  config: Config
+  client: RegistryClient
+  /** The registry URL (ending in `/`) a package name resolves from. */
+  registryFor: (name: string) => string
+  trace?: PipelineTrace | undefined
+  signal?: AbortSignal | undefined
+}
+
+/**
+ * Gets packages into the store: the store index says what is there; the rest is downloaded on
+ * the main thread and extracted by the store pool, at most a few dozen tarballs in memory at a
+ * time. Fetches can start while resolution still runs (`prefetch`); each package is fetched at
+ * most once per install. Owns the store index connection and the store pool; `close()` ends both.
+ */
+export class PackageFetcher {
+  private index: StoreIndex | undefined
+  private storePool: StorePool | undefined
+  private inFlight: Limiter | undefined
+  private readonly fetches = new Map<string, Promise<PackageFilesIndex>>()
+  private readonly platform: Platform = currentPlatform()
+  downloaded = 0
+
+  constructor (private readonly opts: PackageFetcherOptions) {}
+
+  /** Starts fetching a package just resolved, unless the store has it or it is for another platform. */
+  prefetch (pkg: PackageToFetch & { platform?: PlatformFields }): void {
+    const key = integrityKey(pkg)
+    if (key === undefined || this.fetches.has(key)) return
+    if (pkg.platform !== undefined && platformMismatch(pkg.platform, this.platform) !== undefined) return
+    if (this.open().index.has(key)) return
+    const fetching = this.fetch(pkg, key)
+    // Awaited later, when the package is linked; a failure surfaces there.
+    fetching.catch(() => {})
+    this.fetches.set(key, fetching)
+  }
+
+  /**
+   * Rows for `packages`: those the store has, read in one statement, now; the others (already
+   * fetching, or fetched now) as promises. `reused` counts the packages the store already had.
+   */
+  rows (packages: readonly PackageToFetch[]): { rows: Array<PackageFilesIndex | Promise<PackageFilesIndex>>, reused: number } {
+    const keys = packages.map((pkg) => {
+      const key = integrityKey(pkg)
+      if (key === undefined) {
+        throw new LodeError('UNSUPPORTED_RESOLUTION', `${pkg.pkgId} is a local directory dependency, which lode cannot install yet.`, {
+          hint: 'Use lode install --lockfile-only for this project for now.',
+        })
+      }
+      return key
+    })
+    const stored = this.open().index.getMany(keys.filter((key) => !this.fetches.has(key)))
+    let reused = 0
+    const rows = packages.map((pkg, i) => {
+      const key = keys[i]!
+      const row = stored.get(key)
+      if (row !== undefined) {
+        reused++
+        return row
+      }
+      let fetching = this.fetches.get(key)
+      if (fetching === undefined) this.fetches.set(key, fetching = this.fetch(pkg, key))
+      return fetching
+    })
+    return { rows, reused }
+  }
+
+  async close (): Promise<void> {
+    // Fetches still under way (an error or a cancel elsewhere) finish before their pool closes.
+    await Promise.allSettled(this.fetches.values())
+    this.index?.close()
+    await this.storePool?.close()
+  }
+
+  private open (): { index: StoreIndex, storePool: StorePool, inFlight: Limiter } {
+    this.index ??= new StoreIndex(this.opts.config.storeDir)
+    this.storePool ??= new StorePool()
+    // Enough downloads ahead to keep the store pool busy, not the whole graph in memory.
+    this.inFlight ??= new Limiter(Math.max(16, this.storePool.threads * 8))
+    return { index: this.index, storePool: this.storePool, inFlight: this.inFlight }
+  }
+
+  private async fetch (pkg: PackageToFetch, key: string): Promise<PackageFilesIndex> {
+    const { index, storePool, inFlight } = this.open()
+    const integrity = key.slice(0, key.indexOf('\t'))
+    // Tarballs wait in memory between download and extraction: only so many may be there at once.
+    return await inFlight.run(async () => {
+      this.opts.signal?.throwIfAborted()
+      const tarball = await this.download(pkg)
+      this.downloaded++
+      this.opts.trace?.count('downloaded', 1)
+      const { row } = await addTarballToStore({ pool: storePool, index, storeDir: this.opts.config.storeDir, pkgId: pkg.pkgId, integrity, tarball })
+      this.opts.trace?.count('extracted', 1)
+      return row
+    })
+  }
+
+  private async download (pkg: PackageToFetch): Promise<Uint8Array> {
+    const location = 'tarball' in pkg.resolution && typeof pkg.resolution.tarball === 'string' ? pkg.resolution.tarball : undefined
+    if (location?.startsWith('file:') === true) return await fsp.readFile(path.resolve(this.opts.config.dir, location.slice(5)))
+    const name = pkg.pkgId.slice(0, pkg.pkgId.indexOf('@', 1))
+    const version = pkg.pkgId.slice(name.length + 1)
+    const url = location ?? `${this.opts.registryFor(name)}${name}/-/${name.replace(/^@[^/]+\//, '')}-${version}.tgz`
+    const response = await this.opts.client.get(url, { accept: '*/*', subject: pkg.pkgId })
+    if (response.status !== 200) throw new LodeError('FETCH_FAILED', `GET ${url} answered ${response.status} for ${pkg.pkgId}.`, { hint: 'Check the registry.' })
+    return response.body
+  }
+}
+
+/** The store index key of a package with an integrity (registry and tarball packages); undefined for directories. */
+function integrityKey (pkg: PackageToFetch): string | undefined {
+  const integrity = 'integrity' in pkg.resolution && typeof pkg.resolution.integrity === 'string' ? pkg.resolution.integrity : undefined
+  return integrity === undefined ? undefined : storeIndexKey(integrity, pkg.pkgId)
+}
+
+/** The platform packages' `os`, `cpu` and `libc` fields are checked against. */
+export function currentPlatform (): Platform {
+  return { os: process.platform, cpu: process.arch, libc: familySync() ?? undefined }
+}
+
+/** Runs at most `size` tasks at a time, the others in arrival order. */
+class Limiter {
+  private running = 0
+  private readonly waiting: Array<() => void> = []
+
+  constructor (private readonly size: number) {}
+
+  async run<T> (task: () => Promise<T>): Promise<T> {
+    if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve))
+    this.running++
+    try {
+      return await task()
+    } finally {
+      this.running--
+      this.waiting.shift()?.()
+    }
+  }
+}
