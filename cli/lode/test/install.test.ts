@@ -278,3 +278,13 @@ test('a store on another file system: files are copied, with one warning; packag
     fs.rmSync(storeDir, { recursive: true, force: true })
   }
 })
+
+test('--offline with a package missing from the store is ERR_LODE_NO_OFFLINE_TARBALL naming it', async () => {
+  const project = makeProject(registry, { name: 'offline', version: '1.0.0', dependencies: { leaf: '2.0.0' } })
+  assert.equal((await lode(project, ['install', '--lockfile-only'])).code, 0)
+  const tarballsBefore = registry.tarballRequests.length
+  const result = await lode(project, ['install', '--offline'])
+  assert.equal(result.code, 1)
+  assert.ok(result.stderr.startsWith('[ERR_LODE_NO_OFFLINE_TARBALL] leaf@2.0.0 is not in the store'), result.stderr)
+  assert.equal(registry.tarballRequests.length, tarballsBefore)
+})

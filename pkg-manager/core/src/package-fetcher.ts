@@ -123,6 +123,11 @@ export class PackageFetcher {
     const name = pkg.pkgId.slice(0, pkg.pkgId.indexOf('@', 1))
     const version = pkg.pkgId.slice(name.length + 1)
     const url = location ?? `${this.opts.registryFor(name)}${name}/-/${name.replace(/^@[^/]+\//, '')}-${version}.tgz`
+    if (this.opts.config.offline) {
+      throw new LodeError('NO_OFFLINE_TARBALL', `${pkg.pkgId} is not in the store ${this.opts.config.storeDir}, and --offline forbids downloading it from ${url}.`, {
+        hint: 'Run the install once without --offline (or with --prefer-offline) to put the package in the store.',
+      })
+    }
     const response = await this.opts.client.get(url, { accept: '*/*', subject: pkg.pkgId })
     if (response.status !== 200) throw new LodeError('FETCH_FAILED', `GET ${url} answered ${response.status} for ${pkg.pkgId}.`, { hint: 'Check the registry.' })
     return response.body
