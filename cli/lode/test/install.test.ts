@@ -288,3 +288,22 @@ test('--offline with a package missing from the store is ERR_LODE_NO_OFFLINE_TAR
   assert.ok(result.stderr.startsWith('[ERR_LODE_NO_OFFLINE_TARBALL] leaf@2.0.0 is not in the store'), result.stderr)
   assert.equal(registry.tarballRequests.length, tarballsBefore)
 })
+
+test('a file: directory dependency is copied into .pnpm without its node_modules, as pnpm does', async () => {
+  const files = {
+    'local-pkg/package.json': JSON.stringify({ name: 'local-pkg', version: '0.1.0', dependencies: { leaf: '1.0.0' } }),
+    'local-pkg/lib/index.js': 'module.exports = "local:" + require("leaf")',
+    'local-pkg/README.md': 'readme',
+    'local-pkg/node_modules/junk/a.js': 'junk',
+  }
+  const pnpmProject = makeProject(registry, { name: 'file-dep', version: '1.0.0', dependencies: { 'local-pkg': 'file:./local-pkg' } }, files)
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install'])
+  const result = await lode(lodeProject, ['install'])
+  assert.equal(result.code, 0, result.stderr)
+  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
+  const inside = (project: Project): string[] => fs.readdirSync(path.join(project.dir, 'node_modules', '.pnpm', 'local-pkg@file+local-pkg', 'node_modules', 'local-pkg'), { recursive: true }).map(String).sort()
+  assert.deepEqual(inside(lodeProject), inside(pnpmProject))
+  assert.equal(execFileSync(process.execPath, ['-e', 'console.log(require("local-pkg/lib/index.js"))'], { cwd: lodeProject.dir, encoding: 'utf8' }).trim(), 'local:leaf@1')
+})

@@ -2,12 +2,15 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import { LodeError } from '@lode/fs.error'
+import { parsePackageJson } from '@lode/fs.package-json'
 import type { Config } from '@lode/pkg-manager.config'
 import { platformMismatch } from '@lode/pkg-manager.linker'
 import type { Platform, PlatformFields } from '@lode/pkg-manager.linker'
 import type { Resolution } from '@lode/pkg-manager.lockfile'
 import type { RegistryClient } from '@lode/resolving.registry-client'
-import { StoreIndex, storeIndexKey } from '@lode/store.index'
+import { createCasWriter } from '@lode/store.cafs'
+import type { CasFileInfo } from '@lode/store.cafs'
+import { StoreIndex, createPackageFilesIndex, storeIndexKey } from '@lode/store.index'
 import type { PackageFilesIndex } from '@lode/store.index'
 import { StorePool, addTarballToStore } from '@lode/worker.pools'
 import { familySync } from 'detect-libc'
@@ -62,19 +65,13 @@ export class PackageFetcher {
    * fetching, or fetched now) as promises. `reused` counts the packages the store already had.
    */
   rows (packages: readonly PackageToFetch[]): { rows: Array<PackageFilesIndex | Promise<PackageFilesIndex>>, reused: number } {
-    const keys = packages.map((pkg) => {
-      const key = integrityKey(pkg)
-      if (key === undefined) {
-        throw new LodeError('UNSUPPORTED_RESOLUTION', `${pkg.pkgId} is a local directory dependency, which lode cannot install yet.`, {
-          hint: 'Use lode install --lockfile-only for this project for now.',
-        })
-      }
-      return key
-    })
-    const stored = this.open().index.getMany(keys.filter((key) => !this.fetches.has(key)))
+    const keys = packages.map(integrityKey)
+    const stored = this.open().index.getMany(keys.filter((key): key is string => key !== undefined && !this.fetches.has(key)))
     let reused = 0
     const rows = packages.map((pkg, i) => {
-      const key = keys[i]!
+      const key = keys[i]
+      // A `file:` directory: its files (without node_modules) are put in the store as they are now.
+      if (key === undefined) return this.addDirectory(pkg)
       const row = stored.get(key)
       if (row !== undefined) {
         reused++
@@ -115,6 +112,28 @@ export class PackageFetcher {
       this.opts.trace?.count('extracted', 1)
       return row
     })
+  }
+
+  private async addDirectory (pkg: PackageToFetch): Promise<PackageFilesIndex> {
+    const directory = 'directory' in pkg.resolution && typeof pkg.resolution.directory === 'string' ? path.resolve(this.opts.config.dir, pkg.resolution.directory) : undefined
+    if (directory === undefined) throw new LodeError('UNSUPPORTED_RESOLUTION', `lode cannot install ${pkg.pkgId}: its lockfile entry has neither an integrity nor a directory.`, { hint: 'Delete its entry from pnpm-lock.yaml and install again.' })
+    const cas = createCasWriter(this.opts.config.storeDir, { now: Date.now })
+    const files = new Map<string, CasFileInfo>()
+    const walk = async (dir: string, prefix: string): Promise<void> => {
+      for (const entry of await fsp.readdir(dir, { withFileTypes: true })) {
+        const rel = prefix === '' ? entry.name : `${prefix}/${entry.name}`
+        if (entry.isDirectory()) {
+          if (entry.name !== 'node_modules') await walk(path.join(dir, entry.name), rel)
+        } else if (entry.isFile()) {
+          const full = path.join(dir, entry.name)
+          const [content, stat] = await Promise.all([fsp.readFile(full), fsp.stat(full)])
+          files.set(rel, cas.addFile(content, stat.mode & 0o777))
+        }
+      }
+    }
+    await walk(directory, '')
+    const manifestFile = files.has('package.json') ? await fsp.readFile(path.join(directory, 'package.json'), 'utf8') : undefined
+    return createPackageFilesIndex(files, manifestFile === undefined ? undefined : parsePackageJson(manifestFile, path.join(directory, 'package.json')))
   }
 
   private async download (pkg: PackageToFetch): Promise<Uint8Array> {
