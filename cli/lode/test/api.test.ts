@@ -30,9 +30,10 @@ test('the API example in pkg-manager/core/README.md runs as written', async () =
   try {
     const { stdout } = await run(process.execPath, [script], { cwd: project.dir, env: { PATH: process.env['PATH'] ?? '', HOME: project.home, XDG_CACHE_HOME: path.join(project.home, '.cache'), XDG_DATA_HOME: path.join(project.home, '.local', 'share') } })
     assert.match(stdout, /^resolved 60, added 60$/m)
-    const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as { added: number, downloaded: number, changes: unknown[] }
+    const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as { added: number, downloaded: number, changes: unknown[], timings: { resolveMs: number, linkMs: number, totalMs: number } }
     assert.equal(last.added, 60)
     assert.equal(last.changes.length, 60)
+    assert.ok(last.timings.totalMs + 1 >= last.timings.resolveMs + last.timings.linkMs && last.timings.resolveMs > 0 && last.timings.linkMs > 0, JSON.stringify(last.timings))
   } finally {
     fs.rmSync(script, { force: true })
   }

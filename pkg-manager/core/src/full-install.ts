@@ -72,6 +72,8 @@ export interface InstallResult {
   changes: DirectDependencyChange[]
   /** Nothing had changed since the last install: nothing was read beyond the inputs. */
   upToDate?: true
+  /** Milliseconds spent resolving (0 when the lockfile was used as it is), then fetching and linking, and in all. */
+  timings: { resolveMs: number, linkMs: number, totalMs: number }
 }
 
 /**
@@ -81,6 +83,7 @@ export interface InstallResult {
  * `LodeError`s, and resolution errors leave the lockfile as it was.
  */
 export async function installFull (opts: InstallOptions): Promise<InstallResult> {
+  const started = performance.now()
   const { config } = opts
   const emit = opts.onEvent ?? (() => {})
   if (config.workspacePackages !== undefined && config.workspacePackages.length > 0) {
@@ -126,6 +129,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     // An up-to-date lockfile is installed as it is (pnpm's frozen and prefer-frozen installs): nothing is resolved.
     const useLockfileAsIs = current !== undefined && outdated === undefined && opts.lockfileOnly !== true && (frozen || (opts.preferFrozenLockfile ?? true))
     if (useLockfileAsIs) emit({ type: 'info', message: 'Lockfile is up to date, resolution step is skipped' })
+    const resolveStart = performance.now()
     const resolved = useLockfileAsIs
       ? { lockfile: current.lockfile, written: false, peerIssues: [], immature: [] }
       : await resolve({ config, opts, manifest, current, hooks, lockfileSettings, client, emit, trace, fetcher: opts.lockfileOnly === true ? undefined : fetcher })
@@ -133,6 +137,8 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     const packages = Object.keys(resolved.lockfile.packages ?? {}).length
     if (useLockfileAsIs) trace?.count('resolved', packages)
     emit({ type: 'progress', resolved: packages, added: 0, reused: 0, downloaded: 0, done: false })
+    const resolveMs = useLockfileAsIs ? 0 : performance.now() - resolveStart
+    const linkStart = performance.now()
     const linked = opts.lockfileOnly === true
       ? { added: 0, reused: 0, downloaded: 0, removed: 0, changes: [] }
       : await linkPackages({
@@ -153,7 +159,17 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     emit({ type: 'lockfile', written: resolved.written, file: path.join(config.dir, 'pnpm-lock.yaml') })
     if (linked.changes.length > 0) emit({ type: 'summary', changes: linked.changes })
     if (resolved.immature.length > 0) await excludeFromReleaseAge(config, resolved.immature, emit)
-    return { lockfileChanged: resolved.written, packages, added: linked.added, reused: linked.reused, downloaded: linked.downloaded, removed: linked.removed, changes: linked.changes }
+    const linkMs = performance.now() - linkStart
+    return {
+      lockfileChanged: resolved.written,
+      packages,
+      added: linked.added,
+      reused: linked.reused,
+      downloaded: linked.downloaded,
+      removed: linked.removed,
+      changes: linked.changes,
+      timings: { resolveMs: Math.round(resolveMs), linkMs: Math.round(linkMs), totalMs: Math.round(performance.now() - started) },
+    }
   } finally {
     await fetcher.close()
     await client.close()

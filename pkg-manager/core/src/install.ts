@@ -8,13 +8,15 @@ import { installInputs, upToDatePackages, writeInstallState } from './install-st
  * those modules are imported only when there is work.
  */
 export async function install (opts: InstallOptions): Promise<InstallResult> {
+  const started = performance.now()
   opts.signal?.throwIfAborted()
   const linking = opts.lockfileOnly !== true
   const before = linking ? await installInputs(opts) : undefined
   const packages = before === undefined ? undefined : await upToDatePackages(opts.config.dir, before)
   if (packages !== undefined) {
     opts.onEvent?.({ type: 'up-to-date' })
-    return { lockfileChanged: false, packages, added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], upToDate: true }
+    const totalMs = Math.round(performance.now() - started)
+    return { lockfileChanged: false, packages, added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], upToDate: true, timings: { resolveMs: 0, linkMs: 0, totalMs } }
   }
   const { installFull } = await import('./full-install.js')
   const result = await installFull(opts)
