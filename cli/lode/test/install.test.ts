@@ -130,6 +130,12 @@ test('lode install lays out node_modules as pnpm 11 does, and Node can require e
   assert.match(again.stdout, /^Already up to date$/m)
   assert.equal(registry.requests.length, requestsBefore)
   fs.renameSync(`${storeDir}.away`, storeDir)
+  // An install that was cut short (its marker left behind) is never taken for up to date.
+  fs.writeFileSync(path.join(lodeProject.dir, 'node_modules', '.lode-installing'), '')
+  const afterCrash = await lode(lodeProject, ['install'])
+  assert.doesNotMatch(afterCrash.stdout, /Already up to date/)
+  assert.equal(fs.existsSync(path.join(lodeProject.dir, 'node_modules', '.lode-installing')), false)
+  assert.match((await lode(lodeProject, ['install'])).stdout, /^Already up to date$/m)
   // Without node_modules, the store alone serves it.
   fs.rmSync(path.join(lodeProject.dir, 'node_modules'), { recursive: true })
   const tarballsBefore = registry.tarballRequests.length
@@ -306,4 +312,46 @@ test('a file: directory dependency is copied into .pnpm without its node_modules
   const inside = (project: Project): string[] => fs.readdirSync(path.join(project.dir, 'node_modules', '.pnpm', 'local-pkg@file+local-pkg', 'node_modules', 'local-pkg'), { recursive: true }).map(String).sort()
   assert.deepEqual(inside(lodeProject), inside(pnpmProject))
   assert.equal(execFileSync(process.execPath, ['-e', 'console.log(require("local-pkg/lib/index.js"))'], { cwd: lodeProject.dir, encoding: 'utf8' }).trim(), 'local:leaf@1')
+})
+
+test('install errors: a bad tarball, a failing download, a store file gone, a required package for another platform', async () => {
+  const storeDirOf = (project: Project): string => path.join(project.home, '.local', 'share', 'lode', 'store')
+
+  // The lockfile's integrity does not match the tarball: the package is named, nothing is linked for it.
+  const corrupt = makeProject(registry, { name: 'corrupt', version: '1.0.0', dependencies: { leaf: '2.0.0', '@scope/mid': '^1.0.0' } })
+  assert.equal((await lode(corrupt, ['install', '--lockfile-only'])).code, 0)
+  const lockfilePath = path.join(corrupt.dir, 'pnpm-lock.yaml')
+  const text = fs.readFileSync(lockfilePath, 'utf8')
+  fs.writeFileSync(lockfilePath, text.replace(/(leaf@2\.0\.0:\n {4}resolution: \{integrity: sha512-)./, (_, head: string) => `${head}${text.includes(`${head}A`) ? 'B' : 'A'}`))
+  const badTarball = await lode(corrupt, ['install', '--frozen-lockfile'])
+  assert.equal(badTarball.code, 1, badTarball.stdout)
+  assert.ok(badTarball.stderr.startsWith('[ERR_LODE_TARBALL_INTEGRITY] '), badTarball.stderr)
+  assert.match(badTarball.stderr, /leaf@2\.0\.0/)
+  assert.equal(fs.existsSync(path.join(corrupt.dir, 'node_modules', '.pnpm', 'leaf@2.0.0')), false)
+
+  // The registry fails the tarball: the URL is named, after the retries the settings allow.
+  const failing = makeProject(registry, { name: 'failing', version: '1.0.0', dependencies: { host: '1.0.0' } }, { '.npmrc': 'fetch-retries=0\n' })
+  assert.equal((await lode(failing, ['install', '--lockfile-only'])).code, 0)
+  registry.injectFaults('/host/-/host-1.0.0.tgz', [{ status: 503 }])
+  const failed = await lode(failing, ['install'])
+  assert.equal(failed.code, 1)
+  assert.match(failed.stderr, /^\[ERR_LODE_FETCH_503\] GET \S+\/host\/-\/host-1\.0\.0\.tgz failed with HTTP 503 while fetching host@1\.0\.0/)
+
+  // A store file deleted under lode: the link fails naming it, and says what to do.
+  const missing = makeProject(registry, { name: 'missing', version: '1.0.0', dependencies: { leaf: '2.0.0' } })
+  assert.equal((await lode(missing, ['install'])).code, 0)
+  const casFile = fs.readdirSync(path.join(storeDirOf(missing), 'v11', 'files'), { recursive: true }).map(String)
+    .map((rel) => path.join(storeDirOf(missing), 'v11', 'files', rel)).find((file) => fs.statSync(file).isFile() && fs.readFileSync(file, 'utf8') === 'module.exports = "leaf@2"')!
+  fs.rmSync(casFile)
+  fs.rmSync(path.join(missing.dir, 'node_modules'), { recursive: true })
+  const gone = await lode(missing, ['install'])
+  assert.equal(gone.code, 1)
+  assert.ok(gone.stderr.startsWith('[ERR_LODE_STORE_FILE_MISSING] '), gone.stderr)
+  assert.ok(gone.stderr.includes(casFile))
+
+  // A required (not optional) package whose os excludes this platform.
+  const windowsOnly = makeProject(registry, { name: 'win', version: '1.0.0', dependencies: { 'win-only': '1.0.0' } })
+  const refused = await lode(windowsOnly, ['install'])
+  assert.equal(refused.code, 1)
+  assert.ok(refused.stderr.startsWith('[ERR_LODE_UNSUPPORTED_PLATFORM] win-only@1.0.0 does not support this platform'), refused.stderr)
 })

@@ -116,5 +116,14 @@ export function mergeReleaseAgeExcludes (entries: readonly string[]): string[] {
     for (const version of versions) set.add(version)
     byName.set(name, set)
   }
-  return [...byName].map(([name, versions]) => versions === null ? name : `${name}@${[...versions].sort(semver.compare).join(' || ')}`)
+  return [...byName].map(([name, versions]) => versions === null ? name : `${name}@${[...versions].sort(compareVersions).join(' || ')}`)
+}
+
+/** Semver order; an entry that is not a version (a hand-written typo) sorts after the versions, as text. */
+function compareVersions (a: string, b: string): number {
+  const va = semver.valid(a)
+  const vb = semver.valid(b)
+  if (va !== null && vb !== null) return semver.compare(va, vb)
+  if (va !== null || vb !== null) return va !== null ? -1 : 1
+  return a < b ? -1 : a > b ? 1 : 0
 }

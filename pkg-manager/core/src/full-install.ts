@@ -129,10 +129,13 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     // An up-to-date lockfile is installed as it is (pnpm's frozen and prefer-frozen installs): nothing is resolved.
     const useLockfileAsIs = current !== undefined && outdated === undefined && opts.lockfileOnly !== true && (frozen || (opts.preferFrozenLockfile ?? true))
     if (useLockfileAsIs) emit({ type: 'info', message: 'Lockfile is up to date, resolution step is skipped' })
+    // Fetching during resolution takes every package resolved; with groups left out (--prod), only the linked ones are fetched.
+    const include = opts.include
+    const prefetching = opts.lockfileOnly !== true && (include === undefined || (include.dependencies && include.devDependencies && include.optionalDependencies))
     const resolveStart = performance.now()
     const resolved = useLockfileAsIs
       ? { lockfile: current.lockfile, written: false, peerIssues: [], immature: [] }
-      : await resolve({ config, opts, manifest, current, hooks, lockfileSettings, client, emit, trace, fetcher: opts.lockfileOnly === true ? undefined : fetcher })
+      : await resolve({ config, opts, manifest, current, hooks, lockfileSettings, client, emit, trace, fetcher: prefetching ? fetcher : undefined })
     opts.signal?.throwIfAborted()
     const packages = Object.keys(resolved.lockfile.packages ?? {}).length
     if (useLockfileAsIs) trace?.count('resolved', packages)
@@ -171,9 +174,15 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
       timings: { resolveMs: Math.round(resolveMs), linkMs: Math.round(linkMs), totalMs: Math.round(performance.now() - started) },
     }
   } finally {
-    await fetcher.close()
-    await client.close()
-    await trace?.finish()
+    try {
+      await fetcher.close()
+    } finally {
+      try {
+        await client.close()
+      } finally {
+        await trace?.finish()
+      }
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import fs from 'node:fs/promises'
+import fs from 'node:fs'
+import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import { hasErrno } from '@lode/fs.error'
@@ -25,7 +26,7 @@ export async function installInputs (opts: InstallOptions): Promise<string | und
   hash.update(JSON.stringify({ config: opts.config, include: opts.include, frozen: opts.frozenLockfile, preferFrozen: opts.preferFrozenLockfile }))
   for (const file of INPUT_FILES) {
     try {
-      hash.update('\0').update(await fs.readFile(path.join(opts.config.dir, file)))
+      hash.update('\0').update(await fsp.readFile(path.join(opts.config.dir, file)))
     } catch (err) {
       if (hasErrno(err, 'ENOENT')) return undefined
       throw err
@@ -34,14 +35,20 @@ export async function installInputs (opts: InstallOptions): Promise<string | und
   return hash.digest('hex')
 }
 
-/** The package count of the last install when its inputs were exactly these, else undefined. */
+/** The package count of the last install when its inputs were exactly these (and no install was cut short since), else undefined. */
 export async function upToDatePackages (dir: string, inputs: string): Promise<number | undefined> {
   try {
-    const state = JSON.parse(await fs.readFile(path.join(dir, 'node_modules', STATE_FILE), 'utf8')) as Partial<InstallState>
+    if (fs.existsSync(path.join(dir, 'node_modules', '.lode-installing'))) return undefined
+    const state = JSON.parse(await fsp.readFile(path.join(dir, 'node_modules', STATE_FILE), 'utf8')) as Partial<InstallState>
     return state.inputs === inputs && typeof state.packages === 'number' ? state.packages : undefined
   } catch {
     return undefined
   }
+}
+
+/** Forgets the last install's inputs: node_modules is about to change, and a cut-short install must not look done. */
+export async function forgetInstallState (dir: string): Promise<void> {
+  await fsp.rm(path.join(dir, 'node_modules', STATE_FILE), { force: true })
 }
 
 export async function writeInstallState (dir: string, state: InstallState): Promise<void> {

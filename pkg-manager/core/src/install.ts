@@ -1,5 +1,5 @@
 import type { InstallOptions, InstallResult } from './full-install.js'
-import { installInputs, upToDatePackages, writeInstallState } from './install-state.js'
+import { forgetInstallState, installInputs, upToDatePackages, writeInstallState } from './install-state.js'
 
 /**
  * Installs the project in `config.dir` (see `installFull`). When nothing it depends on changed
@@ -19,6 +19,7 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
     return { lockfileChanged: false, packages, added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], upToDate: true, timings: { resolveMs: 0, linkMs: 0, totalMs } }
   }
   const { installFull } = await import('./full-install.js')
+  if (linking) await forgetInstallState(opts.config.dir)
   const result = await installFull(opts)
   if (linking) {
     const after = await installInputs(opts)

@@ -13,6 +13,7 @@ import { storePath } from '@lode/store.cafs'
 import type { PackageFilesIndex } from '@lode/store.index'
 import type { PackageToImport } from '@lode/worker.link'
 import { LinkPool } from '@lode/worker.pools'
+import pLimit from 'p-limit'
 
 import { currentPlatform } from './package-fetcher.js'
 import type { PackageFetcher } from './package-fetcher.js'
@@ -109,6 +110,8 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
       const { rows, reused } = opts.fetcher.rows(missing)
       result.reused = reused
       const links: Array<Promise<unknown>> = []
+      // A failed link batch stops the install; it is rethrown once the work under way has settled.
+      let linkError: Error | undefined
       let batch: PackageToImport[] = []
       let warnedCrossDevice = false
       const progress = (): void => { opts.onProgress?.({ added: result.added, reused: result.reused, downloaded: opts.fetcher.downloaded }) }
@@ -123,21 +126,24 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
           result.added += count
           opts.trace?.count('linked', count)
           progress()
-        }))
+        }, (err: unknown) => { linkError ??= err instanceof Error ? err : new Error(String(err)) }))
         batch = []
       }
       // Each package is linked as soon as its files are in the store.
       await Promise.all(missing.map(async (pkg, i) => {
         opts.signal?.throwIfAborted()
         const row = await rows[i]!
+        if (linkError !== undefined) throw linkError
         progress()
         batch.push({ dir: pkg.dir, files: filesOf(row) })
         if (batch.length >= LINK_BATCH) flush()
       }))
       flush()
       await Promise.all(links)
+      if (linkError !== undefined) throw linkError
       opts.signal?.throwIfAborted()
     } finally {
+      // Batches under way finish (each package is whole or absent) before the pool closes.
       await linkPool.close()
     }
   }
@@ -146,9 +152,10 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   // pnpm keeps orphaned packages in .pnpm until modulesCacheMaxAge has passed since the last pruning.
   const lastPruned = previous?.prunedAt === undefined ? NaN : Date.parse(previous.prunedAt)
   const pruneVirtualStore = Number.isNaN(lastPruned) || Date.now() - lastPruned > config.modulesCacheMaxAge * 60_000
-  if (previous !== undefined) await pruneModules({ modulesDir, previous: previous.layout, previousHoisted: previous.hoisted, next: layout, nextHoisted: hoisted, pruneVirtualStore })
+  const changed = previous === undefined ? [] : await pruneModules({ modulesDir, previous: previous.layout, previousHoisted: previous.hoisted, next: layout, nextHoisted: hoisted, pruneVirtualStore })
   await writeSymlinks([...layout.symlinks, ...hoisted.map((dep) => ({ path: hoistedPath(modulesDir, dep), target: dep.dir }))])
-  await writeBins(layout, interrupted ? layout.packages : missing, hoisted, modulesDir, opts.resolved)
+  const changedPaths = new Set(changed)
+  await writeBins(layout, interrupted ? layout.packages : [...missing, ...layout.packages.filter((pkg) => changedPaths.has(pkg.depPath))], hoisted, modulesDir, opts.resolved)
   await writeFileAtomic(path.join(modulesDir, '.pnpm', 'lock.yaml'), stringifyLockfile(opts.lockfile))
   await writeModulesManifest(modulesDir, {
     hoistedDependencies: hoistedDependenciesRecord(hoisted),
@@ -178,26 +185,31 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
 async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], hoisted: readonly HoistedDependency[], modulesDir: string, ownBins: boolean): Promise<void> {
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
   const hoistedModules = path.join(modulesDir, '.pnpm', 'node_modules')
-  const provider = (pkg: LaidOutPackage): BinProvider => ({ dir: pkg.dir, nodePath: [path.join(pkg.dir, 'node_modules'), pkg.dir.slice(0, -pkg.name.length - 1), hoistedModules] })
+  const provider = (pkg: LaidOutPackage): BinProvider => ({ dir: pkg.dir, nodePath: [path.join(pkg.dir, 'node_modules'), pkg.siblingsDir, hoistedModules] })
   const withBins = (deps: readonly Dependency[]): BinProvider[] => deps.flatMap((dep) => {
     const pkg = dep.depPath === undefined ? undefined : byDepPath.get(dep.depPath)
     return pkg?.hasBin === true ? [provider(pkg)] : []
   })
-  const rootBins = await linkBins(path.join(modulesDir, '.bin'), withBins([...layout.direct, ...hoisted.filter((dep) => dep.type === 'public')]))
+  const manifests = new Map<string, Promise<Record<string, unknown>>>()
+  const rootBins = await linkBins(path.join(modulesDir, '.bin'), withBins([...layout.direct, ...hoisted.filter((dep) => dep.type === 'public')]), { manifests })
   // pnpm also links the bins of the direct dependencies' required peers (auto-installed peers),
   // through the peer's link beside the dependent, never over a direct dependency's.
   const peers = layout.direct.flatMap((dep) => {
     const pkg = dep.depPath === undefined ? undefined : byDepPath.get(dep.depPath)
     if (pkg === undefined) return []
     return pkg.requiredPeers.flatMap((peer) => withBins(pkg.deps.filter((child) => child.alias === peer))
-      .map((found) => ({ ...found, dir: path.join(pkg.dir.slice(0, -pkg.name.length - 1), peer) })))
+      .map((found) => ({ ...found, dir: path.join(pkg.siblingsDir, peer) })))
   }).sort((a, b) => a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)
-  await linkBins(path.join(modulesDir, '.bin'), peers, new Set(rootBins))
-  await linkBins(path.join(hoistedModules, '.bin'), withBins(hoisted.filter((dep) => dep.type === 'private')))
-  await Promise.all(linkedNow.map(async (pkg) => {
+  await linkBins(path.join(modulesDir, '.bin'), peers, { exclude: new Set(rootBins), manifests })
+  await linkBins(path.join(hoistedModules, '.bin'), withBins(hoisted.filter((dep) => dep.type === 'private')), { manifests })
+  // A few packages at a time: thousands of concurrent reads and writes would run out of file handles.
+  const limit = pLimit(16)
+  await Promise.all(linkedNow.map(async (pkg) => await limit(async () => {
     const providers = [...(ownBins && pkg.hasBin ? [provider(pkg)] : []), ...withBins(pkg.deps)]
-    if (providers.length > 0) await linkBins(path.join(pkg.dir, 'node_modules', '.bin'), providers)
-  }))
+    const binDir = path.join(pkg.dir, 'node_modules', '.bin')
+    await fsp.rm(binDir, { recursive: true, force: true })
+    if (providers.length > 0) await linkBins(binDir, providers, { manifests })
+  })))
 }
 
 /**

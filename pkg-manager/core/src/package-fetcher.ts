@@ -4,9 +4,10 @@ import path from 'node:path'
 import { LodeError } from '@lode/fs.error'
 import { parsePackageJson } from '@lode/fs.package-json'
 import type { Config } from '@lode/pkg-manager.config'
-import { platformMismatch } from '@lode/pkg-manager.linker'
+import { nameOf, platformMismatch } from '@lode/pkg-manager.linker'
 import type { Platform, PlatformFields } from '@lode/pkg-manager.linker'
 import type { Resolution } from '@lode/pkg-manager.lockfile'
+import { registryTarballUrl } from '@lode/resolving.npm-resolver'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 import { createCasWriter } from '@lode/store.cafs'
 import type { CasFileInfo } from '@lode/store.cafs'
@@ -14,6 +15,8 @@ import { StoreIndex, createPackageFilesIndex, storeIndexKey } from '@lode/store.
 import type { PackageFilesIndex } from '@lode/store.index'
 import { StorePool, addTarballToStore } from '@lode/worker.pools'
 import { familySync } from 'detect-libc'
+import pLimit from 'p-limit'
+import type { LimitFunction } from 'p-limit'
 
 import type { PipelineTrace } from './pipeline-trace.js'
 
@@ -41,8 +44,10 @@ export interface PackageFetcherOptions {
 export class PackageFetcher {
   private index: StoreIndex | undefined
   private storePool: StorePool | undefined
-  private inFlight: Limiter | undefined
+  private inFlight: LimitFunction | undefined
   private readonly fetches = new Map<string, Promise<PackageFilesIndex>>()
+  /** Set by `close()`: fetches still queued give up instead of downloading for nothing. */
+  private closing = false
   private readonly platform: Platform = currentPlatform()
   downloaded = 0
 
@@ -53,11 +58,8 @@ export class PackageFetcher {
     const key = integrityKey(pkg)
     if (key === undefined || this.fetches.has(key)) return
     if (pkg.platform !== undefined && platformMismatch(pkg.platform, this.platform) !== undefined) return
-    if (this.open().index.has(key)) return
-    const fetching = this.fetch(pkg, key)
-    // Awaited later, when the package is linked; a failure surfaces there.
-    fetching.catch(() => {})
-    this.fetches.set(key, fetching)
+    if (this.openIndex().has(key)) return
+    this.fetches.set(key, this.fetch(pkg, key))
   }
 
   /**
@@ -66,7 +68,7 @@ export class PackageFetcher {
    */
   rows (packages: readonly PackageToFetch[]): { rows: Array<PackageFilesIndex | Promise<PackageFilesIndex>>, reused: number } {
     const keys = packages.map(integrityKey)
-    const stored = this.open().index.getMany(keys.filter((key): key is string => key !== undefined && !this.fetches.has(key)))
+    const stored = this.openIndex().getMany(keys.filter((key): key is string => key !== undefined && !this.fetches.has(key)))
     let reused = 0
     const rows = packages.map((pkg, i) => {
       const key = keys[i]
@@ -84,27 +86,34 @@ export class PackageFetcher {
     return { rows, reused }
   }
 
+  /** Waits for the fetches under way (queued ones give up), then closes the store index and the store pool. */
   async close (): Promise<void> {
-    // Fetches still under way (an error or a cancel elsewhere) finish before their pool closes.
+    this.closing = true
     await Promise.allSettled(this.fetches.values())
     this.index?.close()
     await this.storePool?.close()
   }
 
-  private open (): { index: StoreIndex, storePool: StorePool, inFlight: Limiter } {
-    this.index ??= new StoreIndex(this.opts.config.storeDir)
-    this.storePool ??= new StorePool()
-    // Enough downloads ahead to keep the store pool busy, not the whole graph in memory.
-    this.inFlight ??= new Limiter(Math.max(16, this.storePool.threads * 8))
-    return { index: this.index, storePool: this.storePool, inFlight: this.inFlight }
+  private openIndex (): StoreIndex {
+    return (this.index ??= new StoreIndex(this.opts.config.storeDir))
   }
 
-  private async fetch (pkg: PackageToFetch, key: string): Promise<PackageFilesIndex> {
-    const { index, storePool, inFlight } = this.open()
+  /** The store pool only starts when something has to be extracted. */
+  private openPool (): { storePool: StorePool, inFlight: LimitFunction } {
+    this.storePool ??= new StorePool()
+    // Enough downloads ahead to keep the store pool busy, not the whole graph in memory.
+    this.inFlight ??= pLimit(Math.max(16, this.storePool.threads * 8))
+    return { storePool: this.storePool, inFlight: this.inFlight }
+  }
+
+  private fetch (pkg: PackageToFetch, key: string): Promise<PackageFilesIndex> {
+    const index = this.openIndex()
+    const { storePool, inFlight } = this.openPool()
     const integrity = key.slice(0, key.indexOf('\t'))
     // Tarballs wait in memory between download and extraction: only so many may be there at once.
-    return await inFlight.run(async () => {
+    const fetching = inFlight(async () => {
       this.opts.signal?.throwIfAborted()
+      if (this.closing) throw new Error(`${pkg.pkgId} was not needed after all`)
       const tarball = await this.download(pkg)
       this.downloaded++
       this.opts.trace?.count('downloaded', 1)
@@ -112,6 +121,9 @@ export class PackageFetcher {
       this.opts.trace?.count('extracted', 1)
       return row
     })
+    // Awaited when the package is linked, if it is; a failure surfaces there.
+    fetching.catch(() => {})
+    return fetching
   }
 
   private async addDirectory (pkg: PackageToFetch): Promise<PackageFilesIndex> {
@@ -139,16 +151,15 @@ export class PackageFetcher {
   private async download (pkg: PackageToFetch): Promise<Uint8Array> {
     const location = 'tarball' in pkg.resolution && typeof pkg.resolution.tarball === 'string' ? pkg.resolution.tarball : undefined
     if (location?.startsWith('file:') === true) return await fsp.readFile(path.resolve(this.opts.config.dir, location.slice(5)))
-    const name = pkg.pkgId.slice(0, pkg.pkgId.indexOf('@', 1))
-    const version = pkg.pkgId.slice(name.length + 1)
-    const url = location ?? `${this.opts.registryFor(name)}${name}/-/${name.replace(/^@[^/]+\//, '')}-${version}.tgz`
+    const name = nameOf(pkg.pkgId)
+    const url = location ?? registryTarballUrl(this.opts.registryFor(name), name, pkg.pkgId.slice(name.length + 1))
     if (this.opts.config.offline) {
       throw new LodeError('NO_OFFLINE_TARBALL', `${pkg.pkgId} is not in the store ${this.opts.config.storeDir}, and --offline forbids downloading it from ${url}.`, {
         hint: 'Run the install once without --offline (or with --prefer-offline) to put the package in the store.',
       })
     }
-    const response = await this.opts.client.get(url, { accept: '*/*', subject: pkg.pkgId })
-    if (response.status !== 200) throw new LodeError('FETCH_FAILED', `GET ${url} answered ${response.status} for ${pkg.pkgId}.`, { hint: 'Check the registry.' })
+    // Without validators the client answers 200 or throws.
+    const response = await this.opts.client.get(url, { accept: '*/*', subject: pkg.pkgId }) as { body: Buffer }
     return response.body
   }
 }
@@ -162,23 +173,4 @@ function integrityKey (pkg: PackageToFetch): string | undefined {
 /** The platform packages' `os`, `cpu` and `libc` fields are checked against. */
 export function currentPlatform (): Platform {
   return { os: process.platform, cpu: process.arch, libc: familySync() ?? undefined }
-}
-
-/** Runs at most `size` tasks at a time, the others in arrival order. */
-class Limiter {
-  private running = 0
-  private readonly waiting: Array<() => void> = []
-
-  constructor (private readonly size: number) {}
-
-  async run<T> (task: () => Promise<T>): Promise<T> {
-    if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve))
-    this.running++
-    try {
-      return await task()
-    } finally {
-      this.running--
-      this.waiting.shift()?.()
-    }
-  }
 }

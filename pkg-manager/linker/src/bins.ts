@@ -19,10 +19,11 @@ export interface BinProvider {
  * name, the package named like the command wins, else the first; names in `exclude` are left
  * alone. Returns the names written.
  */
-export async function linkBins (binDir: string, providers: readonly BinProvider[], exclude: ReadonlySet<string> = new Set()): Promise<string[]> {
+export async function linkBins (binDir: string, providers: readonly BinProvider[], opts: LinkBinsOptions = {}): Promise<string[]> {
+  const exclude = opts.exclude ?? new Set()
   const chosen = new Map<string, { target: string, provider: BinProvider, ownName: boolean }>()
   for (const provider of providers) {
-    const manifest = parsePackageJson(await fs.readFile(path.join(provider.dir, 'package.json'), 'utf8'), path.join(provider.dir, 'package.json'))
+    const manifest = await readManifest(provider.dir, opts.manifests)
     const name = typeof manifest['name'] === 'string' ? manifest['name'] : ''
     for (const [command, file] of await binsOf(provider.dir, manifest)) {
       if (exclude.has(command)) continue
@@ -43,6 +44,23 @@ export async function linkBins (binDir: string, providers: readonly BinProvider[
     await cmdShim(target, path.join(binDir, command), { createCmdFile: false, createPwshFile: false, nodePath: provider.nodePath })
   }))
   return [...chosen.keys()]
+}
+
+export interface LinkBinsOptions {
+  /** Commands not to write (already written from a provider that takes precedence). */
+  exclude?: ReadonlySet<string>
+  /** Manifests already read, by package directory: one install reads each bin package once. */
+  manifests?: Map<string, Promise<Record<string, unknown>>>
+}
+
+function readManifest (dir: string, cache: Map<string, Promise<Record<string, unknown>>> | undefined): Promise<Record<string, unknown>> {
+  const file = path.join(dir, 'package.json')
+  let manifest = cache?.get(dir)
+  if (manifest === undefined) {
+    manifest = fs.readFile(file, 'utf8').then((text) => parsePackageJson(text, file))
+    cache?.set(dir, manifest)
+  }
+  return manifest
 }
 
 /** command → file inside the package, from `bin` or `directories.bin`; unsafe names and paths are dropped. */

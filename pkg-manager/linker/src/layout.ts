@@ -12,6 +12,8 @@ export interface LaidOutPackage {
   name: string
   /** `<modules>/.pnpm/<dir name>/node_modules/<name>`, absolute. */
   dir: string
+  /** `<modules>/.pnpm/<dir name>/node_modules`: where its dependencies are linked, beside it. */
+  siblingsDir: string
   resolution: Resolution
   /** The lockfile says the package has executables. */
   hasBin: boolean
@@ -78,7 +80,7 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
       const snapshot = lockfile.snapshots?.[depPath] ?? {}
       const requiredPeers = Object.keys(info.peerDependencies ?? {}).filter((peer) => info.peerDependenciesMeta?.[peer]?.optional !== true &&
         (snapshot.dependencies?.[peer] !== undefined || snapshot.optionalDependencies?.[peer] !== undefined))
-      packages.set(depPath, { depPath, pkgId, name: nameOf(depPath), dir: dirOf(depPath), resolution: info.resolution, hasBin: info.hasBin === true, deps: [], requiredPeers })
+      packages.set(depPath, { depPath, pkgId, name: nameOf(depPath), dir: dirOf(depPath), siblingsDir: siblingsDirOf(depPath), resolution: info.resolution, hasBin: info.hasBin === true, deps: [], requiredPeers })
       pending.push(depPath)
     }
     return packages.get(depPath)!.dir

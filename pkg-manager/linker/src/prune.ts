@@ -22,18 +22,30 @@ export interface PruneInput {
 
 /**
  * Removes what the last install put in `node_modules` and this one no longer wants: direct
- * dependency links and hoisted links, and (when due) orphaned package directories in `.pnpm`.
- * The `.bin` directories are written whole by each install, so they are emptied here. Returns
- * the direct aliases removed.
+ * dependency links, hoisted links, links beside a package to dependencies it lost (its
+ * dependencies can change under the same path, after an override), and (when due) orphaned
+ * package directories in `.pnpm`. The importer's `.bin` directories are written whole by each
+ * install, so they are emptied here. Returns the dependency paths of packages whose dependencies
+ * changed (their own `.bin` needs writing again).
  */
 export async function pruneModules (input: PruneInput): Promise<string[]> {
   const { modulesDir } = input
   const nextDirect = new Set(input.next.direct.map((dep) => dep.alias))
   const removedDirect = input.previous.direct.filter((dep) => !nextDirect.has(dep.alias)).map((dep) => dep.alias)
+  const before = new Map(input.previous.packages.map((pkg) => [pkg.depPath, pkg]))
+  const changed: string[] = []
+  const droppedLinks: string[] = []
+  for (const pkg of input.next.packages) {
+    const old = before.get(pkg.depPath)
+    if (old === undefined) continue
+    const now = new Map(pkg.deps.map((dep) => [dep.alias, dep.dir]))
+    if (old.deps.length === now.size && old.deps.every((dep) => now.get(dep.alias) === dep.dir)) continue
+    changed.push(pkg.depPath)
+    for (const dep of old.deps) if (!now.has(dep.alias)) droppedLinks.push(path.join(pkg.siblingsDir, dep.alias))
+  }
   const virtualStoreDir = path.join(modulesDir, '.pnpm')
   // `.pnpm/<dir name>`: two levels above `node_modules/<name>` (three for a scoped name).
-  const packageRoot = (dir: string, name: string): string => path.resolve(dir, ...name.split('/').map(() => '..'), '..')
-  const used = new Set(input.next.packages.map((pkg) => path.basename(packageRoot(pkg.dir, pkg.name))))
+  const used = new Set(input.next.packages.map((pkg) => path.basename(path.dirname(pkg.siblingsDir))))
   const staleDirs = input.pruneVirtualStore
     ? (await fs.readdir(virtualStoreDir).catch(() => [] as string[])).filter((entry) => entry !== 'node_modules' && entry !== 'lock.yaml' && !used.has(entry)).map((entry) => path.join(virtualStoreDir, entry))
     : []
@@ -45,10 +57,11 @@ export async function pruneModules (input: PruneInput): Promise<string[]> {
     ...removedDirect.map(async (alias) => { await removeLink(modulesDir, alias) }),
     ...staleDirs.map(async (dir) => { await fs.rm(dir, { recursive: true, force: true }) }),
     ...staleHoisted.map(async (link) => { await fs.rm(link, { force: true }) }),
+    ...droppedLinks.map(async (link) => { await fs.rm(link, { force: true }) }),
     fs.rm(path.join(modulesDir, '.bin'), { recursive: true, force: true }),
     fs.rm(path.join(modulesDir, '.pnpm', 'node_modules', '.bin'), { recursive: true, force: true }),
   ])
-  return removedDirect
+  return changed
 }
 
 /** Removes `node_modules/<alias>`, and its scope directory when that is left empty. */

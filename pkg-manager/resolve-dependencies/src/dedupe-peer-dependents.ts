@@ -64,9 +64,7 @@ function collapseGroup (graph: Map<string, VariantNode>, group: ReadonlySet<stri
     const next: string[] = []
     while (pending.length > 0) {
       const candidate = pending.pop()!
-      const richNode = graph.get(richest)!
-      const sameChildren = [...graph.get(candidate)!.children].every(([alias, child]) => richNode.children.get(alias) === child)
-      if (sameChildren && isCompatible(graph, richest, candidate)) {
+      if (canStandIn(graph.get(richest)!, graph.get(candidate)!)) {
         into.set(candidate, richest)
         surviving.delete(candidate)
       } else {
@@ -78,29 +76,14 @@ function collapseGroup (graph: Map<string, VariantNode>, group: ReadonlySet<stri
   return surviving
 }
 
-/** `superset` can stand in for `subset`: at least as many dependencies, every peer of it, and compatible children, recursively. */
-function isCompatible (graph: Map<string, VariantNode>, superset: string, subset: string): boolean {
-  const queued = new Set<string>()
-  const pending: Array<[string, string]> = []
-  const push = (a: string, b: string): void => {
-    const key = `${a}\0${b}`
-    if (a === b || queued.has(key)) return
-    queued.add(key)
-    pending.push([a, b])
-  }
-  push(superset, subset)
-  for (let i = 0; i < pending.length; i++) {
-    const big = graph.get(pending[i]![0])
-    const small = graph.get(pending[i]![1])
-    if (big === undefined || small === undefined || depCount(big) < depCount(small)) return false
-    for (const name of small.peerNames) if (!big.peerNames.has(name)) return false
-    for (const [alias, smallChild] of small.children) {
-      const bigChild = big.children.get(alias)
-      if (bigChild === undefined) return false
-      if (bigChild === smallChild) continue
-      if (graph.get(bigChild)?.pkgId !== graph.get(smallChild)?.pkgId) return false
-      push(bigChild, smallChild)
-    }
-  }
+/**
+ * `rich` can stand in for `poor`: every child of `poor` is the same child of `rich`, and `rich` has
+ * at least as many dependencies and every peer `poor` resolves. (pnpm compares differing children
+ * recursively too, which only matters for its step that collapses cycles of variants.)
+ */
+function canStandIn (rich: VariantNode, poor: VariantNode): boolean {
+  if (depCount(rich) < depCount(poor)) return false
+  for (const [alias, child] of poor.children) if (rich.children.get(alias) !== child) return false
+  for (const name of poor.peerNames) if (!rich.peerNames.has(name)) return false
   return true
 }

@@ -1,3 +1,4 @@
+import { registryTarballUrl } from '@lode/resolving.npm-resolver'
 import type { PackageMeta, ResolvedRegistryPackage } from '@lode/resolving.npm-resolver'
 
 import type { ResolvedPackage } from './types.js'
@@ -57,7 +58,7 @@ export function fromMeta (id: string, resolution: ResolvedPackage['resolution'],
 
 /** `{integrity}` when the tarball sits at the registry's canonical URL, else with `tarball` too (as pnpm writes it). */
 function resolutionOf ({ name, version, registry, meta }: ResolvedRegistryPackage): ResolvedPackage['resolution'] {
-  const canonical = `${registry}${name}/-/${name.replace(/^@[^/]+\//, '')}-${version}.tgz`
+  const canonical = registryTarballUrl(registry, name, version)
   const strip = (url: string): string => url.replace(/^https?:\/\//, '')
   return strip(meta.dist.tarball) === strip(canonical)
     ? { integrity: meta.dist.integrity }

@@ -40,6 +40,11 @@ export interface ReleaseAgeViolation {
   cutoff: string
 }
 
+/** Where a registry keeps a version's tarball: `<registry><name>/-/<name without scope>-<version>.tgz`. */
+export function registryTarballUrl (registry: string, name: string, version: string): string {
+  return `${registry}${name}/-/${name.replace(/^@[^/]+\//, '')}-${version}.tgz`
+}
+
 /** The registry a package name comes from: its scope's (`@scope:registry`), else the default. */
 export function registryFor (registries: Registries, name: string): string {
   const scope = name.startsWith('@') ? name.slice(0, name.indexOf('/')) : undefined
