@@ -9,7 +9,7 @@ import { TestRegistry } from '@lode/__utils__.test-fixtures'
 import type { PackageSpec } from '@lode/__utils__.test-fixtures'
 
 import { cloneProject, lode, makeProject, pnpm, readLockfileText } from './helpers.js'
-import type { Project } from './helpers.js'
+import type { Project, RunResult } from './helpers.js'
 
 const PACKAGES: PackageSpec[] = [
   { name: 'leaf', version: '1.0.0', files: { 'index.js': 'module.exports = "leaf@1"' } },
@@ -88,22 +88,28 @@ function summary (stdout: string): string {
   return start === -1 ? '' : stdout.slice(start, stdout.indexOf('Done in', start)).trim()
 }
 
+/** Installs copies of one project with pnpm and lode, requiring lode to succeed with pnpm's lockfile and `.pnpm` layout. */
+async function installBoth (manifest: Record<string, unknown>, files: Record<string, string> = {}, args: string[] = ['install']): Promise<{ pnpmProject: Project, lodeProject: Project, pnpmResult: RunResult, result: RunResult }> {
+  const pnpmProject = makeProject(registry, manifest, files)
+  const lodeProject = cloneProject(pnpmProject)
+  const pnpmResult = await pnpm(pnpmProject, args)
+  const result = await lode(lodeProject, args)
+  assert.equal(result.code, 0, result.stderr)
+  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
+  return { pnpmProject, lodeProject, pnpmResult, result }
+}
+
 function requireFrom (project: Project, specifier: string): string {
   return execFileSync(process.execPath, ['-e', `console.log(require(${JSON.stringify(specifier)}))`], { cwd: project.dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
 }
 
 test('lode install lays out node_modules as pnpm 11 does, and Node can require every direct dependency', async () => {
-  const pnpmProject = makeProject(registry, MANIFEST)
-  const lodeProject = cloneProject(pnpmProject)
-  const pnpmResult = await pnpm(pnpmProject, ['install'])
-  const result = await lode(lodeProject, ['install'])
-  assert.equal(result.code, 0, result.stderr)
+  const { pnpmProject, lodeProject, pnpmResult, result } = await installBoth(MANIFEST)
   assert.match(result.stdout, /Progress: resolved 10, reused 0, downloaded 10, added 10, done/)
   assert.match(result.stdout, /^Packages: \+10\n\+{10}\n/m)
   assert.equal(summary(result.stdout), summary(pnpmResult.stdout))
   assert.match(summary(result.stdout), /\+ my-alias <- aliased 3\.0\.0/)
-  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
-  assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
   for (const alias of Object.keys(MANIFEST.dependencies)) {
     assert.equal(fs.readlinkSync(path.join(lodeProject.dir, 'node_modules', alias)), fs.readlinkSync(path.join(pnpmProject.dir, 'node_modules', alias)), `node_modules/${alias}`)
   }
@@ -204,26 +210,14 @@ test('--frozen-lockfile installs the lockfile without asking for metadata, and r
 
 test('--prod leaves devDependencies out of node_modules, as pnpm does', async () => {
   const manifest = { name: 'prod', version: '1.0.0', dependencies: { leaf: '2.0.0' }, devDependencies: { tool: '1.0.0' } }
-  const pnpmProject = makeProject(registry, manifest)
-  const lodeProject = cloneProject(pnpmProject)
-  await pnpm(pnpmProject, ['install', '--prod'])
-  const result = await lode(lodeProject, ['install', '--prod'])
-  assert.equal(result.code, 0, result.stderr)
-  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  const { pnpmProject, lodeProject } = await installBoth(manifest, {}, ['install', '--prod'])
   assert.equal(fs.existsSync(path.join(lodeProject.dir, 'node_modules', 'tool')), false)
-  assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
   assert.deepEqual(modulesYaml(lodeProject), modulesYaml(pnpmProject))
 })
 
 test('optional packages that do not fit the platform are skipped, with what only they need, as pnpm skips them', async () => {
   const manifest = { name: 'platforms', version: '1.0.0', dependencies: { leaf: '2.0.0' }, optionalDependencies: { 'win-only': '1.0.0', 'not-windows': '1.0.0' } }
-  const pnpmProject = makeProject(registry, manifest)
-  const lodeProject = cloneProject(pnpmProject)
-  await pnpm(pnpmProject, ['install'])
-  const result = await lode(lodeProject, ['install'])
-  assert.equal(result.code, 0, result.stderr)
-  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
-  assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
+  const { pnpmProject, lodeProject } = await installBoth(manifest)
   assert.deepEqual(modulesYaml(lodeProject), modulesYaml(pnpmProject))
   const { skipped } = JSON.parse(fs.readFileSync(path.join(lodeProject.dir, 'node_modules', '.modules.yaml'), 'utf8')) as { skipped: string[] }
   assert.deepEqual(skipped, ['win-helper@1.0.0', 'win-only@1.0.0'])
@@ -302,13 +296,7 @@ test('a file: directory dependency is copied into .pnpm without its node_modules
     'local-pkg/README.md': 'readme',
     'local-pkg/node_modules/junk/a.js': 'junk',
   }
-  const pnpmProject = makeProject(registry, { name: 'file-dep', version: '1.0.0', dependencies: { 'local-pkg': 'file:./local-pkg' } }, files)
-  const lodeProject = cloneProject(pnpmProject)
-  await pnpm(pnpmProject, ['install'])
-  const result = await lode(lodeProject, ['install'])
-  assert.equal(result.code, 0, result.stderr)
-  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
-  assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
+  const { pnpmProject, lodeProject } = await installBoth({ name: 'file-dep', version: '1.0.0', dependencies: { 'local-pkg': 'file:./local-pkg' } }, files)
   const inside = (project: Project): string[] => fs.readdirSync(path.join(project.dir, 'node_modules', '.pnpm', 'local-pkg@file+local-pkg', 'node_modules', 'local-pkg'), { recursive: true }).map(String).sort()
   assert.deepEqual(inside(lodeProject), inside(pnpmProject))
   assert.equal(execFileSync(process.execPath, ['-e', 'console.log(require("local-pkg/lib/index.js"))'], { cwd: lodeProject.dir, encoding: 'utf8' }).trim(), 'local:leaf@1')
