@@ -135,6 +135,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
       ...(values['frozen-lockfile'] !== undefined ? { frozenLockfile: values['frozen-lockfile'] } : {}),
       ...(values['prefer-frozen-lockfile'] !== undefined ? { preferFrozenLockfile: values['prefer-frozen-lockfile'] } : {}),
       include: includedGroups(values),
+      ignoreScripts: values['ignore-scripts'] === true,
       ...(tracePipeline !== undefined ? { tracePipeline: path.resolve(ctx.cwd, tracePipeline) } : {}),
       now: () => Date.now(),
       onEvent: (event) => { report(event, print, showProgress, style) },

@@ -45,6 +45,12 @@ export interface Config {
   readonly hoistPattern: readonly string[]
   /** Patterns of dependencies hoisted into `node_modules` (none by default). */
   readonly publicHoistPattern: readonly string[]
+  /** `allowBuilds` from pnpm-workspace.yaml: package → whether its build scripts may run. */
+  readonly allowBuilds: Readonly<Record<string, boolean>>
+  /** Fail when a dependency wants to build and `allowBuilds` does not mention it (pnpm 11's default). */
+  readonly strictDepBuilds: boolean
+  /** Dependency builds at a time (pnpm's default: the cores, at most 4). */
+  readonly childConcurrency: number
   /** How files get from the store into node_modules (pnpm's `packageImportMethod`). */
   readonly packageImportMethod: 'auto' | 'hardlink' | 'clone' | 'copy' | 'clone-or-copy'
   /** Minutes orphaned packages stay in `node_modules/.pnpm` after the last pruning (pnpm's default: 7 days). */
@@ -157,6 +163,9 @@ export function getConfig (opts: GetConfigOptions): Config {
     hoistPattern: setting('hoistPattern', isStrings, ['*']),
     publicHoistPattern: setting('publicHoistPattern', isStrings, []),
     modulesCacheMaxAge: setting('modulesCacheMaxAge', isNumber, 10_080),
+    allowBuilds: setting('allowBuilds', (v): v is Record<string, boolean> => isMap(v) && Object.values(v).every(isBool), {}),
+    strictDepBuilds: setting('strictDepBuilds', isBool, true),
+    childConcurrency: setting('childConcurrency', isNumber, Math.min(4, os.availableParallelism())),
     packageImportMethod: setting('packageImportMethod', (v): v is Config['packageImportMethod'] => typeof v === 'string' && ['auto', 'hardlink', 'clone', 'copy', 'clone-or-copy'].includes(v), 'auto'),
     peersSuffixMaxLength: setting('peersSuffixMaxLength', isNumber, 1000),
     overrides: setting('overrides', isStringMap, {}),

@@ -45,6 +45,8 @@ export interface InstallOptions {
   preferFrozenLockfile?: boolean
   /** Dependency groups to put in node_modules (default: all); the lockfile always has all. */
   include?: Readonly<Record<DependencyGroup, boolean>>
+  /** Run no dependency build scripts; they are recorded as pending in `.modules.yaml`. */
+  ignoreScripts?: boolean
   /** Write a per-100 ms trace of packages resolved, downloaded, extracted and linked to this file (JSON lines). */
   tracePipeline?: string
   /**
@@ -155,6 +157,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
         trace,
         signal: opts.signal,
         resolved: !useLockfileAsIs,
+        ignoreScripts: opts.ignoreScripts === true,
       })
     if (linked.added > 0 || linked.removed > 0) emit({ type: 'packages', added: linked.added, removed: linked.removed, storeDir: storePath(config.storeDir) })
     emit({ type: 'progress', resolved: packages, added: linked.added, reused: linked.reused, downloaded: linked.downloaded, done: true })

@@ -5,6 +5,7 @@ import path from 'node:path'
 import { LodeError } from '@lode/fs.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
+import { createAllowBuild, runDependencyBuilds } from '@lode/pkg-manager.lifecycle'
 import { LAYOUT_VERSION, VIRTUAL_STORE_DIR_MAX_LENGTH, hoistedDependenciesRecord, hoistedPath, linkBins, pkgIdOf, planHoisting, planLayout, platformMismatch, pruneModules, readModulesManifest, writeModulesManifest, writeSymlinks } from '@lode/pkg-manager.linker'
 import type { BinProvider, Dependency, HoistedDependency, LaidOutPackage, Layout, LayoutOptions, ModulesManifest, Platform } from '@lode/pkg-manager.linker'
 import { parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
@@ -34,6 +35,8 @@ export interface LinkPackagesOptions {
   trace?: PipelineTrace | undefined
   /** Stops fetching and linking new packages (those under way finish, whole). */
   signal?: AbortSignal | undefined
+  /** Run no build scripts: they are recorded as pending in `.modules.yaml`. */
+  ignoreScripts: boolean
   /**
    * The lockfile was resolved by this install (not installed as it was). pnpm then also links each
    * package's own bins into its `node_modules/.bin`; installing a lockfile as it is, it does not.
@@ -104,6 +107,8 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     removed: previous?.layout.packages.filter((pkg) => !nextIds.has(pkg.depPath)).length ?? 0,
     changes: directChanges(previous?.lockfile, opts.lockfile, opts.include),
   }
+  // Packages linked now whose index row says they build (install scripts or binding.gyp).
+  const wantBuild: LaidOutPackage[] = []
   if (missing.length > 0) {
     const linkPool = new LinkPool()
     try {
@@ -134,6 +139,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
         opts.signal?.throwIfAborted()
         const row = await rows[i]!
         if (linkError !== undefined) throw linkError
+        if (row.requiresBuild) wantBuild.push(pkg)
         progress()
         batch.push({ dir: pkg.dir, files: filesOf(row) })
         if (batch.length >= LINK_BATCH) flush()
@@ -156,16 +162,18 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   await writeSymlinks([...layout.symlinks, ...hoisted.map((dep) => ({ path: hoistedPath(modulesDir, dep), target: dep.dir }))])
   const changedPaths = new Set(changed)
   await writeBins(layout, interrupted ? layout.packages : [...missing, ...layout.packages.filter((pkg) => changedPaths.has(pkg.depPath))], hoisted, modulesDir, opts.resolved)
+  const builds = await buildDependencies({ ...opts, modulesDir, layout, wantBuild, previouslyIgnored: previous?.ignoredBuilds ?? [] })
   await writeFileAtomic(path.join(modulesDir, '.pnpm', 'lock.yaml'), stringifyLockfile(opts.lockfile))
   await writeModulesManifest(modulesDir, {
     hoistedDependencies: hoistedDependenciesRecord(hoisted),
     hoistPattern: [...config.hoistPattern],
     included: { ...opts.include },
     injectedDeps: {},
+    ...(builds.ignored.length > 0 ? { ignoredBuilds: builds.ignored } : {}),
     layoutVersion: LAYOUT_VERSION,
     nodeLinker: 'isolated',
     packageManager: opts.packageManager,
-    pendingBuilds: [],
+    pendingBuilds: builds.pending,
     publicHoistPattern: [...config.publicHoistPattern],
     prunedAt: pruneVirtualStore ? new Date().toUTCString() : previous!.prunedAt!,
     skipped: [...layoutOptions.skipped],
@@ -174,7 +182,53 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     virtualStoreDirMaxLength: VIRTUAL_STORE_DIR_MAX_LENGTH,
   })
   await fsp.rm(marker, { force: true })
+  if (builds.ignored.length > 0) {
+    const names = [...new Set(builds.ignored.map(pkgIdOf))].sort()
+    if (config.strictDepBuilds) {
+      throw new LodeError('IGNORED_BUILDS', `Ignored build scripts: ${names.join(', ')}`, {
+        hint: 'Add them to allowBuilds in pnpm-workspace.yaml (true to run their build scripts, false to skip them), or set strictDepBuilds: false.',
+      })
+    }
+    opts.onWarning?.(`Ignored build scripts: ${names.join(', ')}. Add them to allowBuilds in pnpm-workspace.yaml to run or silence them.`)
+  }
   return result
+}
+
+interface BuildInput extends LinkPackagesOptions {
+  modulesDir: string
+  layout: Layout
+  wantBuild: readonly LaidOutPackage[]
+  previouslyIgnored: readonly string[]
+}
+
+/**
+ * Dependency builds, as pnpm 11 decides them: packages `allowBuilds` allows run their scripts
+ * (those linked now, and those an earlier install ignored and the setting now allows); those it
+ * does not mention are ignored (an error, with `strictDepBuilds`); `--ignore-scripts` runs nothing
+ * and leaves the allowed ones pending.
+ */
+async function buildDependencies (input: BuildInput): Promise<{ ignored: string[], pending: string[] }> {
+  const { config, layout } = input
+  const allowBuild = createAllowBuild(config.allowBuilds)
+  const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
+  const candidates = [...input.wantBuild, ...input.previouslyIgnored.flatMap((depPath) => byDepPath.get(depPath) ?? [])]
+  const allowed = [...new Map(candidates.filter((pkg) => allowBuild(pkg.pkgId) === true).map((pkg) => [pkg.depPath, pkg])).values()]
+  const ignored = [...new Set(candidates.filter((pkg) => allowBuild(pkg.pkgId) === undefined).map((pkg) => pkg.depPath))].sort()
+  if (input.ignoreScripts) return { ignored, pending: allowed.map((pkg) => pkg.depPath).sort() }
+  await runDependencyBuilds(allowed.map((pkg) => ({
+    depPath: pkg.depPath,
+    pkgId: pkg.pkgId,
+    dir: pkg.dir,
+    deps: pkg.deps.flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath]),
+    optional: input.lockfile.snapshots?.[pkg.depPath]?.optional === true,
+  })), {
+    concurrency: config.childConcurrency,
+    initCwd: config.dir,
+    userAgent: config.userAgent,
+    onWarning: input.onWarning ?? (() => {}),
+    signal: input.signal,
+  })
+  return { ignored, pending: [] }
 }
 
 /**
@@ -260,7 +314,7 @@ function directChanges (before: Lockfile | undefined, after: Lockfile, include: 
   return changes
 }
 
-async function readPreviousInstall (modulesDir: string, layoutOptions: LayoutOptions): Promise<{ lockfile: Lockfile, layout: Layout, hoisted: ModulesManifest['hoistedDependencies'], prunedAt: string | undefined } | undefined> {
+async function readPreviousInstall (modulesDir: string, layoutOptions: LayoutOptions): Promise<{ lockfile: Lockfile, layout: Layout, hoisted: ModulesManifest['hoistedDependencies'], prunedAt: string | undefined, ignoredBuilds: string[] } | undefined> {
   const manifest = await readModulesManifest(modulesDir)
   const file = path.join(modulesDir, '.pnpm', 'lock.yaml')
   let text: string
@@ -271,7 +325,7 @@ async function readPreviousInstall (modulesDir: string, layoutOptions: LayoutOpt
   }
   try {
     const { lockfile } = parseLockfile(text, file)
-    return { lockfile, layout: planLayout(lockfile, { ...layoutOptions, include: manifest?.included ?? layoutOptions.include }), hoisted: manifest?.hoistedDependencies ?? {}, prunedAt: manifest?.prunedAt }
+    return { lockfile, layout: planLayout(lockfile, { ...layoutOptions, include: manifest?.included ?? layoutOptions.include }), hoisted: manifest?.hoistedDependencies ?? {}, prunedAt: manifest?.prunedAt, ignoredBuilds: manifest?.ignoredBuilds ?? [] }
   } catch {
     return undefined
   }

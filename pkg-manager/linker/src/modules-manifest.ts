@@ -12,6 +12,8 @@ export interface ModulesManifest {
   hoistPattern: string[]
   included: { dependencies: boolean, devDependencies: boolean, optionalDependencies: boolean }
   injectedDeps: Record<string, string[]>
+  /** Packages that want to build but `allowBuilds` does not mention (pnpm writes it only when there are some). */
+  ignoredBuilds?: string[]
   layoutVersion: number
   nodeLinker: 'isolated'
   packageManager: string

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { after, before, test } from 'node:test'
+
+import { TestRegistry } from '@lode/__utils__.test-fixtures'
+import type { PackageSpec } from '@lode/__utils__.test-fixtures'
+
+import { cloneProject, lode, makeProject, pnpm } from './helpers.js'
+import type { Project } from './helpers.js'
+
+// Each script appends "<package>:<event>" to a log in the project (INIT_CWD), so order shows.
+const logScript = (name: string, event: string): string => `node -e "require('fs').appendFileSync(require('path').join(process.env.INIT_CWD, 'build.log'), '${name}:${event}:' + process.env.npm_lifecycle_event + '\\\\n')"`
+const PACKAGES: PackageSpec[] = [
+  { name: 'base-build', version: '1.0.0', manifest: { scripts: { install: logScript('base-build', 'install') } } },
+  {
+    name: 'writes-file',
+    version: '1.0.0',
+    dependencies: { 'base-build': '1.0.0' },
+    manifest: { scripts: { preinstall: logScript('writes-file', 'preinstall'), postinstall: 'node -e "require(\'fs\').writeFileSync(\'built.txt\', process.cwd())"' } },
+  },
+  { name: 'fails-build', version: '1.0.0', manifest: { scripts: { install: 'node -e "console.log(\'about to fail\'); process.exit(3)"' } } },
+  { name: 'opt-fails', version: '1.0.0', manifest: { scripts: { install: 'node -e "process.exit(4)"' } } },
+  { name: 'no-scripts', version: '1.0.0' },
+]
+
+let registry: TestRegistry
+before(async () => { registry = await TestRegistry.start(PACKAGES) })
+after(async () => { await registry.close() })
+
+function modulesYaml (project: Project): { ignoredBuilds?: string[], pendingBuilds: string[] } {
+  return JSON.parse(fs.readFileSync(path.join(project.dir, 'node_modules', '.modules.yaml'), 'utf8')) as { ignoredBuilds?: string[], pendingBuilds: string[] }
+}
+
+function log (project: Project): string[] {
+  const file = path.join(project.dir, 'build.log')
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n') : []
+}
+
+test('allowed dependencies build after the packages they depend on; the rest are reported as ignored, as pnpm 11 does', async () => {
+  const manifest = { name: 'builds', version: '1.0.0', dependencies: { 'writes-file': '1.0.0', 'no-scripts': '1.0.0' } }
+  const allowed = makeProject(registry, manifest, { 'pnpm-workspace.yaml': 'allowBuilds:\n  writes-file: true\n  base-build: true\n' })
+  const allowedLode = cloneProject(allowed)
+  await pnpm(allowed, ['install'])
+  const result = await lode(allowedLode, ['install'])
+  assert.equal(result.code, 0, result.stderr)
+  assert.deepEqual(log(allowedLode), log(allowed))
+  assert.deepEqual(log(allowedLode), ['base-build:install:install', 'writes-file:preinstall:preinstall'])
+  const builtIn = (project: Project): string => fs.readFileSync(path.join(project.dir, 'node_modules', 'writes-file', 'built.txt'), 'utf8')
+  assert.equal(builtIn(allowedLode), fs.realpathSync(path.join(allowedLode.dir, 'node_modules', 'writes-file')), 'the script ran in the package\'s directory in .pnpm')
+
+  // Not mentioned in allowBuilds: both tools refuse, naming the same packages, and run nothing.
+  const strict = makeProject(registry, manifest)
+  const strictLode = cloneProject(strict)
+  const pnpmFailure = await pnpm(strict, ['install'], true)
+  const lodeFailure = await lode(strictLode, ['install'])
+  assert.equal(lodeFailure.code, 1)
+  const ignored = (text: string): string | undefined => /Ignored build scripts: (.*)/.exec(text)?.[1]
+  assert.equal(ignored(lodeFailure.stderr), 'base-build@1.0.0, writes-file@1.0.0')
+  assert.equal(ignored(lodeFailure.stderr), ignored(pnpmFailure.stdout + pnpmFailure.stderr))
+  assert.match(lodeFailure.stderr, /^\[ERR_LODE_IGNORED_BUILDS\] /)
+  assert.deepEqual(log(strictLode), [])
+  assert.deepEqual(modulesYaml(strictLode).ignoredBuilds, ['base-build@1.0.0', 'writes-file@1.0.0'])
+
+  // Allowing them later runs the builds an earlier install ignored.
+  fs.writeFileSync(path.join(strictLode.dir, 'pnpm-workspace.yaml'), 'allowBuilds:\n  writes-file: true\n  base-build: true\n')
+  const approved = await lode(strictLode, ['install'])
+  assert.equal(approved.code, 0, approved.stderr)
+  assert.deepEqual(log(strictLode), ['base-build:install:install', 'writes-file:preinstall:preinstall'])
+
+  // false: skipped without complaint; strictDepBuilds: false: a warning.
+  const skipped = makeProject(registry, manifest, { 'pnpm-workspace.yaml': 'allowBuilds:\n  writes-file: false\n  base-build: false\n' })
+  assert.equal((await lode(skipped, ['install'])).code, 0)
+  assert.deepEqual(log(skipped), [])
+  const lenient = makeProject(registry, manifest, { 'pnpm-workspace.yaml': 'strictDepBuilds: false\n' })
+  const warned = await lode(lenient, ['install'])
+  assert.equal(warned.code, 0, warned.stderr)
+  assert.match(warned.stdout, /Ignored build scripts: base-build@1\.0\.0, writes-file@1\.0\.0/)
+})
+
+test('a failing build fails the install with the package, the script and its output; an optional one warns', async () => {
+  const project = makeProject(registry, { name: 'failing', version: '1.0.0', dependencies: { 'fails-build': '1.0.0' }, optionalDependencies: { 'opt-fails': '1.0.0' } }, {
+    'pnpm-workspace.yaml': 'allowBuilds:\n  fails-build: true\n  opt-fails: true\n',
+  })
+  const result = await lode(project, ['install'])
+  assert.equal(result.code, 1)
+  assert.match(result.stderr, /^\[ERR_LODE_LIFECYCLE_SCRIPT_FAILED\] fails-build@1\.0\.0 install: `node -e "console\.log\('about to fail'\); process\.exit\(3\)"` exited with code 3\.\nabout to fail/)
+  assert.match(result.stdout, /opt-fails@1\.0\.0 install: `node -e "process\.exit\(4\)"` exited with code 4\.\nIt is an optional dependency/)
+
+  const ignoring = makeProject(registry, { name: 'ignoring', version: '1.0.0', dependencies: { 'writes-file': '1.0.0' } }, { 'pnpm-workspace.yaml': 'allowBuilds:\n  writes-file: true\n  base-build: true\n' })
+  assert.equal((await lode(ignoring, ['install', '--ignore-scripts'])).code, 0)
+  assert.deepEqual(log(ignoring), [], '--ignore-scripts runs nothing')
+  assert.deepEqual(modulesYaml(ignoring).pendingBuilds, ['base-build@1.0.0', 'writes-file@1.0.0'])
+})

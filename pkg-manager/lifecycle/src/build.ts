@@ -1,0 +1,98 @@
+import fs from 'node:fs/promises'
+import path from 'node:path'
+
+import { LodeError } from '@lode/fs.error'
+import runScript from '@npmcli/run-script'
+import pLimit from 'p-limit'
+
+/** A dependency to build in its directory in `node_modules/.pnpm`. */
+export interface BuildTarget {
+  depPath: string
+  pkgId: string
+  dir: string
+  /** Dependency paths of its dependencies: those that build too build first. */
+  deps: readonly string[]
+  /** An optional dependency: a failing build is a warning and the package is left unbuilt. */
+  optional: boolean
+}
+
+export interface BuildOptions {
+  /** pnpm's `childConcurrency`: builds at a time. */
+  concurrency: number
+  /** The project directory (`INIT_CWD`). */
+  initCwd: string
+  userAgent: string
+  onWarning: (message: string) => void
+  signal?: AbortSignal | undefined
+}
+
+// The dependency lifecycle, in order; `install` defaults to `node-gyp rebuild` for a package with binding.gyp.
+const EVENTS = ['preinstall', 'install', 'postinstall'] as const
+const OUTPUT_TAIL_LINES = 30
+
+/**
+ * Runs the build scripts of `targets` in dependency order (a package after the packages it
+ * depends on), `concurrency` at a time, each in its own directory with the environment pnpm gives
+ * them: `npm_*` variables, `node_modules/.bin` up the tree and the running Node on `PATH`,
+ * `INIT_CWD`, the lifecycle event. A failing script fails with the package, the script and the
+ * tail of its output. Returns the dependency paths built.
+ */
+export async function runDependencyBuilds (targets: readonly BuildTarget[], opts: BuildOptions): Promise<string[]> {
+  const byDepPath = new Map(targets.map((target) => [target.depPath, target]))
+  const limit = pLimit(Math.max(1, opts.concurrency))
+  const started = new Map<string, Promise<boolean>>()
+  const built: string[] = []
+  const build = (target: BuildTarget, waitingFor: ReadonlySet<string>): Promise<boolean> => {
+    let promise = started.get(target.depPath)
+    if (promise === undefined) {
+      const chain = new Set([...waitingFor, target.depPath])
+      // Packages in a dependency cycle do not wait for each other.
+      const deps = target.deps.flatMap((dep) => {
+        const other = byDepPath.get(dep)
+        return other === undefined || chain.has(dep) ? [] : [build(other, chain)]
+      })
+      promise = Promise.all(deps).then(async () => await limit(async () => {
+        opts.signal?.throwIfAborted()
+        if (await runBuild(target, opts)) built.push(target.depPath)
+        return true
+      }))
+      started.set(target.depPath, promise)
+    }
+    return promise
+  }
+  await Promise.all(targets.map((target) => build(target, new Set())))
+  return built
+}
+
+/** One package's lifecycle; false when an optional package's build failed (warned). */
+async function runBuild (target: BuildTarget, opts: BuildOptions): Promise<boolean> {
+  const manifest = JSON.parse(await fs.readFile(path.join(target.dir, 'package.json'), 'utf8')) as Record<string, unknown>
+  for (const event of EVENTS) {
+    try {
+      await runScript({
+        event,
+        path: target.dir,
+        pkg: manifest,
+        stdio: 'pipe',
+        // The Node running lode runs the scripts (and node-gyp builds against it).
+        binPaths: [path.dirname(process.execPath)],
+        env: { INIT_CWD: opts.initCwd, npm_config_user_agent: opts.userAgent, npm_node_execpath: process.execPath },
+      })
+    } catch (err) {
+      const failure = err as { code?: number | null, signal?: string | null, stdout?: string, stderr?: string }
+      const script = (manifest['scripts'] as Record<string, string> | undefined)?.[event] ?? 'node-gyp rebuild'
+      const status = failure.signal != null ? `was killed by ${failure.signal}` : `exited with code ${String(failure.code)}`
+      const output = `${failure.stdout ?? ''}${failure.stderr ?? ''}`.trimEnd().split('\n').slice(-OUTPUT_TAIL_LINES).join('\n')
+      const message = `${target.pkgId} ${event}: \`${script}\` ${status}.${output === '' ? '' : `\n${output}`}`
+      if (target.optional) {
+        opts.onWarning(`${message}\nIt is an optional dependency: the install goes on without its build.`)
+        return false
+      }
+      throw new LodeError('LIFECYCLE_SCRIPT_FAILED', message, {
+        hint: `Fix the cause above, or set ${JSON.stringify(target.pkgId.slice(0, target.pkgId.indexOf('@', 1)))}: false in allowBuilds (pnpm-workspace.yaml) to skip its build.`,
+        cause: err,
+      })
+    }
+  }
+  return true
+}
