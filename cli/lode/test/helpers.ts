@@ -71,15 +71,15 @@ async function runNode (script: string, args: string[], project: Project, extraE
 }
 
 /** Runs pnpm; it must succeed unless `expectFailure`. */
-export async function pnpm (project: Project, args: string[], expectFailure = false): Promise<RunResult> {
-  const result = await runNode(pnpmBin, [...args, '--reporter=append-only'], project, {})
+export async function pnpm (project: Project, args: string[], expectFailure = false, env: Record<string, string> = {}): Promise<RunResult> {
+  const result = await runNode(pnpmBin, [...args, '--reporter=append-only'], project, env)
   if (expectFailure) assert.notEqual(result.code, 0, `pnpm ${args.join(' ')} was expected to fail:\n${result.stdout}`)
   else assert.equal(result.code, 0, `pnpm ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`)
   return result
 }
 
-export async function lode (project: Project, args: string[]): Promise<RunResult> {
-  return await runNode(lodeBin, [...args, '--reporter=append-only'], project, {})
+export async function lode (project: Project, args: string[], env: Record<string, string> = {}): Promise<RunResult> {
+  return await runNode(lodeBin, [...args, '--reporter=append-only'], project, env)
 }
 
 export function readLockfileText (project: Project): string {

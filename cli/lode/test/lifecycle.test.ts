@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
@@ -22,6 +23,29 @@ const PACKAGES: PackageSpec[] = [
   { name: 'fails-build', version: '1.0.0', manifest: { scripts: { install: 'node -e "console.log(\'about to fail\'); process.exit(3)"' } } },
   { name: 'opt-fails', version: '1.0.0', manifest: { scripts: { install: 'node -e "process.exit(4)"' } } },
   { name: 'no-scripts', version: '1.0.0' },
+  // A real native addon: binding.gyp and no install script, so `node-gyp rebuild` builds it.
+  {
+    name: 'tiny-addon',
+    version: '1.0.0',
+    files: {
+      'binding.gyp': JSON.stringify({ targets: [{ target_name: 'addon', sources: ['addon.c'] }] }),
+      'addon.c': [
+        '#include <node_api.h>',
+        'static napi_value Hello (napi_env env, napi_callback_info info) {',
+        '  napi_value result;',
+        '  napi_create_string_utf8(env, "world", NAPI_AUTO_LENGTH, &result);',
+        '  return result;',
+        '}',
+        'NAPI_MODULE_INIT () {',
+        '  napi_value fn;',
+        '  napi_create_function(env, "hello", NAPI_AUTO_LENGTH, Hello, NULL, &fn);',
+        '  napi_set_named_property(env, exports, "hello", fn);',
+        '  return exports;',
+        '}',
+      ].join('\n'),
+      'index.js': 'module.exports = require("./build/Release/addon.node")',
+    },
+  },
 ]
 
 let registry: TestRegistry
@@ -91,4 +115,18 @@ test('a failing build fails the install with the package, the script and its out
   assert.equal((await lode(ignoring, ['install', '--ignore-scripts'])).code, 0)
   assert.deepEqual(log(ignoring), [], '--ignore-scripts runs nothing')
   assert.deepEqual(modulesYaml(ignoring).pendingBuilds, ['base-build@1.0.0', 'writes-file@1.0.0'])
+})
+
+test('a package with binding.gyp and no install script is built with node-gyp against the Node running lode, as with pnpm', async () => {
+  // node-gyp builds against these headers (scripts/env.sh points at the toolchain's Node); nothing is downloaded.
+  const env: Record<string, string> = process.env['npm_config_nodedir'] === undefined ? {} : { npm_config_nodedir: process.env['npm_config_nodedir'] }
+  const manifest = { name: 'addon', version: '1.0.0', dependencies: { 'tiny-addon': '1.0.0' } }
+  const project = makeProject(registry, manifest, { 'pnpm-workspace.yaml': 'allowBuilds:\n  tiny-addon: true\n' })
+  const lodeProject = cloneProject(project)
+  await pnpm(project, ['install'], false, env)
+  const result = await lode(lodeProject, ['install'], env)
+  assert.equal(result.code, 0, result.stderr)
+  for (const built of [project, lodeProject]) {
+    assert.equal(execFileSync(process.execPath, ['-e', 'console.log(require("tiny-addon").hello())'], { cwd: built.dir, encoding: 'utf8' }).trim(), 'world')
+  }
 })
