@@ -23,6 +23,13 @@ const PACKAGES: PackageSpec[] = [
   { name: 'fails-build', version: '1.0.0', manifest: { scripts: { install: 'node -e "console.log(\'about to fail\'); process.exit(3)"' } } },
   { name: 'opt-fails', version: '1.0.0', manifest: { scripts: { install: 'node -e "process.exit(4)"' } } },
   { name: 'no-scripts', version: '1.0.0' },
+  // As esbuild does: the postinstall puts a native executable (here a shell script) where the JS launcher was.
+  {
+    name: 'swaps-bin',
+    version: '1.0.0',
+    files: { 'bin/tool': { content: '#!/usr/bin/env node\nconsole.log("js launcher")\n', mode: 0o755 } },
+    manifest: { bin: { 'swaps-bin': 'bin/tool' }, scripts: { postinstall: 'node -e "require(\'fs\').writeFileSync(\'bin/tool\', \'#!/bin/sh\\necho native\\n\', { mode: 0o755 })"' } },
+  },
   // A real native addon: binding.gyp and no install script, so `node-gyp rebuild` builds it.
   {
     name: 'tiny-addon',
@@ -128,5 +135,16 @@ test('a package with binding.gyp and no install script is built with node-gyp ag
   assert.equal(result.code, 0, result.stderr)
   for (const built of [project, lodeProject]) {
     assert.equal(execFileSync(process.execPath, ['-e', 'console.log(require("tiny-addon").hello())'], { cwd: built.dir, encoding: 'utf8' }).trim(), 'world')
+  }
+})
+
+test('a bin replaced by its package\'s build is linked again afterwards, as pnpm does', async () => {
+  const manifest = { name: 'swap', version: '1.0.0', dependencies: { 'swaps-bin': '1.0.0' } }
+  const project = makeProject(registry, manifest, { 'pnpm-workspace.yaml': 'allowBuilds:\n  swaps-bin: true\n' })
+  const lodeProject = cloneProject(project)
+  await pnpm(project, ['install'])
+  assert.equal((await lode(lodeProject, ['install'])).code, 0)
+  for (const built of [project, lodeProject]) {
+    assert.equal(execFileSync(path.join(built.dir, 'node_modules', '.bin', 'swaps-bin'), { encoding: 'utf8' }).trim(), 'native')
   }
 })

@@ -163,6 +163,13 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   const changedPaths = new Set(changed)
   await writeBins(layout, interrupted ? layout.packages : [...missing, ...layout.packages.filter((pkg) => changedPaths.has(pkg.depPath))], hoisted, modulesDir, opts.resolved)
   const builds = await buildDependencies({ ...opts, modulesDir, layout, wantBuild, previouslyIgnored: previous?.ignoredBuilds ?? [] })
+  if (builds.built.length > 0) {
+    // A build can replace a bin (esbuild puts its native executable in place of a JS launcher): the
+    // shims of built packages are written again, as pnpm does.
+    const built = new Set(builds.built)
+    const dependents = layout.packages.filter((pkg) => built.has(pkg.depPath) || pkg.deps.some((dep) => dep.depPath !== undefined && built.has(dep.depPath)))
+    await writeBins(layout, dependents, hoisted, modulesDir, opts.resolved)
+  }
   await writeFileAtomic(path.join(modulesDir, '.pnpm', 'lock.yaml'), stringifyLockfile(opts.lockfile))
   await writeModulesManifest(modulesDir, {
     hoistedDependencies: hoistedDependenciesRecord(hoisted),
@@ -207,15 +214,15 @@ interface BuildInput extends LinkPackagesOptions {
  * does not mention are ignored (an error, with `strictDepBuilds`); `--ignore-scripts` runs nothing
  * and leaves the allowed ones pending.
  */
-async function buildDependencies (input: BuildInput): Promise<{ ignored: string[], pending: string[] }> {
+async function buildDependencies (input: BuildInput): Promise<{ ignored: string[], pending: string[], built: string[] }> {
   const { config, layout } = input
   const allowBuild = createAllowBuild(config.allowBuilds)
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
   const candidates = [...input.wantBuild, ...input.previouslyIgnored.flatMap((depPath) => byDepPath.get(depPath) ?? [])]
   const allowed = [...new Map(candidates.filter((pkg) => allowBuild(pkg.pkgId) === true).map((pkg) => [pkg.depPath, pkg])).values()]
   const ignored = [...new Set(candidates.filter((pkg) => allowBuild(pkg.pkgId) === undefined).map((pkg) => pkg.depPath))].sort()
-  if (input.ignoreScripts) return { ignored, pending: allowed.map((pkg) => pkg.depPath).sort() }
-  await runDependencyBuilds(allowed.map((pkg) => ({
+  if (input.ignoreScripts) return { ignored, pending: allowed.map((pkg) => pkg.depPath).sort(), built: [] }
+  const built = await runDependencyBuilds(allowed.map((pkg) => ({
     depPath: pkg.depPath,
     pkgId: pkg.pkgId,
     dir: pkg.dir,
@@ -228,7 +235,7 @@ async function buildDependencies (input: BuildInput): Promise<{ ignored: string[
     onWarning: input.onWarning ?? (() => {}),
     signal: input.signal,
   })
-  return { ignored, pending: [] }
+  return { ignored, pending: [], built }
 }
 
 /**
