@@ -5,12 +5,16 @@ import { parseArgs } from 'node:util'
 import { isLodeError } from '@lode/fs.error'
 import type { ConfigOverrides, InstallEvent } from '@lode/pkg-manager.core'
 
+import { execCommand, runCommand } from './run.js'
+
 const VERSION = (JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version
 
 const HELP = `Usage: lode <command> [options]
 
 Commands:
   install, i            Install the project's dependencies (pnpm-lock.yaml and node_modules)
+  run <script> [args]   Run a script of package.json (with its pre and post scripts)
+  exec <cmd> [args]     Run a command with node_modules/.bin on PATH
 
 Options for install:
       --lockfile-only   Only resolve and write pnpm-lock.yaml
@@ -44,6 +48,9 @@ export interface MainContext {
 
 /** Runs the CLI; returns the exit code. */
 export async function main (argv: string[], ctx: MainContext): Promise<number> {
+  // Everything after `run <script>` or `exec <command>` belongs to the script or command.
+  if (argv[0] === 'run' || argv[0] === 'run-script') return await runCommand(argv.slice(1), ctx)
+  if (argv[0] === 'exec') return await execCommand(argv.slice(1), ctx)
   let parsed
   try {
     parsed = parseArgs({
@@ -136,6 +143,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
       ...(values['prefer-frozen-lockfile'] !== undefined ? { preferFrozenLockfile: values['prefer-frozen-lockfile'] } : {}),
       include: includedGroups(values),
       ignoreScripts: values['ignore-scripts'] === true,
+      scriptsStdio: silent ? 'pipe' : 'inherit',
       ...(tracePipeline !== undefined ? { tracePipeline: path.resolve(ctx.cwd, tracePipeline) } : {}),
       now: () => Date.now(),
       onEvent: (event) => { report(event, print, showProgress, style) },
@@ -207,6 +215,7 @@ function report (event: InstallEvent, print: (line: string) => void, showProgres
       break
     case 'lockfile': print(''); break
     case 'up-to-date': print('Already up to date'); break
+    case 'script-output': break
     case 'packages':
       print(`Packages: ${[event.added > 0 ? `+${event.added}` : '', event.removed > 0 ? `-${event.removed}` : ''].filter(Boolean).join(' ')}`)
       print(changeBar(event.added, event.removed))

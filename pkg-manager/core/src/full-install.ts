@@ -3,6 +3,7 @@ import path from 'node:path'
 import { LodeError } from '@lode/fs.error'
 import { mergeReleaseAgeExcludes, updateWorkspaceYaml } from '@lode/pkg-manager.config'
 import type { Config } from '@lode/pkg-manager.config'
+import { runProjectScript } from '@lode/pkg-manager.lifecycle'
 import { readLockfile, writeLockfile } from '@lode/pkg-manager.lockfile'
 import type { DependencyGroup, Lockfile, ReadLockfile } from '@lode/pkg-manager.lockfile'
 import { createReadPackageHooks, overridesMap, packageExtensionsChecksum, parseOverrides, replaceVersionReferences } from '@lode/pkg-manager.read-package-hook'
@@ -13,6 +14,7 @@ import { NpmResolver, registryFor } from '@lode/resolving.npm-resolver'
 import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import { RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry-client'
 import { storePath } from '@lode/store.cafs'
+
 
 import { linkPackages } from './link-packages.js'
 import type { DirectDependencyChange } from './link-packages.js'
@@ -30,6 +32,8 @@ export type InstallEvent =
   | { type: 'progress', resolved: number, reused: number, downloaded: number, added: number, done: boolean }
   | { type: 'lockfile', written: boolean, file: string }
   | { type: 'up-to-date' }
+  /** Output of one of the project's scripts, when `scriptsStdio` is `pipe`. */
+  | { type: 'script-output', script: string, output: string }
   /** Packages added to and removed from node_modules, and where the store is. */
   | { type: 'packages', added: number, removed: number, storeDir: string }
   /** Direct dependencies added and removed, for pnpm's summary. */
@@ -45,8 +49,10 @@ export interface InstallOptions {
   preferFrozenLockfile?: boolean
   /** Dependency groups to put in node_modules (default: all); the lockfile always has all. */
   include?: Readonly<Record<DependencyGroup, boolean>>
-  /** Run no dependency build scripts; they are recorded as pending in `.modules.yaml`. */
+  /** Run no scripts: the project's own are skipped, dependency builds are recorded as pending in `.modules.yaml`. */
   ignoreScripts?: boolean
+  /** The project's own scripts: `inherit` shows their output as they run (the CLI); `pipe` (default) reports it as `script-output` events. */
+  scriptsStdio?: 'inherit' | 'pipe'
   /** Write a per-100 ms trace of packages resolved, downloaded, extracted and linked to this file (JSON lines). */
   tracePipeline?: string
   /**
@@ -129,6 +135,18 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
   const fetcher = new PackageFetcher({ config, client, registryFor: (name) => registryFor(registries, name), trace, signal: opts.signal })
   try {
     // An up-to-date lockfile is installed as it is (pnpm's frozen and prefer-frozen installs): nothing is resolved.
+    // The project's own install scripts (pnpm's order): preinstall before anything is installed, the rest after.
+    const runScripts = opts.lockfileOnly !== true && opts.ignoreScripts !== true
+    const projectScript = async (event: string): Promise<void> => {
+      await runProjectScript(event, {
+        dir: config.dir,
+        manifest: rawManifest,
+        stdio: opts.scriptsStdio ?? 'pipe',
+        userAgent: config.userAgent,
+        onOutput: (script, output) => { emit({ type: 'script-output', script, output }) },
+      })
+    }
+    if (runScripts) await projectScript('preinstall')
     const useLockfileAsIs = current !== undefined && outdated === undefined && opts.lockfileOnly !== true && (frozen || (opts.preferFrozenLockfile ?? true))
     if (useLockfileAsIs) emit({ type: 'info', message: 'Lockfile is up to date, resolution step is skipped' })
     // Fetching during resolution takes every package resolved; with groups left out (--prod), only the linked ones are fetched.
@@ -161,6 +179,10 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
       })
     if (linked.added > 0 || linked.removed > 0) emit({ type: 'packages', added: linked.added, removed: linked.removed, storeDir: storePath(config.storeDir) })
     emit({ type: 'progress', resolved: packages, added: linked.added, reused: linked.reused, downloaded: linked.downloaded, done: true })
+    if (runScripts) {
+      const devToo = opts.include?.devDependencies !== false
+      for (const event of devToo ? ['install', 'postinstall', 'preprepare', 'prepare', 'postprepare'] : ['install', 'postinstall']) await projectScript(event)
+    }
     if (resolved.peerIssues.length > 0) emit({ type: 'peer-issues', issues: resolved.peerIssues })
     emit({ type: 'lockfile', written: resolved.written, file: path.join(config.dir, 'pnpm-lock.yaml') })
     if (linked.changes.length > 0) emit({ type: 'summary', changes: linked.changes })

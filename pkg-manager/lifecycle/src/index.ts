@@ -1,3 +1,5 @@
 export { createAllowBuild } from './allow-builds.js'
 export { runDependencyBuilds } from './build.js'
 export type { BuildOptions, BuildTarget } from './build.js'
+export { runProjectScript, scriptsOf } from './project-scripts.js'
+export type { ProjectScriptOptions } from './project-scripts.js'

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { after, before, test } from 'node:test'
+import { promisify } from 'node:util'
+
+import { TestRegistry } from '@lode/__utils__.test-fixtures'
+
+import { cloneProject, lode, makeProject, pnpm } from './helpers.js'
+import type { Project } from './helpers.js'
+
+const run = promisify(execFile)
+let registry: TestRegistry
+before(async () => {
+  registry = await TestRegistry.start([
+    { name: 'leaf', version: '1.0.0', files: { 'index.js': 'module.exports = "leaf"' } },
+    { name: 'hello-bin', version: '1.0.0', bin: { 'hello-bin': 'cli.js' }, files: { 'cli.js': '#!/usr/bin/env node\nconsole.log("hello " + process.argv.slice(2).join(" "))\n' } },
+  ])
+})
+after(async () => { await registry.close() })
+
+// Each script appends "<event> <whether leaf is installed> <args>" to a log.
+const logged = (event: string): string => `node -e "require('fs').appendFileSync('scripts.log', '${event} ' + require('fs').existsSync('node_modules/leaf') + ' ' + process.argv.slice(1).join(',') + '\\\\n')"`
+const SCRIPTS = Object.fromEntries(['preinstall', 'install', 'postinstall', 'preprepare', 'prepare', 'postprepare', 'prebuild', 'build', 'postbuild'].map((event) => [event, logged(event)]))
+const MANIFEST = { name: 'scripted', version: '1.0.0', dependencies: { leaf: '1.0.0', 'hello-bin': '1.0.0' }, scripts: { ...SCRIPTS, fail: 'exit 7', greet: 'hello-bin from-script' } }
+
+const scriptsLog = (project: Project): string[] => fs.readFileSync(path.join(project.dir, 'scripts.log'), 'utf8').split('\n').slice(0, -1)
+
+test('the project\'s own install scripts run in pnpm\'s order: preinstall before the dependencies, the rest after', async () => {
+  const project = makeProject(registry, MANIFEST)
+  const lodeProject = cloneProject(project)
+  await pnpm(project, ['install'])
+  assert.equal((await lode(lodeProject, ['install'])).code, 0)
+  assert.deepEqual(scriptsLog(lodeProject), scriptsLog(project))
+  assert.deepEqual(scriptsLog(lodeProject), ['preinstall false ', 'install true ', 'postinstall true ', 'preprepare true ', 'prepare true ', 'postprepare true '])
+  const ignoring = makeProject(registry, MANIFEST)
+  assert.equal((await lode(ignoring, ['install', '--ignore-scripts'])).code, 0)
+  assert.equal(fs.existsSync(path.join(ignoring.dir, 'scripts.log')), false)
+})
+
+test('lode run: pre and post scripts, arguments to the script, bins on PATH, the exit code kept; lode exec likewise', async () => {
+  const project = makeProject(registry, MANIFEST)
+  assert.equal((await lode(project, ['install', '--ignore-scripts'])).code, 0)
+  const lodeBin = path.join(import.meta.dirname, '..', '..', 'bin', 'lode')
+  const env = { PATH: process.env['PATH'] ?? '', HOME: project.home }
+  await run(process.execPath, [lodeBin, 'run', 'build', 'a', '--flag'], { cwd: project.dir, env })
+  assert.deepEqual(scriptsLog(project), ['prebuild true ', 'build true a,--flag', 'postbuild true '])
+  assert.equal((await run(process.execPath, [lodeBin, 'run', 'greet', 'x'], { cwd: project.dir, env })).stdout, 'hello from-script x\n')
+
+  const failing = await run(process.execPath, [lodeBin, 'run', 'fail'], { cwd: project.dir, env }).catch((err: { code: number, stderr: string }) => err)
+  assert.equal((failing as { code: number }).code, 7)
+  assert.match((failing as { stderr: string }).stderr, /\[ELIFECYCLE\] Command failed with exit code 7\./)
+  const missing = await run(process.execPath, [lodeBin, 'run', 'nope'], { cwd: project.dir, env }).catch((err: { code: number, stderr: string }) => err)
+  assert.equal((missing as { code: number }).code, 1)
+  assert.match((missing as { stderr: string }).stderr, /^\[ERR_LODE_NO_SCRIPT\] Missing script: nope/)
+
+  assert.equal((await run(process.execPath, [lodeBin, 'exec', 'hello-bin', '--x', 'y'], { cwd: project.dir, env })).stdout, 'hello --x y\n')
+  const exited = await run(process.execPath, [lodeBin, 'exec', 'sh', '-c', 'exit 5'], { cwd: project.dir, env }).catch((err: { code: number }) => err)
+  assert.equal((exited as { code: number }).code, 5)
+  const unknown = await run(process.execPath, [lodeBin, 'exec', 'no-such-command-here'], { cwd: project.dir, env }).catch((err: { code: number, stderr: string }) => err)
+  assert.equal((unknown as { code: number }).code, 1)
+  assert.match((unknown as { stderr: string }).stderr, /^\[ERR_LODE_EXEC_NOT_FOUND\] Command "no-such-command-here" not found/)
+})

@@ -1,0 +1,61 @@
+import path from 'node:path'
+
+import { LodeError } from '@lode/fs.error'
+import runScript from '@npmcli/run-script'
+
+export interface ProjectScriptOptions {
+  /** The project directory (where its package.json is). */
+  dir: string
+  /** Its package.json, as read. */
+  manifest: object
+  /** Arguments appended to the script (not to its pre/post scripts). */
+  args?: readonly string[]
+  /** `inherit` shows the script's output as it runs (the CLI); `pipe` collects it (the API). */
+  stdio: 'inherit' | 'pipe'
+  userAgent: string
+  /** Called with a piped script's output. */
+  onOutput?: (event: string, output: string) => void
+}
+
+/** The project's scripts, by name. */
+export function scriptsOf (manifest: object): Record<string, string> {
+  const scripts = (manifest as { scripts?: unknown }).scripts
+  if (typeof scripts !== 'object' || scripts === null) return {}
+  return Object.fromEntries(Object.entries(scripts).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
+}
+
+/**
+ * Runs one of the project's scripts (when it has it) in its directory, with `node_modules/.bin` on
+ * `PATH`, as pnpm does. A failing script is `ERR_LODE_SCRIPT_FAILED` carrying its exit code.
+ */
+export async function runProjectScript (event: string, opts: ProjectScriptOptions): Promise<void> {
+  const script = scriptsOf(opts.manifest)[event]
+  if (script === undefined) return
+  try {
+    const result = await runScript({
+      event,
+      path: opts.dir,
+      pkg: opts.manifest as Record<string, unknown>,
+      stdio: opts.stdio,
+      args: [...opts.args ?? []],
+      binPaths: [path.dirname(process.execPath)],
+      env: { INIT_CWD: opts.dir, npm_config_user_agent: opts.userAgent, npm_node_execpath: process.execPath },
+    })
+    const output = `${result.stdout ?? ''}${result.stderr ?? ''}`
+    if (opts.stdio === 'pipe' && output !== '') opts.onOutput?.(event, output)
+  } catch (err) {
+    const failure = err as { code?: number | null, signal?: string | null, stdout?: string, stderr?: string }
+    const output = `${failure.stdout ?? ''}${failure.stderr ?? ''}`
+    if (opts.stdio === 'pipe' && output !== '') opts.onOutput?.(event, output)
+    const exitCode = typeof failure.code === 'number' ? failure.code : 1
+    throw Object.assign(new LodeError('SCRIPT_FAILED', `The ${event} script of ${projectName(opts)} (\`${script}\`) failed with exit code ${exitCode}.`, {
+      hint: 'See its output above.',
+      cause: err,
+    }), { exitCode })
+  }
+}
+
+function projectName (opts: ProjectScriptOptions): string {
+  const name = (opts.manifest as { name?: unknown }).name
+  return typeof name === 'string' ? name : opts.dir
+}
