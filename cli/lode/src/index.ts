@@ -15,6 +15,7 @@ Commands:
   install, i            Install the project's dependencies (pnpm-lock.yaml and node_modules)
   run <script> [args]   Run a script of package.json (with its pre and post scripts)
   exec <cmd> [args]     Run a command with node_modules/.bin on PATH
+  rebuild, rb [names]   Run the build scripts of installed packages (after --ignore-scripts, say)
 
 Options for install:
       --lockfile-only   Only resolve and write pnpm-lock.yaml
@@ -92,7 +93,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     ctx.stdout.write(HELP)
     return command === undefined && values.help !== true ? 1 : 0
   }
-  if (command !== 'install' && command !== 'i') {
+  if (command !== 'install' && command !== 'i' && command !== 'rebuild' && command !== 'rb') {
     ctx.stderr.write(`[ERR_LODE_UNKNOWN_COMMAND] Unknown command "${command}".\n\nRun lode --help for the commands.\n`)
     return 1
   }
@@ -124,6 +125,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     ctx.stdout.write(`\r\x1b[2K${line}`)
   }
   const style = labelStyle(ctx)
+  if (command === 'rebuild' || command === 'rb') return await rebuildCommand(positionals.slice(1), values, ctx, print, style)
   const started = Date.now()
   try {
     const tracePipeline = values['trace-pipeline'] ?? ctx.env['LODE_TRACE_PIPELINE']
@@ -165,6 +167,23 @@ function includedGroups (values: { prod?: boolean, production?: boolean, dev?: b
     dependencies: !dev || prod,
     devDependencies: !prod || dev,
     optionalDependencies: values.optional !== false && (!dev || prod),
+  }
+}
+
+/** `lode rebuild [names…]`: the build scripts of installed packages (all that have them and are allowed, or the named ones). */
+async function rebuildCommand (names: string[], values: { dir?: string | undefined, 'store-dir'?: string | undefined }, ctx: MainContext, print: (line: string) => void, style: LabelStyle): Promise<number> {
+  const { getConfig, rebuild } = await import('@lode/pkg-manager.core')
+  const started = Date.now()
+  try {
+    const config = getConfig({ dir: path.resolve(ctx.cwd, values.dir ?? '.'), env: ctx.env, overrides: values['store-dir'] === undefined ? {} : { storeDir: values['store-dir'] }, lodeVersion: VERSION })
+    const built = await rebuild({ config, names, onWarning: (message) => { print(`${style.warn} ${message}`) } })
+    print(built.length === 0 ? 'Nothing to rebuild' : `Rebuilt ${built.length} ${built.length === 1 ? 'package' : 'packages'}: ${built.join(', ')}`)
+    print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
+    return 0
+  } catch (err) {
+    if (!isLodeError(err)) throw err
+    ctx.stderr.write(`${style.error(err.code)} ${err.message}\n${err.hint === undefined ? '' : `\n${err.hint}\n`}`)
+    return 1
   }
 }
 

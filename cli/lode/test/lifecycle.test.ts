@@ -109,7 +109,7 @@ test('allowed dependencies build after the packages they depend on; the rest are
   assert.match(warned.stdout, /Ignored build scripts: base-build@1\.0\.0, writes-file@1\.0\.0/)
 })
 
-test('a failing build fails the install with the package, the script and its output; an optional one warns', async () => {
+test('a failing build fails the install with the package, the script and its output; an optional one warns; --ignore-scripts then lode rebuild', async () => {
   const project = makeProject(registry, { name: 'failing', version: '1.0.0', dependencies: { 'fails-build': '1.0.0' }, optionalDependencies: { 'opt-fails': '1.0.0' } }, {
     'pnpm-workspace.yaml': 'allowBuilds:\n  fails-build: true\n  opt-fails: true\n',
   })
@@ -122,6 +122,13 @@ test('a failing build fails the install with the package, the script and its out
   assert.equal((await lode(ignoring, ['install', '--ignore-scripts'])).code, 0)
   assert.deepEqual(log(ignoring), [], '--ignore-scripts runs nothing')
   assert.deepEqual(modulesYaml(ignoring).pendingBuilds, ['base-build@1.0.0', 'writes-file@1.0.0'])
+  // lode rebuild runs them later, in order, and nothing is pending after.
+  const rebuilt = await lode(ignoring, ['rebuild'])
+  assert.equal(rebuilt.code, 0, rebuilt.stderr)
+  assert.match(rebuilt.stdout, /Rebuilt 2 packages/)
+  assert.deepEqual(log(ignoring), ['base-build:install:install', 'writes-file:preinstall:preinstall'])
+  assert.deepEqual(modulesYaml(ignoring).pendingBuilds, [])
+  assert.ok(fs.existsSync(path.join(ignoring.dir, 'node_modules', 'writes-file', 'built.txt')))
 })
 
 test('a package with binding.gyp and no install script is built with node-gyp against the Node running lode, as with pnpm', async () => {

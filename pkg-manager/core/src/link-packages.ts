@@ -5,20 +5,20 @@ import path from 'node:path'
 import { LodeError } from '@lode/fs.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
-import { createAllowBuild, runDependencyBuilds } from '@lode/pkg-manager.lifecycle'
-import { LAYOUT_VERSION, VIRTUAL_STORE_DIR_MAX_LENGTH, hoistedDependenciesRecord, hoistedPath, linkBins, pkgIdOf, planHoisting, planLayout, platformMismatch, pruneModules, readModulesManifest, writeModulesManifest, writeSymlinks } from '@lode/pkg-manager.linker'
-import type { BinProvider, Dependency, HoistedDependency, LaidOutPackage, Layout, LayoutOptions, ModulesManifest, Platform } from '@lode/pkg-manager.linker'
+import { LAYOUT_VERSION, VIRTUAL_STORE_DIR_MAX_LENGTH, hoistedDependenciesRecord, hoistedPath, pkgIdOf, planHoisting, planLayout, platformMismatch, pruneModules, readModulesManifest, writeModulesManifest, writeSymlinks } from '@lode/pkg-manager.linker'
+import type { LaidOutPackage, Layout, LayoutOptions, ModulesManifest, Platform } from '@lode/pkg-manager.linker'
 import { parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
 import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
 import { storePath } from '@lode/store.cafs'
 import type { PackageFilesIndex } from '@lode/store.index'
 import type { PackageToImport } from '@lode/worker.link'
 import { LinkPool } from '@lode/worker.pools'
-import pLimit from 'p-limit'
 
+import { buildPackages, planBuilds, reportIgnoredBuilds } from './dependency-builds.js'
 import { currentPlatform } from './package-fetcher.js'
 import type { PackageFetcher } from './package-fetcher.js'
 import type { PipelineTrace } from './pipeline-trace.js'
+import { writeBins } from './write-bins.js'
 
 export interface LinkPackagesOptions {
   config: Config
@@ -162,7 +162,12 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   await writeSymlinks([...layout.symlinks, ...hoisted.map((dep) => ({ path: hoistedPath(modulesDir, dep), target: dep.dir }))])
   const changedPaths = new Set(changed)
   await writeBins(layout, interrupted ? layout.packages : [...missing, ...layout.packages.filter((pkg) => changedPaths.has(pkg.depPath))], hoisted, modulesDir, opts.resolved)
-  const builds = await buildDependencies({ ...opts, modulesDir, layout, wantBuild, previouslyIgnored: previous?.ignoredBuilds ?? [] })
+  // Builds: packages linked now that want one, and those an earlier install ignored (allowBuilds may allow them now).
+  const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
+  const { allowed, ignored } = planBuilds(config.allowBuilds, [...wantBuild, ...(previous?.ignoredBuilds ?? []).flatMap((depPath) => byDepPath.get(depPath) ?? [])])
+  const builds = opts.ignoreScripts
+    ? { ignored, pending: allowed.map((pkg) => pkg.depPath).sort(), built: [] as string[] }
+    : { ignored, pending: [], built: await buildPackages(allowed, { config, lockfile: opts.lockfile, onWarning: opts.onWarning, signal: opts.signal }) }
   if (builds.built.length > 0) {
     // A build can replace a bin (esbuild puts its native executable in place of a JS launcher): the
     // shims of built packages are written again, as pnpm does.
@@ -189,88 +194,8 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     virtualStoreDirMaxLength: VIRTUAL_STORE_DIR_MAX_LENGTH,
   })
   await fsp.rm(marker, { force: true })
-  if (builds.ignored.length > 0) {
-    const names = [...new Set(builds.ignored.map(pkgIdOf))].sort()
-    if (config.strictDepBuilds) {
-      throw new LodeError('IGNORED_BUILDS', `Ignored build scripts: ${names.join(', ')}`, {
-        hint: 'Add them to allowBuilds in pnpm-workspace.yaml (true to run their build scripts, false to skip them), or set strictDepBuilds: false.',
-      })
-    }
-    opts.onWarning?.(`Ignored build scripts: ${names.join(', ')}. Add them to allowBuilds in pnpm-workspace.yaml to run or silence them.`)
-  }
+  reportIgnoredBuilds(builds.ignored, config.strictDepBuilds, opts.onWarning)
   return result
-}
-
-interface BuildInput extends LinkPackagesOptions {
-  modulesDir: string
-  layout: Layout
-  wantBuild: readonly LaidOutPackage[]
-  previouslyIgnored: readonly string[]
-}
-
-/**
- * Dependency builds, as pnpm 11 decides them: packages `allowBuilds` allows run their scripts
- * (those linked now, and those an earlier install ignored and the setting now allows); those it
- * does not mention are ignored (an error, with `strictDepBuilds`); `--ignore-scripts` runs nothing
- * and leaves the allowed ones pending.
- */
-async function buildDependencies (input: BuildInput): Promise<{ ignored: string[], pending: string[], built: string[] }> {
-  const { config, layout } = input
-  const allowBuild = createAllowBuild(config.allowBuilds)
-  const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
-  const candidates = [...input.wantBuild, ...input.previouslyIgnored.flatMap((depPath) => byDepPath.get(depPath) ?? [])]
-  const allowed = [...new Map(candidates.filter((pkg) => allowBuild(pkg.pkgId) === true).map((pkg) => [pkg.depPath, pkg])).values()]
-  const ignored = [...new Set(candidates.filter((pkg) => allowBuild(pkg.pkgId) === undefined).map((pkg) => pkg.depPath))].sort()
-  if (input.ignoreScripts) return { ignored, pending: allowed.map((pkg) => pkg.depPath).sort(), built: [] }
-  const built = await runDependencyBuilds(allowed.map((pkg) => ({
-    depPath: pkg.depPath,
-    pkgId: pkg.pkgId,
-    dir: pkg.dir,
-    deps: pkg.deps.flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath]),
-    optional: input.lockfile.snapshots?.[pkg.depPath]?.optional === true,
-  })), {
-    concurrency: config.childConcurrency,
-    initCwd: config.dir,
-    userAgent: config.userAgent,
-    onWarning: input.onWarning ?? (() => {}),
-    signal: input.signal,
-  })
-  return { ignored, pending: [], built }
-}
-
-/**
- * Executables: the direct dependencies' in `node_modules/.bin`, and for each package linked now,
- * its dependencies' (and, after a resolution, its own) in its `node_modules/.bin`, where its
- * scripts find them.
- */
-async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], hoisted: readonly HoistedDependency[], modulesDir: string, ownBins: boolean): Promise<void> {
-  const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
-  const hoistedModules = path.join(modulesDir, '.pnpm', 'node_modules')
-  const provider = (pkg: LaidOutPackage): BinProvider => ({ dir: pkg.dir, nodePath: [path.join(pkg.dir, 'node_modules'), pkg.siblingsDir, hoistedModules] })
-  const withBins = (deps: readonly Dependency[]): BinProvider[] => deps.flatMap((dep) => {
-    const pkg = dep.depPath === undefined ? undefined : byDepPath.get(dep.depPath)
-    return pkg?.hasBin === true ? [provider(pkg)] : []
-  })
-  const manifests = new Map<string, Promise<Record<string, unknown>>>()
-  const rootBins = await linkBins(path.join(modulesDir, '.bin'), withBins([...layout.direct, ...hoisted.filter((dep) => dep.type === 'public')]), { manifests })
-  // pnpm also links the bins of the direct dependencies' required peers (auto-installed peers),
-  // through the peer's link beside the dependent, never over a direct dependency's.
-  const peers = layout.direct.flatMap((dep) => {
-    const pkg = dep.depPath === undefined ? undefined : byDepPath.get(dep.depPath)
-    if (pkg === undefined) return []
-    return pkg.requiredPeers.flatMap((peer) => withBins(pkg.deps.filter((child) => child.alias === peer))
-      .map((found) => ({ ...found, dir: path.join(pkg.siblingsDir, peer) })))
-  }).sort((a, b) => a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)
-  await linkBins(path.join(modulesDir, '.bin'), peers, { exclude: new Set(rootBins), manifests })
-  await linkBins(path.join(hoistedModules, '.bin'), withBins(hoisted.filter((dep) => dep.type === 'private')), { manifests })
-  // A few packages at a time: thousands of concurrent reads and writes would run out of file handles.
-  const limit = pLimit(16)
-  await Promise.all(linkedNow.map(async (pkg) => await limit(async () => {
-    const providers = [...(ownBins && pkg.hasBin ? [provider(pkg)] : []), ...withBins(pkg.deps)]
-    const binDir = path.join(pkg.dir, 'node_modules', '.bin')
-    await fsp.rm(binDir, { recursive: true, force: true })
-    if (providers.length > 0) await linkBins(binDir, providers, { manifests })
-  })))
 }
 
 /**

@@ -35,9 +35,17 @@ export function hoistedDependenciesRecord (hoisted: readonly HoistedDependency[]
   return out
 }
 
-/** Writes `.modules.yaml` as pnpm does: JSON (which is YAML), two-space indent, no final newline. */
+// pnpm's key order.
+const KEY_ORDER: ReadonlyArray<keyof ModulesManifest> = [
+  'hoistedDependencies', 'hoistPattern', 'included', 'injectedDeps', 'ignoredBuilds', 'layoutVersion', 'nodeLinker',
+  'packageManager', 'pendingBuilds', 'publicHoistPattern', 'prunedAt', 'skipped', 'storeDir', 'virtualStoreDir', 'virtualStoreDirMaxLength',
+]
+
+/** Writes `.modules.yaml` as pnpm does: JSON (which is YAML), pnpm's key order, two-space indent, no final newline. */
 export async function writeModulesManifest (modulesDir: string, manifest: ModulesManifest): Promise<void> {
-  await writeFileAtomic(path.join(modulesDir, '.modules.yaml'), JSON.stringify({ ...manifest, skipped: [...manifest.skipped].sort() }, null, 2))
+  const ordered: Record<string, unknown> = {}
+  for (const key of KEY_ORDER) if (manifest[key] !== undefined) ordered[key] = key === 'skipped' ? [...manifest.skipped].sort() : manifest[key]
+  await writeFileAtomic(path.join(modulesDir, '.modules.yaml'), JSON.stringify(ordered, null, 2))
 }
 
 /** The `.modules.yaml` of `modulesDir`, or undefined when there is none (or it is unreadable: the install starts over). */

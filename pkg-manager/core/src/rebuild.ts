@@ -1,0 +1,78 @@
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+
+import { LodeError } from '@lode/fs.error'
+import type { Config } from '@lode/pkg-manager.config'
+import { VIRTUAL_STORE_DIR_MAX_LENGTH, planHoisting, planLayout, readModulesManifest, writeModulesManifest } from '@lode/pkg-manager.linker'
+import { parseLockfile } from '@lode/pkg-manager.lockfile'
+import { StoreIndex, storeIndexKey } from '@lode/store.index'
+
+import { buildPackages, planBuilds, reportIgnoredBuilds } from './dependency-builds.js'
+import { writeBins } from './write-bins.js'
+
+export interface RebuildOptions {
+  config: Config
+  /** Only these packages (by name); all by default. */
+  names?: readonly string[]
+  onWarning?: (message: string) => void
+  signal?: AbortSignal
+}
+
+/**
+ * `lode rebuild`: runs again the build scripts of the installed packages that have them (the store
+ * index's `requiresBuild`) and that `allowBuilds` allows, e.g. after `--ignore-scripts`; then the
+ * pending builds `.modules.yaml` recorded are done. Returns the dependency paths built.
+ */
+export async function rebuild (opts: RebuildOptions): Promise<string[]> {
+  const { config } = opts
+  const modulesDir = path.join(config.dir, 'node_modules')
+  const modules = await readModulesManifest(modulesDir)
+  const currentFile = path.join(modulesDir, '.pnpm', 'lock.yaml')
+  let text: string
+  try {
+    text = await fsp.readFile(currentFile, 'utf8')
+  } catch {
+    throw new LodeError('NOT_INSTALLED', `There is nothing to rebuild in ${config.dir}: it has no node_modules installed by lode or pnpm.`, { hint: 'Run lode install first.' })
+  }
+  const { lockfile } = parseLockfile(text, currentFile)
+  const layout = planLayout(lockfile, {
+    lockfileDir: config.dir,
+    importerId: '.',
+    importerDir: config.dir,
+    include: modules?.included ?? { dependencies: true, devDependencies: true, optionalDependencies: true },
+    virtualStoreDirMaxLength: VIRTUAL_STORE_DIR_MAX_LENGTH,
+    skipped: new Set(modules?.skipped ?? []),
+  })
+  const keyOf = (resolution: object): string | undefined => 'integrity' in resolution && typeof resolution.integrity === 'string' ? resolution.integrity : undefined
+  const index = new StoreIndex(config.storeDir)
+  let rows
+  try {
+    rows = index.getMany(layout.packages.flatMap((pkg) => { const integrity = keyOf(pkg.resolution); return integrity === undefined ? [] : [storeIndexKey(integrity, pkg.pkgId)] }))
+  } finally {
+    index.close()
+  }
+  const wanted = new Set(opts.names ?? [])
+  const candidates = layout.packages.filter((pkg) => {
+    if (wanted.size > 0 && !wanted.has(pkg.name)) return false
+    const integrity = keyOf(pkg.resolution)
+    return integrity !== undefined && rows.get(storeIndexKey(integrity, pkg.pkgId))?.requiresBuild === true
+  })
+  const { allowed, ignored } = planBuilds(config.allowBuilds, candidates)
+  const built = await buildPackages(allowed, { config, lockfile, onWarning: opts.onWarning, signal: opts.signal })
+  if (built.length > 0) {
+    const builtPaths = new Set(built)
+    const dependents = layout.packages.filter((pkg) => builtPaths.has(pkg.depPath) || pkg.deps.some((dep) => dep.depPath !== undefined && builtPaths.has(dep.depPath)))
+    await writeBins(layout, dependents, planHoisting(layout, { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern }), modulesDir, true)
+  }
+  if (modules !== undefined) {
+    const stillIgnored = [...new Set([...(modules.ignoredBuilds ?? []).filter((depPath) => !built.includes(depPath) && (wanted.size === 0 ? ignored.includes(depPath) : true)), ...ignored])].sort()
+    const { ignoredBuilds: _previous, ...rest } = modules
+    await writeModulesManifest(modulesDir, {
+      ...rest,
+      ...(stillIgnored.length > 0 ? { ignoredBuilds: stillIgnored } : {}),
+      pendingBuilds: modules.pendingBuilds.filter((depPath) => !built.includes(depPath)),
+    })
+  }
+  reportIgnoredBuilds(ignored, config.strictDepBuilds, opts.onWarning)
+  return built
+}

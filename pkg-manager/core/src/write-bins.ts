@@ -1,0 +1,42 @@
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+
+import { linkBins } from '@lode/pkg-manager.linker'
+import type { BinProvider, Dependency, HoistedDependency, LaidOutPackage, Layout } from '@lode/pkg-manager.linker'
+import pLimit from 'p-limit'
+
+/**
+ * Executables: the direct dependencies' in `node_modules/.bin`, and for each package linked now,
+ * its dependencies' (and, after a resolution, its own) in its `node_modules/.bin`, where its
+ * scripts find them.
+ */
+export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], hoisted: readonly HoistedDependency[], modulesDir: string, ownBins: boolean): Promise<void> {
+  const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
+  const hoistedModules = path.join(modulesDir, '.pnpm', 'node_modules')
+  const provider = (pkg: LaidOutPackage): BinProvider => ({ dir: pkg.dir, nodePath: [path.join(pkg.dir, 'node_modules'), pkg.siblingsDir, hoistedModules] })
+  const withBins = (deps: readonly Dependency[]): BinProvider[] => deps.flatMap((dep) => {
+    const pkg = dep.depPath === undefined ? undefined : byDepPath.get(dep.depPath)
+    return pkg?.hasBin === true ? [provider(pkg)] : []
+  })
+  const manifests = new Map<string, Promise<Record<string, unknown>>>()
+  const rootBins = await linkBins(path.join(modulesDir, '.bin'), withBins([...layout.direct, ...hoisted.filter((dep) => dep.type === 'public')]), { manifests })
+  // pnpm also links the bins of the direct dependencies' required peers (auto-installed peers),
+  // through the peer's link beside the dependent, never over a direct dependency's.
+  const peers = layout.direct.flatMap((dep) => {
+    const pkg = dep.depPath === undefined ? undefined : byDepPath.get(dep.depPath)
+    if (pkg === undefined) return []
+    return pkg.requiredPeers.flatMap((peer) => withBins(pkg.deps.filter((child) => child.alias === peer))
+      .map((found) => ({ ...found, dir: path.join(pkg.siblingsDir, peer) })))
+  }).sort((a, b) => a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)
+  await linkBins(path.join(modulesDir, '.bin'), peers, { exclude: new Set(rootBins), manifests })
+  await linkBins(path.join(hoistedModules, '.bin'), withBins(hoisted.filter((dep) => dep.type === 'private')), { manifests })
+  // A few packages at a time: thousands of concurrent reads and writes would run out of file handles.
+  const limit = pLimit(16)
+  await Promise.all(linkedNow.map(async (pkg) => await limit(async () => {
+    const providers = [...(ownBins && pkg.hasBin ? [provider(pkg)] : []), ...withBins(pkg.deps)]
+    const binDir = path.join(pkg.dir, 'node_modules', '.bin')
+    await fsp.rm(binDir, { recursive: true, force: true })
+    if (providers.length > 0) await linkBins(binDir, providers, { manifests })
+  })))
+}
+
