@@ -68,6 +68,10 @@ const PACKAGES: PackageSpec[] = [
   { name: 'dd-c', version: '2.0.0' },
   { name: 'dd-y', version: '1.0.0', manifest: { peerDependencies: { 'dd-a': '^1.0.0', 'dd-c': '^1.0.0' }, peerDependenciesMeta: { 'dd-c': { optional: true } } } },
   { name: 'dd-p2', version: '1.0.0', dependencies: { 'dd-y': '1.0.0', 'dd-c': '2.0.0' } },
+  // ignoredOptionalDependencies and allowedDeprecatedVersions.
+  { name: 'io-fsev', version: '1.0.0' },
+  { name: 'io-has-opt', version: '1.0.0', dependencies: { aaa: '^1.0.0' }, manifest: { optionalDependencies: { 'io-fsev': '1.0.0' } } },
+  { name: 'io-old', version: '1.0.0', deprecated: 'old stuff' },
   // Overrides.
   { name: 'foo', version: '1.0.0' },
   { name: 'foo', version: '1.1.0' },
@@ -292,5 +296,17 @@ describe('lode install --lockfile-only writes the lockfile pnpm 11 writes', () =
     } finally {
       await delayed.close()
     }
+  })
+
+  test('ignoredOptionalDependencies (recorded in the lockfile) and allowedDeprecatedVersions (no warning)', async () => {
+    const manifest = { name: 'ignored-optional', version: '1.0.0', dependencies: { 'io-has-opt': '1.0.0', 'io-old': '1.0.0' }, optionalDependencies: { 'io-fsev': '1.0.0' } }
+    const projects = await compare(manifest, { 'pnpm-workspace.yaml': 'ignoredOptionalDependencies:\n  - io-*\nallowedDeprecatedVersions:\n  io-old: "1"\n' })
+    assert.match(readLockfileText(projects.lodeProject), /\nignoredOptionalDependencies:\n {2}- io-\*\n/)
+    assert.doesNotMatch(readLockfileText(projects.lodeProject), /io-fsev@/)
+    const again = await lode(projects.lodeProject, ['install', '--lockfile-only'])
+    assert.doesNotMatch(again.stdout, /deprecated/)
+    // Dropping the setting brings the optional dependency back, as with pnpm.
+    await rerunBoth(projects, (dir) => { fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), 'allowedDeprecatedVersions:\n  io-old: "1"\n') })
+    assert.match(readLockfileText(projects.lodeProject), /io-fsev@1\.0\.0/)
   })
 })

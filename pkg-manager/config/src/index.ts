@@ -45,6 +45,10 @@ export interface Config {
   readonly hoistPattern: readonly string[]
   /** Patterns of dependencies hoisted into `node_modules` (none by default). */
   readonly publicHoistPattern: readonly string[]
+  /** Optional dependencies never installed (name patterns), recorded in the lockfile. */
+  readonly ignoredOptionalDependencies: readonly string[]
+  /** name → version range whose deprecation is not reported. */
+  readonly allowedDeprecatedVersions: Readonly<Record<string, string>>
   /** `allowBuilds` from pnpm-workspace.yaml: package → whether its build scripts may run. */
   readonly allowBuilds: Readonly<Record<string, boolean>>
   /** Fail when a dependency wants to build and `allowBuilds` does not mention it (pnpm 11's default). */
@@ -163,6 +167,8 @@ export function getConfig (opts: GetConfigOptions): Config {
     hoistPattern: setting('hoistPattern', isStrings, ['*']),
     publicHoistPattern: setting('publicHoistPattern', isStrings, []),
     modulesCacheMaxAge: setting('modulesCacheMaxAge', isNumber, 10_080),
+    ignoredOptionalDependencies: setting('ignoredOptionalDependencies', isStrings, []),
+    allowedDeprecatedVersions: setting('allowedDeprecatedVersions', isStringMap, {}),
     allowBuilds: setting('allowBuilds', (v): v is Record<string, boolean> => isMap(v) && Object.values(v).every(isBool), {}),
     strictDepBuilds: setting('strictDepBuilds', isBool, true),
     childConcurrency: setting('childConcurrency', isNumber, Math.min(4, os.availableParallelism())),

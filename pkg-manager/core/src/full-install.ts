@@ -14,6 +14,7 @@ import { NpmResolver, registryFor } from '@lode/resolving.npm-resolver'
 import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import { RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry-client'
 import { storePath } from '@lode/store.cafs'
+import semver from 'semver'
 
 
 import { linkPackages } from './link-packages.js'
@@ -108,9 +109,10 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     packageExtensions: config.packageExtensions,
     overrides,
     rootDir: config.dir,
+    ignoredOptionalDependencies: config.ignoredOptionalDependencies,
   })
   const manifest = hooks.project(rawManifest, config.dir)
-  const lockfileSettings = { overrides: overridesMap(overrides), packageExtensionsChecksum: packageExtensionsChecksum(config.packageExtensions) }
+  const lockfileSettings = { overrides: overridesMap(overrides), packageExtensionsChecksum: packageExtensionsChecksum(config.packageExtensions), ignoredOptionalDependencies: config.ignoredOptionalDependencies }
   const outdated = outdatedLockfileReason(current?.lockfile, manifest, { autoInstallPeers: config.autoInstallPeers, ...lockfileSettings })
   const frozen = opts.frozenLockfile ?? config.frozenLockfile
   if (frozen && outdated !== undefined) {
@@ -217,7 +219,7 @@ interface ResolveInput {
   manifest: ProjectManifest
   current: ReadLockfile | undefined
   hooks: ReadPackageHooks
-  lockfileSettings: { overrides: Record<string, string> | undefined, packageExtensionsChecksum: string | undefined }
+  lockfileSettings: { overrides: Record<string, string> | undefined, packageExtensionsChecksum: string | undefined, ignoredOptionalDependencies: readonly string[] }
   client: RegistryClient
   emit: (event: InstallEvent) => void
   trace: PipelineTrace | undefined
@@ -263,7 +265,14 @@ async function resolve ({ config, opts, manifest, current, hooks, lockfileSettin
       },
     })
     if (result.immature.length > 0 && config.minimumReleaseAgeStrict) throw immatureError(result.immature)
-    if (result.deprecated.direct.length > 0 || result.deprecated.subdependencies.length > 0) emit({ type: 'deprecated', ...result.deprecated })
+    // allowedDeprecatedVersions: deprecations the user accepted are not reported.
+    const reported = (pkgId: string): boolean => {
+      const at = pkgId.indexOf('@', 1)
+      const range = config.allowedDeprecatedVersions[pkgId.slice(0, at)]
+      return range === undefined || !semver.satisfies(pkgId.slice(at + 1), range)
+    }
+    const deprecated = { direct: result.deprecated.direct.filter(reported), subdependencies: result.deprecated.subdependencies.filter(reported) }
+    if (deprecated.direct.length > 0 || deprecated.subdependencies.length > 0) emit({ type: 'deprecated', ...deprecated })
     const written = await writeLockfile(config.dir, result.lockfile, current?.envDocument)
     return { lockfile: result.lockfile, written, peerIssues: result.peerIssues, immature: result.immature }
   } finally {

@@ -1,5 +1,7 @@
 import path from 'node:path'
 
+import { createMatcher } from '@lode/fs.matcher'
+
 import type { Layout } from './layout.js'
 
 export type HoistType = 'private' | 'public'
@@ -62,15 +64,7 @@ export function hoistedPath (modulesDir: string, dep: HoistedDependency): string
 }
 
 function hoistTypeMatcher (opts: HoistOptions): (alias: string) => HoistType | undefined {
-  const isPublic = patternMatcher(opts.publicHoistPattern)
-  const isPrivate = patternMatcher(opts.hoistPattern)
+  const isPublic = createMatcher(opts.publicHoistPattern)
+  const isPrivate = createMatcher(opts.hoistPattern)
   return (alias) => isPublic(alias) ? 'public' : isPrivate(alias) ? 'private' : undefined
-}
-
-/** pnpm's matcher: `*` globs, `!` excludes; a name matches when some pattern includes it and none excludes it. */
-export function patternMatcher (patterns: readonly string[]): (name: string) => boolean {
-  const toRegExp = (glob: string): RegExp => new RegExp(`^${glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`)
-  const include = patterns.filter((p) => !p.startsWith('!')).map(toRegExp)
-  const exclude = patterns.filter((p) => p.startsWith('!')).map((p) => toRegExp(p.slice(1)))
-  return (name) => include.some((re) => re.test(name)) && !exclude.some((re) => re.test(name))
 }

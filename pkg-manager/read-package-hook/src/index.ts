@@ -1,3 +1,5 @@
+import { createMatcher } from '@lode/fs.matcher'
+
 import { compatibilityExtensions, createPackageExtender } from './extensions.js'
 import type { PackageExtension } from './extensions.js'
 import type { HookedManifest, ManifestHook } from './manifest.js'
@@ -17,6 +19,8 @@ export interface ReadPackageHookOptions {
   overrides: readonly Override[]
   /** Where relative `file:`/`link:` overrides point from: the workspace root. */
   rootDir: string
+  /** pnpm's `ignoredOptionalDependencies`: name patterns removed from every manifest's optionalDependencies. */
+  ignoredOptionalDependencies?: readonly string[]
 }
 
 export interface ReadPackageHooks {
@@ -26,11 +30,25 @@ export interface ReadPackageHooks {
   dependency: <T extends HookedManifest>(manifest: T) => T
 }
 
+/** Removes the optional dependencies whose names match (from `dependencies` too, where a package repeats them), as pnpm does. */
+function createOptionalDependenciesRemover (patterns: readonly string[]): ManifestHook {
+  const ignored = createMatcher(patterns)
+  return (manifest) => {
+    const names = Object.keys(manifest.optionalDependencies ?? {}).filter(ignored)
+    if (names.length === 0) return manifest
+    const without = (deps: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(deps).filter(([name]) => !names.includes(name)))
+    const copy = { ...manifest, optionalDependencies: without(manifest.optionalDependencies ?? {}) }
+    if (manifest.dependencies !== undefined) copy.dependencies = without(manifest.dependencies)
+    return copy
+  }
+}
+
 /** The manifest changes pnpm 11 applies while resolving, in pnpm's order. */
 export function createReadPackageHooks (opts: ReadPackageHookOptions): ReadPackageHooks {
   const base: ManifestHook[] = []
   if (Object.keys(opts.packageExtensions).length > 0) base.push(createPackageExtender(opts.packageExtensions))
   if (opts.overrides.length > 0) base.push(createVersionsOverrider(opts.overrides, opts.rootDir))
+  if (opts.ignoredOptionalDependencies !== undefined && opts.ignoredOptionalDependencies.length > 0) base.push(createOptionalDependenciesRemover(opts.ignoredOptionalDependencies))
   const forDependencies = opts.ignoreCompatibilityDb ? base : [createPackageExtender(compatibilityExtensions()), ...base]
   return {
     project: (manifest, projectDir) => base.reduce((m, hook) => hook(m, projectDir), manifest),

@@ -33,7 +33,7 @@ export interface ResolveDependenciesOptions {
   /** Changes a dependency's manifest before its dependencies are read (compatibility database, packageExtensions, overrides). */
   readPackageHook?: ManifestHook
   /** Recorded in the lockfile; when they differ from the current lockfile's, nothing in it is reused as is. */
-  lockfileSettings: { overrides?: Record<string, string> | undefined, packageExtensionsChecksum?: string | undefined }
+  lockfileSettings: { overrides?: Record<string, string> | undefined, packageExtensionsChecksum?: string | undefined, ignoredOptionalDependencies?: readonly string[] | undefined }
   /** The lockfile's directory (absolute): local paths in the lockfile are relative to it. */
   lockfileDir: string
   /** pnpm 11's `blockExoticSubdeps` (default true). */
@@ -62,7 +62,8 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
   // Changed overrides can change any package's manifest: every package is read again (pnpm's full
   // resolution), locked versions still kept where they satisfy, except for the targets of removed overrides.
   const settingsChanged = opts.lockfile !== undefined && (!isDeepStrictEqual(opts.lockfile.overrides ?? {}, opts.lockfileSettings.overrides ?? {}) ||
-    opts.lockfile.packageExtensionsChecksum !== opts.lockfileSettings.packageExtensionsChecksum)
+    opts.lockfile.packageExtensionsChecksum !== opts.lockfileSettings.packageExtensionsChecksum ||
+    !isDeepStrictEqual([...opts.lockfile.ignoredOptionalDependencies ?? []].sort(), [...opts.lockfileSettings.ignoredOptionalDependencies ?? []].sort()))
   const staleNames = settingsChanged ? staleOverrideTargets(opts.lockfile?.overrides, opts.lockfileSettings.overrides) : new Set<string>()
   const tree = new TreeResolver({
     resolver: opts.resolver,
@@ -371,5 +372,7 @@ function toLockfile (input: ToLockfileInput): Lockfile {
   else delete lockfile.overrides
   if (input.settings.packageExtensionsChecksum !== undefined) lockfile.packageExtensionsChecksum = input.settings.packageExtensionsChecksum
   else delete lockfile.packageExtensionsChecksum
+  if (input.settings.ignoredOptionalDependencies !== undefined && input.settings.ignoredOptionalDependencies.length > 0) lockfile.ignoredOptionalDependencies = [...input.settings.ignoredOptionalDependencies]
+  else delete lockfile.ignoredOptionalDependencies
   return lockfile
 }

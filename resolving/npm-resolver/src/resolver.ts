@@ -1,4 +1,5 @@
 import { LodeError } from '@lode/fs.error'
+import { createMatcher } from '@lode/fs.matcher'
 
 import { MetadataSource } from './metadata.js'
 import type { MetadataSourceOptions } from './metadata.js'
@@ -123,19 +124,20 @@ function withTrusted (packument: Packument, exclude: (name: string, version?: st
 }
 
 function releaseAgeExclusions (patterns: readonly string[]): (name: string, version?: string) => boolean {
-  const names: RegExp[] = []
+  const names: string[] = []
   const versions = new Map<string, Set<string>>()
   for (const pattern of patterns) {
     const at = pattern.indexOf('@', 1)
     if (at === -1) {
-      names.push(new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`))
+      names.push(pattern)
     } else {
       const set = versions.get(pattern.slice(0, at)) ?? new Set()
       for (const version of pattern.slice(at + 1).split('||')) set.add(version.trim())
       versions.set(pattern.slice(0, at), set)
     }
   }
-  return (name, version) => names.some((re) => re.test(name)) || (version !== undefined && versions.get(name)?.has(version) === true)
+  const nameMatches = createMatcher(names)
+  return (name, version) => nameMatches(name) || (version !== undefined && versions.get(name)?.has(version) === true)
 }
 
 function noMatchingVersion (spec: RegistrySpec, packument: Packument, registry: string): LodeError {
