@@ -21,6 +21,8 @@ const PACKAGES: PackageSpec[] = [
   { name: 'win-helper', version: '1.0.0' },
   { name: 'win-only', version: '1.0.0', dependencies: { 'win-helper': '1.0.0' }, manifest: { os: ['win32'], cpu: ['x64', 'arm64'] } },
   { name: 'not-windows', version: '1.0.0', manifest: { os: ['!win32'] }, files: { 'index.js': 'module.exports = "not-windows"' } },
+  { name: 'pat', version: '1.0.0', files: { 'index.js': 'module.exports = "original"\n', 'lib/gone.js': 'x\n' } },
+  { name: 'uses-pat', version: '1.0.0', dependencies: { pat: '1.0.0' }, files: { 'index.js': 'module.exports = "uses " + require("pat")\n' } },
   { name: 'peer-tool', version: '1.0.0', manifest: { bin: { 'peer-tool': 'cli.js' } }, files: { 'cli.js': '#!/usr/bin/env node\nconsole.log("peer-tool")\n' } },
   { name: 'needs-peer-tool', version: '1.0.0', manifest: { peerDependencies: { 'peer-tool': '^1.0.0' } } },
   { name: 'helper-cli', version: '1.0.0', manifest: { bin: 'run.js' }, files: { 'run.js': '#!/usr/bin/env node\nconsole.log("helper")\n' } },
@@ -342,4 +344,54 @@ test('install errors: a bad tarball, a failing download, a store file gone, a re
   const refused = await lode(windowsOnly, ['install'])
   assert.equal(refused.code, 1)
   assert.ok(refused.stderr.startsWith('[ERR_LODE_UNSUPPORTED_PLATFORM] win-only@1.0.0 does not support this platform'), refused.stderr)
+})
+
+const PATCH = [
+  'diff --git a/index.js b/index.js',
+  'index 1111111..2222222 100644',
+  '--- a/index.js',
+  '+++ b/index.js',
+  '@@ -1 +1 @@',
+  '-module.exports = "original"',
+  '+module.exports = "patched"',
+  'diff --git a/lib/gone.js b/lib/gone.js',
+  'deleted file mode 100644',
+  '--- a/lib/gone.js',
+  '+++ /dev/null',
+  '@@ -1 +0,0 @@',
+  '-x',
+  'diff --git a/added.txt b/added.txt',
+  'new file mode 100644',
+  '--- /dev/null',
+  '+++ b/added.txt',
+  '@@ -0,0 +1 @@',
+  '+new',
+  '',
+].join('\n')
+
+test('patchedDependencies: the patch is applied in .pnpm, never to the store, with pnpm\'s lockfile and directories', async () => {
+  const manifest = { name: 'patched', version: '1.0.0', dependencies: { pat: '1.0.0', 'uses-pat': '1.0.0' } }
+  const files = { 'patches/pat@1.0.0.patch': PATCH, 'pnpm-workspace.yaml': 'patchedDependencies:\n  pat@1.0.0: patches/pat@1.0.0.patch\n' }
+  const { lodeProject } = await installBoth(manifest, files)
+  assert.match(readLockfileText(lodeProject), /pat: 1\.0\.0\(patch_hash=[0-9a-f]{64}\)/)
+  assert.equal(requireFrom(lodeProject, 'uses-pat'), 'uses patched')
+  const patchedDir = fs.realpathSync(path.join(lodeProject.dir, 'node_modules', 'pat'))
+  assert.deepEqual(fs.readdirSync(patchedDir, { recursive: true }).map(String).sort(), ['added.txt', 'index.js', 'lib', 'package.json'])
+  // The store still holds the original file.
+  const storeFiles = path.join(lodeProject.home, '.local', 'share', 'lode', 'store', 'v11', 'files')
+  const contents = fs.readdirSync(storeFiles, { recursive: true }).map(String).map((rel) => path.join(storeFiles, rel)).filter((file) => fs.statSync(file).isFile()).map((file) => fs.readFileSync(file, 'utf8'))
+  assert.ok(contents.includes('module.exports = "original"\n'))
+  assert.ok(!contents.includes('module.exports = "patched"\n'))
+
+  // A patch that does not fit is an error naming it, and leaves no half-patched package.
+  const broken = makeProject(registry, { name: 'broken-patch', version: '1.0.0', dependencies: { pat: '1.0.0' } }, {
+    'patches/pat.patch': PATCH.replace('-module.exports = "original"', '-module.exports = "something else"'),
+    'pnpm-workspace.yaml': 'patchedDependencies:\n  pat: patches/pat.patch\n',
+  })
+  const failed = await lode(broken, ['install'])
+  assert.equal(failed.code, 1)
+  assert.ok(failed.stderr.startsWith('[ERR_LODE_PATCH_FAILED] The patch '), failed.stderr)
+  assert.ok(failed.stderr.includes(path.join(broken.dir, 'patches', 'pat.patch')))
+  const virtualStoreDir = path.join(broken.dir, 'node_modules', '.pnpm')
+  assert.equal(fs.existsSync(virtualStoreDir) && fs.readdirSync(virtualStoreDir).some((entry) => entry.startsWith('pat@')), false)
 })

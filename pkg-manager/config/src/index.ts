@@ -45,6 +45,8 @@ export interface Config {
   readonly hoistPattern: readonly string[]
   /** Patterns of dependencies hoisted into `node_modules` (none by default). */
   readonly publicHoistPattern: readonly string[]
+  /** `patchedDependencies`: `name`, `name@version` or `name@range` → patch file (relative to the project). */
+  readonly patchedDependencies: Readonly<Record<string, string>>
   /** Optional dependencies never installed (name patterns), recorded in the lockfile. */
   readonly ignoredOptionalDependencies: readonly string[]
   /** name → version range whose deprecation is not reported. */
@@ -167,6 +169,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     hoistPattern: setting('hoistPattern', isStrings, ['*']),
     publicHoistPattern: setting('publicHoistPattern', isStrings, []),
     modulesCacheMaxAge: setting('modulesCacheMaxAge', isNumber, 10_080),
+    patchedDependencies: setting('patchedDependencies', isStringMap, {}),
     ignoredOptionalDependencies: setting('ignoredOptionalDependencies', isStrings, []),
     allowedDeprecatedVersions: setting('allowedDeprecatedVersions', isStringMap, {}),
     allowBuilds: setting('allowBuilds', (v): v is Record<string, boolean> => isMap(v) && Object.values(v).every(isBool), {}),

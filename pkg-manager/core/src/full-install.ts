@@ -21,6 +21,8 @@ import { linkPackages } from './link-packages.js'
 import type { DirectDependencyChange } from './link-packages.js'
 import { outdatedLockfileReason } from './lockfile-satisfies.js'
 import { PackageFetcher } from './package-fetcher.js'
+import { loadPatches, patchFor } from './patches.js'
+import type { Patch } from './patches.js'
 import { PipelineTrace } from './pipeline-trace.js'
 import { readProjectManifest } from './project-manifest.js'
 
@@ -112,7 +114,13 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     ignoredOptionalDependencies: config.ignoredOptionalDependencies,
   })
   const manifest = hooks.project(rawManifest, config.dir)
-  const lockfileSettings = { overrides: overridesMap(overrides), packageExtensionsChecksum: packageExtensionsChecksum(config.packageExtensions), ignoredOptionalDependencies: config.ignoredOptionalDependencies }
+  const patches = loadPatches(config.patchedDependencies, config.dir)
+  const lockfileSettings = {
+    overrides: overridesMap(overrides),
+    packageExtensionsChecksum: packageExtensionsChecksum(config.packageExtensions),
+    ignoredOptionalDependencies: config.ignoredOptionalDependencies,
+    patchedDependencies: Object.fromEntries(patches.map((patch) => [patch.key, patch.hash])),
+  }
   const outdated = outdatedLockfileReason(current?.lockfile, manifest, { autoInstallPeers: config.autoInstallPeers, ...lockfileSettings })
   const frozen = opts.frozenLockfile ?? config.frozenLockfile
   if (frozen && outdated !== undefined) {
@@ -157,7 +165,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     const resolveStart = performance.now()
     const resolved = useLockfileAsIs
       ? { lockfile: current.lockfile, written: false, peerIssues: [], immature: [] }
-      : await resolve({ config, opts, manifest, current, hooks, lockfileSettings, client, emit, trace, fetcher: prefetching ? fetcher : undefined })
+      : await resolve({ config, opts, manifest, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher: prefetching ? fetcher : undefined })
     opts.signal?.throwIfAborted()
     const packages = Object.keys(resolved.lockfile.packages ?? {}).length
     if (useLockfileAsIs) trace?.count('resolved', packages)
@@ -178,6 +186,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
         signal: opts.signal,
         resolved: !useLockfileAsIs,
         ignoreScripts: opts.ignoreScripts === true,
+        patches,
       })
     if (linked.added > 0 || linked.removed > 0) emit({ type: 'packages', added: linked.added, removed: linked.removed, storeDir: storePath(config.storeDir) })
     emit({ type: 'progress', resolved: packages, added: linked.added, reused: linked.reused, downloaded: linked.downloaded, done: true })
@@ -219,7 +228,8 @@ interface ResolveInput {
   manifest: ProjectManifest
   current: ReadLockfile | undefined
   hooks: ReadPackageHooks
-  lockfileSettings: { overrides: Record<string, string> | undefined, packageExtensionsChecksum: string | undefined, ignoredOptionalDependencies: readonly string[] }
+  lockfileSettings: { overrides: Record<string, string> | undefined, packageExtensionsChecksum: string | undefined, ignoredOptionalDependencies: readonly string[], patchedDependencies: Record<string, string> }
+  patches: readonly Patch[]
   client: RegistryClient
   emit: (event: InstallEvent) => void
   trace: PipelineTrace | undefined
@@ -228,7 +238,7 @@ interface ResolveInput {
 }
 
 /** Resolves the dependency graph and writes pnpm-lock.yaml (unless the result is what it already says). */
-async function resolve ({ config, opts, manifest, current, hooks, lockfileSettings, client, emit, trace, fetcher }: ResolveInput): Promise<{ lockfile: Lockfile, written: boolean, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
+async function resolve ({ config, opts, manifest, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher }: ResolveInput): Promise<{ lockfile: Lockfile, written: boolean, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
   const resolver = new NpmResolver({
     client,
     cacheDir: config.cacheDir,
@@ -253,6 +263,7 @@ async function resolve ({ config, opts, manifest, current, hooks, lockfileSettin
       onWarning: (message) => { emit({ type: 'warning', message }) },
       readPackageHook: hooks.dependency,
       lockfileSettings,
+      patchHashOf: (pkgId) => patchFor(patches, pkgId)?.hash,
       resolver,
       lockfile: current?.lockfile,
       autoInstallPeers: config.autoInstallPeers,

@@ -17,6 +17,7 @@ import { LinkPool } from '@lode/worker.pools'
 import { buildPackages, planBuilds, reportIgnoredBuilds } from './dependency-builds.js'
 import { currentPlatform } from './package-fetcher.js'
 import type { PackageFetcher } from './package-fetcher.js'
+import type { Patch } from './patches.js'
 import type { PipelineTrace } from './pipeline-trace.js'
 import { writeBins } from './write-bins.js'
 
@@ -37,6 +38,8 @@ export interface LinkPackagesOptions {
   signal?: AbortSignal | undefined
   /** Run no build scripts: they are recorded as pending in `.modules.yaml`. */
   ignoreScripts: boolean
+  /** Patches (`patchedDependencies`): a package whose dependency path has `patch_hash=` gets its patch applied when imported. */
+  patches: readonly Patch[]
   /**
    * The lockfile was resolved by this install (not installed as it was). pnpm then also links each
    * package's own bins into its `node_modules/.bin`; installing a lockfile as it is, it does not.
@@ -141,7 +144,8 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
         if (linkError !== undefined) throw linkError
         if (row.requiresBuild) wantBuild.push(pkg)
         progress()
-        batch.push({ dir: pkg.dir, files: filesOf(row) })
+        const patch = patchOf(pkg.depPath, opts.patches)
+        batch.push({ dir: pkg.dir, files: filesOf(row), ...(patch === undefined ? {} : { patch: { file: patch.file, label: pkg.pkgId } }) })
         if (batch.length >= LINK_BATCH) flush()
       }))
       flush()
@@ -261,6 +265,19 @@ async function readPreviousInstall (modulesDir: string, layoutOptions: LayoutOpt
   } catch {
     return undefined
   }
+}
+
+/** The patch a dependency path names (`name@1.0.0(patch_hash=…)`). */
+function patchOf (depPath: string, patches: readonly Patch[]): Patch | undefined {
+  const hash = /\(patch_hash=([0-9a-f]+)\)/.exec(depPath)?.[1]
+  if (hash === undefined) return undefined
+  const patch = patches.find((candidate) => candidate.hash === hash)
+  if (patch === undefined) {
+    throw new LodeError('PATCH_NOT_FOUND', `pnpm-lock.yaml wants ${depPath} patched, but no patch in patchedDependencies has that hash.`, {
+      hint: 'Restore the patch file (and its entry in pnpm-workspace.yaml), or install without --frozen-lockfile to update the lockfile.',
+    })
+  }
+  return patch
 }
 
 function filesOf (row: PackageFilesIndex): PackageToImport['files'] {

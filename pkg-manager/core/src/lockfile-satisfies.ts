@@ -8,6 +8,7 @@ export interface LockfileSettingsToMatch {
   overrides: Record<string, string> | undefined
   packageExtensionsChecksum: string | undefined
   ignoredOptionalDependencies: readonly string[]
+  patchedDependencies: Record<string, string>
 }
 
 /**
@@ -23,6 +24,7 @@ export function outdatedLockfileReason (lockfile: Lockfile | undefined, manifest
   if (!isDeepStrictEqual(lockfile.overrides ?? {}, settings.overrides ?? {})) return 'the overrides in pnpm-lock.yaml differ from those in pnpm-workspace.yaml'
   if (lockfile.packageExtensionsChecksum !== settings.packageExtensionsChecksum) return 'packageExtensions in pnpm-workspace.yaml changed since pnpm-lock.yaml was written'
   if (!isDeepStrictEqual([...lockfile.ignoredOptionalDependencies ?? []].sort(), [...settings.ignoredOptionalDependencies].sort())) return 'ignoredOptionalDependencies in pnpm-workspace.yaml changed since pnpm-lock.yaml was written'
+  if (!isDeepStrictEqual(lockfile.patchedDependencies ?? {}, settings.patchedDependencies)) return 'patchedDependencies (or a patch file) changed since pnpm-lock.yaml was written'
   const importer = lockfile.importers['.']
   if (importer === undefined) return 'pnpm-lock.yaml has no entry for the project'
   const wanted = effectiveDependencies(manifest)

@@ -22,7 +22,7 @@ export function lockedPackage (lockfile: Lockfile | undefined, pkgId: string): R
   for (const peer of Object.keys(peerDependenciesMeta)) peerDependencies[peer] ??= '*'
   // A peer is resolved when the dependency path names it; otherwise a dependency of the same name
   // is the package's own (pnpm drops such a peer, as fromMeta does).
-  const suffix = depPath.slice(pkgId.length)
+  const suffix = depPath.slice(pkgId.length).replace(/^\(patch_hash=[0-9a-f]+\)/, '')
   const hashed = suffix !== '' && !suffix.includes('@')
   for (const deps of [snapshot.dependencies, snapshot.optionalDependencies]) {
     for (const alias of Object.keys(deps ?? {})) {

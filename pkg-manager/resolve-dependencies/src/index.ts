@@ -33,7 +33,15 @@ export interface ResolveDependenciesOptions {
   /** Changes a dependency's manifest before its dependencies are read (compatibility database, packageExtensions, overrides). */
   readPackageHook?: ManifestHook
   /** Recorded in the lockfile; when they differ from the current lockfile's, nothing in it is reused as is. */
-  lockfileSettings: { overrides?: Record<string, string> | undefined, packageExtensionsChecksum?: string | undefined, ignoredOptionalDependencies?: readonly string[] | undefined }
+  lockfileSettings: {
+    overrides?: Record<string, string> | undefined
+    packageExtensionsChecksum?: string | undefined
+    ignoredOptionalDependencies?: readonly string[] | undefined
+    /** `patchedDependencies` key → patch hash, as the lockfile records them. */
+    patchedDependencies?: Record<string, string> | undefined
+  }
+  /** The hash of the patch for a package id: its dependency path gets `(patch_hash=…)`. */
+  patchHashOf?: (pkgId: string) => string | undefined
   /** The lockfile's directory (absolute): local paths in the lockfile are relative to it. */
   lockfileDir: string
   /** pnpm 11's `blockExoticSubdeps` (default true). */
@@ -137,7 +145,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
   let peers: PeerResolver
   let roots: Array<Map<string, PeerNode>>
   for (let round = 0; ; round++) {
-    peers = new PeerResolver({ packages: tree.packages, children: tree.children, peersSuffixMaxLength: opts.peersSuffixMaxLength })
+    peers = new PeerResolver({ packages: tree.packages, children: tree.children, peersSuffixMaxLength: opts.peersSuffixMaxLength, ...(opts.patchHashOf === undefined ? {} : { patchHashOf: opts.patchHashOf }) })
     roots = direct.map((importer) => peers.resolveImporter([...importer.edges, ...importer.hidden]))
     if (round > 20) break
     const candidates = peerCandidates(tree.packages, opts.lockfile)
@@ -374,5 +382,7 @@ function toLockfile (input: ToLockfileInput): Lockfile {
   else delete lockfile.packageExtensionsChecksum
   if (input.settings.ignoredOptionalDependencies !== undefined && input.settings.ignoredOptionalDependencies.length > 0) lockfile.ignoredOptionalDependencies = [...input.settings.ignoredOptionalDependencies]
   else delete lockfile.ignoredOptionalDependencies
+  if (input.settings.patchedDependencies !== undefined && Object.keys(input.settings.patchedDependencies).length > 0) lockfile.patchedDependencies = input.settings.patchedDependencies
+  else delete lockfile.patchedDependencies
   return lockfile
 }

@@ -45,6 +45,8 @@ export interface ResolvePeersOptions {
   children: ReadonlyMap<string, readonly Edge[]>
   /** pnpm's `peersSuffixMaxLength`: a longer peer suffix is replaced by its hash. */
   peersSuffixMaxLength: number
+  /** The hash of the patch for a package id (`patchedDependencies`), which its dependency path carries. */
+  patchHashOf?: (pkgId: string) => string | undefined
 }
 
 type Context = ReadonlyMap<string, PeerNode>
@@ -159,15 +161,21 @@ export class PeerResolver {
   /** The node's dependency path, its peer suffix built from its peers' own dependency paths. */
   depPath (node: PeerNode): string {
     if (node.depPath !== undefined) return node.depPath
-    if (node.allPeers.size === 0) return (node.depPath = node.pkgId)
+    if (node.allPeers.size === 0) return (node.depPath = this.withPatch(node.pkgId))
     // Peers that wait on each other (a cycle) are named without their own suffixes.
-    if (node.computing === true) return node.pkgId
+    if (node.computing === true) return this.withPatch(node.pkgId)
     node.computing = true
-    const ids = [...node.allPeers.values()].map((peer) => peer.cycleBroken === true ? peer.pkgId : this.depPath(peer)).sort()
+    const ids = [...node.allPeers.values()].map((peer) => peer.cycleBroken === true ? this.withPatch(peer.pkgId) : this.depPath(peer)).sort()
     node.computing = false
     let suffix = ids.join(')(')
     if (suffix.length > this.opts.peersSuffixMaxLength) suffix = createHash('sha256').update(suffix).digest('hex').slice(0, 32)
-    return (node.depPath = `${node.pkgId}(${suffix})`)
+    return (node.depPath = `${this.withPatch(node.pkgId)}(${suffix})`)
+  }
+
+  /** `name@1.0.0(patch_hash=…)` for a patched package (pnpm's id with patch hash), else the id. */
+  private withPatch (pkgId: string): string {
+    const hash = this.opts.patchHashOf?.(pkgId)
+    return hash === undefined ? pkgId : `${pkgId}(patch_hash=${hash})`
   }
 
   private computePeersBelow (): void {

@@ -6,6 +6,8 @@ import { LodeError, hasErrno, toLodeErrorData } from '@lode/fs.error'
 import type { LodeErrorData } from '@lode/fs.error'
 import { casFilePath } from '@lode/store.cafs'
 
+import { applyPatchFile } from './apply-patch.js'
+
 /** pnpm's `packageImportMethod`. */
 export type ImportMethod = 'auto' | 'hardlink' | 'clone' | 'copy' | 'clone-or-copy'
 
@@ -13,6 +15,8 @@ export type ImportMethod = 'auto' | 'hardlink' | 'clone' | 'copy' | 'clone-or-co
 export interface PackageToImport {
   dir: string
   files: Array<[path: string, digest: string, mode: number]>
+  /** A patch to apply (pnpm's `patchedDependencies`), before the package is renamed into place. */
+  patch?: { file: string, label: string }
 }
 
 /** A batch of packages, imported by one link-pool thread. Runs in a link-pool thread (see `@lode/worker.pools`). */
@@ -57,11 +61,15 @@ export function importPackages (task: LinkTask): LinkOutcome {
     if (fs.existsSync(pkg.dir)) continue
     removeStaleTemps(pkg.dir)
     const temp = `${pkg.dir}_tmp_${process.pid}_${randomBytes(4).toString('hex')}`
+    // The first directory this import creates (its parents may not exist yet): removed again on failure.
+    const created = fs.mkdirSync(path.dirname(temp), { recursive: true })
     try {
       importInto(temp, pkg, task, outcome)
+      if (pkg.patch !== undefined) applyPatchFile(temp, pkg.patch.file, pkg.patch.label)
       renameIntoPlace(temp, pkg.dir)
     } catch (err) {
       fs.rmSync(temp, { recursive: true, force: true })
+      if (created !== undefined) removeEmptyUpTo(path.dirname(temp), created)
       if (err instanceof LodeError) throw err
       throw new LodeError('LINK_FAILED', `Could not write ${pkg.dir}: ${(err as Error).message}`, {
         hint: 'Check that node_modules is writable and the disk has room, then run lode install again.',
@@ -71,6 +79,18 @@ export function importPackages (task: LinkTask): LinkOutcome {
     outcome.imported++
   }
   return outcome
+}
+
+/** Removes `dir` and its parents up to `top`, as long as they are empty. */
+function removeEmptyUpTo (dir: string, top: string): void {
+  for (let current = dir; current.startsWith(top); current = path.dirname(current)) {
+    try {
+      fs.rmdirSync(current)
+    } catch {
+      return // not empty: the rest stays
+    }
+    if (current === top) return
+  }
 }
 
 /** Temp directories of this package left by an install that was killed (they are never complete); another live process's are kept. */
