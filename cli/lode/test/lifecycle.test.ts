@@ -113,6 +113,9 @@ test('a failing build fails the install with the package, the script and its out
   const project = makeProject(registry, { name: 'failing', version: '1.0.0', dependencies: { 'fails-build': '1.0.0' }, optionalDependencies: { 'opt-fails': '1.0.0' } }, {
     'pnpm-workspace.yaml': 'allowBuilds:\n  fails-build: true\n  opt-fails: true\n',
   })
+  const pnpmProject = cloneProject(project)
+  const pnpmResult = await pnpm(pnpmProject, ['install'], true)
+  assert.match(pnpmResult.stdout + pnpmResult.stderr, /fails-build/, 'pnpm fails on the same package')
   const result = await lode(project, ['install'])
   assert.equal(result.code, 1)
   assert.match(result.stderr, /^\[ERR_LODE_LIFECYCLE_SCRIPT_FAILED\] fails-build@1\.0\.0 install: `node -e "console\.log\('about to fail'\); process\.exit\(3\)"` exited with code 3\.\nabout to fail/)
@@ -154,4 +157,14 @@ test('a bin replaced by its package\'s build is linked again afterwards, as pnpm
   for (const built of [project, lodeProject]) {
     assert.equal(execFileSync(path.join(built.dir, 'node_modules', '.bin', 'swaps-bin'), { encoding: 'utf8' }).trim(), 'native')
   }
+})
+
+test('an optional dependency whose build fails leaves the install successful, as with pnpm', async () => {
+  const manifest = { name: 'opt-only', version: '1.0.0', dependencies: { 'no-scripts': '1.0.0' }, optionalDependencies: { 'opt-fails': '1.0.0' } }
+  const project = makeProject(registry, manifest, { 'pnpm-workspace.yaml': 'allowBuilds:\n  opt-fails: true\n' })
+  const lodeProject = cloneProject(project)
+  await pnpm(project, ['install'])
+  const result = await lode(lodeProject, ['install'])
+  assert.equal(result.code, 0, result.stderr)
+  assert.match(result.stdout, /opt-fails@1\.0\.0 install: .* exited with code 4/)
 })
