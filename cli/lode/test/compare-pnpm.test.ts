@@ -309,4 +309,19 @@ describe('lode install --lockfile-only writes the lockfile pnpm 11 writes', () =
     await rerunBoth(projects, (dir) => { fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), 'allowedDeprecatedVersions:\n  io-old: "1"\n') })
     assert.match(readLockfileText(projects.lodeProject), /io-fsev@1\.0\.0/)
   })
+
+  test('catalogs: catalog: and catalog:name specifiers, the lockfile\'s catalogs section, catalog: in overrides', async () => {
+    const manifest = { name: 'catalogs', version: '1.0.0', dependencies: { foo: 'catalog:', dep: 'catalog:tools', bar: '1.0.0' } }
+    const workspaceYaml = 'catalog:\n  foo: ^1.0.0\ncatalogs:\n  tools:\n    dep: ~1.1.0\noverrides:\n  bar>aaa: "catalog:"\n  bar>foo: "catalog:"\n'
+    const projects = await compare(manifest, { 'pnpm-workspace.yaml': workspaceYaml.replace('bar>aaa: "catalog:"\n  ', '') })
+    assert.match(readLockfileText(projects.lodeProject), /\ncatalogs:\n {2}default:\n {4}foo:\n {6}specifier: \^1\.0\.0\n/)
+    // A changed catalog entry re-resolves what uses it, as with pnpm.
+    await rerunBoth(projects, (dir) => { fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), 'catalog:\n  foo: ^1.0.0\ncatalogs:\n  tools:\n    dep: 1.0.0\noverrides:\n  bar>foo: "catalog:"\n') })
+    assert.match(readLockfileText(projects.lodeProject), /dep:\n {8}specifier: catalog:tools\n {8}version: 1\.0\.0/)
+    // An entry that is not in the catalog is an error naming it.
+    const missing = makeProject(registry, { name: 'no-entry', version: '1.0.0', dependencies: { aaa: 'catalog:' } }, { 'pnpm-workspace.yaml': 'catalog:\n  foo: ^1.0.0\n' })
+    const failed = await lode(missing, ['install', '--lockfile-only'])
+    assert.equal(failed.code, 1)
+    assert.match(failed.stderr, /^\[ERR_LODE_CATALOG_ENTRY_NOT_FOUND\] No catalog entry 'aaa' was found for catalog 'default'/)
+  })
 })

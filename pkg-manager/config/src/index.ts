@@ -45,6 +45,8 @@ export interface Config {
   readonly hoistPattern: readonly string[]
   /** Patterns of dependencies hoisted into `node_modules` (none by default). */
   readonly publicHoistPattern: readonly string[]
+  /** Catalogs (`catalog` as `default`, and `catalogs`): catalog → package → specifier, for `catalog:` specifiers. */
+  readonly catalogs: Readonly<Record<string, Readonly<Record<string, string>>>>
   /** `patchedDependencies`: `name`, `name@version` or `name@range` → patch file (relative to the project). */
   readonly patchedDependencies: Readonly<Record<string, string>>
   /** Optional dependencies never installed (name patterns), recorded in the lockfile. */
@@ -169,6 +171,10 @@ export function getConfig (opts: GetConfigOptions): Config {
     hoistPattern: setting('hoistPattern', isStrings, ['*']),
     publicHoistPattern: setting('publicHoistPattern', isStrings, []),
     modulesCacheMaxAge: setting('modulesCacheMaxAge', isNumber, 10_080),
+    catalogs: {
+      ...setting('catalogs', (v): v is Record<string, Record<string, string>> => isMap(v) && Object.values(v).every(isStringMap), {}),
+      ...(workspace['catalog'] === undefined ? {} : { default: setting('catalog', isStringMap, {}) }),
+    },
     patchedDependencies: setting('patchedDependencies', isStringMap, {}),
     ignoredOptionalDependencies: setting('ignoredOptionalDependencies', isStrings, []),
     allowedDeprecatedVersions: setting('allowedDeprecatedVersions', isStringMap, {}),

@@ -8,7 +8,7 @@ import { readLockfile, writeLockfile } from '@lode/pkg-manager.lockfile'
 import type { DependencyGroup, Lockfile, ReadLockfile } from '@lode/pkg-manager.lockfile'
 import { createReadPackageHooks, overridesMap, packageExtensionsChecksum, parseOverrides, replaceVersionReferences } from '@lode/pkg-manager.read-package-hook'
 import type { ReadPackageHooks } from '@lode/pkg-manager.read-package-hook'
-import { resolveDependencies } from '@lode/pkg-manager.resolve-dependencies'
+import { catalogSpecifier, resolveDependencies } from '@lode/pkg-manager.resolve-dependencies'
 import type { PeerIssue, ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
 import { NpmResolver, registryFor } from '@lode/resolving.npm-resolver'
 import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
@@ -105,7 +105,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
   }
   const rawManifest = await readProjectManifest(config.dir)
   const current = await readLockfile(config.dir)
-  const overrides = parseOverrides(replaceVersionReferences(config.overrides, rawManifest))
+  const overrides = parseOverrides(replaceVersionReferences(catalogOverrides(config.overrides, config.catalogs), rawManifest))
   const hooks = createReadPackageHooks({
     ignoreCompatibilityDb: config.ignoreCompatibilityDb,
     packageExtensions: config.packageExtensions,
@@ -121,7 +121,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     ignoredOptionalDependencies: config.ignoredOptionalDependencies,
     patchedDependencies: Object.fromEntries(patches.map((patch) => [patch.key, patch.hash])),
   }
-  const outdated = outdatedLockfileReason(current?.lockfile, manifest, { autoInstallPeers: config.autoInstallPeers, ...lockfileSettings })
+  const outdated = outdatedLockfileReason(current?.lockfile, manifest, { autoInstallPeers: config.autoInstallPeers, catalogs: config.catalogs, ...lockfileSettings })
   const frozen = opts.frozenLockfile ?? config.frozenLockfile
   if (frozen && outdated !== undefined) {
     throw new LodeError('OUTDATED_LOCKFILE', `Cannot install with a frozen lockfile because pnpm-lock.yaml is not up to date with ${path.join(config.dir, 'package.json')}: ${outdated}.`, {
@@ -264,6 +264,7 @@ async function resolve ({ config, opts, manifest, current, hooks, lockfileSettin
       readPackageHook: hooks.dependency,
       lockfileSettings,
       patchHashOf: (pkgId) => patchFor(patches, pkgId)?.hash,
+      catalogs: config.catalogs,
       resolver,
       lockfile: current?.lockfile,
       autoInstallPeers: config.autoInstallPeers,
@@ -289,6 +290,16 @@ async function resolve ({ config, opts, manifest, current, hooks, lockfileSettin
   } finally {
     await resolver.close()
   }
+}
+
+/** Override values `catalog:` and `catalog:name` become the catalog's specifier for the overridden package, as pnpm records them. */
+function catalogOverrides (overrides: Readonly<Record<string, string>>, catalogs: Config['catalogs']): Record<string, string> {
+  return Object.fromEntries(Object.entries(overrides).map(([selector, value]) => {
+    if (!value.startsWith('catalog:')) return [selector, value]
+    const target = selector.slice(selector.lastIndexOf('>') + 1)
+    const name = target.slice(0, target.indexOf('@', 1) === -1 ? undefined : target.indexOf('@', 1))
+    return [selector, catalogSpecifier(name, value, catalogs)!.specifier]
+  }))
 }
 
 /** Strict `minimumReleaseAge`: the versions picked although too young, each with its publish time. */

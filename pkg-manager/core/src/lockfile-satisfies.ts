@@ -9,6 +9,7 @@ export interface LockfileSettingsToMatch {
   packageExtensionsChecksum: string | undefined
   ignoredOptionalDependencies: readonly string[]
   patchedDependencies: Record<string, string>
+  catalogs: Readonly<Record<string, Readonly<Record<string, string>>>>
 }
 
 /**
@@ -35,6 +36,11 @@ export function outdatedLockfileReason (lockfile: Lockfile | undefined, manifest
     if (entry === undefined) return `${group}.${alias} is in package.json but not in pnpm-lock.yaml`
     if (entry.group !== group) return `${alias} is in ${group} in package.json but in ${entry.group} in pnpm-lock.yaml`
     if (entry.specifier !== specifier) return `${group}.${alias} is "${specifier}" in package.json but "${entry.specifier}" in pnpm-lock.yaml`
+    if (specifier.startsWith('catalog:')) {
+      const catalog = specifier.slice('catalog:'.length) || 'default'
+      const wantedSpec = settings.catalogs[catalog]?.[alias]
+      if (wantedSpec !== lockfile.catalogs?.[catalog]?.[alias]?.specifier) return `the catalog entry of ${alias} (${catalog}) is "${String(wantedSpec)}" in pnpm-workspace.yaml but "${String(lockfile.catalogs?.[catalog]?.[alias]?.specifier)}" in pnpm-lock.yaml`
+    }
   }
   for (const [alias, { group }] of locked) {
     if (!wanted.has(alias)) return `${group}.${alias} is in pnpm-lock.yaml but not in package.json`

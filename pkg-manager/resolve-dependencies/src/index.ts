@@ -42,6 +42,8 @@ export interface ResolveDependenciesOptions {
   }
   /** The hash of the patch for a package id: its dependency path gets `(patch_hash=…)`. */
   patchHashOf?: (pkgId: string) => string | undefined
+  /** pnpm's catalogs (`catalog` is `default`): catalog → package → specifier, for `catalog:` specifiers. */
+  catalogs?: Readonly<Record<string, Readonly<Record<string, string>>>>
   /** The lockfile's directory (absolute): local paths in the lockfile are relative to it. */
   lockfileDir: string
   /** pnpm 11's `blockExoticSubdeps` (default true). */
@@ -93,7 +95,8 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
   const importerScope = new Scope()
   for (const importer of opts.importers) {
     for (const group of DEPENDENCY_GROUPS) {
-      for (const [alias, specifier] of Object.entries(importer.manifest[group] ?? {})) {
+      for (const [alias, written] of Object.entries(importer.manifest[group] ?? {})) {
+        const specifier = catalogSpecifier(alias, written, opts.catalogs)?.specifier ?? written
         const spec = safeSpec(alias, specifier)
         if (spec?.kind === 'registry') {
           const selector = spec.type === 'version' ? spec.version : spec.type === 'range' ? spec.range : spec.tag
@@ -117,8 +120,12 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     for (const group of ['devDependencies', 'dependencies', 'optionalDependencies'] as const) {
       for (const [alias, specifier] of Object.entries(importer.manifest[group] ?? {})) {
         const lockedDep = locked?.[group]?.[alias]
-        const entry: WantedDependency = { alias, bareSpecifier: specifier, optional: group === 'optionalDependencies' }
-        if (lockedDep !== undefined && lockedDep.specifier === specifier && !staleNames.has(alias)) {
+        // `catalog:` resolves through the catalog; the lockfile keeps what package.json says.
+        const catalog = catalogSpecifier(alias, specifier, opts.catalogs)
+        const entry: WantedDependency = { alias, bareSpecifier: catalog?.specifier ?? specifier, optional: group === 'optionalDependencies' }
+        if (catalog !== undefined) entry.written = specifier
+        const catalogUnchanged = catalog === undefined || opts.lockfile?.catalogs?.[catalog.name]?.[alias]?.specifier === catalog.specifier
+        if (lockedDep !== undefined && lockedDep.specifier === specifier && catalogUnchanged && !staleNames.has(alias)) {
           const version = lockedVersionOf(lockedDep.version)
           if (version !== undefined) entry.lockedVersion = version
           else entry.lockedRef = lockedDep.version
@@ -171,6 +178,27 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
   })
   const sortedImmature = [...immature].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([, violation]) => violation)
   return { lockfile, peerIssues: peers.issues, deprecated, immature: sortedImmature }
+}
+
+/** `catalog:` → `default`, `catalog:name` → `name`. */
+function catalogName (specifier: string): string {
+  return specifier.slice('catalog:'.length) || 'default'
+}
+
+/**
+ * The catalog entry a `catalog:` specifier stands for; a missing entry is
+ * `ERR_LODE_CATALOG_ENTRY_NOT_FOUND`. Undefined for any other specifier.
+ */
+export function catalogSpecifier (alias: string, specifier: string, catalogs: ResolveDependenciesOptions['catalogs']): { name: string, specifier: string } | undefined {
+  if (!specifier.startsWith('catalog:')) return undefined
+  const name = catalogName(specifier)
+  const entry = catalogs?.[name]?.[alias]
+  if (entry === undefined) {
+    throw new LodeError('CATALOG_ENTRY_NOT_FOUND', `No catalog entry '${alias}' was found for catalog '${name}' (the specifier "${specifier}" of ${alias}).`, {
+      hint: name === 'default' ? `Add ${alias} to catalog in pnpm-workspace.yaml.` : `Add ${alias} to catalogs.${name} in pnpm-workspace.yaml.`,
+    })
+  }
+  return { name, specifier: entry }
 }
 
 /** Names whose global, rangeless override was removed: their locked versions are dropped, as pnpm does. */
@@ -348,12 +376,19 @@ function toLockfile (input: ToLockfileInput): Lockfile {
     for (const edge of [...variant.deps.values(), ...variant.peers.values()]) visit(final(edge.depPath), optional || edge.optional)
   }
   const importers: Record<string, ProjectSnapshot> = {}
+  const catalogs: NonNullable<Lockfile['catalogs']> = {}
   input.direct.forEach((importer, i) => {
     const project: ProjectSnapshot = {}
     for (const { edge, depPath } of importerEdges[i]!.direct) {
       const index = importer.wanted.findIndex((w) => w.alias === edge.alias)
       const group = importer.groups[index]!
-      ;(project[group] ??= {})[edge.alias] = { specifier: importer.wanted[index]!.bareSpecifier, version: ref(edge.alias, final(depPath)) }
+      const wanted = importer.wanted[index]!
+      const version = ref(edge.alias, final(depPath))
+      ;(project[group] ??= {})[edge.alias] = { specifier: wanted.written ?? wanted.bareSpecifier, version }
+      if (wanted.written !== undefined) {
+        const catalog = catalogName(wanted.written)
+        ;((catalogs[catalog] ??= {})[edge.alias] = { specifier: wanted.bareSpecifier, version })
+      }
       visit(final(depPath), edge.optional)
     }
     for (const depPath of importerEdges[i]!.hidden) visit(final(depPath), false)
@@ -384,5 +419,7 @@ function toLockfile (input: ToLockfileInput): Lockfile {
   else delete lockfile.ignoredOptionalDependencies
   if (input.settings.patchedDependencies !== undefined && Object.keys(input.settings.patchedDependencies).length > 0) lockfile.patchedDependencies = input.settings.patchedDependencies
   else delete lockfile.patchedDependencies
+  if (Object.keys(catalogs).length > 0) lockfile.catalogs = catalogs
+  else delete lockfile.catalogs
   return lockfile
 }

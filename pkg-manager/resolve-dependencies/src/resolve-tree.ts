@@ -41,7 +41,10 @@ export class Scope {
 
 export interface WantedDependency {
   alias: string
+  /** What is resolved (a `catalog:` specifier replaced by its catalog entry). */
   bareSpecifier: string
+  /** What package.json says, when it differs (`catalog:`): the lockfile records it. */
+  written?: string
   optional: boolean
   /** A version the lockfile pins for this edge; kept when it still satisfies the specifier. */
   lockedVersion?: string
