@@ -324,4 +324,12 @@ describe('lode install --lockfile-only writes the lockfile pnpm 11 writes', () =
     assert.equal(failed.code, 1)
     assert.match(failed.stderr, /^\[ERR_LODE_CATALOG_ENTRY_NOT_FOUND\] No catalog entry 'aaa' was found for catalog 'default'/)
   })
+
+  test('a direct dependency whose version changes is resolved again wherever it is a dependency, as pnpm does', async () => {
+    const manifest = { name: 'updated-direct', version: '1.0.0', dependencies: { foo: '^1.0.0', bar: '1.0.0' } }
+    const projects = await compare(manifest)
+    assert.match(readLockfileText(projects.lodeProject), /bar@1\.0\.0:\n {4}dependencies:\n {6}aaa: 1\.1\.0\n {6}foo: 1\.1\.0/)
+    await rerunBoth(projects, (dir) => { fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ ...manifest, dependencies: { foo: '1.0.0', bar: '1.0.0' } })) })
+    assert.match(readLockfileText(projects.lodeProject), /bar@1\.0\.0:\n {4}dependencies:\n {6}aaa: 1\.1\.0\n {6}foo: 1\.0\.0/, 'bar follows the new direct version')
+  })
 })

@@ -48,6 +48,7 @@ export function lockedPackage (lockfile: Lockfile | undefined, pkgId: string): R
     peerDependencies,
     peerDependenciesMeta,
     lockfileFields,
+    fromLockfile: true,
   }
   if (typeof info.deprecated === 'string') pkg.deprecated = info.deprecated
   return pkg

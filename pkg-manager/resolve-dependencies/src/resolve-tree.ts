@@ -103,6 +103,12 @@ export interface ResolveTreeOptions {
 export class TreeResolver {
   readonly packages = new Map<string, ResolvedPackage>()
   readonly children = new Map<string, Edge[]>()
+  /**
+   * Names of direct dependencies that resolved to something other than the lockfile had (changed
+   * or new): everywhere below, a dependency on such a name is resolved again instead of taking its
+   * locked version, so it can meet the new direct version (pnpm's `updatedSet`).
+   */
+  private readonly updatedNames = new Set<string>()
   private readonly pending = new Map<string, Promise<ResolvedPackage | undefined>>()
 
   constructor (private readonly opts: ResolveTreeOptions) {}
@@ -123,6 +129,7 @@ export class TreeResolver {
       level.forEach((occurrence, i) => {
         const pkg = resolved[i]
         if (pkg === undefined) return
+        if (depth === 0 && occurrence.wanted.lockedVersion !== pkg.version && occurrence.wanted.lockedRef === undefined) this.updatedNames.add(pkg.name)
         occurrence.edges[occurrence.slot] = { alias: occurrence.wanted.alias, pkgId: pkg.id, optional: occurrence.wanted.optional }
         let siblings = bySiblings.get(occurrence.edges)
         if (siblings === undefined) bySiblings.set(occurrence.edges, siblings = [])
@@ -138,7 +145,15 @@ export class TreeResolver {
           if (current === undefined || isBetterOwner(occurrence, current.occurrence)) owners.set(pkg.id, { occurrence, pkg, childScope })
         }
       }
-      for (const [pkgId, { occurrence, pkg, childScope }] of [...owners].sort((a, b) => compareOccurrences(a[1].occurrence, b[1].occurrence))) {
+      const ordered = [...owners].sort((a, b) => compareOccurrences(a[1].occurrence, b[1].occurrence))
+      // A package taken from the lockfile knows only its locked versions; when one of its
+      // dependencies is a direct dependency that changed, its real ranges are needed to resolve it again.
+      await Promise.all(ordered.map(async ([, owner]) => {
+        if (owner.pkg.fromLockfile === true && Object.keys({ ...owner.pkg.dependencies, ...owner.pkg.optionalDependencies }).some((alias) => this.updatedNames.has(alias))) {
+          owner.pkg = await this.withManifestRanges(owner.pkg)
+        }
+      }))
+      for (const [pkgId, { occurrence, pkg, childScope }] of ordered) {
         const edges: Edge[] = []
         this.children.set(pkgId, edges)
         const wanted = childrenOf(pkg, this.opts.lockfile, this.opts.staleNames)
@@ -176,7 +191,8 @@ export class TreeResolver {
       })
     }
     let wantedSpec: RegistrySpec = spec
-    if (wanted.lockedVersion !== undefined && satisfiesLockedRange(wanted.lockedVersion, spec)) {
+    const relock = depth > 0 && this.updatedNames.has(spec.name)
+    if (wanted.lockedVersion !== undefined && !relock && satisfiesLockedRange(wanted.lockedVersion, spec)) {
       if (this.opts.reuseLockedManifests) {
         const locked = lockedPackage(this.opts.lockfile, `${spec.name}@${wanted.lockedVersion}`)
         if (locked !== undefined) return this.remember(locked, depth)
@@ -201,6 +217,14 @@ export class TreeResolver {
     }
     const pkg = await pending
     return pkg === undefined ? undefined : this.remember(pkg, depth)
+  }
+
+  /** The package as its registry manifest describes it (dependency ranges), in place of its lockfile form. */
+  private async withManifestRanges (pkg: ResolvedPackage): Promise<ResolvedPackage> {
+    const resolved = await this.opts.resolver.resolve({ type: 'version', name: pkg.name, version: pkg.version })
+    const fresh = fromRegistry({ ...resolved, meta: this.opts.readPackageHook(resolved.meta) }, this.opts.autoInstallPeers)
+    this.packages.set(pkg.id, fresh)
+    return fresh
   }
 
   /** A URL under a configured registry at its canonical tarball path is that registry's `name@version`, as pnpm reads it. */

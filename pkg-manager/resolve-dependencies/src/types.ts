@@ -29,6 +29,8 @@ export interface ResolvedPackage {
   dir?: string
   /** A `link:` dependency: a symlink, with no entry in the lockfile's packages. */
   link?: true
+  /** Built from the lockfile alone: its dependencies are the locked versions, not the manifest's ranges. */
+  fromLockfile?: true
 }
 
 /** A dependency edge from a package or an importer to a resolved package. */
