@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { test } from 'node:test'
+
+import { findWorkspaceProjects } from '@lode/pkg-manager.workspace'
+
+function tree (files: Record<string, string>): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-ws-'))
+  for (const [file, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true })
+    fs.writeFileSync(path.join(root, file), content)
+  }
+  return root
+}
+
+const pkg = (name: string): string => JSON.stringify({ name, version: '1.0.0' })
+
+test('projects are found by the packages globs, negations excluded, node_modules never searched, the root first', async () => {
+  const root = tree({
+    'package.json': pkg('root'),
+    'packages/a/package.json': pkg('a'),
+    'packages/b/package.json': pkg('b'),
+    'packages/b/node_modules/dep/package.json': pkg('dep'),
+    'packages/private/package.json': pkg('private'),
+    'apps/web/package.json': pkg('web'),
+    'apps/web/nested/deep/package.json': pkg('deep'),
+    'tools/readme.md': 'no package here',
+  })
+  const projects = await findWorkspaceProjects(root, ['packages/*', '!packages/private', 'apps/**'])
+  assert.deepEqual(projects.map((project) => project.id), ['.', 'apps/web', 'apps/web/nested/deep', 'packages/a', 'packages/b'])
+  assert.equal(projects[1]!.dir, path.join(root, 'apps', 'web'))
+  assert.equal(projects[3]!.manifest['name'], 'a')
+})
+
+test('an invalid package.json in a project names the file', async () => {
+  const root = tree({ 'package.json': pkg('root'), 'packages/bad/package.json': '{ "name": ' })
+  await assert.rejects(findWorkspaceProjects(root, ['packages/*']), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'ERR_LODE_INVALID_PACKAGE_JSON')
+    assert.ok(err.message.includes(path.join(root, 'packages', 'bad', 'package.json')))
+    return true
+  })
+})
