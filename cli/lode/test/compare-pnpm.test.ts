@@ -332,4 +332,15 @@ describe('lode install --lockfile-only writes the lockfile pnpm 11 writes', () =
     await rerunBoth(projects, (dir) => { fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ ...manifest, dependencies: { foo: '1.0.0', bar: '1.0.0' } })) })
     assert.match(readLockfileText(projects.lodeProject), /bar@1\.0\.0:\n {4}dependencies:\n {6}aaa: 1\.1\.0\n {6}foo: 1\.0\.0/, 'bar follows the new direct version')
   })
+
+  test('a workspace: every project an importer, workspace: links in each form, shared preferred versions', async () => {
+    const files = {
+      'pnpm-workspace.yaml': 'packages:\n  - packages/*\n  - \'!packages/ignored\'\n',
+      'packages/a/package.json': JSON.stringify({ name: 'a', version: '1.2.3', dependencies: { b: 'workspace:*', dep: '^1.0.0', 'c-range': 'workspace:c@^3.0.0' }, devDependencies: { 'b-alias': 'workspace:b@*', c: 'workspace:~' } }),
+      'packages/b/package.json': JSON.stringify({ name: 'b', version: '2.0.0', dependencies: { dep: '1.1.0', a: 'workspace:../a' } }),
+      'packages/c/package.json': JSON.stringify({ name: 'c', version: '3.1.0', dependencies: { '@scope/util': '^1.0.0' } }),
+      'packages/ignored/package.json': JSON.stringify({ name: 'ignored', version: '1.0.0', dependencies: { 'old-pkg': '0.1.0' } }),
+    }
+    await compare({ name: 'ws-root', version: '1.0.0', private: true, dependencies: { a: 'workspace:^' } }, files)
+  })
 })

@@ -121,14 +121,31 @@ test('a registry package depending on a tarball URL or git is refused (blockExot
   assert.match(readLockfileText(project), /registry-url@1\.0\.0:\n {4}dependencies:\n {6}alpha: 1\.0\.0/)
 })
 
-test('a workspace root is refused until workspaces are supported, rather than locked without its projects', async () => {
+test('installing a workspace (beyond its lockfile) is refused until it is supported', async () => {
   const project = makeProject(registry, { name: 'root', version: '1.0.0' }, {
     'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
     'packages/a/package.json': JSON.stringify({ name: 'a', version: '1.0.0', dependencies: { alpha: '^1.0.0' } }),
   })
-  const result = await lode(project, ['install', '--lockfile-only'])
+  const result = await lode(project, ['install'])
   assert.equal(result.code, 1)
   assert.ok(result.stderr.startsWith('[ERR_LODE_WORKSPACES_NOT_SUPPORTED] '), result.stderr)
   assert.ok(result.stderr.includes(path.join(project.dir, 'pnpm-workspace.yaml')))
   assert.equal(fs.existsSync(path.join(project.dir, 'pnpm-lock.yaml')), false)
+})
+
+test('a workspace: dependency that matches no project, or no version, names it', async () => {
+  const files = (dependencies: Record<string, string>): Record<string, string> => ({
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+    'packages/a/package.json': JSON.stringify({ name: 'a', version: '1.0.0', dependencies }),
+    'packages/b/package.json': JSON.stringify({ name: 'b', version: '2.0.0' }),
+  })
+  const missing = makeProject(registry, { name: 'root', version: '1.0.0' }, files({ nope: 'workspace:*' }))
+  const noProject = await lode(missing, ['install', '--lockfile-only'])
+  assert.equal(noProject.code, 1)
+  assert.match(noProject.stderr, /^\[ERR_LODE_WORKSPACE_PKG_NOT_FOUND\] "nope@workspace:\*" is in the dependencies of .*packages\/a\/package\.json, but no package named "nope" is present in the workspace/)
+  const wrongVersion = makeProject(registry, { name: 'root', version: '1.0.0' }, files({ b: 'workspace:^3.0.0' }))
+  const noVersion = await lode(wrongVersion, ['install', '--lockfile-only'])
+  assert.equal(noVersion.code, 1)
+  assert.match(noVersion.stderr, /^\[ERR_LODE_NO_MATCHING_VERSION_INSIDE_WORKSPACE\] .*wants b@\^3\.0\.0, but the workspace has b@2\.0\.0/)
+  assert.equal(fs.existsSync(path.join(wrongVersion.dir, 'pnpm-lock.yaml')), false)
 })

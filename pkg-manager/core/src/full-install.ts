@@ -10,6 +10,7 @@ import { createReadPackageHooks, overridesMap, packageExtensionsChecksum, parseO
 import type { ReadPackageHooks } from '@lode/pkg-manager.read-package-hook'
 import { catalogSpecifier, resolveDependencies } from '@lode/pkg-manager.resolve-dependencies'
 import type { PeerIssue, ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
+import { findWorkspaceProjects } from '@lode/pkg-manager.workspace'
 import { NpmResolver, registryFor } from '@lode/resolving.npm-resolver'
 import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import { RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry-client'
@@ -97,10 +98,10 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
   const started = performance.now()
   const { config } = opts
   const emit = opts.onEvent ?? (() => {})
-  if (config.workspacePackages !== undefined && config.workspacePackages.length > 0) {
-    // Resolving only the root would write a lockfile without the workspace's projects.
-    throw new LodeError('WORKSPACES_NOT_SUPPORTED', `${path.join(config.dir, 'pnpm-workspace.yaml')} lists workspace packages; lode cannot install workspaces yet.`, {
-      hint: 'Use pnpm for this workspace for now; workspace installs come in a later release.',
+  const workspace = config.workspacePackages !== undefined && config.workspacePackages.length > 0
+  if (workspace && opts.lockfileOnly !== true) {
+    throw new LodeError('WORKSPACES_NOT_SUPPORTED', `${path.join(config.dir, 'pnpm-workspace.yaml')} lists workspace packages; lode can resolve a workspace (lode install --lockfile-only) but cannot install one yet.`, {
+      hint: 'Use pnpm to install this workspace for now, or lode install --lockfile-only to write its lockfile.',
     })
   }
   const rawManifest = await readProjectManifest(config.dir)
@@ -113,7 +114,10 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     rootDir: config.dir,
     ignoredOptionalDependencies: config.ignoredOptionalDependencies,
   })
-  const manifest = hooks.project(rawManifest, config.dir)
+  // Every project of a workspace is an importer of the one lockfile; a single project is the only one.
+  const projects = workspace ? await findWorkspaceProjects(config.dir, config.workspacePackages ?? []) : [{ id: '.', dir: config.dir, manifest: rawManifest }]
+  if (workspace) emit({ type: 'info', message: `Scope: all ${projects.length} workspace projects` })
+  const importers = projects.map((project) => ({ id: project.id, dir: project.dir, manifest: hooks.project(project.manifest as ProjectManifest, project.dir) }))
   const patches = loadPatches(config.patchedDependencies, config.dir)
   const lockfileSettings = {
     overrides: overridesMap(overrides),
@@ -121,7 +125,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     ignoredOptionalDependencies: config.ignoredOptionalDependencies,
     patchedDependencies: Object.fromEntries(patches.map((patch) => [patch.key, patch.hash])),
   }
-  const outdated = outdatedLockfileReason(current?.lockfile, manifest, { autoInstallPeers: config.autoInstallPeers, catalogs: config.catalogs, ...lockfileSettings })
+  const outdated = outdatedLockfileReason(current?.lockfile, importers, { autoInstallPeers: config.autoInstallPeers, catalogs: config.catalogs, ...lockfileSettings })
   const frozen = opts.frozenLockfile ?? config.frozenLockfile
   if (frozen && outdated !== undefined) {
     throw new LodeError('OUTDATED_LOCKFILE', `Cannot install with a frozen lockfile because pnpm-lock.yaml is not up to date with ${path.join(config.dir, 'package.json')}: ${outdated}.`, {
@@ -165,7 +169,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     const resolveStart = performance.now()
     const resolved = useLockfileAsIs
       ? { lockfile: current.lockfile, written: false, peerIssues: [], immature: [] }
-      : await resolve({ config, opts, manifest, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher: prefetching ? fetcher : undefined })
+      : await resolve({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher: prefetching ? fetcher : undefined })
     opts.signal?.throwIfAborted()
     const packages = Object.keys(resolved.lockfile.packages ?? {}).length
     if (useLockfileAsIs) trace?.count('resolved', packages)
@@ -225,7 +229,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
 interface ResolveInput {
   config: Config
   opts: InstallOptions
-  manifest: ProjectManifest
+  importers: ReadonlyArray<{ id: string, dir: string, manifest: ProjectManifest }>
   current: ReadLockfile | undefined
   hooks: ReadPackageHooks
   lockfileSettings: { overrides: Record<string, string> | undefined, packageExtensionsChecksum: string | undefined, ignoredOptionalDependencies: readonly string[], patchedDependencies: Record<string, string> }
@@ -238,7 +242,7 @@ interface ResolveInput {
 }
 
 /** Resolves the dependency graph and writes pnpm-lock.yaml (unless the result is what it already says). */
-async function resolve ({ config, opts, manifest, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher }: ResolveInput): Promise<{ lockfile: Lockfile, written: boolean, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
+async function resolve ({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher }: ResolveInput): Promise<{ lockfile: Lockfile, written: boolean, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
   const resolver = new NpmResolver({
     client,
     cacheDir: config.cacheDir,
@@ -252,7 +256,7 @@ async function resolve ({ config, opts, manifest, current, hooks, lockfileSettin
   })
   try {
     const result = await resolveDependencies({
-      importers: [{ id: '.', dir: config.dir, manifest }],
+      importers,
       lockfileDir: config.dir,
       blockExoticSubdeps: config.blockExoticSubdeps,
       fetchBytes: async (url) => {

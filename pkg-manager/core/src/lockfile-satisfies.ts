@@ -17,7 +17,7 @@ export interface LockfileSettingsToMatch {
  * check): missing, written with other settings, or its importer's specifiers differ from
  * package.json's. Undefined when it is up to date.
  */
-export function outdatedLockfileReason (lockfile: Lockfile | undefined, manifest: ProjectManifest, settings: LockfileSettingsToMatch): string | undefined {
+export function outdatedLockfileReason (lockfile: Lockfile | undefined, importers: ReadonlyArray<{ id: string, manifest: ProjectManifest }>, settings: LockfileSettingsToMatch): string | undefined {
   if (lockfile === undefined) return 'there is no pnpm-lock.yaml'
   if ((lockfile.settings?.autoInstallPeers ?? true) !== settings.autoInstallPeers) {
     return `pnpm-lock.yaml was written with autoInstallPeers: ${String(lockfile.settings?.autoInstallPeers)}, the setting is ${String(settings.autoInstallPeers)}`
@@ -26,8 +26,18 @@ export function outdatedLockfileReason (lockfile: Lockfile | undefined, manifest
   if (lockfile.packageExtensionsChecksum !== settings.packageExtensionsChecksum) return 'packageExtensions in pnpm-workspace.yaml changed since pnpm-lock.yaml was written'
   if (!isDeepStrictEqual([...lockfile.ignoredOptionalDependencies ?? []].sort(), [...settings.ignoredOptionalDependencies].sort())) return 'ignoredOptionalDependencies in pnpm-workspace.yaml changed since pnpm-lock.yaml was written'
   if (!isDeepStrictEqual(lockfile.patchedDependencies ?? {}, settings.patchedDependencies)) return 'patchedDependencies (or a patch file) changed since pnpm-lock.yaml was written'
-  const importer = lockfile.importers['.']
-  if (importer === undefined) return 'pnpm-lock.yaml has no entry for the project'
+  const ids = new Set(importers.map((importer) => importer.id))
+  for (const id of Object.keys(lockfile.importers)) if (!ids.has(id)) return `pnpm-lock.yaml has the project ${id}, which the workspace no longer has`
+  for (const { id, manifest } of importers) {
+    const reason = importerOutdated(lockfile, id, manifest, settings)
+    if (reason !== undefined) return id === '.' ? reason : `in ${id}: ${reason}`
+  }
+  return undefined
+}
+
+function importerOutdated (lockfile: Lockfile, id: string, manifest: ProjectManifest, settings: LockfileSettingsToMatch): string | undefined {
+  const importer = lockfile.importers[id]
+  if (importer === undefined) return id === '.' ? 'pnpm-lock.yaml has no entry for the project' : 'pnpm-lock.yaml has no entry for this project'
   const wanted = effectiveDependencies(manifest)
   const locked = new Map<string, { group: DependencyGroup, specifier: string }>()
   for (const group of GROUPS) for (const [alias, { specifier }] of Object.entries(importer[group] ?? {})) locked.set(alias, { group, specifier })

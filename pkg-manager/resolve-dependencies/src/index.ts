@@ -88,6 +88,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     onOptionalSkipped: opts.onInfo,
     lockfileDir: opts.lockfileDir,
     importerDirs: opts.importers.map((importer) => importer.dir),
+    workspaceProjects: opts.importers.map((importer) => ({ name: importer.manifest.name, version: importer.manifest.version, dir: importer.dir })),
     blockExoticSubdeps: opts.blockExoticSubdeps,
     fetchBytes: opts.fetchBytes,
     onWarning: opts.onWarning,

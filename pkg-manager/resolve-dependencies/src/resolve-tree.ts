@@ -1,3 +1,5 @@
+import path from 'node:path'
+
 import { LodeError } from '@lode/fs.error'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import type { ManifestHook } from '@lode/pkg-manager.read-package-hook'
@@ -84,6 +86,8 @@ export interface ResolveTreeOptions {
   lockfileDir: string
   /** Each importer's directory, by importer index. */
   importerDirs: readonly string[]
+  /** The workspace's projects, for `workspace:` specifiers. */
+  workspaceProjects: ReadonlyArray<{ name: string | undefined, version: string | undefined, dir: string }>
   /** pnpm 11's `blockExoticSubdeps`: packages from the registry may not depend on tarball URLs or git. */
   blockExoticSubdeps: boolean
   /** Downloads a tarball (for tarball-URL dependencies). */
@@ -184,6 +188,7 @@ export class TreeResolver {
       }
     }
     if (spec.kind === 'local') return this.remember(await this.resolveLocal(spec, wanted, occurrence), depth)
+    if (spec.kind === 'workspace') return this.remember(this.resolveWorkspace(spec.spec, wanted, occurrence), depth)
     if (spec.kind === 'tarball') return this.remember(await this.resolveUrl(spec.url, wanted), depth)
     if (spec.kind !== 'registry') {
       throw new LodeError('UNSUPPORTED_SPEC', `${wanted.alias}@${wanted.bareSpecifier} is a ${spec.kind} dependency, which lode cannot resolve yet.`, {
@@ -238,6 +243,46 @@ export class TreeResolver {
       return { kind: 'registry', alias: spec.alias, aliased: name !== spec.alias, type: 'version', name, version: match[2]! }
     }
     return undefined
+  }
+
+  /**
+   * `workspace:*`, `workspace:^`, `workspace:~`, `workspace:<range>`, `workspace:<name>@<range>` and
+   * `workspace:<path>`: a project of the workspace, linked (`link:../b`, relative to the importer).
+   */
+  private resolveWorkspace (specifier: string, wanted: WantedDependency, occurrence: Occurrence): ResolvedPackage {
+    const importerDir = this.opts.importerDirs[occurrence.importerIndex]!
+    const body = specifier.slice('workspace:'.length)
+    const where = occurrence.parentPath.length === 0 ? path.join(importerDir, 'package.json') : occurrence.parentPath.at(-1)!
+    let project
+    if (body.startsWith('.') || body.startsWith('/')) {
+      const dir = path.resolve(importerDir, body)
+      project = this.opts.workspaceProjects.find((candidate) => candidate.dir === dir)
+      if (project === undefined) {
+        throw new LodeError('WORKSPACE_PKG_NOT_FOUND', `"${wanted.alias}@${specifier}" in ${where} points at ${dir}, which is not a project of the workspace.`, {
+          hint: 'Fix the path, or add the directory to packages in pnpm-workspace.yaml.',
+        })
+      }
+    } else {
+      const at = body.indexOf('@', 1)
+      const named = at > 0 || (body.startsWith('@') && at === -1 && body.includes('/')) ? (at > 0 ? body.slice(0, at) : body) : undefined
+      const name = named ?? wanted.alias
+      const range = named === undefined ? body : at > 0 ? body.slice(at + 1) : '*'
+      const candidates = this.opts.workspaceProjects.filter((candidate) => candidate.name === name)
+      if (candidates.length === 0) {
+        throw new LodeError('WORKSPACE_PKG_NOT_FOUND', `"${wanted.alias}@${specifier}" is in the dependencies of ${where}, but no package named "${name}" is present in the workspace.`, {
+          hint: 'Check the name, or add its directory to packages in pnpm-workspace.yaml.',
+        })
+      }
+      const anyVersion = range === '*' || range === '^' || range === '~' || range === ''
+      project = candidates.find((candidate) => anyVersion || (candidate.version !== undefined && semver.satisfies(candidate.version, range, { loose: true })))
+      if (project === undefined) {
+        throw new LodeError('NO_MATCHING_VERSION_INSIDE_WORKSPACE', `"${wanted.alias}@${specifier}" in ${where} wants ${name}@${range}, but the workspace has ${candidates.map((candidate) => `${name}@${candidate.version ?? '(no version)'}`).join(', ')}.`, {
+          hint: 'Change the range, or the version of the workspace project.',
+        })
+      }
+    }
+    const relative = path.relative(importerDir, project.dir).split(path.sep).join('/')
+    return { id: `link:${relative === '' ? '.' : relative}`, name: wanted.alias, version: project.version ?? '0.0.0', resolution: {}, dependencies: {}, optionalDependencies: {}, peerDependencies: {}, peerDependenciesMeta: {}, lockfileFields: {}, link: true }
   }
 
   private async resolveLocal (spec: WantedSpec & { kind: 'local' }, wanted: WantedDependency, occurrence: Occurrence): Promise<ResolvedPackage> {
