@@ -184,6 +184,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
         fetcher,
         packageManager: `lode@${config.lodeVersion}`,
         include: opts.include ?? { dependencies: true, devDependencies: true, optionalDependencies: true },
+        importers: importers.map(({ id, dir }) => ({ id, dir })),
         onProgress: (counts) => { emit({ type: 'progress', resolved: packages, ...counts, done: false }) },
         onWarning: (message) => { emit({ type: 'warning', message }) },
         trace,

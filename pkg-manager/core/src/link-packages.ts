@@ -28,7 +28,9 @@ export interface LinkPackagesOptions {
   fetcher: PackageFetcher
   /** `lode@<version>`, recorded in `.modules.yaml`. */
   packageManager: string
-  /** The importer's dependency groups to install. */
+  /** The importers to install (`.`, and every project of a workspace), with their directories. */
+  importers: ReadonlyArray<{ id: string, dir: string }>
+  /** The importers' dependency groups to install. */
   include: Readonly<Record<DependencyGroup, boolean>>
   onWarning?: (message: string) => void
   /** Called as packages are fetched and linked. */
@@ -83,8 +85,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   const layoutOptions = {
     skipped: skippedOptionalPackages(opts.lockfile, currentPlatform()),
     lockfileDir: config.dir,
-    importerId: '.',
-    importerDir: config.dir,
+    importers: opts.importers,
     include: opts.include,
     virtualStoreDirMaxLength: VIRTUAL_STORE_DIR_MAX_LENGTH,
   }

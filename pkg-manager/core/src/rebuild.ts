@@ -37,8 +37,7 @@ export async function rebuild (opts: RebuildOptions): Promise<string[]> {
   const { lockfile } = parseLockfile(text, currentFile)
   const layout = planLayout(lockfile, {
     lockfileDir: config.dir,
-    importerId: '.',
-    importerDir: config.dir,
+    importers: Object.keys(lockfile.importers).map((id) => ({ id, dir: path.join(config.dir, id) })),
     include: modules?.included ?? { dependencies: true, devDependencies: true, optionalDependencies: true },
     virtualStoreDirMaxLength: VIRTUAL_STORE_DIR_MAX_LENGTH,
     skipped: new Set(modules?.skipped ?? []),

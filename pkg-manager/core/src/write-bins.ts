@@ -6,7 +6,7 @@ import type { BinProvider, Dependency, HoistedDependency, LaidOutPackage, Layout
 import pLimit from 'p-limit'
 
 /**
- * Executables: the direct dependencies' in `node_modules/.bin`, and for each package linked now,
+ * Executables: each importer's direct dependencies' in its `node_modules/.bin`, and for each package linked now,
  * its dependencies' (and, after a resolution, its own) in its `node_modules/.bin`, where its
  * scripts find them.
  */
@@ -19,16 +19,20 @@ export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPack
     return pkg?.hasBin === true ? [provider(pkg)] : []
   })
   const manifests = new Map<string, Promise<Record<string, unknown>>>()
-  const rootBins = await linkBins(path.join(modulesDir, '.bin'), withBins([...layout.direct, ...hoisted.filter((dep) => dep.type === 'public')]), { manifests })
-  // pnpm also links the bins of the direct dependencies' required peers (auto-installed peers),
-  // through the peer's link beside the dependent, never over a direct dependency's.
-  const peers = layout.direct.flatMap((dep) => {
-    const pkg = dep.depPath === undefined ? undefined : byDepPath.get(dep.depPath)
-    if (pkg === undefined) return []
-    return pkg.requiredPeers.flatMap((peer) => withBins(pkg.deps.filter((child) => child.alias === peer))
-      .map((found) => ({ ...found, dir: path.join(pkg.siblingsDir, peer) })))
-  }).sort((a, b) => a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)
-  await linkBins(path.join(modulesDir, '.bin'), peers, { exclude: new Set(rootBins), manifests })
+  for (const importer of layout.importers) {
+    // The root's node_modules also gets the publicly hoisted packages' bins.
+    const publicHoisted = importer.modulesDir === modulesDir ? hoisted.filter((dep) => dep.type === 'public') : []
+    const importerBins = await linkBins(path.join(importer.modulesDir, '.bin'), withBins([...importer.direct, ...publicHoisted]), { manifests })
+    // pnpm also links the bins of the direct dependencies' required peers (auto-installed peers),
+    // through the peer's link beside the dependent, never over a direct dependency's.
+    const peers = importer.direct.flatMap((dep) => {
+      const pkg = dep.depPath === undefined ? undefined : byDepPath.get(dep.depPath)
+      if (pkg === undefined) return []
+      return pkg.requiredPeers.flatMap((peer) => withBins(pkg.deps.filter((child) => child.alias === peer))
+        .map((found) => ({ ...found, dir: path.join(pkg.siblingsDir, peer) })))
+    }).sort((a, b) => a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)
+    await linkBins(path.join(importer.modulesDir, '.bin'), peers, { exclude: new Set(importerBins), manifests })
+  }
   await linkBins(path.join(hoistedModules, '.bin'), withBins(hoisted.filter((dep) => dep.type === 'private')), { manifests })
   // A few packages at a time: thousands of concurrent reads and writes would run out of file handles.
   const limit = pLimit(16)

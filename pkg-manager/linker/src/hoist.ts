@@ -44,7 +44,7 @@ export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDepend
     const nextSteps = step.map((depPath) => makeStep(childrenOf(depPath)))
     return [...step.map((depPath) => ({ depPath, depth })), ...nextSteps.flatMap((next) => walk(depth + 1, next))]
   }
-  const nodes = walk(0, makeStep(layout.direct.flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath])))
+  const nodes = walk(0, makeStep(layout.importers.flatMap((importer) => importer.direct.flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath]))))
   nodes.sort((a, b) => a.depth - b.depth || (a.depPath < b.depPath ? -1 : a.depPath > b.depPath ? 1 : 0))
   const hoisted: HoistedDependency[] = []
   for (const node of nodes) {

@@ -39,17 +39,26 @@ export interface Symlink {
 
 export interface Layout {
   packages: LaidOutPackage[]
-  /** Each package's dependencies beside it, and the importer's direct dependencies in `node_modules/`. */
+  /** Each package's dependencies beside it, and each importer's direct dependencies in its `node_modules/`. */
   symlinks: Symlink[]
-  /** The importer's direct dependencies. */
+  /** The root importer's (`.`) direct dependencies. */
+  direct: Dependency[]
+  /** Every importer (the root first) with its `node_modules` and direct dependencies. */
+  importers: ImporterLayout[]
+}
+
+export interface ImporterLayout {
+  id: string
+  dir: string
+  modulesDir: string
   direct: Dependency[]
 }
 
 export interface LayoutOptions {
+  /** The workspace root (or the project): `.pnpm` is in its `node_modules`, below-`link:` paths start there. */
   lockfileDir: string
-  importerId: string
-  /** The importer's directory; its `node_modules` is the modules directory. */
-  importerDir: string
+  /** The importers to lay out: `.` for a single project, every project of a workspace. */
+  importers: ReadonlyArray<{ id: string, dir: string }>
   /** Which of the importer's dependency groups to install (`--prod`, `--dev`, `--no-optional`). */
   include: Readonly<Record<DependencyGroup, boolean>>
   virtualStoreDirMaxLength: number
@@ -58,14 +67,13 @@ export interface LayoutOptions {
 }
 
 /**
- * pnpm's isolated layout for one importer, from the lockfile: every package reached from the
- * included dependency groups gets `node_modules/.pnpm/<dir>/node_modules/<name>`, its
- * dependencies as symlinks beside it, and the direct dependencies are symlinked into
- * `node_modules/`. Nothing is written here.
+ * pnpm's isolated layout from the lockfile: every package reached from the importers' included
+ * dependency groups gets `node_modules/.pnpm/<dir>/node_modules/<name>` at the root, its
+ * dependencies as symlinks beside it, and each importer's direct dependencies are symlinked into
+ * its own `node_modules/`. Nothing is written here.
  */
 export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
-  const modulesDir = path.join(opts.importerDir, 'node_modules')
-  const virtualStoreDir = path.join(modulesDir, '.pnpm')
+  const virtualStoreDir = path.join(opts.lockfileDir, 'node_modules', '.pnpm')
   // `<modules>/.pnpm/<dir name>/node_modules`: the package and its dependencies side by side.
   const siblingsDirOf = (depPath: string): string => path.join(virtualStoreDir, depPathToFilename(depPath, opts.virtualStoreDirMaxLength), 'node_modules')
   const dirOf = (depPath: string): string => path.join(siblingsDirOf(depPath), nameOf(depPath))
@@ -92,18 +100,22 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
     if (opts.skipped?.has(depPath) === true) return undefined
     return { alias, dir: reach(depPath), depPath }
   }
-  const direct: Dependency[] = []
-  const importer = lockfile.importers[opts.importerId] ?? {}
-  // pnpm's order (devDependencies, dependencies, optionalDependencies) decides which package is hoisted first.
-  for (const group of ['devDependencies', 'dependencies', 'optionalDependencies'] as const) {
-    if (!opts.include[group]) continue
-    for (const [alias, { version }] of Object.entries(importer[group] ?? {})) {
-      const dep = dependency(alias, version, opts.importerDir)
-      if (dep === undefined) continue
-      direct.push(dep)
-      symlinks.push({ path: path.join(modulesDir, alias), target: dep.dir })
+  const importers = opts.importers.map(({ id, dir }): ImporterLayout => {
+    const modulesDir = path.join(dir, 'node_modules')
+    const direct: Dependency[] = []
+    const importer = lockfile.importers[id] ?? {}
+    // pnpm's order (devDependencies, dependencies, optionalDependencies) decides which package is hoisted first.
+    for (const group of ['devDependencies', 'dependencies', 'optionalDependencies'] as const) {
+      if (!opts.include[group]) continue
+      for (const [alias, { version }] of Object.entries(importer[group] ?? {})) {
+        const dep = dependency(alias, version, dir)
+        if (dep === undefined) continue
+        direct.push(dep)
+        symlinks.push({ path: path.join(modulesDir, alias), target: dep.dir })
+      }
     }
-  }
+    return { id, dir, modulesDir, direct }
+  })
   while (pending.length > 0) {
     const depPath = pending.pop()!
     const pkg = packages.get(depPath)!
@@ -117,7 +129,7 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
       }
     }
   }
-  return { packages: [...packages.values()], symlinks, direct }
+  return { packages: [...packages.values()], symlinks, direct: importers.find((importer) => importer.id === '.')?.direct ?? [], importers }
 }
 
 /** A lockfile reference to a dependency path: `1.0.0(peer@2.0.0)` under its alias, or a full `name@version` (aliases, `file:`, URLs). */

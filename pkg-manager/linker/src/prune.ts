@@ -30,8 +30,10 @@ export interface PruneInput {
  */
 export async function pruneModules (input: PruneInput): Promise<string[]> {
   const { modulesDir } = input
-  const nextDirect = new Set(input.next.direct.map((dep) => dep.alias))
-  const removedDirect = input.previous.direct.filter((dep) => !nextDirect.has(dep.alias)).map((dep) => dep.alias)
+  // Direct dependency links each importer no longer has.
+  const nextDirect = new Set(input.next.importers.flatMap((importer) => importer.direct.map((dep) => path.join(importer.modulesDir, dep.alias))))
+  const removedDirect = input.previous.importers.flatMap((importer) => importer.direct.map((dep) => ({ modulesDir: importer.modulesDir, alias: dep.alias })))
+    .filter((link) => !nextDirect.has(path.join(link.modulesDir, link.alias)))
   const before = new Map(input.previous.packages.map((pkg) => [pkg.depPath, pkg]))
   const changed: string[] = []
   const droppedLinks: string[] = []
@@ -54,11 +56,11 @@ export async function pruneModules (input: PruneInput): Promise<string[]> {
     .map(([alias, type]) => hoistedPath(modulesDir, { alias, depPath, dir: '', type }))
     .filter((link) => !nextHoisted.has(link)))
   await Promise.all([
-    ...removedDirect.map(async (alias) => { await removeLink(modulesDir, alias) }),
+    ...removedDirect.map(async (link) => { await removeLink(link.modulesDir, link.alias) }),
     ...staleDirs.map(async (dir) => { await fs.rm(dir, { recursive: true, force: true }) }),
     ...staleHoisted.map(async (link) => { await fs.rm(link, { force: true }) }),
     ...droppedLinks.map(async (link) => { await fs.rm(link, { force: true }) }),
-    fs.rm(path.join(modulesDir, '.bin'), { recursive: true, force: true }),
+    ...input.next.importers.map(async (importer) => { await fs.rm(path.join(importer.modulesDir, '.bin'), { recursive: true, force: true }) }),
     fs.rm(path.join(modulesDir, '.pnpm', 'node_modules', '.bin'), { recursive: true, force: true }),
   ])
   return changed
