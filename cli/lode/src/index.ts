@@ -249,7 +249,10 @@ function report (event: InstallEvent, print: (line: string) => void, showProgres
         const changes = event.changes.filter((change) => change.group === group)
         if (changes.length === 0) continue
         print(`${group}:`)
-        for (const change of changes) print(`${change.change} ${change.alias}${change.name !== undefined && change.name !== change.alias ? ` <- ${change.name}` : ''} ${change.version}`)
+        for (const change of changes) {
+          const from = change.linkedFrom !== undefined ? ` <- ${change.linkedFrom}` : ''
+          print(`${change.change} ${change.alias}${change.name !== undefined && change.name !== change.alias ? ` <- ${change.name}` : ''} ${change.version}${from}`)
+        }
         print('')
       }
       break

@@ -121,18 +121,6 @@ test('a registry package depending on a tarball URL or git is refused (blockExot
   assert.match(readLockfileText(project), /registry-url@1\.0\.0:\n {4}dependencies:\n {6}alpha: 1\.0\.0/)
 })
 
-test('installing a workspace (beyond its lockfile) is refused until it is supported', async () => {
-  const project = makeProject(registry, { name: 'root', version: '1.0.0' }, {
-    'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
-    'packages/a/package.json': JSON.stringify({ name: 'a', version: '1.0.0', dependencies: { alpha: '^1.0.0' } }),
-  })
-  const result = await lode(project, ['install'])
-  assert.equal(result.code, 1)
-  assert.ok(result.stderr.startsWith('[ERR_LODE_WORKSPACES_NOT_SUPPORTED] '), result.stderr)
-  assert.ok(result.stderr.includes(path.join(project.dir, 'pnpm-workspace.yaml')))
-  assert.equal(fs.existsSync(path.join(project.dir, 'pnpm-lock.yaml')), false)
-})
-
 test('a workspace: dependency that matches no project, or no version, names it', async () => {
   const files = (dependencies: Record<string, string>): Record<string, string> => ({
     'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',

@@ -395,3 +395,37 @@ test('patchedDependencies: the patch is applied in .pnpm, never to the store, wi
   const virtualStoreDir = path.join(broken.dir, 'node_modules', '.pnpm')
   assert.equal(fs.existsSync(virtualStoreDir) && fs.readdirSync(virtualStoreDir).some((entry) => entry.startsWith('pat@')), false)
 })
+
+/** Every file and link under `dir`, link targets shown (each tool's own state files aside). */
+function listing (dir: string): string[] {
+  const out: string[] = []
+  const walk = (current: string): void => {
+    for (const entry of fs.readdirSync(current, { withFileTypes: true })) {
+      const full = path.join(current, entry.name)
+      if (['.pnpm-workspace-state-v1.json', '.lode-state.json', '.modules.yaml'].includes(entry.name)) continue
+      if (entry.isSymbolicLink()) out.push(`${path.relative(dir, full)} -> ${fs.readlinkSync(full)}`)
+      else if (entry.isDirectory()) walk(full)
+      else out.push(path.relative(dir, full))
+    }
+  }
+  walk(dir)
+  return out.sort()
+}
+
+test('a workspace installs as with pnpm: one virtual store, each project\'s node_modules, hoisted projects and dependencies', async () => {
+  const files = {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+    'packages/a/package.json': JSON.stringify({ name: 'a', version: '1.0.0', dependencies: { b: 'workspace:*', '@scope/mid': '^1.0.0' }, devDependencies: { tool: '1.0.0' } }),
+    'packages/a/index.js': 'module.exports = "a with " + require("b") + " and " + require("@scope/mid")',
+    'packages/b/package.json': JSON.stringify({ name: 'b', version: '2.0.0', dependencies: { leaf: '2.0.0' } }),
+    'packages/b/index.js': 'module.exports = "b with " + require("leaf")',
+  }
+  const { pnpmProject, lodeProject, pnpmResult, result } = await installBoth({ name: 'root', version: '1.0.0', private: true, dependencies: { a: 'workspace:*' } }, files)
+  for (const modules of ['node_modules', 'packages/a/node_modules', 'packages/b/node_modules']) {
+    assert.deepEqual(listing(path.join(lodeProject.dir, modules)), listing(path.join(pnpmProject.dir, modules)), modules)
+  }
+  assert.deepEqual(modulesYaml(lodeProject), modulesYaml(pnpmProject))
+  assert.equal(summary(result.stdout), summary(pnpmResult.stdout))
+  assert.equal(requireFrom(lodeProject, 'a'), 'a with b with leaf@2 and mid:leaf@1')
+  assert.equal(execFileSync(path.join(lodeProject.dir, 'packages', 'a', 'node_modules', '.bin', 'tool'), { encoding: 'utf8' }), 'tool uses leaf@1\n')
+})

@@ -99,11 +99,6 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
   const { config } = opts
   const emit = opts.onEvent ?? (() => {})
   const workspace = config.workspacePackages !== undefined && config.workspacePackages.length > 0
-  if (workspace && opts.lockfileOnly !== true) {
-    throw new LodeError('WORKSPACES_NOT_SUPPORTED', `${path.join(config.dir, 'pnpm-workspace.yaml')} lists workspace packages; lode can resolve a workspace (lode install --lockfile-only) but cannot install one yet.`, {
-      hint: 'Use pnpm to install this workspace for now, or lode install --lockfile-only to write its lockfile.',
-    })
-  }
   const rawManifest = await readProjectManifest(config.dir)
   const current = await readLockfile(config.dir)
   const overrides = parseOverrides(replaceVersionReferences(catalogOverrides(config.overrides, config.catalogs), rawManifest))
@@ -184,7 +179,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
         fetcher,
         packageManager: `lode@${config.lodeVersion}`,
         include: opts.include ?? { dependencies: true, devDependencies: true, optionalDependencies: true },
-        importers: importers.map(({ id, dir }) => ({ id, dir })),
+        importers: importers.map(({ id, dir, manifest }) => ({ id, dir, name: manifest.name, version: manifest.version })),
         onProgress: (counts) => { emit({ type: 'progress', resolved: packages, ...counts, done: false }) },
         onWarning: (message) => { emit({ type: 'warning', message }) },
         trace,

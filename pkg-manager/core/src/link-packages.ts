@@ -5,7 +5,7 @@ import path from 'node:path'
 import { LodeError } from '@lode/fs.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
-import { LAYOUT_VERSION, VIRTUAL_STORE_DIR_MAX_LENGTH, hoistedDependenciesRecord, hoistedPath, pkgIdOf, planHoisting, planLayout, platformMismatch, pruneModules, readModulesManifest, writeModulesManifest, writeSymlinks } from '@lode/pkg-manager.linker'
+import { LAYOUT_VERSION, VIRTUAL_STORE_DIR_MAX_LENGTH, hoistedDependenciesRecord, hoistedPath, pkgIdOf, planHoisting, planWorkspaceHoisting, planLayout, platformMismatch, pruneModules, readModulesManifest, writeModulesManifest, writeSymlinks } from '@lode/pkg-manager.linker'
 import type { LaidOutPackage, Layout, LayoutOptions, ModulesManifest, Platform } from '@lode/pkg-manager.linker'
 import { parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
 import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
@@ -28,8 +28,8 @@ export interface LinkPackagesOptions {
   fetcher: PackageFetcher
   /** `lode@<version>`, recorded in `.modules.yaml`. */
   packageManager: string
-  /** The importers to install (`.`, and every project of a workspace), with their directories. */
-  importers: ReadonlyArray<{ id: string, dir: string }>
+  /** The importers to install (`.`, and every project of a workspace), with their directories and names. */
+  importers: ReadonlyArray<{ id: string, dir: string, name?: string | undefined, version?: string | undefined }>
   /** The importers' dependency groups to install. */
   include: Readonly<Record<DependencyGroup, boolean>>
   onWarning?: (message: string) => void
@@ -69,6 +69,8 @@ export interface DirectDependencyChange {
   name?: string
   /** The version (or `link:` / other reference). */
   version: string
+  /** For a workspace project: its path from the workspace root. */
+  linkedFrom?: string
 }
 
 // Packages per link task: enough to keep messaging cheap, few enough that threads share the work.
@@ -109,7 +111,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     reused: 0,
     downloaded: 0,
     removed: previous?.layout.packages.filter((pkg) => !nextIds.has(pkg.depPath)).length ?? 0,
-    changes: directChanges(previous?.lockfile, opts.lockfile, opts.include),
+    changes: directChanges(previous?.lockfile, opts.lockfile, opts.include, (ref) => opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version),
   }
   // Packages linked now whose index row says they build (install scripts or binding.gyp).
   const wantBuild: LaidOutPackage[] = []
@@ -159,7 +161,9 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     }
   }
   result.downloaded = opts.fetcher.downloaded
-  const hoisted = planHoisting(layout, { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern })
+  const hoistOptions = { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern }
+  const hoistedPackages = planHoisting(layout, hoistOptions)
+  const hoisted = [...hoistedPackages, ...planWorkspaceHoisting(opts.importers, layout, hoistedPackages, hoistOptions)]
   // pnpm keeps orphaned packages in .pnpm until modulesCacheMaxAge has passed since the last pruning.
   const lastPruned = previous?.prunedAt === undefined ? NaN : Date.parse(previous.prunedAt)
   const pruneVirtualStore = Number.isNaN(lastPruned) || Date.now() - lastPruned > config.modulesCacheMaxAge * 60_000
@@ -227,13 +231,16 @@ function skippedOptionalPackages (lockfile: Lockfile, platform: Platform): Set<s
 
 /** The layout the last install made, from its `.pnpm/lock.yaml` and `.modules.yaml`; undefined when there was none (or it is unreadable). */
 /** pnpm's summary: direct dependencies the importer gained or lost since the last install, per group. */
-function directChanges (before: Lockfile | undefined, after: Lockfile, include: Readonly<Record<DependencyGroup, boolean>>): DirectDependencyChange[] {
+function directChanges (before: Lockfile | undefined, after: Lockfile, include: Readonly<Record<DependencyGroup, boolean>>, linkedVersion: (ref: string) => string | undefined): DirectDependencyChange[] {
   const changes: DirectDependencyChange[] = []
   for (const group of ['dependencies', 'optionalDependencies', 'devDependencies'] as const) {
     if (!include[group]) continue
     const old = before?.importers['.']?.[group] ?? {}
     const now = after.importers['.']?.[group] ?? {}
     const describe = (alias: string, ref: string, change: '+' | '-'): DirectDependencyChange => {
+      // A workspace project: pnpm shows its version and where it is (`a 1.0.0 <- packages/a`).
+      const version = ref.startsWith('link:') ? linkedVersion(ref) : undefined
+      if (version !== undefined) return { group, change, alias, version, linkedFrom: ref.slice('link:'.length) }
       const bare = ref.replace(/\(.*$/, '')
       const at = bare.indexOf('@', 1)
       return at > 0 && !bare.startsWith('link:') && !bare.startsWith('file:')

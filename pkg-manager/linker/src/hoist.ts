@@ -2,7 +2,7 @@ import path from 'node:path'
 
 import { createMatcher } from '@lode/fs.matcher'
 
-import type { Layout } from './layout.js'
+import type { Dependency, Layout } from './layout.js'
 
 export type HoistType = 'private' | 'public'
 
@@ -46,9 +46,13 @@ export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDepend
   }
   const nodes = walk(0, makeStep(layout.importers.flatMap((importer) => importer.direct.flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath]))))
   nodes.sort((a, b) => a.depth - b.depth || (a.depPath < b.depPath ? -1 : a.depPath > b.depPath ? 1 : 0))
+  // First, a root above all importers whose children are their direct dependencies (the first of
+  // an alias wins): a workspace project's direct dependencies are hoisted unless the root has the name.
+  const rootChildren = new Map<string, Dependency>()
+  for (const importer of layout.importers) for (const dep of importer.direct) if (!rootChildren.has(dep.alias)) rootChildren.set(dep.alias, dep)
   const hoisted: HoistedDependency[] = []
-  for (const node of nodes) {
-    for (const child of byDepPath.get(node.depPath)!.deps) {
+  for (const deps of [[...rootChildren.values()], ...nodes.map((node) => byDepPath.get(node.depPath)!.deps)]) {
+    for (const child of deps) {
       const type = typeOf(child.alias)
       if (type === undefined || taken.has(child.alias.toLowerCase()) || child.depPath === undefined) continue
       taken.add(child.alias.toLowerCase())
@@ -56,6 +60,26 @@ export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDepend
     }
   }
   return hoisted
+}
+
+/**
+ * pnpm's `hoistWorkspacePackages`: the workspace's projects (not the root) are linked among the
+ * hoisted packages under their names, unless the root depends on a package of that name or one was hoisted under it.
+ * `depPath` is the project's id (as `.modules.yaml` records it).
+ */
+export function planWorkspaceHoisting (projects: ReadonlyArray<{ id: string, dir: string, name?: string | undefined }>, layout: Layout, hoisted: readonly HoistedDependency[], opts: HoistOptions): HoistedDependency[] {
+  const typeOf = hoistTypeMatcher(opts)
+  // The root's links (to these same projects) do not take a name; its packages do.
+  const taken = new Set([...layout.direct.filter((dep) => dep.depPath !== undefined).map((dep) => dep.alias), ...hoisted.map((dep) => dep.alias)].map((alias) => alias.toLowerCase()))
+  const out: HoistedDependency[] = []
+  for (const project of projects) {
+    if (project.id === '.' || project.name === undefined) continue
+    const type = typeOf(project.name)
+    if (type === undefined || taken.has(project.name.toLowerCase())) continue
+    taken.add(project.name.toLowerCase())
+    out.push({ alias: project.name, depPath: project.id, dir: project.dir, type })
+  }
+  return out
 }
 
 /** Where a hoisted dependency is linked: `node_modules/<alias>` (public) or `node_modules/.pnpm/node_modules/<alias>`. */

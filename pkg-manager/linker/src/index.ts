@@ -4,7 +4,7 @@ export type { Dependency, ImporterLayout, LaidOutPackage, Layout, LayoutOptions,
 export { writeSymlinks } from './symlinks.js'
 export { linkBins } from './bins.js'
 export type { BinProvider, LinkBinsOptions } from './bins.js'
-export { hoistedPath, planHoisting } from './hoist.js'
+export { hoistedPath, planHoisting, planWorkspaceHoisting } from './hoist.js'
 export type { HoistedDependency, HoistOptions, HoistType } from './hoist.js'
 export { LAYOUT_VERSION, hoistedDependenciesRecord, readModulesManifest, writeModulesManifest } from './modules-manifest.js'
 export type { ModulesManifest } from './modules-manifest.js'
