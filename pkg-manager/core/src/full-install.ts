@@ -17,7 +17,6 @@ import { RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry
 import { storePath } from '@lode/store.cafs'
 import semver from 'semver'
 
-
 import { linkPackages } from './link-packages.js'
 import type { DirectDependencyChange } from './link-packages.js'
 import { outdatedLockfileReason } from './lockfile-satisfies.js'
@@ -143,7 +142,6 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
   const registries = { default: config.registry, scoped: config.scopedRegistries }
   const fetcher = new PackageFetcher({ config, client, registryFor: (name) => registryFor(registries, name), trace, signal: opts.signal })
   try {
-    // An up-to-date lockfile is installed as it is (pnpm's frozen and prefer-frozen installs): nothing is resolved.
     // The project's own install scripts (pnpm's order): preinstall before anything is installed, the rest after.
     const runScripts = opts.lockfileOnly !== true && opts.ignoreScripts !== true
     const projectScript = async (event: string): Promise<void> => {
@@ -156,6 +154,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
       })
     }
     if (runScripts) await projectScript('preinstall')
+    // An up-to-date lockfile is installed as it is (pnpm's frozen and prefer-frozen installs): nothing is resolved.
     const useLockfileAsIs = current !== undefined && outdated === undefined && opts.lockfileOnly !== true && (frozen || (opts.preferFrozenLockfile ?? true))
     if (useLockfileAsIs) emit({ type: 'info', message: 'Lockfile is up to date, resolution step is skipped' })
     // Fetching during resolution takes every package resolved; with groups left out (--prod), only the linked ones are fetched.
