@@ -62,3 +62,19 @@ test('lode run: pre and post scripts, arguments to the script, bins on PATH, the
   assert.equal((unknown as { code: number }).code, 1)
   assert.match((unknown as { stderr: string }).stderr, /^\[ERR_LODE_EXEC_NOT_FOUND\] Command "no-such-command-here" not found/)
 })
+
+test('in a workspace, every project\'s scripts run, a project after those it depends on, as pnpm orders them', async () => {
+  const logTo = (name: string): Record<string, string> => Object.fromEntries(['preinstall', 'install', 'postinstall', 'prepare'].map((event) => [event, `node -e "require('fs').appendFileSync(process.env.LOG_FILE, '${name}:${event}\\\\n')"`]))
+  const files = {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+    'packages/a/package.json': JSON.stringify({ name: 'a', version: '1.0.0', scripts: logTo('a'), dependencies: { b: 'workspace:*', leaf: '1.0.0' } }),
+    'packages/b/package.json': JSON.stringify({ name: 'b', version: '1.0.0', scripts: logTo('b') }),
+  }
+  const project = makeProject(registry, { name: 'root', version: '1.0.0', scripts: logTo('root'), dependencies: { a: 'workspace:*' } }, files)
+  const lodeProject = cloneProject(project)
+  const order = (p: Project): string[] => fs.readFileSync(path.join(p.dir, 'order.log'), 'utf8').split('\n').slice(0, -1)
+  await pnpm(project, ['install'], false, { LOG_FILE: path.join(project.dir, 'order.log') })
+  assert.equal((await lode(lodeProject, ['install'], { LOG_FILE: path.join(lodeProject.dir, 'order.log') })).code, 0)
+  assert.deepEqual(order(lodeProject), order(project))
+  assert.deepEqual(order(lodeProject), ['root:preinstall', 'b:preinstall', 'b:install', 'b:postinstall', 'b:prepare', 'a:preinstall', 'a:install', 'a:postinstall', 'a:prepare', 'root:install', 'root:postinstall', 'root:prepare'])
+})

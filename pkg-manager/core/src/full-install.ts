@@ -109,7 +109,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     ignoredOptionalDependencies: config.ignoredOptionalDependencies,
   })
   // Every project of a workspace is an importer of the one lockfile; a single project is the only one.
-  const projects = workspace ? await findWorkspaceProjects(config.dir, config.workspacePackages ?? []) : [{ id: '.', dir: config.dir, manifest: rawManifest }]
+  const projects: Array<{ id: string, dir: string, manifest: object }> = workspace ? await findWorkspaceProjects(config.dir, config.workspacePackages ?? []) : [{ id: '.', dir: config.dir, manifest: rawManifest }]
   if (workspace) emit({ type: 'info', message: `Scope: all ${projects.length} workspace projects` })
   const importers = projects.map((project) => ({ id: project.id, dir: project.dir, manifest: hooks.project(project.manifest as ProjectManifest, project.dir) }))
   const patches = loadPatches(config.patchedDependencies, config.dir)
@@ -144,10 +144,10 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
   try {
     // The project's own install scripts (pnpm's order): preinstall before anything is installed, the rest after.
     const runScripts = opts.lockfileOnly !== true && opts.ignoreScripts !== true
-    const projectScript = async (event: string): Promise<void> => {
+    const projectScript = async (event: string, project: { dir: string, manifest: object } = { dir: config.dir, manifest: rawManifest }): Promise<void> => {
       await runProjectScript(event, {
-        dir: config.dir,
-        manifest: rawManifest,
+        dir: project.dir,
+        manifest: project.manifest,
         stdio: opts.scriptsStdio ?? 'pipe',
         userAgent: config.userAgent,
         onOutput: (script, output) => { emit({ type: 'script-output', script, output }) },
@@ -190,8 +190,12 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     if (linked.added > 0 || linked.removed > 0) emit({ type: 'packages', added: linked.added, removed: linked.removed, storeDir: storePath(config.storeDir) })
     emit({ type: 'progress', resolved: packages, added: linked.added, reused: linked.reused, downloaded: linked.downloaded, done: true })
     if (runScripts) {
+      // Each project after the projects it depends on; the root's preinstall already ran.
       const devToo = opts.include?.devDependencies !== false
-      for (const event of devToo ? ['install', 'postinstall', 'preprepare', 'prepare', 'postprepare'] : ['install', 'postinstall']) await projectScript(event)
+      for (const project of dependencyOrder(projects)) {
+        const events = devToo ? ['preinstall', 'install', 'postinstall', 'preprepare', 'prepare', 'postprepare'] : ['preinstall', 'install', 'postinstall']
+        for (const event of project.id === '.' ? events.slice(1) : events) await projectScript(event, project)
+      }
     }
     if (resolved.peerIssues.length > 0) emit({ type: 'peer-issues', issues: resolved.peerIssues })
     emit({ type: 'lockfile', written: resolved.written, file: path.join(config.dir, 'pnpm-lock.yaml') })
@@ -289,6 +293,34 @@ async function resolve ({ config, opts, importers, current, hooks, lockfileSetti
   } finally {
     await resolver.close()
   }
+}
+
+/** Workspace projects ordered so that each comes after the projects it depends on (`workspace:` or by name); the listing order otherwise. */
+function dependencyOrder<T extends { id: string, manifest: object }> (projects: readonly T[]): T[] {
+  const byName = new Map<string, T>()
+  for (const project of projects) {
+    const name = (project.manifest as { name?: unknown }).name
+    if (typeof name === 'string') byName.set(name, project)
+  }
+  const ordered: T[] = []
+  const state = new Map<T, 'visiting' | 'done'>()
+  const visit = (project: T): void => {
+    if (state.has(project)) return // done, or a cycle: left where it is
+    state.set(project, 'visiting')
+    const manifest = project.manifest as Partial<Record<DependencyGroup, Record<string, string>>>
+    for (const group of ['dependencies', 'devDependencies', 'optionalDependencies'] as const) {
+      for (const [alias, specifier] of Object.entries(manifest[group] ?? {})) {
+        const at = specifier.startsWith('workspace:') ? specifier.indexOf('@', 'workspace:'.length + 1) : -1
+        const name = at > 0 ? specifier.slice('workspace:'.length, at) : alias
+        const dependency = byName.get(name)
+        if (dependency !== undefined && dependency !== project && specifier.startsWith('workspace:')) visit(dependency)
+      }
+    }
+    state.set(project, 'done')
+    ordered.push(project)
+  }
+  for (const project of projects) visit(project)
+  return ordered
 }
 
 /** Override values `catalog:` and `catalog:name` become the catalog's specifier for the overridden package, as pnpm records them. */
