@@ -130,14 +130,16 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
   try {
     const tracePipeline = values['trace-pipeline'] ?? ctx.env['LODE_TRACE_PIPELINE']
     // Loaded only for a command that needs it, so `lode --version` stays instant.
-    const { getConfig, install } = await import('@lode/pkg-manager.core')
+    const { findWorkspaceDir, getConfig, install } = await import('@lode/pkg-manager.core')
     const overrides: ConfigOverrides = {}
     if (values.registry !== undefined) overrides.registry = values.registry
     if (values['cache-dir'] !== undefined) overrides.cacheDir = values['cache-dir']
     if (values['store-dir'] !== undefined) overrides.storeDir = values['store-dir']
     if (values.offline === true) overrides.offline = true
     if (values['prefer-offline'] === true) overrides.preferOffline = true
-    const config = getConfig({ dir: path.resolve(ctx.cwd, values.dir ?? '.'), env: ctx.env, overrides, lodeVersion: VERSION })
+    // Inside a project of a workspace, the whole workspace is installed from its root, as pnpm does.
+    const projectDir = path.resolve(ctx.cwd, values.dir ?? '.')
+    const config = getConfig({ dir: await findWorkspaceDir(projectDir) ?? projectDir, env: ctx.env, overrides, lodeVersion: VERSION })
     await install({
       config,
       lockfileOnly: values['lockfile-only'] === true,

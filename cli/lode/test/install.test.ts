@@ -428,4 +428,9 @@ test('a workspace installs as with pnpm: one virtual store, each project\'s node
   assert.equal(summary(result.stdout), summary(pnpmResult.stdout))
   assert.equal(requireFrom(lodeProject, 'a'), 'a with b with leaf@2 and mid:leaf@1')
   assert.equal(execFileSync(path.join(lodeProject.dir, 'packages', 'a', 'node_modules', '.bin', 'tool'), { encoding: 'utf8' }), 'tool uses leaf@1\n')
+  // From inside a project, the whole workspace is installed from its root, as with pnpm.
+  const fromProject = await lode(lodeProject, ['install', '--dir', 'packages/b'])
+  assert.equal(fromProject.code, 0, fromProject.stderr)
+  assert.match(fromProject.stdout, /Already up to date/)
+  assert.equal(fs.existsSync(path.join(lodeProject.dir, 'packages', 'b', 'pnpm-lock.yaml')), false)
 })

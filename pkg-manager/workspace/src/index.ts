@@ -13,6 +13,23 @@ export interface WorkspaceProject {
   manifest: Record<string, unknown>
 }
 
+/**
+ * The workspace root `dir` belongs to: the nearest directory, `dir` or above, with a
+ * pnpm-workspace.yaml (pnpm installs the whole workspace from any of its projects). Undefined
+ * outside a workspace.
+ */
+export async function findWorkspaceDir (dir: string): Promise<string | undefined> {
+  for (let current = path.resolve(dir); ; current = path.dirname(current)) {
+    try {
+      await fs.access(path.join(current, 'pnpm-workspace.yaml'))
+      return current
+    } catch {
+      // not here: look above
+    }
+    if (path.dirname(current) === current) return undefined
+  }
+}
+
 // Never searched, as in pnpm.
 const IGNORED = ['**/node_modules/**', '**/bower_components/**']
 
