@@ -1,4 +1,3 @@
-import fs from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 
@@ -6,8 +5,9 @@ import { isLodeError } from '@lode/fs.error'
 import type { ConfigOverrides, InstallEvent } from '@lode/pkg-manager.core'
 
 import { execCommand, runCommand } from './run.js'
+import { takeSelection } from './selection.js'
+import { VERSION } from './version.js'
 
-const VERSION = (JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version
 
 const HELP = `Usage: lode <command> [options]
 
@@ -50,8 +50,11 @@ export interface MainContext {
 /** Runs the CLI; returns the exit code. */
 export async function main (argv: string[], ctx: MainContext): Promise<number> {
   // Everything after `run <script>` or `exec <command>` belongs to the script or command.
-  if (argv[0] === 'run' || argv[0] === 'run-script') return await runCommand(argv.slice(1), ctx)
-  if (argv[0] === 'exec') return await execCommand(argv.slice(1), ctx)
+  // Selection flags may come first, as in `lode -r run build` or `lode --filter app exec tsc`.
+  const { rest } = takeSelection(argv)
+  const selectionFlags = argv.slice(0, argv.length - rest.length)
+  if (rest[0] === 'run' || rest[0] === 'run-script') return await runCommand([...selectionFlags, ...rest.slice(1)], ctx)
+  if (rest[0] === 'exec') return await execCommand([...selectionFlags, ...rest.slice(1)], ctx)
   let parsed
   try {
     parsed = parseArgs({

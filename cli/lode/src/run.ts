@@ -3,8 +3,12 @@ import os from 'node:os'
 import path from 'node:path'
 
 import { isLodeError } from '@lode/fs.error'
+import type { WorkspaceProject } from '@lode/pkg-manager.core'
 
 import type { MainContext } from './index.js'
+import { selectProjects, selectsProjects, takeSelection, type Selection } from './selection.js'
+
+const userAgent = `lode node/${process.version} ${process.platform} ${process.arch}`
 
 /**
  * `lode run <script> [args…]`: the project's script with its `pre` and `post` scripts (pnpm's
@@ -12,17 +16,20 @@ import type { MainContext } from './index.js'
  * and the script's exit code as lode's. Without a name, the scripts are listed.
  */
 export async function runCommand (argv: readonly string[], ctx: MainContext): Promise<number> {
-  const [{ readProjectManifest }, { runProjectScript, scriptsOf }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.lifecycle')])
+  const { selection, rest } = takeSelection(argv)
+  if (selectsProjects(selection)) return await runInProjects(rest, selection, ctx)
+  const [{ findWorkspaceDir, readProjectManifest }, { runProjectScript, scriptsOf }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.lifecycle')])
+  const dir = selection.workspaceRoot ? await findWorkspaceDir(ctx.cwd) ?? ctx.cwd : ctx.cwd
   let manifest
   try {
-    manifest = await readProjectManifest(ctx.cwd)
+    manifest = await readProjectManifest(dir)
   } catch (err) {
     if (!isLodeError(err)) throw err
     ctx.stderr.write(`[${err.code}] ${err.message}\n`)
     return 1
   }
   const scripts = scriptsOf(manifest)
-  const name = argv[0]
+  const name = rest[0]
   if (name === undefined) {
     const entries = Object.entries(scripts)
     ctx.stdout.write(entries.length === 0 ? 'There are no scripts in package.json.\n' : `Commands available via "lode run":\n${entries.map(([script, command]) => `  ${script}\n    ${command}`).join('\n')}\n`)
@@ -32,10 +39,9 @@ export async function runCommand (argv: readonly string[], ctx: MainContext): Pr
     ctx.stderr.write(`[ERR_LODE_NO_SCRIPT] Missing script: ${name}\n\nCommand "${name}" not found. Run lode run to list the scripts in package.json.\n`)
     return 1
   }
-  const userAgent = `lode node/${process.version} ${process.platform} ${process.arch}`
-  try {
-    for (const [event, args] of [[`pre${name}`, []], [name, argv.slice(1)], [`post${name}`, []]] as const) {
-      await runProjectScript(event, { dir: ctx.cwd, manifest, args, stdio: 'inherit', userAgent })
+    try {
+    for (const [event, args] of [[`pre${name}`, []], [name, rest.slice(1)], [`post${name}`, []]] as const) {
+      await runProjectScript(event, { dir, manifest, args, stdio: 'inherit', userAgent })
     }
   } catch (err) {
     if (!isLodeError(err)) throw err
@@ -46,17 +52,35 @@ export async function runCommand (argv: readonly string[], ctx: MainContext): Pr
   return 0
 }
 
-/** `lode exec <command> [args…]`: a command with the project's `node_modules/.bin` first on `PATH`; its exit code is lode's. */
+/**
+ * `lode exec <command> [args…]`: a command with the project's `node_modules/.bin` first on `PATH`;
+ * its exit code is lode's. With `-r` or `--filter`, it runs in each selected project in turn.
+ */
 export async function execCommand (argv: readonly string[], ctx: MainContext): Promise<number> {
-  const [command, ...args] = argv
+  const { selection, rest } = takeSelection(argv)
+  const [command, ...args] = rest
   if (command === undefined) {
     ctx.stderr.write('[ERR_LODE_BAD_ARGUMENTS] lode exec needs a command to run.\n\nFor example: lode exec tsc --version\n')
     return 1
   }
-  const bin = path.join(ctx.cwd, 'node_modules', '.bin')
+  if (!selectsProjects(selection)) {
+    const { findWorkspaceDir } = await import('@lode/pkg-manager.core')
+    return await execIn(selection.workspaceRoot ? await findWorkspaceDir(ctx.cwd) ?? ctx.cwd : ctx.cwd, command, args, ctx)
+  }
+  const projects = await selectedProjects(selection, ctx)
+  if (typeof projects === 'number') return projects
+  for (const project of projects) {
+    const code = await execIn(project.dir, command, args, ctx)
+    if (code !== 0) return code
+  }
+  return 0
+}
+
+async function execIn (dir: string, command: string, args: readonly string[], ctx: MainContext): Promise<number> {
+  const bin = path.join(dir, 'node_modules', '.bin')
   const env = { ...ctx.env, PATH: [bin, ctx.env['PATH'] ?? ''].join(path.delimiter) }
   return await new Promise<number>((resolve) => {
-    const child = spawn(command, args, { cwd: ctx.cwd, env, stdio: 'inherit' })
+    const child = spawn(command, args, { cwd: dir, env, stdio: 'inherit' })
     child.on('error', (err: NodeJS.ErrnoException) => {
       ctx.stderr.write(err.code === 'ENOENT'
         ? `[ERR_LODE_EXEC_NOT_FOUND] Command "${command}" not found in ${bin} or on PATH.\n\nInstall the package that provides it, or check its name.\n`
@@ -66,4 +90,67 @@ export async function execCommand (argv: readonly string[], ctx: MainContext): P
     // A command killed by a signal exits as a shell reports it: 128 + the signal's number.
     child.on('exit', (code, signal) => { resolve(code ?? 128 + (signal === null ? 0 : os.constants.signals[signal])) })
   })
+}
+
+/** The projects a selection names, in dependency order, with "Scope: …" printed; or the exit code when there is nothing to run in. */
+async function selectedProjects (selection: Selection, ctx: MainContext): Promise<WorkspaceProject[] | number> {
+  let found
+  try {
+    found = await selectProjects(selection, ctx.cwd, ctx.env)
+  } catch (err) {
+    if (!isLodeError(err)) throw err
+    ctx.stderr.write(`[${err.code}] ${err.message}\n${err.hint === undefined ? '' : `\n${err.hint}\n`}`)
+    return 1
+  }
+  if (found === undefined) {
+    ctx.stderr.write(`[ERR_LODE_NOT_A_WORKSPACE] ${ctx.cwd} is not in a workspace: no pnpm-workspace.yaml here or above.\n\nRun the command without -r or --filter, or add a pnpm-workspace.yaml listing the projects.\n`)
+    return 1
+  }
+  if (found.unmatched.length > 0 && selection.failIfNoMatch) {
+    ctx.stderr.write(`[ERR_LODE_FILTER_NO_MATCH] No projects matched the filters ${found.unmatched.map((f) => `"${f}"`).join(', ')} in "${found.rootDir}".\n`)
+    return 1
+  }
+  if (found.projects.length === 0) {
+    ctx.stdout.write(`No projects matched the filters in "${found.rootDir}"\n`)
+    return 0
+  }
+  ctx.stdout.write(`Scope: ${found.projects.length} of ${found.total} workspace projects\n`)
+  return found.projects
+}
+
+/**
+ * `lode -r run <script>` / `lode --filter <selector> run <script>`: the script in every selected
+ * project that has it, each after the projects it depends on, stopping at the first failure.
+ */
+async function runInProjects (argv: readonly string[], selection: Selection, ctx: MainContext): Promise<number> {
+  const [name, ...args] = argv
+  if (name === undefined) {
+    ctx.stderr.write('[ERR_LODE_BAD_ARGUMENTS] lode run -r needs the name of a script.\n\nFor example: lode -r run build\n')
+    return 1
+  }
+  const { runProjectScript, scriptsOf } = await import('@lode/pkg-manager.lifecycle')
+  const projects = await selectedProjects(selection, ctx)
+  if (typeof projects === 'number') return projects
+  const withScript = projects.filter((project) => scriptsOf(project.manifest)[name] !== undefined)
+  if (withScript.length === 0) {
+    ctx.stderr.write(`[ERR_LODE_RECURSIVE_RUN_NO_SCRIPT] None of the selected projects has a "${name}" script.\n`)
+    return 1
+  }
+  for (const project of withScript) {
+    const where = project.id === '.' ? (project.manifest['name'] as string | undefined ?? '.') : project.id
+    try {
+      for (const [event, eventArgs] of [[`pre${name}`, []], [name, args], [`post${name}`, []]] as const) {
+        const script = scriptsOf(project.manifest)[event]
+        if (script === undefined) continue
+        ctx.stdout.write(`${where} ${event}$ ${script}\n`)
+        await runProjectScript(event, { dir: project.dir, manifest: project.manifest, args: eventArgs, stdio: 'inherit', userAgent })
+      }
+    } catch (err) {
+      if (!isLodeError(err)) throw err
+      const exitCode = (err as { exitCode?: number }).exitCode ?? 1
+      ctx.stderr.write(`[ERR_LODE_RECURSIVE_RUN_FIRST_FAIL] ${where}: ${err.message}\n`)
+      return exitCode
+    }
+  }
+  return 0
 }

@@ -78,3 +78,53 @@ test('in a workspace, every project\'s scripts run, a project after those it dep
   assert.deepEqual(order(lodeProject), order(project))
   assert.deepEqual(order(lodeProject), ['root:preinstall', 'b:preinstall', 'b:install', 'b:postinstall', 'b:prepare', 'a:preinstall', 'a:install', 'a:postinstall', 'a:prepare', 'root:install', 'root:postinstall', 'root:prepare'])
 })
+
+test('-r and --filter run a script or a command in the selected projects, each after those it depends on, as pnpm does', async () => {
+  const build = (name: string): Record<string, string> => ({ build: `node -e "require('fs').appendFileSync(process.env.LOG_FILE, '${name}:' + process.argv.slice(1).join(',') + '\\\\n')"` })
+  const files = {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+    'packages/a/package.json': JSON.stringify({ name: 'a', version: '1.0.0', scripts: build('a'), dependencies: { b: 'workspace:*' } }),
+    'packages/b/package.json': JSON.stringify({ name: '@x/b', version: '1.0.0', scripts: build('b'), dependencies: { c: 'workspace:@x/c@*' } }),
+    'packages/c/package.json': JSON.stringify({ name: '@x/c', version: '1.0.0', scripts: build('c') }),
+    'packages/d/package.json': JSON.stringify({ name: 'd', version: '1.0.0' }),
+  }
+  const project = makeProject(registry, { name: 'root', version: '1.0.0', scripts: build('root') }, files)
+  // a depends on @x/b by the alias `b`
+  fs.writeFileSync(path.join(project.dir, 'packages/a/package.json'), JSON.stringify({ name: 'a', version: '1.0.0', scripts: build('a'), dependencies: { b: 'workspace:@x/b@*' } }))
+  const lodeProject = cloneProject(project)
+  await pnpm(project, ['install'])
+  assert.equal((await lode(lodeProject, ['install'])).code, 0)
+
+  const lodeBin = path.join(import.meta.dirname, '..', '..', 'bin', 'lode')
+  const pnpmBin = path.join(import.meta.dirname, '..', '..', 'node_modules', 'pnpm', 'bin', 'pnpm.mjs')
+  const logOf = async (bin: string, p: Project, args: string[], cwd = p.dir): Promise<string[]> => {
+    const log = path.join(p.dir, 'run.log')
+    fs.rmSync(log, { force: true })
+    await run(process.execPath, [bin, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '', HOME: p.home, LOG_FILE: log } })
+    return fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').slice(0, -1) : []
+  }
+  for (const args of [['-r', 'run', 'build'], ['--filter', 'a...', 'run', 'build', 'x'], ['--filter', 'a^...', 'run', 'build'], ['--filter', '...c', 'run', 'build'], ['-F', '{packages/b}', 'run', 'build'], ['run', '--filter', '!a', '-r', 'build']]) {
+    const expected = await logOf(pnpmBin, project, args)
+    assert.deepEqual(await logOf(lodeBin, lodeProject, args), expected, args.join(' '))
+    assert.notEqual(expected.length, 0)
+  }
+  assert.deepEqual(await logOf(lodeBin, lodeProject, ['-r', 'run', 'build']), ['c:', 'b:', 'a:'])
+  assert.deepEqual(await logOf(lodeBin, lodeProject, ['--filter', './b', 'run', 'build'], path.join(lodeProject.dir, 'packages')), ['b:'])
+  assert.deepEqual(await logOf(lodeBin, lodeProject, ['-w', 'run', 'build', 'y'], path.join(lodeProject.dir, 'packages', 'a')), ['root:y'])
+  assert.deepEqual(await logOf(lodeBin, lodeProject, ['--filter', '@x/*', 'exec', 'node', '-e', 'require("fs").appendFileSync(process.env.LOG_FILE, require("path").basename(process.cwd()) + "\\n")']), ['c', 'b'])
+
+  const env = { PATH: process.env['PATH'] ?? '', HOME: lodeProject.home }
+  const failing = (args: string[]): Promise<{ code: number, stdout: string, stderr: string }> => run(process.execPath, [lodeBin, ...args], { cwd: lodeProject.dir, env }).then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (err: { code: number, stdout: string, stderr: string }) => err)
+  const noMatch = await failing(['--filter', 'nope', '--fail-if-no-match', 'run', 'build'])
+  assert.equal(noMatch.code, 1)
+  assert.match(noMatch.stderr, /^\[ERR_LODE_FILTER_NO_MATCH\] No projects matched the filters "nope"/)
+  const quiet = await failing(['--filter', 'nope', 'run', 'build'])
+  assert.equal(quiet.code, 0)
+  assert.match(quiet.stdout, /No projects matched the filters/)
+  const noScript = await failing(['--filter', 'd', 'run', 'build'])
+  assert.equal(noScript.code, 1)
+  assert.match(noScript.stderr, /^\[ERR_LODE_RECURSIVE_RUN_NO_SCRIPT\] None of the selected projects has a "build" script/)
+  const badFilter = await failing(['--filter', '...', 'run', 'build'])
+  assert.equal(badFilter.code, 1)
+  assert.match(badFilter.stderr, /^\[ERR_LODE_INVALID_FILTER\] The filter "..." selects nothing/)
+})

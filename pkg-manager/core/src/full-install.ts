@@ -10,7 +10,7 @@ import { createReadPackageHooks, overridesMap, packageExtensionsChecksum, parseO
 import type { ReadPackageHooks } from '@lode/pkg-manager.read-package-hook'
 import { catalogSpecifier, resolveDependencies } from '@lode/pkg-manager.resolve-dependencies'
 import type { PeerIssue, ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
-import { findWorkspaceProjects } from '@lode/pkg-manager.workspace'
+import { findWorkspaceProjects, sortProjects, type WorkspaceProject } from '@lode/pkg-manager.workspace'
 import { NpmResolver, registryFor } from '@lode/resolving.npm-resolver'
 import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import { RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry-client'
@@ -109,7 +109,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     ignoredOptionalDependencies: config.ignoredOptionalDependencies,
   })
   // Every project of a workspace is an importer of the one lockfile; a single project is the only one.
-  const projects: Array<{ id: string, dir: string, manifest: object }> = workspace ? await findWorkspaceProjects(config.dir, config.workspacePackages ?? []) : [{ id: '.', dir: config.dir, manifest: rawManifest }]
+  const projects: WorkspaceProject[] = workspace ? await findWorkspaceProjects(config.dir, config.workspacePackages ?? []) : [{ id: '.', dir: config.dir, manifest: rawManifest as Record<string, unknown> }]
   if (workspace) emit({ type: 'info', message: `Scope: all ${projects.length} workspace projects` })
   const importers = projects.map((project) => ({ id: project.id, dir: project.dir, manifest: hooks.project(project.manifest as ProjectManifest, project.dir) }))
   const patches = loadPatches(config.patchedDependencies, config.dir)
@@ -192,7 +192,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     if (runScripts) {
       // Each project after the projects it depends on; the root's preinstall already ran.
       const devToo = opts.include?.devDependencies !== false
-      for (const project of dependencyOrder(projects)) {
+      for (const project of sortProjects(projects)) {
         const events = devToo ? ['preinstall', 'install', 'postinstall', 'preprepare', 'prepare', 'postprepare'] : ['preinstall', 'install', 'postinstall']
         for (const event of project.id === '.' ? events.slice(1) : events) await projectScript(event, project)
       }
@@ -293,34 +293,6 @@ async function resolve ({ config, opts, importers, current, hooks, lockfileSetti
   } finally {
     await resolver.close()
   }
-}
-
-/** Workspace projects ordered so that each comes after the projects it depends on (`workspace:` or by name); the listing order otherwise. */
-function dependencyOrder<T extends { id: string, manifest: object }> (projects: readonly T[]): T[] {
-  const byName = new Map<string, T>()
-  for (const project of projects) {
-    const name = (project.manifest as { name?: unknown }).name
-    if (typeof name === 'string') byName.set(name, project)
-  }
-  const ordered: T[] = []
-  const state = new Map<T, 'visiting' | 'done'>()
-  const visit = (project: T): void => {
-    if (state.has(project)) return // done, or a cycle: left where it is
-    state.set(project, 'visiting')
-    const manifest = project.manifest as Partial<Record<DependencyGroup, Record<string, string>>>
-    for (const group of ['dependencies', 'devDependencies', 'optionalDependencies'] as const) {
-      for (const [alias, specifier] of Object.entries(manifest[group] ?? {})) {
-        const at = specifier.startsWith('workspace:') ? specifier.indexOf('@', 'workspace:'.length + 1) : -1
-        const name = at > 0 ? specifier.slice('workspace:'.length, at) : alias
-        const dependency = byName.get(name)
-        if (dependency !== undefined && dependency !== project && specifier.startsWith('workspace:')) visit(dependency)
-      }
-    }
-    state.set(project, 'done')
-    ordered.push(project)
-  }
-  for (const project of projects) visit(project)
-  return ordered
 }
 
 /** Override values `catalog:` and `catalog:name` become the catalog's specifier for the overridden package, as pnpm records them. */

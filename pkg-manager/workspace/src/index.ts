@@ -60,3 +60,6 @@ export async function findWorkspaceProjects (rootDir: string, patterns: readonly
   }))
   return projects.filter((project) => project !== undefined).sort((a, b) => a.id === '.' ? -1 : b.id === '.' ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 }
+
+export { filterProjects, parseProjectSelector, type FilterResult, type ProjectSelector } from './filter.js'
+export { sortProjects, workspaceDependencies } from './graph.js'

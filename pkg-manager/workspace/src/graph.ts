@@ -1,0 +1,68 @@
+import path from 'node:path'
+
+import type { WorkspaceProject } from './index.js'
+
+const GROUPS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const
+
+/**
+ * Which projects each project depends on inside the workspace: `workspace:` specifiers (by name,
+ * `workspace:name@range` or `workspace:../path`) and `link:`/`file:` paths to a project. Keyed by
+ * project id; a project never lists itself.
+ */
+export function workspaceDependencies (projects: readonly WorkspaceProject[]): Map<string, string[]> {
+  const byName = new Map<string, WorkspaceProject>()
+  const byDir = new Map<string, WorkspaceProject>()
+  for (const project of projects) {
+    const name = project.manifest['name']
+    if (typeof name === 'string') byName.set(name, project)
+    byDir.set(path.resolve(project.dir), project)
+  }
+  const edges = new Map<string, string[]>()
+  for (const project of projects) {
+    const found = new Set<string>()
+    for (const group of GROUPS) {
+      const deps = project.manifest[group]
+      if (deps === null || typeof deps !== 'object') continue
+      for (const [alias, specifier] of Object.entries(deps as Record<string, unknown>)) {
+        if (typeof specifier !== 'string') continue
+        const target = targetOf(alias, specifier, project.dir, byName, byDir)
+        if (target !== undefined && target !== project) found.add(target.id)
+      }
+    }
+    edges.set(project.id, [...found])
+  }
+  return edges
+}
+
+function targetOf (alias: string, specifier: string, dir: string, byName: Map<string, WorkspaceProject>, byDir: Map<string, WorkspaceProject>): WorkspaceProject | undefined {
+  for (const protocol of ['link:', 'file:']) {
+    if (specifier.startsWith(protocol)) return byDir.get(path.resolve(dir, specifier.slice(protocol.length)))
+  }
+  if (!specifier.startsWith('workspace:')) return undefined
+  const body = specifier.slice('workspace:'.length)
+  if (body.startsWith('.')) return byDir.get(path.resolve(dir, body))
+  const at = body.indexOf('@', 1)
+  return byName.get(at > 0 ? body.slice(0, at) : alias)
+}
+
+/**
+ * The projects ordered so that each comes after the projects it depends on inside the workspace
+ * (pnpm's order for `-r` commands and install scripts); the given order otherwise. In a cycle, the
+ * project reached first stays first.
+ */
+export function sortProjects<T extends WorkspaceProject> (projects: readonly T[], edges = workspaceDependencies(projects)): T[] {
+  const byId = new Map(projects.map((project) => [project.id, project]))
+  const ordered: T[] = []
+  const seen = new Set<string>()
+  const visit = (project: T): void => {
+    if (seen.has(project.id)) return
+    seen.add(project.id)
+    for (const id of edges.get(project.id) ?? []) {
+      const dependency = byId.get(id)
+      if (dependency !== undefined) visit(dependency)
+    }
+    ordered.push(project)
+  }
+  for (const project of projects) visit(project)
+  return ordered
+}

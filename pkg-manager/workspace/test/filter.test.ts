@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict'
+import path from 'node:path'
+import { test } from 'node:test'
+
+import { filterProjects, parseProjectSelector, sortProjects, type WorkspaceProject } from '@lode/pkg-manager.workspace'
+
+// A workspace graph: app → ui → utils, app → @acme/api (by path), cli → utils (dev), docs alone.
+const root = path.resolve('/ws')
+function project (id: string, manifest: Record<string, unknown>): WorkspaceProject {
+  return { id, dir: id === '.' ? root : path.join(root, id), manifest: { version: '1.0.0', ...manifest } }
+}
+const projects = [
+  project('.', { name: 'root' }),
+  project('apps/app', { name: 'app', dependencies: { ui: 'workspace:^', api: 'workspace:../../packages/api' } }),
+  project('apps/cli', { name: 'cli', devDependencies: { utils: 'workspace:*' } }),
+  project('apps/docs', { name: 'docs', dependencies: { lodash: '^4.0.0' } }),
+  project('packages/api', { name: '@acme/api' }),
+  project('packages/ui', { name: '@acme/ui', peerDependencies: { react: '*' }, dependencies: { '@acme/utils': 'link:../utils' } }),
+  project('packages/utils', { name: '@acme/utils' }),
+]
+// app's `ui` is an alias for @acme/ui through workspace:@acme/ui@^
+projects[1]!.manifest['dependencies'] = { ui: 'workspace:@acme/ui@^', api: 'workspace:../../packages/api' }
+projects[2]!.manifest['devDependencies'] = { '@acme/utils': 'workspace:*' }
+
+function ids (selectors: string[], cwd = root): string[] {
+  return filterProjects(projects, selectors, cwd).selected.map((p) => p.id)
+}
+
+test('a name selects that project', () => {
+  assert.deepEqual(ids(['app']), ['apps/app'])
+})
+
+test('a glob in the name selects every match', () => {
+  assert.deepEqual(ids(['@acme/*']), ['packages/api', 'packages/ui', 'packages/utils'])
+})
+
+test('an unscoped name that matches nothing is tried under any scope', () => {
+  assert.deepEqual(ids(['utils']), ['packages/utils'])
+})
+
+test('name... adds every project it depends on, through aliases, paths and link:', () => {
+  assert.deepEqual(ids(['app...']), ['apps/app', 'packages/api', 'packages/ui', 'packages/utils'])
+})
+
+test('name^... takes the dependencies only', () => {
+  assert.deepEqual(ids(['app^...']), ['packages/api', 'packages/ui', 'packages/utils'])
+})
+
+test('...name adds every project that depends on it, devDependencies included', () => {
+  assert.deepEqual(ids(['...@acme/utils']), ['apps/app', 'apps/cli', 'packages/ui', 'packages/utils'])
+})
+
+test('...^name takes the dependents only', () => {
+  assert.deepEqual(ids(['...^@acme/ui']), ['apps/app'])
+})
+
+test('{dir} selects the projects under a directory, globs allowed', () => {
+  assert.deepEqual(ids(['{apps}']), ['apps/app', 'apps/cli', 'apps/docs'])
+  assert.deepEqual(ids(['{packages/u*}']), ['packages/ui', 'packages/utils'])
+})
+
+test('./dir is taken relative to the current directory', () => {
+  assert.deepEqual(ids(['./ui'], path.join(root, 'packages')), ['packages/ui'])
+  assert.deepEqual(ids(['.'], path.join(root, 'apps', 'cli')), ['apps/cli'])
+})
+
+test('name{dir} needs both to match', () => {
+  assert.deepEqual(ids(['@acme/*{packages/api}']), ['packages/api'])
+})
+
+test('! removes matches; only exclusions start from every project but the root', () => {
+  assert.deepEqual(ids(['@acme/*', '!@acme/ui']), ['packages/api', 'packages/utils'])
+  assert.deepEqual(ids(['!{apps}']), ['packages/api', 'packages/ui', 'packages/utils'])
+})
+
+test('selectors that match nothing are reported', () => {
+  const result = filterProjects(projects, ['nope', 'app'], root)
+  assert.deepEqual(result.unmatched, ['nope'])
+  assert.deepEqual(result.selected.map((p) => p.id), ['apps/app'])
+})
+
+test('a selector without name or directory, and a git revision, are clear errors', () => {
+  assert.throws(() => parseProjectSelector('...', root), { code: 'ERR_LODE_INVALID_FILTER' })
+  assert.throws(() => parseProjectSelector('[origin/main]', root), { code: 'ERR_LODE_UNSUPPORTED_FILTER' })
+})
+
+test('projects sort after the projects they depend on', () => {
+  assert.deepEqual(sortProjects(projects).map((p) => p.id), ['.', 'packages/utils', 'packages/ui', 'packages/api', 'apps/app', 'apps/cli', 'apps/docs'])
+})
