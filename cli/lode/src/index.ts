@@ -17,6 +17,15 @@ Commands:
   exec <cmd> [args]     Run a command with node_modules/.bin on PATH
   rebuild, rb [names]   Run the build scripts of installed packages (after --ignore-scripts, say)
 
+In a workspace (before run or exec, or before the script's name):
+  -r, --recursive       In every project but the root, each after the projects it depends on
+  -F, --filter <sel>    In the projects pnpm's selector picks: name, @scope/*, {dir}, ./dir,
+                        name... (with dependencies), ...name (with dependents), ^, ! (exclude)
+      --fail-if-no-match
+                        Fail when a selector matches no project
+  -w, --workspace-root  In the workspace root
+  install always installs every project of the workspace, from its root.
+
 Options for install:
       --lockfile-only   Only resolve and write pnpm-lock.yaml
       --frozen-lockfile Install pnpm-lock.yaml as it is; fail if it is out of date (default in CI)
@@ -78,6 +87,9 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
         'store-dir': { type: 'string' },
         reporter: { type: 'string' },
         dir: { type: 'string', short: 'C' },
+        recursive: { type: 'boolean', short: 'r' },
+        'workspace-root': { type: 'boolean', short: 'w' },
+        filter: { type: 'string', short: 'F', multiple: true },
         version: { type: 'boolean', short: 'v' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -98,6 +110,11 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
   }
   if (command !== 'install' && command !== 'i' && command !== 'rebuild' && command !== 'rb') {
     ctx.stderr.write(`[ERR_LODE_UNKNOWN_COMMAND] Unknown command "${command}".\n\nRun lode --help for the commands.\n`)
+    return 1
+  }
+  // A workspace is always installed whole (every project), which is also what `-r` and `-w` ask for.
+  if (values.filter !== undefined && (command === 'install' || command === 'i')) {
+    ctx.stderr.write(`[ERR_LODE_FILTERED_INSTALL_UNSUPPORTED] lode install --filter is not supported yet: lode installs every project of the workspace.\n\nRun lode install without --filter; use --filter with lode run and lode exec.\n`)
     return 1
   }
   const reporterName = values.reporter ?? 'default'
