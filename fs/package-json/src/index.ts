@@ -27,3 +27,19 @@ function positionOf (text: string, message: string): string {
   const column = before.length - before.lastIndexOf('\n')
   return ` (line ${line}, column ${column})`
 }
+
+const DEPENDENCY_GROUPS = ['dependencies', 'devDependencies', 'optionalDependencies'] as const
+
+/**
+ * Checks a project's dependency groups: each, when present, must map names to version strings.
+ * Otherwise `ERR_LODE_INVALID_PACKAGE_JSON` names the group and `where`.
+ */
+export function checkDependencyGroups (manifest: Record<string, unknown>, where: string): void {
+  for (const group of DEPENDENCY_GROUPS) {
+    const deps = manifest[group]
+    if (deps === undefined) continue
+    if (typeof deps !== 'object' || deps === null || Array.isArray(deps) || !Object.values(deps).every((v) => typeof v === 'string')) {
+      throw new LodeError('INVALID_PACKAGE_JSON', `"${group}" in ${where} must map package names to version strings.`, { hint: 'Fix the file and run again.' })
+    }
+  }
+}

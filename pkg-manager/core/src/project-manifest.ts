@@ -2,7 +2,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 
 import { LodeError, hasErrno } from '@lode/fs.error'
-import { parsePackageJson } from '@lode/fs.package-json'
+import { checkDependencyGroups, parsePackageJson } from '@lode/fs.package-json'
 import type { ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
 
 /** The project's package.json; invalid JSON is an error naming the file and the position. */
@@ -18,12 +18,6 @@ export async function readProjectManifest (dir: string): Promise<ProjectManifest
     throw err
   }
   const manifest = parsePackageJson(text, file)
-  for (const group of ['dependencies', 'devDependencies', 'optionalDependencies']) {
-    const deps = manifest[group]
-    if (deps === undefined) continue
-    if (typeof deps !== 'object' || deps === null || Array.isArray(deps) || !Object.values(deps).every((v) => typeof v === 'string')) {
-      throw new LodeError('INVALID_PACKAGE_JSON', `"${group}" in ${file} must map package names to version strings.`, { hint: 'Fix the file and run again.' })
-    }
-  }
+  checkDependencyGroups(manifest, file)
   return manifest
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 
 import { hasErrno } from '@lode/fs.error'
-import { parsePackageJson } from '@lode/fs.package-json'
+import { checkDependencyGroups, parsePackageJson } from '@lode/fs.package-json'
 import { glob } from 'tinyglobby'
 
 /** A project of a workspace: its directory, its id in the lockfile (`.`, `packages/a`) and its package.json. */
@@ -56,7 +56,9 @@ export async function findWorkspaceProjects (rootDir: string, patterns: readonly
       if (hasErrno(err, 'ENOENT')) return undefined
       throw err
     }
-    return { dir, id: rel === '' || rel === '.' ? '.' : rel.split(path.sep).join('/'), manifest: parsePackageJson(text, file) }
+    const manifest = parsePackageJson(text, file)
+    checkDependencyGroups(manifest, file)
+    return { dir, id: rel === '' || rel === '.' ? '.' : rel.split(path.sep).join('/'), manifest }
   }))
   return projects.filter((project) => project !== undefined).sort((a, b) => a.id === '.' ? -1 : b.id === '.' ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 }

@@ -42,3 +42,12 @@ test('an invalid package.json in a project names the file', async () => {
     return true
   })
 })
+
+test('a project whose dependencies are not a map of version strings names the group and the file', async () => {
+  const root = tree({ 'package.json': pkg('root'), 'packages/odd/package.json': JSON.stringify({ name: 'odd', devDependencies: ['a', 'b'] }) })
+  await assert.rejects(findWorkspaceProjects(root, ['packages/*']), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'ERR_LODE_INVALID_PACKAGE_JSON')
+    assert.ok(err.message.startsWith(`"devDependencies" in ${path.join(root, 'packages', 'odd', 'package.json')} must map`))
+    return true
+  })
+})
