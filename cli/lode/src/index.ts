@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 
-import { isLodeError } from '@lode/fs.error'
+import { LodeError, isLodeError } from '@lode/fs.error'
 import type { ConfigOverrides, InstallEvent } from '@lode/pkg-manager.core'
 
 import { execCommand, runCommand } from './run.js'
@@ -13,6 +13,8 @@ const HELP = `Usage: lode <command> [options]
 
 Commands:
   install, i            Install the project's dependencies (pnpm-lock.yaml and node_modules)
+  add <pkg[@spec]>...   Add dependencies to package.json and install: -D (devDependencies),
+                        -O (optionalDependencies), -E (exact version), -w (the workspace root)
   run <script> [args]   Run a script of package.json (with its pre and post scripts)
   exec <cmd> [args]     Run a command with node_modules/.bin on PATH
   rebuild, rb [names]   Run the build scripts of installed packages (after --ignore-scripts, say)
@@ -90,6 +92,10 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
         recursive: { type: 'boolean', short: 'r' },
         'workspace-root': { type: 'boolean', short: 'w' },
         filter: { type: 'string', short: 'F', multiple: true },
+        'save-dev': { type: 'boolean' },
+        'save-optional': { type: 'boolean', short: 'O' },
+        'save-exact': { type: 'boolean', short: 'E' },
+        'save-prod': { type: 'boolean' },
         version: { type: 'boolean', short: 'v' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -108,7 +114,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     ctx.stdout.write(HELP)
     return command === undefined && values.help !== true ? 1 : 0
   }
-  if (command !== 'install' && command !== 'i' && command !== 'rebuild' && command !== 'rb') {
+  if (!['install', 'i', 'add', 'rebuild', 'rb'].includes(command)) {
     ctx.stderr.write(`[ERR_LODE_UNKNOWN_COMMAND] Unknown command "${command}".\n\nRun lode --help for the commands.\n`)
     return 1
   }
@@ -150,7 +156,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
   try {
     const tracePipeline = values['trace-pipeline'] ?? ctx.env['LODE_TRACE_PIPELINE']
     // Loaded only for a command that needs it, so `lode --version` stays instant.
-    const { findWorkspaceDir, getConfig, install } = await import('@lode/pkg-manager.core')
+    const { add, findWorkspaceDir, getConfig, install } = await import('@lode/pkg-manager.core')
     const overrides: ConfigOverrides = {}
     if (values.registry !== undefined) overrides.registry = values.registry
     if (values['cache-dir'] !== undefined) overrides.cacheDir = values['cache-dir']
@@ -159,18 +165,35 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     if (values['prefer-offline'] === true) overrides.preferOffline = true
     // Inside a project of a workspace, the whole workspace is installed from its root, as pnpm does.
     const projectDir = path.resolve(ctx.cwd, values.dir ?? '.')
-    const config = getConfig({ dir: await findWorkspaceDir(projectDir) ?? projectDir, env: ctx.env, overrides, lodeVersion: VERSION })
-    await install({
+    const workspaceDir = await findWorkspaceDir(projectDir)
+    const config = getConfig({ dir: workspaceDir ?? projectDir, env: ctx.env, overrides, lodeVersion: VERSION })
+    const common = {
       config,
+      ignoreScripts: values['ignore-scripts'] === true,
+      scriptsStdio: silent ? 'pipe' as const : 'inherit' as const,
+      now: () => Date.now(),
+      onEvent: (event: InstallEvent) => { report(event, print, showProgress, style) },
+    }
+    if (command === 'add') {
+      const specs = positionals.slice(1)
+      if (specs.length === 0) throw new LodeError('MISSING_PACKAGE_NAME', '`lode add` requires the package name.', { hint: 'For example: lode add react, or lode add -D typescript.' })
+      const target = values['workspace-root'] === true ? config.dir : projectDir
+      // As in pnpm, adding to a workspace's root must be asked for.
+      if (workspaceDir !== undefined && target === workspaceDir && values['workspace-root'] !== true && config.workspacePackages !== undefined && config.workspacePackages.length > 0) {
+        throw new LodeError('ADDING_TO_ROOT', 'Running this command will add the dependency to the workspace root, which might not be what you want.', { hint: 'If you really meant it, make it explicit by running this command again with the -w flag (or --workspace-root).' })
+      }
+      const group = values['save-dev'] === true || values.dev === true ? 'devDependencies' : values['save-optional'] === true ? 'optionalDependencies' : values['save-prod'] === true || values.prod === true ? 'dependencies' : undefined
+      await add({ ...common, dependencies: specs, projectDir: target, exact: values['save-exact'] === true, ...(group === undefined ? {} : { group }) })
+      print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
+      return 0
+    }
+    await install({
+      ...common,
       lockfileOnly: values['lockfile-only'] === true,
       ...(values['frozen-lockfile'] !== undefined ? { frozenLockfile: values['frozen-lockfile'] } : {}),
       ...(values['prefer-frozen-lockfile'] !== undefined ? { preferFrozenLockfile: values['prefer-frozen-lockfile'] } : {}),
       include: includedGroups(values),
-      ignoreScripts: values['ignore-scripts'] === true,
-      scriptsStdio: silent ? 'pipe' : 'inherit',
       ...(tracePipeline !== undefined ? { tracePipeline: path.resolve(ctx.cwd, tracePipeline) } : {}),
-      now: () => Date.now(),
-      onEvent: (event) => { report(event, print, showProgress, style) },
     })
     print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
     return 0

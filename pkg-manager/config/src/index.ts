@@ -23,6 +23,8 @@ export interface Config {
   readonly offline: boolean
   /** Install the lockfile as it is or fail (pnpm's `frozen-lockfile`; on by default in CI). */
   readonly frozenLockfile: boolean
+  /** What `lode add` puts before a picked version: `^` (the default), `~` or `` (exact). */
+  readonly savePrefix: string
   readonly preferOffline: boolean
   readonly networkConcurrency: number
   readonly fetchRetries: number
@@ -163,6 +165,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     httpProxy: npmrc['http-proxy'] ?? npmrc['proxy'] ?? env['http_proxy'] ?? env['HTTP_PROXY'],
     httpsProxy: npmrc['https-proxy'] ?? env['https_proxy'] ?? env['HTTPS_PROXY'],
     noProxy: npmrc['no-proxy'] ?? env['no_proxy'] ?? env['NO_PROXY'],
+    savePrefix: setting('savePrefix', isString, npmrc['save-prefix'] ?? (npmrc['save-exact'] === 'true' ? '' : '^')),
     minimumReleaseAge: setting('minimumReleaseAge', isNumber, 1440),
     minimumReleaseAgeExclude: setting('minimumReleaseAgeExclude', isStrings, []),
     minimumReleaseAgeStrict: setting('minimumReleaseAgeStrict', isBool, workspace['minimumReleaseAge'] !== undefined),

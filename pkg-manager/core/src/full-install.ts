@@ -4,7 +4,7 @@ import { LodeError } from '@lode/fs.error'
 import { mergeReleaseAgeExcludes, updateWorkspaceYaml } from '@lode/pkg-manager.config'
 import type { Config } from '@lode/pkg-manager.config'
 import { runProjectScript } from '@lode/pkg-manager.lifecycle'
-import { readLockfile, writeLockfile } from '@lode/pkg-manager.lockfile'
+import { DEPENDENCY_GROUPS, readLockfile, writeLockfile } from '@lode/pkg-manager.lockfile'
 import type { DependencyGroup, Lockfile, ReadLockfile } from '@lode/pkg-manager.lockfile'
 import { createReadPackageHooks, overridesMap, packageExtensionsChecksum, parseOverrides, replaceVersionReferences } from '@lode/pkg-manager.read-package-hook'
 import type { ReadPackageHooks } from '@lode/pkg-manager.read-package-hook'
@@ -17,6 +17,7 @@ import { RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry
 import { storePath } from '@lode/store.cafs'
 import semver from 'semver'
 
+import { applyEdit, savedSpecifiers, writeEditedManifest, type DependencyEdit } from './dependency-edit.js'
 import { linkPackages } from './link-packages.js'
 import type { DirectDependencyChange } from './link-packages.js'
 import { outdatedLockfileReason } from './lockfile-satisfies.js'
@@ -66,6 +67,8 @@ export interface InstallOptions {
   signal?: AbortSignal
   /** The clock, in ms since the epoch (minimumReleaseAge, cache times). */
   now: () => number
+  /** Dependencies to add to a project's package.json first (`add`); the lockfile is then never frozen. */
+  edit?: DependencyEdit
   onEvent?: (event: InstallEvent) => void
 }
 
@@ -109,7 +112,13 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     ignoredOptionalDependencies: config.ignoredOptionalDependencies,
   })
   // Every project of a workspace is an importer of the one lockfile; a single project is the only one.
-  const projects: WorkspaceProject[] = workspace ? await findWorkspaceProjects(config.dir, config.workspacePackages ?? []) : [{ id: '.', dir: config.dir, manifest: rawManifest as Record<string, unknown> }]
+  const found: WorkspaceProject[] = workspace ? await findWorkspaceProjects(config.dir, config.workspacePackages ?? []) : [{ id: '.', dir: config.dir, manifest: rawManifest as Record<string, unknown> }]
+  const { edit } = opts
+  const edited = edit === undefined ? undefined : found.find((project) => project.id === edit.importerId)
+  if (edit !== undefined && edited === undefined) {
+    throw new LodeError('PROJECT_NOT_FOUND', `There is no project "${edit.importerId}" in the workspace at ${config.dir}.`, { hint: 'Check the packages globs in pnpm-workspace.yaml.' })
+  }
+  const projects = edit === undefined ? found : found.map((project) => project === edited ? { ...project, manifest: applyEdit(project.manifest, edit) } : project)
   if (workspace) emit({ type: 'info', message: `Scope: all ${projects.length} workspace projects` })
   const importers = projects.map((project) => ({ id: project.id, dir: project.dir, manifest: hooks.project(project.manifest as ProjectManifest, project.dir) }))
   const patches = loadPatches(config.patchedDependencies, config.dir)
@@ -120,7 +129,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     patchedDependencies: Object.fromEntries(patches.map((patch) => [patch.key, patch.hash])),
   }
   const outdated = outdatedLockfileReason(current?.lockfile, importers, { autoInstallPeers: config.autoInstallPeers, catalogs: config.catalogs, ...lockfileSettings })
-  const frozen = opts.frozenLockfile ?? config.frozenLockfile
+  const frozen = edit === undefined && (opts.frozenLockfile ?? config.frozenLockfile)
   if (frozen && outdated !== undefined) {
     throw new LodeError('OUTDATED_LOCKFILE', `Cannot install with a frozen lockfile because pnpm-lock.yaml is not up to date with ${path.join(config.dir, 'package.json')}: ${outdated}.`, {
       hint: 'Run lode install without --frozen-lockfile (in CI: --no-frozen-lockfile) to update pnpm-lock.yaml, and commit it.',
@@ -139,6 +148,22 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     signal: opts.signal,
   })
   const trace = opts.tracePipeline === undefined ? undefined : new PipelineTrace(opts.tracePipeline)
+  // `add`: once resolved, each added dependency gets its saved specifier in the lockfile, then in package.json.
+  const saveEdit = edit === undefined || edited === undefined
+    ? undefined
+    : async (lockfile: Lockfile, writeLockfileNow: () => Promise<boolean>): Promise<boolean> => {
+      const saved = savedSpecifiers(lockfile, edit, edited.manifest)
+      const snapshot = lockfile.importers[edit.importerId]
+      for (const group of DEPENDENCY_GROUPS) {
+        for (const [alias, entry] of Object.entries(snapshot?.[group] ?? {})) {
+          const specifier = saved.get(alias)
+          if (specifier !== undefined) entry.specifier = specifier
+        }
+      }
+      const written = await writeLockfileNow()
+      await writeEditedManifest(edited.dir, applyEdit(edited.manifest, edit, (dep) => saved.get(dep.alias) ?? dep.bareSpecifier ?? 'latest'))
+      return written
+    }
   const registries = { default: config.registry, scoped: config.scopedRegistries }
   const fetcher = new PackageFetcher({ config, client, registryFor: (name) => registryFor(registries, name), trace, signal: opts.signal })
   try {
@@ -155,7 +180,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     }
     if (runScripts) await projectScript('preinstall')
     // An up-to-date lockfile is installed as it is (pnpm's frozen and prefer-frozen installs): nothing is resolved.
-    const useLockfileAsIs = current !== undefined && outdated === undefined && opts.lockfileOnly !== true && (frozen || (opts.preferFrozenLockfile ?? true))
+    const useLockfileAsIs = edit === undefined && current !== undefined && outdated === undefined && opts.lockfileOnly !== true && (frozen || (opts.preferFrozenLockfile ?? true))
     if (useLockfileAsIs) emit({ type: 'info', message: 'Lockfile is up to date, resolution step is skipped' })
     // Fetching during resolution takes every package resolved; with groups left out (--prod), only the linked ones are fetched.
     const include = opts.include
@@ -163,7 +188,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     const resolveStart = performance.now()
     const resolved = useLockfileAsIs
       ? { lockfile: current.lockfile, written: false, peerIssues: [], immature: [] }
-      : await resolve({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher: prefetching ? fetcher : undefined })
+      : await resolve({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher: prefetching ? fetcher : undefined, saveEdit })
     opts.signal?.throwIfAborted()
     const packages = Object.keys(resolved.lockfile.packages ?? {}).length
     if (useLockfileAsIs) trace?.count('resolved', packages)
@@ -238,10 +263,12 @@ interface ResolveInput {
   trace: PipelineTrace | undefined
   /** Starts each package's download as soon as it is resolved (not for --lockfile-only). */
   fetcher: PackageFetcher | undefined
+  /** Writes the lockfile (through the callback) and package.json for `add`. */
+  saveEdit: ((lockfile: Lockfile, writeLockfileNow: () => Promise<boolean>) => Promise<boolean>) | undefined
 }
 
 /** Resolves the dependency graph and writes pnpm-lock.yaml (unless the result is what it already says). */
-async function resolve ({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher }: ResolveInput): Promise<{ lockfile: Lockfile, written: boolean, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
+async function resolve ({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher, saveEdit }: ResolveInput): Promise<{ lockfile: Lockfile, written: boolean, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
   const resolver = new NpmResolver({
     client,
     cacheDir: config.cacheDir,
@@ -288,7 +315,8 @@ async function resolve ({ config, opts, importers, current, hooks, lockfileSetti
     }
     const deprecated = { direct: result.deprecated.direct.filter(reported), subdependencies: result.deprecated.subdependencies.filter(reported) }
     if (deprecated.direct.length > 0 || deprecated.subdependencies.length > 0) emit({ type: 'deprecated', ...deprecated })
-    const written = await writeLockfile(config.dir, result.lockfile, current?.envDocument)
+    const writeLockfileNow = async (): Promise<boolean> => await writeLockfile(config.dir, result.lockfile, current?.envDocument)
+    const written = saveEdit === undefined ? await writeLockfileNow() : await saveEdit(result.lockfile, writeLockfileNow)
     return { lockfile: result.lockfile, written, peerIssues: result.peerIssues, immature: result.immature }
   } finally {
     await resolver.close()

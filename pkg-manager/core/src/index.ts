@@ -1,4 +1,5 @@
-export { install } from './install.js'
+export { add, install } from './install.js'
+export type { AddOptions } from './install.js'
 export type { InstallEvent, InstallOptions, InstallResult } from './full-install.js'
 export type { DirectDependencyChange } from './link-packages.js'
 export { readProjectManifest } from './project-manifest.js'

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { after, before, test } from 'node:test'
+
+import { TestRegistry } from '@lode/__utils__.test-fixtures'
+
+import { cloneProject, lode, makeProject, pnpm, readLockfileText } from './helpers.js'
+import type { Project } from './helpers.js'
+
+let registry: TestRegistry
+before(async () => {
+  registry = await TestRegistry.start([
+    { name: 'dep', version: '1.0.0' },
+    { name: 'dep', version: '1.1.0' },
+    { name: 'dep', version: '2.0.0' },
+    { name: 'dep', version: '2.1.0-beta.1' },
+    { name: 'other', version: '3.0.0', dependencies: { dep: '^1.0.0' } },
+    { name: '@scope/thing', version: '0.4.0' },
+    { name: 'tool', version: '5.0.0' },
+    { name: 'opt', version: '1.0.0' },
+  ])
+  registry.setDistTag('dep', 'next', '2.1.0-beta.1')
+})
+after(async () => { await registry.close() })
+
+const manifestText = (project: Project): string => fs.readFileSync(path.join(project.dir, 'package.json'), 'utf8')
+
+// Each step runs with both tools on their own copy; package.json and the lockfile must match after each.
+async function sameAsPnpm (initial: string, steps: string[][], files: Record<string, string> = {}): Promise<Project> {
+  const project = makeProject(registry, {}, files)
+  fs.writeFileSync(path.join(project.dir, 'package.json'), initial)
+  const lodeProject = cloneProject(project)
+  for (const args of steps) {
+    await pnpm(project, args)
+    const result = await lode(lodeProject, args)
+    assert.equal(result.code, 0, `lode ${args.join(' ')}:\n${result.stdout}\n${result.stderr}`)
+    assert.equal(manifestText(lodeProject), manifestText(project), `package.json after ${args.join(' ')}`)
+    assert.equal(readLockfileText(lodeProject), readLockfileText(project), `pnpm-lock.yaml after ${args.join(' ')}`)
+  }
+  return lodeProject
+}
+
+test('lode add saves what pnpm add saves: a tag or nothing as ^version, ranges and versions as written, aliases, groups', async () => {
+  const initial = '{\n    "name": "proj",\n    "version": "1.0.0",\n    "dependencies": {\n        "tool": "5.0.0"\n    }\n}\n'
+  const project = await sameAsPnpm(initial, [
+    ['add', 'dep'],
+    ['add', 'dep@next', '@scope/thing@~0.4.0'],
+    ['add', '-D', 'other@3.0.0'],
+    ['add', '-E', 'dep@1'],
+    ['add', 'my-dep@npm:dep', '-O', 'opt'],
+    ['add', '--save-dev', 'tool'],
+  ])
+  // Node sees what was added.
+  assert.equal((JSON.parse(fs.readFileSync(path.join(project.dir, 'node_modules', 'my-dep', 'package.json'), 'utf8')) as { version: string }).version, '2.0.0')
+})
+
+test('-E and savePrefix from pnpm-workspace.yaml', async () => {
+  await sameAsPnpm('{"name":"p","version":"1.0.0"}', [['add', '-E', 'dep'], ['add', 'opt']], { 'pnpm-workspace.yaml': 'savePrefix: "~"\n' })
+})
+
+test('lode add without a name, with a bad name, and at a workspace root without -w fails clearly and writes nothing', async () => {
+  const project = makeProject(registry, { name: 'root', version: '1.0.0' }, { 'pnpm-workspace.yaml': 'packages:\n  - packages/*\n', 'packages/a/package.json': '{"name":"a","version":"1.0.0"}' })
+  const before = manifestText(project)
+  const none = await lode(project, ['add'])
+  assert.equal(none.code, 1)
+  assert.match(none.stderr, /ERR_LODE_MISSING_PACKAGE_NAME/)
+  const bad = await lode(project, ['add', '-w', 'Not A Name'])
+  assert.equal(bad.code, 1)
+  assert.match(bad.stderr, /ERR_LODE_INVALID_SPEC/)
+  const root = await lode(project, ['add', 'dep'])
+  assert.equal(root.code, 1)
+  assert.match(root.stderr, /ERR_LODE_ADDING_TO_ROOT/)
+  const missing = await lode(project, ['add', '-w', 'dep@9'])
+  assert.equal(missing.code, 1)
+  assert.equal(manifestText(project), before)
+  assert.equal(fs.existsSync(path.join(project.dir, 'pnpm-lock.yaml')), false)
+  const added = await lode(project, ['add', '-w', 'dep@1.0.0'])
+  assert.equal(added.code, 0, added.stderr)
+  assert.equal((JSON.parse(manifestText(project)) as { dependencies: Record<string, string> }).dependencies['dep'], '1.0.0')
+})

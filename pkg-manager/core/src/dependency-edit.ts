@@ -1,0 +1,123 @@
+import fs from 'node:fs/promises'
+import path from 'node:path'
+
+import { LodeError } from '@lode/fs.error'
+import { writeFileAtomic } from '@lode/fs.write-file-atomic'
+import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
+import { parseWantedSpec } from '@lode/resolving.npm-resolver'
+
+const GROUPS: readonly DependencyGroup[] = ['dependencies', 'devDependencies', 'optionalDependencies']
+
+/** Dependencies `lode add` puts in one project's package.json. */
+export interface DependencyEdit {
+  /** The project's importer id (`.`, `packages/a`). */
+  importerId: string
+  dependencies: ReadonlyArray<{ alias: string, bareSpecifier?: string | undefined }>
+  /** The group to save to; without one, a dependency stays in the group it is in, else goes to `dependencies`. */
+  group?: DependencyGroup | undefined
+  /** `-E`: a picked version is saved without `savePrefix`. */
+  exact: boolean
+  savePrefix: string
+}
+
+/**
+ * `name`, `name@spec`, `@scope/name@spec` and `alias@npm:name@spec`, as given to `lode add`.
+ * Anything else is `ERR_LODE_INVALID_SPEC`.
+ */
+export function parseAddSpec (raw: string): { alias: string, bareSpecifier?: string } {
+  const at = raw.indexOf('@', 1)
+  const alias = at === -1 ? raw : raw.slice(0, at)
+  if (!/^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/.test(alias)) {
+    throw new LodeError('INVALID_SPEC', `"${raw}" is not a package name with an optional version, range, tag or alias.`, {
+      hint: 'For example: lode add react, lode add react@^18, lode add my-react@npm:react@18.',
+    })
+  }
+  return at === -1 ? { alias } : { alias, bareSpecifier: raw.slice(at + 1) }
+}
+
+/**
+ * The project's manifest with the edit applied for resolving: each dependency in its group (as
+ * asked, or the group it is already in) under the spec given, `latest` when none was, and in no
+ * other group.
+ */
+export function applyEdit<T extends Record<string, unknown>> (manifest: T, edit: DependencyEdit, specOf = resolutionSpec): T {
+  const result: Record<string, unknown> = { ...manifest }
+  for (const dep of edit.dependencies) {
+    const current = GROUPS.find((group) => (result[group] as Record<string, string> | undefined)?.[dep.alias] !== undefined)
+    const target = edit.group ?? current ?? 'dependencies'
+    for (const group of GROUPS) {
+      const deps = result[group] as Record<string, string> | undefined
+      if (group !== target && deps?.[dep.alias] !== undefined) {
+        const { [dep.alias]: _removed, ...rest } = deps
+        result[group] = rest
+      }
+    }
+    result[target] = sortKeys({ ...result[target] as Record<string, string> | undefined, [dep.alias]: specOf(dep) })
+  }
+  return result as T
+}
+
+/** The spec resolved for an added dependency: `latest` without one, as for a bare `npm:name`. */
+function resolutionSpec (dep: DependencyEdit['dependencies'][number]): string {
+  const spec = dep.bareSpecifier ?? 'latest'
+  return /^npm:@?[^@]+$/.test(spec) ? `${spec}@latest` : spec
+}
+
+/**
+ * What package.json and the lockfile record for each added dependency, once resolved (pnpm's
+ * rules): the part of the version the user pinned is kept with the picked version (`dep@1` saves
+ * `^1.1.0`, `dep@~1.0` saves `~1.0.3`, `dep@1.0.0` saves `1.0.0`); a tag or no spec saves
+ * `savePrefix` + version (none with `-E`; what the existing spec pins for a name given alone), as
+ * does a bare `npm:name`; `npm:` aliases keep their target's name; anything
+ * else (complex ranges, paths, URLs, `workspace:`) is saved as written.
+ */
+export function savedSpecifiers (lockfile: Lockfile, edit: DependencyEdit, manifest: Record<string, unknown>): Map<string, string> {
+  const importer = lockfile.importers[edit.importerId]
+  const saved = new Map<string, string>()
+  for (const dep of edit.dependencies) {
+    const spec = resolutionSpec(dep)
+    const wanted = parseWantedSpec(dep.alias, spec, 'the command line')
+    const resolved = GROUPS.map((group) => importer?.[group]?.[dep.alias]).find((entry) => entry !== undefined)
+    const prefix = wanted.kind !== 'registry' || resolved === undefined
+      ? undefined
+      : wanted.type === 'tag' ? tagPrefix(dep, edit, manifest) : pinnedPrefix(wanted.type === 'version' ? wanted.version : wanted.range)
+    if (wanted.kind !== 'registry' || resolved === undefined || prefix === undefined) {
+      saved.set(dep.alias, spec)
+      continue
+    }
+    const version = resolved.version.replace(/\(.*$/, '').replace(/^.+@(?=[^@]+$)/, '')
+    saved.set(dep.alias, wanted.aliased ? `npm:${wanted.name}@${prefix}${version}` : `${prefix}${version}`)
+  }
+  return saved
+}
+
+/** For a tag or no spec: what the spec already in package.json pins (pnpm keeps it), else `savePrefix` (none with `-E`). */
+function tagPrefix (dep: DependencyEdit['dependencies'][number], edit: DependencyEdit, manifest: Record<string, unknown>): string {
+  if (edit.exact) return ''
+  const existing = dep.bareSpecifier === undefined ? GROUPS.map((group) => (manifest[group] as Record<string, string> | undefined)?.[dep.alias]).find((spec) => spec !== undefined) : undefined
+  return (existing === undefined ? undefined : pinnedPrefix(existing)) ?? edit.savePrefix
+}
+
+/** The prefix that keeps what a written range pins: `^` for a major (`1`, `^1.2`, `1.x`), `~` for a minor (`1.2`, `~1.2.3`), none for an exact version. */
+function pinnedPrefix (range: string): string | undefined {
+  const spec = range.trim()
+  if (/^\^\d+(\.\d+){0,2}$/.test(spec) || /^\d+(\.[x*])?(\.[x*])?$/.test(spec)) return '^'
+  if (/^~\d+(\.\d+){0,2}$/.test(spec) || /^\d+\.\d+(\.[x*])?$/.test(spec)) return '~'
+  if (/^\d+\.\d+\.\d+([-+].*)?$/.test(spec)) return ''
+  return undefined
+}
+
+/** Writes the edited package.json, keeping the file's indentation and final newline, atomically. */
+export async function writeEditedManifest (dir: string, manifest: Record<string, unknown>): Promise<void> {
+  const file = path.join(dir, 'package.json')
+  const text = await fs.readFile(file, 'utf8')
+  // A one-line file stays on one line, as pnpm keeps it.
+  const indent = /^[ \t]+(?=")/m.exec(text)?.[0] ?? (text.trim().includes('\n') ? '  ' : '')
+  const newline = text.includes('\r\n') ? '\r\n' : '\n'
+  const body = JSON.stringify(manifest, null, indent).replaceAll('\n', newline)
+  await writeFileAtomic(file, text.endsWith('\n') ? `${body}${newline}` : body)
+}
+
+function sortKeys (deps: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(deps).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
+}
