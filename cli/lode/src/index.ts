@@ -15,6 +15,7 @@ Commands:
   install, i            Install the project's dependencies (pnpm-lock.yaml and node_modules)
   add <pkg[@spec]>...   Add dependencies to package.json and install: -D (devDependencies),
                         -O (optionalDependencies), -E (exact version), -w (the workspace root)
+  remove, rm <pkg>...   Remove dependencies from package.json and node_modules
   run <script> [args]   Run a script of package.json (with its pre and post scripts)
   exec <cmd> [args]     Run a command with node_modules/.bin on PATH
   rebuild, rb [names]   Run the build scripts of installed packages (after --ignore-scripts, say)
@@ -114,7 +115,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     ctx.stdout.write(HELP)
     return command === undefined && values.help !== true ? 1 : 0
   }
-  if (!['install', 'i', 'add', 'rebuild', 'rb'].includes(command)) {
+  if (!['install', 'i', 'add', 'remove', 'rm', 'uninstall', 'un', 'rebuild', 'rb'].includes(command)) {
     ctx.stderr.write(`[ERR_LODE_UNKNOWN_COMMAND] Unknown command "${command}".\n\nRun lode --help for the commands.\n`)
     return 1
   }
@@ -156,7 +157,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
   try {
     const tracePipeline = values['trace-pipeline'] ?? ctx.env['LODE_TRACE_PIPELINE']
     // Loaded only for a command that needs it, so `lode --version` stays instant.
-    const { add, findWorkspaceDir, getConfig, install } = await import('@lode/pkg-manager.core')
+    const { add, findWorkspaceDir, getConfig, install, remove } = await import('@lode/pkg-manager.core')
     const overrides: ConfigOverrides = {}
     if (values.registry !== undefined) overrides.registry = values.registry
     if (values['cache-dir'] !== undefined) overrides.cacheDir = values['cache-dir']
@@ -174,10 +175,17 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
       now: () => Date.now(),
       onEvent: (event: InstallEvent) => { report(event, print, showProgress, style) },
     }
+    const target = values['workspace-root'] === true ? config.dir : projectDir
+    if (command === 'remove' || command === 'rm' || command === 'uninstall' || command === 'un') {
+      const names = positionals.slice(1)
+      if (names.length === 0) throw new LodeError('MISSING_PACKAGE_NAME', '`lode remove` requires the package name.', { hint: 'For example: lode remove react.' })
+      await remove({ ...common, dependencies: names, projectDir: target })
+      print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
+      return 0
+    }
     if (command === 'add') {
       const specs = positionals.slice(1)
       if (specs.length === 0) throw new LodeError('MISSING_PACKAGE_NAME', '`lode add` requires the package name.', { hint: 'For example: lode add react, or lode add -D typescript.' })
-      const target = values['workspace-root'] === true ? config.dir : projectDir
       // As in pnpm, adding to a workspace's root must be asked for.
       if (workspaceDir !== undefined && target === workspaceDir && values['workspace-root'] !== true && config.workspacePackages !== undefined && config.workspacePackages.length > 0) {
         throw new LodeError('ADDING_TO_ROOT', 'Running this command will add the dependency to the workspace root, which might not be what you want.', { hint: 'If you really meant it, make it explicit by running this command again with the -w flag (or --workspace-root).' })

@@ -79,3 +79,12 @@ test('lode add without a name, with a bad name, and at a workspace root without 
   assert.equal(added.code, 0, added.stderr)
   assert.equal((JSON.parse(manifestText(project)) as { dependencies: Record<string, string> }).dependencies['dep'], '1.0.0')
 })
+
+test('lode remove takes a dependency out of every group, as pnpm remove does; a missing one is a clear error', async () => {
+  const initial = '{\n  "name": "proj",\n  "version": "1.0.0",\n  "dependencies": {\n    "other": "3.0.0",\n    "dep": "^1.0.0"\n  },\n  "devDependencies": {\n    "tool": "5.0.0"\n  }\n}\n'
+  const project = await sameAsPnpm(initial, [['install'], ['remove', 'dep'], ['rm', 'tool', 'other']])
+  assert.equal(fs.existsSync(path.join(project.dir, 'node_modules', 'tool')), false)
+  const missing = await lode(project, ['remove', 'nope'])
+  assert.equal(missing.code, 1)
+  assert.match(missing.stderr, /^\[ERR_LODE_CANNOT_REMOVE_MISSING_DEPS\] Cannot remove 'nope': no such dependency found/)
+})

@@ -1,18 +1,19 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
-import { LodeError } from '@lode/fs.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
 import { parseWantedSpec } from '@lode/resolving.npm-resolver'
 
 const GROUPS: readonly DependencyGroup[] = ['dependencies', 'devDependencies', 'optionalDependencies']
 
-/** Dependencies `lode add` puts in one project's package.json. */
+/** Dependencies `lode add` puts in one project's package.json, and those `lode remove` takes out. */
 export interface DependencyEdit {
   /** The project's importer id (`.`, `packages/a`). */
   importerId: string
   dependencies: ReadonlyArray<{ alias: string, bareSpecifier?: string | undefined }>
+  /** Names removed from every group (`lode remove`). */
+  remove?: readonly string[] | undefined
   /** The group to save to; without one, a dependency stays in the group it is in, else goes to `dependencies`. */
   group?: DependencyGroup | undefined
   /** `-E`: a picked version is saved without `savePrefix`. */
@@ -21,27 +22,23 @@ export interface DependencyEdit {
 }
 
 /**
- * `name`, `name@spec`, `@scope/name@spec` and `alias@npm:name@spec`, as given to `lode add`.
- * Anything else is `ERR_LODE_INVALID_SPEC`.
- */
-export function parseAddSpec (raw: string): { alias: string, bareSpecifier?: string } {
-  const at = raw.indexOf('@', 1)
-  const alias = at === -1 ? raw : raw.slice(0, at)
-  if (!/^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/.test(alias)) {
-    throw new LodeError('INVALID_SPEC', `"${raw}" is not a package name with an optional version, range, tag or alias.`, {
-      hint: 'For example: lode add react, lode add react@^18, lode add my-react@npm:react@18.',
-    })
-  }
-  return at === -1 ? { alias } : { alias, bareSpecifier: raw.slice(at + 1) }
-}
-
-/**
- * The project's manifest with the edit applied for resolving: each dependency in its group (as
+ * The project's manifest with the edit applied for resolving: removed names gone from every
+ * group (peers too), each added dependency in its group (as
  * asked, or the group it is already in) under the spec given, `latest` when none was, and in no
  * other group.
  */
 export function applyEdit<T extends Record<string, unknown>> (manifest: T, edit: DependencyEdit, specOf = resolutionSpec): T {
   const result: Record<string, unknown> = { ...manifest }
+  for (const name of edit.remove ?? []) {
+    for (const group of [...GROUPS, 'peerDependencies']) {
+      const deps = result[group] as Record<string, string> | undefined
+      if (deps?.[name] === undefined) continue
+      const { [name]: _removed, ...rest } = deps
+      // A group left empty goes, as pnpm leaves it.
+      if (Object.keys(rest).length === 0) delete result[group]
+      else result[group] = rest
+    }
+  }
   for (const dep of edit.dependencies) {
     const current = GROUPS.find((group) => (result[group] as Record<string, string> | undefined)?.[dep.alias] !== undefined)
     const target = edit.group ?? current ?? 'dependencies'

@@ -1,5 +1,6 @@
-export { add, install } from './install.js'
-export type { AddOptions } from './install.js'
+export { install } from './install.js'
+export { add, remove } from './add-remove.js'
+export type { AddOptions, RemoveOptions } from './add-remove.js'
 export type { InstallEvent, InstallOptions, InstallResult } from './full-install.js'
 export type { DirectDependencyChange } from './link-packages.js'
 export { readProjectManifest } from './project-manifest.js'
