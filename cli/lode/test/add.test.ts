@@ -88,3 +88,19 @@ test('lode remove takes a dependency out of every group, as pnpm remove does; a 
   assert.equal(missing.code, 1)
   assert.match(missing.stderr, /^\[ERR_LODE_CANNOT_REMOVE_MISSING_DEPS\] Cannot remove 'nope': no such dependency found/)
 })
+
+test('lode add inside a workspace project adds to that project, and -w to the root, as pnpm does', async () => {
+  const files = { 'pnpm-workspace.yaml': 'packages:\n  - packages/*\n', 'packages/a/package.json': '{\n  "name": "a",\n  "version": "1.0.0"\n}\n' }
+  const project = makeProject(registry, { name: 'root', version: '1.0.0' }, files)
+  const lodeProject = cloneProject(project)
+  const inA = (p: Project): Project => ({ dir: path.join(p.dir, 'packages', 'a'), home: p.home })
+  for (const args of [['add', 'dep@^1.0.0'], ['add', '-w', 'opt']]) {
+    await pnpm(inA(project), args)
+    const result = await lode(inA(lodeProject), args)
+    assert.equal(result.code, 0, result.stderr)
+    assert.equal(manifestText(inA(lodeProject)), manifestText(inA(project)))
+    assert.equal(manifestText(lodeProject), manifestText(project))
+    assert.equal(readLockfileText(lodeProject), readLockfileText(project))
+  }
+  assert.ok(fs.existsSync(path.join(lodeProject.dir, 'packages', 'a', 'node_modules', 'dep', 'package.json')))
+})
