@@ -16,6 +16,7 @@ Commands:
   add <pkg[@spec]>...   Add dependencies to package.json and install: -D (devDependencies),
                         -O (optionalDependencies), -E (exact version), -w (the workspace root)
   remove, rm <pkg>...   Remove dependencies from package.json and node_modules
+  update, up [pkg]...   Update dependencies to the newest version their ranges allow
   run <script> [args]   Run a script of package.json (with its pre and post scripts)
   exec <cmd> [args]     Run a command with node_modules/.bin on PATH
   rebuild, rb [names]   Run the build scripts of installed packages (after --ignore-scripts, say)
@@ -115,7 +116,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     ctx.stdout.write(HELP)
     return command === undefined && values.help !== true ? 1 : 0
   }
-  if (!['install', 'i', 'add', 'remove', 'rm', 'uninstall', 'un', 'rebuild', 'rb'].includes(command)) {
+  if (!['install', 'i', 'add', 'remove', 'rm', 'uninstall', 'un', 'update', 'up', 'upgrade', 'rebuild', 'rb'].includes(command)) {
     ctx.stderr.write(`[ERR_LODE_UNKNOWN_COMMAND] Unknown command "${command}".\n\nRun lode --help for the commands.\n`)
     return 1
   }
@@ -157,7 +158,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
   try {
     const tracePipeline = values['trace-pipeline'] ?? ctx.env['LODE_TRACE_PIPELINE']
     // Loaded only for a command that needs it, so `lode --version` stays instant.
-    const { add, findWorkspaceDir, getConfig, install, remove } = await import('@lode/pkg-manager.core')
+    const { add, findWorkspaceDir, getConfig, install, remove, update } = await import('@lode/pkg-manager.core')
     const overrides: ConfigOverrides = {}
     if (values.registry !== undefined) overrides.registry = values.registry
     if (values['cache-dir'] !== undefined) overrides.cacheDir = values['cache-dir']
@@ -180,6 +181,11 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
       const names = positionals.slice(1)
       if (names.length === 0) throw new LodeError('MISSING_PACKAGE_NAME', '`lode remove` requires the package name.', { hint: 'For example: lode remove react.' })
       await remove({ ...common, dependencies: names, projectDir: target })
+      print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
+      return 0
+    }
+    if (command === 'update' || command === 'up' || command === 'upgrade') {
+      await update({ ...common, dependencies: positionals.slice(1), projectDir: target })
       print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
       return 0
     }

@@ -104,3 +104,22 @@ test('lode add inside a workspace project adds to that project, and -w to the ro
   }
   assert.ok(fs.existsSync(path.join(lodeProject.dir, 'packages', 'a', 'node_modules', 'dep', 'package.json')))
 })
+
+test('lode update resolves named dependencies again within their ranges and writes what pnpm update writes', async () => {
+  const project = makeProject(registry, {}, {})
+  fs.writeFileSync(path.join(project.dir, 'package.json'), '{\n  "name": "proj",\n  "version": "1.0.0",\n  "dependencies": {\n    "dep": "1.0.0",\n    "other": "^3.0.0"\n  }\n}\n')
+  const lodeProject = cloneProject(project)
+  for (const [p, run] of [[project, pnpm], [lodeProject, lode]] as const) {
+    assert.equal((await run(p, ['install'])).code, 0)
+    fs.writeFileSync(path.join(p.dir, 'package.json'), manifestText(p).replace('"dep": "1.0.0"', '"dep": "^1.0.0"'))
+    assert.equal((await run(p, ['install'])).code, 0)
+  }
+  assert.equal(readLockfileText(lodeProject), readLockfileText(project))
+  assert.match(readLockfileText(lodeProject), /dep@1\.0\.0:/)
+  await pnpm(project, ['update', 'dep'])
+  const result = await lode(lodeProject, ['update', 'dep'])
+  assert.equal(result.code, 0, result.stderr)
+  assert.equal(manifestText(lodeProject), manifestText(project))
+  assert.equal(readLockfileText(lodeProject), readLockfileText(project))
+  assert.match(readLockfileText(lodeProject), /dep@1\.1\.0:/)
+})

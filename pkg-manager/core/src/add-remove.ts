@@ -57,6 +57,27 @@ export async function remove (opts: RemoveOptions): Promise<InstallResult> {
   return await installAndRecord({ ...opts, edit: { importerId: importerIdOf(opts.config.dir, dir), dependencies: [], remove: opts.dependencies, exact: false, savePrefix: opts.config.savePrefix } })
 }
 
+export interface UpdateOptions extends Omit<InstallOptions, 'edit' | 'frozenLockfile' | 'preferFrozenLockfile'> {
+  /** The direct dependencies to update; every one of the project's when empty. */
+  dependencies: readonly string[]
+  projectDir?: string
+}
+
+/**
+ * pnpm's `update` within ranges: the named direct dependencies (all when none is named) resolve
+ * again to the newest version their range allows, wherever they occur, and package.json keeps
+ * each range's prefix with the new version (`^1.0.0` becomes `^1.1.0`).
+ */
+export async function update (opts: UpdateOptions): Promise<InstallResult> {
+  const dir = path.resolve(opts.config.dir, opts.projectDir ?? '.')
+  const manifest = await readProjectManifest(dir)
+  const groups = ['dependencies', 'devDependencies', 'optionalDependencies'] as const
+  const specs = new Map(groups.flatMap((group) => Object.entries(manifest[group] ?? {})))
+  const names = opts.dependencies.length === 0 ? [...specs.keys()] : opts.dependencies.filter((name) => specs.has(name))
+  const dependencies = names.map((alias) => ({ alias, bareSpecifier: specs.get(alias)! }))
+  return await installAndRecord({ ...opts, edit: { importerId: importerIdOf(opts.config.dir, dir), dependencies, update: names, exact: false, savePrefix: opts.config.savePrefix } })
+}
+
 function importerIdOf (rootDir: string, dir: string): string {
   return path.relative(rootDir, dir).split(path.sep).join('/') || '.'
 }

@@ -14,6 +14,8 @@ export interface DependencyEdit {
   dependencies: ReadonlyArray<{ alias: string, bareSpecifier?: string | undefined }>
   /** Names removed from every group (`lode remove`). */
   remove?: readonly string[] | undefined
+  /** Names resolved again within their ranges, ignoring the versions the lockfile has (`lode update`). */
+  update?: readonly string[] | undefined
   /** The group to save to; without one, a dependency stays in the group it is in, else goes to `dependencies`. */
   group?: DependencyGroup | undefined
   /** `-E`: a picked version is saved without `savePrefix`. */
@@ -117,4 +119,18 @@ export async function writeEditedManifest (dir: string, manifest: Record<string,
 
 function sortKeys (deps: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(deps).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
+}
+
+/** The lockfile as `lode update` reads it: the project's entries for the updated names dropped, so they resolve afresh. */
+export function forgetUpdated (lockfile: Lockfile, edit: DependencyEdit): Lockfile {
+  if (edit.update === undefined || edit.update.length === 0) return lockfile
+  const importer = lockfile.importers[edit.importerId]
+  if (importer === undefined) return lockfile
+  const updated = new Set(edit.update)
+  const trimmed = { ...importer }
+  for (const group of GROUPS) {
+    const deps = importer[group]
+    if (deps !== undefined) trimmed[group] = Object.fromEntries(Object.entries(deps).filter(([alias]) => !updated.has(alias)))
+  }
+  return { ...lockfile, importers: { ...lockfile.importers, [edit.importerId]: trimmed } }
 }

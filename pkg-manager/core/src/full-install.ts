@@ -17,7 +17,7 @@ import { RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry
 import { storePath } from '@lode/store.cafs'
 import semver from 'semver'
 
-import { applyEdit, savedSpecifiers, writeEditedManifest, type DependencyEdit } from './dependency-edit.js'
+import { applyEdit, forgetUpdated, savedSpecifiers, writeEditedManifest, type DependencyEdit } from './dependency-edit.js'
 import { linkPackages } from './link-packages.js'
 import type { DirectDependencyChange } from './link-packages.js'
 import { outdatedLockfileReason } from './lockfile-satisfies.js'
@@ -296,7 +296,8 @@ async function resolve ({ config, opts, importers, current, hooks, lockfileSetti
       patchHashOf: (pkgId) => patchFor(patches, pkgId)?.hash,
       catalogs: config.catalogs,
       resolver,
-      lockfile: current?.lockfile,
+      lockfile: current === undefined || opts.edit === undefined ? current?.lockfile : forgetUpdated(current.lockfile, opts.edit),
+      updating: opts.edit?.update,
       autoInstallPeers: config.autoInstallPeers,
       dedupePeerDependents: config.dedupePeerDependents,
       peersSuffixMaxLength: config.peersSuffixMaxLength,

@@ -26,6 +26,8 @@ export interface ResolveDependenciesOptions {
   resolver: NpmResolver
   /** The current lockfile: its versions are kept where they still satisfy. */
   lockfile: Lockfile | undefined
+  /** Names being updated (`lode update`): the lockfile's versions of them are not preferred. */
+  updating?: readonly string[] | undefined
   autoInstallPeers: boolean
   /** pnpm's `dedupePeerDependents` (default true): peer variants of a package merge where one can stand in for another. */
   dedupePeerDependents: boolean
@@ -106,10 +108,11 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
       }
     }
   }
+  const updating = new Set(opts.updating)
   for (const pkgId of Object.keys(opts.lockfile?.packages ?? {})) {
     const at = pkgId.indexOf('@', 1)
     const version = pkgId.slice(at + 1)
-    if (semver.valid(version) !== null && !staleNames.has(pkgId.slice(0, at))) importerScope.add(pkgId.slice(0, at), version, 'version', EXISTING_VERSION_WEIGHT)
+    if (semver.valid(version) !== null && !staleNames.has(pkgId.slice(0, at)) && !updating.has(pkgId.slice(0, at))) importerScope.add(pkgId.slice(0, at), version, 'version', EXISTING_VERSION_WEIGHT)
   }
 
   const direct = opts.importers.map((importer, importerIndex) => {
