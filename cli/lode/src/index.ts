@@ -181,15 +181,9 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
       const names = positionals.slice(1)
       if (names.length === 0) throw new LodeError('MISSING_PACKAGE_NAME', '`lode remove` requires the package name.', { hint: 'For example: lode remove react.' })
       await remove({ ...common, dependencies: names, projectDir: target })
-      print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
-      return 0
-    }
-    if (command === 'update' || command === 'up' || command === 'upgrade') {
+    } else if (command === 'update' || command === 'up' || command === 'upgrade') {
       await update({ ...common, dependencies: positionals.slice(1), projectDir: target })
-      print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
-      return 0
-    }
-    if (command === 'add') {
+    } else if (command === 'add') {
       const specs = positionals.slice(1)
       if (specs.length === 0) throw new LodeError('MISSING_PACKAGE_NAME', '`lode add` requires the package name.', { hint: 'For example: lode add react, or lode add -D typescript.' })
       // As in pnpm, adding to a workspace's root must be asked for.
@@ -198,17 +192,16 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
       }
       const group = values['save-dev'] === true || values.dev === true ? 'devDependencies' : values['save-optional'] === true ? 'optionalDependencies' : values['save-prod'] === true || values.prod === true ? 'dependencies' : undefined
       await add({ ...common, dependencies: specs, projectDir: target, exact: values['save-exact'] === true, ...(group === undefined ? {} : { group }) })
-      print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
-      return 0
+    } else {
+      await install({
+        ...common,
+        lockfileOnly: values['lockfile-only'] === true,
+        ...(values['frozen-lockfile'] !== undefined ? { frozenLockfile: values['frozen-lockfile'] } : {}),
+        ...(values['prefer-frozen-lockfile'] !== undefined ? { preferFrozenLockfile: values['prefer-frozen-lockfile'] } : {}),
+        include: includedGroups(values),
+        ...(tracePipeline !== undefined ? { tracePipeline: path.resolve(ctx.cwd, tracePipeline) } : {}),
+      })
     }
-    await install({
-      ...common,
-      lockfileOnly: values['lockfile-only'] === true,
-      ...(values['frozen-lockfile'] !== undefined ? { frozenLockfile: values['frozen-lockfile'] } : {}),
-      ...(values['prefer-frozen-lockfile'] !== undefined ? { preferFrozenLockfile: values['prefer-frozen-lockfile'] } : {}),
-      include: includedGroups(values),
-      ...(tracePipeline !== undefined ? { tracePipeline: path.resolve(ctx.cwd, tracePipeline) } : {}),
-    })
     print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
     return 0
   } catch (err) {

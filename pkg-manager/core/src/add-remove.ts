@@ -7,11 +7,15 @@ import type { InstallOptions, InstallResult } from './full-install.js'
 import { installAndRecord } from './install.js'
 import { readProjectManifest } from './project-manifest.js'
 
-export interface AddOptions extends Omit<InstallOptions, 'edit' | 'frozenLockfile' | 'preferFrozenLockfile'> {
+/** What `add`, `remove` and `update` share: the install's options, and the project they change. */
+export interface ProjectEditOptions extends Omit<InstallOptions, 'edit' | 'frozenLockfile' | 'preferFrozenLockfile'> {
+  /** The project to change (a workspace project's directory); the root (`config.dir`) by default. */
+  projectDir?: string
+}
+
+export interface AddOptions extends ProjectEditOptions {
   /** What to add, as on pnpm's command line: `name`, `name@range`, `name@tag`, `alias@npm:name@range`, `name@workspace:*`. */
   dependencies: readonly string[]
-  /** The project to add to (a workspace project's directory); the root (`config.dir`) by default. */
-  projectDir?: string
   /** `devDependencies` (`-D`), `optionalDependencies` (`-O`); without it, `dependencies` unless the package is already in another group. */
   group?: DependencyGroup
   /** Save the picked version without `savePrefix` (`-E`). */
@@ -25,18 +29,16 @@ export interface AddOptions extends Omit<InstallOptions, 'edit' | 'frozenLockfil
  */
 export async function add (opts: AddOptions): Promise<InstallResult> {
   const dependencies = opts.dependencies.map(parseAddSpec)
-  const importerId = importerIdOf(opts.config.dir, path.resolve(opts.config.dir, opts.projectDir ?? '.'))
+  const { importerId } = targetOf(opts)
   return await installAndRecord({
     ...opts,
     edit: { importerId, dependencies, group: opts.group, exact: opts.exact === true, savePrefix: opts.config.savePrefix },
   })
 }
 
-export interface RemoveOptions extends Omit<InstallOptions, 'edit' | 'frozenLockfile' | 'preferFrozenLockfile'> {
+export interface RemoveOptions extends ProjectEditOptions {
   /** The names to remove, from every dependency group. */
   dependencies: readonly string[]
-  /** The project to remove from (a workspace project's directory); the root (`config.dir`) by default. */
-  projectDir?: string
 }
 
 /**
@@ -45,22 +47,20 @@ export interface RemoveOptions extends Omit<InstallOptions, 'edit' | 'frozenLock
  * `ERR_LODE_CANNOT_REMOVE_MISSING_DEPS`, and nothing is written.
  */
 export async function remove (opts: RemoveOptions): Promise<InstallResult> {
-  const dir = path.resolve(opts.config.dir, opts.projectDir ?? '.')
-  const manifest = await readProjectManifest(dir)
-  const groups = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const
-  const missing = opts.dependencies.filter((name) => groups.every((group) => (manifest[group])?.[name] === undefined))
+  const { dir, importerId } = targetOf(opts)
+  const specs = await specsOf(dir, true)
+  const missing = opts.dependencies.filter((name) => !specs.has(name))
   if (missing.length > 0) {
     throw new LodeError('CANNOT_REMOVE_MISSING_DEPS', `Cannot remove ${missing.map((name) => `'${name}'`).join(', ')}: no such ${missing.length === 1 ? 'dependency' : 'dependencies'} found in ${path.join(dir, 'package.json')}.`, {
-      hint: `Available dependencies: ${[...new Set(groups.flatMap((group) => Object.keys(manifest[group] ?? {})))].join(', ') || 'none'}.`,
+      hint: `Available dependencies: ${[...specs.keys()].join(', ') || 'none'}.`,
     })
   }
-  return await installAndRecord({ ...opts, edit: { importerId: importerIdOf(opts.config.dir, dir), dependencies: [], remove: opts.dependencies, exact: false, savePrefix: opts.config.savePrefix } })
+  return await installAndRecord({ ...opts, edit: { importerId, dependencies: [], remove: opts.dependencies, exact: false, savePrefix: opts.config.savePrefix } })
 }
 
-export interface UpdateOptions extends Omit<InstallOptions, 'edit' | 'frozenLockfile' | 'preferFrozenLockfile'> {
+export interface UpdateOptions extends ProjectEditOptions {
   /** The direct dependencies to update; every one of the project's when empty. */
   dependencies: readonly string[]
-  projectDir?: string
 }
 
 /**
@@ -69,17 +69,23 @@ export interface UpdateOptions extends Omit<InstallOptions, 'edit' | 'frozenLock
  * each range's prefix with the new version (`^1.0.0` becomes `^1.1.0`).
  */
 export async function update (opts: UpdateOptions): Promise<InstallResult> {
-  const dir = path.resolve(opts.config.dir, opts.projectDir ?? '.')
-  const manifest = await readProjectManifest(dir)
-  const groups = ['dependencies', 'devDependencies', 'optionalDependencies'] as const
-  const specs = new Map(groups.flatMap((group) => Object.entries(manifest[group] ?? {})))
+  const { dir, importerId } = targetOf(opts)
+  const specs = await specsOf(dir, false)
   const names = opts.dependencies.length === 0 ? [...specs.keys()] : opts.dependencies.filter((name) => specs.has(name))
   const dependencies = names.map((alias) => ({ alias, bareSpecifier: specs.get(alias)! }))
-  return await installAndRecord({ ...opts, edit: { importerId: importerIdOf(opts.config.dir, dir), dependencies, update: names, exact: false, savePrefix: opts.config.savePrefix } })
+  return await installAndRecord({ ...opts, edit: { importerId, dependencies, update: names, exact: false, savePrefix: opts.config.savePrefix } })
 }
 
-function importerIdOf (rootDir: string, dir: string): string {
-  return path.relative(rootDir, dir).split(path.sep).join('/') || '.'
+function targetOf (opts: ProjectEditOptions): { dir: string, importerId: string } {
+  const dir = path.resolve(opts.config.dir, opts.projectDir ?? '.')
+  return { dir, importerId: path.relative(opts.config.dir, dir).split(path.sep).join('/') || '.' }
+}
+
+/** The project's direct dependencies and their specs, from every group (with peers when asked). */
+async function specsOf (dir: string, withPeers: boolean): Promise<Map<string, string>> {
+  const manifest = await readProjectManifest(dir)
+  const groups = ['dependencies', 'devDependencies', 'optionalDependencies', ...withPeers ? ['peerDependencies'] as const : []] as const
+  return new Map(groups.flatMap((group) => Object.entries(manifest[group] ?? {})))
 }
 
 /**

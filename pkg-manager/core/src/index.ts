@@ -1,6 +1,6 @@
 export { install } from './install.js'
 export { add, remove, update } from './add-remove.js'
-export type { AddOptions, RemoveOptions, UpdateOptions } from './add-remove.js'
+export type { AddOptions, ProjectEditOptions, RemoveOptions, UpdateOptions } from './add-remove.js'
 export type { InstallEvent, InstallOptions, InstallResult } from './full-install.js'
 export type { DirectDependencyChange } from './link-packages.js'
 export { readProjectManifest } from './project-manifest.js'
