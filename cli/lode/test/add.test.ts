@@ -103,6 +103,12 @@ test('lode add inside a workspace project adds to that project, and -w to the ro
     assert.equal(readLockfileText(lodeProject), readLockfileText(project))
   }
   assert.ok(fs.existsSync(path.join(lodeProject.dir, 'packages', 'a', 'node_modules', 'dep', 'package.json')))
+  // A directory of the workspace that is no project of it.
+  const lockfile = readLockfileText(lodeProject)
+  const outside = await lode({ dir: path.join(lodeProject.dir, 'packages'), home: lodeProject.home }, ['add', 'tool'])
+  assert.equal(outside.code, 1)
+  assert.match(outside.stderr, /^\[ERR_LODE_PROJECT_NOT_FOUND\] There is no project "packages" in the workspace/)
+  assert.equal(readLockfileText(lodeProject), lockfile)
 })
 
 test('lode update resolves named dependencies again within their ranges and writes what pnpm update writes', async () => {
