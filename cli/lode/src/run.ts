@@ -96,7 +96,7 @@ async function execIn (dir: string, command: string, args: readonly string[], ct
 async function selectedProjects (selection: Selection, ctx: MainContext): Promise<WorkspaceProject[] | number> {
   let found
   try {
-    found = await selectProjects(selection, ctx.cwd, ctx.env)
+    found = await selectProjects(selection, ctx.cwd)
   } catch (err) {
     if (!isLodeError(err)) throw err
     ctx.stderr.write(`[${err.code}] ${err.message}\n${err.hint === undefined ? '' : `\n${err.hint}\n`}`)

@@ -2,8 +2,6 @@ import path from 'node:path'
 
 import type { WorkspaceProject } from '@lode/pkg-manager.core'
 
-import { VERSION } from './version.js'
-
 /** Which workspace projects a command runs in: `-r`, `--filter`/`-F`, `-w`, `--fail-if-no-match`. */
 export interface Selection {
   recursive: boolean
@@ -39,12 +37,11 @@ export function selectsProjects (selection: Selection): boolean {
  * The projects a selection names, each after the projects it depends on. `-r` alone takes every
  * project but the root, as pnpm does; filters may select the root. Errors are `LodeError`s.
  */
-export async function selectProjects (selection: Selection, cwd: string, env: Readonly<Record<string, string | undefined>>): Promise<{ projects: WorkspaceProject[], total: number, unmatched: string[], rootDir: string } | undefined> {
-  const { findWorkspaceDir, findWorkspaceProjects, filterProjects, getConfig, sortProjects } = await import('@lode/pkg-manager.core')
+export async function selectProjects (selection: Selection, cwd: string): Promise<{ projects: WorkspaceProject[], total: number, unmatched: string[], rootDir: string } | undefined> {
+  const { findWorkspaceDir, findWorkspaceProjects, filterProjects, readWorkspacePackages, sortProjects } = await import('@lode/pkg-manager.core')
   const rootDir = await findWorkspaceDir(cwd)
   if (rootDir === undefined) return undefined
-  const config = getConfig({ dir: rootDir, env, overrides: {}, lodeVersion: VERSION })
-  const all = await findWorkspaceProjects(rootDir, config.workspacePackages ?? [])
+  const all = await findWorkspaceProjects(rootDir, readWorkspacePackages(rootDir) ?? [])
   const { selected, unmatched } = selection.filters.length > 0
     ? filterProjects(all, selection.filters, path.resolve(cwd))
     : { selected: all.filter((project) => project.id !== '.'), unmatched: [] }

@@ -112,19 +112,9 @@ export function getConfig (opts: GetConfigOptions): Config {
     if (match !== null && value !== undefined && value !== '') npmrc[match[1]!.toLowerCase().replaceAll('_', '-')] = value
   }
   const workspace = readWorkspaceYaml(dir)
-  const setting = <T>(name: string, check: (v: unknown) => v is T, fallback: T): T => {
-    const value = workspace[name]
-    if (value === undefined) return fallback
-    if (!check(value)) {
-      throw new LodeError('INVALID_SETTING', `${name} in ${path.join(dir, 'pnpm-workspace.yaml')} has the wrong type (${JSON.stringify(value)}).`, {
-        hint: `See pnpm's documentation of ${name} for its type.`,
-      })
-    }
-    return value
-  }
+  const setting = settingReader(workspace, dir)
   const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0
   const isBool = (v: unknown): v is boolean => typeof v === 'boolean'
-  const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string')
   const npmNumber = (key: string, fallback: number): number => {
     const raw = npmrc[key]
     const parsed = raw === undefined ? NaN : Number(raw)
@@ -197,6 +187,29 @@ export function getConfig (opts: GetConfigOptions): Config {
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string'
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string')
+
+/**
+ * The `packages` globs of the pnpm-workspace.yaml in `dir`, undefined without them. All that
+ * selecting projects (`lode -r run`) needs: no .npmrc is read and npm is never asked anything.
+ */
+export function readWorkspacePackages (dir: string): string[] | undefined {
+  return settingReader(readWorkspaceYaml(dir), dir)<string[] | undefined>('packages', (v): v is string[] | undefined => isStrings(v), undefined)
+}
+
+/** Reads one setting of pnpm-workspace.yaml: `fallback` when absent, `ERR_LODE_INVALID_SETTING` when of the wrong type. */
+function settingReader (workspace: Record<string, unknown>, dir: string) {
+  return <T>(name: string, check: (v: unknown) => v is T, fallback: T): T => {
+    const value = workspace[name]
+    if (value === undefined) return fallback
+    if (!check(value)) {
+      throw new LodeError('INVALID_SETTING', `${name} in ${path.join(dir, 'pnpm-workspace.yaml')} has the wrong type (${JSON.stringify(value)}).`, {
+        hint: `See pnpm's documentation of ${name} for its type.`,
+      })
+    }
+    return value
+  }
+}
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const isStringMap = (v: unknown): v is Record<string, string> => isMap(v) && Object.values(v).every(isString)
 

@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { getConfig } from '@lode/pkg-manager.config'
+import { getConfig, readWorkspacePackages } from '@lode/pkg-manager.config'
 
 function dirs (): { dir: string, home: string } {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-config-'))
@@ -65,4 +65,17 @@ test('a setting of the wrong type and an unreadable pnpm-workspace.yaml name the
   })
   fs.writeFileSync(file, 'packages: [\n')
   assert.throws(() => getConfig({ dir, env: { HOME: home }, overrides: {}, lodeVersion: '0.0.0', npmDefaultRegistry: noNpm }), { code: 'ERR_LODE_INVALID_WORKSPACE_YAML' })
+})
+
+test('readWorkspacePackages reads only the packages globs: no .npmrc, no npm; a wrong type names the file', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-config-'))
+  assert.equal(readWorkspacePackages(dir), undefined)
+  fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), 'packages:\n  - packages/*\n  - "!packages/x"\n')
+  assert.deepEqual(readWorkspacePackages(dir), ['packages/*', '!packages/x'])
+  fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), 'packages: packages/*\n')
+  assert.throws(() => readWorkspacePackages(dir), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'ERR_LODE_INVALID_SETTING')
+    assert.ok(err.message.includes(path.join(dir, 'pnpm-workspace.yaml')))
+    return true
+  })
 })

@@ -4,7 +4,7 @@ export type { AddOptions, ProjectEditOptions, RemoveOptions, UpdateOptions } fro
 export type { InstallEvent, InstallOptions, InstallResult } from './full-install.js'
 export type { DirectDependencyChange } from './link-packages.js'
 export { readProjectManifest } from './project-manifest.js'
-export { getConfig } from '@lode/pkg-manager.config'
+export { getConfig, readWorkspacePackages } from '@lode/pkg-manager.config'
 export type { Config, ConfigOverrides } from '@lode/pkg-manager.config'
 export { rebuild } from './rebuild.js'
 export type { RebuildOptions } from './rebuild.js'
