@@ -1,9 +1,10 @@
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 
-import { LodeError, isLodeError } from '@lode/fs.error'
+import { LodeError } from '@lode/fs.error'
 import type { ConfigOverrides, InstallEvent } from '@lode/pkg-manager.core'
 
+import { writeLodeError } from './report-error.js'
 import { execCommand, runCommand } from './run.js'
 import { takeSelection } from './selection.js'
 import { VERSION } from './version.js'
@@ -205,9 +206,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
     return 0
   } catch (err) {
-    if (!isLodeError(err)) throw err
-    ctx.stderr.write(`${style.error(err.code)} ${err.message}\n${err.hint === undefined ? '' : `\n${err.hint}\n`}`)
-    return 1
+    return writeLodeError(err, ctx.stderr, style.error)
   }
 }
 
@@ -233,9 +232,7 @@ async function rebuildCommand (names: string[], values: { dir?: string | undefin
     print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
     return 0
   } catch (err) {
-    if (!isLodeError(err)) throw err
-    ctx.stderr.write(`${style.error(err.code)} ${err.message}\n${err.hint === undefined ? '' : `\n${err.hint}\n`}`)
-    return 1
+    return writeLodeError(err, ctx.stderr, style.error)
   }
 }
 

@@ -6,6 +6,7 @@ import { isLodeError } from '@lode/fs.error'
 import type { WorkspaceProject } from '@lode/pkg-manager.core'
 
 import type { MainContext } from './index.js'
+import { writeLodeError } from './report-error.js'
 import { selectProjects, selectsProjects, takeSelection, type Selection } from './selection.js'
 
 const userAgent = `lode node/${process.version} ${process.platform} ${process.arch}`
@@ -98,9 +99,7 @@ async function selectedProjects (selection: Selection, ctx: MainContext): Promis
   try {
     found = await selectProjects(selection, ctx.cwd)
   } catch (err) {
-    if (!isLodeError(err)) throw err
-    ctx.stderr.write(`[${err.code}] ${err.message}\n${err.hint === undefined ? '' : `\n${err.hint}\n`}`)
-    return 1
+    return writeLodeError(err, ctx.stderr)
   }
   if (found === undefined) {
     ctx.stderr.write(`[ERR_LODE_NOT_A_WORKSPACE] ${ctx.cwd} is not in a workspace: no pnpm-workspace.yaml here or above.\n\nRun the command without -r or --filter, or add a pnpm-workspace.yaml listing the projects.\n`)
