@@ -96,7 +96,8 @@ export function filterProjects<T extends WorkspaceProject> (projects: readonly T
 }
 
 function select (projects: readonly WorkspaceProject[], selector: ProjectSelector, dependencies: Map<string, string[]>, dependents: Map<string, string[]>): Set<string> {
-  const seeds = projects.filter((project) => matchesName(project, selector.namePattern, projects) && inDir(project, selector.parentDir)).map((project) => project.id)
+  const nameMatches = nameMatcher(selector.namePattern, projects)
+  const seeds = projects.filter((project) => nameMatches(project) && inDir(project, selector.parentDir)).map((project) => project.id)
   const picked = new Set<string>(selector.excludeSelf ? [] : seeds)
   const walk = (edges: Map<string, string[]>): void => {
     const queue = seeds.flatMap((id) => edges.get(id) ?? [])
@@ -111,15 +112,13 @@ function select (projects: readonly WorkspaceProject[], selector: ProjectSelecto
   return picked
 }
 
-/** A name pattern; as in pnpm, an unscoped pattern that matches no name is tried under any scope. */
-function matchesName (project: WorkspaceProject, pattern: string | undefined, projects: readonly WorkspaceProject[]): boolean {
-  if (pattern === undefined) return true
-  const name = project.manifest['name']
-  if (typeof name !== 'string') return false
-  if (createMatcher([pattern])(name)) return true
-  if (pattern.startsWith('@') || pattern.includes('/')) return false
-  const anyMatch = projects.some((other) => typeof other.manifest['name'] === 'string' && createMatcher([pattern])(other.manifest['name']))
-  return !anyMatch && createMatcher([`@*/${pattern}`])(name)
+/** A name pattern; as in pnpm, an unscoped pattern that matches no project's name is tried under any scope. */
+function nameMatcher (pattern: string | undefined, projects: readonly WorkspaceProject[]): (project: WorkspaceProject) => boolean {
+  if (pattern === undefined) return () => true
+  const byName = (match: (name: string) => boolean) => (project: WorkspaceProject): boolean => typeof project.manifest['name'] === 'string' && match(project.manifest['name'])
+  const direct = byName(createMatcher([pattern]))
+  if (pattern.startsWith('@') || pattern.includes('/') || projects.some(direct)) return direct
+  return byName(createMatcher([`@*/${pattern}`]))
 }
 
 /** A directory selector: the directory and everything under it, or, with `*` in it, the directories its glob matches. */
