@@ -85,3 +85,34 @@ export async function lode (project: Project, args: string[], env: Record<string
 export function readLockfileText (project: Project): string {
   return fs.readFileSync(path.join(project.dir, 'pnpm-lock.yaml'), 'utf8')
 }
+
+/** `node_modules/.pnpm`'s package directories, and in each the links beside the package: dir → sorted `alias -> target`. */
+export function virtualStore (project: Project): Record<string, string[]> {
+  const store = path.join(project.dir, 'node_modules', '.pnpm')
+  const out: Record<string, string[]> = {}
+  for (const dir of fs.readdirSync(store).filter((d) => d !== 'node_modules' && d !== 'lock.yaml').sort()) {
+    const modules = path.join(store, dir, 'node_modules')
+    const entries = fs.readdirSync(modules).flatMap((e) => e.startsWith('@') ? fs.readdirSync(path.join(modules, e)).map((s) => `${e}/${s}`) : [e])
+    out[dir] = entries.sort().map((alias) => {
+      const full = path.join(modules, alias)
+      return fs.lstatSync(full).isSymbolicLink() ? `${alias} -> ${fs.readlinkSync(full)}` : alias
+    })
+  }
+  return out
+}
+
+/** Every file and symlink under `dir` (symlinks with their targets), state files aside. */
+export function listing (dir: string): string[] {
+  const out: string[] = []
+  const walk = (current: string): void => {
+    for (const entry of fs.readdirSync(current, { withFileTypes: true })) {
+      const full = path.join(current, entry.name)
+      if (['.pnpm-workspace-state-v1.json', '.lode-state.json', '.modules.yaml'].includes(entry.name)) continue
+      if (entry.isSymbolicLink()) out.push(`${path.relative(dir, full)} -> ${fs.readlinkSync(full)}`)
+      else if (entry.isDirectory()) walk(full)
+      else out.push(path.relative(dir, full))
+    }
+  }
+  walk(dir)
+  return out.sort()
+}

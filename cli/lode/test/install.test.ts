@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test'
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 import type { PackageSpec } from '@lode/__utils__.test-fixtures'
 
-import { cloneProject, lode, makeProject, pnpm, readLockfileText } from './helpers.js'
+import { cloneProject, listing, lode, makeProject, pnpm, readLockfileText, virtualStore } from './helpers.js'
 import type { Project, RunResult } from './helpers.js'
 
 const PACKAGES: PackageSpec[] = [
@@ -66,21 +66,6 @@ function binDirs (project: Project): Record<string, string[]> {
     }
   }
   walk(path.join(project.dir, 'node_modules'))
-  return out
-}
-
-/** `node_modules/.pnpm`'s package directories, and in each the links beside the package: dir → sorted `alias -> target`. */
-function virtualStore (project: Project): Record<string, string[]> {
-  const store = path.join(project.dir, 'node_modules', '.pnpm')
-  const out: Record<string, string[]> = {}
-  for (const dir of fs.readdirSync(store).filter((d) => d !== 'node_modules' && d !== 'lock.yaml').sort()) {
-    const modules = path.join(store, dir, 'node_modules')
-    const entries = fs.readdirSync(modules).flatMap((e) => e.startsWith('@') ? fs.readdirSync(path.join(modules, e)).map((s) => `${e}/${s}`) : [e])
-    out[dir] = entries.sort().map((alias) => {
-      const full = path.join(modules, alias)
-      return fs.lstatSync(full).isSymbolicLink() ? `${alias} -> ${fs.readlinkSync(full)}` : alias
-    })
-  }
   return out
 }
 
@@ -397,20 +382,6 @@ test('patchedDependencies: the patch is applied in .pnpm, never to the store, wi
 })
 
 /** Every file and link under `dir`, link targets shown (each tool's own state files aside). */
-function listing (dir: string): string[] {
-  const out: string[] = []
-  const walk = (current: string): void => {
-    for (const entry of fs.readdirSync(current, { withFileTypes: true })) {
-      const full = path.join(current, entry.name)
-      if (['.pnpm-workspace-state-v1.json', '.lode-state.json', '.modules.yaml'].includes(entry.name)) continue
-      if (entry.isSymbolicLink()) out.push(`${path.relative(dir, full)} -> ${fs.readlinkSync(full)}`)
-      else if (entry.isDirectory()) walk(full)
-      else out.push(path.relative(dir, full))
-    }
-  }
-  walk(dir)
-  return out.sort()
-}
 
 test('a workspace installs as with pnpm: one virtual store, each project\'s node_modules, hoisted projects and dependencies', async () => {
   const files = {

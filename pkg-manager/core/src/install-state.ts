@@ -17,16 +17,21 @@ interface InstallState {
   packages: number
 }
 
-// The files whose content decides the install: the manifest, the lockfile, and what node_modules says it holds.
-const INPUT_FILES = ['package.json', 'pnpm-lock.yaml', path.join('node_modules', '.modules.yaml')]
-
-/** The digest of everything an install of `config.dir` depends on; undefined when an input file is missing. */
+/**
+ * The digest of everything an install of `config.dir` depends on; undefined when an input file is
+ * missing. The files whose content decides the install: every project's manifest (a workspace is
+ * globbed again, so an added or removed project counts), the lockfile, and what node_modules says
+ * it holds. `--frozen-lockfile` is no input: the inputs recorded are those of a complete install,
+ * whose lockfile satisfied these very manifests.
+ */
 export async function installInputs (opts: InstallOptions): Promise<string | undefined> {
   const hash = createHash('sha256')
-  hash.update(JSON.stringify({ config: opts.config, include: opts.include, frozen: opts.frozenLockfile, preferFrozen: opts.preferFrozenLockfile }))
-  for (const file of INPUT_FILES) {
+  hash.update(JSON.stringify({ config: opts.config, include: opts.include, preferFrozen: opts.preferFrozenLockfile }))
+  const patterns = opts.config.workspacePackages ?? []
+  const manifests = patterns.length === 0 ? ['package.json'] : await (await import('@lode/pkg-manager.workspace')).findWorkspaceManifests(opts.config.dir, patterns)
+  for (const file of [...manifests, 'pnpm-lock.yaml', path.join('node_modules', '.modules.yaml')]) {
     try {
-      hash.update('\0').update(await fsp.readFile(path.join(opts.config.dir, file)))
+      hash.update('\0').update(file).update('\0').update(await fsp.readFile(path.join(opts.config.dir, file)))
     } catch (err) {
       if (hasErrno(err, 'ENOENT')) return undefined
       throw err

@@ -18,11 +18,14 @@ export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPack
     const pkg = dep.depPath === undefined ? undefined : byDepPath.get(dep.depPath)
     return pkg?.hasBin === true ? [provider(pkg)] : []
   })
+  // A linked project's bins run through its link, with only the hoisted packages on NODE_PATH, as pnpm writes them.
+  const linkedWithBins = (modules: string, deps: readonly Dependency[]): BinProvider[] => deps.flatMap((dep) =>
+    dep.depPath === undefined ? [{ dir: path.join(modules, dep.alias), nodePath: [hoistedModules], linked: true }] : withBins([dep]))
   const manifests = new Map<string, Promise<Record<string, unknown>>>()
   for (const importer of layout.importers) {
     // The root's node_modules also gets the publicly hoisted packages' bins.
     const publicHoisted = importer.modulesDir === modulesDir ? hoisted.filter((dep) => dep.type === 'public') : []
-    const importerBins = await linkBins(path.join(importer.modulesDir, '.bin'), withBins([...importer.direct, ...publicHoisted]), { manifests })
+    const importerBins = await linkBins(path.join(importer.modulesDir, '.bin'), [...linkedWithBins(importer.modulesDir, importer.direct), ...withBins(publicHoisted)], { manifests })
     // pnpm also links the bins of the direct dependencies' required peers (auto-installed peers),
     // through the peer's link beside the dependent, never over a direct dependency's.
     const peers = importer.direct.flatMap((dep) => {

@@ -11,11 +11,13 @@ export interface BinProvider {
   dir: string
   /** Directories a shim puts on `NODE_PATH`, as pnpm's `extendNodePath` does. */
   nodePath: string[]
+  /** A linked directory (a workspace project): its files are the user's, so pnpm leaves their modes alone. */
+  linked?: boolean
 }
 
 /**
  * Writes a shell shim in `binDir` for every executable the providers declare (`bin` as a string or
- * a map, or `directories.bin`), and makes each target executable. When two providers declare one
+ * a map, or `directories.bin`), and makes each target executable (a linked one's aside). When two providers declare one
  * name, the package named like the command wins, else the first; names in `exclude` are left
  * alone. Returns the names written.
  */
@@ -23,7 +25,11 @@ export async function linkBins (binDir: string, providers: readonly BinProvider[
   const exclude = opts.exclude ?? new Set()
   const chosen = new Map<string, { target: string, provider: BinProvider, ownName: boolean }>()
   for (const provider of providers) {
-    const manifest = await readManifest(provider.dir, opts.manifests)
+    // A link may point at a directory with no package.json (or none at all): no bins there.
+    const manifest = await readManifest(provider.dir, opts.manifests).catch((err: unknown): Record<string, unknown> => {
+      if (provider.linked === true && hasErrno(err, 'ENOENT')) return {}
+      throw err
+    })
     const name = typeof manifest['name'] === 'string' ? manifest['name'] : ''
     for (const [command, file] of await binsOf(provider.dir, manifest)) {
       if (exclude.has(command)) continue
@@ -36,7 +42,8 @@ export async function linkBins (binDir: string, providers: readonly BinProvider[
   await fs.mkdir(binDir, { recursive: true })
   await Promise.all([...chosen].map(async ([command, { target, provider }]) => {
     try {
-      await fs.chmod(target, 0o755)
+      if (provider.linked === true) await fs.access(target)
+      else await fs.chmod(target, 0o755)
     } catch (err) {
       if (hasErrno(err, 'ENOENT')) return // a declared file the package does not ship: no command
       throw err

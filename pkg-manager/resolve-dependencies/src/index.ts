@@ -1,3 +1,4 @@
+import path from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 
 import { LodeError } from '@lode/fs.error'
@@ -363,9 +364,13 @@ function toLockfile (input: ToLockfileInput): Lockfile {
   })
   const collapsed = input.dedupePeerDependents ? dedupePeerDependents(graph, [...variantsOf.values()]) : new Map<string, string>()
   const final = (depPath: string): string => collapsed.get(depPath) ?? depPath
-  const ref = (alias: string, depPath: string): string => {
+  // A link is written relative to the importer that depends on it, and to the lockfile's directory below.
+  const ref = (alias: string, depPath: string, importerDir?: string): string => {
     const variant = graph.get(depPath)
-    if (variant === undefined) return depPath
+    if (variant === undefined) {
+      const linked = packages.get(depPath)?.dir
+      return importerDir === undefined || linked === undefined ? depPath : `link:${path.relative(importerDir, linked).split(path.sep).join('/') || '.'}`
+    }
     const name = packages.get(variant.pkgId)!.name
     return name === alias ? depPath.slice(name.length + 1) : depPath
   }
@@ -387,7 +392,7 @@ function toLockfile (input: ToLockfileInput): Lockfile {
       const index = importer.wanted.findIndex((w) => w.alias === edge.alias)
       const group = importer.groups[index]!
       const wanted = importer.wanted[index]!
-      const version = ref(edge.alias, final(depPath))
+      const version = ref(edge.alias, final(depPath), input.importers[i]!.dir)
       ;(project[group] ??= {})[edge.alias] = { specifier: wanted.written ?? wanted.bareSpecifier, version }
       if (wanted.written !== undefined) {
         const catalog = catalogName(wanted.written)

@@ -165,7 +165,10 @@ export class PeerResolver {
     // Peers that wait on each other (a cycle) are named without their own suffixes.
     if (node.computing === true) return this.withPatch(node.pkgId)
     node.computing = true
-    const ids = [...node.allPeers.values()].map((peer) => peer.cycleBroken === true ? this.withPatch(peer.pkgId) : this.depPath(peer)).sort()
+    const ids = [...node.allPeers].map(([name, peer]) => this.opts.packages.get(peer.pkgId)!.link === true
+      // A linked project as a peer: its name and its path from the lockfile's directory (pnpm's `@scope/a@packages+a`).
+      ? `${name}@${peer.pkgId.slice('link:'.length).replaceAll('/', '+')}`
+      : peer.cycleBroken === true ? this.withPatch(peer.pkgId) : this.depPath(peer)).sort()
     node.computing = false
     let suffix = ids.join(')(')
     if (suffix.length > this.opts.peersSuffixMaxLength) suffix = createHash('sha256').update(suffix).digest('hex').slice(0, 32)

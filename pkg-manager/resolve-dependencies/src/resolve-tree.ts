@@ -281,8 +281,16 @@ export class TreeResolver {
         })
       }
     }
-    const relative = path.relative(importerDir, project.dir).split(path.sep).join('/')
-    return { id: `link:${relative === '' ? '.' : relative}`, name: wanted.alias, version: project.version ?? '0.0.0', resolution: {}, dependencies: {}, optionalDependencies: {}, peerDependencies: {}, peerDependenciesMeta: {}, lockfileFields: {}, link: true }
+    return this.linked(project.dir, wanted.alias, project.version ?? '0.0.0')
+  }
+
+  /**
+   * A linked directory. Its id is its path from the lockfile's directory, so a project has one id
+   * whichever importer links it; the lockfile writes it relative to each importer.
+   */
+  private linked (dir: string, alias: string, version: string): ResolvedPackage {
+    const id = `link:${path.relative(this.opts.lockfileDir, dir).split(path.sep).join('/')}`
+    return { id, name: alias, version, dir, resolution: {}, dependencies: {}, optionalDependencies: {}, peerDependencies: {}, peerDependenciesMeta: {}, lockfileFields: {}, link: true }
   }
 
   private async resolveLocal (spec: WantedSpec & { kind: 'local' }, wanted: WantedDependency, occurrence: Occurrence): Promise<ResolvedPackage> {
@@ -296,9 +304,7 @@ export class TreeResolver {
       wantedBy: occurrence.parentPath.at(-1) ?? 'package.json',
       onWarning: this.opts.onWarning,
     })
-    if (local.kind === 'link') {
-      return { id: local.ref, name: wanted.alias, version: '0.0.0', resolution: {}, dependencies: {}, optionalDependencies: {}, peerDependencies: {}, peerDependenciesMeta: {}, lockfileFields: {}, link: true }
-    }
+    if (local.kind === 'link') return this.linked(path.resolve(direct ? importerDir : this.opts.lockfileDir, local.ref.slice('link:'.length)), wanted.alias, '0.0.0')
     const pkg = fromMeta(local.id, local.resolution, this.opts.readPackageHook(local.meta), this.opts.autoInstallPeers)
     if (local.dir !== undefined) pkg.dir = local.dir
     return pkg

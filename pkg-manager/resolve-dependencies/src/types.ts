@@ -25,7 +25,7 @@ export interface ResolvedPackage {
   /** The package's entry under `packages:` in the lockfile, minus `resolution`. */
   lockfileFields: Omit<PackageInfo, 'resolution'>
   deprecated?: string
-  /** A directory package (`file:dir`): its own `file:` dependencies resolve from here. */
+  /** A directory package (`file:dir`): its own `file:` dependencies resolve from here. A link: its target. */
   dir?: string
   /** A `link:` dependency: a symlink, with no entry in the lockfile's packages. */
   link?: true

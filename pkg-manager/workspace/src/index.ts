@@ -39,13 +39,7 @@ const IGNORED = ['**/node_modules/**', '**/bower_components/**']
  * never inside node_modules, plus the root itself. Sorted by id, the root (`.`) first.
  */
 export async function findWorkspaceProjects (rootDir: string, patterns: readonly string[]): Promise<WorkspaceProject[]> {
-  const manifestGlobs = patterns.map((pattern) => {
-    const negated = pattern.startsWith('!')
-    const body = (negated ? pattern.slice(1) : pattern).replace(/\/+$/, '')
-    return `${negated ? '!' : ''}${body === '' || body === '.' ? '' : `${body}/`}package.json`
-  })
-  const files = await glob([...manifestGlobs, 'package.json'], { cwd: rootDir, ignore: IGNORED, dot: false, onlyFiles: true, expandDirectories: false })
-  const dirs = [...new Set(files.map((file) => path.dirname(file)))]
+  const dirs = [...new Set((await findWorkspaceManifests(rootDir, patterns)).map((file) => path.dirname(file)))]
   const projects = await Promise.all(dirs.map(async (rel): Promise<WorkspaceProject | undefined> => {
     const dir = path.join(rootDir, rel)
     const file = path.join(dir, 'package.json')
@@ -61,6 +55,17 @@ export async function findWorkspaceProjects (rootDir: string, patterns: readonly
     return { dir, id: rel === '' || rel === '.' ? '.' : rel.split(path.sep).join('/'), manifest }
   }))
   return projects.filter((project) => project !== undefined).sort((a, b) => a.id === '.' ? -1 : b.id === '.' ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+}
+
+/** The package.json files of the workspace's projects, relative to `rootDir` (the root's included), sorted: globbing only, nothing read. */
+export async function findWorkspaceManifests (rootDir: string, patterns: readonly string[]): Promise<string[]> {
+  const manifestGlobs = patterns.map((pattern) => {
+    const negated = pattern.startsWith('!')
+    const body = (negated ? pattern.slice(1) : pattern).replace(/\/+$/, '')
+    return `${negated ? '!' : ''}${body === '' || body === '.' ? '' : `${body}/`}package.json`
+  })
+  const files = await glob([...manifestGlobs, 'package.json'], { cwd: rootDir, ignore: IGNORED, dot: false, onlyFiles: true, expandDirectories: false })
+  return files.sort()
 }
 
 export { filterProjects, parseProjectSelector, type FilterResult, type ProjectSelector } from './filter.js'
