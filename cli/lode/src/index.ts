@@ -6,7 +6,7 @@ import type { ConfigOverrides, InstallEvent } from '@lode/pkg-manager.core'
 
 import { writeLodeError } from './report-error.js'
 import { execCommand, runCommand } from './run.js'
-import { takeSelection } from './selection.js'
+import { selectedProjects, selectsProjects, takeSelection } from './selection.js'
 import { VERSION } from './version.js'
 
 
@@ -15,14 +15,16 @@ const HELP = `Usage: lode <command> [options]
 Commands:
   install, i            Install the project's dependencies (pnpm-lock.yaml and node_modules)
   add <pkg[@spec]>...   Add dependencies to package.json and install: -D (devDependencies),
-                        -O (optionalDependencies), -E (exact version), -w (the workspace root)
+                        -O (optionalDependencies), -E (exact version), --save-peer (peer and
+                        dev dependency), -w (the workspace root)
   remove, rm <pkg>...   Remove dependencies from package.json and node_modules
-  update, up [pkg]...   Update dependencies to the newest version their ranges allow
+  update, up [pkg]...   Update dependencies to the newest version their ranges allow (names or
+                        patterns like "@babel/*"); -L, --latest: to their latest versions
   run <script> [args]   Run a script of package.json (with its pre and post scripts)
   exec <cmd> [args]     Run a command with node_modules/.bin on PATH
   rebuild, rb [names]   Run the build scripts of installed packages (after --ignore-scripts, say)
 
-In a workspace (before run or exec, or before the script's name):
+In a workspace (for run and exec before the script's name; for add, remove and update anywhere):
   -r, --recursive       In every project but the root, each after the projects it depends on
   -F, --filter <sel>    In the projects pnpm's selector picks: name, @scope/*, {dir}, ./dir,
                         name... (with dependencies), ...name (with dependents), ^, ! (exclude)
@@ -99,6 +101,9 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
         'save-optional': { type: 'boolean', short: 'O' },
         'save-exact': { type: 'boolean', short: 'E' },
         'save-prod': { type: 'boolean' },
+        'save-peer': { type: 'boolean' },
+        latest: { type: 'boolean', short: 'L' },
+        'fail-if-no-match': { type: 'boolean' },
         version: { type: 'boolean', short: 'v' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -178,21 +183,29 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
       onEvent: (event: InstallEvent) => { report(event, print, showProgress, style) },
     }
     const target = values['workspace-root'] === true ? config.dir : projectDir
+    // add/remove/update with -r or --filter change every selected project (pnpm's recursive forms).
+    const selection = { recursive: values.recursive === true, filters: values.filter ?? [], workspaceRoot: values['workspace-root'] === true, failIfNoMatch: values['fail-if-no-match'] === true }
+    let projectDirs: string[] = [target]
+    if (command !== 'install' && command !== 'i' && selectsProjects(selection)) {
+      const selected = await selectedProjects(selection, { ...ctx, cwd: projectDir }, false)
+      if (typeof selected === 'number') return selected
+      projectDirs = selected.map((project) => project.dir)
+    }
     if (command === 'remove' || command === 'rm' || command === 'uninstall' || command === 'un') {
       const names = positionals.slice(1)
       if (names.length === 0) throw new LodeError('MISSING_PACKAGE_NAME', '`lode remove` requires the package name.', { hint: 'For example: lode remove react.' })
-      await remove({ ...common, dependencies: names, projectDir: target })
+      await remove({ ...common, dependencies: names, projectDirs })
     } else if (command === 'update' || command === 'up' || command === 'upgrade') {
-      await update({ ...common, dependencies: positionals.slice(1), projectDir: target })
+      await update({ ...common, dependencies: positionals.slice(1), projectDirs, latest: values.latest === true })
     } else if (command === 'add') {
       const specs = positionals.slice(1)
       if (specs.length === 0) throw new LodeError('MISSING_PACKAGE_NAME', '`lode add` requires the package name.', { hint: 'For example: lode add react, or lode add -D typescript.' })
       // As in pnpm, adding to a workspace's root must be asked for.
-      if (workspaceDir !== undefined && target === workspaceDir && values['workspace-root'] !== true && config.workspacePackages !== undefined && config.workspacePackages.length > 0) {
+      if (workspaceDir !== undefined && projectDirs.length === 1 && projectDirs[0] === workspaceDir && values['workspace-root'] !== true && !selectsProjects(selection) && config.workspacePackages !== undefined && config.workspacePackages.length > 0) {
         throw new LodeError('ADDING_TO_ROOT', 'Running this command will add the dependency to the workspace root, which might not be what you want.', { hint: 'If you really meant it, make it explicit by running this command again with the -w flag (or --workspace-root).' })
       }
       const group = values['save-dev'] === true || values.dev === true ? 'devDependencies' : values['save-optional'] === true ? 'optionalDependencies' : values['save-prod'] === true || values.prod === true ? 'dependencies' : undefined
-      await add({ ...common, dependencies: specs, projectDir: target, exact: values['save-exact'] === true, ...(group === undefined ? {} : { group }) })
+      await add({ ...common, dependencies: specs, projectDirs, exact: values['save-exact'] === true, peer: values['save-peer'] === true, ...(group === undefined ? {} : { group }) })
     } else {
       await install({
         ...common,

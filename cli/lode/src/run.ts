@@ -3,11 +3,9 @@ import os from 'node:os'
 import path from 'node:path'
 
 import { isLodeError } from '@lode/fs.error'
-import type { WorkspaceProject } from '@lode/pkg-manager.core'
 
 import type { MainContext } from './index.js'
-import { writeLodeError } from './report-error.js'
-import { selectProjects, selectsProjects, takeSelection, type Selection } from './selection.js'
+import { selectedProjects, selectsProjects, takeSelection, type Selection } from './selection.js'
 
 const userAgent = `lode node/${process.version} ${process.platform} ${process.arch}`
 
@@ -91,30 +89,6 @@ async function execIn (dir: string, command: string, args: readonly string[], ct
     // A command killed by a signal exits as a shell reports it: 128 + the signal's number.
     child.on('exit', (code, signal) => { resolve(code ?? 128 + (signal === null ? 0 : os.constants.signals[signal])) })
   })
-}
-
-/** The projects a selection names, in dependency order, with "Scope: …" printed; or the exit code when there is nothing to run in. */
-async function selectedProjects (selection: Selection, ctx: MainContext): Promise<WorkspaceProject[] | number> {
-  let found
-  try {
-    found = await selectProjects(selection, ctx.cwd)
-  } catch (err) {
-    return writeLodeError(err, ctx.stderr)
-  }
-  if (found === undefined) {
-    ctx.stderr.write(`[ERR_LODE_NOT_A_WORKSPACE] ${ctx.cwd} is not in a workspace: no pnpm-workspace.yaml here or above.\n\nRun the command without -r or --filter, or add a pnpm-workspace.yaml listing the projects.\n`)
-    return 1
-  }
-  if (found.unmatched.length > 0 && selection.failIfNoMatch) {
-    ctx.stderr.write(`[ERR_LODE_FILTER_NO_MATCH] No projects matched the filters ${found.unmatched.map((f) => `"${f}"`).join(', ')} in "${found.rootDir}".\n`)
-    return 1
-  }
-  if (found.projects.length === 0) {
-    ctx.stdout.write(`No projects matched the filters in "${found.rootDir}"\n`)
-    return 0
-  }
-  ctx.stdout.write(`Scope: ${found.projects.length} of ${found.total} workspace projects\n`)
-  return found.projects
 }
 
 /**

@@ -2,6 +2,9 @@ import path from 'node:path'
 
 import type { WorkspaceProject } from '@lode/pkg-manager.core'
 
+import type { MainContext } from './index.js'
+import { writeLodeError } from './report-error.js'
+
 /** Which workspace projects a command runs in: `-r`, `--filter`/`-F`, `-w`, `--fail-if-no-match`. */
 export interface Selection {
   recursive: boolean
@@ -46,4 +49,28 @@ export async function selectProjects (selection: Selection, cwd: string): Promis
     ? filterProjects(all, selection.filters, path.resolve(cwd))
     : { selected: all.filter((project) => project.id !== '.'), unmatched: [] }
   return { projects: sortProjects(selected), total: all.length, unmatched, rootDir }
+}
+
+/** The projects a selection names, in dependency order, with "Scope: …" printed (when asked); or the exit code when there is nothing to do. */
+export async function selectedProjects (selection: Selection, ctx: Pick<MainContext, 'cwd' | 'stdout' | 'stderr'>, showScope = true): Promise<WorkspaceProject[] | number> {
+  let found
+  try {
+    found = await selectProjects(selection, ctx.cwd)
+  } catch (err) {
+    return writeLodeError(err, ctx.stderr)
+  }
+  if (found === undefined) {
+    ctx.stderr.write(`[ERR_LODE_NOT_A_WORKSPACE] ${ctx.cwd} is not in a workspace: no pnpm-workspace.yaml here or above.\n\nRun the command without -r or --filter, or add a pnpm-workspace.yaml listing the projects.\n`)
+    return 1
+  }
+  if (found.unmatched.length > 0 && selection.failIfNoMatch) {
+    ctx.stderr.write(`[ERR_LODE_FILTER_NO_MATCH] No projects matched the filters ${found.unmatched.map((f) => `"${f}"`).join(', ')} in "${found.rootDir}".\n`)
+    return 1
+  }
+  if (found.projects.length === 0) {
+    ctx.stdout.write(`No projects matched the filters in "${found.rootDir}"\n`)
+    return 0
+  }
+  if (showScope) ctx.stdout.write(`Scope: ${found.projects.length} of ${found.total} workspace projects\n`)
+  return found.projects
 }

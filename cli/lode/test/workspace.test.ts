@@ -114,3 +114,51 @@ test('a workspace of seven importers: pnpm\'s lockfile byte for byte, and every 
   assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
   assert.deepEqual(listing(path.join(lodeProject.dir, 'apps/cli/node_modules')), listing(path.join(pnpmProject.dir, 'apps/cli/node_modules')))
 })
+
+/** Every package.json of the workspace, by path. */
+function manifests (project: Project): Record<string, string> {
+  return Object.fromEntries(['package.json', 'packages/a/package.json', 'packages/b/package.json', 'apps/c/package.json'].map((file) => [file, fs.readFileSync(path.join(project.dir, file), 'utf8')]))
+}
+
+test('add, remove and update with --filter and -r leave the package.json files and the lockfile pnpm leaves', async () => {
+  const files = {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\n  - apps/*\ncatalog:\n  host: ^1.0.0\n',
+    'packages/a/package.json': json({ name: 'a', version: '1.0.0', dependencies: { leaf: '^1.0.0' } }),
+    'packages/b/package.json': '{\n    "name": "b",\n    "version": "2.0.0",\n    "dependencies": {\n        "leaf": "~1.0.0",\n        "host": "1.0.0"\n    }\n}\n',
+    'apps/c/package.json': json({ name: 'c', private: true }),
+  }
+  const pnpmProject = makeProject(registry, { name: 'root', private: true }, files)
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install'])
+  assert.equal((await lode(lodeProject, ['install'])).code, 0)
+  const steps = [
+    ['add', '--filter', 'a', 'host'],
+    ['add', '--filter', 'c', 'a@workspace:*', 'my-alias@npm:aliased'],
+    ['add', '-r', '-D', 'tool'],
+    ['remove', '--filter', 'b', 'leaf'],
+    ['update', '-r', 'leaf'],
+    ['update', '--filter', 'a', '--latest', 'leaf'],
+    ['update', '-r', 'h*'],
+    ['add', '--filter', './apps/c', '--save-peer', 'leaf@^1.0.0'],
+    ['remove', '-r', 'tool'],
+    ['update', '-r'],
+  ]
+  for (const args of steps) {
+    await pnpm(pnpmProject, args)
+    const result = await lode(lodeProject, args)
+    assert.equal(result.code, 0, `lode ${args.join(' ')}:\n${result.stdout}\n${result.stderr}`)
+    assert.deepEqual(manifests(lodeProject), manifests(pnpmProject), `package.json files after ${args.join(' ')}`)
+    assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject), `pnpm-lock.yaml after ${args.join(' ')}`)
+  }
+  const saved = manifests(lodeProject)
+  assert.match(saved['packages/a/package.json']!, /"host": "catalog:",\n {4}"leaf": "\^2\.0\.0"/, '--latest keeps the prefix; a cataloged name is saved as catalog:')
+  assert.match(saved['apps/c/package.json']!, /"a": "workspace:\*",\n {4}"my-alias": "npm:aliased@\^3\.0\.0"/)
+  assert.match(saved['apps/c/package.json']!, /"devDependencies": {\n {4}"leaf": "\^1\.1\.0"\n {2}},\n {2}"peerDependencies": {\n {4}"leaf": "\^1\.1\.0"\n {2}}/, '--save-peer')
+  // Names no selected project depends on.
+  const nothing = await lode(lodeProject, ['update', '-r', 'not-a-dependency'])
+  assert.equal(nothing.code, 1)
+  assert.match(nothing.stderr, /^\[ERR_LODE_NO_PACKAGE_IN_DEPENDENCIES\] None of the specified packages were found in the dependencies of any of the 3 projects: not-a-dependency\./)
+  const noMatch = await lode(lodeProject, ['add', '--filter', 'nope', '--fail-if-no-match', 'leaf'])
+  assert.equal(noMatch.code, 1)
+  assert.match(noMatch.stderr, /^\[ERR_LODE_FILTER_NO_MATCH\] No projects matched the filters "nope"/)
+})

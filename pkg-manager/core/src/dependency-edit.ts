@@ -14,8 +14,12 @@ export interface DependencyEdit {
   dependencies: ReadonlyArray<{ alias: string, bareSpecifier?: string | undefined }>
   /** Names removed from every group (`lode remove`). */
   remove?: readonly string[] | undefined
-  /** Names resolved again within their ranges, ignoring the versions the lockfile has (`lode update`). */
-  update?: readonly string[] | undefined
+  /** Names resolved again, ignoring the versions the lockfile has, wherever they occur (`lode update`); `all`: every package. */
+  update?: readonly string[] | 'all' | undefined
+  /** `lode update --latest`: a dependency given without a spec keeps its range's prefix around the `latest` version. */
+  latest?: boolean | undefined
+  /** `--save-peer`: each added dependency also goes to `peerDependencies`, with the same specifier. */
+  peer?: boolean | undefined
   /** The group to save to; without one, a dependency stays in the group it is in, else goes to `dependencies`. */
   group?: DependencyGroup | undefined
   /** `-E`: a picked version is saved without `savePrefix`. */
@@ -51,7 +55,12 @@ export function applyEdit<T extends Record<string, unknown>> (manifest: T, edit:
         result[group] = rest
       }
     }
-    result[target] = sortKeys({ ...result[target] as Record<string, string> | undefined, [dep.alias]: specOf(dep) })
+    result[target] = { ...result[target] as Record<string, string> | undefined, [dep.alias]: specOf(dep) }
+    if (edit.peer === true) result['peerDependencies'] = { ...result['peerDependencies'] as Record<string, string> | undefined, [dep.alias]: specOf(dep) }
+  }
+  // pnpm writes every dependency group of an edited manifest sorted.
+  for (const group of [...GROUPS, 'peerDependencies']) {
+    if (result[group] !== undefined) result[group] = sortKeys(result[group] as Record<string, string>)
   }
   return result as T
 }
@@ -75,6 +84,10 @@ export function savedSpecifiers (lockfile: Lockfile, edit: DependencyEdit, manif
   const saved = new Map<string, string>()
   for (const dep of edit.dependencies) {
     const spec = resolutionSpec(dep)
+    if (spec.startsWith('catalog:')) {
+      saved.set(dep.alias, spec)
+      continue
+    }
     const wanted = parseWantedSpec(dep.alias, spec, 'the command line')
     const resolved = GROUPS.map((group) => importer?.[group]?.[dep.alias]).find((entry) => entry !== undefined)
     const prefix = wanted.kind !== 'registry' || resolved === undefined
@@ -93,8 +106,9 @@ export function savedSpecifiers (lockfile: Lockfile, edit: DependencyEdit, manif
 /** For a tag or no spec: what the spec already in package.json pins (pnpm keeps it), else `savePrefix` (none with `-E`). */
 function tagPrefix (dep: DependencyEdit['dependencies'][number], edit: DependencyEdit, manifest: Record<string, unknown>): string {
   if (edit.exact) return ''
-  const existing = dep.bareSpecifier === undefined ? GROUPS.map((group) => (manifest[group] as Record<string, string> | undefined)?.[dep.alias]).find((spec) => spec !== undefined) : undefined
-  return (existing === undefined ? undefined : pinnedPrefix(existing)) ?? edit.savePrefix
+  const existing = dep.bareSpecifier === undefined || edit.latest === true ? GROUPS.map((group) => (manifest[group] as Record<string, string> | undefined)?.[dep.alias]).find((spec) => spec !== undefined) : undefined
+  // An alias's range is what follows its target's name (`npm:dep@^1.0.0`).
+  return (existing === undefined ? undefined : pinnedPrefix(existing.replace(/^npm:@?[^@]+@/, ''))) ?? edit.savePrefix
 }
 
 /** The prefix that keeps what a written range pins: `^` for a major (`1`, `^1.2`, `1.x`), `~` for a minor (`1.2`, `~1.2.3`), none for an exact version. */
@@ -121,16 +135,19 @@ function sortKeys (deps: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(deps).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
 }
 
-/** The lockfile as `lode update` reads it: the project's entries for the updated names dropped, so they resolve afresh. */
-export function forgetUpdated (lockfile: Lockfile, edit: DependencyEdit): Lockfile {
-  if (edit.update === undefined || edit.update.length === 0) return lockfile
-  const importer = lockfile.importers[edit.importerId]
-  if (importer === undefined) return lockfile
-  const updated = new Set(edit.update)
-  const trimmed = { ...importer }
-  for (const group of GROUPS) {
-    const deps = importer[group]
-    if (deps !== undefined) trimmed[group] = Object.fromEntries(Object.entries(deps).filter(([alias]) => !updated.has(alias)))
+/** The lockfile as `lode update` reads it: each updated project's entries for the updated names dropped, so they resolve afresh. */
+export function forgetUpdated (lockfile: Lockfile, edits: readonly DependencyEdit[]): Lockfile {
+  let result = lockfile
+  for (const edit of edits) {
+    const importer = result.importers[edit.importerId]
+    if (edit.update === undefined || edit.update.length === 0 || importer === undefined) continue
+    const updated = new Set(edit.update === 'all' ? GROUPS.flatMap((group) => Object.keys(importer[group] ?? {})) : edit.update)
+    const trimmed = { ...importer }
+    for (const group of GROUPS) {
+      const deps = importer[group]
+      if (deps !== undefined) trimmed[group] = Object.fromEntries(Object.entries(deps).filter(([alias]) => !updated.has(alias)))
+    }
+    result = { ...result, importers: { ...result.importers, [edit.importerId]: trimmed } }
   }
-  return { ...lockfile, importers: { ...lockfile.importers, [edit.importerId]: trimmed } }
+  return result
 }

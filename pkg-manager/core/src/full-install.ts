@@ -68,7 +68,7 @@ export interface InstallOptions {
   /** The clock, in ms since the epoch (minimumReleaseAge, cache times). */
   now: () => number
   /** Dependencies to add to a project's package.json first (`add`); the lockfile is then never frozen. */
-  edit?: DependencyEdit
+  edits?: readonly DependencyEdit[]
   onEvent?: (event: InstallEvent) => void
 }
 
@@ -113,12 +113,19 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
   })
   // Every project of a workspace is an importer of the one lockfile; a single project is the only one.
   const found: WorkspaceProject[] = workspace ? await findWorkspaceProjects(config.dir, config.workspacePackages ?? []) : [{ id: '.', dir: config.dir, manifest: rawManifest as Record<string, unknown> }]
-  const { edit } = opts
-  const edited = edit === undefined ? undefined : found.find((project) => project.id === edit.importerId)
-  if (edit !== undefined && edited === undefined) {
-    throw new LodeError('PROJECT_NOT_FOUND', `There is no project "${edit.importerId}" in the workspace at ${config.dir}.`, { hint: 'Check the packages globs in pnpm-workspace.yaml.' })
-  }
-  const projects = edit === undefined ? found : found.map((project) => project === edited ? { ...project, manifest: applyEdit(project.manifest, edit) } : project)
+  const edits = opts.edits ?? []
+  const editing = edits.length > 0
+  const edited = edits.map((edit) => {
+    const project = found.find((candidate) => candidate.id === edit.importerId)
+    if (project === undefined) {
+      throw new LodeError('PROJECT_NOT_FOUND', `There is no project "${edit.importerId}" in the workspace at ${config.dir}.`, { hint: 'Check the packages globs in pnpm-workspace.yaml.' })
+    }
+    return { edit, project }
+  })
+  const projects = found.map((project) => {
+    const edit = edited.find((entry) => entry.project === project)?.edit
+    return edit === undefined ? project : { ...project, manifest: applyEdit(project.manifest, edit) }
+  })
   if (workspace) emit({ type: 'info', message: `Scope: all ${projects.length} workspace projects` })
   const importers = projects.map((project) => ({ id: project.id, dir: project.dir, manifest: hooks.project(project.manifest as ProjectManifest, project.dir) }))
   const patches = loadPatches(config.patchedDependencies, config.dir)
@@ -129,7 +136,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     patchedDependencies: Object.fromEntries(patches.map((patch) => [patch.key, patch.hash])),
   }
   const outdated = outdatedLockfileReason(current?.lockfile, importers, { autoInstallPeers: config.autoInstallPeers, catalogs: config.catalogs, ...lockfileSettings })
-  const frozen = edit === undefined && (opts.frozenLockfile ?? config.frozenLockfile)
+  const frozen = !editing && (opts.frozenLockfile ?? config.frozenLockfile)
   if (frozen && outdated !== undefined) {
     throw new LodeError('OUTDATED_LOCKFILE', `Cannot install with a frozen lockfile because pnpm-lock.yaml is not up to date with ${path.join(config.dir, 'package.json')}: ${outdated}.`, {
       hint: 'Run lode install without --frozen-lockfile (in CI: --no-frozen-lockfile) to update pnpm-lock.yaml, and commit it.',
@@ -149,19 +156,22 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
   })
   const trace = opts.tracePipeline === undefined ? undefined : new PipelineTrace(opts.tracePipeline)
   // `add`: once resolved, each added dependency gets its saved specifier in the lockfile, then in package.json.
-  const saveEdit = edit === undefined || edited === undefined
+  const saveEdit = !editing
     ? undefined
     : async (lockfile: Lockfile, writeLockfileNow: () => Promise<boolean>): Promise<boolean> => {
-      const saved = savedSpecifiers(lockfile, edit, edited.manifest)
-      const snapshot = lockfile.importers[edit.importerId]
-      for (const group of DEPENDENCY_GROUPS) {
-        for (const [alias, entry] of Object.entries(snapshot?.[group] ?? {})) {
-          const specifier = saved.get(alias)
-          if (specifier !== undefined) entry.specifier = specifier
+      const manifests = edited.map(({ edit, project }) => {
+        const saved = savedSpecifiers(lockfile, edit, project.manifest)
+        const snapshot = lockfile.importers[edit.importerId]
+        for (const group of DEPENDENCY_GROUPS) {
+          for (const [alias, entry] of Object.entries(snapshot?.[group] ?? {})) {
+            const specifier = saved.get(alias)
+            if (specifier !== undefined) entry.specifier = specifier
+          }
         }
-      }
+        return { dir: project.dir, manifest: applyEdit(project.manifest, edit, (dep) => saved.get(dep.alias) ?? dep.bareSpecifier ?? 'latest') }
+      })
       const written = await writeLockfileNow()
-      await writeEditedManifest(edited.dir, applyEdit(edited.manifest, edit, (dep) => saved.get(dep.alias) ?? dep.bareSpecifier ?? 'latest'))
+      for (const { dir, manifest } of manifests) await writeEditedManifest(dir, manifest)
       return written
     }
   const registries = { default: config.registry, scoped: config.scopedRegistries }
@@ -180,7 +190,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     }
     if (runScripts) await projectScript('preinstall')
     // An up-to-date lockfile is installed as it is (pnpm's frozen and prefer-frozen installs): nothing is resolved.
-    const useLockfileAsIs = edit === undefined && current !== undefined && outdated === undefined && opts.lockfileOnly !== true && (frozen || (opts.preferFrozenLockfile ?? true))
+    const useLockfileAsIs = !editing && current !== undefined && outdated === undefined && opts.lockfileOnly !== true && (frozen || (opts.preferFrozenLockfile ?? true))
     if (useLockfileAsIs) emit({ type: 'info', message: 'Lockfile is up to date, resolution step is skipped' })
     // Fetching during resolution takes every package resolved; with groups left out (--prod), only the linked ones are fetched.
     const include = opts.include
@@ -296,8 +306,8 @@ async function resolve ({ config, opts, importers, current, hooks, lockfileSetti
       patchHashOf: (pkgId) => patchFor(patches, pkgId)?.hash,
       catalogs: config.catalogs,
       resolver,
-      lockfile: current === undefined || opts.edit === undefined ? current?.lockfile : forgetUpdated(current.lockfile, opts.edit),
-      updating: opts.edit?.update,
+      lockfile: current === undefined ? undefined : forgetUpdated(current.lockfile, opts.edits ?? []),
+      updating: opts.edits?.some((edit) => edit.update === 'all') === true ? 'all' : opts.edits?.flatMap((edit) => edit.update ?? []),
       autoInstallPeers: config.autoInstallPeers,
       dedupePeerDependents: config.dedupePeerDependents,
       peersSuffixMaxLength: config.peersSuffixMaxLength,

@@ -27,8 +27,8 @@ export interface ResolveDependenciesOptions {
   resolver: NpmResolver
   /** The current lockfile: its versions are kept where they still satisfy. */
   lockfile: Lockfile | undefined
-  /** Names being updated (`lode update`): the lockfile's versions of them are not preferred. */
-  updating?: readonly string[] | undefined
+  /** Names being updated (`lode update`): the lockfile's versions of them are neither preferred nor kept, at any depth. */
+  updating?: readonly string[] | 'all' | undefined
   autoInstallPeers: boolean
   /** pnpm's `dedupePeerDependents` (default true): peer variants of a package merge where one can stand in for another. */
   dedupePeerDependents: boolean
@@ -78,11 +78,14 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     opts.lockfile.packageExtensionsChecksum !== opts.lockfileSettings.packageExtensionsChecksum ||
     !isDeepStrictEqual([...opts.lockfile.ignoredOptionalDependencies ?? []].sort(), [...opts.lockfileSettings.ignoredOptionalDependencies ?? []].sort()))
   const staleNames = settingsChanged ? staleOverrideTargets(opts.lockfile?.overrides, opts.lockfileSettings.overrides) : new Set<string>()
+  const updating = new Set(opts.updating === 'all' ? [] : opts.updating)
+  const isUpdating = (name: string): boolean => opts.updating === 'all' || updating.has(name)
   const tree = new TreeResolver({
     resolver: opts.resolver,
     lockfile: opts.lockfile,
     reuseLockedManifests: !settingsChanged,
     staleNames,
+    isUpdating,
     readPackageHook: opts.readPackageHook ?? ((manifest) => manifest),
     autoInstallPeers: opts.autoInstallPeers,
     onDeprecated: (pkg, direct) => { (direct ? deprecated.direct : deprecated.subdependencies).push(pkg.id) },
@@ -109,11 +112,10 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
       }
     }
   }
-  const updating = new Set(opts.updating)
   for (const pkgId of Object.keys(opts.lockfile?.packages ?? {})) {
     const at = pkgId.indexOf('@', 1)
     const version = pkgId.slice(at + 1)
-    if (semver.valid(version) !== null && !staleNames.has(pkgId.slice(0, at)) && !updating.has(pkgId.slice(0, at))) importerScope.add(pkgId.slice(0, at), version, 'version', EXISTING_VERSION_WEIGHT)
+    if (semver.valid(version) !== null && !staleNames.has(pkgId.slice(0, at)) && !isUpdating(pkgId.slice(0, at))) importerScope.add(pkgId.slice(0, at), version, 'version', EXISTING_VERSION_WEIGHT)
   }
 
   const direct = opts.importers.map((importer, importerIndex) => {

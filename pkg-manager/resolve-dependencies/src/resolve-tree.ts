@@ -75,6 +75,8 @@ export interface ResolveTreeOptions {
   reuseLockedManifests: boolean
   /** Names whose locked versions must not be reused (targets of removed overrides). */
   staleNames: ReadonlySet<string>
+  /** Names being updated (`lode update`): wherever they occur, the versions the lockfile pins are dropped. */
+  isUpdating: (name: string) => boolean
   onDeprecated: (pkg: ResolvedPackage, direct: boolean) => void
   /** A package seen for the first time. */
   onResolved: (pkg: ResolvedPackage) => void
@@ -160,7 +162,7 @@ export class TreeResolver {
       for (const [pkgId, { occurrence, pkg, childScope }] of ordered) {
         const edges: Edge[] = []
         this.children.set(pkgId, edges)
-        const wanted = childrenOf(pkg, this.opts.lockfile, this.opts.staleNames)
+        const wanted = childrenOf(pkg, this.opts.lockfile, (name) => this.opts.staleNames.has(name) || this.opts.isUpdating(name))
         if (pkg.dir !== undefined) for (const child of wanted) child.baseDir = pkg.dir
         wanted.forEach((child, slot) => {
           next.push({ importerIndex: occurrence.importerIndex, parentPath: [...occurrence.parentPath, pkgId], wanted: child, scope: childScope, edges, slot })
@@ -371,9 +373,9 @@ function isBetterOwner (candidate: Occurrence, current: Occurrence): boolean {
 }
 
 /** The dependencies a package asks for: from its manifest, or pinned by the lockfile's snapshot. */
-function childrenOf (pkg: ResolvedPackage, lockfile: Lockfile | undefined, staleNames: ReadonlySet<string>): WantedDependency[] {
+function childrenOf (pkg: ResolvedPackage, lockfile: Lockfile | undefined, unlocked: (name: string) => boolean): WantedDependency[] {
   const locked = lockedChildren(lockfile, pkg.id)
-  for (const name of staleNames) locked.delete(name)
+  for (const name of locked.keys()) if (unlocked(name)) locked.delete(name)
   const wanted: WantedDependency[] = []
   const add = (deps: Record<string, string>, optional: boolean): void => {
     for (const [alias, bareSpecifier] of Object.entries(deps)) {
