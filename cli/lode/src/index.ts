@@ -31,7 +31,7 @@ In a workspace (for run and exec before the script's name; for add, remove and u
       --fail-if-no-match
                         Fail when a selector matches no project
   -w, --workspace-root  In the workspace root
-  install always installs every project of the workspace, from its root.
+  install installs every project of the workspace, from its root; with --filter, only those selected.
 
 Options for install:
       --lockfile-only   Only resolve and write pnpm-lock.yaml
@@ -126,11 +126,6 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     ctx.stderr.write(`[ERR_LODE_UNKNOWN_COMMAND] Unknown command "${command}".\n\nRun lode --help for the commands.\n`)
     return 1
   }
-  // A workspace is always installed whole (every project), which is also what `-r` and `-w` ask for.
-  if (values.filter !== undefined && (command === 'install' || command === 'i')) {
-    ctx.stderr.write(`[ERR_LODE_FILTERED_INSTALL_UNSUPPORTED] lode install --filter is not supported yet: lode installs every project of the workspace.\n\nRun lode install without --filter; use --filter with lode run and lode exec.\n`)
-    return 1
-  }
   const reporterName = values.reporter ?? 'default'
   if (!['default', 'append-only', 'silent'].includes(reporterName)) {
     ctx.stderr.write(`[ERR_LODE_BAD_ARGUMENTS] Unknown reporter "${reporterName}".\n\nUse default, append-only or silent.\n`)
@@ -185,11 +180,15 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     const target = values['workspace-root'] === true ? config.dir : projectDir
     // add/remove/update with -r or --filter change every selected project (pnpm's recursive forms).
     const selection = { recursive: values.recursive === true, filters: values.filter ?? [], workspaceRoot: values['workspace-root'] === true, failIfNoMatch: values['fail-if-no-match'] === true }
+    // install: the whole workspace (also with -r or -w), or with --filter only the projects selected.
+    const installing = command === 'install' || command === 'i'
     let projectDirs: string[] = [target]
-    if (command !== 'install' && command !== 'i' && selectsProjects(selection)) {
+    let projectIds: string[] | undefined
+    if (installing ? selection.filters.length > 0 : selectsProjects(selection)) {
       const selected = await selectedProjects(selection, { ...ctx, cwd: projectDir }, false)
       if (typeof selected === 'number') return selected
       projectDirs = selected.map((project) => project.dir)
+      projectIds = selected.map((project) => project.id)
     }
     if (command === 'remove' || command === 'rm' || command === 'uninstall' || command === 'un') {
       const names = positionals.slice(1)
@@ -214,6 +213,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
         ...(values['prefer-frozen-lockfile'] !== undefined ? { preferFrozenLockfile: values['prefer-frozen-lockfile'] } : {}),
         include: includedGroups(values),
         ...(tracePipeline !== undefined ? { tracePipeline: path.resolve(ctx.cwd, tracePipeline) } : {}),
+        ...(projectIds !== undefined ? { projects: projectIds } : {}),
       })
     }
     print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)

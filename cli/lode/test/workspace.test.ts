@@ -162,3 +162,26 @@ test('add, remove and update with --filter and -r leave the package.json files a
   assert.equal(noMatch.code, 1)
   assert.match(noMatch.stderr, /^\[ERR_LODE_FILTER_NO_MATCH\] No projects matched the filters "nope"/)
 })
+
+test('install --filter installs only the projects selected, as pnpm does; a later install completes the rest', async () => {
+  const files = {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\n  - apps/*\n',
+    'packages/a/package.json': json({ name: 'a', version: '1.0.0', dependencies: { leaf: '^1.0.0', b: 'workspace:*' } }),
+    'packages/b/package.json': json({ name: 'b', version: '1.0.0', dependencies: { host: '1.1.0' }, scripts: { postinstall: 'node -e "require(\'fs\').writeFileSync(\'installed\', \'\')"' } }),
+    'apps/c/package.json': json({ name: 'c', version: '1.0.0', dependencies: { plugin: '1.0.0', host: '1.0.0' }, devDependencies: { tool: '1.0.0' } }),
+  }
+  const pnpmProject = makeProject(registry, { name: 'root', private: true, devDependencies: { '@scope/mid': '1.0.0' } }, files)
+  const lodeProject = cloneProject(pnpmProject)
+  const dirs = ['node_modules', 'packages/a/node_modules', 'packages/b/node_modules', 'apps/c/node_modules', 'packages/b/installed']
+  const onDisk = (project: Project): Record<string, string[] | null> => Object.fromEntries(dirs.map((dir) => {
+    const full = path.join(project.dir, dir)
+    return [dir, !fs.existsSync(full) ? null : fs.statSync(full).isDirectory() ? listing(full) : []]
+  }))
+  for (const args of [['install', '--filter', 'a'], ['install', '--filter', 'c...', '--filter', 'b'], ['install']]) {
+    await pnpm(pnpmProject, args)
+    const result = await lode(lodeProject, args)
+    assert.equal(result.code, 0, `lode ${args.join(' ')}:\n${result.stdout}\n${result.stderr}`)
+    assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject), `pnpm-lock.yaml after ${args.join(' ')}`)
+    assert.deepEqual(onDisk(lodeProject), onDisk(pnpmProject), `node_modules after ${args.join(' ')}`)
+  }
+})

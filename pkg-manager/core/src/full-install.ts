@@ -69,6 +69,12 @@ export interface InstallOptions {
   now: () => number
   /** Dependencies to add to a project's package.json first (`add`); the lockfile is then never frozen. */
   edits?: readonly DependencyEdit[]
+  /**
+   * pnpm's `install --filter`: the importer ids (`packages/a`) whose node_modules are installed (and
+   * whose scripts run), the root's always with them; the other projects keep what they have. The
+   * lockfile covers every project.
+   */
+  projects?: readonly string[]
   onEvent?: (event: InstallEvent) => void
 }
 
@@ -126,7 +132,9 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     const edit = edited.find((entry) => entry.project === project)?.edit
     return edit === undefined ? project : { ...project, manifest: applyEdit(project.manifest, edit) }
   })
-  if (workspace) emit({ type: 'info', message: `Scope: all ${projects.length} workspace projects` })
+  // pnpm installs the workspace root in every filtered install too.
+  const selected = opts.projects === undefined ? undefined : new Set(['.', ...opts.projects])
+  if (workspace) emit({ type: 'info', message: selected === undefined ? `Scope: all ${projects.length} workspace projects` : `Scope: ${new Set(opts.projects).size} of ${projects.length} workspace projects` })
   const importers = projects.map((project) => ({ id: project.id, dir: project.dir, manifest: hooks.project(project.manifest as ProjectManifest, project.dir) }))
   const patches = loadPatches(config.patchedDependencies, config.dir)
   const lockfileSettings = {
@@ -188,13 +196,14 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
         onOutput: (script, output) => { emit({ type: 'script-output', script, output }) },
       })
     }
-    if (runScripts) await projectScript('preinstall')
+    const rootSelected = selected === undefined || selected.has('.')
+    if (runScripts && rootSelected) await projectScript('preinstall')
     // An up-to-date lockfile is installed as it is (pnpm's frozen and prefer-frozen installs): nothing is resolved.
     const useLockfileAsIs = !editing && current !== undefined && outdated === undefined && opts.lockfileOnly !== true && (frozen || (opts.preferFrozenLockfile ?? true))
     if (useLockfileAsIs) emit({ type: 'info', message: 'Lockfile is up to date, resolution step is skipped' })
     // Fetching during resolution takes every package resolved; with groups left out (--prod), only the linked ones are fetched.
     const include = opts.include
-    const prefetching = opts.lockfileOnly !== true && (include === undefined || (include.dependencies && include.devDependencies && include.optionalDependencies))
+    const prefetching = opts.lockfileOnly !== true && selected === undefined && (include === undefined || (include.dependencies && include.devDependencies && include.optionalDependencies))
     const resolveStart = performance.now()
     const resolved = useLockfileAsIs
       ? { lockfile: current.lockfile, written: false, peerIssues: [], immature: [] }
@@ -221,13 +230,14 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
         resolved: !useLockfileAsIs,
         ignoreScripts: opts.ignoreScripts === true,
         patches,
+        selectedImporters: selected,
       })
     if (linked.added > 0 || linked.removed > 0) emit({ type: 'packages', added: linked.added, removed: linked.removed, storeDir: storePath(config.storeDir) })
     emit({ type: 'progress', resolved: packages, added: linked.added, reused: linked.reused, downloaded: linked.downloaded, done: true })
     if (runScripts) {
       // Each project after the projects it depends on; the root's preinstall already ran.
       const devToo = opts.include?.devDependencies !== false
-      for (const project of sortProjects(projects)) {
+      for (const project of sortProjects(projects).filter((candidate) => selected === undefined || selected.has(candidate.id))) {
         const events = devToo ? ['preinstall', 'install', 'postinstall', 'preprepare', 'prepare', 'postprepare'] : ['preinstall', 'install', 'postinstall']
         for (const event of project.id === '.' ? events.slice(1) : events) await projectScript(event, project)
       }

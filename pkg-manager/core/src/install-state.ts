@@ -26,7 +26,7 @@ interface InstallState {
  */
 export async function installInputs (opts: InstallOptions): Promise<string | undefined> {
   const hash = createHash('sha256')
-  hash.update(JSON.stringify({ config: opts.config, include: opts.include, preferFrozen: opts.preferFrozenLockfile }))
+  hash.update(JSON.stringify({ config: opts.config, include: opts.include, preferFrozen: opts.preferFrozenLockfile, projects: opts.projects }))
   const patterns = opts.config.workspacePackages ?? []
   const manifests = patterns.length === 0 ? ['package.json'] : await (await import('@lode/pkg-manager.workspace')).findWorkspaceManifests(opts.config.dir, patterns)
   for (const file of [...manifests, 'pnpm-lock.yaml', path.join('node_modules', '.modules.yaml')]) {

@@ -47,6 +47,11 @@ export interface LinkPackagesOptions {
    * package's own bins into its `node_modules/.bin`; installing a lockfile as it is, it does not.
    */
   resolved: boolean
+  /**
+   * pnpm's filtered install (`install --filter`): only these importers are installed; the others
+   * keep what the last install gave them, and nothing of theirs is pruned.
+   */
+  selectedImporters?: ReadonlySet<string> | undefined
 }
 
 export interface LinkPackagesResult {
@@ -84,17 +89,18 @@ const LINK_BATCH = 16
 export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPackagesResult> {
   const { config } = opts
   const modulesDir = path.join(config.dir, 'node_modules')
+  const lockfile = opts.selectedImporters === undefined ? opts.lockfile : installedLockfile(opts.lockfile, await readInstalledLockfile(modulesDir), opts.selectedImporters)
   const layoutOptions = {
-    skipped: skippedOptionalPackages(opts.lockfile, currentPlatform()),
+    skipped: skippedOptionalPackages(lockfile, currentPlatform()),
     lockfileDir: config.dir,
-    importers: opts.importers,
+    importers: opts.importers.filter((importer) => lockfile.importers[importer.id] !== undefined),
     include: opts.include,
     virtualStoreDirMaxLength: VIRTUAL_STORE_DIR_MAX_LENGTH,
   }
-  const layout = planLayout(opts.lockfile, layoutOptions)
+  const layout = planLayout(lockfile, layoutOptions)
   // What only skipped packages needed is skipped too (pnpm lists it so).
   const reached = new Set(layout.packages.map((pkg) => pkg.depPath))
-  for (const pkg of planLayout(opts.lockfile, { ...layoutOptions, skipped: new Set() }).packages) {
+  for (const pkg of planLayout(lockfile, { ...layoutOptions, skipped: new Set() }).packages) {
     if (!reached.has(pkg.depPath)) layoutOptions.skipped.add(pkg.depPath)
   }
   const previous = await readPreviousInstall(modulesDir, layoutOptions)
@@ -111,7 +117,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     reused: 0,
     downloaded: 0,
     removed: previous?.layout.packages.filter((pkg) => !nextIds.has(pkg.depPath)).length ?? 0,
-    changes: directChanges(previous?.lockfile, opts.lockfile, opts.include, (ref) => opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version),
+    changes: directChanges(previous?.lockfile, lockfile, opts.include, (ref) => opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version),
   }
   // Packages linked now whose index row says they build (install scripts or binding.gyp).
   const wantBuild: LaidOutPackage[] = []
@@ -176,7 +182,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   const { allowed, ignored } = planBuilds(config.allowBuilds, [...wantBuild, ...(previous?.ignoredBuilds ?? []).flatMap((depPath) => byDepPath.get(depPath) ?? [])])
   const builds = opts.ignoreScripts
     ? { ignored, pending: allowed.map((pkg) => pkg.depPath).sort(), built: [] as string[] }
-    : { ignored, pending: [], built: await buildPackages(allowed, { config, lockfile: opts.lockfile, onWarning: opts.onWarning, signal: opts.signal }) }
+    : { ignored, pending: [], built: await buildPackages(allowed, { config, lockfile, onWarning: opts.onWarning, signal: opts.signal }) }
   if (builds.built.length > 0) {
     // A build can replace a bin (esbuild puts its native executable in place of a JS launcher): the
     // shims of built packages are written again, as pnpm does.
@@ -184,7 +190,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     const dependents = layout.packages.filter((pkg) => built.has(pkg.depPath) || pkg.deps.some((dep) => dep.depPath !== undefined && built.has(dep.depPath)))
     await writeBins(layout, dependents, hoisted, modulesDir, opts.resolved)
   }
-  await writeFileAtomic(path.join(modulesDir, '.pnpm', 'lock.yaml'), stringifyLockfile(opts.lockfile))
+  await writeFileAtomic(path.join(modulesDir, '.pnpm', 'lock.yaml'), stringifyLockfile(opts.selectedImporters === undefined ? lockfile : reachedOnly(lockfile, layout, layoutOptions.skipped)))
   await writeModulesManifest(modulesDir, {
     hoistedDependencies: hoistedDependenciesRecord(hoisted),
     hoistPattern: [...config.hoistPattern],
@@ -229,7 +235,6 @@ function skippedOptionalPackages (lockfile: Lockfile, platform: Platform): Set<s
   return skipped
 }
 
-/** The layout the last install made, from its `.pnpm/lock.yaml` and `.modules.yaml`; undefined when there was none (or it is unreadable). */
 /** pnpm's summary: direct dependencies the importer gained or lost since the last install, per group. */
 function directChanges (before: Lockfile | undefined, after: Lockfile, include: Readonly<Record<DependencyGroup, boolean>>, linkedVersion: (ref: string) => string | undefined): DirectDependencyChange[] {
   const changes: DirectDependencyChange[] = []
@@ -258,6 +263,38 @@ function directChanges (before: Lockfile | undefined, after: Lockfile, include: 
   return changes
 }
 
+/**
+ * What a filtered install puts on disk: the selected importers as resolved now, the others as the
+ * last install left them (none, if it did not install them), with the packages of both.
+ */
+function installedLockfile (next: Lockfile, installed: Lockfile | undefined, selected: ReadonlySet<string>): Lockfile {
+  const importers: Lockfile['importers'] = {}
+  for (const [id, snapshot] of Object.entries(next.importers)) {
+    const kept = selected.has(id) ? snapshot : installed?.importers[id]
+    if (kept !== undefined) importers[id] = kept
+  }
+  return { ...next, importers, packages: { ...installed?.packages, ...next.packages }, snapshots: { ...installed?.snapshots, ...next.snapshots } }
+}
+
+/** The lockfile with only the packages the layout reached (or skipped), as `.pnpm/lock.yaml` records them. */
+function reachedOnly (lockfile: Lockfile, layout: Layout, skipped: ReadonlySet<string>): Lockfile {
+  const depPaths = new Set([...layout.packages.map((pkg) => pkg.depPath), ...skipped])
+  const snapshots = Object.fromEntries(Object.entries(lockfile.snapshots ?? {}).filter(([depPath]) => depPaths.has(depPath)))
+  const pkgIds = new Set(Object.keys(snapshots).map(pkgIdOf))
+  return { ...lockfile, snapshots, packages: Object.fromEntries(Object.entries(lockfile.packages ?? {}).filter(([pkgId]) => pkgIds.has(pkgId))) }
+}
+
+/** `.pnpm/lock.yaml`, what the last install put on disk; undefined when there is none (or it is unreadable). */
+async function readInstalledLockfile (modulesDir: string): Promise<Lockfile | undefined> {
+  const file = path.join(modulesDir, '.pnpm', 'lock.yaml')
+  try {
+    return parseLockfile(await fsp.readFile(file, 'utf8'), file).lockfile
+  } catch {
+    return undefined
+  }
+}
+
+/** The layout the last install made, from its `.pnpm/lock.yaml` and `.modules.yaml`; undefined when there was none (or it is unreadable). */
 async function readPreviousInstall (modulesDir: string, layoutOptions: LayoutOptions): Promise<{ lockfile: Lockfile, layout: Layout, hoisted: ModulesManifest['hoistedDependencies'], prunedAt: string | undefined, ignoredBuilds: string[] } | undefined> {
   const manifest = await readModulesManifest(modulesDir)
   const file = path.join(modulesDir, '.pnpm', 'lock.yaml')
