@@ -185,3 +185,20 @@ test('install --filter installs only the projects selected, as pnpm does; a late
     assert.deepEqual(onDisk(lodeProject), onDisk(pnpmProject), `node_modules after ${args.join(' ')}`)
   }
 })
+
+test('linkWorkspacePackages: true links a project that satisfies a plain range (an npm: alias too), for direct dependencies only, as pnpm does', async () => {
+  const files = {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\nlinkWorkspacePackages: true\n',
+    'packages/leaf/package.json': json({ name: 'leaf', version: '1.5.0' }),
+    'packages/a/package.json': json({ name: 'a', version: '1.0.0', dependencies: { leaf: '^1.0.0', '@scope/mid': '1.0.0' } }),
+    'packages/b/package.json': json({ name: 'b', version: '1.0.0', dependencies: { leaf: '^2.0.0', alias: 'npm:leaf@^1.0.0' } }),
+  }
+  const pnpmProject = makeProject(registry, { name: 'root', private: true }, files)
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install', '--lockfile-only'])
+  const result = await lode(lodeProject, ['install', '--lockfile-only'])
+  assert.equal(result.code, 0, result.stderr)
+  const lockfile = readLockfileText(lodeProject)
+  assert.equal(lockfile, readLockfileText(pnpmProject))
+  assert.match(lockfile, /\n {6}leaf:\n {8}specifier: \^1\.0\.0\n {8}version: link:\.\.\/leaf\n/)
+})

@@ -43,6 +43,8 @@ export interface Config {
   readonly minimumReleaseAgeStrict: boolean
   readonly autoInstallPeers: boolean
   readonly dedupePeerDependents: boolean
+  /** pnpm's `linkWorkspacePackages` (default false in pnpm 11): a plain range a workspace project satisfies is linked, for direct dependencies (`true`) or at any depth (`deep`). */
+  readonly linkWorkspacePackages: boolean | 'deep'
   /** Patterns of dependencies hoisted into `node_modules/.pnpm/node_modules` (pnpm's default `*`). */
   readonly hoistPattern: readonly string[]
   /** Patterns of dependencies hoisted into `node_modules` (none by default). */
@@ -161,6 +163,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     minimumReleaseAgeStrict: setting('minimumReleaseAgeStrict', isBool, workspace['minimumReleaseAge'] !== undefined),
     autoInstallPeers: setting('autoInstallPeers', isBool, true),
     dedupePeerDependents: setting('dedupePeerDependents', isBool, true),
+    linkWorkspacePackages: setting('linkWorkspacePackages', (v): v is boolean | 'deep' => isBool(v) || v === 'deep', false),
     hoistPattern: setting('hoistPattern', isStrings, ['*']),
     publicHoistPattern: setting('publicHoistPattern', isStrings, []),
     modulesCacheMaxAge: setting('modulesCacheMaxAge', isNumber, 10_080),

@@ -305,6 +305,7 @@ async function resolve ({ config, opts, importers, current, hooks, lockfileSetti
       importers,
       lockfileDir: config.dir,
       blockExoticSubdeps: config.blockExoticSubdeps,
+      linkWorkspacePackages: config.linkWorkspacePackages,
       fetchBytes: async (url) => {
         const result = await client.get(url, { accept: '*/*', subject: url })
         if (result.status !== 200) throw new Error(`unexpected ${result.status} for ${url}`)

@@ -51,6 +51,8 @@ export interface ResolveDependenciesOptions {
   lockfileDir: string
   /** pnpm 11's `blockExoticSubdeps` (default true). */
   blockExoticSubdeps: boolean
+  /** pnpm's `linkWorkspacePackages`: link a workspace project that satisfies a plain range, directly (`true`) or at any depth (`deep`). */
+  linkWorkspacePackages?: boolean | 'deep' | undefined
   /** Downloads a tarball, for tarball-URL dependencies. */
   fetchBytes: (url: string) => Promise<Buffer>
   onInfo: (message: string) => void
@@ -96,6 +98,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     importerDirs: opts.importers.map((importer) => importer.dir),
     workspaceProjects: opts.importers.map((importer) => ({ name: importer.manifest.name, version: importer.manifest.version, dir: importer.dir })),
     blockExoticSubdeps: opts.blockExoticSubdeps,
+    linkWorkspacePackages: opts.linkWorkspacePackages ?? false,
     fetchBytes: opts.fetchBytes,
     onWarning: opts.onWarning,
   })

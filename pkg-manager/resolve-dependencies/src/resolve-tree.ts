@@ -92,6 +92,8 @@ export interface ResolveTreeOptions {
   workspaceProjects: ReadonlyArray<{ name: string | undefined, version: string | undefined, dir: string }>
   /** pnpm 11's `blockExoticSubdeps`: packages from the registry may not depend on tarball URLs or git. */
   blockExoticSubdeps: boolean
+  /** pnpm's `linkWorkspacePackages`: a plain range that a workspace project satisfies links it (direct dependencies, or any depth with `deep`). */
+  linkWorkspacePackages: boolean | 'deep'
   /** Downloads a tarball (for tarball-URL dependencies). */
   fetchBytes: (url: string) => Promise<Buffer>
   onWarning: (message: string) => void
@@ -197,6 +199,11 @@ export class TreeResolver {
         hint: 'Use a registry version range, a tarball URL or a file: path for now.',
       })
     }
+    const linkable = this.opts.linkWorkspacePackages === 'deep' || (this.opts.linkWorkspacePackages && depth === 0)
+    const project = linkable && spec.type !== 'tag'
+      ? this.opts.workspaceProjects.find((candidate) => candidate.name === spec.name && candidate.version !== undefined && semver.satisfies(candidate.version, spec.type === 'version' ? spec.version : spec.range, { loose: true }))
+      : undefined
+    if (project !== undefined) return this.remember(this.linked(project.dir, wanted.alias, project.version!), depth)
     let wantedSpec: RegistrySpec = spec
     const relock = depth > 0 && this.updatedNames.has(spec.name)
     if (wanted.lockedVersion !== undefined && !relock && satisfiesLockedRange(wanted.lockedVersion, spec)) {
