@@ -7,18 +7,22 @@ import { promisify } from 'node:util'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 import type { PackageSpec } from '@lode/__utils__.test-fixtures'
-import { getConfig, install } from '@lode/pkg-manager.core'
+import { add, getConfig, install, remove, update } from '@lode/pkg-manager.core'
 
 import { makeProject } from './helpers.js'
 
 const run = promisify(execFile)
-const PACKAGES: PackageSpec[] = Array.from({ length: 60 }, (_, i) => ({ name: `api-${i}`, version: '1.0.0', files: { 'index.js': `module.exports = ${i}` } }))
+const PACKAGES: PackageSpec[] = [
+  ...Array.from({ length: 60 }, (_, i) => ({ name: `api-${i}`, version: '1.0.0', files: { 'index.js': `module.exports = ${i}` } })),
+  { name: 'api-0', version: '1.1.0' },
+  { name: 'api-0', version: '2.0.0' },
+]
 
 let registry: TestRegistry
 before(async () => { registry = await TestRegistry.start(PACKAGES) })
 after(async () => { await registry.close() })
 
-const manifest = { name: 'api', version: '1.0.0', dependencies: Object.fromEntries(PACKAGES.map((p) => [p.name, p.version])) }
+const manifest = { name: 'api', version: '1.0.0', dependencies: Object.fromEntries(PACKAGES.slice(0, 60).map((p) => [p.name, p.version])) }
 
 test('the API example in pkg-manager/core/README.md runs as written', async () => {
   const project = makeProject(registry, manifest)
@@ -62,4 +66,25 @@ test('an install cancelled through its AbortSignal rejects, and the next install
   for (let i = 0; i < 60; i++) {
     assert.equal(fs.readFileSync(path.join(project.dir, 'node_modules', `api-${i}`, 'index.js'), 'utf8'), `module.exports = ${i}`)
   }
+})
+
+test('add, update and remove over several workspace projects through the API', async () => {
+  const project = makeProject(registry, { name: 'root', private: true }, {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+    'packages/a/package.json': JSON.stringify({ name: 'a', version: '1.0.0' }),
+    'packages/b/package.json': JSON.stringify({ name: 'b', version: '1.0.0' }),
+  })
+  const env = { HOME: project.home, XDG_CACHE_HOME: path.join(project.home, '.cache'), XDG_DATA_HOME: path.join(project.home, '.local', 'share') }
+  const config = getConfig({ dir: project.dir, env, overrides: {}, lodeVersion: '0.0.0-test' })
+  const projectDirs = ['packages/a', 'packages/b']
+  const saved = (dir: string): Record<string, unknown> => JSON.parse(fs.readFileSync(path.join(project.dir, dir, 'package.json'), 'utf8')) as Record<string, unknown>
+  await add({ config, now: Date.now, projectDirs, dependencies: ['api-0@^1.0.0', 'api-1'] })
+  assert.deepEqual(saved('packages/b')['dependencies'], { 'api-0': '^1.1.0', 'api-1': '^1.0.0' })
+  await update({ config, now: Date.now, projectDir: 'packages/a', dependencies: ['api-0'], latest: true })
+  assert.deepEqual(saved('packages/a')['dependencies'], { 'api-0': '^2.0.0', 'api-1': '^1.0.0' })
+  assert.deepEqual(saved('packages/b')['dependencies'], { 'api-0': '^1.1.0', 'api-1': '^1.0.0' })
+  await remove({ config, now: Date.now, projectDirs, dependencies: ['api-1'] })
+  assert.deepEqual([saved('packages/a')['dependencies'], saved('packages/b')['dependencies']], [{ 'api-0': '^2.0.0' }, { 'api-0': '^1.1.0' }])
+  assert.equal(fs.readFileSync(path.join(project.dir, 'packages', 'a', 'node_modules', 'api-0', 'package.json'), 'utf8').includes('"2.0.0"'), true)
+  assert.equal(fs.existsSync(path.join(project.dir, 'packages', 'b', 'node_modules', 'api-1')), false)
 })
