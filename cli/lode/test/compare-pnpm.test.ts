@@ -72,6 +72,12 @@ const PACKAGES: PackageSpec[] = [
   { name: 'io-fsev', version: '1.0.0' },
   { name: 'io-has-opt', version: '1.0.0', dependencies: { aaa: '^1.0.0' }, manifest: { optionalDependencies: { 'io-fsev': '1.0.0' } } },
   { name: 'io-old', version: '1.0.0', deprecated: 'old stuff' },
+  // An optional peer the lockfile resolved keeps its version when a higher one joins the graph.
+  { name: 'lp-p', version: '1.0.0' },
+  { name: 'lp-p', version: '2.0.0' },
+  { name: 'lp-user', version: '1.0.0', manifest: { peerDependencies: { 'lp-p': '*' }, peerDependenciesMeta: { 'lp-p': { optional: true } } } },
+  { name: 'lp-needs-1', version: '1.0.0', dependencies: { 'lp-p': '1.0.0' } },
+  { name: 'lp-needs-2', version: '1.0.0', dependencies: { 'lp-p': '2.0.0' } },
   // Overrides.
   { name: 'foo', version: '1.0.0' },
   { name: 'foo', version: '1.1.0' },
@@ -323,6 +329,13 @@ describe('lode install --lockfile-only writes the lockfile pnpm 11 writes', () =
     const failed = await lode(missing, ['install', '--lockfile-only'])
     assert.equal(failed.code, 1)
     assert.match(failed.stderr, /^\[ERR_LODE_CATALOG_ENTRY_NOT_FOUND\] No catalog entry 'aaa' was found for catalog 'default'/)
+  })
+
+  test('a missing optional peer keeps the version the lockfile gave it when a higher one joins the graph', async () => {
+    const manifest = { name: 'locked-peer', version: '1.0.0', dependencies: { 'lp-user': '1.0.0', 'lp-needs-1': '1.0.0' } }
+    const projects = await compare(manifest)
+    await rerunBoth(projects, (dir) => { fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ ...manifest, dependencies: { ...manifest.dependencies, 'lp-needs-2': '1.0.0' } })) })
+    assert.match(readLockfileText(projects.lodeProject), /lp-user:\n {8}specifier: 1\.0\.0\n {8}version: 1\.0\.0\(lp-p@1\.0\.0\)/)
   })
 
   test('a direct dependency whose version changes is resolved again wherever it is a dependency, as pnpm does', async () => {

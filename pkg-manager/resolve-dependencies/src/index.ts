@@ -159,6 +159,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
   // direct dependencies (autoInstallPeers); once none are missing, optional peers missing below an
   // importer get the highest version already in the graph as hidden optional dependencies. Repeat
   // until nothing new is added.
+  const lockedPeers = opts.importers.map((importer) => peersLockedBy(opts.lockfile?.importers[importer.id]))
   let peers: PeerResolver
   let roots: Array<Map<string, PeerNode>>
   for (let round = 0; ; round++) {
@@ -166,8 +167,8 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     roots = direct.map((importer) => peers.resolveImporter([...importer.edges, ...importer.hidden]))
     if (round > 20) break
     const candidates = peerCandidates(tree.packages, opts.lockfile)
-    let extra = opts.autoInstallPeers ? direct.map((importer, i) => missingRequired(roots[i]!, candidates, importer.hidden)) : []
-    if (extra.every((list) => list.length === 0)) extra = direct.map((importer, i) => missingOptional(roots[i]!, candidates, importer.hidden))
+    let extra = opts.autoInstallPeers ? direct.map((importer, i) => missingRequired(roots[i]!, candidates, importer.hidden, lockedPeers[i]!)) : []
+    if (extra.every((list) => list.length === 0)) extra = direct.map((importer, i) => missingOptional(roots[i]!, candidates, importer.hidden, lockedPeers[i]!))
     if (extra.every((list) => list.length === 0)) break
     const fresh = direct.map((importer, i) => ({ importerIndex: importer.importerIndex, wanted: extra[i]!, scope: importer.scope, edges: [] as Edge[] }))
     await tree.resolve(fresh)
@@ -272,8 +273,25 @@ function peerCandidates (packages: ReadonlyMap<string, ResolvedPackage>, lockfil
   return { resolved, lockfileOnly }
 }
 
-/** The highest candidate that `qualifies`: from the resolved tier first, then from all. */
-function pickCandidate (candidates: PeerCandidates, name: string, qualifies: (version: string) => boolean): string | undefined {
+/**
+ * Peer versions the importer's locked dependencies were resolved with (`1.0.0(peer@2.0.0)`), by
+ * name: pnpm keeps a missing peer at the version the lockfile gave it while that still fits.
+ */
+function peersLockedBy (importer: ProjectSnapshot | undefined): Map<string, string> {
+  const locked = new Map<string, string>()
+  for (const group of DEPENDENCY_GROUPS) {
+    for (const { version } of Object.values(importer?.[group] ?? {})) {
+      for (const [, name, peerVersion] of version.matchAll(/\(((?:@[^()/@]+\/)?[^()@]+)@([^()]+)\)/g)) {
+        if (semver.valid(peerVersion!) !== null && !locked.has(name!)) locked.set(name!, peerVersion!)
+      }
+    }
+  }
+  return locked
+}
+
+/** The candidate the lockfile gave the importer if it still `qualifies`, else the highest that does: from the resolved tier first, then from all. */
+function pickCandidate (candidates: PeerCandidates, name: string, qualifies: (version: string) => boolean, locked?: string): string | undefined {
+  if (locked !== undefined && qualifies(locked) && (candidates.resolved.get(name)?.includes(locked) === true || candidates.lockfileOnly.get(name)?.includes(locked) === true)) return locked
   const highest = (versions: readonly string[]): string | undefined => versions.filter(qualifies).sort(semver.rcompare)[0]
   const resolved = candidates.resolved.get(name) ?? []
   return highest(resolved) ?? highest([...resolved, ...candidates.lockfileOnly.get(name) ?? []])
@@ -294,11 +312,11 @@ function missingAtTop (roots: Map<string, PeerNode>, hidden: readonly Edge[], op
 }
 
 /** Missing required peers as wanted dependencies: a version already known that satisfies every range, else the ranges. */
-function missingRequired (roots: Map<string, PeerNode>, candidates: PeerCandidates, hidden: readonly Edge[]): WantedDependency[] {
+function missingRequired (roots: Map<string, PeerNode>, candidates: PeerCandidates, hidden: readonly Edge[], lockedPeers: ReadonlyMap<string, string>): WantedDependency[] {
   const wanted: WantedDependency[] = []
   for (const [name, peer] of missingAtTop(roots, hidden, false)) {
     const ranges = [...peer.wantedBy.keys()]
-    const existing = pickCandidate(candidates, name, (version) => ranges.every((range) => semver.satisfies(version, range, { loose: true, includePrerelease: true })))
+    const existing = pickCandidate(candidates, name, (version) => ranges.every((range) => semver.satisfies(version, range, { loose: true, includePrerelease: true })), lockedPeers.get(name))
     if (existing !== undefined) {
       wanted.push({ alias: name, bareSpecifier: existing, optional: false, lockedVersion: existing })
       continue
@@ -311,11 +329,11 @@ function missingRequired (roots: Map<string, PeerNode>, candidates: PeerCandidat
 }
 
 /** Missing optional peers that a version already in the graph (or lockfile) satisfies, as hidden optional dependencies. */
-function missingOptional (roots: Map<string, PeerNode>, candidates: PeerCandidates, hidden: readonly Edge[]): WantedDependency[] {
+function missingOptional (roots: Map<string, PeerNode>, candidates: PeerCandidates, hidden: readonly Edge[], lockedPeers: ReadonlyMap<string, string>): WantedDependency[] {
   const wanted: WantedDependency[] = []
   for (const [name, peer] of missingAtTop(roots, hidden, true)) {
     const ranges = [...peer.wantedBy.keys()]
-    const version = pickCandidate(candidates, name, (v) => ranges.every((range) => semver.satisfies(v, range)))
+    const version = pickCandidate(candidates, name, (v) => ranges.every((range) => semver.satisfies(v, range)), lockedPeers.get(name))
     if (version !== undefined) wanted.push({ alias: name, bareSpecifier: version, optional: true, lockedVersion: version })
   }
   return wanted
