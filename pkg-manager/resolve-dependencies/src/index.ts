@@ -282,7 +282,7 @@ function peersLockedBy (importer: ProjectSnapshot | undefined): Map<string, stri
   for (const group of DEPENDENCY_GROUPS) {
     for (const { version } of Object.values(importer?.[group] ?? {})) {
       for (const [, name, peerVersion] of version.matchAll(/\(((?:@[^()/@]+\/)?[^()@]+)@([^()]+)\)/g)) {
-        if (semver.valid(peerVersion!) !== null && !locked.has(name!)) locked.set(name!, peerVersion!)
+        if (semver.valid(peerVersion) !== null && !locked.has(name!)) locked.set(name!, peerVersion!)
       }
     }
   }
