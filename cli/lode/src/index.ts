@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 
@@ -20,7 +21,8 @@ Commands:
   remove, rm <pkg>...   Remove dependencies from package.json and node_modules
   update, up [pkg]...   Update dependencies to the newest version their ranges allow (names or
                         patterns like "@babel/*"); -L, --latest: to their latest versions
-  run <script> [args]   Run a script of package.json (with its pre and post scripts)
+  run <script> [args]   Run a script of package.json (with its pre and post scripts); also
+                        lode <script> [args] when no command has that name
   exec <cmd> [args]     Run a command with node_modules/.bin on PATH
   rebuild, rb [names]   Run the build scripts of installed packages (after --ignore-scripts, say)
 
@@ -63,6 +65,18 @@ export interface MainContext {
   stderr: NodeJS.WritableStream
 }
 
+const COMMANDS = ['install', 'i', 'add', 'remove', 'rm', 'uninstall', 'un', 'update', 'up', 'upgrade', 'rebuild', 'rb', 'run', 'run-script', 'exec']
+
+/** Whether `dir`'s package.json has a script called `name` (a missing or broken file has none). */
+async function hasScript (dir: string, name: string): Promise<boolean> {
+  try {
+    const manifest = JSON.parse(await fs.readFile(path.join(dir, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> }
+    return typeof manifest.scripts?.[name] === 'string'
+  } catch {
+    return false
+  }
+}
+
 /** Runs the CLI; returns the exit code. */
 export async function main (argv: string[], ctx: MainContext): Promise<number> {
   // Everything after `run <script>` or `exec <command>` belongs to the script or command.
@@ -71,6 +85,10 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
   const selectionFlags = argv.slice(0, argv.length - rest.length)
   if (rest[0] === 'run' || rest[0] === 'run-script') return await runCommand([...selectionFlags, ...rest.slice(1)], ctx)
   if (rest[0] === 'exec') return await execCommand([...selectionFlags, ...rest.slice(1)], ctx)
+  // `lode build` runs package.json's build script, as `pnpm build` does, when no command has that name.
+  if (rest[0] !== undefined && !rest[0].startsWith('-') && !COMMANDS.includes(rest[0]) && rest[0] !== 'help' && await hasScript(path.resolve(ctx.cwd), rest[0])) {
+    return await runCommand([...selectionFlags, ...rest], ctx)
+  }
   let parsed
   try {
     parsed = parseArgs({
@@ -122,8 +140,8 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     ctx.stdout.write(HELP)
     return command === undefined && values.help !== true ? 1 : 0
   }
-  if (!['install', 'i', 'add', 'remove', 'rm', 'uninstall', 'un', 'update', 'up', 'upgrade', 'rebuild', 'rb'].includes(command)) {
-    ctx.stderr.write(`[ERR_LODE_UNKNOWN_COMMAND] Unknown command "${command}".\n\nRun lode --help for the commands.\n`)
+  if (!COMMANDS.includes(command)) {
+    ctx.stderr.write(`[ERR_LODE_UNKNOWN_COMMAND] Unknown command "${command}", and package.json has no script of that name.\n\nRun lode --help for the commands, or lode run for the scripts.\n`)
     return 1
   }
   const reporterName = values.reporter ?? 'default'

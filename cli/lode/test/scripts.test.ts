@@ -39,7 +39,7 @@ test('the project\'s own install scripts run in pnpm\'s order: preinstall before
   assert.equal(fs.existsSync(path.join(ignoring.dir, 'scripts.log')), false)
 })
 
-test('lode run: pre and post scripts, arguments to the script, bins on PATH, the exit code kept; lode exec likewise', async () => {
+test('lode run: pre and post scripts, arguments to the script, bins on PATH, the exit code kept, `lode <script>`; lode exec likewise', async () => {
   const project = makeProject(registry, MANIFEST)
   assert.equal((await lode(project, ['install', '--ignore-scripts'])).code, 0)
   const lodeBin = path.join(import.meta.dirname, '..', '..', 'bin', 'lode')
@@ -47,6 +47,11 @@ test('lode run: pre and post scripts, arguments to the script, bins on PATH, the
   await run(process.execPath, [lodeBin, 'run', 'build', 'a', '--flag'], { cwd: project.dir, env })
   assert.deepEqual(scriptsLog(project), ['prebuild true ', 'build true a,--flag', 'postbuild true '])
   assert.equal((await run(process.execPath, [lodeBin, 'run', 'greet', 'x'], { cwd: project.dir, env })).stdout, 'hello from-script x\n')
+  // A script whose name is no command runs without `run`, as with pnpm; an unknown name is a clear error.
+  assert.equal((await run(process.execPath, [lodeBin, 'greet', '--y'], { cwd: project.dir, env })).stdout, 'hello from-script --y\n')
+  const noCommand = await run(process.execPath, [lodeBin, 'nonsense'], { cwd: project.dir, env }).catch((err: { code: number, stderr: string }) => err)
+  assert.equal((noCommand as { code: number }).code, 1)
+  assert.match((noCommand as { stderr: string }).stderr, /^\[ERR_LODE_UNKNOWN_COMMAND\] Unknown command "nonsense", and package.json has no script of that name\./)
 
   const failing = await run(process.execPath, [lodeBin, 'run', 'fail'], { cwd: project.dir, env }).catch((err: { code: number, stderr: string }) => err)
   assert.equal((failing as { code: number }).code, 7)
