@@ -89,7 +89,8 @@ const LINK_BATCH = 16
 export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPackagesResult> {
   const { config } = opts
   const modulesDir = path.join(config.dir, 'node_modules')
-  const lockfile = opts.selectedImporters === undefined ? opts.lockfile : installedLockfile(opts.lockfile, await readInstalledLockfile(modulesDir), opts.selectedImporters)
+  const installed = await readInstalledLockfile(modulesDir)
+  const lockfile = opts.selectedImporters === undefined ? opts.lockfile : installedLockfile(opts.lockfile, installed, opts.selectedImporters)
   const layoutOptions = {
     skipped: skippedOptionalPackages(lockfile, currentPlatform()),
     lockfileDir: config.dir,
@@ -103,7 +104,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   for (const pkg of planLayout(lockfile, { ...layoutOptions, skipped: new Set() }).packages) {
     if (!reached.has(pkg.depPath)) layoutOptions.skipped.add(pkg.depPath)
   }
-  const previous = await readPreviousInstall(modulesDir, layoutOptions)
+  const previous = await readPreviousInstall(modulesDir, layoutOptions, installed)
   // A marker for the time node_modules is being changed: when an install was killed, the next one
   // redoes what it cannot see as done (each package's .bin).
   const marker = path.join(modulesDir, '.lode-installing')
@@ -294,18 +295,11 @@ async function readInstalledLockfile (modulesDir: string): Promise<Lockfile | un
   }
 }
 
-/** The layout the last install made, from its `.pnpm/lock.yaml` and `.modules.yaml`; undefined when there was none (or it is unreadable). */
-async function readPreviousInstall (modulesDir: string, layoutOptions: LayoutOptions): Promise<{ lockfile: Lockfile, layout: Layout, hoisted: ModulesManifest['hoistedDependencies'], prunedAt: string | undefined, ignoredBuilds: string[] } | undefined> {
+/** The layout the last install made, from its `.pnpm/lock.yaml` (read by the caller) and `.modules.yaml`; undefined when there was none (or it is unreadable). */
+async function readPreviousInstall (modulesDir: string, layoutOptions: LayoutOptions, lockfile: Lockfile | undefined): Promise<{ lockfile: Lockfile, layout: Layout, hoisted: ModulesManifest['hoistedDependencies'], prunedAt: string | undefined, ignoredBuilds: string[] } | undefined> {
+  if (lockfile === undefined) return undefined
   const manifest = await readModulesManifest(modulesDir)
-  const file = path.join(modulesDir, '.pnpm', 'lock.yaml')
-  let text: string
   try {
-    text = await fsp.readFile(file, 'utf8')
-  } catch {
-    return undefined
-  }
-  try {
-    const { lockfile } = parseLockfile(text, file)
     return { lockfile, layout: planLayout(lockfile, { ...layoutOptions, include: manifest?.included ?? layoutOptions.include }), hoisted: manifest?.hoistedDependencies ?? {}, prunedAt: manifest?.prunedAt, ignoredBuilds: manifest?.ignoredBuilds ?? [] }
   } catch {
     return undefined
