@@ -391,8 +391,8 @@ function toLockfile (input: ToLockfileInput): Lockfile {
   const ref = (alias: string, depPath: string, importerDir?: string): string => {
     const variant = graph.get(depPath)
     if (variant === undefined) {
-      const linked = packages.get(depPath)?.dir
-      return importerDir === undefined || linked === undefined ? depPath : `link:${path.relative(importerDir, linked).split(path.sep).join('/') || '.'}`
+      const linked = packages.get(depPath)
+      return importerDir === undefined || linked?.link !== true || linked.dir === undefined ? depPath : `link:${path.relative(importerDir, linked.dir).split(path.sep).join('/') || '.'}`
     }
     const name = packages.get(variant.pkgId)!.name
     return name === alias ? depPath.slice(name.length + 1) : depPath
