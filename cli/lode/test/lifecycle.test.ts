@@ -125,6 +125,12 @@ test('a failing build fails the install with the package, the script and its out
   assert.equal((await lode(ignoring, ['install', '--ignore-scripts'])).code, 0)
   assert.deepEqual(log(ignoring), [], '--ignore-scripts runs nothing')
   assert.deepEqual(modulesYaml(ignoring).pendingBuilds, ['base-build@1.0.0', 'writes-file@1.0.0'])
+  // As with pnpm 11, --ignore-scripts does not fail on builds allowBuilds does not mention: they are pending too.
+  const unlisted = makeProject(registry, { name: 'unlisted', version: '1.0.0', dependencies: { 'writes-file': '1.0.0' } })
+  const unlistedResult = await lode(unlisted, ['install', '--ignore-scripts'])
+  assert.equal(unlistedResult.code, 0, unlistedResult.stderr)
+  assert.deepEqual(modulesYaml(unlisted).pendingBuilds, ['base-build@1.0.0', 'writes-file@1.0.0'])
+  assert.equal(modulesYaml(unlisted).ignoredBuilds, undefined)
   // lode rebuild runs them later, in order, and nothing is pending after.
   const rebuilt = await lode(ignoring, ['rebuild'])
   assert.equal(rebuilt.code, 0, rebuilt.stderr)

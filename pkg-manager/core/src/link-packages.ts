@@ -181,8 +181,9 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   // Builds: packages linked now that want one, and those an earlier install ignored (allowBuilds may allow them now).
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
   const { allowed, ignored } = planBuilds(config.allowBuilds, [...wantBuild, ...(previous?.ignoredBuilds ?? []).flatMap((depPath) => byDepPath.get(depPath) ?? [])])
+  // --ignore-scripts, as with pnpm 11: nothing is ignored or fails, every wanted build is pending.
   const builds = opts.ignoreScripts
-    ? { ignored, pending: allowed.map((pkg) => pkg.depPath).sort(), built: [] as string[] }
+    ? { ignored: [] as string[], pending: [...allowed.map((pkg) => pkg.depPath), ...ignored].sort(), built: [] as string[] }
     : { ignored, pending: [], built: await buildPackages(allowed, { config, lockfile, onWarning: opts.onWarning, signal: opts.signal }) }
   if (builds.built.length > 0) {
     // A build can replace a bin (esbuild puts its native executable in place of a JS launcher): the
