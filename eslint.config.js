@@ -4,7 +4,7 @@ import { importX } from 'eslint-plugin-import-x'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'toolchain/**', 'bench/.cache/**', 'bench/.work/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'toolchain/**', 'bench/.cache/**', 'bench/.work/**', 'bench/fixtures/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
