@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util'
 
 import { LodeError } from '@lode/fs.error'
 import type { ConfigOverrides, InstallEvent } from '@lode/pkg-manager.core'
+import type { QuickKey } from '@lode/pkg-manager.core/quick-check'
 
 import { writeLodeError } from './report-error.js'
 import { execCommand, runCommand } from './run.js'
@@ -176,6 +177,19 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
   const started = Date.now()
   try {
     const tracePipeline = values['trace-pipeline'] ?? ctx.env['LODE_TRACE_PIPELINE']
+    const installing = command === 'install' || command === 'i'
+    // The no-op: answered from the last install's record before any setting is parsed or the
+    // installer is loaded. Anything it cannot vouch for takes the full path, which decides itself.
+    let quick: QuickKey | undefined
+    if (installing && values['lockfile-only'] !== true && values.filter === undefined && tracePipeline === undefined) {
+      const { quickKey, quickUpToDate } = await import('@lode/pkg-manager.core/quick-check')
+      quick = quickKey({ cwd: path.resolve(ctx.cwd, values.dir ?? '.'), env: ctx.env, flags: quickFlags(values), version: VERSION })
+      if (quickUpToDate(quick) !== undefined) {
+        print('Already up to date')
+        print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
+        return 0
+      }
+    }
     // Loaded only for a command that needs it, so `lode --version` stays instant.
     const { add, findWorkspaceDir, getConfig, install, remove, update } = await import('@lode/pkg-manager.core')
     const overrides: ConfigOverrides = {}
@@ -199,7 +213,6 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     // add/remove/update with -r or --filter change every selected project (pnpm's recursive forms).
     const selection = { recursive: values.recursive === true, filters: values.filter ?? [], workspaceRoot: values['workspace-root'] === true, failIfNoMatch: values['fail-if-no-match'] === true }
     // install: the whole workspace (also with -r or -w), or with --filter only the projects selected.
-    const installing = command === 'install' || command === 'i'
     let projectDirs: string[] = [target]
     let projectIds: string[] | undefined
     if (installing ? selection.filters.length > 0 : selectsProjects(selection)) {
@@ -232,6 +245,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
         include: includedGroups(values),
         ...(tracePipeline !== undefined ? { tracePipeline: path.resolve(ctx.cwd, tracePipeline) } : {}),
         ...(projectIds !== undefined ? { projects: projectIds } : {}),
+        ...(quick !== undefined && quick.dir === config.dir ? { quickKey: quick.key } : {}),
       })
     }
     print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
@@ -239,6 +253,16 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
   } catch (err) {
     return writeLodeError(err, ctx.stderr, style.error)
   }
+}
+
+/**
+ * The flags that shape what an install puts in node_modules, for the quick check's key. Not among
+ * them: `--frozen-lockfile` (a recorded install's lockfile satisfied its manifests), the reporter,
+ * and how the network is used.
+ */
+function quickFlags (values: Record<string, unknown>): Record<string, unknown> {
+  const names = ['prod', 'production', 'dev', 'optional', 'ignore-scripts', 'prefer-frozen-lockfile', 'registry', 'cache-dir', 'store-dir', 'recursive', 'workspace-root']
+  return Object.fromEntries(names.map((name) => [name, values[name]]))
 }
 
 /** pnpm's `--prod` (no devDependencies), `--dev` (only devDependencies) and `--no-optional`. */

@@ -57,6 +57,11 @@ export interface InstallOptions {
   ignoreScripts?: boolean
   /** The project's own scripts: `inherit` shows their output as they run (the CLI); `pipe` (default) reports it as `script-output` events. */
   scriptsStdio?: 'inherit' | 'pipe'
+  /**
+   * The CLI's `quickKey` for this install (see quick-check.ts): recorded with the install's state so
+   * that the next `lode install` with the same key can answer "up to date" before loading anything.
+   */
+  quickKey?: string
   /** Write a per-100 ms trace of packages resolved, downloaded, extracted and linked to this file (JSON lines). */
   tracePipeline?: string
   /**

@@ -1,12 +1,33 @@
+import type { AddOptions, RemoveOptions, UpdateOptions } from './add-remove.js'
+import type { InstallResult } from './full-install.js'
+import type { RebuildOptions } from './rebuild.js'
+
 export { install } from './install.js'
-export { add, remove, update } from './add-remove.js'
 export type { AddOptions, ProjectEditOptions, RemoveOptions, UpdateOptions } from './add-remove.js'
 export type { InstallEvent, InstallOptions, InstallResult } from './full-install.js'
 export type { DirectDependencyChange } from './link-packages.js'
 export { readProjectManifest } from './project-manifest.js'
 export { getConfig, readWorkspacePackages } from '@lode/pkg-manager.config'
 export type { Config, ConfigOverrides } from '@lode/pkg-manager.config'
-export { rebuild } from './rebuild.js'
 export type { RebuildOptions } from './rebuild.js'
 export { filterProjects, findWorkspaceDir, findWorkspaceProjects, sortProjects } from '@lode/pkg-manager.workspace'
 export type { WorkspaceProject } from '@lode/pkg-manager.workspace'
+
+// The commands below load the resolver, the store index and the pools; they are imported when
+// called, so that an up-to-date `install` (the no-op) loads none of them.
+
+export async function add (opts: AddOptions): Promise<InstallResult> {
+  return await (await import('./add-remove.js')).add(opts)
+}
+
+export async function remove (opts: RemoveOptions): Promise<InstallResult> {
+  return await (await import('./add-remove.js')).remove(opts)
+}
+
+export async function update (opts: UpdateOptions): Promise<InstallResult> {
+  return await (await import('./add-remove.js')).update(opts)
+}
+
+export async function rebuild (opts: RebuildOptions): Promise<string[]> {
+  return await (await import('./rebuild.js')).rebuild(opts)
+}

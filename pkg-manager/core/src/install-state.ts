@@ -7,14 +7,21 @@ import { hasErrno } from '@lode/fs.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 
 import type { InstallOptions } from './full-install.js'
-
-/** Where lode records the inputs of the last complete install (its own file; pnpm keeps `.pnpm-workspace-state-v1.json`). */
-const STATE_FILE = '.lode-state.json'
+import { INSTALLING_MARKER, STATE_FILE, filesDigest, watchedDirs } from './quick-check.js'
+import type { QuickState } from './quick-check.js'
 
 interface InstallState {
   /** SHA-256 over the settings, the options that shape node_modules, and the files below. */
   inputs: string
   packages: number
+  /** For the CLI's check before it loads anything (see quick-check.ts). */
+  quick?: QuickState
+}
+
+export interface InstallInputs {
+  digest: string
+  /** The files hashed, relative to the install's directory. */
+  files: string[]
 }
 
 /**
@@ -24,12 +31,13 @@ interface InstallState {
  * it holds. `--frozen-lockfile` is no input: the inputs recorded are those of a complete install,
  * whose lockfile satisfied these very manifests.
  */
-export async function installInputs (opts: InstallOptions): Promise<string | undefined> {
+export async function installInputs (opts: InstallOptions): Promise<InstallInputs | undefined> {
   const hash = createHash('sha256')
   hash.update(JSON.stringify({ config: opts.config, include: opts.include, preferFrozen: opts.preferFrozenLockfile, projects: opts.projects }))
   const patterns = opts.config.workspacePackages ?? []
   const manifests = patterns.length === 0 ? ['package.json'] : await (await import('@lode/pkg-manager.workspace')).findWorkspaceManifests(opts.config.dir, patterns)
-  for (const file of [...manifests, 'pnpm-lock.yaml', path.join('node_modules', '.modules.yaml')]) {
+  const files = [...manifests, 'pnpm-lock.yaml', path.join('node_modules', '.modules.yaml')]
+  for (const file of files) {
     try {
       hash.update('\0').update(file).update('\0').update(await fsp.readFile(path.join(opts.config.dir, file)))
     } catch (err) {
@@ -37,15 +45,15 @@ export async function installInputs (opts: InstallOptions): Promise<string | und
       throw err
     }
   }
-  return hash.digest('hex')
+  return { digest: hash.digest('hex'), files }
 }
 
-/** The package count of the last install when its inputs were exactly these (and no install was cut short since), else undefined. */
-export async function upToDatePackages (dir: string, inputs: string): Promise<number | undefined> {
+/** The last install's recorded state when its inputs were exactly these (and no install was cut short since), else undefined. */
+export async function upToDateState (dir: string, inputs: string): Promise<InstallState | undefined> {
   try {
-    if (fs.existsSync(path.join(dir, 'node_modules', '.lode-installing'))) return undefined
+    if (fs.existsSync(path.join(dir, 'node_modules', INSTALLING_MARKER))) return undefined
     const state = JSON.parse(await fsp.readFile(path.join(dir, 'node_modules', STATE_FILE), 'utf8')) as Partial<InstallState>
-    return state.inputs === inputs && typeof state.packages === 'number' ? state.packages : undefined
+    return state.inputs === inputs && typeof state.packages === 'number' ? state as InstallState : undefined
   } catch {
     return undefined
   }
@@ -56,6 +64,15 @@ export async function forgetInstallState (dir: string): Promise<void> {
   await fsp.rm(path.join(dir, 'node_modules', STATE_FILE), { force: true })
 }
 
-export async function writeInstallState (dir: string, state: InstallState): Promise<void> {
+/**
+ * Records a complete install's inputs; with the CLI's quick key, also what its check before
+ * loading anything compares (see quick-check.ts).
+ */
+export async function writeInstallState (opts: InstallOptions, inputs: InstallInputs, packages: number): Promise<void> {
+  const { dir } = opts.config
+  const state: InstallState = { inputs: inputs.digest, packages }
+  if (opts.quickKey !== undefined) {
+    state.quick = { key: opts.quickKey, files: inputs.files, digest: filesDigest(dir, inputs.files), dirs: watchedDirs(dir, opts.config.workspacePackages ?? []) }
+  }
   await writeFileAtomic(path.join(dir, 'node_modules', STATE_FILE), JSON.stringify(state))
 }

@@ -1,5 +1,5 @@
 import type { InstallOptions, InstallResult } from './full-install.js'
-import { forgetInstallState, installInputs, upToDatePackages, writeInstallState } from './install-state.js'
+import { forgetInstallState, installInputs, upToDateState, writeInstallState } from './install-state.js'
 
 /**
  * Installs the project in `config.dir` (see `installFull`). When nothing it depends on changed
@@ -12,11 +12,13 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
   opts.signal?.throwIfAborted()
   const linking = opts.lockfileOnly !== true
   const before = linking ? await installInputs(opts) : undefined
-  const packages = before === undefined ? undefined : await upToDatePackages(opts.config.dir, before)
-  if (packages !== undefined) {
+  const state = before === undefined ? undefined : await upToDateState(opts.config.dir, before.digest)
+  if (state !== undefined) {
+    // Up to date, but the CLI's quick check did not know it (new settings key, or an API install before): record it for next time.
+    if (opts.quickKey !== undefined && state.quick?.key !== opts.quickKey) await writeInstallState(opts, before!, state.packages)
     opts.onEvent?.({ type: 'up-to-date' })
     const totalMs = Math.round(performance.now() - started)
-    return { lockfileChanged: false, packages, added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], upToDate: true, timings: { resolveMs: 0, linkMs: 0, totalMs } }
+    return { lockfileChanged: false, packages: state.packages, added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], upToDate: true, timings: { resolveMs: 0, linkMs: 0, totalMs } }
   }
   return await installAndRecord(opts)
 }
@@ -29,7 +31,7 @@ export async function installAndRecord (opts: InstallOptions): Promise<InstallRe
   const result = await installFull(opts)
   if (linking) {
     const after = await installInputs(opts)
-    if (after !== undefined) await writeInstallState(opts.config.dir, { inputs: after, packages: result.packages })
+    if (after !== undefined) await writeInstallState(opts, after, result.packages)
   }
   return result
 }

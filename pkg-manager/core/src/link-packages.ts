@@ -19,6 +19,7 @@ import { currentPlatform } from './package-fetcher.js'
 import type { PackageFetcher } from './package-fetcher.js'
 import type { Patch } from './patches.js'
 import type { PipelineTrace } from './pipeline-trace.js'
+import { INSTALLING_MARKER } from './quick-check.js'
 import { writeBins } from './write-bins.js'
 
 export interface LinkPackagesOptions {
@@ -107,7 +108,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   const previous = await readPreviousInstall(modulesDir, layoutOptions, installed)
   // A marker for the time node_modules is being changed: when an install was killed, the next one
   // redoes what it cannot see as done (each package's .bin).
-  const marker = path.join(modulesDir, '.lode-installing')
+  const marker = path.join(modulesDir, INSTALLING_MARKER)
   const interrupted = fs.existsSync(marker)
   await fsp.mkdir(modulesDir, { recursive: true })
   await fsp.writeFile(marker, '')

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { after, before, test } from 'node:test'
+
+import { TestRegistry } from '@lode/__utils__.test-fixtures'
+
+import { lode, makeProject } from './helpers.js'
+import type { Project } from './helpers.js'
+
+let registry: TestRegistry
+before(async () => {
+  registry = await TestRegistry.start([
+    { name: 'leaf', version: '1.0.0' },
+    { name: 'devtool', version: '1.0.0' },
+  ])
+})
+after(async () => { await registry.close() })
+
+/**
+ * Runs lode with a module hook that records every module Node loads, so a test can tell the quick
+ * check (Node's built-ins and the CLI) from the full install path (settings parsed, installer loaded).
+ */
+async function lodeRecordingModules (project: Project, args: string[], env: Record<string, string> = {}): Promise<{ stdout: string, code: number, loadedInstaller: boolean }> {
+  const hook = path.join(project.home, 'record-modules.mjs')
+  const list = path.join(project.home, 'modules.txt')
+  fs.writeFileSync(hook, `import { registerHooks } from 'node:module'
+import fs from 'node:fs'
+const urls = []
+registerHooks({ load (url, context, next) { urls.push(url); return next(url, context) } })
+process.on('exit', () => { fs.writeFileSync(${JSON.stringify(list)}, urls.join('\\n')) })
+`)
+  const result = await lode(project, args, { ...env, NODE_OPTIONS: `--import ${hook}` })
+  const urls = fs.readFileSync(list, 'utf8').split('\n')
+  return { stdout: result.stdout, code: result.code, loadedInstaller: urls.some((url) => url.includes('/pkg-manager/config/') || url.includes('/yaml/')) }
+}
+
+test('the no-op is answered before settings or the installer are loaded; whatever changes the install takes the full path', async () => {
+  const project = makeProject(registry, { name: 'root', version: '1.0.0', private: true }, {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+    'packages/a/package.json': JSON.stringify({ name: 'a', version: '1.0.0', dependencies: { leaf: '1.0.0' }, devDependencies: { devtool: '1.0.0' } }),
+  })
+  const first = await lode(project, ['install'])
+  assert.equal(first.code, 0, first.stderr)
+
+  const quick = await lodeRecordingModules(project, ['install'])
+  assert.equal(quick.code, 0)
+  assert.match(quick.stdout, /^Already up to date\nDone in \d+ms using lode v/m)
+  assert.equal(quick.loadedInstaller, false, 'a no-op loads neither the settings parser nor the installer')
+  // From inside a project too: the workspace root's record answers.
+  assert.equal((await lodeRecordingModules(project, ['install', '--dir', 'packages/a'])).loadedInstaller, false)
+
+  // A variable the key covers changed: the full path decides (here nothing to do) and records the new key.
+  const otherEnv = { XDG_CONFIG_HOME: path.join(project.home, 'elsewhere') }
+  const slow = await lodeRecordingModules(project, ['install'], otherEnv)
+  assert.match(slow.stdout, /Already up to date/)
+  assert.equal(slow.loadedInstaller, true)
+  assert.equal((await lodeRecordingModules(project, ['install'], otherEnv)).loadedInstaller, false, 'the next run with the same settings is quick again')
+
+  // A flag that shapes node_modules is part of the key: --prod takes devtool out.
+  const prod = await lodeRecordingModules(project, ['install', '--prod'])
+  assert.equal(prod.loadedInstaller, true)
+  assert.equal(fs.existsSync(path.join(project.dir, 'packages', 'a', 'node_modules', 'devtool')), false)
+  assert.equal(fs.existsSync(path.join(project.dir, 'packages', 'a', 'node_modules', 'leaf')), true)
+
+  // A project added to the workspace (its directory's parent changed) is installed.
+  fs.mkdirSync(path.join(project.dir, 'packages', 'b'))
+  fs.writeFileSync(path.join(project.dir, 'packages', 'b', 'package.json'), JSON.stringify({ name: 'b', version: '1.0.0', dependencies: { leaf: '1.0.0' } }))
+  const added = await lodeRecordingModules(project, ['install', '--prod'])
+  assert.equal(added.code, 0)
+  assert.doesNotMatch(added.stdout, /Already up to date/)
+  assert.ok(fs.existsSync(path.join(project.dir, 'packages', 'b', 'node_modules', 'leaf', 'package.json')))
+
+  // A package.json written into an existing directory the globs look through counts as well.
+  fs.mkdirSync(path.join(project.dir, 'packages', 'c'))
+  assert.match((await lode(project, ['install', '--prod'])).stdout, /Already up to date/)
+  fs.writeFileSync(path.join(project.dir, 'packages', 'c', 'package.json'), JSON.stringify({ name: 'c', version: '1.0.0', dependencies: { leaf: '1.0.0' } }))
+  const inExisting = await lode(project, ['install', '--prod'])
+  assert.doesNotMatch(inExisting.stdout, /Already up to date/)
+  assert.ok(fs.existsSync(path.join(project.dir, 'packages', 'c', 'node_modules', 'leaf', 'package.json')))
+
+  // pnpm-workspace.yaml is part of the key, and so is a .npmrc.
+  fs.appendFileSync(path.join(project.dir, 'pnpm-workspace.yaml'), 'hoistPattern: []\n')
+  assert.equal((await lodeRecordingModules(project, ['install', '--prod'])).loadedInstaller, true)
+  assert.equal(fs.existsSync(path.join(project.dir, 'node_modules', '.pnpm', 'node_modules', 'leaf')), false, 'the new hoistPattern was applied')
+  fs.appendFileSync(path.join(project.dir, '.npmrc'), 'fetch-timeout=70000\n')
+  assert.equal((await lodeRecordingModules(project, ['install', '--prod'])).loadedInstaller, true)
+  assert.equal((await lodeRecordingModules(project, ['install', '--prod'])).loadedInstaller, false)
+
+  // A manifest's content is compared, not its time.
+  const manifest = path.join(project.dir, 'packages', 'a', 'package.json')
+  fs.writeFileSync(manifest, JSON.stringify({ name: 'a', version: '1.0.0', dependencies: { leaf: '1.0.0', devtool: '1.0.0' } }))
+  const edited = await lode(project, ['install', '--prod'])
+  assert.doesNotMatch(edited.stdout, /Already up to date/)
+  assert.ok(fs.existsSync(path.join(project.dir, 'packages', 'a', 'node_modules', 'devtool', 'package.json')))
+})
