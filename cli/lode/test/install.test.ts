@@ -405,3 +405,34 @@ test('a workspace installs as with pnpm: one virtual store, each project\'s node
   assert.match(fromProject.stdout, /Already up to date/)
   assert.equal(fs.existsSync(path.join(lodeProject.dir, 'packages', 'b', 'pnpm-lock.yaml')), false)
 })
+
+test('a deleted pnpm-lock.yaml comes back from node_modules with the versions installed, as with pnpm, and nothing is fetched', async () => {
+  const own = await TestRegistry.start([
+    { name: 'leaf', version: '1.0.0' },
+    { name: 'mid', version: '1.0.0', manifest: { dependencies: { leaf: '^1.0.0' } } },
+  ])
+  try {
+    const pnpmProject = makeProject(own, { name: 'app', version: '1.0.0', dependencies: { mid: '^1.0.0' } })
+    const lodeProject = cloneProject(pnpmProject)
+    await pnpm(pnpmProject, ['install'])
+    assert.equal((await lode(lodeProject, ['install'])).code, 0)
+    // Newer versions in range appear; the lockfiles go.
+    await own.publish({ name: 'leaf', version: '1.1.0' })
+    await own.publish({ name: 'mid', version: '1.1.0', manifest: { dependencies: { leaf: '^1.0.0' } } })
+    for (const project of [pnpmProject, lodeProject]) fs.rmSync(path.join(project.dir, 'pnpm-lock.yaml'))
+    await pnpm(pnpmProject, ['install'])
+    const requests = own.requests.length
+    const result = await lode(lodeProject, ['install'])
+    assert.equal(result.code, 0, result.stderr)
+    assert.equal(own.requests.length, requests, 'no metadata and no tarball is asked for')
+    assert.match(readLockfileText(lodeProject), /mid@1\.0\.0:/)
+    assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+    // With --frozen-lockfile there is nothing to install from: the usual error.
+    fs.rmSync(path.join(lodeProject.dir, 'pnpm-lock.yaml'))
+    const frozen = await lode(lodeProject, ['install', '--frozen-lockfile'])
+    assert.equal(frozen.code, 1)
+    assert.match(frozen.stderr, /ERR_LODE_OUTDATED_LOCKFILE/)
+  } finally {
+    await own.close()
+  }
+})

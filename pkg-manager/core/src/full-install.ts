@@ -4,7 +4,7 @@ import { LodeError } from '@lode/fs.error'
 import { mergeReleaseAgeExcludes, updateWorkspaceYaml } from '@lode/pkg-manager.config'
 import type { Config } from '@lode/pkg-manager.config'
 import { runProjectScript } from '@lode/pkg-manager.lifecycle'
-import { DEPENDENCY_GROUPS, readLockfile, writeLockfile } from '@lode/pkg-manager.lockfile'
+import { DEPENDENCY_GROUPS, readInstalledLockfile, readLockfile, writeLockfile } from '@lode/pkg-manager.lockfile'
 import type { DependencyGroup, Lockfile, ReadLockfile } from '@lode/pkg-manager.lockfile'
 import { createReadPackageHooks, overridesMap, packageExtensionsChecksum, parseOverrides, replaceVersionReferences } from '@lode/pkg-manager.read-package-hook'
 import type { ReadPackageHooks } from '@lode/pkg-manager.read-package-hook'
@@ -113,7 +113,14 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
   const emit = opts.onEvent ?? (() => {})
   const workspace = config.workspacePackages !== undefined && config.workspacePackages.length > 0
   const rawManifest = await readProjectManifest(config.dir)
-  const current = await readLockfile(config.dir)
+  const wanted = await readLockfile(config.dir)
+  const edits = opts.edits ?? []
+  const editing = edits.length > 0
+  const frozen = !editing && (opts.frozenLockfile ?? config.frozenLockfile)
+  // As pnpm does: without pnpm-lock.yaml, the lockfile of what node_modules holds stands in for it,
+  // so a deleted lockfile brings back the versions installed (not newer ones), with nothing fetched.
+  const installed = wanted === undefined && !frozen ? await readInstalledLockfile(config.dir).catch(() => undefined) : undefined
+  const current = wanted ?? installed
   const overrides = parseOverrides(replaceVersionReferences(catalogOverrides(config.overrides, config.catalogs), rawManifest))
   const hooks = createReadPackageHooks({
     ignoreCompatibilityDb: config.ignoreCompatibilityDb,
@@ -124,8 +131,6 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
   })
   // Every project of a workspace is an importer of the one lockfile; a single project is the only one.
   const found: WorkspaceProject[] = workspace ? await findWorkspaceProjects(config.dir, config.workspacePackages ?? []) : [{ id: '.', dir: config.dir, manifest: rawManifest as Record<string, unknown> }]
-  const edits = opts.edits ?? []
-  const editing = edits.length > 0
   const edited = edits.map((edit) => {
     const project = found.find((candidate) => candidate.id === edit.importerId)
     if (project === undefined) {
@@ -149,7 +154,6 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     patchedDependencies: Object.fromEntries(patches.map((patch) => [patch.key, patch.hash])),
   }
   const outdated = outdatedLockfileReason(current?.lockfile, importers, { autoInstallPeers: config.autoInstallPeers, catalogs: config.catalogs, ...lockfileSettings })
-  const frozen = !editing && (opts.frozenLockfile ?? config.frozenLockfile)
   if (frozen && outdated !== undefined) {
     throw new LodeError('OUTDATED_LOCKFILE', `Cannot install with a frozen lockfile because pnpm-lock.yaml is not up to date with ${path.join(config.dir, 'package.json')}: ${outdated}.`, {
       hint: 'Run lode install without --frozen-lockfile (in CI: --no-frozen-lockfile) to update pnpm-lock.yaml, and commit it.',
@@ -211,7 +215,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     const prefetching = opts.lockfileOnly !== true && selected === undefined && (include === undefined || (include.dependencies && include.devDependencies && include.optionalDependencies))
     const resolveStart = performance.now()
     const resolved = useLockfileAsIs
-      ? { lockfile: current.lockfile, written: false, peerIssues: [], immature: [] }
+      ? { lockfile: current.lockfile, written: installed !== undefined && await writeLockfile(config.dir, current.lockfile, current.envDocument), peerIssues: [], immature: [] }
       : await resolve({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher: prefetching ? fetcher : undefined, saveEdit })
     opts.signal?.throwIfAborted()
     const packages = Object.keys(resolved.lockfile.packages ?? {}).length
@@ -236,6 +240,7 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
         ignoreScripts: opts.ignoreScripts === true,
         patches,
         selectedImporters: selected,
+        installedLockfile: useLockfileAsIs ? installed?.lockfile : undefined,
       })
     if (linked.added > 0 || linked.removed > 0) emit({ type: 'packages', added: linked.added, removed: linked.removed, storeDir: storePath(config.storeDir) })
     emit({ type: 'progress', resolved: packages, added: linked.added, reused: linked.reused, downloaded: linked.downloaded, done: true })

@@ -53,6 +53,8 @@ export interface LinkPackagesOptions {
    * keep what the last install gave them, and nothing of theirs is pruned.
    */
   selectedImporters?: ReadonlySet<string> | undefined
+  /** `.pnpm/lock.yaml` when the caller has read it already (it is read here otherwise). */
+  installedLockfile?: Lockfile | undefined
 }
 
 export interface LinkPackagesResult {
@@ -90,7 +92,7 @@ const LINK_BATCH = 16
 export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPackagesResult> {
   const { config } = opts
   const modulesDir = path.join(config.dir, 'node_modules')
-  const installed = await readInstalledLockfile(modulesDir)
+  const installed = opts.installedLockfile ?? await readInstalledLockfile(modulesDir)
   const lockfile = opts.selectedImporters === undefined ? opts.lockfile : installedLockfile(opts.lockfile, installed, opts.selectedImporters)
   const layoutOptions = {
     skipped: skippedOptionalPackages(lockfile, currentPlatform()),

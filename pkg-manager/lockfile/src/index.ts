@@ -1,4 +1,4 @@
-export { parseLockfile, readLockfile } from './read.js'
+export { parseLockfile, readInstalledLockfile, readLockfile } from './read.js'
 export type { ReadLockfile } from './read.js'
 export { DEPENDENCY_GROUPS } from './types.js'
 export type { DependencyGroup, Lockfile, LockfileSettings, PackageInfo, ProjectSnapshot, Resolution, ResolvedDependency, SnapshotInfo } from './types.js'

@@ -5,6 +5,7 @@ import { LodeError, hasErrno } from '@lode/fs.error'
 import { LOCKFILE_VERSION, WANTED_LOCKFILE } from '@lode/fs.formats'
 import { YAMLParseError, parseAllDocuments } from 'yaml'
 
+import { fastParseLockfile } from './fast-parse.js'
 import type { Lockfile } from './types.js'
 
 export interface ReadLockfile {
@@ -21,7 +22,15 @@ const CONFLICT_MARKER = /^(<{7}|={7}|>{7})(?: |$)/m
  * `LodeError` naming the file.
  */
 export async function readLockfile (dir: string): Promise<ReadLockfile | undefined> {
-  const file = path.join(dir, WANTED_LOCKFILE)
+  return await readLockfileAt(path.join(dir, WANTED_LOCKFILE))
+}
+
+/** `<dir>/node_modules/.pnpm/lock.yaml`, what the last install put on disk (pnpm's current lockfile); `undefined` when there is none. */
+export async function readInstalledLockfile (dir: string): Promise<ReadLockfile | undefined> {
+  return await readLockfileAt(path.join(dir, 'node_modules', '.pnpm', 'lock.yaml'))
+}
+
+async function readLockfileAt (file: string): Promise<ReadLockfile | undefined> {
   let text: string
   try {
     text = await fs.readFile(file, 'utf8')
@@ -38,6 +47,8 @@ export function parseLockfile (text: string, file: string): ReadLockfile {
       hint: `Resolve the conflict in ${WANTED_LOCKFILE} (or check out one side, e.g. git checkout --theirs ${WANTED_LOCKFILE}), then install again to bring it up to date.`,
     })
   }
+  const fast = fastParseLockfile(text)
+  if (fast !== undefined && Object.keys(fast).length > 0) return { lockfile: validate(fast, file) }
   const docs = parseAllDocuments(text, { uniqueKeys: false })
   const errors = docs.flatMap((doc) => doc.errors)
   if (errors.length > 0) {
