@@ -3,7 +3,7 @@
 //
 //   npm run bench -- [--fixture alotta-files] [--tools lode,pnpm11,pnpm12,bun] [--scenarios clean,…]
 //                    [--runs 5] [--warmups 1] [--work-dir DIR] [--out DIR] [--rtt MS] [--bandwidth MBIT]
-import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -11,7 +11,7 @@ import path from 'node:path'
 import readline from 'node:readline'
 import { parseArgs } from 'node:util'
 
-import { buildMirror } from '@lode/bench.mirror'
+import { buildMirror, configuredRegistry } from '@lode/bench.mirror'
 
 import { copyFixture, listFixtures, loadFixture } from './fixtures.js'
 import type { Fixture } from './fixtures.js'
@@ -59,14 +59,6 @@ const toolNames = values.tools.split(',').map((name) => {
   return name as ToolName
 })
 const scenarios = pickScenarios(values.scenarios)
-
-function configuredRegistry (): string {
-  const fromEnv = process.env['npm_config_registry']
-  const registry = fromEnv !== undefined && fromEnv !== ''
-    ? fromEnv
-    : execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
-  return registry.endsWith('/') ? registry : `${registry}/`
-}
 
 function rmrf (...paths: string[]): void {
   // rm(1) deletes a large tree faster than fs.rmSync.
@@ -246,7 +238,7 @@ const fixtures = values.fixture.split(',').map((name) => loadFixture(fixturesDir
 const mirrorDir = path.join(cacheDir, 'mirror')
 const built = await buildMirror({
   lockfiles: listFixtures(fixturesDir).map((name) => path.join(fixturesDir, name, 'pnpm-lock.yaml')),
-  upstream: configuredRegistry(),
+  upstream: configuredRegistry(process.env),
   dir: mirrorDir,
   cutoff: CUTOFF,
   log,
