@@ -1,15 +1,16 @@
-import fs from 'node:fs/promises'
-import path from 'node:path'
-import { parseArgs } from 'node:util'
-
 import { LodeError } from '@lode/fs.error'
 import type { ConfigOverrides, InstallEvent } from '@lode/pkg-manager.core'
 import type { QuickKey } from '@lode/pkg-manager.core/quick-check'
 
 import { writeLodeError } from './report-error.js'
-import { execCommand, runCommand } from './run.js'
 import { selectedProjects, selectsProjects, takeSelection } from './selection.js'
 import { VERSION } from './version.js'
+
+// Node's modules through process.getBuiltinModule, not `import`: an ESM import of a builtin builds
+// a facade that runs every lazy getter (~3 ms for node:util), and a no-op install counts in ms.
+const fs = process.getBuiltinModule('node:fs')
+const path = process.getBuiltinModule('node:path')
+const { parseArgs } = process.getBuiltinModule('node:util')
 
 
 const HELP = `Usage: lode <command> [options]
@@ -69,9 +70,9 @@ export interface MainContext {
 const COMMANDS = ['install', 'i', 'add', 'remove', 'rm', 'uninstall', 'un', 'update', 'up', 'upgrade', 'rebuild', 'rb', 'run', 'run-script', 'exec']
 
 /** Whether `dir`'s package.json has a script called `name` (a missing or broken file has none). */
-async function hasScript (dir: string, name: string): Promise<boolean> {
+function hasScript (dir: string, name: string): boolean {
   try {
-    const manifest = JSON.parse(await fs.readFile(path.join(dir, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> }
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> }
     return typeof manifest.scripts?.[name] === 'string'
   } catch {
     return false
@@ -84,11 +85,12 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
   // Selection flags may come first, as in `lode -r run build` or `lode --filter app exec tsc`.
   const { rest } = takeSelection(argv)
   const selectionFlags = argv.slice(0, argv.length - rest.length)
-  if (rest[0] === 'run' || rest[0] === 'run-script') return await runCommand([...selectionFlags, ...rest.slice(1)], ctx)
-  if (rest[0] === 'exec') return await execCommand([...selectionFlags, ...rest.slice(1)], ctx)
+  // run.js (and child_process) load only for these commands: a no-op install is counted in ms.
+  if (rest[0] === 'run' || rest[0] === 'run-script') return await (await import('./run.js')).runCommand([...selectionFlags, ...rest.slice(1)], ctx)
+  if (rest[0] === 'exec') return await (await import('./run.js')).execCommand([...selectionFlags, ...rest.slice(1)], ctx)
   // `lode build` runs package.json's build script, as `pnpm build` does, when no command has that name.
-  if (rest[0] !== undefined && !rest[0].startsWith('-') && !COMMANDS.includes(rest[0]) && rest[0] !== 'help' && await hasScript(path.resolve(ctx.cwd), rest[0])) {
-    return await runCommand([...selectionFlags, ...rest], ctx)
+  if (rest[0] !== undefined && !rest[0].startsWith('-') && !COMMANDS.includes(rest[0]) && rest[0] !== 'help' && hasScript(path.resolve(ctx.cwd), rest[0])) {
+    return await (await import('./run.js')).runCommand([...selectionFlags, ...rest], ctx)
   }
   let parsed
   try {
