@@ -2,8 +2,9 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 
 import { LodeError } from '@lode/fs.error'
-import runScript from '@npmcli/run-script'
 import pLimit from 'p-limit'
+
+import { loadRunScript } from './load-run-script.js'
 
 /** A dependency to build in its directory in `node_modules/.pnpm`. */
 export interface BuildTarget {
@@ -69,7 +70,7 @@ async function runBuild (target: BuildTarget, opts: BuildOptions): Promise<boole
   const manifest = JSON.parse(await fs.readFile(path.join(target.dir, 'package.json'), 'utf8')) as Record<string, unknown>
   for (const event of EVENTS) {
     try {
-      await runScript({
+      await (await loadRunScript())({
         event,
         path: target.dir,
         pkg: manifest,

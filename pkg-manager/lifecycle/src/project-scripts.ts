@@ -1,7 +1,8 @@
 import path from 'node:path'
 
 import { LodeError } from '@lode/fs.error'
-import runScript from '@npmcli/run-script'
+
+import { loadRunScript } from './load-run-script.js'
 
 export interface ProjectScriptOptions {
   /** The project directory (where its package.json is). */
@@ -32,7 +33,7 @@ export async function runProjectScript (event: string, opts: ProjectScriptOption
   const script = scriptsOf(opts.manifest)[event]
   if (script === undefined) return
   try {
-    const result = await runScript({
+    const result = await (await loadRunScript())({
       event,
       path: opts.dir,
       pkg: opts.manifest as Record<string, unknown>,

@@ -4,8 +4,7 @@ import zlib from 'node:zlib'
 
 import { LodeError } from '@lode/fs.error'
 import pLimit from 'p-limit'
-import { Agent, EnvHttpProxyAgent, request } from 'undici'
-import type { Dispatcher } from 'undici'
+import type { Dispatcher, request as undiciRequest } from 'undici'
 
 import type { AuthHeaderLookup } from './auth.js'
 
@@ -61,25 +60,38 @@ export type GetResult =
   | { status: 200, body: Buffer, etag: string | undefined, lastModified: string | undefined }
   | { status: 304 }
 
+interface HttpStack {
+  dispatcher: Dispatcher
+  request: typeof undiciRequest
+}
+
 /**
  * The one HTTP client of an install: a keep-alive undici dispatcher (through the configured proxy
  * when there is one), at most `networkConcurrency` requests at once, retries with pnpm's backoff,
  * auth per URL, and one request for concurrent identical GETs. Close it when the install ends.
  */
 export class RegistryClient {
-  private readonly dispatcher: Dispatcher
+  // undici (about 100 modules) is loaded by the first request: an install from the lockfile and a
+  // warm store makes none.
+  private http: Promise<HttpStack> | undefined
   private readonly limit: ReturnType<typeof pLimit>
   private readonly inflight = new Map<string, Promise<GetResult>>()
 
   constructor (private readonly opts: RegistryClientOptions) {
+    this.limit = pLimit(opts.networkConcurrency)
+  }
+
+  private async connect (): Promise<HttpStack> {
+    const { Agent, EnvHttpProxyAgent, request } = await import('undici')
+    const { opts } = this
     const connect = { rejectUnauthorized: opts.strictSsl, ...(opts.ca !== undefined && opts.ca.length > 0 ? { ca: [...opts.ca] } : {}) }
     const agentOptions = { connections: opts.networkConcurrency, keepAliveTimeout: 30_000, connect }
     const proxy = opts.proxy
     // Proxy settings arrive through the config object; empty strings keep undici off process.env.
-    this.dispatcher = proxy?.httpProxy !== undefined || proxy?.httpsProxy !== undefined
+    const dispatcher = proxy?.httpProxy !== undefined || proxy?.httpsProxy !== undefined
       ? new EnvHttpProxyAgent({ ...agentOptions, httpProxy: proxy.httpProxy ?? '', httpsProxy: proxy.httpsProxy ?? proxy.httpProxy ?? '', noProxy: proxy.noProxy ?? '' })
       : new Agent(agentOptions)
-    this.limit = pLimit(opts.networkConcurrency)
+    return { dispatcher, request }
   }
 
   /** GET `url`, decompressed. 304 only when a validator was sent. Errors are `LodeError`s. */
@@ -125,8 +137,9 @@ export class RegistryClient {
     if (authorization !== undefined) headers['authorization'] = authorization
     if (options.etag !== undefined) headers['if-none-match'] = options.etag
     if (options.lastModified !== undefined) headers['if-modified-since'] = options.lastModified
+    const { dispatcher, request } = await (this.http ??= this.connect())
     const response = await request(url, {
-      dispatcher: this.dispatcher,
+      dispatcher,
       headers,
       headersTimeout: this.opts.timeout,
       bodyTimeout: this.opts.timeout,
@@ -152,7 +165,7 @@ export class RegistryClient {
   }
 
   async close (): Promise<void> {
-    await this.dispatcher.close()
+    if (this.http !== undefined) await (await this.http).dispatcher.close()
   }
 }
 
