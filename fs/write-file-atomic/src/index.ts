@@ -30,3 +30,24 @@ async function writeNew (file: string, data: string | Uint8Array): Promise<void>
     await fs.writeFile(file, data, { flag: 'wx' })
   }
 }
+
+const TEMP_SUFFIX = /^\.[0-9a-f]{12}\.tmp$/
+
+/**
+ * Removes the temp files a killed `writeFileAtomic` left beside `file`. Only for where no other
+ * process may be writing `file` at the same time (it would lose its temp file).
+ */
+export async function removeAtomicTemps (file: string): Promise<void> {
+  const dir = path.dirname(file)
+  const base = path.basename(file)
+  let entries: string[]
+  try {
+    entries = await fs.readdir(dir)
+  } catch (err) {
+    if (hasErrno(err, 'ENOENT')) return
+    throw err
+  }
+  await Promise.all(entries
+    .filter((entry) => entry.startsWith(base) && TEMP_SUFFIX.test(entry.slice(base.length)))
+    .map(async (entry) => { await fs.rm(path.join(dir, entry), { force: true }) }))
+}

@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { writeFileAtomic } from '@lode/fs.write-file-atomic'
+import { removeAtomicTemps, writeFileAtomic } from '@lode/fs.write-file-atomic'
 
 test('writes the file, creating its directory, and replaces an existing one whole', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-atomic-'))
@@ -28,4 +28,17 @@ test('a failed write leaves the old file and no temp file', async () => {
   await assert.rejects(writeFileAtomic(blocked, 'new'))
   assert.deepEqual(fs.readdirSync(dir).sort(), ['blocked', 'file.txt'])
   assert.equal(fs.readFileSync(file, 'utf8'), 'old')
+})
+
+test('removeAtomicTemps removes the temp files a killed write left beside the file, nothing else', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-atomic-'))
+  const file = path.join(dir, 'lock.yaml')
+  await writeFileAtomic(file, 'kept')
+  for (const name of ['lock.yaml.0123456789ab.tmp', 'lock.yaml.ffffffffffff.tmp', 'lock.yaml.tmp', 'lock.yaml.0123456789ab.tmp.bak', 'other.yaml.0123456789ab.tmp']) {
+    fs.writeFileSync(path.join(dir, name), '')
+  }
+  await removeAtomicTemps(file)
+  assert.deepEqual(fs.readdirSync(dir).sort(), ['lock.yaml', 'lock.yaml.0123456789ab.tmp.bak', 'lock.yaml.tmp', 'other.yaml.0123456789ab.tmp'])
+  assert.equal(fs.readFileSync(file, 'utf8'), 'kept')
+  await removeAtomicTemps(path.join(dir, 'missing', 'file'))
 })

@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import path from 'node:path'
 
 import { LodeError } from '@lode/fs.error'
@@ -15,6 +16,7 @@ import { NpmResolver, registryFor } from '@lode/resolving.npm-resolver'
 import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import { RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry-client'
 import { storePath } from '@lode/store.cafs'
+import { LinkPool } from '@lode/worker.pools'
 import semver from 'semver'
 
 import { applyEdit, forgetUpdated, savedSpecifiers, writeEditedManifest, type DependencyEdit } from './dependency-edit.js'
@@ -108,6 +110,17 @@ export interface InstallResult {
  * `LodeError`s, and resolution errors leave the lockfile as it was.
  */
 export async function installFull (opts: InstallOptions): Promise<InstallResult> {
+  // Into an empty node_modules there will be packages to import: the link threads start first, and
+  // boot while the lockfile is read and checked.
+  const linkPool = opts.lockfileOnly !== true && !fs.existsSync(path.join(opts.config.dir, 'node_modules', '.pnpm')) ? new LinkPool() : undefined
+  try {
+    return await installWith(opts, linkPool)
+  } finally {
+    await linkPool?.close()
+  }
+}
+
+async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined): Promise<InstallResult> {
   const started = performance.now()
   const { config } = opts
   const emit = opts.onEvent ?? (() => {})
@@ -241,6 +254,8 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
         patches,
         selectedImporters: selected,
         installedLockfile: useLockfileAsIs ? installed?.lockfile : undefined,
+        lockfileText: useLockfileAsIs && wanted !== undefined && wanted.envDocument === undefined ? wanted.text : undefined,
+        linkPool,
       })
     if (linked.added > 0 || linked.removed > 0) emit({ type: 'packages', added: linked.added, removed: linked.removed, storeDir: storePath(config.storeDir) })
     emit({ type: 'progress', resolved: packages, added: linked.added, reused: linked.reused, downloaded: linked.downloaded, done: true })

@@ -3,23 +3,23 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import { LodeError } from '@lode/fs.error'
-import { writeFileAtomic } from '@lode/fs.write-file-atomic'
+import { removeAtomicTemps, writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
-import { LAYOUT_VERSION, VIRTUAL_STORE_DIR_MAX_LENGTH, hoistedDependenciesRecord, hoistedPath, pkgIdOf, planHoisting, planWorkspaceHoisting, planLayout, platformMismatch, pruneModules, readModulesManifest, writeModulesManifest, writeSymlinks } from '@lode/pkg-manager.linker'
-import type { LaidOutPackage, Layout, LayoutOptions, ModulesManifest, Platform } from '@lode/pkg-manager.linker'
+import { LAYOUT_VERSION, VIRTUAL_STORE_DIR_MAX_LENGTH, hoistedDependenciesRecord, hoistedPath, pkgIdOf, planHoisting, planWorkspaceHoisting, planLayout, platformMismatch, pruneModules, reachableDepPaths, readModulesManifest, writeModulesManifest } from '@lode/pkg-manager.linker'
+import type { HoistedDependency, LaidOutPackage, Layout, LayoutOptions, ModulesManifest, Platform } from '@lode/pkg-manager.linker'
 import { parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
 import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
 import { storePath } from '@lode/store.cafs'
-import type { PackageFilesIndex } from '@lode/store.index'
-import type { PackageToImport } from '@lode/worker.link'
-import { LinkPool } from '@lode/worker.pools'
+import type { LinkToWrite } from '@lode/worker.link'
+import type { LinkPool } from '@lode/worker.pools'
 
 import { buildPackages, planBuilds, reportIgnoredBuilds } from './dependency-builds.js'
+import { importPackages } from './import-packages.js'
 import { currentPlatform } from './package-fetcher.js'
 import type { PackageFetcher } from './package-fetcher.js'
 import type { Patch } from './patches.js'
 import type { PipelineTrace } from './pipeline-trace.js'
-import { INSTALLING_MARKER } from './quick-check.js'
+import { INSTALLING_MARKER, STATE_FILE } from './quick-check.js'
 import { writeBins } from './write-bins.js'
 
 export interface LinkPackagesOptions {
@@ -55,6 +55,10 @@ export interface LinkPackagesOptions {
   selectedImporters?: ReadonlySet<string> | undefined
   /** `.pnpm/lock.yaml` when the caller has read it already (it is read here otherwise). */
   installedLockfile?: Lockfile | undefined
+  /** The lockfile's text when it is installed exactly as read: `.pnpm/lock.yaml` gets it as it is. */
+  lockfileText?: string | undefined
+  /** A link pool started early by the caller (its threads boot while the lockfile is read); one is started here otherwise. */
+  linkPool?: LinkPool | undefined
 }
 
 export interface LinkPackagesResult {
@@ -81,9 +85,6 @@ export interface DirectDependencyChange {
   linkedFrom?: string
 }
 
-// Packages per link task: enough to keep messaging cheap, few enough that threads share the work.
-const LINK_BATCH = 16
-
 /**
  * Puts the lockfile's packages on disk in pnpm's isolated layout: packages the store lacks are
  * downloaded and extracted by the store pool (one index read for all), each package is imported
@@ -103,9 +104,9 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   }
   const layout = planLayout(lockfile, layoutOptions)
   // What only skipped packages needed is skipped too (pnpm lists it so).
-  const reached = new Set(layout.packages.map((pkg) => pkg.depPath))
-  for (const pkg of planLayout(lockfile, { ...layoutOptions, skipped: new Set() }).packages) {
-    if (!reached.has(pkg.depPath)) layoutOptions.skipped.add(pkg.depPath)
+  const laidOut = new Set(layout.packages.map((pkg) => pkg.depPath))
+  for (const depPath of reachableDepPaths(lockfile, layoutOptions)) {
+    if (!laidOut.has(depPath)) layoutOptions.skipped.add(depPath)
   }
   const previous = await readPreviousInstall(modulesDir, layoutOptions, installed)
   // A marker for the time node_modules is being changed: when an install was killed, the next one
@@ -114,7 +115,12 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   const interrupted = fs.existsSync(marker)
   await fsp.mkdir(modulesDir, { recursive: true })
   await fsp.writeFile(marker, '')
-  const missing = layout.packages.filter((pkg) => !fs.existsSync(pkg.dir))
+  // What the killed install's atomic writes left behind.
+  if (interrupted) {
+    await Promise.all([path.join(config.dir, 'pnpm-lock.yaml'), path.join(modulesDir, '.pnpm', 'lock.yaml'), path.join(modulesDir, '.modules.yaml'), path.join(modulesDir, STATE_FILE)].map(removeAtomicTemps))
+  }
+  // Into a node_modules without `.pnpm`, every package goes (one check instead of one per package).
+  const missing = fs.existsSync(path.join(modulesDir, '.pnpm')) ? layout.packages.filter((pkg) => !fs.existsSync(pkg.dir)) : layout.packages
   const nextIds = new Set(layout.packages.map((pkg) => pkg.depPath))
   const result: LinkPackagesResult = {
     added: 0,
@@ -123,64 +129,44 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     removed: previous?.layout.packages.filter((pkg) => !nextIds.has(pkg.depPath)).length ?? 0,
     changes: directChanges(previous?.lockfile, lockfile, opts.include, (ref) => opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version),
   }
-  // Packages linked now whose index row says they build (install scripts or binding.gyp).
-  const wantBuild: LaidOutPackage[] = []
-  if (missing.length > 0) {
-    const linkPool = new LinkPool()
-    try {
-      const { rows, reused } = opts.fetcher.rows(missing)
-      result.reused = reused
-      const links: Array<Promise<unknown>> = []
-      // A failed link batch stops the install; it is rethrown once the work under way has settled.
-      let linkError: Error | undefined
-      let batch: PackageToImport[] = []
-      let warnedCrossDevice = false
-      const progress = (): void => { opts.onProgress?.({ added: result.added, reused: result.reused, downloaded: opts.fetcher.downloaded }) }
-      const flush = (): void => {
-        if (batch.length === 0 || opts.signal?.aborted === true) return
-        const count = batch.length
-        links.push(linkPool.link({ storeDir: config.storeDir, method: config.packageImportMethod, packages: batch }).then((outcome) => {
-          if (outcome.crossDevice && !warnedCrossDevice) {
-            warnedCrossDevice = true
-            opts.onWarning?.(`The store ${config.storeDir} is on another file system than ${modulesDir}: files are cloned or copied instead of hardlinked. Set store-dir to a directory on the same file system to save space and time.`)
-          }
-          result.added += count
-          opts.trace?.count('linked', count)
-          progress()
-        }, (err: unknown) => { linkError ??= err instanceof Error ? err : new Error(String(err)) }))
-        batch = []
-      }
-      // Each package is linked as soon as its files are in the store.
-      await Promise.all(missing.map(async (pkg, i) => {
-        opts.signal?.throwIfAborted()
-        const row = await rows[i]!
-        if (linkError !== undefined) throw linkError
-        if (row.requiresBuild) wantBuild.push(pkg)
-        progress()
-        const patch = patchOf(pkg.depPath, opts.patches)
-        batch.push({ dir: pkg.dir, files: filesOf(row), ...(patch === undefined ? {} : { patch: { file: patch.file, label: pkg.pkgId } }) })
-        if (batch.length >= LINK_BATCH) flush()
-      }))
-      flush()
-      await Promise.all(links)
-      if (linkError !== undefined) throw linkError
-      opts.signal?.throwIfAborted()
-    } finally {
-      // Batches under way finish (each package is whole or absent) before the pool closes.
-      await linkPool.close()
-    }
+  const progress = (counts: { added: number, reused: number }): void => {
+    opts.onProgress?.({ added: counts.added, reused: counts.reused, downloaded: opts.fetcher.downloaded })
   }
-  result.downloaded = opts.fetcher.downloaded
   const hoistOptions = { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern }
   const hoistedPackages = planHoisting(layout, hoistOptions)
   const hoisted = [...hoistedPackages, ...planWorkspaceHoisting(opts.importers, layout, hoistedPackages, hoistOptions)]
   // pnpm keeps orphaned packages in .pnpm until modulesCacheMaxAge has passed since the last pruning.
   const lastPruned = previous?.prunedAt === undefined ? NaN : Date.parse(previous.prunedAt)
   const pruneVirtualStore = Number.isNaN(lastPruned) || Date.now() - lastPruned > config.modulesCacheMaxAge * 60_000
-  const changed = previous === undefined ? [] : await pruneModules({ modulesDir, previous: previous.layout, previousHoisted: previous.hoisted, next: layout, nextHoisted: hoisted, pruneVirtualStore })
-  await writeSymlinks([...layout.symlinks, ...hoisted.map((dep) => ({ path: hoistedPath(modulesDir, dep), target: dep.dir }))])
-  const changedPaths = new Set(changed)
-  await writeBins(layout, interrupted ? layout.packages : [...missing, ...layout.packages.filter((pkg) => changedPaths.has(pkg.depPath))], hoisted, modulesDir, opts.resolved)
+  const changed = new Set(previous === undefined ? [] : await pruneModules({ modulesDir, previous: previous.layout, previousHoisted: previous.hoisted, next: layout, nextHoisted: hoisted, pruneVirtualStore }))
+  // The link pool imports the packages (each with its dependencies' links) and writes the other
+  // links, while this thread writes `.pnpm/lock.yaml`.
+  const importing = importPackages(missing, {
+    config,
+    modulesDir,
+    fetcher: opts.fetcher,
+    linkPool: opts.linkPool,
+    patches: opts.patches,
+    trace: opts.trace,
+    signal: opts.signal,
+    onWarning: opts.onWarning,
+    onProgress: progress,
+    links: otherLinks(layout, hoisted, modulesDir, new Set(missing), interrupted ? undefined : previous, changed),
+  })
+  // Awaited below; a failure meanwhile is not an unhandled rejection.
+  importing.catch(() => {})
+  try {
+    const installedText = opts.selectedImporters === undefined ? opts.lockfileText ?? stringifyLockfile(lockfile) : stringifyLockfile(reachedOnly(lockfile, layout, layoutOptions.skipped))
+    await writeFileAtomic(path.join(modulesDir, '.pnpm', 'lock.yaml'), installedText)
+  } catch (err) {
+    await importing.catch(() => {})
+    throw err
+  }
+  const { wantBuild, counts } = await importing
+  result.added = counts.added
+  result.reused = counts.reused
+  result.downloaded = opts.fetcher.downloaded
+  await writeBins(layout, interrupted ? layout.packages : [...missing, ...layout.packages.filter((pkg) => changed.has(pkg.depPath))], hoisted, modulesDir, opts.resolved)
   // Builds: packages linked now that want one, and those an earlier install ignored (allowBuilds may allow them now).
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
   const { allowed, ignored } = planBuilds(config.allowBuilds, [...wantBuild, ...(previous?.ignoredBuilds ?? []).flatMap((depPath) => byDepPath.get(depPath) ?? [])])
@@ -195,7 +181,6 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     const dependents = layout.packages.filter((pkg) => built.has(pkg.depPath) || pkg.deps.some((dep) => dep.depPath !== undefined && built.has(dep.depPath)))
     await writeBins(layout, dependents, hoisted, modulesDir, opts.resolved)
   }
-  await writeFileAtomic(path.join(modulesDir, '.pnpm', 'lock.yaml'), stringifyLockfile(opts.selectedImporters === undefined ? lockfile : reachedOnly(lockfile, layout, layoutOptions.skipped)))
   await writeModulesManifest(modulesDir, {
     hoistedDependencies: hoistedDependenciesRecord(hoisted),
     hoistPattern: [...config.hoistPattern],
@@ -238,6 +223,25 @@ function skippedOptionalPackages (lockfile: Lockfile, platform: Platform): Set<s
     })
   }
   return skipped
+}
+
+/**
+ * The symlinks besides those of the packages imported now: the importers' direct dependencies, the
+ * hoisted packages, and the dependencies of the packages already there. Without an interrupted
+ * install before, those the last install wrote as they are now are left alone (the pruning removed
+ * what changed).
+ */
+function otherLinks (layout: Layout, hoisted: readonly HoistedDependency[], modulesDir: string, importing: ReadonlySet<LaidOutPackage>, previous: PreviousInstall | undefined, changed: ReadonlySet<string>): LinkToWrite[] {
+  const before = new Set(previous?.layout.packages.map((pkg) => pkg.depPath))
+  const links: LinkToWrite[] = layout.directLinks.map((link) => [link.path, link.target])
+  for (const dep of hoisted) {
+    if (previous?.hoisted[dep.depPath]?.[dep.alias] !== dep.type) links.push([hoistedPath(modulesDir, dep), dep.dir])
+  }
+  for (const pkg of layout.packages) {
+    if (importing.has(pkg) || (before.has(pkg.depPath) && !changed.has(pkg.depPath))) continue
+    for (const link of pkg.links) links.push([link.path, link.target])
+  }
+  return links
 }
 
 /** pnpm's summary: direct dependencies the importer gained or lost since the last install, per group. */
@@ -299,8 +303,17 @@ async function readInstalledLockfile (modulesDir: string): Promise<Lockfile | un
   }
 }
 
+/** What the last install put in node_modules. */
+interface PreviousInstall {
+  lockfile: Lockfile
+  layout: Layout
+  hoisted: ModulesManifest['hoistedDependencies']
+  prunedAt: string | undefined
+  ignoredBuilds: string[]
+}
+
 /** The layout the last install made, from its `.pnpm/lock.yaml` (read by the caller) and `.modules.yaml`; undefined when there was none (or it is unreadable). */
-async function readPreviousInstall (modulesDir: string, layoutOptions: LayoutOptions, lockfile: Lockfile | undefined): Promise<{ lockfile: Lockfile, layout: Layout, hoisted: ModulesManifest['hoistedDependencies'], prunedAt: string | undefined, ignoredBuilds: string[] } | undefined> {
+async function readPreviousInstall (modulesDir: string, layoutOptions: LayoutOptions, lockfile: Lockfile | undefined): Promise<PreviousInstall | undefined> {
   if (lockfile === undefined) return undefined
   const manifest = await readModulesManifest(modulesDir)
   try {
@@ -308,21 +321,4 @@ async function readPreviousInstall (modulesDir: string, layoutOptions: LayoutOpt
   } catch {
     return undefined
   }
-}
-
-/** The patch a dependency path names (`name@1.0.0(patch_hash=…)`). */
-function patchOf (depPath: string, patches: readonly Patch[]): Patch | undefined {
-  const hash = /\(patch_hash=([0-9a-f]+)\)/.exec(depPath)?.[1]
-  if (hash === undefined) return undefined
-  const patch = patches.find((candidate) => candidate.hash === hash)
-  if (patch === undefined) {
-    throw new LodeError('PATCH_NOT_FOUND', `pnpm-lock.yaml wants ${depPath} patched, but no patch in patchedDependencies has that hash.`, {
-      hint: 'Restore the patch file (and its entry in pnpm-workspace.yaml), or install without --frozen-lockfile to update the lockfile.',
-    })
-  }
-  return patch
-}
-
-function filesOf (row: PackageFilesIndex): PackageToImport['files'] {
-  return [...row.files].map(([file, info]) => [file, info.digest, info.mode])
 }

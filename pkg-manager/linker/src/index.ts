@@ -1,7 +1,6 @@
 export { VIRTUAL_STORE_DIR_MAX_LENGTH, depPathToFilename } from './dep-path-to-filename.js'
-export { nameOf, pkgIdOf, planLayout, refToDepPath } from './layout.js'
+export { nameOf, pkgIdOf, planLayout, reachableDepPaths, refToDepPath } from './layout.js'
 export type { Dependency, ImporterLayout, LaidOutPackage, Layout, LayoutOptions, Symlink } from './layout.js'
-export { writeSymlinks } from './symlinks.js'
 export { linkBins } from './bins.js'
 export type { BinProvider, LinkBinsOptions } from './bins.js'
 export { hoistedPath, planHoisting, planWorkspaceHoisting } from './hoist.js'

@@ -19,6 +19,8 @@ export interface LaidOutPackage {
   hasBin: boolean
   /** Its dependencies (and resolved peers), where they are. */
   deps: Dependency[]
+  /** Its dependencies' links beside it, in `siblingsDir`. */
+  links: Symlink[]
   /** Its required peers that the lockfile resolved (their bins go to the importer's `.bin` too, as pnpm links auto-installed peers). */
   requiredPeers: string[]
 }
@@ -39,8 +41,8 @@ export interface Symlink {
 
 export interface Layout {
   packages: LaidOutPackage[]
-  /** Each package's dependencies beside it, and each importer's direct dependencies in its `node_modules/`. */
-  symlinks: Symlink[]
+  /** Each importer's direct dependencies in its `node_modules/` (each package's are in its `links`). */
+  directLinks: Symlink[]
   /** The root importer's (`.`) direct dependencies. */
   direct: Dependency[]
   /** Every importer (the root first) with its `node_modules` and direct dependencies. */
@@ -74,11 +76,13 @@ export interface LayoutOptions {
  */
 export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
   const virtualStoreDir = path.join(opts.lockfileDir, 'node_modules', '.pnpm')
-  // `<modules>/.pnpm/<dir name>/node_modules`: the package and its dependencies side by side.
-  const siblingsDirOf = (depPath: string): string => path.join(virtualStoreDir, depPathToFilename(depPath, opts.virtualStoreDirMaxLength), 'node_modules')
-  const dirOf = (depPath: string): string => path.join(siblingsDirOf(depPath), nameOf(depPath))
+  // `<modules>/.pnpm/<dir name>/node_modules`: the package and its dependencies side by side. Joined
+  // by hand (path.join's normalizing is most of the planning's time): the file name has no separator.
+  const { sep } = path
+  const siblingsDirOf = (depPath: string): string => `${virtualStoreDir}${sep}${depPathToFilename(depPath, opts.virtualStoreDirMaxLength)}${sep}node_modules`
+  const dirOf = (depPath: string): string => `${siblingsDirOf(depPath)}${sep}${sep === '/' ? nameOf(depPath) : nameOf(depPath).replace('/', sep)}`
   const packages = new Map<string, LaidOutPackage>()
-  const symlinks: Symlink[] = []
+  const directLinks: Symlink[] = []
   const pending: string[] = []
   const reach = (depPath: string): string => {
     if (!packages.has(depPath)) {
@@ -88,7 +92,7 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
       const snapshot = lockfile.snapshots?.[depPath] ?? {}
       const requiredPeers = Object.keys(info.peerDependencies ?? {}).filter((peer) => info.peerDependenciesMeta?.[peer]?.optional !== true &&
         (snapshot.dependencies?.[peer] !== undefined || snapshot.optionalDependencies?.[peer] !== undefined))
-      packages.set(depPath, { depPath, pkgId, name: nameOf(depPath), dir: dirOf(depPath), siblingsDir: siblingsDirOf(depPath), resolution: info.resolution, hasBin: info.hasBin === true, deps: [], requiredPeers })
+      packages.set(depPath, { depPath, pkgId, name: nameOf(depPath), dir: dirOf(depPath), siblingsDir: siblingsDirOf(depPath), resolution: info.resolution, hasBin: info.hasBin === true, deps: [], links: [], requiredPeers })
       pending.push(depPath)
     }
     return packages.get(depPath)!.dir
@@ -111,7 +115,7 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
         const dep = dependency(alias, version, dir)
         if (dep === undefined) continue
         direct.push(dep)
-        symlinks.push({ path: path.join(modulesDir, alias), target: dep.dir })
+        directLinks.push({ path: path.join(modulesDir, alias), target: dep.dir })
       }
     }
     return { id, dir, modulesDir, direct }
@@ -125,11 +129,43 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
         const dep = dependency(alias, ref, opts.lockfileDir)
         if (dep === undefined) continue
         pkg.deps.push(dep)
-        symlinks.push({ path: path.join(siblingsDirOf(depPath), alias), target: dep.dir })
+        const link = `${pkg.siblingsDir}${path.sep}${path.sep === '/' ? alias : alias.replace('/', path.sep)}`
+        // A dependency under the package's own name would take the package's place: pnpm links none.
+        if (link !== pkg.dir) pkg.links.push({ path: link, target: dep.dir })
       }
     }
   }
-  return { packages: [...packages.values()], symlinks, direct: importers.find((importer) => importer.id === '.')?.direct ?? [], importers }
+  return { packages: [...packages.values()], directLinks, direct: importers.find((importer) => importer.id === '.')?.direct ?? [], importers }
+}
+
+/**
+ * Every dependency path the importers' included groups reach, skipped packages and what is reached
+ * through them too: what the layout lacks of these is skipped, as pnpm lists it.
+ */
+export function reachableDepPaths (lockfile: Lockfile, opts: Pick<LayoutOptions, 'importers' | 'include'>): Set<string> {
+  const reached = new Set<string>()
+  const pending: string[] = []
+  const visit = (alias: string, ref: string): void => {
+    if (ref.startsWith('link:')) return
+    const depPath = refToDepPath(alias, ref)
+    if (reached.has(depPath)) return
+    reached.add(depPath)
+    pending.push(depPath)
+  }
+  for (const { id } of opts.importers) {
+    const importer = lockfile.importers[id] ?? {}
+    for (const group of ['devDependencies', 'dependencies', 'optionalDependencies'] as const) {
+      if (!opts.include[group]) continue
+      for (const [alias, { version }] of Object.entries(importer[group] ?? {})) visit(alias, version)
+    }
+  }
+  while (pending.length > 0) {
+    const snapshot = lockfile.snapshots?.[pending.pop()!] ?? {}
+    for (const deps of [snapshot.dependencies, opts.include.optionalDependencies ? snapshot.optionalDependencies : undefined]) {
+      for (const [alias, ref] of Object.entries(deps ?? {})) visit(alias, ref)
+    }
+  }
+  return reached
 }
 
 /** A lockfile reference to a dependency path: `1.0.0(peer@2.0.0)` under its alias, or a full `name@version` (aliases, `file:`, URLs). */

@@ -10,6 +10,8 @@ import type { Lockfile } from './types.js'
 
 export interface ReadLockfile {
   lockfile: Lockfile
+  /** The file as read. */
+  text: string
   /** A leading `configDependencies` document, kept verbatim for the next write. */
   envDocument?: string
 }
@@ -48,7 +50,7 @@ export function parseLockfile (text: string, file: string): ReadLockfile {
     })
   }
   const fast = fastParseLockfile(text)
-  if (fast !== undefined && Object.keys(fast).length > 0) return { lockfile: validate(fast, file) }
+  if (fast !== undefined && Object.keys(fast).length > 0) return { lockfile: validate(fast, file), text }
   const docs = parseAllDocuments(text, { uniqueKeys: false })
   const errors = docs.flatMap((doc) => doc.errors)
   if (errors.length > 0) {
@@ -69,7 +71,7 @@ export function parseLockfile (text: string, file: string): ReadLockfile {
     throw new LodeError('BROKEN_LOCKFILE', `${file} is empty.`, { hint: `Delete ${WANTED_LOCKFILE} and install again.` })
   }
   const lockfile = validate(value, file)
-  return envDocument === undefined ? { lockfile } : { lockfile, envDocument }
+  return envDocument === undefined ? { lockfile, text } : { lockfile, text, envDocument }
 }
 
 function validate (value: unknown, file: string): Lockfile {

@@ -1,12 +1,17 @@
-import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+import { threadId } from 'node:worker_threads'
 
 import { LodeError, hasErrno, toLodeErrorData } from '@lode/fs.error'
 import type { LodeErrorData } from '@lode/fs.error'
-import { casFilePath } from '@lode/store.cafs'
+import { contentPathFromHex, modeIsExecutable, storePath } from '@lode/store.cafs'
 
 import { applyPatchFile } from './apply-patch.js'
+import { writeSymlinks } from './symlinks.js'
+import type { LinkToWrite } from './symlinks.js'
+
+export { writeSymlinks } from './symlinks.js'
+export type { LinkToWrite } from './symlinks.js'
 
 /** pnpm's `packageImportMethod`. */
 export type ImportMethod = 'auto' | 'hardlink' | 'clone' | 'copy' | 'clone-or-copy'
@@ -19,11 +24,13 @@ export interface PackageToImport {
   patch?: { file: string, label: string }
 }
 
-/** A batch of packages, imported by one link-pool thread. Runs in a link-pool thread (see `@lode/worker.pools`). */
+/** A batch of packages, imported by one link-pool thread (see `@lode/worker.pools`), then symlinks. */
 export interface LinkTask {
   storeDir: string
   method: ImportMethod
   packages: PackageToImport[]
+  /** Written once the packages are in place: theirs, beside them, or any others (see `writeSymlinks`). */
+  links?: LinkToWrite[]
 }
 
 export interface LinkOutcome {
@@ -39,6 +46,8 @@ export type LinkResult = { ok: true, value: LinkOutcome } | { ok: false, error: 
 
 // What worked so far in this thread, per store: a failed hardlink across devices is not retried per file.
 const workingMethod = new Map<string, 'hardlink' | 'clone' | 'copy'>()
+// Temp directory names: unique per process, thread and package.
+let temps = 0
 
 /**
  * Imports each package of the batch from the CAS into its directory. A package is built in a
@@ -48,23 +57,38 @@ const workingMethod = new Map<string, 'hardlink' | 'clone' | 'copy'>()
  */
 export function link (task: LinkTask): LinkResult {
   try {
-    return { ok: true, value: importPackages(task) }
+    const outcome = importPackages(task)
+    if (task.links !== undefined) writeLinks(task.links)
+    return { ok: true, value: outcome }
   } catch (err) {
     if (err instanceof LodeError) return { ok: false, error: toLodeErrorData(err) }
     throw err
   }
 }
 
+function writeLinks (links: readonly LinkToWrite[]): void {
+  try {
+    writeSymlinks(links)
+  } catch (err) {
+    throw new LodeError('LINK_FAILED', `Could not write a symlink in node_modules: ${(err as Error).message}`, {
+      hint: 'Check that node_modules is writable and the disk has room, then run lode install again.',
+      cause: err,
+    })
+  }
+}
+
 export function importPackages (task: LinkTask): LinkOutcome {
   const outcome: LinkOutcome = { imported: 0, used: undefined, crossDevice: false }
+  const store = storePath(task.storeDir) + path.sep
   for (const pkg of task.packages) {
     if (fs.existsSync(pkg.dir)) continue
-    removeStaleTemps(pkg.dir)
-    const temp = `${pkg.dir}_tmp_${process.pid}_${randomBytes(4).toString('hex')}`
+    const temp = `${pkg.dir}_tmp_${process.pid}_${threadId}_${temps++}`
     // The first directory this import creates (its parents may not exist yet): removed again on failure.
     const created = fs.mkdirSync(path.dirname(temp), { recursive: true })
+    // Only a directory that was there can hold what a killed install left.
+    if (created === undefined) removeStaleTemps(pkg.dir)
     try {
-      importInto(temp, pkg, task, outcome)
+      importInto(temp, pkg, store, task, outcome)
       if (pkg.patch !== undefined) applyPatchFile(temp, pkg.patch.file, pkg.patch.label)
       renameIntoPlace(temp, pkg.dir)
     } catch (err) {
@@ -119,18 +143,19 @@ function isAlive (pid: number): boolean {
   }
 }
 
-function importInto (root: string, pkg: PackageToImport, task: LinkTask, outcome: LinkOutcome): void {
-  const made = new Set<string>()
-  fs.mkdirSync(root, { recursive: true })
-  made.add(root)
+// Paths are joined by hand, not with path.join (a tenth of the thread's time): the files' paths come
+// from the store index, relative, `/`-separated and checked when the tarball was extracted.
+function importInto (root: string, pkg: PackageToImport, store: string, task: LinkTask, outcome: LinkOutcome): void {
+  fs.mkdirSync(root)
+  const made = new Set<string>([''])
   for (const [file, digest, mode] of pkg.files) {
-    const target = path.join(root, file)
-    const dir = path.dirname(target)
+    const target = `${root}${path.sep}${file}`
+    const dir = file.slice(0, Math.max(0, file.lastIndexOf('/')))
     if (!made.has(dir)) {
-      fs.mkdirSync(dir, { recursive: true })
+      fs.mkdirSync(`${root}${path.sep}${dir}`, { recursive: true })
       made.add(dir)
     }
-    const source = casFilePath(task.storeDir, digest, mode)
+    const source = store + contentPathFromHex(digest, modeIsExecutable(mode))
     try {
       outcome.used = importFile(source, target, task, outcome)
     } catch (err) {

@@ -1,0 +1,145 @@
+import { LodeError } from '@lode/fs.error'
+import type { Config } from '@lode/pkg-manager.config'
+import type { LaidOutPackage } from '@lode/pkg-manager.linker'
+import type { PackageFilesIndex } from '@lode/store.index'
+import type { LinkToWrite, PackageToImport } from '@lode/worker.link'
+import { writeSymlinks } from '@lode/worker.link/symlinks'
+import { LinkPool } from '@lode/worker.pools'
+
+import type { PackageFetcher } from './package-fetcher.js'
+import type { Patch } from './patches.js'
+import type { PipelineTrace } from './pipeline-trace.js'
+
+// Packages per link task: enough to keep messaging cheap, few enough that threads share the work.
+const LINK_BATCH = 16
+// Store index rows read (and decoded) at a time: the first link tasks leave before the last rows are read.
+const ROWS_CHUNK = 128
+// Symlinks per task of symlinks only.
+const LINKS_BATCH = 512
+
+export interface ImportOptions {
+  config: Config
+  /** The node_modules the packages go to (named in the warning about a store on another file system). */
+  modulesDir: string
+  fetcher: PackageFetcher
+  /** A pool started early by the caller (its threads boot while the lockfile is read); one is started here otherwise. */
+  linkPool?: LinkPool | undefined
+  patches: readonly Patch[]
+  trace?: PipelineTrace | undefined
+  signal?: AbortSignal | undefined
+  onWarning?: ((message: string) => void) | undefined
+  /** After each package read or fetched, and each batch imported. */
+  onProgress: (counts: ImportCounts) => void
+  /** Symlinks to write besides the packages' own (direct dependencies, hoisted packages, packages already there). */
+  links: readonly LinkToWrite[]
+}
+
+export interface ImportCounts {
+  /** Packages imported so far. */
+  added: number
+  /** Packages the store already had. */
+  reused: number
+}
+
+/**
+ * Imports the packages into `node_modules/.pnpm` with the link pool, each as soon as its files are
+ * in the store, with its dependencies' symlinks beside it: the rows the store index has are read a
+ * chunk at a time, the others are fetched (or awaited, when resolution started fetching them).
+ * Then the other symlinks (`links`), by the pool too, or on this thread when there is no package
+ * to import and no pool running. Settles only when no task is under way, so the caller may go on
+ * meanwhile. Resolves with the packages whose rows say they build (install scripts or binding.gyp).
+ */
+export async function importPackages (packages: readonly LaidOutPackage[], opts: ImportOptions): Promise<{ wantBuild: LaidOutPackage[], counts: ImportCounts }> {
+  const { config } = opts
+  const counts: ImportCounts = { added: 0, reused: 0 }
+  const wantBuild: LaidOutPackage[] = []
+  if (packages.length === 0 && opts.linkPool === undefined) {
+    writeSymlinks(opts.links)
+    return { wantBuild, counts }
+  }
+  const linkPool = opts.linkPool ?? new LinkPool()
+  const tasks: Array<Promise<unknown>> = []
+  // A failed link batch stops the install; it is rethrown once the work under way has settled.
+  let failure: Error | undefined
+  const fail = (err: unknown): void => { failure ??= err instanceof Error ? err : new Error(String(err)) }
+  let batch: PackageToImport[] = []
+  let batchLinks: LinkToWrite[] = []
+  let warnedCrossDevice = false
+  const run = (packages: PackageToImport[], links: LinkToWrite[]): void => {
+    if (failure !== undefined || opts.signal?.aborted === true) return
+    const count = packages.length
+    tasks.push(linkPool.link({ storeDir: config.storeDir, method: config.packageImportMethod, packages, links }).then((outcome) => {
+      if (outcome.crossDevice && !warnedCrossDevice) {
+        warnedCrossDevice = true
+        opts.onWarning?.(`The store ${config.storeDir} is on another file system than ${opts.modulesDir}: files are cloned or copied instead of hardlinked. Set store-dir to a directory on the same file system to save space and time.`)
+      }
+      counts.added += count
+      opts.trace?.count('linked', count)
+      opts.onProgress(counts)
+    }, fail))
+  }
+  const flush = (): void => {
+    if (batch.length === 0) return
+    run(batch, batchLinks)
+    batch = []
+    batchLinks = []
+  }
+  const add = (pkg: LaidOutPackage, row: PackageFilesIndex): void => {
+    if (row.requiresBuild === true) wantBuild.push(pkg)
+    const patch = patchOf(pkg.depPath, opts.patches)
+    batch.push({ dir: pkg.dir, files: filesOf(row), ...(patch === undefined ? {} : { patch: { file: patch.file, label: pkg.pkgId } }) })
+    for (const link of pkg.links) batchLinks.push([link.path, link.target])
+    if (batch.length >= LINK_BATCH) flush()
+  }
+  const fetched: Array<Promise<void>> = []
+  try {
+    for (let start = 0; start < packages.length && failure === undefined; start += ROWS_CHUNK) {
+      opts.signal?.throwIfAborted()
+      const chunk = packages.slice(start, start + ROWS_CHUNK)
+      const { rows, reused } = opts.fetcher.rows(chunk)
+      counts.reused += reused
+      chunk.forEach((pkg, i) => {
+        const row = rows[i]!
+        if (!(row instanceof Promise)) {
+          add(pkg, row)
+          return
+        }
+        fetched.push(row.then((fetchedRow) => {
+          add(pkg, fetchedRow)
+          opts.onProgress(counts)
+        }, fail))
+      })
+      opts.onProgress(counts)
+    }
+    for (let start = 0; start < opts.links.length; start += LINKS_BATCH) run([], opts.links.slice(start, start + LINKS_BATCH))
+    await Promise.all(fetched)
+    flush()
+    await Promise.all(tasks)
+  } catch (err) {
+    fail(err)
+    await Promise.allSettled([...fetched, ...tasks])
+  } finally {
+    // Batches under way finish (each package is whole or absent) before a pool of our own closes.
+    if (opts.linkPool === undefined) await linkPool.close()
+  }
+  if (failure !== undefined) throw failure
+  opts.signal?.throwIfAborted()
+  return { wantBuild, counts }
+}
+
+/** The patch a dependency path names (`name@1.0.0(patch_hash=…)`). */
+function patchOf (depPath: string, patches: readonly Patch[]): Patch | undefined {
+  const hash = /\(patch_hash=([0-9a-f]+)\)/.exec(depPath)?.[1]
+  if (hash === undefined) return undefined
+  const patch = patches.find((candidate) => candidate.hash === hash)
+  if (patch === undefined) {
+    throw new LodeError('PATCH_NOT_FOUND', `pnpm-lock.yaml wants ${depPath} patched, but no patch in patchedDependencies has that hash.`, {
+      hint: 'Restore the patch file (and its entry in pnpm-workspace.yaml), or install without --frozen-lockfile to update the lockfile.',
+    })
+  }
+  return patch
+}
+
+function filesOf (row: PackageFilesIndex): PackageToImport['files'] {
+  return [...row.files].map(([file, info]) => [file, info.digest, info.mode])
+}

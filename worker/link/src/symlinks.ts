@@ -1,0 +1,37 @@
+import fs from 'node:fs'
+import path from 'node:path'
+
+import { hasErrno } from '@lode/fs.error'
+
+/** A symlink to write: where it goes and what it points at, both absolute (written relative). */
+export type LinkToWrite = readonly [path: string, target: string]
+
+/**
+ * Writes the symlinks, relative (so a moved project keeps working), parents as needed. A link
+ * already pointing at its target is left alone; anything else in its place is replaced.
+ */
+export function writeSymlinks (links: readonly LinkToWrite[]): void {
+  for (const [link, target] of links) {
+    const relative = path.relative(path.dirname(link), target)
+    try {
+      fs.symlinkSync(relative, link, 'dir')
+    } catch (err) {
+      if (hasErrno(err, 'ENOENT')) {
+        fs.mkdirSync(path.dirname(link), { recursive: true })
+      } else {
+        if (!hasErrno(err, 'EEXIST')) throw err
+        if (readlinkOrUndefined(link) === relative) continue
+        fs.rmSync(link, { recursive: true, force: true })
+      }
+      fs.symlinkSync(relative, link, 'dir')
+    }
+  }
+}
+
+function readlinkOrUndefined (link: string): string | undefined {
+  try {
+    return fs.readlinkSync(link)
+  } catch {
+    return undefined
+  }
+}
