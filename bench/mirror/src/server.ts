@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -46,6 +47,7 @@ export interface MirrorServer {
 
 interface CachedPackument {
   body: Buffer
+  etag: string
   gzipped?: Promise<Buffer>
 }
 
@@ -85,7 +87,11 @@ export async function startMirrorServer (opts: MirrorServerOptions): Promise<Mir
     if (entry === undefined) {
       const url = publicUrl
       entry = readIfExists(packumentFile(opts.dir, name, kind))
-        .then((data) => data === undefined ? undefined : { body: Buffer.from(data.toString('utf8').replaceAll(MIRROR_PLACEHOLDER, url)) })
+        .then((data) => {
+          if (data === undefined) return undefined
+          const body = Buffer.from(data.toString('utf8').replaceAll(MIRROR_PLACEHOLDER, url))
+          return { body, etag: `"${createHash('sha1').update(body).digest('hex')}"` }
+        })
       cacheUnlessMissing(packuments, key, entry)
     }
     return entry
@@ -119,7 +125,12 @@ export async function startMirrorServer (opts: MirrorServerOptions): Promise<Mir
       entry = await cachedPackument(name, kind)
     }
     if (entry === undefined) return sendNotFound(req, res)
-    const headers: http.OutgoingHttpHeaders = { 'content-type': kind === 'abbr' ? ABBREVIATED : 'application/json', vary: 'accept, accept-encoding' }
+    // As npm's registry: a validator, a 5-minute max-age, and 304 for a client that has this document.
+    const headers: http.OutgoingHttpHeaders = { 'content-type': kind === 'abbr' ? ABBREVIATED : 'application/json', vary: 'accept, accept-encoding', etag: entry.etag, 'cache-control': 'public, max-age=300' }
+    if (req.headers['if-none-match']?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === entry.etag) === true) {
+      send(req, res, 304, headers, Buffer.alloc(0))
+      return
+    }
     let body = entry.body
     if (acceptsGzip(req)) {
       entry.gzipped ??= gzip(entry.body, { level: 6 })
@@ -140,7 +151,7 @@ export async function startMirrorServer (opts: MirrorServerOptions): Promise<Mir
   }
 
   function send (req: http.IncomingMessage, res: http.ServerResponse, status: number, headers: http.OutgoingHttpHeaders, body: Buffer): void {
-    res.writeHead(status, { ...headers, 'content-length': body.length })
+    res.writeHead(status, status === 304 ? headers : { ...headers, 'content-length': body.length })
     if (req.method === 'HEAD') {
       res.end()
     } else {

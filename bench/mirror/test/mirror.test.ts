@@ -200,6 +200,22 @@ test('packuments are gzipped when the client accepts gzip', async () => {
   assert.deepEqual(JSON.parse(zlib.gunzipSync(gzipped.body).toString('utf8')), json(plain))
 })
 
+test('packuments carry an ETag and npm’s max-age; a client that has the document gets 304 with no body', async () => {
+  const abbr = await get(server.url, '/alpha', { accept: ABBREVIATED })
+  const full = await get(server.url, '/alpha', { accept: 'application/json' })
+  assert.equal(abbr.headers['cache-control'], 'public, max-age=300')
+  assert.match(String(abbr.headers.etag), /^"[0-9a-f]{40}"$/)
+  assert.notEqual(abbr.headers.etag, full.headers.etag)
+  const again = await get(server.url, '/alpha', { accept: ABBREVIATED, 'if-none-match': String(abbr.headers.etag) })
+  assert.equal(again.status, 304)
+  assert.equal(again.body.length, 0)
+  assert.equal(again.headers.etag, abbr.headers.etag)
+  assert.equal((await get(server.url, '/alpha', { accept: ABBREVIATED, 'if-none-match': `W/${String(abbr.headers.etag)}` })).status, 304)
+  const other = await get(server.url, '/alpha', { accept: ABBREVIATED, 'if-none-match': String(full.headers.etag) })
+  assert.equal(other.status, 200)
+  assert.deepEqual(json(other), json(abbr))
+})
+
 test('a scoped name is found whichever way its @ and / are encoded', async () => {
   for (const urlPath of ['/@sc%2fpkg', '/@sc/pkg', '/%40sc%2fpkg', '/%40sc%2Fpkg']) {
     const response = await get(server.url, urlPath, { accept: ABBREVIATED })

@@ -11,7 +11,7 @@ export interface CachedMetadata {
   packument: Packument
   etag?: string
   lastModified?: string
-  /** When the registry last confirmed this entry (ms since epoch): a 200 or a 304. */
+  /** When the registry sent this document (ms since epoch); a 304 later leaves the entry as it is. */
   fetchedAt: number
   /** The full document (with `time`) rather than the abbreviated one. */
   full: boolean

@@ -82,20 +82,18 @@ export class MetadataSource {
       lastModified: validators?.etag === undefined ? validators?.lastModified : undefined,
       subject: request.name,
     })
-    let entry: CachedMetadata
-    if (response.status === 304) {
-      entry = { ...validators!, fetchedAt: this.opts.now() }
-    } else {
-      let doc: unknown
-      try {
-        doc = JSON.parse(response.body.toString('utf8'))
-      } catch (err) {
-        throw new LodeError('BAD_PACKUMENT', `The registry ${request.registry} sent metadata for ${request.name} that is not valid JSON.`, { cause: err })
-      }
-      entry = { packument: trimPackument(request.name, request.registry, doc), fetchedAt: this.opts.now(), full: request.full }
-      if (response.etag !== undefined) entry.etag = response.etag
-      if (response.lastModified !== undefined) entry.lastModified = response.lastModified
+    // Not modified: the cached entry stands as it is (writing it again would encode the whole
+    // packument for one timestamp).
+    if (response.status === 304) return { entry: validators!, unverified: false }
+    let doc: unknown
+    try {
+      doc = JSON.parse(response.body.toString('utf8'))
+    } catch (err) {
+      throw new LodeError('BAD_PACKUMENT', `The registry ${request.registry} sent metadata for ${request.name} that is not valid JSON.`, { cause: err })
     }
+    const entry: CachedMetadata = { packument: trimPackument(request.name, request.registry, doc), fetchedAt: this.opts.now(), full: request.full }
+    if (response.etag !== undefined) entry.etag = response.etag
+    if (response.lastModified !== undefined) entry.lastModified = response.lastModified
     this.write(file, entry)
     return { entry, unverified: false }
   }

@@ -118,17 +118,19 @@ test('minimumReleaseAge skips versions younger than the cut-off (else takes the 
   })
 })
 
-test('the metadata cache: 304 renews it, --offline reads only it, --prefer-offline asks only when it must', async () => {
+test('the metadata cache: a 304 leaves it as it is, --offline reads only it, --prefer-offline asks only when it must', async () => {
   const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-cache-'))
   await withResolver({ cacheDir }, async (resolver) => { await resolver.resolve(spec('^1.0.0')) })
   const file = metadataCachePath(cacheDir, registry.url, 'pick')
   assert.ok(fs.existsSync(file))
+  const cached = { bytes: fs.readFileSync(file), ino: fs.statSync(file).ino }
 
   const before = registry.recorded.length
   await withResolver({ cacheDir, now: () => NOW + 1000 }, async (resolver) => { await resolver.resolve(spec('^1.0.0')) })
   const conditional = registry.recorded.slice(before)
   assert.equal(conditional.length, 1)
   assert.ok(conditional[0]!.headers['if-none-match'], 'the cached etag is sent')
+  assert.deepEqual({ bytes: fs.readFileSync(file), ino: fs.statSync(file).ino }, cached, 'not written again after the 304')
 
   const offlineBefore = registry.requests.length
   await withResolver({ cacheDir, offline: true }, async (resolver) => {
