@@ -5,7 +5,7 @@ import { LodeError } from '@lode/fs.error'
 import { mergeReleaseAgeExcludes, updateWorkspaceYaml } from '@lode/pkg-manager.config'
 import type { Config } from '@lode/pkg-manager.config'
 import { runProjectScript } from '@lode/pkg-manager.lifecycle'
-import { DEPENDENCY_GROUPS, readInstalledLockfile, readLockfile, writeLockfile } from '@lode/pkg-manager.lockfile'
+import { DEPENDENCY_GROUPS, readInstalledLockfile, readLockfile, writeLockfile, writeLockfileText } from '@lode/pkg-manager.lockfile'
 import type { DependencyGroup, Lockfile, ReadLockfile } from '@lode/pkg-manager.lockfile'
 import { createReadPackageHooks, overridesMap, packageExtensionsChecksum, parseOverrides, replaceVersionReferences } from '@lode/pkg-manager.read-package-hook'
 import type { ReadPackageHooks } from '@lode/pkg-manager.read-package-hook'
@@ -228,7 +228,8 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
     const prefetching = opts.lockfileOnly !== true && selected === undefined && (include === undefined || (include.dependencies && include.devDependencies && include.optionalDependencies))
     const resolveStart = performance.now()
     const resolved = useLockfileAsIs
-      ? { lockfile: current.lockfile, written: installed !== undefined && await writeLockfile(config.dir, current.lockfile, current.envDocument), peerIssues: [], immature: [] }
+      // The lockfile of node_modules standing in is written back as it is (lode or pnpm wrote it).
+      ? { lockfile: current.lockfile, written: installed !== undefined && await writeLockfileText(config.dir, installed.text), peerIssues: [], immature: [] }
       : await resolve({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher: prefetching ? fetcher : undefined, saveEdit })
     opts.signal?.throwIfAborted()
     const packages = Object.keys(resolved.lockfile.packages ?? {}).length
@@ -254,7 +255,7 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
         patches,
         selectedImporters: selected,
         installedLockfile: useLockfileAsIs ? installed?.lockfile : undefined,
-        lockfileText: useLockfileAsIs && wanted !== undefined && wanted.envDocument === undefined ? wanted.text : undefined,
+        lockfileText: useLockfileAsIs && current.envDocument === undefined ? current.text : undefined,
         linkPool,
       })
     if (linked.added > 0 || linked.removed > 0) emit({ type: 'packages', added: linked.added, removed: linked.removed, storeDir: storePath(config.storeDir) })

@@ -7,7 +7,7 @@ import { removeAtomicTemps, writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
 import { LAYOUT_VERSION, VIRTUAL_STORE_DIR_MAX_LENGTH, hoistedDependenciesRecord, hoistedPath, pkgIdOf, planHoisting, planWorkspaceHoisting, planLayout, platformMismatch, pruneModules, reachableDepPaths, readModulesManifest, writeModulesManifest } from '@lode/pkg-manager.linker'
 import type { HoistedDependency, LaidOutPackage, Layout, LayoutOptions, ModulesManifest, Platform } from '@lode/pkg-manager.linker'
-import { parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
+import { DEPENDENCY_GROUPS, parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
 import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
 import { storePath } from '@lode/store.cafs'
 import type { LinkToWrite } from '@lode/worker.link'
@@ -108,7 +108,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   for (const depPath of reachableDepPaths(lockfile, layoutOptions)) {
     if (!laidOut.has(depPath)) layoutOptions.skipped.add(depPath)
   }
-  const previous = await readPreviousInstall(modulesDir, layoutOptions, installed)
+  const previous = await readPreviousInstall(modulesDir, layoutOptions, installed, { lockfile, layout })
   // A marker for the time node_modules is being changed: when an install was killed, the next one
   // redoes what it cannot see as done (each package's .bin).
   const marker = path.join(modulesDir, INSTALLING_MARKER)
@@ -312,12 +312,20 @@ interface PreviousInstall {
   ignoredBuilds: string[]
 }
 
-/** The layout the last install made, from its `.pnpm/lock.yaml` (read by the caller) and `.modules.yaml`; undefined when there was none (or it is unreadable). */
-async function readPreviousInstall (modulesDir: string, layoutOptions: LayoutOptions, lockfile: Lockfile | undefined): Promise<PreviousInstall | undefined> {
+/**
+ * The layout the last install made, from its `.pnpm/lock.yaml` (read by the caller) and
+ * `.modules.yaml`; undefined when there was none (or it is unreadable). When that lockfile is the
+ * one installed now (it stood in for a missing pnpm-lock.yaml) with the same groups, the layout
+ * planned now is the last one too.
+ */
+async function readPreviousInstall (modulesDir: string, layoutOptions: LayoutOptions, lockfile: Lockfile | undefined, now: { lockfile: Lockfile, layout: Layout }): Promise<PreviousInstall | undefined> {
   if (lockfile === undefined) return undefined
   const manifest = await readModulesManifest(modulesDir)
+  const include = manifest?.included ?? layoutOptions.include
+  const sameGroups = DEPENDENCY_GROUPS.every((group) => include[group] === layoutOptions.include[group])
   try {
-    return { lockfile, layout: planLayout(lockfile, { ...layoutOptions, include: manifest?.included ?? layoutOptions.include }), hoisted: manifest?.hoistedDependencies ?? {}, prunedAt: manifest?.prunedAt, ignoredBuilds: manifest?.ignoredBuilds ?? [] }
+    const layout = lockfile === now.lockfile && sameGroups ? now.layout : planLayout(lockfile, { ...layoutOptions, include })
+    return { lockfile, layout, hoisted: manifest?.hoistedDependencies ?? {}, prunedAt: manifest?.prunedAt, ignoredBuilds: manifest?.ignoredBuilds ?? [] }
   } catch {
     return undefined
   }

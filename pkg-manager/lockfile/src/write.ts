@@ -86,8 +86,12 @@ export function stringifyLockfile (lockfile: Lockfile): string {
  * leaves the old lockfile. Returns whether the content changed; an unchanged file is not touched.
  */
 export async function writeLockfile (dir: string, lockfile: Lockfile, envDocument?: string): Promise<boolean> {
+  return await writeLockfileText(dir, (envDocument !== undefined ? `---\n${envDocument}---\n` : '') + stringifyLockfile(lockfile))
+}
+
+/** Writes `<dir>/pnpm-lock.yaml` with this text (a lockfile as written before); false when it already was. */
+export async function writeLockfileText (dir: string, text: string): Promise<boolean> {
   const file = path.join(dir, WANTED_LOCKFILE)
-  const text = (envDocument !== undefined ? `---\n${envDocument}---\n` : '') + stringifyLockfile(lockfile)
   let current: string | undefined
   try {
     current = await fs.readFile(file, 'utf8')
