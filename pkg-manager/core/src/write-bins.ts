@@ -42,9 +42,9 @@ export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPack
   await Promise.all(linkedNow.map(async (pkg) => {
     const providers = [...(ownBins && pkg.hasBin ? [provider(pkg)] : []), ...withBins(pkg.deps)]
     const binDir = path.join(pkg.dir, 'node_modules', '.bin')
-    // Synchronously: where there is no .bin (most packages) that is one lstat, not a round trip
-    // through libuv's threads 16 at a time.
-    fs.rmSync(binDir, { recursive: true, force: true })
+    // Synchronously, and only where there is a .bin (few packages): a round trip through libuv's
+    // threads, or an ENOENT error object, per package adds up over a thousand packages.
+    if (fs.lstatSync(binDir, { throwIfNoEntry: false }) !== undefined) fs.rmSync(binDir, { recursive: true, force: true })
     if (providers.length > 0) await limit(async () => await linkBins(binDir, providers, { manifests }))
   }))
 }

@@ -4,7 +4,11 @@ import path from 'node:path'
 import { threadId } from 'node:worker_threads'
 
 import { hasErrno } from '@lode/fs.error'
-import { STORE_FILES_DIR, STORE_HASH_ALGORITHM, STORE_TMP_DIR, STORE_VERSION } from '@lode/fs.formats'
+import { STORE_HASH_ALGORITHM, STORE_TMP_DIR } from '@lode/fs.formats'
+
+import { casFilePath, contentPathFromHex, modeIsExecutable, storePath } from './layout.js'
+
+export { casFilePath, contentPathFromHex, modeIsExecutable, storePath } from './layout.js'
 
 /** One file of a package as the store index records it (pnpm's `PackageFileInfo`). */
 export interface CasFileInfo {
@@ -15,27 +19,6 @@ export interface CasFileInfo {
   /** The mode from the tarball entry, e.g. 0o644 or 0o755. */
   mode: number
   size: number
-}
-
-/** `<storeDir>/v11`: the versioned store directory that holds `files/` and `index.db`. */
-export function storePath (storeDir: string): string {
-  return path.join(storeDir, STORE_VERSION)
-}
-
-/** pnpm's rule: any execute bit makes a file executable, and its CAS name gets `-exec`. */
-export function modeIsExecutable (mode: number): boolean {
-  return (mode & 0o111) !== 0
-}
-
-/** `files/<2 hex>/<126 hex>[-exec]`, relative to the versioned store directory. */
-export function contentPathFromHex (digest: string, executable: boolean): string {
-  const rel = `${STORE_FILES_DIR}/${digest.slice(0, 2)}/${digest.slice(2)}`
-  return executable ? `${rel}-exec` : rel
-}
-
-/** The absolute CAS path of a file, from its digest and mode. */
-export function casFilePath (storeDir: string, digest: string, mode: number): string {
-  return path.join(storePath(storeDir), contentPathFromHex(digest, modeIsExecutable(mode)))
 }
 
 export interface CasWriterOptions {

@@ -4,9 +4,9 @@ import { threadId } from 'node:worker_threads'
 
 import { LodeError, hasErrno, toLodeErrorData } from '@lode/fs.error'
 import type { LodeErrorData } from '@lode/fs.error'
-import { contentPathFromHex, modeIsExecutable, storePath } from '@lode/store.cafs'
+import { contentPathFromHex, modeIsExecutable, storePath } from '@lode/store.cafs/layout'
 
-import { applyPatchFile } from './apply-patch.js'
+import type { applyPatchFile } from './apply-patch.js'
 import { writeSymlinks } from './symlinks.js'
 import type { LinkToWrite } from './symlinks.js'
 
@@ -55,9 +55,11 @@ let temps = 0
  * complete: an interrupted install leaves temp directories (removed on the next run), never a
  * half-filled package. A package whose directory exists is skipped.
  */
-export function link (task: LinkTask): LinkResult {
+export async function link (task: LinkTask): Promise<LinkResult> {
   try {
-    const outcome = importPackages(task)
+    // The patch code (and its diff library) loads only for a task with a patch to apply.
+    const patcher = task.packages.some((pkg) => pkg.patch !== undefined) ? (await import('./apply-patch.js')).applyPatchFile : undefined
+    const outcome = importPackages(task, patcher)
     if (task.links !== undefined) writeLinks(task.links)
     return { ok: true, value: outcome }
   } catch (err) {
@@ -77,7 +79,7 @@ function writeLinks (links: readonly LinkToWrite[]): void {
   }
 }
 
-export function importPackages (task: LinkTask): LinkOutcome {
+export function importPackages (task: LinkTask, patcher?: typeof applyPatchFile): LinkOutcome {
   const outcome: LinkOutcome = { imported: 0, used: undefined, crossDevice: false }
   const store = storePath(task.storeDir) + path.sep
   for (const pkg of task.packages) {
@@ -89,7 +91,7 @@ export function importPackages (task: LinkTask): LinkOutcome {
     if (created === undefined) removeStaleTemps(pkg.dir)
     try {
       importInto(temp, pkg, store, task, outcome)
-      if (pkg.patch !== undefined) applyPatchFile(temp, pkg.patch.file, pkg.patch.label)
+      if (pkg.patch !== undefined) patcher!(temp, pkg.patch.file, pkg.patch.label)
       renameIntoPlace(temp, pkg.dir)
     } catch (err) {
       fs.rmSync(temp, { recursive: true, force: true })
