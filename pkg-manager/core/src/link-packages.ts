@@ -86,9 +86,12 @@ export interface DirectDependencyChange {
 }
 
 /**
- * Puts the lockfile's packages on disk in pnpm's isolated layout: packages the store lacks are
- * downloaded and extracted by the store pool (one index read for all), each package is imported
- * by the link pool as soon as its files are in the store, then the symlinks are written.
+ * Puts the lockfile's packages on disk in pnpm's isolated layout: what the last install left and
+ * this one does not want is pruned; the packages not there yet are imported (see
+ * `importPackages`: fetched into the store when it lacks them, imported by the link pool with
+ * their dependencies' symlinks) while `.pnpm/lock.yaml` is written; then the bins, the builds and
+ * `.modules.yaml`. Until the end, a marker in node_modules tells the next install that this one
+ * did not finish.
  */
 export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPackagesResult> {
   const { config } = opts
