@@ -2,6 +2,7 @@ import { LodeError } from '@lode/fs.error'
 import type { Config } from '@lode/pkg-manager.config'
 import type { LaidOutPackage } from '@lode/pkg-manager.linker'
 import type { PackageFilesIndex } from '@lode/store.index'
+import { packFiles } from '@lode/worker.link'
 import type { LinkToWrite, PackageToImport } from '@lode/worker.link'
 import { writeSymlinks } from '@lode/worker.link/symlinks'
 import { LinkPool } from '@lode/worker.pools'
@@ -87,7 +88,7 @@ export async function importPackages (packages: readonly LaidOutPackage[], opts:
   const add = (pkg: LaidOutPackage, row: PackageFilesIndex): void => {
     if (row.requiresBuild === true) wantBuild.push(pkg)
     const patch = patchOf(pkg.depPath, opts.patches)
-    batch.push({ dir: pkg.dir, files: filesOf(row), ...(patch === undefined ? {} : { patch: { file: patch.file, label: pkg.pkgId } }) })
+    batch.push({ dir: pkg.dir, files: packFiles(row.files), ...(patch === undefined ? {} : { patch: { file: patch.file, label: pkg.pkgId } }) })
     for (const link of pkg.links) batchLinks.push([link.path, link.target])
     if (batch.length >= LINK_BATCH) flush()
   }
@@ -138,8 +139,4 @@ function patchOf (depPath: string, patches: readonly Patch[]): Patch | undefined
     })
   }
   return patch
-}
-
-function filesOf (row: PackageFilesIndex): PackageToImport['files'] {
-  return [...row.files].map(([file, info]) => [file, info.digest, info.mode])
 }

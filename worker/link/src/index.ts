@@ -16,10 +16,11 @@ export type { LinkToWrite } from './symlinks.js'
 /** pnpm's `packageImportMethod`. */
 export type ImportMethod = 'auto' | 'hardlink' | 'clone' | 'copy' | 'clone-or-copy'
 
-/** One package to import: its directory and its files (path inside the package, CAS digest, mode). */
+/** One package to import: its directory and its files. */
 export interface PackageToImport {
   dir: string
-  files: Array<[path: string, digest: string, mode: number]>
+  /** Path inside the package, CAS digest and mode of each file, as `packFiles` writes them. */
+  files: string
   /** A patch to apply (pnpm's `patchedDependencies`), before the package is renamed into place. */
   patch?: { file: string, label: string }
 }
@@ -145,12 +146,27 @@ function isAlive (pid: number): boolean {
   }
 }
 
+/**
+ * A package's files as a link task carries them: one string, `path\0digest\0mode\0…` (a path
+ * holds no `\0`), which reaches a thread for the cost of copying its bytes. As an array of tuples,
+ * cloning cost the main thread about 0.2 s in a cold install of 1,300 packages.
+ */
+export function packFiles (files: Iterable<readonly [path: string, info: { digest: string, mode: number }]>): string {
+  const parts: string[] = []
+  for (const [file, info] of files) parts.push(file, info.digest, String(info.mode))
+  return parts.join('\0')
+}
+
 // Paths are joined by hand, not with path.join (a tenth of the thread's time): the files' paths come
 // from the store index, relative, `/`-separated and checked when the tarball was extracted.
 function importInto (root: string, pkg: PackageToImport, store: string, task: LinkTask, outcome: LinkOutcome): void {
   fs.mkdirSync(root)
   const made = new Set<string>([''])
-  for (const [file, digest, mode] of pkg.files) {
+  const fields = pkg.files.split('\0')
+  for (let i = 0; i + 2 < fields.length; i += 3) {
+    const file = fields[i]!
+    const digest = fields[i + 1]!
+    const mode = Number(fields[i + 2])
     const target = `${root}${path.sep}${file}`
     const dir = file.slice(0, Math.max(0, file.lastIndexOf('/')))
     if (!made.has(dir)) {

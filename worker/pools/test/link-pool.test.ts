@@ -7,6 +7,7 @@ import { buildTarball } from '@lode/__utils__.test-fixtures'
 import { casFilePath } from '@lode/store.cafs'
 import { StoreIndex } from '@lode/store.index'
 import type { PackageFilesIndex } from '@lode/store.index'
+import { packFiles } from '@lode/worker.link'
 import type { PackageToImport } from '@lode/worker.link'
 import { LinkPool, StorePool, addTarballToStore } from '@lode/worker.pools'
 
@@ -30,7 +31,7 @@ async function storeWithPackage (storeDir: string): Promise<PackageFilesIndex> {
 }
 
 function toImport (dir: string, row: PackageFilesIndex): PackageToImport {
-  return { dir, files: [...row.files].map(([file, info]) => [file, info.digest, info.mode]) }
+  return { dir, files: packFiles(row.files) }
 }
 
 test('the link pool hardlinks a package\'s files from the CAS into its directory, executables kept executable', async () => {
