@@ -81,3 +81,34 @@ test('a missing CAS file is ERR_LODE_STORE_FILE_MISSING naming it, and leaves no
     await pool.close()
   }
 })
+
+test('a task writes its symlinks relative, parents as needed: a correct one is kept, anything else replaced; one that cannot be written is ERR_LODE_LINK_FAILED', async () => {
+  const modules = path.join(tempDir('link-symlinks'), 'node_modules')
+  const target = path.join(modules, '.pnpm', 'a@1.0.0', 'node_modules', 'a')
+  fs.mkdirSync(target, { recursive: true })
+  const kept = path.join(modules, 'kept')
+  fs.symlinkSync(path.relative(modules, target), kept)
+  const keptIno = fs.lstatSync(kept).ino
+  fs.symlinkSync('elsewhere', path.join(modules, 'wrong'))
+  fs.mkdirSync(path.join(modules, 'dir-in-place', 'child'), { recursive: true })
+  const pool = new LinkPool({ threads: 1 })
+  try {
+    const links: Array<[string, string]> = ['kept', 'wrong', 'dir-in-place', '@scope/new'].map((name) => [path.join(modules, name), target])
+    await pool.link({ storeDir: tempDir('link-store'), method: 'auto', packages: [], links })
+    for (const [link] of links) {
+      assert.equal(fs.readlinkSync(link), path.relative(path.dirname(link), target), link)
+      assert.equal(fs.realpathSync(link), fs.realpathSync(target))
+    }
+    assert.equal(fs.lstatSync(kept).ino, keptIno, 'a correct link is not written again')
+
+    const file = path.join(modules, 'a-file')
+    fs.writeFileSync(file, '')
+    await assert.rejects(pool.link({ storeDir: tempDir('link-store'), method: 'auto', packages: [], links: [[path.join(file, 'x'), target]] }), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ERR_LODE_LINK_FAILED')
+      assert.match(err.message, /a-file/)
+      return true
+    })
+  } finally {
+    await pool.close()
+  }
+})
