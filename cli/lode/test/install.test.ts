@@ -174,7 +174,7 @@ test('a dependency removed from package.json disappears from node_modules, as wi
   assert.equal(fs.existsSync(path.join(lodeProject.dir, 'node_modules', '.pnpm', 'tool@1.0.0')), false)
 })
 
-test('--frozen-lockfile installs the lockfile without asking for metadata, and refuses an outdated one touching nothing', async () => {
+test('--frozen-lockfile installs the lockfile without asking for metadata, refuses an outdated one touching nothing, and a missing one as pnpm does', async () => {
   const project = makeProject(registry, { name: 'frozen', version: '1.0.0', dependencies: { leaf: '2.0.0' }, devDependencies: { tool: '1.0.0' } })
   assert.equal((await lode(project, ['install', '--lockfile-only'])).code, 0)
   const metadataBefore = registry.metadataRequests.length
@@ -193,6 +193,19 @@ test('--frozen-lockfile installs the lockfile without asking for metadata, and r
   assert.equal(readLockfileText(project), lockfile)
   assert.equal(fs.readFileSync(path.join(project.dir, 'node_modules', '.modules.yaml'), 'utf8'), modulesYamlBefore)
   assert.equal(requireFrom(project, 'leaf'), 'leaf@2')
+
+  // Without pnpm-lock.yaml, as pnpm: ERR_LODE_NO_LOCKFILE, nothing written; a project without dependencies installs.
+  fs.rmSync(path.join(project.dir, 'pnpm-lock.yaml'))
+  const absent = await lode(project, ['install', '--frozen-lockfile'])
+  assert.equal(absent.code, 1)
+  assert.ok(absent.stderr.startsWith('[ERR_LODE_NO_LOCKFILE] Cannot install with "frozen-lockfile" because pnpm-lock.yaml is absent.'), absent.stderr)
+  assert.match(absent.stderr, /--no-frozen-lockfile/)
+  assert.equal(fs.existsSync(path.join(project.dir, 'pnpm-lock.yaml')), false)
+  assert.equal(fs.readFileSync(path.join(project.dir, 'node_modules', '.modules.yaml'), 'utf8'), modulesYamlBefore)
+  const empty = makeProject(registry, { name: 'empty', version: '1.0.0' })
+  const emptyInstall = await lode(empty, ['install', '--frozen-lockfile'])
+  assert.equal(emptyInstall.code, 0, emptyInstall.stderr)
+  assert.ok(fs.existsSync(path.join(empty.dir, 'pnpm-lock.yaml')), 'written, as pnpm writes it')
 })
 
 test('--prod leaves devDependencies out of node_modules, as pnpm does', async () => {
@@ -427,11 +440,11 @@ test('a deleted pnpm-lock.yaml comes back from node_modules with the versions in
     assert.equal(own.requests.length, requests, 'no metadata and no tarball is asked for')
     assert.match(readLockfileText(lodeProject), /mid@1\.0\.0:/)
     assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
-    // With --frozen-lockfile there is nothing to install from: the usual error.
+    // With --frozen-lockfile node_modules does not stand in: pnpm's ERR_PNPM_NO_LOCKFILE.
     fs.rmSync(path.join(lodeProject.dir, 'pnpm-lock.yaml'))
     const frozen = await lode(lodeProject, ['install', '--frozen-lockfile'])
     assert.equal(frozen.code, 1)
-    assert.match(frozen.stderr, /ERR_LODE_OUTDATED_LOCKFILE/)
+    assert.match(frozen.stderr, /^\[ERR_LODE_NO_LOCKFILE\]/)
   } finally {
     await own.close()
   }

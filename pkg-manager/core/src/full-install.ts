@@ -166,8 +166,15 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
     ignoredOptionalDependencies: config.ignoredOptionalDependencies,
     patchedDependencies: Object.fromEntries(patches.map((patch) => [patch.key, patch.hash])),
   }
+  // As pnpm: a frozen install needs pnpm-lock.yaml as soon as any project has dependencies (one
+  // without resolves nothing and writes it).
+  if (frozen && wanted === undefined && importers.some(({ manifest }) => DEPENDENCY_GROUPS.some((group) => Object.keys(manifest[group] ?? {}).length > 0))) {
+    throw new LodeError('NO_LOCKFILE', 'Cannot install with "frozen-lockfile" because pnpm-lock.yaml is absent.', {
+      hint: 'Note that in CI environments this setting is true by default. If you still need to run install in such cases, use "lode install --no-frozen-lockfile".',
+    })
+  }
   const outdated = outdatedLockfileReason(current?.lockfile, importers, { autoInstallPeers: config.autoInstallPeers, catalogs: config.catalogs, ...lockfileSettings })
-  if (frozen && outdated !== undefined) {
+  if (frozen && wanted !== undefined && outdated !== undefined) {
     throw new LodeError('OUTDATED_LOCKFILE', `Cannot install with a frozen lockfile because pnpm-lock.yaml is not up to date with ${path.join(config.dir, 'package.json')}: ${outdated}.`, {
       hint: 'Run lode install without --frozen-lockfile (in CI: --no-frozen-lockfile) to update pnpm-lock.yaml, and commit it.',
     })
