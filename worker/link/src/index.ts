@@ -61,22 +61,11 @@ export async function link (task: LinkTask): Promise<LinkResult> {
     // The patch code (and its diff library) loads only for a task with a patch to apply.
     const patcher = task.packages.some((pkg) => pkg.patch !== undefined) ? (await import('./apply-patch.js')).applyPatchFile : undefined
     const outcome = importPackages(task, patcher)
-    if (task.links !== undefined) writeLinks(task.links)
+    if (task.links !== undefined) writeSymlinks(task.links)
     return { ok: true, value: outcome }
   } catch (err) {
     if (err instanceof LodeError) return { ok: false, error: toLodeErrorData(err) }
     throw err
-  }
-}
-
-function writeLinks (links: readonly LinkToWrite[]): void {
-  try {
-    writeSymlinks(links)
-  } catch (err) {
-    throw new LodeError('LINK_FAILED', `Could not write a symlink in node_modules: ${(err as Error).message}`, {
-      hint: 'Check that node_modules is writable and the disk has room, then run lode install again.',
-      cause: err,
-    })
   }
 }
 

@@ -1,16 +1,28 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import { hasErrno } from '@lode/fs.error'
+import { LodeError, hasErrno } from '@lode/fs.error'
 
 /** A symlink to write: where it goes and what it points at, both absolute (written relative). */
 export type LinkToWrite = readonly [path: string, target: string]
 
 /**
  * Writes the symlinks, relative (so a moved project keeps working), parents as needed. A link
- * already pointing at its target is left alone; anything else in its place is replaced.
+ * already pointing at its target is left alone; anything else in its place is replaced. A link
+ * that cannot be written is `ERR_LODE_LINK_FAILED`, on a link thread or on the main thread alike.
  */
 export function writeSymlinks (links: readonly LinkToWrite[]): void {
+  try {
+    writeEach(links)
+  } catch (err) {
+    throw new LodeError('LINK_FAILED', `Could not write a symlink in node_modules: ${(err as Error).message}`, {
+      hint: 'Check that node_modules is writable and the disk has room, then run lode install again.',
+      cause: err,
+    })
+  }
+}
+
+function writeEach (links: readonly LinkToWrite[]): void {
   for (const [link, target] of links) {
     const relative = path.relative(path.dirname(link), target)
     try {
