@@ -17,8 +17,8 @@ export interface PublishedPackage {
   publishedAt: string
 }
 
-/** What a test can make the next requests for a path do: fail with a status, or drop the connection. */
-export type Fault = { status: number } | { reset: true }
+/** What a test can make the next requests for a path do: answer a status (with `body`, else an error document), or drop the connection. */
+export type Fault = { status: number, body?: string } | { reset: true }
 
 export interface RecordedRequest {
   url: string
@@ -143,7 +143,7 @@ export class TestRegistry {
     if (fault !== undefined) {
       if ('reset' in fault) { req.socket.destroy(); return }
       res.writeHead(fault.status, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ error: `injected ${fault.status}` }))
+      res.end(fault.body ?? JSON.stringify({ error: `injected ${fault.status}` }))
       return
     }
     if (this.requiredAuthorization !== undefined && req.headers.authorization !== this.requiredAuthorization) {

@@ -186,7 +186,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     if (installing && values['lockfile-only'] !== true && values.filter === undefined && tracePipeline === undefined) {
       const { quickKey, quickUpToDate } = await import('@lode/pkg-manager.core/quick-check')
       quick = quickKey({ cwd: path.resolve(ctx.cwd, values.dir ?? '.'), env: ctx.env, flags: quickFlags(values), version: VERSION })
-      if (quickUpToDate(quick) !== undefined) {
+      if (quickUpToDate(quick, { frozenLockfile: values['frozen-lockfile'] }) !== undefined) {
         print('Already up to date')
         print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
         return 0

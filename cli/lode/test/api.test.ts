@@ -88,3 +88,21 @@ test('add, update and remove over several workspace projects through the API', a
   assert.equal(fs.readFileSync(path.join(project.dir, 'packages', 'a', 'node_modules', 'api-0', 'package.json'), 'utf8').includes('"2.0.0"'), true)
   assert.equal(fs.existsSync(path.join(project.dir, 'packages', 'b', 'node_modules', 'api-1')), false)
 })
+
+test('install() with pnpm-lock.yaml deleted over an intact node_modules writes node_modules\' lockfile back and reports up to date', async () => {
+  const project = makeProject(registry, manifest)
+  const env = { HOME: project.home, XDG_CACHE_HOME: path.join(project.home, '.cache'), XDG_DATA_HOME: path.join(project.home, '.local', 'share') }
+  const config = getConfig({ dir: project.dir, env, overrides: {}, lodeVersion: '0.0.0-test' })
+  assert.equal((await install({ config, now: Date.now })).added, 60)
+  const lockfile = path.join(project.dir, 'pnpm-lock.yaml')
+  const text = fs.readFileSync(lockfile, 'utf8')
+  fs.rmSync(lockfile)
+  const result = await install({ config, now: Date.now })
+  assert.equal(result.upToDate, true)
+  assert.equal(result.lockfileChanged, true)
+  assert.equal(fs.readFileSync(lockfile, 'utf8'), text)
+  // Frozen, it is an error instead, as with pnpm.
+  fs.rmSync(lockfile)
+  await assert.rejects(install({ config, now: Date.now, frozenLockfile: true }), { code: 'ERR_LODE_NO_LOCKFILE' })
+  assert.equal(fs.existsSync(lockfile), false)
+})

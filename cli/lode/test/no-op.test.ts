@@ -32,7 +32,7 @@ process.on('exit', () => { fs.writeFileSync(${JSON.stringify(list)}, urls.join('
 `)
   const result = await lode(project, args, { ...env, NODE_OPTIONS: `--import ${hook}` })
   const urls = fs.readFileSync(list, 'utf8').split('\n')
-  return { stdout: result.stdout, code: result.code, loadedInstaller: urls.some((url) => url.includes('/pkg-manager/config/') || url.includes('/yaml/')) }
+  return { stdout: result.stdout, code: result.code, loadedInstaller: urls.some((url) => url.includes('/pkg-manager/config/dist/src/index.js') || url.includes('/yaml/')) }
 }
 
 test('the no-op is answered before settings or the installer are loaded; whatever changes the install takes the full path', async () => {
@@ -93,4 +93,37 @@ test('the no-op is answered before settings or the installer are loaded; whateve
   const edited = await lode(project, ['install', '--prod'])
   assert.doesNotMatch(edited.stdout, /Already up to date/)
   assert.ok(fs.existsSync(path.join(project.dir, 'packages', 'a', 'node_modules', 'devtool', 'package.json')))
+})
+
+test('pnpm-lock.yaml deleted over an intact node_modules: the quick check writes node_modules\' lockfile back; frozen (CI) fails as pnpm does', async () => {
+  const project = makeProject(registry, { name: 'restore', version: '1.0.0', dependencies: { leaf: '1.0.0' } })
+  assert.equal((await lode(project, ['install'])).code, 0)
+  const lockfile = path.join(project.dir, 'pnpm-lock.yaml')
+  const text = fs.readFileSync(lockfile, 'utf8')
+
+  fs.rmSync(lockfile)
+  const restored = await lodeRecordingModules(project, ['install'])
+  assert.equal(restored.code, 0)
+  assert.match(restored.stdout, /^Already up to date$/m)
+  assert.equal(restored.loadedInstaller, false, 'answered by the quick check')
+  assert.equal(fs.readFileSync(lockfile, 'utf8'), text, 'the lockfile is back, byte for byte')
+  assert.equal((await lodeRecordingModules(project, ['install'])).loadedInstaller, false, 'and the next install is a no-op')
+
+  // In CI the install is frozen: without pnpm-lock.yaml it fails (ERR_LODE_NO_LOCKFILE), whatever node_modules holds.
+  fs.rmSync(lockfile)
+  const frozen = await lode(project, ['install'], { CI: 'true' })
+  assert.notEqual(frozen.code, 0)
+  assert.match(frozen.stdout + frozen.stderr, /ERR_LODE_NO_LOCKFILE/)
+  assert.equal(fs.existsSync(lockfile), false)
+  const flag = await lode(project, ['install', '--frozen-lockfile'])
+  assert.match(flag.stderr, /^\[ERR_LODE_NO_LOCKFILE\]/)
+  assert.equal(fs.existsSync(lockfile), false)
+
+  // A manifest changed as well: the full path resolves, starting from node_modules' lockfile.
+  fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'restore', version: '1.0.0', dependencies: { leaf: '1.0.0', devtool: '1.0.0' } }))
+  const changed = await lodeRecordingModules(project, ['install'])
+  assert.equal(changed.code, 0)
+  assert.equal(changed.loadedInstaller, true)
+  assert.match(fs.readFileSync(lockfile, 'utf8'), /devtool@1\.0\.0/)
+  assert.ok(fs.existsSync(path.join(project.dir, 'node_modules', 'devtool', 'package.json')))
 })

@@ -20,7 +20,8 @@ export interface ReadMsgpackFileOptions<T> {
 }
 
 /**
- * Reads a file written by `writeMsgpackFile`. Returns `undefined` when the file does not exist.
+ * Reads a file written by `writeMsgpackFile`. Returns `undefined` when the file does not exist
+ * (or cannot, a parent being a file).
  * Throws `ERR_LODE_MSGPACK_FILE_TRUNCATED` or `ERR_LODE_MSGPACK_FILE_CORRUPTED` (naming the file)
  * when it exists but is damaged.
  */
@@ -29,7 +30,8 @@ export async function readMsgpackFile<T> (file: string, opts: ReadMsgpackFileOpt
   try {
     data = await fs.readFile(file)
   } catch (err) {
-    if (hasErrno(err, 'ENOENT')) return undefined
+    // ENOTDIR: a parent is a file, so this file cannot exist either.
+    if (hasErrno(err, 'ENOENT') || hasErrno(err, 'ENOTDIR')) return undefined
     throw err
   }
   return decodeMsgpackFile(file, data, opts)

@@ -28,8 +28,11 @@ test('a written file reads back equal, in a directory created on demand', async 
   assert.deepEqual(await fs.readdir(path.dirname(file)), ['pkg.mpk'], 'no temp file is left behind')
 })
 
-test('a missing file reads as undefined', async () => {
-  assert.equal(await readMsgpackFile(path.join(await tempDir(), 'nope.mpk')), undefined)
+test('a missing file reads as undefined, also when a parent directory is a file', async () => {
+  const dir = await tempDir()
+  assert.equal(await readMsgpackFile(path.join(dir, 'nope.mpk')), undefined)
+  await fs.writeFile(path.join(dir, 'file'), '')
+  assert.equal(await readMsgpackFile(path.join(dir, 'file', 'nope.mpk')), undefined)
 })
 
 test('every truncation of a file is reported as truncated, never decoded', async () => {

@@ -7,6 +7,8 @@ import { LodeError, hasErrno } from '@lode/fs.error'
 import ini from 'ini'
 import { parse as parseYaml } from 'yaml'
 
+import { isCI } from './ci.js'
+
 export { mergeReleaseAgeExcludes, updateWorkspaceYaml } from './write-workspace-yaml.js'
 
 /** Everything an install reads from settings, fully defaulted and frozen. Built once, handed down. */
@@ -318,11 +320,4 @@ function readWorkspaceYaml (dir: string): Record<string, unknown> {
     throw new LodeError('INVALID_WORKSPACE_YAML', `${file} must be a map of settings.`, { hint: 'Fix the file and run again.' })
   }
   return value as Record<string, unknown>
-}
-
-/** Whether `env` is a CI job, by the variables ci-info (pnpm's detector) checks first; `CI=false` says no. */
-function isCI (env: Readonly<Record<string, string | undefined>>): boolean {
-  if (env['CI'] === 'false') return false
-  return ['CI', 'CONTINUOUS_INTEGRATION', 'BUILD_NUMBER', 'BUILD_ID', 'RUN_ID', 'CI_NAME', 'CI_APP_ID', 'CI_BUILD_ID', 'CI_BUILD_NUMBER', 'GITHUB_ACTIONS', 'GITLAB_CI', 'BUILDKITE', 'CIRCLECI', 'TRAVIS', 'TF_BUILD', 'JENKINS_URL']
-    .some((name) => env[name] !== undefined && env[name] !== '')
 }

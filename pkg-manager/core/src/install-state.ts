@@ -7,7 +7,7 @@ import { hasErrno } from '@lode/fs.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 
 import type { InstallOptions } from './full-install.js'
-import { INSTALLING_MARKER, STATE_FILE, filesDigest, watchedDirs } from './quick-check.js'
+import { INSTALLED_LOCKFILE, INSTALLING_MARKER, STATE_FILE, WANTED_LOCKFILE, filesDigest, watchedDirs } from './quick-check.js'
 import type { QuickState } from './quick-check.js'
 
 interface InstallState {
@@ -22,6 +22,11 @@ export interface InstallInputs {
   digest: string
   /** The files hashed, relative to the install's directory. */
   files: string[]
+  /**
+   * pnpm-lock.yaml is missing and node_modules' own lockfile stood in for it (see `installInputs`):
+   * its text, for pnpm-lock.yaml when the install turns out to be up to date.
+   */
+  lockfileStandIn?: Buffer
 }
 
 /**
@@ -29,23 +34,30 @@ export interface InstallInputs {
  * missing. The files whose content decides the install: every project's manifest (a workspace is
  * globbed again, so an added or removed project counts), the lockfile, and what node_modules says
  * it holds. `--frozen-lockfile` is no input: the inputs recorded are those of a complete install,
- * whose lockfile satisfied these very manifests.
+ * whose lockfile satisfied these very manifests. Without pnpm-lock.yaml, an install that is not
+ * frozen puts node_modules' lockfile in its place (pnpm does, and the CLI's quick check too), so a
+ * deleted lockfile over an intact node_modules is up to date once that is written back.
  */
 export async function installInputs (opts: InstallOptions): Promise<InstallInputs | undefined> {
+  const frozen = opts.frozenLockfile ?? opts.config.frozenLockfile
   const hash = createHash('sha256')
   hash.update(JSON.stringify({ config: opts.config, include: opts.include, preferFrozen: opts.preferFrozenLockfile, projects: opts.projects }))
   const patterns = opts.config.workspacePackages ?? []
   const manifests = patterns.length === 0 ? ['package.json'] : await (await import('@lode/pkg-manager.workspace')).findWorkspaceManifests(opts.config.dir, patterns)
-  const files = [...manifests, 'pnpm-lock.yaml', path.join('node_modules', '.modules.yaml')]
+  const files = [...manifests, WANTED_LOCKFILE, path.join('node_modules', '.modules.yaml')]
+  let lockfileStandIn: Buffer | undefined
   for (const file of files) {
     try {
       hash.update('\0').update(file).update('\0').update(await fsp.readFile(path.join(opts.config.dir, file)))
     } catch (err) {
-      if (hasErrno(err, 'ENOENT')) return undefined
-      throw err
+      if (!hasErrno(err, 'ENOENT')) throw err
+      if (file !== WANTED_LOCKFILE || frozen || lockfileStandIn !== undefined) return undefined
+      lockfileStandIn = await fsp.readFile(path.join(opts.config.dir, INSTALLED_LOCKFILE)).catch(() => undefined)
+      if (lockfileStandIn === undefined) return undefined
+      hash.update(lockfileStandIn)
     }
   }
-  return { digest: hash.digest('hex'), files }
+  return lockfileStandIn === undefined ? { digest: hash.digest('hex'), files } : { digest: hash.digest('hex'), files, lockfileStandIn }
 }
 
 /** The last install's recorded state when its inputs were exactly these (and no install was cut short since), else undefined. */
@@ -72,7 +84,13 @@ export async function writeInstallState (opts: InstallOptions, inputs: InstallIn
   const { dir } = opts.config
   const state: InstallState = { inputs: inputs.digest, packages }
   if (opts.quickKey !== undefined) {
-    state.quick = { key: opts.quickKey, files: inputs.files, digest: filesDigest(dir, inputs.files), dirs: watchedDirs(dir, opts.config.workspacePackages ?? []) }
+    state.quick = {
+      key: opts.quickKey,
+      files: inputs.files,
+      digest: filesDigest(dir, inputs.files),
+      dirs: watchedDirs(dir, opts.config.workspacePackages ?? []),
+      frozenSetting: opts.config.frozenLockfile,
+    }
   }
   await writeFileAtomic(path.join(dir, 'node_modules', STATE_FILE), JSON.stringify(state))
 }

@@ -1,5 +1,10 @@
+import path from 'node:path'
+
+import { writeFileAtomic } from '@lode/fs.write-file-atomic'
+
 import type { InstallOptions, InstallResult } from './full-install.js'
 import { forgetInstallState, installInputs, upToDateState, writeInstallState } from './install-state.js'
+import { WANTED_LOCKFILE } from './quick-check.js'
 
 /**
  * Installs the project in `config.dir` (see `installFull`). When nothing it depends on changed
@@ -14,11 +19,14 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
   const before = linking ? await installInputs(opts) : undefined
   const state = before === undefined ? undefined : await upToDateState(opts.config.dir, before.digest)
   if (state !== undefined) {
+    // pnpm-lock.yaml deleted over an intact node_modules: node_modules' lockfile is written back, as the full path would.
+    const lockfileChanged = before!.lockfileStandIn !== undefined
+    if (lockfileChanged) await writeFileAtomic(path.join(opts.config.dir, WANTED_LOCKFILE), before!.lockfileStandIn!)
     // Up to date, but the CLI's quick check did not know it (new settings key, or an API install before): record it for next time.
     if (opts.quickKey !== undefined && state.quick?.key !== opts.quickKey) await writeInstallState(opts, before!, state.packages)
     opts.onEvent?.({ type: 'up-to-date' })
     const totalMs = Math.round(performance.now() - started)
-    return { lockfileChanged: false, packages: state.packages, added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], upToDate: true, timings: { resolveMs: 0, linkMs: 0, totalMs } }
+    return { lockfileChanged, packages: state.packages, added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], upToDate: true, timings: { resolveMs: 0, linkMs: 0, totalMs } }
   }
   return await installAndRecord(opts)
 }

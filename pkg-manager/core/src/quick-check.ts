@@ -3,7 +3,9 @@
 // module whether the last complete install had exactly these inputs. Only Node's own modules are
 // used here, on purpose, and they come through process.getBuiltinModule, not `import`: an ESM
 // import of a builtin builds a facade that runs every lazy getter (~3 ms for node:fs).
-const { createHash } = process.getBuiltinModule('node:crypto')
+import { CI_ENV_VARS } from '@lode/pkg-manager.config/ci'
+
+const { createHash, randomBytes } = process.getBuiltinModule('node:crypto')
 const fs = process.getBuiltinModule('node:fs')
 const os = process.getBuiltinModule('node:os')
 const path = process.getBuiltinModule('node:path')
@@ -12,6 +14,9 @@ const path = process.getBuiltinModule('node:path')
 export const STATE_FILE = '.lode-state.json'
 /** Present while node_modules is being changed: an install cut short must not look done. */
 export const INSTALLING_MARKER = '.lode-installing'
+export const WANTED_LOCKFILE = 'pnpm-lock.yaml'
+/** The lockfile of what node_modules holds, relative to the install's directory. */
+export const INSTALLED_LOCKFILE = path.join('node_modules', '.pnpm', 'lock.yaml')
 
 /** What the CLI knows before loading anything, in one digest, and the directory the install runs in. */
 export interface QuickKey {
@@ -31,9 +36,15 @@ export interface QuickState {
   files: string[]
   digest: string
   dirs: Array<[string, number]>
+  /**
+   * frozen-lockfile as settings and CI set it (the key covers both; `--frozen-lockfile` overrides
+   * it). A frozen install without pnpm-lock.yaml fails instead of restoring it.
+   */
+  frozenSetting: boolean
 }
 
-// Variables that change settings without any file changing. `${VAR}`s in .npmrc files are added.
+// Variables that change settings without any file changing (the CI ones decide frozen-lockfile).
+// `${VAR}`s in .npmrc files are added.
 const SETTINGS_ENV = /^(?:npm_config_|pnpm_config_)|^(?:HOME|XDG_CACHE_HOME|XDG_DATA_HOME|XDG_CONFIG_HOME|NODE_ENV)$/i
 
 // Not `localeCompare`: its first call loads ICU's collator, a few ms of a no-op's budget.
@@ -71,7 +82,7 @@ export function quickKey (opts: { cwd: string, env: Readonly<Record<string, stri
   const userconfig = env['npm_config_userconfig'] ?? env['NPM_CONFIG_USERCONFIG'] ?? path.join(home, '.npmrc')
   const hash = createHash('sha256')
   hash.update(JSON.stringify([opts.version, Object.entries(opts.flags).filter(([, v]) => v !== undefined).sort(([a], [b]) => byCodeUnit(a, b))]))
-  const names = new Set(Object.keys(env).filter((name) => SETTINGS_ENV.test(name)))
+  const names = new Set([...CI_ENV_VARS, ...Object.keys(env).filter((name) => SETTINGS_ENV.test(name))])
   for (const file of [userconfig, path.join(dir, '.npmrc'), path.join(dir, 'pnpm-workspace.yaml')]) {
     const content = readOrNull(file)
     hash.update(`\0${file}\0`).update(content ?? '\0missing')
@@ -83,15 +94,18 @@ export function quickKey (opts: { cwd: string, env: Readonly<Record<string, stri
   return { dir, key: hash.digest('hex') }
 }
 
-/** SHA-256 over the files (relative to `dir`), a missing file counting as such. */
-export function filesDigest (dir: string, files: readonly string[]): string {
+/** SHA-256 over the files (relative to `dir`), a missing file counting as such; `standIn` gives a file's content instead of reading it. */
+export function filesDigest (dir: string, files: readonly string[], standIn: Readonly<Record<string, Uint8Array>> = {}): string {
   const hash = createHash('sha256')
-  for (const file of files) hash.update(`\0${file}\0`).update(readOrNull(path.join(dir, file)) ?? '\0missing')
+  for (const file of files) hash.update(`\0${file}\0`).update(standIn[file] ?? readOrNull(path.join(dir, file)) ?? '\0missing')
   return hash.digest('hex')
 }
 
-/** The last install's package count when the quick record says nothing changed since, else undefined. */
-export function quickUpToDate (quick: QuickKey): number | undefined {
+/**
+ * The last install's package count when the quick record says nothing changed since, else
+ * undefined. `frozenLockfile` is the `--frozen-lockfile` flag, when given.
+ */
+export function quickUpToDate (quick: QuickKey, opts: { frozenLockfile?: boolean | undefined } = {}): number | undefined {
   const modulesDir = path.join(quick.dir, 'node_modules')
   if (fs.existsSync(path.join(modulesDir, INSTALLING_MARKER))) return undefined
   let state: { packages?: unknown, quick?: QuickState }
@@ -105,7 +119,31 @@ export function quickUpToDate (quick: QuickKey): number | undefined {
   for (const [dir, mtimeMs] of recorded.dirs) {
     if (fs.statSync(path.join(quick.dir, dir), { throwIfNoEntry: false })?.mtimeMs !== mtimeMs) return undefined
   }
-  return filesDigest(quick.dir, recorded.files) === recorded.digest ? state.packages : undefined
+  if (filesDigest(quick.dir, recorded.files) === recorded.digest) return state.packages
+  const frozen = opts.frozenLockfile ?? (recorded.frozenSetting !== false)
+  return !frozen && restoredLockfile(quick.dir, recorded) ? state.packages : undefined
+}
+
+/**
+ * pnpm-lock.yaml was deleted and nothing else changed since the last install: the full path would
+ * write node_modules' own lockfile back as pnpm-lock.yaml (as pnpm does) and leave node_modules as
+ * it is, so this does just that. True when it did.
+ */
+function restoredLockfile (dir: string, recorded: QuickState): boolean {
+  const lockfile = path.join(dir, WANTED_LOCKFILE)
+  if (!recorded.files.includes(WANTED_LOCKFILE) || fs.existsSync(lockfile)) return false
+  const text = readOrNull(path.join(dir, INSTALLED_LOCKFILE))
+  if (text === null || filesDigest(dir, recorded.files, { [WANTED_LOCKFILE]: text }) !== recorded.digest) return false
+  // Atomically, named as @lode/fs.write-file-atomic names its temp files (so a killed write is cleaned up).
+  const temp = `${lockfile}.${randomBytes(6).toString('hex')}.tmp`
+  try {
+    fs.writeFileSync(temp, text, { flag: 'wx' })
+    fs.renameSync(temp, lockfile)
+  } catch (err) {
+    fs.rmSync(temp, { force: true })
+    throw err
+  }
+  return true
 }
 
 /**

@@ -179,3 +179,15 @@ test('narrowToPublishedBy moves dist-tags back with the versions it drops', () =
   assert.equal(pickVersion(packument, { type: 'range', name: 'x', range: '*' }), '2.1.0')
   assert.equal(pickVersion(packument, { type: 'tag', name: 'x', tag: 'nope' }), undefined)
 })
+
+test('metadata that is not JSON, or not a package document, is ERR_LODE_BAD_PACKUMENT naming the package; nothing is cached', async () => {
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-cache-'))
+  registry.injectFaults('/pick', [{ status: 200, body: '{"name":"pick",' }, { status: 200, body: '{"name":"pick","versions":[]}' }])
+  await withResolver({ cacheDir }, async (resolver) => {
+    await assert.rejects(resolver.resolve(spec('^1.0.0')), { code: 'ERR_LODE_BAD_PACKUMENT', message: /metadata for pick that is not valid JSON/ })
+  })
+  await withResolver({ cacheDir }, async (resolver) => {
+    await assert.rejects(resolver.resolve(spec('^1.0.0')), { code: 'ERR_LODE_BAD_PACKUMENT', message: /metadata for pick that is not a package document/ })
+  })
+  assert.equal(fs.existsSync(metadataCachePath(cacheDir, registry.url, 'pick')), false)
+})
