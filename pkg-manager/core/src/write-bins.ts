@@ -22,7 +22,10 @@ export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPack
   const linkedWithBins = (modules: string, deps: readonly Dependency[]): BinProvider[] => deps.flatMap((dep) =>
     dep.depPath === undefined ? [{ dir: path.join(modules, dep.alias), nodePath: [hoistedModules], linked: true }] : withBins([dep]))
   const manifests = new Map<string, Promise<Record<string, unknown>>>()
-  for (const importer of layout.importers) {
+  // A few directories at a time: thousands of concurrent reads and writes would run out of file
+  // handles, and one at a time leaves a workspace of a hundred projects waiting on each in turn.
+  const limit = pLimit(16)
+  const importers = layout.importers.map(async (importer) => await limit(async () => {
     // The root's node_modules also gets the publicly hoisted packages' bins.
     const publicHoisted = importer.modulesDir === modulesDir ? hoisted.filter((dep) => dep.type === 'public') : []
     const importerBins = await linkBins(path.join(importer.modulesDir, '.bin'), [...linkedWithBins(importer.modulesDir, importer.direct), ...withBins(publicHoisted)], { manifests })
@@ -35,17 +38,16 @@ export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPack
         .map((found) => ({ ...found, dir: path.join(pkg.siblingsDir, peer) })))
     }).sort((a, b) => a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)
     await linkBins(path.join(importer.modulesDir, '.bin'), peers, { exclude: new Set(importerBins), manifests })
-  }
-  await linkBins(path.join(hoistedModules, '.bin'), withBins(hoisted.filter((dep) => dep.type === 'private')), { manifests })
-  // A few packages at a time: thousands of concurrent reads and writes would run out of file handles.
-  const limit = pLimit(16)
-  await Promise.all(linkedNow.map(async (pkg) => {
+  }))
+  const privateHoisted = limit(async () => await linkBins(path.join(hoistedModules, '.bin'), withBins(hoisted.filter((dep) => dep.type === 'private')), { manifests }))
+  const packages = linkedNow.map(async (pkg) => {
     const providers = [...(ownBins && pkg.hasBin ? [provider(pkg)] : []), ...withBins(pkg.deps)]
     const binDir = path.join(pkg.dir, 'node_modules', '.bin')
     // Synchronously, and only where there is a .bin (few packages): a round trip through libuv's
     // threads, or an ENOENT error object, per package adds up over a thousand packages.
     if (fs.lstatSync(binDir, { throwIfNoEntry: false }) !== undefined) fs.rmSync(binDir, { recursive: true, force: true })
     if (providers.length > 0) await limit(async () => await linkBins(binDir, providers, { manifests }))
-  }))
+  })
+  await Promise.all([...importers, privateHoisted, ...packages])
 }
 
