@@ -154,7 +154,9 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
   }
   const silent = reporterName === 'silent'
   // On a terminal the progress line is rewritten in place; elsewhere only the final one is printed.
-  const live = reporterName === 'default' && ctx.stdout.isTTY === true && ctx.env['CI'] === undefined
+  // Asked on first progress: the no-op prints without looking at what stdout is.
+  let live: boolean | undefined
+  const isLive = (): boolean => (live ??= reporterName === 'default' && ctx.stdout.isTTY === true && ctx.env['CI'] === undefined)
   let progressLine: string | undefined
   let progressShownAt = 0
   const print = (line: string): void => {
@@ -169,13 +171,15 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
       ctx.stdout.write(`${line}\n`)
       return
     }
-    if (!live || Date.now() - progressShownAt < 100) return
+    if (!isLive() || Date.now() - progressShownAt < 100) return
     progressShownAt = Date.now()
     progressLine = line
     ctx.stdout.write(`\r\x1b[2K${line}`)
   }
-  const style = labelStyle(ctx)
-  if (command === 'rebuild' || command === 'rb') return await rebuildCommand(positionals.slice(1), values, ctx, print, style)
+  // Also asked when first needed (it looks at whether stdout is a terminal).
+  let labels: LabelStyle | undefined
+  const style = (): LabelStyle => (labels ??= labelStyle(ctx))
+  if (command === 'rebuild' || command === 'rb') return await rebuildCommand(positionals.slice(1), values, ctx, print, style())
   const started = Date.now()
   try {
     const tracePipeline = values['trace-pipeline'] ?? ctx.env['LODE_TRACE_PIPELINE']
@@ -209,7 +213,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
       ignoreScripts: values['ignore-scripts'] === true,
       scriptsStdio: silent ? 'pipe' as const : 'inherit' as const,
       now: () => Date.now(),
-      onEvent: (event: InstallEvent) => { report(event, print, showProgress, style) },
+      onEvent: (event: InstallEvent) => { report(event, print, showProgress, style()) },
     }
     const target = values['workspace-root'] === true ? config.dir : projectDir
     // add/remove/update with -r or --filter change every selected project (pnpm's recursive forms).
@@ -253,7 +257,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
     return 0
   } catch (err) {
-    return writeLodeError(err, ctx.stderr, style.error)
+    return writeLodeError(err, ctx.stderr, style().error)
   }
 }
 

@@ -127,3 +127,32 @@ test('pnpm-lock.yaml deleted over an intact node_modules: the quick check writes
   assert.match(fs.readFileSync(lockfile, 'utf8'), /devtool@1\.0\.0/)
   assert.ok(fs.existsSync(path.join(project.dir, 'node_modules', 'devtool', 'package.json')))
 })
+
+test('the quick check compares file stamps: a file touched but unchanged stays a no-op, a change hidden behind an old mtime does not', async () => {
+  const project = makeProject(registry, { name: 'stamps', version: '1.0.0', dependencies: { leaf: '1.0.0' } })
+  assert.equal((await lode(project, ['install'])).code, 0)
+  const manifest = path.join(project.dir, 'package.json')
+  const state = path.join(project.dir, 'node_modules', '.lode-state.json')
+  const stampOf = (): unknown => (JSON.parse(fs.readFileSync(state, 'utf8')) as { quick: { stamps: unknown[] } }).quick.stamps[0]
+
+  // Touched: the content is read and found unchanged, and the new stamp is recorded.
+  const before = stampOf()
+  const later = new Date(Date.now() + 5000)
+  fs.utimesSync(manifest, later, later)
+  const touched = await lodeRecordingModules(project, ['install'])
+  assert.equal(touched.loadedInstaller, false)
+  assert.match(touched.stdout, /^Already up to date$/m)
+  assert.notDeepEqual(stampOf(), before)
+  assert.equal((await lodeRecordingModules(project, ['install'])).loadedInstaller, false)
+
+  // Changed (same size), its mtime set back: the ctime still moved, so the full path runs.
+  const { mtime } = fs.statSync(manifest)
+  const text = fs.readFileSync(manifest, 'utf8')
+  const edited = text.replace('"version": "1.0.0"', '"version": "1.0.1"')
+  assert.ok(edited !== text && edited.length === text.length)
+  fs.writeFileSync(manifest, edited)
+  fs.utimesSync(manifest, mtime, mtime)
+  const changed = await lodeRecordingModules(project, ['install'])
+  assert.equal(changed.code, 0)
+  assert.equal(changed.loadedInstaller, true)
+})

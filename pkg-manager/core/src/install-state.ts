@@ -7,7 +7,7 @@ import { hasErrno } from '@lode/fs.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 
 import type { InstallOptions } from './full-install.js'
-import { INSTALLED_LOCKFILE, INSTALLING_MARKER, STATE_FILE, WANTED_LOCKFILE, filesDigest, watchedDirs } from './quick-check.js'
+import { INSTALLED_LOCKFILE, INSTALLING_MARKER, STATE_FILE, WANTED_LOCKFILE, fileStamp, filesDigest, watchedDirs } from './quick-check.js'
 import type { QuickState } from './quick-check.js'
 
 interface InstallState {
@@ -84,10 +84,13 @@ export async function writeInstallState (opts: InstallOptions, inputs: InstallIn
   const { dir } = opts.config
   const state: InstallState = { inputs: inputs.digest, packages }
   if (opts.quickKey !== undefined) {
+    // Stamped before the content is read: a write in between shows in the next run's stamps.
+    const stamps = inputs.files.map((file) => fileStamp(path.join(dir, file)))
     state.quick = {
       key: opts.quickKey,
       files: inputs.files,
       digest: filesDigest(dir, inputs.files),
+      stamps,
       dirs: watchedDirs(dir, opts.config.workspacePackages ?? []),
       frozenSetting: opts.config.frozenLockfile,
     }

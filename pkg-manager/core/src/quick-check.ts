@@ -2,10 +2,11 @@
 // Node: before any setting is parsed or any module beyond Node's own is loaded, the CLI asks this
 // module whether the last complete install had exactly these inputs. Only Node's own modules are
 // used here, on purpose, and they come through process.getBuiltinModule, not `import`: an ESM
-// import of a builtin builds a facade that runs every lazy getter (~3 ms for node:fs).
+// import of a builtin builds a facade that runs every lazy getter (~3 ms for node:fs). node:crypto
+// (~6 ms to load) is left for when a file's stamp changed: the no-op compares stamps and hashes
+// its key in JS.
 import { CI_ENV_VARS } from '@lode/pkg-manager.config/ci'
 
-const { createHash, randomBytes } = process.getBuiltinModule('node:crypto')
 const fs = process.getBuiltinModule('node:fs')
 const os = process.getBuiltinModule('node:os')
 const path = process.getBuiltinModule('node:path')
@@ -35,6 +36,8 @@ export interface QuickState {
   key: string
   files: string[]
   digest: string
+  /** Each file's stamp when the digest was taken: while they all hold, the files are unchanged. */
+  stamps: FileStamp[]
   dirs: Array<[string, number]>
   /**
    * frozen-lockfile as settings and CI set it (the key covers both; `--frozen-lockfile` overrides
@@ -61,6 +64,50 @@ function readOrNull (file: string): Buffer | null {
   }
 }
 
+/**
+ * A file's inode, size, mtime and ctime, or null when it does not exist. Every write to a file
+ * moves its ctime (which no tool sets back) and replacing it changes the inode, so an equal stamp
+ * means equal content, without reading it.
+ */
+export type FileStamp = [ino: number, size: number, mtimeMs: number, ctimeMs: number] | null
+
+export function fileStamp (file: string): FileStamp {
+  const stat = fs.statSync(file, { throwIfNoEntry: false })
+  return stat === undefined ? null : [stat.ino, stat.size, stat.mtimeMs, stat.ctimeMs]
+}
+
+function sameStamps (now: readonly FileStamp[], then: readonly FileStamp[] | undefined): boolean {
+  return then?.length === now.length && now.every((stamp, i) => {
+    const old = then[i]!
+    return stamp === null ? old === null : old !== null && stamp.every((value, j) => value === old[j])
+  })
+}
+
+/**
+ * A 64-bit FNV-1a hash, in two 32-bit halves with different seeds. The key only has to change
+ * when its inputs do; node:crypto would cost the no-op more than the hashing.
+ */
+class KeyHash {
+  private a = 0x811c9dc5
+  private b = 0x050c5d1f
+
+  update (data: string | Uint8Array): this {
+    let { a, b } = this
+    for (let i = 0; i < data.length; i++) {
+      const c = typeof data === 'string' ? data.charCodeAt(i) : data[i]!
+      a = Math.imul(a ^ c, 0x01000193)
+      b = Math.imul(b ^ c, 0x01000193) ^ (a >>> 15)
+    }
+    this.a = a
+    this.b = b
+    return this
+  }
+
+  digest (): string {
+    return (this.a >>> 0).toString(16).padStart(8, '0') + (this.b >>> 0).toString(16).padStart(8, '0')
+  }
+}
+
 /** The nearest directory at or above `dir` with a pnpm-workspace.yaml (as `findWorkspaceDir`), else `dir`. */
 function installDir (dir: string): string {
   for (let current = dir; ; current = path.dirname(current)) {
@@ -80,7 +127,7 @@ export function quickKey (opts: { cwd: string, env: Readonly<Record<string, stri
   const { env } = opts
   const home = env['HOME'] ?? os.homedir()
   const userconfig = env['npm_config_userconfig'] ?? env['NPM_CONFIG_USERCONFIG'] ?? path.join(home, '.npmrc')
-  const hash = createHash('sha256')
+  const hash = new KeyHash()
   hash.update(JSON.stringify([opts.version, Object.entries(opts.flags).filter(([, v]) => v !== undefined).sort(([a], [b]) => byCodeUnit(a, b))]))
   const names = new Set([...CI_ENV_VARS, ...Object.keys(env).filter((name) => SETTINGS_ENV.test(name))])
   for (const file of [userconfig, path.join(dir, '.npmrc'), path.join(dir, 'pnpm-workspace.yaml')]) {
@@ -91,12 +138,12 @@ export function quickKey (opts: { cwd: string, env: Readonly<Record<string, stri
     }
   }
   for (const name of [...names].sort()) hash.update(`\0${name}=${env[name] ?? ''}`)
-  return { dir, key: hash.digest('hex') }
+  return { dir, key: hash.digest() }
 }
 
 /** SHA-256 over the files (relative to `dir`), a missing file counting as such; `standIn` gives a file's content instead of reading it. */
 export function filesDigest (dir: string, files: readonly string[], standIn: Readonly<Record<string, Uint8Array>> = {}): string {
-  const hash = createHash('sha256')
+  const hash = process.getBuiltinModule('node:crypto').createHash('sha256')
   for (const file of files) hash.update(`\0${file}\0`).update(standIn[file] ?? readOrNull(path.join(dir, file)) ?? '\0missing')
   return hash.digest('hex')
 }
@@ -116,10 +163,20 @@ export function quickUpToDate (quick: QuickKey, opts: { frozenLockfile?: boolean
   }
   const recorded = state.quick
   if (typeof state.packages !== 'number' || recorded?.key !== quick.key) return undefined
+  // The recorded paths are relative and normalized: joined by hand, since path.join's normalizing
+  // is the larger part of a stat here, over a hundred projects.
+  const at = (rel: string): string => `${quick.dir}${path.sep}${rel}`
   for (const [dir, mtimeMs] of recorded.dirs) {
-    if (fs.statSync(path.join(quick.dir, dir), { throwIfNoEntry: false })?.mtimeMs !== mtimeMs) return undefined
+    if (fs.statSync(at(dir), { throwIfNoEntry: false })?.mtimeMs !== mtimeMs) return undefined
   }
-  if (filesDigest(quick.dir, recorded.files) === recorded.digest) return state.packages
+  // Stamped before the content is read: a write in between shows in the next run's stamps.
+  const stamps = recorded.files.map((file) => fileStamp(at(file)))
+  if (sameStamps(stamps, recorded.stamps)) return state.packages
+  if (filesDigest(quick.dir, recorded.files) === recorded.digest) {
+    // Touched, not changed (a checkout, an editor's save): the new stamps spare the next run the reading.
+    writeAtomic(path.join(modulesDir, STATE_FILE), JSON.stringify({ ...state, quick: { ...recorded, stamps } }))
+    return state.packages
+  }
   const frozen = opts.frozenLockfile ?? (recorded.frozenSetting !== false)
   return !frozen && restoredLockfile(quick.dir, recorded) ? state.packages : undefined
 }
@@ -134,16 +191,23 @@ function restoredLockfile (dir: string, recorded: QuickState): boolean {
   if (!recorded.files.includes(WANTED_LOCKFILE) || fs.existsSync(lockfile)) return false
   const text = readOrNull(path.join(dir, INSTALLED_LOCKFILE))
   if (text === null || filesDigest(dir, recorded.files, { [WANTED_LOCKFILE]: text }) !== recorded.digest) return false
-  // Atomically, named as @lode/fs.write-file-atomic names its temp files (so a killed write is cleaned up).
-  const temp = `${lockfile}.${randomBytes(6).toString('hex')}.tmp`
+  writeAtomic(lockfile, text)
+  return true
+}
+
+/**
+ * Written atomically, with a temp name shaped as @lode/fs.write-file-atomic's (so a killed write is
+ * cleaned up); created exclusively, so a clash fails instead of mixing two writes.
+ */
+function writeAtomic (file: string, data: string | Uint8Array): void {
+  const temp = `${file}.${Math.random().toString(16).slice(2, 14).padEnd(12, '0')}.tmp`
   try {
-    fs.writeFileSync(temp, text, { flag: 'wx' })
-    fs.renameSync(temp, lockfile)
+    fs.writeFileSync(temp, data, { flag: 'wx' })
+    fs.renameSync(temp, file)
   } catch (err) {
     fs.rmSync(temp, { force: true })
     throw err
   }
-  return true
 }
 
 /**
