@@ -28,9 +28,10 @@ export async function importIntoStore (storeDir: string, tarballs: LockedTarball
       const tarball = tarballs[next++]!
       const data = await fs.promises.readFile(tarball.file)
       stats.tarballBytes += data.length
-      const { row, unpackedSize } = await addTarballToStore({ pool, index, storeDir, pkgId: tarball.pkgId, integrity: tarball.integrity, tarball: data })
+      const { files, unpackedSize } = await addTarballToStore({ pool, index, storeDir, pkgId: tarball.pkgId, integrity: tarball.integrity, tarball: data })
       stats.packages++
-      stats.files += row.files.size
+      // `packFiles`' list: path, digest and mode of each file.
+      stats.files += files.split('\0').length / 3
       stats.unpackedBytes += unpackedSize
     }
   }

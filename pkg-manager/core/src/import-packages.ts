@@ -1,13 +1,11 @@
 import { LodeError } from '@lode/fs.error'
 import type { Config } from '@lode/pkg-manager.config'
 import type { LaidOutPackage } from '@lode/pkg-manager.linker'
-import type { PackageFilesIndex } from '@lode/store.index'
-import { packFiles } from '@lode/worker.link'
 import type { LinkToWrite, PackageToImport } from '@lode/worker.link'
 import { writeSymlinks } from '@lode/worker.link/symlinks'
 import { LinkPool } from '@lode/worker.pools'
 
-import type { PackageFetcher } from './package-fetcher.js'
+import type { PackageFetcher, StoredPackage } from './package-fetcher.js'
 import type { Patch } from './patches.js'
 import type { PipelineTrace } from './pipeline-trace.js'
 
@@ -85,10 +83,10 @@ export async function importPackages (packages: readonly LaidOutPackage[], opts:
     batch = []
     batchLinks = []
   }
-  const add = (pkg: LaidOutPackage, row: PackageFilesIndex): void => {
-    if (row.requiresBuild === true) wantBuild.push(pkg)
+  const add = (pkg: LaidOutPackage, stored: StoredPackage): void => {
+    if (stored.requiresBuild) wantBuild.push(pkg)
     const patch = patchOf(pkg.depPath, opts.patches)
-    batch.push({ dir: pkg.dir, files: packFiles(row.files), ...(patch === undefined ? {} : { patch: { file: patch.file, label: pkg.pkgId } }) })
+    batch.push({ dir: pkg.dir, files: stored.files, ...(patch === undefined ? {} : { patch: { file: patch.file, label: pkg.pkgId } }) })
     for (const link of pkg.links) batchLinks.push([link.path, link.target])
     if (batch.length >= LINK_BATCH) flush()
   }

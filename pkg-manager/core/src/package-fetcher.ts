@@ -9,7 +9,7 @@ import type { Platform, PlatformFields } from '@lode/pkg-manager.linker'
 import type { Resolution } from '@lode/pkg-manager.lockfile'
 import { registryTarballUrl } from '@lode/resolving.npm-resolver'
 import type { RegistryClient } from '@lode/resolving.registry-client'
-import { createCasWriter } from '@lode/store.cafs'
+import { createCasWriter, packFiles } from '@lode/store.cafs'
 import type { CasFileInfo } from '@lode/store.cafs'
 import { StoreIndex, createPackageFilesIndex, storeIndexKey } from '@lode/store.index'
 import type { PackageFilesIndex } from '@lode/store.index'
@@ -45,7 +45,7 @@ export class PackageFetcher {
   private index: StoreIndex | undefined
   private storePool: StorePool | undefined
   private inFlight: LimitFunction | undefined
-  private readonly fetches = new Map<string, Promise<PackageFilesIndex>>()
+  private readonly fetches = new Map<string, Promise<StoredPackage>>()
   /** Set by `close()`: fetches still queued give up instead of downloading for nothing. */
   private closing = false
   private readonly platform: Platform = currentPlatform()
@@ -66,7 +66,7 @@ export class PackageFetcher {
    * Rows for `packages`: those the store has, read in one statement, now; the others (already
    * fetching, or fetched now) as promises. `reused` counts the packages the store already had.
    */
-  rows (packages: readonly PackageToFetch[]): { rows: Array<PackageFilesIndex | Promise<PackageFilesIndex>>, reused: number } {
+  rows (packages: readonly PackageToFetch[]): { rows: Array<StoredPackage | Promise<StoredPackage>>, reused: number } {
     const keys = packages.map(integrityKey)
     const stored = this.openIndex().getMany(keys.filter((key): key is string => key !== undefined && !this.fetches.has(key)))
     let reused = 0
@@ -77,7 +77,7 @@ export class PackageFetcher {
       const row = stored.get(key)
       if (row !== undefined) {
         reused++
-        return row
+        return storedPackage(row)
       }
       let fetching = this.fetches.get(key)
       if (fetching === undefined) this.fetches.set(key, fetching = this.fetch(pkg, key))
@@ -106,7 +106,7 @@ export class PackageFetcher {
     return { storePool: this.storePool, inFlight: this.inFlight }
   }
 
-  private fetch (pkg: PackageToFetch, key: string): Promise<PackageFilesIndex> {
+  private fetch (pkg: PackageToFetch, key: string): Promise<StoredPackage> {
     const index = this.openIndex()
     const { storePool, inFlight } = this.openPool()
     const integrity = key.slice(0, key.indexOf('\t'))
@@ -117,16 +117,16 @@ export class PackageFetcher {
       const tarball = await this.download(pkg)
       this.downloaded++
       this.opts.trace?.count('downloaded', 1)
-      const { row } = await addTarballToStore({ pool: storePool, index, storeDir: this.opts.config.storeDir, pkgId: pkg.pkgId, integrity, tarball })
+      const { files, requiresBuild } = await addTarballToStore({ pool: storePool, index, storeDir: this.opts.config.storeDir, pkgId: pkg.pkgId, integrity, tarball })
       this.opts.trace?.count('extracted', 1)
-      return row
+      return { files, requiresBuild }
     })
     // Awaited when the package is linked, if it is; a failure surfaces there.
     fetching.catch(() => {})
     return fetching
   }
 
-  private async addDirectory (pkg: PackageToFetch): Promise<PackageFilesIndex> {
+  private async addDirectory (pkg: PackageToFetch): Promise<StoredPackage> {
     const directory = 'directory' in pkg.resolution && typeof pkg.resolution.directory === 'string' ? path.resolve(this.opts.config.dir, pkg.resolution.directory) : undefined
     if (directory === undefined) throw new LodeError('UNSUPPORTED_RESOLUTION', `lode cannot install ${pkg.pkgId}: its lockfile entry has neither an integrity nor a directory.`, { hint: 'Delete its entry from pnpm-lock.yaml and install again.' })
     const cas = createCasWriter(this.opts.config.storeDir, { now: Date.now })
@@ -145,7 +145,7 @@ export class PackageFetcher {
     }
     await walk(directory, '')
     const manifestFile = files.has('package.json') ? await fsp.readFile(path.join(directory, 'package.json'), 'utf8') : undefined
-    return createPackageFilesIndex(files, manifestFile === undefined ? undefined : parsePackageJson(manifestFile, path.join(directory, 'package.json')))
+    return storedPackage(createPackageFilesIndex(files, manifestFile === undefined ? undefined : parsePackageJson(manifestFile, path.join(directory, 'package.json'))))
   }
 
   private async download (pkg: PackageToFetch): Promise<Uint8Array> {
@@ -162,6 +162,16 @@ export class PackageFetcher {
     const response = await this.opts.client.get(url, { accept: '*/*', subject: pkg.pkgId }) as { body: Buffer }
     return response.body
   }
+}
+
+/** What linking needs of a package in the store: its files as a link task carries them (`packFiles`), and whether it builds. */
+export interface StoredPackage {
+  files: string
+  requiresBuild: boolean
+}
+
+function storedPackage (row: PackageFilesIndex): StoredPackage {
+  return { files: packFiles(row.files), requiresBuild: row.requiresBuild === true }
 }
 
 /** The store index key of a package with an integrity (registry and tarball packages); undefined for directories. */

@@ -8,6 +8,7 @@ import { STORE_HASH_ALGORITHM, STORE_TMP_DIR } from '@lode/fs.formats'
 
 import { casFilePath, contentPathFromHex, modeIsExecutable, storePath } from './layout.js'
 
+export { packFiles } from './file-list.js'
 export { casFilePath, contentPathFromHex, modeIsExecutable, storePath } from './layout.js'
 
 /** One file of a package as the store index records it (pnpm's `PackageFileInfo`). */

@@ -1,6 +1,21 @@
 import { STORE_HASH_ALGORITHM } from '@lode/fs.formats'
 import type { CasFileInfo } from '@lode/store.cafs'
-import semver from 'semver'
+import { Packr } from 'msgpackr'
+// The one function, not the package's index: extract threads load this module, and semver's
+// index is 47 modules.
+import cleanVersion from 'semver/functions/clean.js'
+
+// pnpm's encoder settings; rows must decode the same on both sides.
+const packr = new Packr({ useRecords: true, moreTypes: true })
+
+/** A row as `package_index.data` holds it (MessagePack, as pnpm writes it). A copy of its own: msgpackr reuses its buffer for the next pack. */
+export function encodeRow (row: PackageFilesIndex): Buffer {
+  return Buffer.from(packr.pack(row))
+}
+
+export function decodeRow (data: Uint8Array): PackageFilesIndex {
+  return packr.unpack(data) as PackageFilesIndex
+}
 
 
 /** The manifest fields pnpm keeps in an index row (its `normalizeBundledManifest`). */
@@ -68,7 +83,7 @@ export function bundleManifest (manifest: Record<string, unknown>): BundledManif
   if (fields === undefined && scripts === undefined) return undefined
   const rawVersion = typeof manifest['version'] === 'string' ? manifest['version'] : '0.0.0'
   return {
-    version: semver.clean(rawVersion, { loose: true }) ?? rawVersion,
+    version: cleanVersion(rawVersion, { loose: true }) ?? rawVersion,
     ...fields,
     ...(scripts === undefined ? {} : { scripts }),
   }

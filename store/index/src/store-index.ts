@@ -5,17 +5,14 @@ import { LodeError } from '@lode/fs.error'
 import { STORE_INDEX_FILE } from '@lode/fs.formats'
 import { storePath } from '@lode/store.cafs'
 import Database from 'better-sqlite3'
-import { Packr } from 'msgpackr'
 
+import { decodeRow, encodeRow } from './row.js'
 import type { PackageFilesIndex } from './row.js'
 
 /** pnpm's key: `<integrity>\t<name>@<version>`. */
 export function storeIndexKey (integrity: string, pkgId: string): string {
   return `${integrity}\t${pkgId}`
 }
-
-// pnpm's encoder settings; rows must decode the same on both sides.
-const packr = new Packr({ useRecords: true, moreTypes: true })
 
 const BUSY_TIMEOUT_MS = 5000
 const BUSY_RETRY_DELAY_MS = 50
@@ -112,9 +109,13 @@ export class StoreIndex {
 
   /** Queues a row; it is committed with the others of its batch. */
   queueWrite (key: string, row: PackageFilesIndex): void {
+    this.queueWriteEncoded(key, encodeRow(row))
+  }
+
+  /** Queues a row encoded already (`encodeRow`, as an extract thread does); it is committed with the others of its batch. */
+  queueWriteEncoded (key: string, data: Uint8Array): void {
     if (this.closed) throw new Error(`The store index ${this.file} is closed`)
-    // Copied: msgpackr hands out views of a buffer it reuses for later packs.
-    this.queue.push({ key, data: Buffer.from(packr.pack(row)) })
+    this.queue.push({ key, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength) })
     if (this.queue.length >= this.batchSize) {
       this.flush()
     } else if (!this.flushScheduled) {
@@ -139,10 +140,6 @@ export class StoreIndex {
     this.closed = true
     this.db.close()
   }
-}
-
-function decodeRow (data: Buffer): PackageFilesIndex {
-  return packr.unpack(data) as PackageFilesIndex
 }
 
 function isBusy (err: unknown): boolean {

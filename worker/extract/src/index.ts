@@ -3,8 +3,9 @@ import { constants as zlibConstants, gunzipSync } from 'node:zlib'
 
 import { LodeError, toLodeErrorData } from '@lode/fs.error'
 import type { LodeErrorData } from '@lode/fs.error'
-import { createCasWriter } from '@lode/store.cafs'
+import { createCasWriter, packFiles } from '@lode/store.cafs'
 import type { CasFileInfo, CasWriter } from '@lode/store.cafs'
+import { createPackageFilesIndex, encodeRow } from '@lode/store.index/row'
 import ssri from 'ssri'
 import { extract as tarExtract } from 'tar-stream'
 
@@ -19,11 +20,18 @@ export interface ExtractTask {
   pkgId: string
 }
 
+/**
+ * What the main thread needs of an extracted package, in the forms it passes on as they are:
+ * cloning a Map of a few hundred file records, then encoding it there, cost the main thread more
+ * than the thread's encoding does.
+ */
 export interface ExtractedPackage {
-  /** Path inside the package → what the store index records for it. */
-  files: Map<string, CasFileInfo>
-  /** The parsed `package.json`; undefined when the tarball has none. */
-  manifest: Record<string, unknown> | undefined
+  /** The package's store index row (`createPackageFilesIndex`), encoded (`encodeRow`): what the index stores. */
+  row: Uint8Array
+  /** Its files as a link task carries them (`packFiles`). */
+  files: string
+  /** The row's `requiresBuild`: an install script, a binding.gyp, or .hooks/. */
+  requiresBuild: boolean
   /** The sum of the files' sizes. */
   unpackedSize: number
 }
@@ -72,7 +80,8 @@ async function extractTarball ({ tarball, integrity, storeDir, pkgId }: ExtractT
   if (manifestContent === undefined) {
     files.set('package.json', cas.addFile(PLACEHOLDER_PACKAGE_JSON, 0o644))
   }
-  return { files, manifest: manifestContent === undefined ? undefined : parseManifest(manifestContent, pkgId), unpackedSize }
+  const row = createPackageFilesIndex(files, manifestContent === undefined ? undefined : parseManifest(manifestContent, pkgId))
+  return { row: encodeRow(row), files: packFiles(files), requiresBuild: row.requiresBuild === true, unpackedSize }
 }
 
 function checkIntegrity (data: Buffer, integrity: string, pkgId: string): void {

@@ -8,9 +8,11 @@ import { gzipSync } from 'node:zlib'
 
 import { buildTarball, integrityOf, packTar } from '@lode/__utils__.test-fixtures'
 import type { TarEntry } from '@lode/__utils__.test-fixtures'
-import { casFileMatches, casFilePath } from '@lode/store.cafs'
+import { casFileMatches, casFilePath, packFiles } from '@lode/store.cafs'
+import type { CasFileInfo } from '@lode/store.cafs'
+import { decodeRow } from '@lode/store.index'
+import type { BundledManifest } from '@lode/store.index'
 import { extract } from '@lode/worker.extract'
-import type { ExtractedPackage } from '@lode/worker.extract'
 
 function tempStore (): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'lode-extract-'))
@@ -20,11 +22,15 @@ function arrayBufferOf (data: Buffer): ArrayBuffer {
   return new Uint8Array(data).buffer
 }
 
-async function run (entries: TarEntry[], storeDir = tempStore()): Promise<ExtractedPackage> {
+/** The extracted package's index row decoded, after checking that the other fields agree with it. */
+async function run (entries: TarEntry[], storeDir = tempStore()): Promise<{ files: Map<string, CasFileInfo>, manifest: BundledManifest | undefined, unpackedSize: number }> {
   const { tarball, integrity } = await buildTarball(entries)
   const result = await extract({ tarball: arrayBufferOf(tarball), integrity, storeDir, pkgId: 'pkg@1.0.0' })
   if (!result.ok) assert.fail(`extract failed: ${result.error.code} ${result.error.message}`)
-  return result.value
+  const row = decodeRow(result.value.row)
+  assert.equal(result.value.files, packFiles(row.files), 'the packed file list is the row\'s')
+  assert.equal(result.value.requiresBuild, row.requiresBuild === true)
+  return { files: row.files, manifest: row.manifest, unpackedSize: result.value.unpackedSize }
 }
 
 async function runError (tarball: Buffer, integrity = integrityOf(tarball)): Promise<{ code: string, message: string, storeDir: string }> {
@@ -131,4 +137,20 @@ test('entries that escape the package directory reject the whole tarball', async
 test('a package.json that is not JSON is reported', async () => {
   const { tarball } = await buildTarball([{ name: 'package/package.json', content: '{ nope' }])
   assert.equal((await runError(tarball)).code, 'ERR_LODE_TARBALL_BAD_MANIFEST')
+})
+
+test('the row says the package builds when it has an install script or a binding.gyp, as pnpm\'s does', async () => {
+  const withScript = await buildTarball([{ name: 'package/package.json', content: JSON.stringify({ name: 'pkg', version: '1.0.0', scripts: { postinstall: 'node x.js', test: 'x' } }) }])
+  const withGyp = await buildTarball([{ name: 'package/package.json', content: '{"name":"pkg","version":"1.0.0"}' }, { name: 'package/binding.gyp', content: '{}' }])
+  const plain = await buildTarball([{ name: 'package/package.json', content: '{"name":"pkg","version":"1.0.0"}' }])
+  const builds: boolean[] = []
+  for (const { tarball, integrity } of [withScript, withGyp, plain]) {
+    const result = await extract({ tarball: arrayBufferOf(tarball), integrity, storeDir: tempStore(), pkgId: 'pkg@1.0.0' })
+    assert.ok(result.ok)
+    assert.equal(decodeRow(result.value.row).requiresBuild, result.value.requiresBuild)
+    builds.push(result.value.requiresBuild)
+  }
+  assert.deepEqual(builds, [true, true, false])
+  const row = decodeRow((await extract({ tarball: arrayBufferOf(withScript.tarball), integrity: withScript.integrity, storeDir: tempStore(), pkgId: 'pkg@1.0.0' }) as { ok: true, value: { row: Uint8Array } }).value.row)
+  assert.deepEqual(row.manifest?.scripts, { postinstall: 'node x.js' }, 'only lifecycle scripts are kept')
 })

@@ -2,8 +2,8 @@ import { getCompileCacheDir } from 'node:module'
 import os from 'node:os'
 
 import { fromLodeErrorData } from '@lode/fs.error'
-import { createPackageFilesIndex, storeIndexKey } from '@lode/store.index'
-import type { PackageFilesIndex, StoreIndex } from '@lode/store.index'
+import { storeIndexKey } from '@lode/store.index'
+import type { StoreIndex } from '@lode/store.index'
 import type { ExtractedPackage, ExtractResult, ExtractTask } from '@lode/worker.extract'
 import type { LinkOutcome, LinkResult, LinkTask } from '@lode/worker.link'
 import { Piscina } from 'piscina'
@@ -123,11 +123,11 @@ export interface AddTarballOptions {
 
 /**
  * Adds a downloaded tarball to the store: extracted and written to the CAS by the pool, then its
- * index row queued on the main thread's batching writer. Nothing is indexed for a bad tarball.
+ * index row (encoded by the thread) queued on the main thread's batching writer. Nothing is
+ * indexed for a bad tarball.
  */
-export async function addTarballToStore (opts: AddTarballOptions): Promise<{ row: PackageFilesIndex, unpackedSize: number }> {
+export async function addTarballToStore (opts: AddTarballOptions): Promise<ExtractedPackage> {
   const extracted = await opts.pool.extract(opts.tarball, { integrity: opts.integrity, storeDir: opts.storeDir, pkgId: opts.pkgId })
-  const row = createPackageFilesIndex(extracted.files, extracted.manifest)
-  opts.index.queueWrite(storeIndexKey(opts.integrity, opts.pkgId), row)
-  return { row, unpackedSize: extracted.unpackedSize }
+  opts.index.queueWriteEncoded(storeIndexKey(opts.integrity, opts.pkgId), extracted.row)
+  return extracted
 }

@@ -5,7 +5,7 @@ import { test } from 'node:test'
 
 import { buildTarball } from '@lode/__utils__.test-fixtures'
 import { casFilePath } from '@lode/store.cafs'
-import { StoreIndex } from '@lode/store.index'
+import { StoreIndex, decodeRow } from '@lode/store.index'
 import type { PackageFilesIndex } from '@lode/store.index'
 import { packFiles } from '@lode/worker.link'
 import type { PackageToImport } from '@lode/worker.link'
@@ -23,7 +23,7 @@ async function storeWithPackage (storeDir: string): Promise<PackageFilesIndex> {
       { name: 'package/lib/deep/index.js', content: 'module.exports = "deep"' },
       { name: 'package/bin/cli.js', content: '#!/usr/bin/env node\nconsole.log("hi")\n', mode: 0o755 },
     ])
-    return (await addTarballToStore({ pool, index, storeDir, pkgId: 'linked@1.0.0', integrity, tarball })).row
+    return decodeRow((await addTarballToStore({ pool, index, storeDir, pkgId: 'linked@1.0.0', integrity, tarball })).row)
   } finally {
     index.close()
     await pool.close()

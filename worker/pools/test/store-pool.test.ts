@@ -4,7 +4,8 @@ import path from 'node:path'
 import { test } from 'node:test'
 
 import { buildTarball, integrityOf } from '@lode/__utils__.test-fixtures'
-import { StoreIndex, storeIndexKey } from '@lode/store.index'
+import { packFiles } from '@lode/store.cafs'
+import { StoreIndex, decodeRow, storeIndexKey } from '@lode/store.index'
 import { StorePool, addTarballToStore } from '@lode/worker.pools'
 
 import { assertStoreConsistent, tempDir, writeTarballs } from './helpers.js'
@@ -31,10 +32,13 @@ test('a tarball is moved to the thread, extracted into the CAS and indexed by th
       { name: 'package/index.js', content: 'module.exports = 1' },
     ])
     const owned = new Uint8Array(tarball) // a fresh ArrayBuffer of its own: transferred, not copied
-    const { row } = await addTarballToStore({ pool, index, storeDir, pkgId: 'moved@1.2.3', integrity, tarball: owned })
+    const added = await addTarballToStore({ pool, index, storeDir, pkgId: 'moved@1.2.3', integrity, tarball: owned })
     assert.equal(owned.byteLength, 0, 'the caller\'s buffer was transferred (detached), not copied')
+    const row = decodeRow(added.row)
     assert.deepEqual([...row.files.keys()].sort(), ['index.js', 'package.json'])
     assert.equal(row.requiresBuild, true)
+    assert.equal(added.requiresBuild, true)
+    assert.equal(added.files, packFiles(row.files))
     assert.deepEqual(index.get(storeIndexKey(integrity, 'moved@1.2.3')), row)
 
     // A view on a larger buffer (as pooled Buffers are) is copied, leaving the rest intact.
