@@ -4,8 +4,8 @@ import os from 'node:os'
 import path from 'node:path'
 
 import { LodeError, hasErrno } from '@lode/fs.error'
+import { parseYaml } from '@lode/pkg-manager.lockfile/yaml'
 import ini from 'ini'
-import { parse as parseYaml } from 'yaml'
 
 import { isCI } from './ci.js'
 

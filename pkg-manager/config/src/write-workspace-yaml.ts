@@ -3,11 +3,13 @@ import path from 'node:path'
 
 import { LodeError, hasErrno } from '@lode/fs.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
-import semver from 'semver'
-import { Document, Scalar, isMap, isScalar, isSeq, parseDocument } from 'yaml'
-import type { Node, Pair, YAMLMap } from 'yaml'
+import { yaml } from '@lode/pkg-manager.lockfile/yaml'
+import compareSemver from 'semver/functions/compare.js'
+import validVersion from 'semver/functions/valid.js'
+import type { Document, Node, Pair, Scalar, YAMLMap } from 'yaml'
 
 const FILE = 'pnpm-workspace.yaml'
+
 
 /**
  * Sets top-level settings in `<dir>/pnpm-workspace.yaml` the way pnpm edits the file: comments
@@ -24,12 +26,12 @@ export async function updateWorkspaceYaml (dir: string, settings: Readonly<Recor
   } catch (err) {
     if (!hasErrno(err, 'ENOENT')) throw err
   }
-  const doc = text === undefined ? new Document({}) : parseDocument(text)
+  const doc = text === undefined ? new (yaml().Document)({}) : yaml().parseDocument(text)
   if (doc.errors.length > 0) {
     throw new LodeError('INVALID_WORKSPACE_YAML', `${file} is not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}`, { hint: 'Fix the file and run again.' })
   }
-  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) doc.contents = doc.createNode({})
-  if (!isMap(doc.contents)) throw new LodeError('INVALID_WORKSPACE_YAML', `${file} must be a map of settings.`, { hint: 'Fix the file and run again.' })
+  if (doc.contents === null || (yaml().isScalar(doc.contents) && doc.contents.value === null)) doc.contents = doc.createNode({})
+  if (!yaml().isMap(doc.contents)) throw new LodeError('INVALID_WORKSPACE_YAML', `${file} must be a map of settings.`, { hint: 'Fix the file and run again.' })
   const map = doc.contents as YAMLMap<Scalar<string>, Node>
   const originalKeys = map.items.map(keyOf)
   for (const [key, value] of Object.entries(settings)) {
@@ -46,23 +48,23 @@ export async function updateWorkspaceYaml (dir: string, settings: Readonly<Recor
 }
 
 function keyOf (pair: Pair<unknown, unknown>): string {
-  return isScalar(pair.key) ? String(pair.key.value) : String(pair.key)
+  return yaml().isScalar(pair.key) ? String(pair.key.value) : String(pair.key)
 }
 
 /** A list of plain values keeps the nodes (and comments) of the items that stay; anything else is replaced. */
 function patchValue (doc: Document, node: Node | null, value: unknown): Node {
-  if (isSeq(node) && Array.isArray(value) && value.every((item) => item === null || ['string', 'number', 'boolean'].includes(typeof item))) {
+  if (yaml().isSeq(node) && Array.isArray(value) && value.every((item) => item === null || ['string', 'number', 'boolean'].includes(typeof item))) {
     const byValue = new Map<unknown, Node[]>()
     for (const item of node.items) {
-      if (!isScalar(item)) continue
+      if (!yaml().isScalar(item)) continue
       const nodes = byValue.get(item.value) ?? []
       nodes.push(item)
       byValue.set(item.value, nodes)
     }
-    node.items = value.map((item) => byValue.get(item)?.shift() ?? new Scalar(item))
+    node.items = value.map((item) => byValue.get(item)?.shift() ?? new (yaml().Scalar)(item))
     return node
   }
-  if (isScalar(node) && node.value === value) return node
+  if (yaml().isScalar(node) && node.value === value) return node
   return doc.createNode(value)
 }
 
@@ -84,7 +86,7 @@ function orderKeys<T extends Pair<unknown, unknown>> (items: T[], originalKeys: 
 
 /** A new key gets a blank line before it when every original key but the first has one, or when its neighbour does. */
 function markBlankLines (items: Array<Pair<unknown, unknown>>, originalKeys: string[]): void {
-  const keyNode = (pair: Pair<unknown, unknown> | undefined): Scalar | undefined => pair !== undefined && isScalar(pair.key) ? pair.key : undefined
+  const keyNode = (pair: Pair<unknown, unknown> | undefined): Scalar | undefined => pair !== undefined && yaml().isScalar(pair.key) ? pair.key : undefined
   const originalRest = items.filter((item) => originalKeys.includes(keyOf(item)) && keyOf(item) !== originalKeys[0])
   const blankStyle = originalRest.length > 0 && originalRest.every((item) => keyNode(item)?.spaceBefore === true)
   for (let i = 1; i < items.length; i++) {
@@ -121,9 +123,9 @@ export function mergeReleaseAgeExcludes (entries: readonly string[]): string[] {
 
 /** Semver order; an entry that is not a version (a hand-written typo) sorts after the versions, as text. */
 function compareVersions (a: string, b: string): number {
-  const va = semver.valid(a)
-  const vb = semver.valid(b)
-  if (va !== null && vb !== null) return semver.compare(va, vb)
+  const va = validVersion(a)
+  const vb = validVersion(b)
+  if (va !== null && vb !== null) return compareSemver(va, vb)
   if (va !== null || vb !== null) return va !== null ? -1 : 1
   return a < b ? -1 : a > b ? 1 : 0
 }

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { LodeError } from '@lode/fs.error'
 import { createMatcher } from '@lode/fs.matcher'
 import type { DependencyGroup } from '@lode/pkg-manager.lockfile'
-import { parseWantedSpec } from '@lode/resolving.npm-resolver'
+import { parseWantedSpec } from '@lode/resolving.npm-resolver/spec'
 
 import type { InstallOptions, InstallResult } from './full-install.js'
 import { installAndRecord } from './install.js'

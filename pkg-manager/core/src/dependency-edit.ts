@@ -3,7 +3,7 @@ import path from 'node:path'
 
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
-import { parseWantedSpec } from '@lode/resolving.npm-resolver'
+import { parseWantedSpec } from '@lode/resolving.npm-resolver/spec'
 
 const GROUPS: readonly DependencyGroup[] = ['dependencies', 'devDependencies', 'optionalDependencies']
 

@@ -5,27 +5,24 @@ import { LodeError } from '@lode/fs.error'
 import { mergeReleaseAgeExcludes, updateWorkspaceYaml } from '@lode/pkg-manager.config'
 import type { Config } from '@lode/pkg-manager.config'
 import { runProjectScript } from '@lode/pkg-manager.lifecycle'
-import { DEPENDENCY_GROUPS, readInstalledLockfile, readLockfile, writeLockfile, writeLockfileText } from '@lode/pkg-manager.lockfile'
-import type { DependencyGroup, Lockfile, ReadLockfile } from '@lode/pkg-manager.lockfile'
+import { DEPENDENCY_GROUPS, readInstalledLockfile, readLockfile, writeLockfileText } from '@lode/pkg-manager.lockfile'
+import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
 import { createReadPackageHooks, overridesMap, packageExtensionsChecksum, parseOverrides, replaceVersionReferences } from '@lode/pkg-manager.read-package-hook'
-import type { ReadPackageHooks } from '@lode/pkg-manager.read-package-hook'
-import { catalogSpecifier, resolveDependencies } from '@lode/pkg-manager.resolve-dependencies'
 import type { PeerIssue, ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
+import { catalogSpecifier } from '@lode/pkg-manager.resolve-dependencies/catalogs'
 import { findWorkspaceProjects, sortProjects, type WorkspaceProject } from '@lode/pkg-manager.workspace'
-import { NpmResolver, registryFor } from '@lode/resolving.npm-resolver'
 import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
+import { registryFor } from '@lode/resolving.npm-resolver/registries'
 import { RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry-client'
 import { storePath } from '@lode/store.cafs'
 import { LinkPool } from '@lode/worker.pools'
-import semver from 'semver'
 
-import { applyEdit, forgetUpdated, savedSpecifiers, writeEditedManifest, type DependencyEdit } from './dependency-edit.js'
+import { applyEdit, savedSpecifiers, writeEditedManifest, type DependencyEdit } from './dependency-edit.js'
 import { linkPackages } from './link-packages.js'
 import type { DirectDependencyChange } from './link-packages.js'
 import { outdatedLockfileReason } from './lockfile-satisfies.js'
 import { PackageFetcher } from './package-fetcher.js'
-import { loadPatches, patchFor } from './patches.js'
-import type { Patch } from './patches.js'
+import { loadPatches } from './patches.js'
 import { PipelineTrace } from './pipeline-trace.js'
 import { readProjectManifest } from './project-manifest.js'
 
@@ -237,7 +234,8 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
     const resolved = useLockfileAsIs
       // The lockfile of node_modules standing in is written back as it is (lode or pnpm wrote it).
       ? { lockfile: current.lockfile, written: installed !== undefined && await writeLockfileText(config.dir, installed.text), peerIssues: [], immature: [] }
-      : await resolve({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher: prefetching ? fetcher : undefined, saveEdit })
+      // The resolver's modules load only when there is something to resolve.
+      : await (await import('./resolve.js')).resolve({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher: prefetching ? fetcher : undefined, saveEdit })
     opts.signal?.throwIfAborted()
     const packages = Object.keys(resolved.lockfile.packages ?? {}).length
     if (useLockfileAsIs) trace?.count('resolved', packages)
@@ -303,81 +301,6 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
   }
 }
 
-interface ResolveInput {
-  config: Config
-  opts: InstallOptions
-  importers: ReadonlyArray<{ id: string, dir: string, manifest: ProjectManifest }>
-  current: ReadLockfile | undefined
-  hooks: ReadPackageHooks
-  lockfileSettings: { overrides: Record<string, string> | undefined, packageExtensionsChecksum: string | undefined, ignoredOptionalDependencies: readonly string[], patchedDependencies: Record<string, string> }
-  patches: readonly Patch[]
-  client: RegistryClient
-  emit: (event: InstallEvent) => void
-  trace: PipelineTrace | undefined
-  /** Starts each package's download as soon as it is resolved (not for --lockfile-only). */
-  fetcher: PackageFetcher | undefined
-  /** Writes the lockfile (through the callback) and package.json for `add`. */
-  saveEdit: ((lockfile: Lockfile, writeLockfileNow: () => Promise<boolean>) => Promise<boolean>) | undefined
-}
-
-/** Resolves the dependency graph and writes pnpm-lock.yaml (unless the result is what it already says). */
-async function resolve ({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher, saveEdit }: ResolveInput): Promise<{ lockfile: Lockfile, written: boolean, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
-  const resolver = new NpmResolver({
-    client,
-    cacheDir: config.cacheDir,
-    offline: config.offline,
-    preferOffline: config.preferOffline,
-    now: opts.now,
-    onWarning: (message) => { emit({ type: 'warning', message }) },
-    registries: { default: config.registry, scoped: config.scopedRegistries },
-    minimumReleaseAge: config.minimumReleaseAge,
-    minimumReleaseAgeExclude: config.minimumReleaseAgeExclude,
-  })
-  try {
-    const result = await resolveDependencies({
-      importers,
-      lockfileDir: config.dir,
-      blockExoticSubdeps: config.blockExoticSubdeps,
-      linkWorkspacePackages: config.linkWorkspacePackages,
-      fetchBytes: async (url) => {
-        const result = await client.get(url, { accept: '*/*', subject: url })
-        if (result.status !== 200) throw new Error(`unexpected ${result.status} for ${url}`)
-        return result.body
-      },
-      onWarning: (message) => { emit({ type: 'warning', message }) },
-      readPackageHook: hooks.dependency,
-      lockfileSettings,
-      patchHashOf: (pkgId) => patchFor(patches, pkgId)?.hash,
-      catalogs: config.catalogs,
-      resolver,
-      lockfile: current === undefined ? undefined : forgetUpdated(current.lockfile, opts.edits ?? []),
-      updating: opts.edits?.some((edit) => edit.update === 'all') === true ? 'all' : opts.edits?.flatMap((edit) => edit.update ?? []),
-      autoInstallPeers: config.autoInstallPeers,
-      dedupePeerDependents: config.dedupePeerDependents,
-      peersSuffixMaxLength: config.peersSuffixMaxLength,
-      onInfo: (message) => { emit({ type: 'info', message }) },
-      onPackageResolved: (pkg) => {
-        trace?.count('resolved', 1)
-        fetcher?.prefetch({ pkgId: pkg.id, resolution: pkg.resolution, platform: pkg.lockfileFields })
-      },
-    })
-    if (result.immature.length > 0 && config.minimumReleaseAgeStrict) throw immatureError(result.immature)
-    // allowedDeprecatedVersions: deprecations the user accepted are not reported.
-    const reported = (pkgId: string): boolean => {
-      const at = pkgId.indexOf('@', 1)
-      const range = config.allowedDeprecatedVersions[pkgId.slice(0, at)]
-      return range === undefined || !semver.satisfies(pkgId.slice(at + 1), range)
-    }
-    const deprecated = { direct: result.deprecated.direct.filter(reported), subdependencies: result.deprecated.subdependencies.filter(reported) }
-    if (deprecated.direct.length > 0 || deprecated.subdependencies.length > 0) emit({ type: 'deprecated', ...deprecated })
-    const writeLockfileNow = async (): Promise<boolean> => await writeLockfile(config.dir, result.lockfile, current?.envDocument)
-    const written = saveEdit === undefined ? await writeLockfileNow() : await saveEdit(result.lockfile, writeLockfileNow)
-    return { lockfile: result.lockfile, written, peerIssues: result.peerIssues, immature: result.immature }
-  } finally {
-    await resolver.close()
-  }
-}
-
 /** Override values `catalog:` and `catalog:name` become the catalog's specifier for the overridden package, as pnpm records them. */
 function catalogOverrides (overrides: Readonly<Record<string, string>>, catalogs: Config['catalogs']): Record<string, string> {
   return Object.fromEntries(Object.entries(overrides).map(([selector, value]) => {
@@ -386,15 +309,6 @@ function catalogOverrides (overrides: Readonly<Record<string, string>>, catalogs
     const name = target.slice(0, target.indexOf('@', 1) === -1 ? undefined : target.indexOf('@', 1))
     return [selector, catalogSpecifier(name, value, catalogs)!.specifier]
   }))
-}
-
-/** Strict `minimumReleaseAge`: the versions picked although too young, each with its publish time. */
-function immatureError (immature: ReleaseAgeViolation[]): LodeError {
-  const sorted = [...immature].sort((a, b) => `${a.name}@${a.version}`.localeCompare(`${b.name}@${b.version}`))
-  const list = sorted.map((v) => `  ${v.name}@${v.version} was published at ${v.publishedAt}, within the minimumReleaseAge cutoff (${v.cutoff})`).join('\n')
-  return new LodeError('NO_MATURE_MATCHING_VERSION', `${sorted.length} ${sorted.length === 1 ? 'version does' : 'versions do'} not meet the minimumReleaseAge constraint:\n${list}`, {
-    hint: 'Add them to minimumReleaseAgeExclude in pnpm-workspace.yaml, set minimumReleaseAgeStrict: false to have lode add them, or wait for the packages to mature past the configured cutoff.',
-  })
 }
 
 /**

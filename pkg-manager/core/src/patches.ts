@@ -3,7 +3,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import { LodeError } from '@lode/fs.error'
-import semver from 'semver'
+import satisfies from 'semver/functions/satisfies.js'
+import validVersion from 'semver/functions/valid.js'
+import validRange from 'semver/ranges/valid.js'
 
 /** A patch from `patchedDependencies`: its key (`name`, `name@version` or `name@range`), file and hash. */
 export interface Patch {
@@ -47,7 +49,7 @@ export function patchFor (patches: readonly Patch[], pkgId: string): Patch | und
     if (keyAt === -1) { all = patch; continue }
     const selector = patch.key.slice(keyAt + 1)
     if (selector === version) return patch
-    if (semver.valid(selector) === null && semver.validRange(selector) !== null && semver.satisfies(version, selector)) ranges.push(patch)
+    if (validVersion(selector) === null && validRange(selector) !== null && satisfies(version, selector)) ranges.push(patch)
   }
   if (ranges.length > 1) {
     throw new LodeError('PATCH_KEY_CONFLICT', `Unable to choose between ${ranges.length} version ranges to patch ${pkgId}: ${ranges.map((patch) => patch.key.slice(patch.key.indexOf('@', 1) + 1)).join(', ')}`, {

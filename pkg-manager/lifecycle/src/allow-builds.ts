@@ -1,4 +1,4 @@
-import semver from 'semver'
+import validVersion from 'semver/functions/valid.js'
 
 /**
  * pnpm 11's `allowBuilds` (pnpm-workspace.yaml): `name: true` lets a package run its build
@@ -26,6 +26,6 @@ function expand (key: string): string[] {
   const at = key.indexOf('@', 1)
   if (at === -1) return [key]
   const versions = key.slice(at + 1).split('||').map((v) => v.trim())
-  if (!versions.every((v) => semver.valid(v) !== null)) return [key]
+  if (!versions.every((v) => validVersion(v) !== null)) return [key]
   return versions.map((version) => `${key.slice(0, at)}@${version}`)
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 
-import semver from 'semver'
+import validVersion from 'semver/functions/valid.js'
 
 /** pnpm's default `virtualStoreDirMaxLength` on Linux and macOS. */
 export const VIRTUAL_STORE_DIR_MAX_LENGTH = 120
@@ -51,5 +51,5 @@ function isRegistryQualified (version: string): boolean {
   const colon = version.indexOf(':')
   if (colon < 1) return false
   const name = version.slice(0, colon)
-  return !RESERVED_VERSION_PREFIXES.has(name) && /^[A-Z][\w.-]*$/i.test(name) && semver.valid(version.slice(colon + 1)) !== null
+  return !RESERVED_VERSION_PREFIXES.has(name) && /^[A-Z][\w.-]*$/i.test(name) && validVersion(version.slice(colon + 1)) !== null
 }

@@ -3,10 +3,10 @@ import path from 'node:path'
 
 import { LodeError, hasErrno } from '@lode/fs.error'
 import { LOCKFILE_VERSION, WANTED_LOCKFILE } from '@lode/fs.formats'
-import { YAMLParseError, parseAllDocuments } from 'yaml'
 
 import { fastParseLockfile } from './fast-parse.js'
 import type { Lockfile } from './types.js'
+import { yaml } from './yaml.js'
 
 export interface ReadLockfile {
   lockfile: Lockfile
@@ -51,11 +51,11 @@ export function parseLockfile (text: string, file: string): ReadLockfile {
   }
   const fast = fastParseLockfile(text)
   if (fast !== undefined && Object.keys(fast).length > 0) return { lockfile: validate(fast, file), text }
-  const docs = parseAllDocuments(text, { uniqueKeys: false })
+  const docs = yaml().parseAllDocuments(text, { uniqueKeys: false })
   const errors = docs.flatMap((doc) => doc.errors)
   if (errors.length > 0) {
     const first = errors[0]
-    const where = first instanceof YAMLParseError && first.linePos !== undefined ? ` (line ${first.linePos[0].line}, column ${first.linePos[0].col})` : ''
+    const where = first instanceof yaml().YAMLParseError && first.linePos !== undefined ? ` (line ${first.linePos[0].line}, column ${first.linePos[0].col})` : ''
     throw new LodeError('BROKEN_LOCKFILE', `${file} is not valid YAML${where}: ${first?.message.split('\n')[0] ?? 'empty document'}.`, {
       hint: `Fix or delete ${WANTED_LOCKFILE} and install again.`,
     })

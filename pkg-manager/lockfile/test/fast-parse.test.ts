@@ -6,6 +6,7 @@ import { test } from 'node:test'
 import { parse } from 'yaml'
 
 import { fastParseLockfile } from '../src/fast-parse.js'
+import { parseYaml } from '../src/yaml.js'
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..', '..')
 const fixtures = path.resolve(import.meta.dirname, '..', '..', 'test', 'fixtures')
@@ -77,4 +78,16 @@ test('anything outside the subset is left to the general parser', () => {
   for (const [what, text] of Object.entries(outside)) {
     assert.equal(fastParseLockfile(text), undefined, what)
   }
+})
+
+test('parseYaml reads a workspace file inside the subset without the yaml library, and one with comments with it, to the same value', () => {
+  const plain = 'packages:\n  - packages/*\n  - "!packages/x"\nminimumReleaseAge: 0\ncatalog:\n  react: ^18.2.0\nallowBuilds:\n  esbuild: true\n'
+  assert.notEqual(fastParseLockfile(plain), undefined)
+  assert.deepEqual(parseYaml(plain), parse(plain))
+  assert.deepEqual(parseYaml(plain), { packages: ['packages/*', '!packages/x'], minimumReleaseAge: 0, catalog: { react: '^18.2.0' }, allowBuilds: { esbuild: true } })
+  const commented = `# the projects\n${plain.replace('minimumReleaseAge: 0', 'minimumReleaseAge: 0 # no delay')}`
+  assert.equal(fastParseLockfile(commented), undefined)
+  assert.deepEqual(parseYaml(commented), parseYaml(plain))
+  assert.equal(parseYaml(''), null)
+  assert.throws(() => parseYaml('packages: [\n'), (err: Error) => err.name === 'YAMLParseError')
 })

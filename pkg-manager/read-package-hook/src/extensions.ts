@@ -1,6 +1,6 @@
 import { packageExtensions as compatibilityDb } from '@yarnpkg/extensions'
 import objectHash from 'object-hash'
-import semver from 'semver'
+import satisfies from 'semver/functions/satisfies.js'
 
 import { copyManifest } from './manifest.js'
 import type { HookedManifest, ManifestHook } from './manifest.js'
@@ -56,7 +56,7 @@ export function createPackageExtender (extensions: Readonly<Record<string, Packa
     if (matching === undefined) return manifest
     let out: T | undefined
     for (const { range, extension } of matching) {
-      if (range !== undefined && !semver.satisfies(manifest.version ?? '', range)) continue
+      if (range !== undefined && !satisfies(manifest.version ?? '', range)) continue
       out ??= copyManifest(manifest)
       for (const field of EXTENSION_FIELDS) {
         if (extension[field] === undefined) continue

@@ -1,7 +1,10 @@
 import path from 'node:path'
 
 import { LodeError } from '@lode/fs.error'
-import semver from 'semver'
+import satisfies from 'semver/functions/satisfies.js'
+import validVersion from 'semver/functions/valid.js'
+import intersects from 'semver/ranges/intersects.js'
+import validRange from 'semver/ranges/valid.js'
 
 import { copyManifest } from './manifest.js'
 import type { HookedManifest, ManifestHook } from './manifest.js'
@@ -47,7 +50,7 @@ export function parseOverrides (overrides: Readonly<Record<string, string>>): Ov
       })
     }
     if (override.targetPkg.range === '') {
-      if (semver.valid(newSpecifier) === null) {
+      if (validVersion(newSpecifier) === null) {
         throw new LodeError('INVALID_CONVERGENCE_OVERRIDE', `The value of the convergence override "${selector}" must be an exact version, not "${newSpecifier}".`, {
           hint: 'Set it to a version such as 1.2.3 in overrides in pnpm-workspace.yaml.',
         })
@@ -107,7 +110,7 @@ export function createVersionsOverrider (overrides: readonly Override[], rootDir
   const generic = explicit.filter((o) => o.parentPkg === undefined)
   return <T extends HookedManifest>(manifest: T, projectDir?: string): T => {
     const ofParent = scoped.filter(({ parentPkg }) => parentPkg!.name === manifest.name &&
-      (parentPkg!.range === undefined || parentPkg!.range === '' || (manifest.version !== undefined && semver.satisfies(manifest.version, parentPkg!.range))))
+      (parentPkg!.range === undefined || parentPkg!.range === '' || (manifest.version !== undefined && satisfies(manifest.version, parentPkg!.range))))
     const out = copyManifest(manifest)
     const pick = (name: string, specifier: string): PreparedOverride | undefined => {
       const matches = (o: Override): boolean => o.targetPkg.name === name && isIntersectingRange(o.targetPkg.range, specifier)
@@ -152,7 +155,7 @@ export function createVersionsOverrider (overrides: readonly Override[], rootDir
 /** pnpm's test: no range on the override matches anything; otherwise the ranges must intersect. */
 function isIntersectingRange (overrideRange: string | undefined, specifier: string): boolean {
   if (overrideRange === undefined || overrideRange === '' || overrideRange === specifier) return true
-  return semver.validRange(specifier) !== null && semver.validRange(overrideRange) !== null && semver.intersects(specifier, overrideRange)
+  return validRange(specifier) !== null && validRange(overrideRange) !== null && intersects(specifier, overrideRange)
 }
 
 /** pnpm sorts with this (non-transitive) comparator and takes the first; V8's sort gives the same pick. */
@@ -161,12 +164,12 @@ function mostSpecific<T extends Override> (candidates: T[]): T | undefined {
 }
 
 function convergeTo (version: string | undefined, specifier: string): string | undefined {
-  if (version === undefined || semver.validRange(specifier, true) === null) return undefined
-  return semver.satisfies(version, specifier, true) ? version : undefined
+  if (version === undefined || validRange(specifier, true) === null) return undefined
+  return satisfies(version, specifier, true) ? version : undefined
 }
 
 function isValidPeerRange (specifier: string): boolean {
-  return semver.validRange(specifier) !== null || specifier.includes('workspace:') || specifier.includes('catalog:')
+  return validRange(specifier) !== null || specifier.includes('workspace:') || specifier.includes('catalog:')
 }
 
 /** `file:`/`link:`/bare-path overrides point at a directory relative to the workspace root. */

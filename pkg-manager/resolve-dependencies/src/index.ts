@@ -11,6 +11,8 @@ import { DIRECT_DEP_WEIGHT, EXISTING_VERSION_WEIGHT, parseWantedSpec } from '@lo
 import type { NpmResolver, ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import semver from 'semver'
 
+import { catalogName, catalogSpecifier } from './catalogs.js'
+import type { Catalogs } from './catalogs.js'
 import { dedupePeerDependents } from './dedupe-peer-dependents.js'
 import type { VariantNode } from './dedupe-peer-dependents.js'
 import { PeerResolver } from './resolve-peers.js'
@@ -21,6 +23,8 @@ import type { Edge, Importer, ResolvedPackage } from './types.js'
 
 export type { Importer, ProjectManifest, ResolvedPackage } from './types.js'
 export type { PeerIssue } from './resolve-peers.js'
+export { catalogSpecifier } from './catalogs.js'
+export type { Catalogs } from './catalogs.js'
 
 export interface ResolveDependenciesOptions {
   importers: readonly Importer[]
@@ -46,7 +50,7 @@ export interface ResolveDependenciesOptions {
   /** The hash of the patch for a package id: its dependency path gets `(patch_hash=…)`. */
   patchHashOf?: (pkgId: string) => string | undefined
   /** pnpm's catalogs (`catalog` is `default`): catalog → package → specifier, for `catalog:` specifiers. */
-  catalogs?: Readonly<Record<string, Readonly<Record<string, string>>>>
+  catalogs?: Catalogs
   /** The lockfile's directory (absolute): local paths in the lockfile are relative to it. */
   lockfileDir: string
   /** pnpm 11's `blockExoticSubdeps` (default true). */
@@ -192,26 +196,6 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
 }
 
 /** `catalog:` → `default`, `catalog:name` → `name`. */
-function catalogName (specifier: string): string {
-  return specifier.slice('catalog:'.length) || 'default'
-}
-
-/**
- * The catalog entry a `catalog:` specifier stands for; a missing entry is
- * `ERR_LODE_CATALOG_ENTRY_NOT_FOUND`. Undefined for any other specifier.
- */
-export function catalogSpecifier (alias: string, specifier: string, catalogs: ResolveDependenciesOptions['catalogs']): { name: string, specifier: string } | undefined {
-  if (!specifier.startsWith('catalog:')) return undefined
-  const name = catalogName(specifier)
-  const entry = catalogs?.[name]?.[alias]
-  if (entry === undefined) {
-    throw new LodeError('CATALOG_ENTRY_NOT_FOUND', `No catalog entry '${alias}' was found for catalog '${name}' (the specifier "${specifier}" of ${alias}).`, {
-      hint: name === 'default' ? `Add ${alias} to catalog in pnpm-workspace.yaml.` : `Add ${alias} to catalogs.${name} in pnpm-workspace.yaml.`,
-    })
-  }
-  return { name, specifier: entry }
-}
-
 /** Names whose global, rangeless override was removed: their locked versions are dropped, as pnpm does. */
 function staleOverrideTargets (locked: Readonly<Record<string, string>> | undefined, current: Readonly<Record<string, string>> | undefined): Set<string> {
   const names = new Set<string>()

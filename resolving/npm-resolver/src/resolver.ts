@@ -6,14 +6,9 @@ import type { MetadataSourceOptions } from './metadata.js'
 import type { PackageMeta, Packument } from './packument.js'
 import { narrowToPublishedBy, pickLowestVersion, pickVersion } from './pick-version.js'
 import type { PreferredVersions } from './pick-version.js'
+import { registryFor } from './registries.js'
+import type { Registries } from './registries.js'
 import type { RegistrySpec } from './spec.js'
-
-export interface Registries {
-  /** The default registry URL, ending in `/`. */
-  default: string
-  /** `@scope` → registry URL (ending in `/`), from `@scope:registry` settings. */
-  scoped: Readonly<Record<string, string>>
-}
 
 export interface NpmResolverOptions extends MetadataSourceOptions {
   registries: Registries
@@ -39,17 +34,6 @@ export interface ReleaseAgeViolation {
   /** ISO times: when the version was published, and the cut-off it missed. */
   publishedAt: string
   cutoff: string
-}
-
-/** Where a registry keeps a version's tarball: `<registry><name>/-/<name without scope>-<version>.tgz`. */
-export function registryTarballUrl (registry: string, name: string, version: string): string {
-  return `${registry}${name}/-/${name.replace(/^@[^/]+\//, '')}-${version}.tgz`
-}
-
-/** The registry a package name comes from: its scope's (`@scope:registry`), else the default. */
-export function registryFor (registries: Registries, name: string): string {
-  const scope = name.startsWith('@') ? name.slice(0, name.indexOf('/')) : undefined
-  return (scope !== undefined ? registries.scoped[scope] : undefined) ?? registries.default
 }
 
 /** Picks versions from registry metadata the way pnpm 11 does. One per install; `close()` flushes the cache. */

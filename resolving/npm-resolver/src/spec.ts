@@ -1,5 +1,6 @@
 import { LodeError } from '@lode/fs.error'
-import semver from 'semver'
+import validVersion from 'semver/functions/valid.js'
+import validRange from 'semver/ranges/valid.js'
 
 /** What a registry dependency asks for: an exact version, a range or a dist-tag. */
 export type RegistrySpec =
@@ -49,9 +50,9 @@ function registrySpec (name: string, spec: string, display: string, where: strin
   // pnpm reads an empty specifier as any version (`*`), an absent one as `latest`.
   if (spec === '') return { type: 'range', name, range: '*' }
   if (spec === DEFAULT_TAG) return { type: 'tag', name, tag: DEFAULT_TAG }
-  const version = semver.valid(spec, true)
+  const version = validVersion(spec, true)
   if (version !== null) return { type: 'version', name, version }
-  if (semver.validRange(spec, true) !== null) return { type: 'range', name, range: spec }
+  if (validRange(spec, true) !== null) return { type: 'range', name, range: spec }
   if (encodeURIComponent(spec) === spec) return { type: 'tag', name, tag: spec }
   throw new LodeError('INVALID_SPEC', `"${display}" in ${where} is not a version, range, tag, alias, URL or path.`, {
     hint: 'Fix the specifier, e.g. "^1.2.0", "latest" or "npm:other@^1".',

@@ -1,0 +1,105 @@
+import { LodeError } from '@lode/fs.error'
+import type { Config } from '@lode/pkg-manager.config'
+import { writeLockfile } from '@lode/pkg-manager.lockfile'
+import type { Lockfile, ReadLockfile } from '@lode/pkg-manager.lockfile'
+import type { ReadPackageHooks } from '@lode/pkg-manager.read-package-hook'
+import { resolveDependencies } from '@lode/pkg-manager.resolve-dependencies'
+import type { PeerIssue, ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
+import { NpmResolver } from '@lode/resolving.npm-resolver'
+import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
+import type { RegistryClient } from '@lode/resolving.registry-client'
+import semver from 'semver'
+
+import { forgetUpdated } from './dependency-edit.js'
+import type { InstallEvent, InstallOptions } from './full-install.js'
+import type { PackageFetcher } from './package-fetcher.js'
+import { patchFor } from './patches.js'
+import type { Patch } from './patches.js'
+import type { PipelineTrace } from './pipeline-trace.js'
+
+// The resolution of an install whose lockfile does not do as it is: split from full-install so that
+// an install from an up-to-date lockfile does not load the resolver.
+
+export interface ResolveInput {
+  config: Config
+  opts: InstallOptions
+  importers: ReadonlyArray<{ id: string, dir: string, manifest: ProjectManifest }>
+  current: ReadLockfile | undefined
+  hooks: ReadPackageHooks
+  lockfileSettings: { overrides: Record<string, string> | undefined, packageExtensionsChecksum: string | undefined, ignoredOptionalDependencies: readonly string[], patchedDependencies: Record<string, string> }
+  patches: readonly Patch[]
+  client: RegistryClient
+  emit: (event: InstallEvent) => void
+  trace: PipelineTrace | undefined
+  /** Starts each package's download as soon as it is resolved (not for --lockfile-only). */
+  fetcher: PackageFetcher | undefined
+  /** Writes the lockfile (through the callback) and package.json for `add`. */
+  saveEdit: ((lockfile: Lockfile, writeLockfileNow: () => Promise<boolean>) => Promise<boolean>) | undefined
+}
+
+/** Resolves the dependency graph and writes pnpm-lock.yaml (unless the result is what it already says). */
+export async function resolve ({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher, saveEdit }: ResolveInput): Promise<{ lockfile: Lockfile, written: boolean, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
+  const resolver = new NpmResolver({
+    client,
+    cacheDir: config.cacheDir,
+    offline: config.offline,
+    preferOffline: config.preferOffline,
+    now: opts.now,
+    onWarning: (message) => { emit({ type: 'warning', message }) },
+    registries: { default: config.registry, scoped: config.scopedRegistries },
+    minimumReleaseAge: config.minimumReleaseAge,
+    minimumReleaseAgeExclude: config.minimumReleaseAgeExclude,
+  })
+  try {
+    const result = await resolveDependencies({
+      importers,
+      lockfileDir: config.dir,
+      blockExoticSubdeps: config.blockExoticSubdeps,
+      linkWorkspacePackages: config.linkWorkspacePackages,
+      fetchBytes: async (url) => {
+        const result = await client.get(url, { accept: '*/*', subject: url })
+        if (result.status !== 200) throw new Error(`unexpected ${result.status} for ${url}`)
+        return result.body
+      },
+      onWarning: (message) => { emit({ type: 'warning', message }) },
+      readPackageHook: hooks.dependency,
+      lockfileSettings,
+      patchHashOf: (pkgId) => patchFor(patches, pkgId)?.hash,
+      catalogs: config.catalogs,
+      resolver,
+      lockfile: current === undefined ? undefined : forgetUpdated(current.lockfile, opts.edits ?? []),
+      updating: opts.edits?.some((edit) => edit.update === 'all') === true ? 'all' : opts.edits?.flatMap((edit) => edit.update ?? []),
+      autoInstallPeers: config.autoInstallPeers,
+      dedupePeerDependents: config.dedupePeerDependents,
+      peersSuffixMaxLength: config.peersSuffixMaxLength,
+      onInfo: (message) => { emit({ type: 'info', message }) },
+      onPackageResolved: (pkg) => {
+        trace?.count('resolved', 1)
+        fetcher?.prefetch({ pkgId: pkg.id, resolution: pkg.resolution, platform: pkg.lockfileFields })
+      },
+    })
+    if (result.immature.length > 0 && config.minimumReleaseAgeStrict) throw immatureError(result.immature)
+    // allowedDeprecatedVersions: deprecations the user accepted are not reported.
+    const reported = (pkgId: string): boolean => {
+      const at = pkgId.indexOf('@', 1)
+      const range = config.allowedDeprecatedVersions[pkgId.slice(0, at)]
+      return range === undefined || !semver.satisfies(pkgId.slice(at + 1), range)
+    }
+    const deprecated = { direct: result.deprecated.direct.filter(reported), subdependencies: result.deprecated.subdependencies.filter(reported) }
+    if (deprecated.direct.length > 0 || deprecated.subdependencies.length > 0) emit({ type: 'deprecated', ...deprecated })
+    const writeLockfileNow = async (): Promise<boolean> => await writeLockfile(config.dir, result.lockfile, current?.envDocument)
+    const written = saveEdit === undefined ? await writeLockfileNow() : await saveEdit(result.lockfile, writeLockfileNow)
+    return { lockfile: result.lockfile, written, peerIssues: result.peerIssues, immature: result.immature }
+  } finally {
+    await resolver.close()
+  }
+}
+
+/** Strict `minimumReleaseAge`: the versions picked although too young, each with its publish time. */
+function immatureError (immature: ReleaseAgeViolation[]): LodeError {
+  const sorted = [...immature].sort((a, b) => `${a.name}@${a.version}`.localeCompare(`${b.name}@${b.version}`))
+  const list = sorted.map((v) => `  ${v.name}@${v.version} was published at ${v.publishedAt}, within the minimumReleaseAge cutoff (${v.cutoff})`).join('\n')
+  return new LodeError('NO_MATURE_MATCHING_VERSION', `${sorted.length} ${sorted.length === 1 ? 'version does' : 'versions do'} not meet the minimumReleaseAge constraint:\n${list}`, {
+    hint: 'Add them to minimumReleaseAgeExclude in pnpm-workspace.yaml, set minimumReleaseAgeStrict: false to have lode add them, or wait for the packages to mature past the configured cutoff.',
+  })
+}
