@@ -169,7 +169,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   result.added = counts.added
   result.reused = counts.reused
   result.downloaded = opts.fetcher.downloaded
-  await writeBins(layout, interrupted ? layout.packages : [...missing, ...layout.packages.filter((pkg) => changed.has(pkg.depPath))], hoisted, modulesDir, opts.resolved)
+  await writeBins(layout, interrupted ? layout.packages : [...missing, ...layout.packages.filter((pkg) => changed.has(pkg.depPath))], hoisted, modulesDir, opts.resolved, new Set(missing))
   // Builds: packages linked now that want one, and those an earlier install ignored (allowBuilds may allow them now).
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
   const { allowed, ignored } = planBuilds(config.allowBuilds, [...wantBuild, ...(previous?.ignoredBuilds ?? []).flatMap((depPath) => byDepPath.get(depPath) ?? [])])

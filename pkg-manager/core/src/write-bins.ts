@@ -8,9 +8,9 @@ import pLimit from 'p-limit'
 /**
  * Executables: each importer's direct dependencies' in its `node_modules/.bin`, and for each package linked now,
  * its dependencies' (and, after a resolution, its own) in its `node_modules/.bin`, where its
- * scripts find them.
+ * scripts find them. `fresh`: packages this install imported into directories that did not exist.
  */
-export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], hoisted: readonly HoistedDependency[], modulesDir: string, ownBins: boolean): Promise<void> {
+export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], hoisted: readonly HoistedDependency[], modulesDir: string, ownBins: boolean, fresh: ReadonlySet<LaidOutPackage> = new Set()): Promise<void> {
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
   const hoistedModules = path.join(modulesDir, '.pnpm', 'node_modules')
   const provider = (pkg: LaidOutPackage): BinProvider => ({ dir: pkg.dir, nodePath: [path.join(pkg.dir, 'node_modules'), pkg.siblingsDir, hoistedModules] })
@@ -43,9 +43,10 @@ export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPack
   const packages = linkedNow.map(async (pkg) => {
     const providers = [...(ownBins && pkg.hasBin ? [provider(pkg)] : []), ...withBins(pkg.deps)]
     const binDir = path.join(pkg.dir, 'node_modules', '.bin')
-    // Synchronously, and only where there is a .bin (few packages): a round trip through libuv's
-    // threads, or an ENOENT error object, per package adds up over a thousand packages.
-    if (fs.lstatSync(binDir, { throwIfNoEntry: false }) !== undefined) fs.rmSync(binDir, { recursive: true, force: true })
+    // A package imported just now has no .bin of an earlier install to drop. Otherwise synchronously,
+    // and only where there is a .bin (few packages): a round trip through libuv's threads, or an
+    // ENOENT error object, per package adds up over a thousand packages.
+    if (!fresh.has(pkg) && fs.lstatSync(binDir, { throwIfNoEntry: false }) !== undefined) fs.rmSync(binDir, { recursive: true, force: true })
     if (providers.length > 0) await limit(async () => await linkBins(binDir, providers, { manifests }))
   })
   await Promise.all([...importers, privateHoisted, ...packages])

@@ -1,4 +1,4 @@
-import fs from 'node:fs/promises'
+import fs from 'node:fs'
 import path from 'node:path'
 
 import { hasErrno } from '@lode/fs.error'
@@ -31,7 +31,7 @@ export async function linkBins (binDir: string, providers: readonly BinProvider[
       throw err
     })
     const name = typeof manifest['name'] === 'string' ? manifest['name'] : ''
-    for (const [command, file] of await binsOf(provider.dir, manifest)) {
+    for (const [command, file] of binsOf(provider.dir, manifest)) {
       if (exclude.has(command)) continue
       const current = chosen.get(command)
       const ownName = name.replace(/^@[^/]+\//, '') === command
@@ -39,18 +39,40 @@ export async function linkBins (binDir: string, providers: readonly BinProvider[
     }
   }
   if (chosen.size === 0) return []
-  await fs.mkdir(binDir, { recursive: true })
-  await Promise.all([...chosen].map(async ([command, { target, provider }]) => {
+  fs.mkdirSync(binDir, { recursive: true })
+  for (const [command, { target, provider }] of chosen) {
     try {
-      if (provider.linked === true) await fs.access(target)
-      else await fs.chmod(target, 0o755)
+      if (provider.linked === true) fs.accessSync(target)
+      else fs.chmodSync(target, 0o755)
     } catch (err) {
-      if (hasErrno(err, 'ENOENT')) return // a declared file the package does not ship: no command
+      if (hasErrno(err, 'ENOENT')) continue // a declared file the package does not ship: no command
       throw err
     }
-    await cmdShim(target, path.join(binDir, command), { createCmdFile: false, createPwshFile: false, nodePath: provider.nodePath })
-  }))
+    await cmdShim(target, path.join(binDir, command), { createCmdFile: false, createPwshFile: false, nodePath: provider.nodePath, fs: syncFs })
+  }
   return [...chosen.keys()]
+}
+
+/**
+ * cmd-shim's file operations, done synchronously: a shim is a few small reads and writes, each
+ * cheaper than its round trip through libuv's threads (a workspace's few hundred shims took
+ * 100 ms of an install's end the asynchronous way).
+ */
+const syncFs = {
+  promises: {
+    chmod: settled(fs.chmodSync),
+    // linkBins made the directory before any shim.
+    mkdir: async () => { await Promise.resolve() },
+    readFile: settled(fs.readFileSync),
+    stat: settled(fs.statSync),
+    unlink: settled(fs.unlinkSync),
+    writeFile: settled(fs.writeFileSync),
+  },
+} as unknown as typeof fs
+
+/** A synchronous call as a settled promise. */
+function settled<A extends unknown[], R> (fn: (...args: A) => R): (...args: A) => Promise<R> {
+  return async (...args) => await new Promise<R>((resolve) => { resolve(fn(...args)) })
 }
 
 export interface LinkBinsOptions {
@@ -64,14 +86,14 @@ function readManifest (dir: string, cache: Map<string, Promise<Record<string, un
   const file = path.join(dir, 'package.json')
   let manifest = cache?.get(dir)
   if (manifest === undefined) {
-    manifest = fs.readFile(file, 'utf8').then((text) => parsePackageJson(text, file))
+    manifest = settled(() => parsePackageJson(fs.readFileSync(file, 'utf8'), file))()
     cache?.set(dir, manifest)
   }
   return manifest
 }
 
 /** command → file inside the package, from `bin` or `directories.bin`; unsafe names and paths are dropped. */
-async function binsOf (dir: string, manifest: Record<string, unknown>): Promise<Array<[string, string]>> {
+function binsOf (dir: string, manifest: Record<string, unknown>): Array<[string, string]> {
   const name = typeof manifest['name'] === 'string' ? manifest['name'] : undefined
   const bin = manifest['bin']
   let entries: Array<[string, string]> = []
@@ -80,11 +102,19 @@ async function binsOf (dir: string, manifest: Record<string, unknown>): Promise<
   else {
     const binDir = (manifest['directories'] as { bin?: unknown } | undefined)?.bin
     if (typeof binDir === 'string') {
-      const files = await fs.readdir(path.join(dir, binDir)).catch(() => [] as string[])
+      const files = readdirOrNothing(path.join(dir, binDir))
       entries = files.map((file) => [file, path.join(binDir, file)])
     }
   }
   return entries
     .map(([command, file]): [string, string] => [command.replace(/^@[^/]+\//, ''), file])
     .filter(([command, file]) => /^[^/\\:*?"<>|]+$/.test(command) && command !== '.' && command !== '..' && !path.normalize(file).startsWith('..') && !path.isAbsolute(file))
+}
+
+function readdirOrNothing (dir: string): string[] {
+  try {
+    return fs.readdirSync(dir)
+  } catch {
+    return []
+  }
 }
