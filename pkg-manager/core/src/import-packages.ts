@@ -11,8 +11,11 @@ import type { PipelineTrace } from './pipeline-trace.js'
 
 // Packages per link task: enough to keep messaging cheap, few enough that threads share the work.
 const LINK_BATCH = 16
-// Store index rows read (and decoded) at a time: the first link tasks leave before the last rows are read.
+// Store index rows read (and decoded) at a time: the first link tasks leave before the last rows
+// are read. The first chunk is a task for each of two threads, and chunks double from there, so
+// the link threads start as soon as they can.
 const ROWS_CHUNK = 128
+const FIRST_ROWS_CHUNK = 2 * LINK_BATCH
 // Symlinks per task of symlinks only.
 const LINKS_BATCH = 512
 
@@ -29,8 +32,11 @@ export interface ImportOptions {
   onWarning?: ((message: string) => void) | undefined
   /** After each package read or fetched, and each batch imported. */
   onProgress: (counts: ImportCounts) => void
-  /** Symlinks to write besides the packages' own (direct dependencies, hoisted packages, packages already there). */
-  links: readonly LinkToWrite[]
+  /**
+   * Symlinks to write besides the packages' own (direct dependencies, hoisted packages, packages
+   * already there); asked for once the packages' tasks are on their way.
+   */
+  links: () => readonly LinkToWrite[]
 }
 
 export interface ImportCounts {
@@ -44,7 +50,7 @@ export interface ImportCounts {
  * Imports the packages into `node_modules/.pnpm` with the link pool, each as soon as its files are
  * in the store, with its dependencies' symlinks beside it: the rows the store index has are read a
  * chunk at a time, the others are fetched (or awaited, when resolution started fetching them).
- * Then the other symlinks (`links`), by the pool too, or on this thread when there is no package
+ * Then the other symlinks (`links`, planned meanwhile), by the pool too, or on this thread when there is no package
  * to import and no pool running. Settles only when no task is under way, so the caller may go on
  * meanwhile. Resolves with the packages whose rows say they build (install scripts or binding.gyp).
  */
@@ -53,7 +59,7 @@ export async function importPackages (packages: readonly LaidOutPackage[], opts:
   const counts: ImportCounts = { added: 0, reused: 0 }
   const wantBuild: LaidOutPackage[] = []
   if (packages.length === 0 && opts.linkPool === undefined) {
-    writeSymlinks(opts.links)
+    writeSymlinks(opts.links())
     return { wantBuild, counts }
   }
   const linkPool = opts.linkPool ?? new LinkPool()
@@ -92,9 +98,10 @@ export async function importPackages (packages: readonly LaidOutPackage[], opts:
   }
   const fetched: Array<Promise<void>> = []
   try {
-    for (let start = 0; start < packages.length && failure === undefined; start += ROWS_CHUNK) {
+    for (let start = 0, size = FIRST_ROWS_CHUNK; start < packages.length && failure === undefined; size = Math.min(2 * size, ROWS_CHUNK)) {
       opts.signal?.throwIfAborted()
-      const chunk = packages.slice(start, start + ROWS_CHUNK)
+      const chunk = packages.slice(start, start + size)
+      start += chunk.length
       const { rows, reused } = opts.fetcher.rows(chunk)
       counts.reused += reused
       chunk.forEach((pkg, i) => {
@@ -110,7 +117,8 @@ export async function importPackages (packages: readonly LaidOutPackage[], opts:
       })
       opts.onProgress(counts)
     }
-    for (let start = 0; start < opts.links.length; start += LINKS_BATCH) run([], opts.links.slice(start, start + LINKS_BATCH))
+    const links = opts.links()
+    for (let start = 0; start < links.length; start += LINKS_BATCH) run([], links.slice(start, start + LINKS_BATCH))
     await Promise.all(fetched)
     flush()
     await Promise.all(tasks)

@@ -106,10 +106,12 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     virtualStoreDirMaxLength: VIRTUAL_STORE_DIR_MAX_LENGTH,
   }
   const layout = planLayout(lockfile, layoutOptions)
-  // What only skipped packages needed is skipped too (pnpm lists it so).
-  const laidOut = new Set(layout.packages.map((pkg) => pkg.depPath))
-  for (const depPath of reachableDepPaths(lockfile, layoutOptions)) {
-    if (!laidOut.has(depPath)) layoutOptions.skipped.add(depPath)
+  // What only skipped packages needed is skipped too (pnpm lists it so). Nothing, when nothing is skipped.
+  if (layoutOptions.skipped.size > 0) {
+    const laidOut = new Set(layout.packages.map((pkg) => pkg.depPath))
+    for (const depPath of reachableDepPaths(lockfile, layoutOptions)) {
+      if (!laidOut.has(depPath)) layoutOptions.skipped.add(depPath)
+    }
   }
   const previous = await readPreviousInstall(modulesDir, layoutOptions, installed, { lockfile, layout })
   // A marker for the time node_modules is being changed: when an install was killed, the next one
@@ -135,13 +137,19 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   const progress = (counts: { added: number, reused: number }): void => {
     opts.onProgress?.({ added: counts.added, reused: counts.reused, downloaded: opts.fetcher.downloaded })
   }
-  const hoistOptions = { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern }
-  const hoistedPackages = planHoisting(layout, hoistOptions)
-  const hoisted = [...hoistedPackages, ...planWorkspaceHoisting(opts.importers, layout, hoistedPackages, hoistOptions)]
+  // Hoisting is planned when first needed: in a fresh node_modules, once the first packages are on their way.
+  let hoistedPlan: HoistedDependency[] | undefined
+  const planHoisted = (): HoistedDependency[] => {
+    if (hoistedPlan !== undefined) return hoistedPlan
+    const hoistOptions = { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern }
+    const hoistedPackages = planHoisting(layout, hoistOptions)
+    hoistedPlan = [...hoistedPackages, ...planWorkspaceHoisting(opts.importers, layout, hoistedPackages, hoistOptions)]
+    return hoistedPlan
+  }
   // pnpm keeps orphaned packages in .pnpm until modulesCacheMaxAge has passed since the last pruning.
   const lastPruned = previous?.prunedAt === undefined ? NaN : Date.parse(previous.prunedAt)
   const pruneVirtualStore = Number.isNaN(lastPruned) || Date.now() - lastPruned > config.modulesCacheMaxAge * 60_000
-  const changed = new Set(previous === undefined ? [] : await pruneModules({ modulesDir, previous: previous.layout, previousHoisted: previous.hoisted, next: layout, nextHoisted: hoisted, pruneVirtualStore }))
+  const changed = new Set(previous === undefined ? [] : await pruneModules({ modulesDir, previous: previous.layout, previousHoisted: previous.hoisted, next: layout, nextHoisted: planHoisted(), pruneVirtualStore }))
   // The link pool imports the packages (each with its dependencies' links) and writes the other
   // links, while this thread writes `.pnpm/lock.yaml`.
   const importing = importPackages(missing, {
@@ -154,7 +162,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     signal: opts.signal,
     onWarning: opts.onWarning,
     onProgress: progress,
-    links: otherLinks(layout, hoisted, modulesDir, new Set(missing), interrupted ? undefined : previous, changed),
+    links: () => otherLinks(layout, planHoisted(), modulesDir, new Set(missing), interrupted ? undefined : previous, changed),
   })
   // Awaited below; a failure meanwhile is not an unhandled rejection.
   importing.catch(() => {})
@@ -166,6 +174,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     throw err
   }
   const { wantBuild, counts } = await importing
+  const hoisted = planHoisted()
   result.added = counts.added
   result.reused = counts.reused
   result.downloaded = opts.fetcher.downloaded
