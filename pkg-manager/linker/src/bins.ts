@@ -63,7 +63,8 @@ const syncFs = {
     chmod: settled(fs.chmodSync),
     // linkBins made the directory before any shim.
     mkdir: async () => { await Promise.resolve() },
-    readFile: settled(fs.readFileSync),
+    // cmd-shim reads a target only for its first line (the shebang).
+    readFile: settled(readHead),
     stat: settled(fs.statSync),
     unlink: settled(fs.unlinkSync),
     writeFile: settled(fs.writeFileSync),
@@ -116,5 +117,16 @@ function readdirOrNothing (dir: string): string[] {
     return fs.readdirSync(dir)
   } catch {
     return []
+  }
+}
+
+/** The first 4 KiB of a file, as text: a shebang line is in it, and a bin can be a large bundle or a native executable. */
+function readHead (file: string): string {
+  const fd = fs.openSync(file, 'r')
+  try {
+    const head = Buffer.allocUnsafe(4096)
+    return head.toString('utf8', 0, fs.readSync(fd, head, 0, head.length, 0))
+  } finally {
+    fs.closeSync(fd)
   }
 }
