@@ -180,6 +180,15 @@ function downloadFloor (fixture: Fixture, registry: string, dest: string): Conte
   }
 }
 
+/**
+ * Writes what the last run and the preparation left dirty (a removed node_modules is tens of
+ * thousands of entries) before the next run starts: otherwise each tool pays, in CPU and I/O, for
+ * the write-back of the tool before it, and the figures depend on the order.
+ */
+function settleWrites (): void {
+  spawnSync('sync', { stdio: 'ignore' })
+}
+
 async function benchFixture (fixture: Fixture, tools: Tool[], registry: string): Promise<BenchResult> {
   const fixtureWork = path.join(workDir, fixture.name)
   const contenders = tools.map((tool) => toolContender(tool, fixture, fixtureWork, registry))
@@ -201,6 +210,7 @@ async function benchFixture (fixture: Fixture, tools: Tool[], registry: string):
       // Tools in turn (A B A B …), so drift on the machine hits all of them alike.
       for (const c of round) {
         c.prepare(scenario)
+        settleWrites()
         const m = await measure(c.command(scenario), path.join(fixtureWork, `${c.name.replace(/[:+]/g, '-')}.log`))
         if (i >= warmups) measured.get(c.name)!.push(m)
       }
@@ -212,6 +222,7 @@ async function benchFixture (fixture: Fixture, tools: Tool[], registry: string):
     if (lode !== undefined && !values['no-trace'] && ['clean', 'lockfile', 'cache+lockfile'].includes(scenario.name)) {
       // One more run, not counted, with the pipeline trace, drawn as a timeline.
       lode.prepare(scenario)
+      settleWrites()
       const trace = path.join(outDir, `${fixture.name}-${scenario.name}.trace.jsonl`)
       await measure(lode.command(scenario, ['--trace-pipeline', trace]), path.join(fixtureWork, 'lode-traced.log'))
       const svg = path.join(outDir, `${fixture.name}-${scenario.name}.svg`)
