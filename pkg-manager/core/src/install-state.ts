@@ -3,12 +3,11 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import { hasErrno } from '@lode/fs.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 
 import type { InstallOptions } from './full-install.js'
-import { INSTALLED_LOCKFILE, INSTALLING_MARKER, STATE_FILE, WANTED_LOCKFILE, fileStamp, filesDigest, watchedDirs } from './quick-check.js'
-import type { QuickState } from './quick-check.js'
+import { INSTALLED_LOCKFILE, INSTALLING_MARKER, STATE_FILE, WANTED_LOCKFILE, fileStamp, filesDigest, readOrNull, watchedDirs } from './quick-check.js'
+import type { FileStamp, QuickState } from './quick-check.js'
 
 interface InstallState {
   /** SHA-256 over the settings, the options that shape node_modules, and the files below. */
@@ -22,6 +21,10 @@ export interface InstallInputs {
   digest: string
   /** The files hashed, relative to the install's directory. */
   files: string[]
+  /** Each file's stamp, taken before it was read (see `fileStamp`). */
+  stamps: FileStamp[]
+  /** What was read of each file (a stand-in's content for a missing lockfile). */
+  contents: Record<string, Uint8Array>
   /**
    * pnpm-lock.yaml is missing and node_modules' own lockfile stood in for it (see `installInputs`):
    * its text, for pnpm-lock.yaml when the install turns out to be up to date.
@@ -46,18 +49,24 @@ export async function installInputs (opts: InstallOptions): Promise<InstallInput
   const manifests = patterns.length === 0 ? ['package.json'] : await (await import('@lode/pkg-manager.workspace')).findWorkspaceManifests(opts.config.dir, patterns)
   const files = [...manifests, WANTED_LOCKFILE, path.join('node_modules', '.modules.yaml')]
   let lockfileStandIn: Buffer | undefined
+  const stamps: FileStamp[] = []
+  const contents: Record<string, Uint8Array> = {}
+  // Synchronously: small files, read one after the other, each cheaper than a round trip through libuv's threads.
   for (const file of files) {
-    try {
-      hash.update('\0').update(file).update('\0').update(await fsp.readFile(path.join(opts.config.dir, file)))
-    } catch (err) {
-      if (!hasErrno(err, 'ENOENT')) throw err
+    const full = path.join(opts.config.dir, file)
+    stamps.push(fileStamp(full))
+    let content = readOrNull(full)
+    if (content === null) {
       if (file !== WANTED_LOCKFILE || frozen || lockfileStandIn !== undefined) return undefined
-      lockfileStandIn = await fsp.readFile(path.join(opts.config.dir, INSTALLED_LOCKFILE)).catch(() => undefined)
-      if (lockfileStandIn === undefined) return undefined
-      hash.update(lockfileStandIn)
+      content = readOrNull(path.join(opts.config.dir, INSTALLED_LOCKFILE))
+      if (content === null) return undefined
+      lockfileStandIn = content
     }
+    contents[file] = content
+    hash.update('\0').update(file).update('\0').update(content)
   }
-  return lockfileStandIn === undefined ? { digest: hash.digest('hex'), files } : { digest: hash.digest('hex'), files, lockfileStandIn }
+  const inputs = { digest: hash.digest('hex'), files, stamps, contents }
+  return lockfileStandIn === undefined ? inputs : { ...inputs, lockfileStandIn }
 }
 
 /** The last install's recorded state when its inputs were exactly these (and no install was cut short since), else undefined. */
@@ -84,12 +93,13 @@ export async function writeInstallState (opts: InstallOptions, inputs: InstallIn
   const { dir } = opts.config
   const state: InstallState = { inputs: inputs.digest, packages }
   if (opts.quickKey !== undefined) {
-    // Stamped before the content is read: a write in between shows in the next run's stamps.
-    const stamps = inputs.files.map((file) => fileStamp(path.join(dir, file)))
+    // Stamped (by installInputs) before the content was read: a write in between shows in the next
+    // run's stamps. A lockfile missing then has been written back since, as it was read.
+    const stamps = inputs.stamps.map((stamp, i) => stamp ?? fileStamp(path.join(dir, inputs.files[i]!)))
     state.quick = {
       key: opts.quickKey,
       files: inputs.files,
-      digest: filesDigest(dir, inputs.files),
+      digest: filesDigest(dir, inputs.files, inputs.contents),
       stamps,
       dirs: watchedDirs(dir, opts.config.workspacePackages ?? []),
       frozenSetting: opts.config.frozenLockfile,

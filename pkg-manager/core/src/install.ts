@@ -3,7 +3,6 @@ import path from 'node:path'
 
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 
-import type * as FullInstall from './full-install.js'
 import type { InstallOptions, InstallResult } from './full-install.js'
 import { forgetInstallState, installInputs, upToDateState, writeInstallState } from './install-state.js'
 import { STATE_FILE, WANTED_LOCKFILE } from './quick-check.js'
@@ -18,8 +17,8 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
   const started = performance.now()
   opts.signal?.throwIfAborted()
   const linking = opts.lockfileOnly !== true
-  // No record of a finished install: there is work, and the install's modules load while the inputs are read.
-  const loading = linking && !fs.existsSync(path.join(opts.config.dir, 'node_modules', STATE_FILE)) ? loadFullInstall() : undefined
+  // No record of a finished install: there is work, and no reason to read the inputs before it.
+  if (linking && !fs.existsSync(path.join(opts.config.dir, 'node_modules', STATE_FILE))) return await installAndRecord(opts)
   const before = linking ? await installInputs(opts) : undefined
   const state = before === undefined ? undefined : await upToDateState(opts.config.dir, before.digest)
   if (state !== undefined) {
@@ -32,13 +31,13 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
     const totalMs = Math.round(performance.now() - started)
     return { lockfileChanged, packages: state.packages, added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], upToDate: true, timings: { resolveMs: 0, linkMs: 0, totalMs } }
   }
-  return await installAndRecord(opts, loading)
+  return await installAndRecord(opts)
 }
 
 /** Installs with `installFull`, forgetting the recorded state first and recording the new one after. */
-export async function installAndRecord (opts: InstallOptions, loading = loadFullInstall()): Promise<InstallResult> {
+export async function installAndRecord (opts: InstallOptions): Promise<InstallResult> {
   const linking = opts.lockfileOnly !== true
-  const { installFull } = await loading
+  const { installFull } = await import('./full-install.js')
   if (linking) await forgetInstallState(opts.config.dir)
   const result = await installFull(opts)
   if (linking) {
@@ -46,11 +45,4 @@ export async function installAndRecord (opts: InstallOptions, loading = loadFull
     if (after !== undefined) await writeInstallState(opts, after, result.packages)
   }
   return result
-}
-
-type FullInstallModule = typeof FullInstall
-
-/** The install's own modules (the resolver's load later, when there is something to resolve). */
-async function loadFullInstall (): Promise<FullInstallModule> {
-  return await import('./full-install.js')
 }

@@ -55,7 +55,8 @@ function byCodeUnit (a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
-function readOrNull (file: string): Buffer | null {
+/** A file's bytes, or null when there is none (or it is a directory). */
+export function readOrNull (file: string): Buffer | null {
   try {
     return fs.readFileSync(file)
   } catch (err) {
