@@ -20,7 +20,7 @@ export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPack
   })
   // A linked project's bins run through its link, with only the hoisted packages on NODE_PATH, as pnpm writes them.
   const linkedWithBins = (modules: string, deps: readonly Dependency[]): BinProvider[] => deps.flatMap((dep) =>
-    dep.depPath === undefined ? [{ dir: path.join(modules, dep.alias), nodePath: [hoistedModules], linked: true }] : withBins([dep]))
+    dep.depPath === undefined ? [{ dir: path.join(modules, dep.alias), nodePath: [hoistedModules], linked: true, target: dep.dir }] : withBins([dep]))
   const manifests = new Map<string, Promise<Record<string, unknown>>>()
   // A few directories at a time: thousands of concurrent reads and writes would run out of file
   // handles, and one at a time leaves a workspace of a hundred projects waiting on each in turn.

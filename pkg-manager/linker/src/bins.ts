@@ -13,6 +13,11 @@ export interface BinProvider {
   nodePath: string[]
   /** A linked directory (a workspace project): its files are the user's, so pnpm leaves their modes alone. */
   linked?: boolean
+  /**
+   * Where a link points (a workspace project's directory): its package.json is read (once per
+   * install, however many projects link it) there, while the shims go through the link.
+   */
+  target?: string
 }
 
 /**
@@ -26,7 +31,7 @@ export async function linkBins (binDir: string, providers: readonly BinProvider[
   const chosen = new Map<string, { target: string, provider: BinProvider, ownName: boolean }>()
   for (const provider of providers) {
     // A link may point at a directory with no package.json (or none at all): no bins there.
-    const manifest = await readManifest(provider.dir, opts.manifests).catch((err: unknown): Record<string, unknown> => {
+    const manifest = await readManifest(provider.target ?? provider.dir, opts.manifests).catch((err: unknown): Record<string, unknown> => {
       if (provider.linked === true && hasErrno(err, 'ENOENT')) return {}
       throw err
     })
