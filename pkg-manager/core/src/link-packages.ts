@@ -57,7 +57,11 @@ export interface LinkPackagesOptions {
   installedLockfile?: Lockfile | undefined
   /** The lockfile's text when it is installed exactly as read: `.pnpm/lock.yaml` gets it as it is. */
   lockfileText?: string | undefined
-  /** A link pool started early by the caller (its threads boot while the lockfile is read); one is started here otherwise. */
+  /**
+   * A link pool started early by the caller (its threads boot while the lockfile is read); one is
+   * started here otherwise. Once the packages are imported, its closing starts here (its threads
+   * end while the bins are written); the caller awaits `close()` as it would anyway.
+   */
   linkPool?: LinkPool | undefined
 }
 
@@ -174,6 +178,8 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     throw err
   }
   const { wantBuild, counts } = await importing
+  // Awaited by the caller's own close(); a failure meanwhile is not an unhandled rejection.
+  opts.linkPool?.close().catch(() => {})
   const hoisted = planHoisted()
   result.added = counts.added
   result.reused = counts.reused

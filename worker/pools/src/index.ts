@@ -74,6 +74,7 @@ export interface LinkPoolOptions {
  */
 export class LinkPool {
   private readonly pool: Piscina<LinkTask, LinkResult>
+  private closing: Promise<void> | undefined
 
   constructor (opts: LinkPoolOptions = {}) {
     const threads = opts.threads ?? Math.max(2, os.availableParallelism())
@@ -96,8 +97,10 @@ export class LinkPool {
     return result.value
   }
 
+  /** Lets the tasks under way finish, then ends the threads. Again, it returns the same promise. */
   async close (): Promise<void> {
-    await this.pool.close()
+    this.closing ??= this.pool.close()
+    await this.closing
   }
 }
 
