@@ -50,8 +50,8 @@ export interface ImportCounts {
  * Imports the packages into `node_modules/.pnpm` with the link pool, each as soon as its files are
  * in the store, with its dependencies' symlinks beside it: the rows the store index has are read a
  * chunk at a time, the others are fetched (or awaited, when resolution started fetching them).
- * Then the other symlinks (`links`, planned meanwhile), by the pool too, or on this thread when there is no package
- * to import and no pool running. Settles only when no task is under way, so the caller may go on
+ * Then the other symlinks (`links`, planned meanwhile), by the pool too, or on this thread when
+ * there is no package to import and no pool running. Settles only when no task is under way, so the caller may go on
  * meanwhile. Resolves with the packages whose rows say they build (install scripts or binding.gyp).
  */
 export async function importPackages (packages: readonly LaidOutPackage[], opts: ImportOptions): Promise<{ wantBuild: LaidOutPackage[], counts: ImportCounts }> {
