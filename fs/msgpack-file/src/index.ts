@@ -13,6 +13,8 @@ const MAGIC = Buffer.from(MSGPACK_FILE_MAGIC, 'latin1')
 const HEADER_SIZE = MAGIC.length + 8
 
 const packr = new Packr({ useRecords: true, moreTypes: true })
+// Parts encoded on their own carry no shared record definitions: plain maps.
+const partPackr = new Packr({ useRecords: false, moreTypes: true })
 
 export interface ReadMsgpackFileOptions<T> {
   /** Checks the decoded value's shape; a value that fails is reported as corrupted. */
@@ -63,6 +65,24 @@ export function decodeMsgpackFile<T> (file: string, data: Buffer, opts: ReadMsgp
     throw corrupted(file, 'its content does not have the expected shape')
   }
   return value as T
+}
+
+/**
+ * One part of a file's value, encoded on its own (no frame), to be decoded later and only if
+ * needed (`decodeMsgpackPart`); the frame's checksum covers it once it is in a file. The result
+ * is overwritten by the next call: copy it to keep it.
+ */
+export function encodeMsgpackPart (value: unknown): Uint8Array {
+  return partPackr.pack(value)
+}
+
+/** Decodes a part written by `encodeMsgpackPart`; throws `ERR_LODE_MSGPACK_FILE_CORRUPTED`, naming `file`, if it cannot. */
+export function decodeMsgpackPart (file: string, data: Uint8Array): unknown {
+  try {
+    return partPackr.unpack(data)
+  } catch (err) {
+    throw corrupted(file, `a part of it is not valid MessagePack (${(err as Error).message})`)
+  }
 }
 
 /** Encodes a value in lode's framed MessagePack format. */

@@ -2,9 +2,11 @@ import path from 'node:path'
 
 import { isLodeError } from '@lode/fs.error'
 import { METADATA_CACHE_DIR, METADATA_CACHE_EXT } from '@lode/fs.formats'
-import { readMsgpackFile, writeMsgpackFile } from '@lode/fs.msgpack-file'
+import { decodeMsgpackPart, encodeMsgpackPart, readMsgpackFile, writeMsgpackFile } from '@lode/fs.msgpack-file'
 
-import type { Packument } from './packument.js'
+import type { PackageMeta, Packument } from './packument.js'
+import { PackageVersions } from './versions.js'
+import type { EncodedVersions } from './versions.js'
 
 /** One cached packument with what a conditional request needs. */
 export interface CachedMetadata {
@@ -17,19 +19,27 @@ export interface CachedMetadata {
   full: boolean
 }
 
-/** `<cacheDir>/lode-metadata-v1/<host+port/path>/<name>.mpk`; scoped names get a `@scope/` folder. */
+/** A cache entry as its file holds it: the versions each encoded on their own (`EncodedVersions`). */
+interface StoredMetadata extends Omit<CachedMetadata, 'packument'> {
+  packument: Omit<Packument, 'versions'> & { versions: EncodedVersions }
+}
+
+/** `<cacheDir>/lode-metadata-v2/<host+port/path>/<name>.mpk`; scoped names get a `@scope/` folder. */
 export function metadataCachePath (cacheDir: string, registryUrl: string, name: string): string {
   const url = new URL(registryUrl)
   const registryDir = `${url.host.replace(':', '+')}${url.pathname.replace(/\/+$/, '')}`.split('/').filter(Boolean)
   return path.join(cacheDir, METADATA_CACHE_DIR, ...registryDir, `${name}${METADATA_CACHE_EXT}`)
 }
 
-function isCachedMetadata (value: unknown): value is CachedMetadata {
+function isStoredMetadata (value: unknown): value is StoredMetadata {
   if (typeof value !== 'object' || value === null) return false
   const record = value as Record<string, unknown>
   const packument = record['packument'] as Record<string, unknown> | undefined
-  return typeof record['fetchedAt'] === 'number' && typeof record['full'] === 'boolean' &&
-    typeof packument === 'object' && packument !== null && typeof packument['versions'] === 'object'
+  if (typeof record['fetchedAt'] !== 'number' || typeof record['full'] !== 'boolean' || typeof packument !== 'object' || packument === null) return false
+  const versions = packument['versions'] as Record<string, unknown> | undefined
+  return typeof versions === 'object' && versions !== null && Array.isArray(versions['names']) && Array.isArray(versions['ends']) &&
+    versions['names'].length === versions['ends'].length && versions['data'] instanceof Uint8Array &&
+    (versions['ends'].at(-1) ?? 0) === versions['data'].length && Array.isArray(versions['deprecated'])
 }
 
 /**
@@ -38,7 +48,10 @@ function isCachedMetadata (value: unknown): value is CachedMetadata {
  */
 export async function readCachedMetadata (file: string, onDamaged: (message: string) => void): Promise<CachedMetadata | undefined> {
   try {
-    return await readMsgpackFile<CachedMetadata>(file, { validate: isCachedMetadata })
+    const stored = await readMsgpackFile<StoredMetadata>(file, { validate: isStoredMetadata })
+    if (stored === undefined) return undefined
+    const versions = PackageVersions.decode(stored.packument.versions, (bytes) => decodeMsgpackPart(file, bytes) as PackageMeta)
+    return { ...stored, packument: { ...stored.packument, versions } }
   } catch (err) {
     if (!isLodeError(err)) throw err
     onDamaged(`${err.message} It will be fetched again.`)
@@ -47,5 +60,6 @@ export async function readCachedMetadata (file: string, onDamaged: (message: str
 }
 
 export async function writeCachedMetadata (file: string, entry: CachedMetadata): Promise<void> {
-  await writeMsgpackFile(file, entry)
+  const stored: StoredMetadata = { ...entry, packument: { ...entry.packument, versions: entry.packument.versions.encode(encodeMsgpackPart) } }
+  await writeMsgpackFile(file, stored)
 }

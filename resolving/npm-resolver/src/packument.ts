@@ -1,5 +1,7 @@
 import { LodeError } from '@lode/fs.error'
 
+import { PackageVersions } from './versions.js'
+
 /** The fields of one version that resolution, the lockfile and linking need; nothing else is kept. */
 export interface PackageMeta {
   name: string
@@ -25,7 +27,7 @@ export interface Packument {
   distTags: Record<string, string>
   modified?: string
   time?: Record<string, string>
-  versions: Record<string, PackageMeta>
+  versions: PackageVersions
 }
 
 type Json = Record<string, unknown>
@@ -42,12 +44,12 @@ export function trimPackument (name: string, registryUrl: string, doc: unknown):
       hint: 'Check that the registry setting points at an npm-compatible registry.',
     })
   }
-  const versions: Record<string, PackageMeta> = {}
+  const versions: Array<[string, PackageMeta]> = []
   for (const [version, raw] of Object.entries(doc['versions'])) {
     const meta = trimVersion(name, version, raw)
-    if (meta !== undefined) versions[version] = meta
+    if (meta !== undefined) versions.push([version, meta])
   }
-  const packument: Packument = { name, distTags: stringRecord(doc['dist-tags']) ?? {}, versions }
+  const packument: Packument = { name, distTags: stringRecord(doc['dist-tags']) ?? {}, versions: PackageVersions.fromEntries(versions) }
   if (typeof doc['modified'] === 'string') packument.modified = doc['modified']
   const time = stringRecord(doc['time'])
   if (time !== undefined) packument.time = time

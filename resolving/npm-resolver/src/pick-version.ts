@@ -76,10 +76,10 @@ function extremeSatisfying (versions: Iterable<string>, range: string, direction
  */
 export function pickVersion (packument: Packument, spec: RegistrySpec, preferred: PreferredVersions = {}): string | undefined {
   switch (spec.type) {
-    case 'version': return packument.versions[spec.version] === undefined ? undefined : spec.version
+    case 'version': return packument.versions.has(spec.version) ? spec.version : undefined
     case 'tag': {
       const version = packument.distTags[spec.tag]
-      return version !== undefined && packument.versions[version] !== undefined ? version : undefined
+      return version !== undefined && packument.versions.has(version) ? version : undefined
     }
     case 'range': return pickFromRange(packument, spec.range, preferred)
   }
@@ -87,7 +87,7 @@ export function pickVersion (packument: Packument, spec: RegistrySpec, preferred
 
 function pickFromRange (packument: Packument, range: string, preferred: PreferredVersions): string | undefined {
   const latest = packument.distTags['latest']
-  const versions = Object.keys(packument.versions)
+  const versions = packument.versions.names
   if (Object.keys(preferred).length > 0) {
     for (const group of groupByPreference(packument, range, preferred)) {
       const picked = latest !== undefined && group.includes(latest) && satisfiesLoose(latest, range)
@@ -96,8 +96,8 @@ function pickFromRange (packument: Packument, range: string, preferred: Preferre
       if (picked !== undefined) return nonDeprecatedPick(packument, group, picked, range) ?? picked
     }
   }
-  if (latest !== undefined && packument.versions[latest] !== undefined && (range === '*' || satisfiesLoose(latest, range))) {
-    if (packument.versions[latest].deprecated === undefined) return latest
+  if (latest !== undefined && packument.versions.has(latest) && (range === '*' || satisfiesLoose(latest, range))) {
+    if (!packument.versions.isDeprecated(latest)) return latest
     return nonDeprecatedPick(packument, versions, latest, range) ?? latest
   }
   const max = maxSatisfying(versions, range)
@@ -119,7 +119,7 @@ export function pickLowestVersion (packument: Packument, spec: RegistrySpec, pre
       if (picked !== undefined) return picked
     }
   }
-  const versions = Object.keys(packument.versions)
+  const versions = packument.versions.names
   if (range === '*') return versions.map(parseVersion).filter((v) => v !== null).sort((a, b) => a.compare(b))[0]?.raw
   return minSatisfying(versions, range)
 }
@@ -128,7 +128,7 @@ export function pickLowestVersion (packument: Packument, spec: RegistrySpec, pre
 function groupByPreference (packument: Packument, range: string, preferred: PreferredVersions): string[][] {
   const weights = new Map<string, number>()
   const add = (version: string, weight: number): void => { weights.set(version, (weights.get(version) ?? 0) + weight) }
-  for (const version of Object.keys(packument.versions)) if (satisfiesLoose(version, range)) add(version, 0)
+  for (const version of packument.versions.names) if (satisfiesLoose(version, range)) add(version, 0)
   for (const [selector, { type, weight }] of Object.entries(preferred)) {
     if (selector === range) continue
     switch (type) {
@@ -138,10 +138,10 @@ function groupByPreference (packument: Packument, range: string, preferred: Pref
         break
       }
       case 'range':
-        for (const version of Object.keys(packument.versions)) if (satisfiesLoose(version, selector)) add(version, weight)
+        for (const version of packument.versions.names) if (satisfiesLoose(version, selector)) add(version, weight)
         break
       case 'version':
-        if (packument.versions[selector] !== undefined) add(selector, weight)
+        if (packument.versions.has(selector)) add(selector, weight)
         break
     }
   }
@@ -154,9 +154,9 @@ function groupByPreference (packument: Packument, range: string, preferred: Pref
   return [...groups.entries()].sort((a, b) => b[0] - a[0]).map(([, group]) => group)
 }
 
-function nonDeprecatedPick (packument: Packument, candidates: string[], picked: string, range: string): string | undefined {
-  if (packument.versions[picked]?.deprecated === undefined || candidates.length <= 1) return undefined
-  const fine = (version: string): boolean => version !== picked && packument.versions[version] !== undefined && packument.versions[version].deprecated === undefined
+function nonDeprecatedPick (packument: Packument, candidates: readonly string[], picked: string, range: string): string | undefined {
+  if (!packument.versions.isDeprecated(picked) || candidates.length <= 1) return undefined
+  const fine = (version: string): boolean => version !== picked && packument.versions.has(version) && !packument.versions.isDeprecated(version)
   if (range === '*' && !satisfiesLoose(picked, range)) {
     // A prerelease `latest` under `*`: prefer a non-deprecated build of the same release.
     const pickedParsed = parseVersion(picked)
@@ -181,14 +181,13 @@ function nonDeprecatedPick (packument: Packument, candidates: string[], picked: 
 export function narrowToPublishedBy (packument: Packument, publishedBy: Date): Packument {
   const time = packument.time ?? {}
   const cutoff = publishedBy.getTime()
-  const versions: Packument['versions'] = {}
-  for (const [version, meta] of Object.entries(packument.versions)) {
+  const versions = packument.versions.filter((version) => {
     const at = time[version]
-    if (at !== undefined && new Date(at).getTime() <= cutoff) versions[version] = meta
-  }
+    return at !== undefined && new Date(at).getTime() <= cutoff
+  })
   const distTags: Record<string, string> = {}
   for (const [tag, tagged] of Object.entries(packument.distTags)) {
-    if (versions[tagged] !== undefined) {
+    if (versions.has(tagged)) {
       distTags[tag] = tagged
       continue
     }
@@ -204,12 +203,12 @@ function bestTagCandidate (tag: string, tagged: string, versions: Packument['ver
   const original = parseVersion(tagged)
   if (original === null) return undefined
   let best: { version: string, parsed: semver.SemVer, tier: number, deprecated: boolean } | undefined
-  for (const [version, meta] of Object.entries(versions)) {
+  for (const version of versions.names) {
     const parsed = parseVersion(version)
     if (parsed === null || parsed.compare(original) > 0) continue
     const tier = tagTier(tag, original, parsed)
     if (tier === undefined) continue
-    const candidate = { version, parsed, tier, deprecated: meta.deprecated !== undefined }
+    const candidate = { version, parsed, tier, deprecated: versions.isDeprecated(version) }
     if (best === undefined) { best = candidate; continue }
     const ranksHigher = candidate.tier !== best.tier ? candidate.tier > best.tier : parsed.compare(best.parsed) > 0
     if ((ranksHigher && best.deprecated === candidate.deprecated) || (best.deprecated && !candidate.deprecated)) best = candidate

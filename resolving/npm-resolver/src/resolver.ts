@@ -74,13 +74,13 @@ export class NpmResolver {
       packument = await this.metadata.get({ name: spec.name, registry, full: true, canUseCached: () => true })
     }
     const version = pickVersion(view(packument), spec, preferred)
-    if (version !== undefined) return { name: spec.name, version, registry, meta: packument.versions[version]! }
+    if (version !== undefined) return { name: spec.name, version, registry, meta: packument.versions.get(version)! }
     if (releaseAge !== undefined) {
       // Nothing fitting is old enough: pnpm 11 takes the lowest fitting version and reports it,
       // and the install then fails (strict) or records it in minimumReleaseAgeExclude.
       const young = pickLowestVersion(packument, spec, preferred)
       if (young !== undefined) {
-        const resolved: ResolvedRegistryPackage = { name: spec.name, version: young, registry, meta: packument.versions[young]! }
+        const resolved: ResolvedRegistryPackage = { name: spec.name, version: young, registry, meta: packument.versions.get(young)! }
         const publishedAt = packument.time?.[young]
         if (publishedAt !== undefined) resolved.immature = { name: spec.name, version: young, publishedAt: new Date(publishedAt).toISOString(), cutoff: releaseAge.toISOString() }
         return resolved
@@ -102,7 +102,7 @@ function publishedBefore (packument: Packument, cutoff: Date): boolean {
 
 /** Versions named in `minimumReleaseAgeExclude` (`name@version`) count as published at the epoch. */
 function withTrusted (packument: Packument, exclude: (name: string, version?: string) => boolean): Packument {
-  const trusted = Object.keys(packument.versions).filter((version) => exclude(packument.name, version))
+  const trusted = packument.versions.names.filter((version) => exclude(packument.name, version))
   if (trusted.length === 0) return packument
   return { ...packument, time: { ...packument.time, ...Object.fromEntries(trusted.map((v) => [v, new Date(0).toISOString()])) } }
 }

@@ -5,8 +5,8 @@ import path from 'node:path'
 import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
-import { NpmResolver, metadataCachePath, narrowToPublishedBy, parseWantedSpec, pickVersion } from '@lode/resolving.npm-resolver'
-import type { NpmResolverOptions, Packument, RegistrySpec } from '@lode/resolving.npm-resolver'
+import { NpmResolver, PackageVersions, metadataCachePath, narrowToPublishedBy, parseWantedSpec, pickVersion } from '@lode/resolving.npm-resolver'
+import type { NpmResolverOptions, PackageMeta, Packument, RegistrySpec } from '@lode/resolving.npm-resolver'
 import { RegistryClient } from '@lode/resolving.registry-client'
 
 const NOW = Date.parse('2026-06-01T00:00:00.000Z')
@@ -166,15 +166,15 @@ test('a damaged cache entry is fetched again, with a warning', async () => {
 })
 
 test('narrowToPublishedBy moves dist-tags back with the versions it drops', () => {
-  const meta = (version: string): Packument['versions'][string] => ({ name: 'x', version, dist: { tarball: 't', integrity: 'i' } })
+  const meta = (version: string): [string, PackageMeta] => [version, { name: 'x', version, dist: { tarball: 't', integrity: 'i' } }]
   const packument: Packument = {
     name: 'x',
     distTags: { latest: '2.1.0', next: '3.0.0-rc.1' },
     time: { '1.0.0': '2025-01-01T00:00:00.000Z', '2.0.0': '2025-02-01T00:00:00.000Z', '2.1.0': '2026-05-31T00:00:00.000Z', '3.0.0-rc.1': '2026-05-31T00:00:00.000Z' },
-    versions: { '1.0.0': meta('1.0.0'), '2.0.0': meta('2.0.0'), '2.1.0': meta('2.1.0'), '3.0.0-rc.1': meta('3.0.0-rc.1') },
+    versions: PackageVersions.fromEntries([meta('1.0.0'), meta('2.0.0'), meta('2.1.0'), meta('3.0.0-rc.1')]),
   }
   const narrowed = narrowToPublishedBy(packument, new Date('2026-01-01T00:00:00.000Z'))
-  assert.deepEqual(Object.keys(narrowed.versions), ['1.0.0', '2.0.0'])
+  assert.deepEqual(narrowed.versions.names, ['1.0.0', '2.0.0'])
   assert.deepEqual(narrowed.distTags, { latest: '2.0.0' }, 'latest moves back within its major; next has no candidate and is dropped')
   assert.equal(pickVersion(packument, { type: 'range', name: 'x', range: '*' }), '2.1.0')
   assert.equal(pickVersion(packument, { type: 'tag', name: 'x', tag: 'nope' }), undefined)
@@ -190,4 +190,20 @@ test('metadata that is not JSON, or not a package document, is ERR_LODE_BAD_PACK
     await assert.rejects(resolver.resolve(spec('^1.0.0')), { code: 'ERR_LODE_BAD_PACKUMENT', message: /metadata for pick that is not a package document/ })
   })
   assert.equal(fs.existsSync(metadataCachePath(cacheDir, registry.url, 'pick')), false)
+})
+
+test('a cached packument gives the picks and fields the registry\'s gave, deprecation included', async () => {
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-cache-'))
+  const specs = [spec('^1.0.0'), spec('>=1.2.0 <2'), spec('1.2.0'), { type: 'tag', name: 'pick', tag: 'next' } as const, spec('^2.0.0')]
+  const online: unknown[] = []
+  await withResolver({ cacheDir }, async (resolver) => {
+    for (const wanted of specs) online.push(await resolver.resolve(wanted))
+  })
+  const cached: unknown[] = []
+  await withResolver({ cacheDir, offline: true }, async (resolver) => {
+    for (const wanted of specs) cached.push(await resolver.resolve(wanted))
+  })
+  assert.deepEqual(cached, online)
+  assert.deepEqual(online.map((resolved) => (resolved as { version: string }).version), ['1.1.0', '1.2.0', '1.2.0', '3.0.0-beta.1', '2.0.0'])
+  assert.equal((online[1] as { meta: PackageMeta }).meta.deprecated, 'broken')
 })

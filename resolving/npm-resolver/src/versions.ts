@@ -1,0 +1,105 @@
+import type { PackageMeta } from './packument.js'
+
+/**
+ * A packument's versions as the metadata cache stores them: every version's fields encoded on
+ * their own (`data`, each ending at its `ends` offset), so a read decodes only the versions picked.
+ * `deprecated` names the deprecated ones, which a pick must know without decoding them.
+ */
+export interface EncodedVersions {
+  names: string[]
+  ends: number[]
+  data: Uint8Array
+  deprecated: string[]
+}
+
+/**
+ * The versions of a packument: their names at once, each version's fields when first asked for.
+ * A package with a few thousand versions is resolved to one or two of them, so decoding the
+ * others from the cache (and collecting them again) was most of a cached resolution's time.
+ */
+export class PackageVersions {
+  private readonly metas: Array<PackageMeta | undefined>
+  private positions: Map<string, number> | undefined
+  private lookups = 0
+
+  private constructor (
+    /** The version strings, in the registry's order. */
+    readonly names: readonly string[],
+    private readonly load: (position: number) => PackageMeta,
+    private readonly deprecated: ReadonlySet<string>
+  ) {
+    this.metas = new Array<PackageMeta | undefined>(names.length)
+  }
+
+  /** Versions already decoded (a registry's document, a test's). */
+  static fromEntries (entries: Iterable<readonly [string, PackageMeta]>): PackageVersions {
+    const names: string[] = []
+    const metas: PackageMeta[] = []
+    const deprecated = new Set<string>()
+    for (const [version, meta] of entries) {
+      names.push(version)
+      metas.push(meta)
+      if (meta.deprecated !== undefined) deprecated.add(version)
+    }
+    return new PackageVersions(names, (position) => metas[position]!, deprecated)
+  }
+
+  /** Versions from the cache; `decode` turns one version's bytes back into its fields. */
+  static decode (encoded: EncodedVersions, decode: (bytes: Uint8Array) => PackageMeta): PackageVersions {
+    const { ends, data } = encoded
+    return new PackageVersions(encoded.names, (position) => decode(data.subarray(position === 0 ? 0 : ends[position - 1], ends[position])), new Set(encoded.deprecated))
+  }
+
+  /** For the cache: each version encoded by `encode` (whose result may be reused by its next call). */
+  encode (encode: (meta: PackageMeta) => Uint8Array): EncodedVersions {
+    const parts: Buffer[] = []
+    const ends: number[] = []
+    let end = 0
+    for (let position = 0; position < this.names.length; position++) {
+      const part = Buffer.from(encode(this.at(position)))
+      parts.push(part)
+      ends.push(end += part.length)
+    }
+    return { names: [...this.names], ends, data: Buffer.concat(parts, end), deprecated: [...this.deprecated] }
+  }
+
+  get size (): number {
+    return this.names.length
+  }
+
+  has (version: string): boolean {
+    return this.position(version) !== undefined
+  }
+
+  get (version: string): PackageMeta | undefined {
+    const position = this.position(version)
+    return position === undefined ? undefined : this.at(position)
+  }
+
+  /** Whether the version is deprecated, without decoding it. */
+  isDeprecated (version: string): boolean {
+    return this.deprecated.has(version)
+  }
+
+  /** The versions `keep` accepts, still decoded only when asked for. */
+  filter (keep: (version: string) => boolean): PackageVersions {
+    const kept: number[] = []
+    this.names.forEach((version, position) => { if (keep(version)) kept.push(position) })
+    return new PackageVersions(kept.map((position) => this.names[position]!), (position) => this.at(kept[position]!), new Set([...this.deprecated].filter(keep)))
+  }
+
+  private at (position: number): PackageMeta {
+    return (this.metas[position] ??= this.load(position))
+  }
+
+  // A resolution looks up two or three versions of a package: a scan from the newest end is
+  // cheaper than a map of a few thousand, which only a package looked up more often gets.
+  private position (version: string): number | undefined {
+    if (this.positions === undefined && ++this.lookups <= 4) {
+      const position = this.names.lastIndexOf(version)
+      return position === -1 ? undefined : position
+    }
+    this.positions ??= new Map(this.names.map((name, position) => [name, position]))
+    return this.positions.get(version)
+  }
+}
