@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { findWorkspaceProjects } from '@lode/pkg-manager.workspace'
+import { findWorkspaceManifests, findWorkspaceProjects } from '@lode/pkg-manager.workspace'
 
 function tree (files: Record<string, string>): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-ws-'))
@@ -50,4 +50,26 @@ test('a project whose dependencies are not a map of version strings names the gr
     assert.ok(err.message.startsWith(`"devDependencies" in ${path.join(root, 'packages', 'odd', 'package.json')} must map`))
     return true
   })
+})
+
+test('plain directories and their children are listed as the glob would find them', async () => {
+  const root = tree({
+    'package.json': pkg('root'),
+    'packages/a/package.json': pkg('a'),
+    'packages/.hidden/package.json': pkg('hidden'),
+    'packages/node_modules/dep/package.json': pkg('dep'),
+    'packages/no-manifest/index.js': '',
+    'packages/not-a-dir': '',
+    'packages/odd/package.json/index.js': 'a directory named package.json',
+    'elsewhere/linked/package.json': pkg('linked'),
+    'apps/web/package.json': pkg('web'),
+    'apps/web/nested/package.json': pkg('nested'),
+  })
+  fs.symlinkSync(path.join(root, 'elsewhere', 'linked'), path.join(root, 'packages', 'linked'))
+  const expected = ['apps/web/package.json', 'package.json', 'packages/a/package.json', 'packages/linked/package.json']
+  // The plain patterns are listed; `nothing/**` (which matches nothing) makes them go through the glob.
+  for (const patterns of [['packages/*', 'apps/web/', 'missing/*', '.'], ['packages/*', 'apps/web/', 'missing/*', '.', 'nothing/**']]) {
+    assert.deepEqual(await findWorkspaceManifests(root, patterns), expected, patterns.join(' '))
+  }
+  assert.deepEqual((await findWorkspaceProjects(root, ['packages/*', 'apps/web'])).map((project) => project.manifest['name']), ['root', 'web', 'a', 'linked'])
 })
