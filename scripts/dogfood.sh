@@ -18,7 +18,7 @@ root="$copy"
 . "$copy/scripts/env.sh"
 cd "$copy"
 (cd store/index && node -e "require('better-sqlite3')(':memory:').close()")
-tsc -b
+bash scripts/build.sh
 eslint --max-warnings=0 .
 echo "dogfood: the test suite on lode's node_modules"
 node --test --test-concurrency=2 "$@" \

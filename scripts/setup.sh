@@ -3,7 +3,7 @@
 #   1. installs the pinned Node 24 and pnpm from the npm registry into toolchain/ (system npm),
 #   2. installs the repository's dependencies with that pnpm,
 #   3. compiles better-sqlite3 against Node 24's headers,
-#   4. builds every package (tsc -b).
+#   4. builds every package (tsc -b) and the CLI's bundle (scripts/build.sh).
 # Idempotent: each step is skipped or cheap when already done. `--demo` then runs `lode install` on a demo project.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,7 +38,7 @@ if [ ! -f "$sqlite_dir/build/Release/better_sqlite3.node" ] || [ "$(cat "$stamp"
 fi
 (cd store/index && node -e "require('better-sqlite3')(':memory:').close()")
 
-tsc -b
+bash "$root/scripts/build.sh"
 echo "setup: done"
 
 if [ "${1:-}" = "--demo" ]; then

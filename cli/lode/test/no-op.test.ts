@@ -32,7 +32,13 @@ process.on('exit', () => { fs.writeFileSync(${JSON.stringify(list)}, urls.join('
 `)
   const result = await lode(project, args, { ...env, NODE_OPTIONS: `--import ${hook}` })
   const urls = fs.readFileSync(list, 'utf8').split('\n')
-  return { stdout: result.stdout, code: result.code, loadedInstaller: urls.some((url) => url.includes('/pkg-manager/config/dist/src/index.js') || url.includes('/yaml/')) }
+  return { stdout: result.stdout, code: result.code, loadedInstaller: urls.some(loadsSettingsParser) }
+}
+
+/** The settings parser's module, yaml, or a chunk of the CLI's bundle with the settings parser in it. */
+function loadsSettingsParser (url: string): boolean {
+  if (url.includes('/pkg-manager/config/dist/src/index.js') || url.includes('/yaml/')) return true
+  return url.includes('/cli/lode/dist/bundle/') && fs.readFileSync(new URL(url), 'utf8').includes('function getConfig(')
 }
 
 test('the no-op is answered before settings or the installer are loaded; whatever changes the install takes the full path', async () => {
