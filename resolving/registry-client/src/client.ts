@@ -118,9 +118,11 @@ export class RegistryClient {
         if (err instanceof LodeError) throw err
         this.opts.signal?.throwIfAborted()
         failure = { code: errorCode(err), error: err }
+        // Only what the network did is worth another try; anything else would fail the same way.
+        if (!isNetworkError(err)) throw fetchFailed(url, options.subject, failure, false)
       }
       const retriesLeft = retry.retries - attempt
-      if (retriesLeft <= 0) throw fetchFailed(url, options.subject, failure)
+      if (retriesLeft <= 0) throw fetchFailed(url, options.subject, failure, true)
       const wait = Math.min(retry.minTimeout * retry.factor ** attempt, retry.maxTimeout)
       this.opts.onWarning?.(`GET ${url} error (${failure.code}). Will retry in ${verboseDuration(wait)}. ${retriesLeft} retries left.`)
       await sleep(wait, undefined, this.opts.signal === undefined ? {} : { signal: this.opts.signal })
@@ -165,7 +167,9 @@ export class RegistryClient {
   }
 
   async close (): Promise<void> {
-    if (this.http !== undefined) await (await this.http).dispatcher.close()
+    // A stack that could not be made (its error went to the requests) has nothing to close.
+    const http = await this.http?.catch(() => undefined)
+    await http?.dispatcher.close()
   }
 }
 
@@ -189,13 +193,24 @@ function errorCode (err: unknown): string {
   return err instanceof Error ? err.name : 'UNKNOWN'
 }
 
-function fetchFailed (url: string, subject: string, failure: { code: string, error: unknown }): LodeError {
+/**
+ * A failure of the connection or the transfer (a system error such as ECONNRESET, an undici
+ * UND_ERR_ code, a damaged gzip stream), as opposed to an error of lode's own making or of its
+ * settings (no code at all, or one of Node's ERR_ codes: an invalid URL or argument).
+ */
+function isNetworkError (err: unknown): boolean {
+  const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined
+  return typeof code === 'string' && !code.startsWith('ERR_')
+}
+
+function fetchFailed (url: string, subject: string, failure: { code: string, error: unknown }, retried: boolean): LodeError {
   if (failure.error === undefined) {
     return new LodeError(`FETCH_${failure.code}`, `GET ${url} failed with HTTP ${failure.code} while fetching ${subject}, after retrying.`, {
       hint: 'The registry is having trouble; try again later, or raise fetchRetries.',
     })
   }
-  return new LodeError('FETCH_FAILED', `GET ${url} failed (${failure.code}) while fetching ${subject}, after retrying.`, {
+  const reason = retried ? failure.code : `${failure.code}: ${(failure.error as Error).message}`
+  return new LodeError('FETCH_FAILED', `GET ${url} failed (${reason}) while fetching ${subject}${retried ? ', after retrying' : ''}.`, {
     hint: 'Check your network connection, the registry URL and any proxy settings (https-proxy, http-proxy, no-proxy in .npmrc).',
     cause: failure.error,
   })

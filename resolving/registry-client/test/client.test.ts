@@ -93,6 +93,23 @@ test('a registry still failing after the retries is an error naming the URL', as
   }
 })
 
+test('an error that is not the network\'s (a proxy URL that does not parse) fails at once, not retried', async () => {
+  const warnings: string[] = []
+  const c = client({ proxy: { httpProxy: 'not a url' }, onWarning: (message) => warnings.push(message) })
+  try {
+    await assert.rejects(c.get(`${registry.url}alpha`, { accept: ACCEPT_ABBREVIATED, subject: 'alpha' }), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ERR_LODE_FETCH_FAILED')
+      assert.ok(err.message.includes(`${registry.url}alpha`))
+      assert.match(err.message, /ERR_INVALID_URL/)
+      assert.doesNotMatch(err.message, /after retrying/)
+      return true
+    })
+    assert.deepEqual(warnings, [])
+  } finally {
+    await c.close()
+  }
+})
+
 test('404 is ERR_LODE_NOT_FOUND naming the package', async () => {
   const c = client()
   try {
