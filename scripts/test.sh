@@ -11,7 +11,7 @@ TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/lode-test-XXXXXX")
 export TMPDIR
 trap 'rm -rf "$TMPDIR"' EXIT
 node --test --test-concurrency=2 "$@" \
-  fs/*/dist/test/*.test.js store/*/dist/test/*.test.js worker/*/dist/test/*.test.js \
+  core/*/dist/test/*.test.js fs/*/dist/test/*.test.js store/*/dist/test/*.test.js worker/*/dist/test/*.test.js \
   resolving/*/dist/test/*.test.js pkg-manager/*/dist/test/*.test.js cli/*/dist/test/*.test.js
 # Dogfooding: the same suite again, on the node_modules lode installs for this repository.
 if [ "${LODE_SKIP_DOGFOOD:-}" != "1" ]; then

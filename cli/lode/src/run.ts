@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import os from 'node:os'
 import path from 'node:path'
 
+import { own } from '@lode/core.safe-name'
 import { isLodeError } from '@lode/fs.error'
 
 import type { MainContext } from './index.js'
@@ -34,7 +35,7 @@ export async function runCommand (argv: readonly string[], ctx: MainContext): Pr
     ctx.stdout.write(entries.length === 0 ? 'There are no scripts in package.json.\n' : `Commands available via "lode run":\n${entries.map(([script, command]) => `  ${script}\n    ${command}`).join('\n')}\n`)
     return 0
   }
-  if (scripts[name] === undefined) {
+  if (own(scripts, name) === undefined) {
     ctx.stderr.write(`[ERR_LODE_NO_SCRIPT] Missing script: ${name}\n\nCommand "${name}" not found. Run lode run to list the scripts in package.json.\n`)
     return 1
   }
@@ -104,7 +105,7 @@ async function runInProjects (argv: readonly string[], selection: Selection, ctx
   const { runProjectScript, scriptsOf } = await import('@lode/pkg-manager.lifecycle')
   const projects = await selectedProjects(selection, ctx)
   if (typeof projects === 'number') return projects
-  const withScript = projects.filter((project) => scriptsOf(project.manifest)[name] !== undefined)
+  const withScript = projects.filter((project) => own(scriptsOf(project.manifest), name) !== undefined)
   if (withScript.length === 0) {
     ctx.stderr.write(`[ERR_LODE_RECURSIVE_RUN_NO_SCRIPT] None of the selected projects has a "${name}" script.\n`)
     return 1

@@ -1,5 +1,6 @@
 import path from 'node:path'
 
+import { own } from '@lode/core.safe-name'
 import { LodeError } from '@lode/fs.error'
 import { createMatcher } from '@lode/fs.matcher'
 import type { DependencyGroup } from '@lode/pkg-manager.lockfile'
@@ -35,7 +36,7 @@ export interface AddOptions extends ProjectEditOptions {
  */
 export async function add (opts: AddOptions): Promise<InstallResult> {
   // A name given alone that the default catalog has is saved as `catalog:`, as pnpm saves it.
-  const dependencies = opts.dependencies.map(parseAddSpec).map((dep) => dep.bareSpecifier === undefined && opts.config.catalogs['default']?.[dep.alias] !== undefined ? { ...dep, bareSpecifier: 'catalog:' } : dep)
+  const dependencies = opts.dependencies.map(parseAddSpec).map((dep) => dep.bareSpecifier === undefined && own(opts.config.catalogs['default'], dep.alias) !== undefined ? { ...dep, bareSpecifier: 'catalog:' } : dep)
   const group = opts.peer === true ? 'devDependencies' : opts.group
   return await installAndRecord({
     ...opts,

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
+import { own } from '@lode/core.safe-name'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
 import { parseWantedSpec } from '@lode/resolving.npm-resolver/spec'
@@ -38,7 +39,7 @@ export function applyEdit<T extends Record<string, unknown>> (manifest: T, edit:
   for (const name of edit.remove ?? []) {
     for (const group of [...GROUPS, 'peerDependencies']) {
       const deps = result[group] as Record<string, string> | undefined
-      if (deps?.[name] === undefined) continue
+      if (deps === undefined || own(deps, name) === undefined) continue
       const { [name]: _removed, ...rest } = deps
       // A group left empty goes, as pnpm leaves it.
       if (Object.keys(rest).length === 0) delete result[group]
@@ -46,11 +47,11 @@ export function applyEdit<T extends Record<string, unknown>> (manifest: T, edit:
     }
   }
   for (const dep of edit.dependencies) {
-    const current = GROUPS.find((group) => (result[group] as Record<string, string> | undefined)?.[dep.alias] !== undefined)
+    const current = GROUPS.find((group) => own(result[group] as Record<string, string> | undefined, dep.alias) !== undefined)
     const target = edit.group ?? current ?? 'dependencies'
     for (const group of GROUPS) {
       const deps = result[group] as Record<string, string> | undefined
-      if (group !== target && deps?.[dep.alias] !== undefined) {
+      if (group !== target && deps !== undefined && own(deps, dep.alias) !== undefined) {
         const { [dep.alias]: _removed, ...rest } = deps
         result[group] = rest
       }

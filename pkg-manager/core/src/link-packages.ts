@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
+import { own } from '@lode/core.safe-name'
 import { LodeError } from '@lode/fs.error'
 import { removeAtomicTemps, writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
@@ -253,7 +254,7 @@ function otherLinks (layout: Layout, hoisted: readonly HoistedDependency[], modu
   const before = new Set(previous?.layout.packages.map((pkg) => pkg.depPath))
   const links: LinkToWrite[] = layout.directLinks.map((link) => [link.path, link.target])
   for (const dep of hoisted) {
-    if (previous?.hoisted[dep.depPath]?.[dep.alias] !== dep.type) links.push([hoistedPath(modulesDir, dep), dep.dir])
+    if (own(previous?.hoisted[dep.depPath], dep.alias) !== dep.type) links.push([hoistedPath(modulesDir, dep), dep.dir])
   }
   for (const pkg of layout.packages) {
     if (importing.has(pkg) || (before.has(pkg.depPath) && !changed.has(pkg.depPath))) continue
@@ -280,8 +281,8 @@ function directChanges (before: Lockfile | undefined, after: Lockfile, include: 
         : { group, change, alias, version: bare }
     }
     for (const alias of [...new Set([...Object.keys(old), ...Object.keys(now)])].sort()) {
-      const was = old[alias]?.version
-      const is = now[alias]?.version
+      const was = own(old, alias)?.version
+      const is = own(now, alias)?.version
       if (was === is) continue
       if (was !== undefined) changes.push(describe(alias, was, '-'))
       if (is !== undefined) changes.push(describe(alias, is, '+'))

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util'
 
+import { own } from '@lode/core.safe-name'
 import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
 import type { ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
 
@@ -48,8 +49,9 @@ function importerOutdated (lockfile: Lockfile, id: string, manifest: ProjectMani
     if (entry.specifier !== specifier) return `${group}.${alias} is "${specifier}" in package.json but "${entry.specifier}" in pnpm-lock.yaml`
     if (specifier.startsWith('catalog:')) {
       const catalog = specifier.slice('catalog:'.length) || 'default'
-      const wantedSpec = settings.catalogs[catalog]?.[alias]
-      if (wantedSpec !== lockfile.catalogs?.[catalog]?.[alias]?.specifier) return `the catalog entry of ${alias} (${catalog}) is "${String(wantedSpec)}" in pnpm-workspace.yaml but "${String(lockfile.catalogs?.[catalog]?.[alias]?.specifier)}" in pnpm-lock.yaml`
+      const wantedSpec = own(own(settings.catalogs, catalog), alias)
+      const lockedSpec = own(own(lockfile.catalogs, catalog), alias)?.specifier
+      if (wantedSpec !== lockedSpec) return `the catalog entry of ${alias} (${catalog}) is "${String(wantedSpec)}" in pnpm-workspace.yaml but "${String(lockedSpec)}" in pnpm-lock.yaml`
     }
   }
   for (const [alias, { group }] of locked) {

@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
+import { isSafeBinName, joinInside } from '@lode/core.safe-name'
 import { hasErrno } from '@lode/fs.error'
 import { parsePackageJson } from '@lode/fs.package-json'
 import { cmdShim } from '@zkochan/cmd-shim'
@@ -107,14 +108,13 @@ function binsOf (dir: string, manifest: Record<string, unknown>): Array<[string,
   else if (typeof bin === 'object' && bin !== null) entries = Object.entries(bin).filter((e): e is [string, string] => typeof e[1] === 'string')
   else {
     const binDir = (manifest['directories'] as { bin?: unknown } | undefined)?.bin
-    if (typeof binDir === 'string') {
-      const files = readdirOrNothing(path.join(dir, binDir))
-      entries = files.map((file) => [file, path.join(binDir, file)])
-    }
+    // A directory outside the package is not listed at all.
+    const binPath = typeof binDir === 'string' ? joinInside(dir, binDir) : undefined
+    if (binPath !== undefined) entries = readdirOrNothing(binPath).map((file) => [file, path.join(binDir as string, file)])
   }
   return entries
     .map(([command, file]): [string, string] => [command.replace(/^@[^/]+\//, ''), file])
-    .filter(([command, file]) => /^[^/\\:*?"<>|]+$/.test(command) && command !== '.' && command !== '..' && !path.normalize(file).startsWith('..') && !path.isAbsolute(file))
+    .filter(([command, file]) => isSafeBinName(command) && joinInside(dir, file) !== undefined)
 }
 
 function readdirOrNothing (dir: string): string[] {

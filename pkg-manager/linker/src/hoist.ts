@@ -1,5 +1,6 @@
 import path from 'node:path'
 
+import { joinModulesDir } from '@lode/core.safe-name'
 import { createMatcher } from '@lode/fs.matcher'
 
 import type { Dependency, Layout } from './layout.js'
@@ -84,7 +85,8 @@ export function planWorkspaceHoisting (projects: ReadonlyArray<{ id: string, dir
 
 /** Where a hoisted dependency is linked: `node_modules/<alias>` (public) or `node_modules/.pnpm/node_modules/<alias>`. */
 export function hoistedPath (modulesDir: string, dep: HoistedDependency): string {
-  return dep.type === 'public' ? path.join(modulesDir, dep.alias) : path.join(modulesDir, '.pnpm', 'node_modules', dep.alias)
+  // A workspace project's name is hoisted too: the same rule as any dependency name.
+  return joinModulesDir(dep.type === 'public' ? modulesDir : path.join(modulesDir, '.pnpm', 'node_modules'), dep.alias)
 }
 
 function hoistTypeMatcher (opts: HoistOptions): (alias: string) => HoistType | undefined {

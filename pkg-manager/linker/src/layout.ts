@@ -1,5 +1,6 @@
 import path from 'node:path'
 
+import { joinModulesDir, own } from '@lode/core.safe-name'
 import type { DependencyGroup, Lockfile, Resolution } from '@lode/pkg-manager.lockfile'
 
 import { depPathToFilename } from './dep-path-to-filename.js'
@@ -80,7 +81,8 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
   // by hand (path.join's normalizing is most of the planning's time): the file name has no separator.
   const { sep } = path
   const siblingsDirOf = (depPath: string): string => `${virtualStoreDir}${sep}${depPathToFilename(depPath, opts.virtualStoreDirMaxLength)}${sep}node_modules`
-  const dirOf = (depPath: string): string => `${siblingsDirOf(depPath)}${sep}${sep === '/' ? nameOf(depPath) : nameOf(depPath).replace('/', sep)}`
+  // Names and aliases read from the lockfile pass the one rule before they become paths (`joinModulesDir`).
+  const dirOf = (depPath: string): string => joinModulesDir(siblingsDirOf(depPath), nameOf(depPath))
   const packages = new Map<string, LaidOutPackage>()
   const directLinks: Symlink[] = []
   const pending: string[] = []
@@ -90,8 +92,8 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
       const info = lockfile.packages?.[pkgId]
       if (info === undefined) throw new Error(`The lockfile has no packages entry for ${pkgId}`)
       const snapshot = lockfile.snapshots?.[depPath] ?? {}
-      const requiredPeers = Object.keys(info.peerDependencies ?? {}).filter((peer) => info.peerDependenciesMeta?.[peer]?.optional !== true &&
-        (snapshot.dependencies?.[peer] !== undefined || snapshot.optionalDependencies?.[peer] !== undefined))
+      const requiredPeers = Object.keys(info.peerDependencies ?? {}).filter((peer) => own(info.peerDependenciesMeta, peer)?.optional !== true &&
+        (own(snapshot.dependencies, peer) !== undefined || own(snapshot.optionalDependencies, peer) !== undefined))
       packages.set(depPath, { depPath, pkgId, name: nameOf(depPath), dir: dirOf(depPath), siblingsDir: siblingsDirOf(depPath), resolution: info.resolution, hasBin: info.hasBin === true, deps: [], links: [], requiredPeers })
       pending.push(depPath)
     }
@@ -115,7 +117,7 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
         const dep = dependency(alias, version, dir)
         if (dep === undefined) continue
         direct.push(dep)
-        directLinks.push({ path: path.join(modulesDir, alias), target: dep.dir })
+        directLinks.push({ path: joinModulesDir(modulesDir, alias), target: dep.dir })
       }
     }
     return { id, dir, modulesDir, direct }
@@ -129,7 +131,7 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
         const dep = dependency(alias, ref, opts.lockfileDir)
         if (dep === undefined) continue
         pkg.deps.push(dep)
-        const link = `${pkg.siblingsDir}${path.sep}${path.sep === '/' ? alias : alias.replace('/', path.sep)}`
+        const link = joinModulesDir(pkg.siblingsDir, alias)
         // A dependency under the package's own name would take the package's place: pnpm links none.
         if (link !== pkg.dir) pkg.links.push({ path: link, target: dep.dir })
       }

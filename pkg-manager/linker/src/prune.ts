@@ -1,6 +1,8 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
+import { joinModulesDir } from '@lode/core.safe-name'
+
 import type { HoistedDependency } from './hoist.js'
 import { hoistedPath } from './hoist.js'
 import type { Layout } from './layout.js'
@@ -68,6 +70,6 @@ export async function pruneModules (input: PruneInput): Promise<string[]> {
 
 /** Removes `node_modules/<alias>`, and its scope directory when that is left empty. */
 async function removeLink (modulesDir: string, alias: string): Promise<void> {
-  await fs.rm(path.join(modulesDir, alias), { recursive: true, force: true })
+  await fs.rm(joinModulesDir(modulesDir, alias), { recursive: true, force: true })
   if (alias.startsWith('@')) await fs.rmdir(path.join(modulesDir, alias.split('/')[0]!)).catch(() => {})
 }

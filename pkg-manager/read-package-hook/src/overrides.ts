@@ -1,5 +1,6 @@
 import path from 'node:path'
 
+import { own } from '@lode/core.safe-name'
 import { LodeError } from '@lode/fs.error'
 import satisfies from 'semver/functions/satisfies.js'
 import validVersion from 'semver/functions/valid.js'
@@ -145,7 +146,7 @@ export function createVersionsOverrider (overrides: readonly Override[], rootDir
     if (out.peerDependenciesMeta !== undefined) {
       // A peer declared only in peerDependenciesMeta goes when its override removes it.
       for (const peer of Object.keys(out.peerDependenciesMeta)) {
-        if (out.peerDependencies?.[peer] === undefined && pick(peer, '*')?.newSpecifier === '-') delete out.peerDependenciesMeta[peer]
+        if (own(out.peerDependencies, peer) === undefined && pick(peer, '*')?.newSpecifier === '-') delete out.peerDependenciesMeta[peer]
       }
     }
     return out

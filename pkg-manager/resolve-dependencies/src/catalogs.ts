@@ -1,3 +1,4 @@
+import { own } from '@lode/core.safe-name'
 import { LodeError } from '@lode/fs.error'
 
 /** pnpm's catalogs (`catalog`, `catalogs.<name>`): catalog name → package name → specifier. */
@@ -16,7 +17,7 @@ export function catalogName (specifier: string): string {
 export function catalogSpecifier (alias: string, specifier: string, catalogs: Catalogs | undefined): { name: string, specifier: string } | undefined {
   if (!specifier.startsWith('catalog:')) return undefined
   const name = catalogName(specifier)
-  const entry = catalogs?.[name]?.[alias]
+  const entry = own(own(catalogs, name), alias)
   if (entry === undefined) {
     throw new LodeError('CATALOG_ENTRY_NOT_FOUND', `No catalog entry '${alias}' was found for catalog '${name}' (the specifier "${specifier}" of ${alias}).`, {
       hint: name === 'default' ? `Add ${alias} to catalog in pnpm-workspace.yaml.` : `Add ${alias} to catalogs.${name} in pnpm-workspace.yaml.`,

@@ -1,3 +1,4 @@
+import { own } from '@lode/core.safe-name'
 import type { Lockfile, SnapshotInfo } from '@lode/pkg-manager.lockfile'
 
 import type { ResolvedPackage } from './types.js'
@@ -19,20 +20,20 @@ export function lockedPackage (lockfile: Lockfile | undefined, pkgId: string): R
   const { resolution, ...lockfileFields } = info
   const peerDependencies: Record<string, string> = { ...info.peerDependencies }
   const peerDependenciesMeta: Record<string, { optional?: boolean }> = { ...info.peerDependenciesMeta }
-  for (const peer of Object.keys(peerDependenciesMeta)) peerDependencies[peer] ??= '*'
+  for (const peer of Object.keys(peerDependenciesMeta)) if (own(peerDependencies, peer) === undefined) peerDependencies[peer] = '*'
   // A peer is resolved when the dependency path names it; otherwise a dependency of the same name
   // is the package's own (pnpm drops such a peer, as fromMeta does).
   const suffix = depPath.slice(pkgId.length).replace(/^\(patch_hash=[0-9a-f]+\)/, '')
   const hashed = suffix !== '' && !suffix.includes('@')
   for (const deps of [snapshot.dependencies, snapshot.optionalDependencies]) {
     for (const alias of Object.keys(deps ?? {})) {
-      if (peerDependencies[alias] !== undefined && !hashed && !suffix.includes(`(${alias}@`)) delete peerDependencies[alias]
+      if (own(peerDependencies, alias) !== undefined && !hashed && !suffix.includes(`(${alias}@`)) delete peerDependencies[alias]
     }
   }
   const pinned = (deps: Record<string, string> | undefined): Record<string, string> => {
     const out: Record<string, string> = {}
     for (const [alias, ref] of Object.entries(deps ?? {})) {
-      if (peerDependencies[alias] !== undefined) continue
+      if (own(peerDependencies, alias) !== undefined) continue
       const bare = ref.replace(/\(.*$/, '')
       out[alias] = specOfRef(bare)
     }

@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 
+import { own } from '@lode/core.safe-name'
 import { LodeError } from '@lode/fs.error'
 import { LOCKFILE_VERSION } from '@lode/fs.formats'
 import { DEPENDENCY_GROUPS } from '@lode/pkg-manager.lockfile'
@@ -133,12 +134,12 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     const seen = new Map<string, number>()
     for (const group of ['devDependencies', 'dependencies', 'optionalDependencies'] as const) {
       for (const [alias, specifier] of Object.entries(importer.manifest[group] ?? {})) {
-        const lockedDep = locked?.[group]?.[alias]
+        const lockedDep = own(locked?.[group], alias)
         // `catalog:` resolves through the catalog; the lockfile keeps what package.json says.
         const catalog = catalogSpecifier(alias, specifier, opts.catalogs)
         const entry: WantedDependency = { alias, bareSpecifier: catalog?.specifier ?? specifier, optional: group === 'optionalDependencies' }
         if (catalog !== undefined) entry.written = specifier
-        const catalogUnchanged = catalog === undefined || opts.lockfile?.catalogs?.[catalog.name]?.[alias]?.specifier === catalog.specifier
+        const catalogUnchanged = catalog === undefined || own(own(opts.lockfile?.catalogs, catalog.name), alias)?.specifier === catalog.specifier
         if (lockedDep !== undefined && lockedDep.specifier === specifier && catalogUnchanged && !staleNames.has(alias)) {
           const version = lockedVersionOf(lockedDep.version)
           if (version !== undefined) entry.lockedVersion = version
@@ -358,7 +359,7 @@ function toLockfile (input: ToLockfileInput): Lockfile {
     if (siblings === undefined) variantsOf.set(node.pkgId, new Set([depPath]))
     else siblings.add(depPath)
     for (const [alias, { node: child, optional }] of node.children) variant.deps.set(alias, { depPath: add(child), optional })
-    for (const [peer, provider] of node.ownPeers) variant.peers.set(peer, { depPath: add(provider), optional: pkg.peerDependenciesMeta[peer]?.optional === true })
+    for (const [peer, provider] of node.ownPeers) variant.peers.set(peer, { depPath: add(provider), optional: own(pkg.peerDependenciesMeta, peer)?.optional === true })
     for (const [alias, { depPath: child }] of [...variant.deps, ...variant.peers]) variant.children.set(alias, child)
     return depPath
   }

@@ -139,7 +139,7 @@ export class PeerResolver {
       for (const [peer, missing] of child.missing) if (!ownAliases.has(peer)) mergeMissing(node.missing, missing)
     }
     for (const [peer, range] of Object.entries(pkg.peerDependencies)) {
-      const optional = pkg.peerDependenciesMeta[peer]?.optional === true
+      const optional = Object.hasOwn(pkg.peerDependenciesMeta, peer) && pkg.peerDependenciesMeta[peer]!.optional === true
       const provider = childContext.get(peer)
       if (provider === undefined) {
         mergeMissing(node.missing, { name: peer, optional, wantedBy: new Map([[range, [pkgId]]]) })

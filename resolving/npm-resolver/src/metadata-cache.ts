@@ -1,6 +1,7 @@
 import path from 'node:path'
 
-import { isLodeError } from '@lode/fs.error'
+import { isValidPackageName, joinInside } from '@lode/core.safe-name'
+import { LodeError, isLodeError } from '@lode/fs.error'
 import { METADATA_CACHE_DIR, METADATA_CACHE_EXT } from '@lode/fs.formats'
 import { decodeMsgpackPart, encodeMsgpackPart, readMsgpackFile, writeMsgpackFile } from '@lode/fs.msgpack-file'
 
@@ -26,9 +27,17 @@ interface StoredMetadata extends Omit<CachedMetadata, 'packument'> {
 
 /** `<cacheDir>/lode-metadata-v2/<host+port/path>/<name>.mpk`; scoped names get a `@scope/` folder. */
 export function metadataCachePath (cacheDir: string, registryUrl: string, name: string): string {
+  if (!isValidPackageName(name)) {
+    throw new LodeError('INVALID_DEPENDENCY_NAME', `"${name}" is not a valid package name: lode neither asks the registry for it nor caches it.`, {
+      hint: 'A package name is `name` or `@scope/name`, of URL-friendly characters, not starting with ".", "_" or "-".',
+    })
+  }
   const url = new URL(registryUrl)
-  const registryDir = `${url.host.replace(':', '+')}${url.pathname.replace(/\/+$/, '')}`.split('/').filter(Boolean)
-  return path.join(cacheDir, METADATA_CACHE_DIR, ...registryDir, `${name}${METADATA_CACHE_EXT}`)
+  const registryDir = `${url.host.replace(':', '+')}${url.pathname.replace(/\/+$/, '')}`
+  // The URL parser has already resolved `..` segments; checked again, so no registry URL can name a file outside the cache.
+  const file = joinInside(path.join(cacheDir, METADATA_CACHE_DIR), `${registryDir}/${name}${METADATA_CACHE_EXT}`)
+  if (file === undefined) throw new LodeError('INVALID_REGISTRY', `The registry URL ${url.origin}${url.pathname} cannot name a metadata cache directory.`, { hint: 'Check the registry setting in .npmrc.' })
+  return file
 }
 
 function isStoredMetadata (value: unknown): value is StoredMetadata {

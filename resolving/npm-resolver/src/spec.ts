@@ -1,3 +1,4 @@
+import { assertValidDependencyName } from '@lode/core.safe-name'
 import { LodeError } from '@lode/fs.error'
 import validVersion from 'semver/functions/valid.js'
 import validRange from 'semver/ranges/valid.js'
@@ -23,6 +24,8 @@ const DEFAULT_TAG = 'latest'
 
 /** Classifies `alias: bareSpecifier` from a manifest. Throws `ERR_LODE_INVALID_SPEC` for what is none of them. */
 export function parseWantedSpec (alias: string, bareSpecifier: string, where: string): WantedSpec {
+  // The alias becomes a directory in node_modules, whatever the specifier: checked before anything else.
+  assertValidDependencyName(alias, where)
   const spec = bareSpecifier.trim()
   if (spec.startsWith('workspace:')) return { kind: 'workspace', alias, spec }
   if (spec.startsWith('link:')) return { kind: 'local', alias, protocol: 'link', path: spec.slice('link:'.length) }
@@ -40,7 +43,8 @@ export function parseWantedSpec (alias: string, bareSpecifier: string, where: st
     const at = target.indexOf('@', 1)
     const name = at === -1 ? target : target.slice(0, at)
     const rest = at === -1 ? '' : target.slice(at + 1)
-    validateName(name, `${alias}@${bareSpecifier}`, where)
+    // So does the target's name (`.pnpm/<name>@<version>/node_modules/<name>`).
+    assertValidDependencyName(name, `${where} (in "${alias}": "${bareSpecifier}")`)
     return { kind: 'registry', alias, aliased: true, ...registrySpec(name, rest, `${alias}@${bareSpecifier}`, where) }
   }
   return { kind: 'registry', alias, aliased: false, ...registrySpec(alias, spec, `${alias}@${bareSpecifier}`, where) }
@@ -57,12 +61,4 @@ function registrySpec (name: string, spec: string, display: string, where: strin
   throw new LodeError('INVALID_SPEC', `"${display}" in ${where} is not a version, range, tag, alias, URL or path.`, {
     hint: 'Fix the specifier, e.g. "^1.2.0", "latest" or "npm:other@^1".',
   })
-}
-
-function validateName (name: string, display: string, where: string): void {
-  if (!/^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/i.test(name)) {
-    throw new LodeError('INVALID_SPEC', `"${display}" in ${where} does not name a valid package.`, {
-      hint: 'An alias reads "npm:<name>@<range>".',
-    })
-  }
 }

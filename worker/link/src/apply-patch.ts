@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 
+import { joinInside } from '@lode/core.safe-name'
 import { LodeError } from '@lode/fs.error'
 import { applyPatch, parsePatch } from 'diff'
 
@@ -32,10 +33,11 @@ export function applyPatchFile (dir: string, patchFile: string, pkgLabel: string
     if (targetPath === undefined) throw failed(target, 'the path leaves the package')
     if (newName === undefined) {
       // A deleted file.
-      fs.rmSync(safeJoin(dir, oldName!)!, { force: true })
+      fs.rmSync(targetPath, { force: true })
       continue
     }
     const sourcePath = oldName === undefined ? undefined : safeJoin(dir, oldName)
+    if (oldName !== undefined && sourcePath === undefined) throw failed(oldName, 'the path leaves the package')
     let source = ''
     if (sourcePath !== undefined) {
       try {
@@ -61,7 +63,8 @@ function stripPrefix (name: string | undefined): string | undefined {
   return name.replace(/^[ab]\//, '')
 }
 
+/** A file the patch names inside the package directory (never the directory itself), or undefined when it leaves it. */
 function safeJoin (dir: string, file: string): string | undefined {
-  const joined = path.resolve(dir, file)
-  return joined.startsWith(dir + path.sep) ? joined : undefined
+  const joined = joinInside(dir, file)
+  return joined === dir ? undefined : joined
 }

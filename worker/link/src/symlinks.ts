@@ -33,11 +33,27 @@ function writeEach (links: readonly LinkToWrite[]): void {
       } else {
         if (!hasErrno(err, 'EEXIST')) throw err
         if (readlinkOrUndefined(link) === relative) continue
-        fs.rmSync(link, { recursive: true, force: true })
+        removeInModulesDir(link)
       }
       fs.symlinkSync(relative, link, 'dir')
     }
   }
+}
+
+/**
+ * Clears the place of a link: a link or file is unlinked; a directory (a package npm installed
+ * there, say) is removed with what it holds only inside a `node_modules` directory, so a path
+ * that escaped it can never take a user's directory with it.
+ */
+function removeInModulesDir (link: string): void {
+  if (!fs.lstatSync(link).isDirectory()) {
+    fs.unlinkSync(link)
+    return
+  }
+  if (!link.includes(`${path.sep}node_modules${path.sep}`)) {
+    throw new Error(`refusing to remove the directory ${link}, which is not inside a node_modules directory, to put a symlink there`)
+  }
+  fs.rmSync(link, { recursive: true, force: true })
 }
 
 function readlinkOrUndefined (link: string): string | undefined {

@@ -112,3 +112,23 @@ test('a task writes its symlinks relative, parents as needed: a correct one is k
     await pool.close()
   }
 })
+
+test('a directory in a link\'s place is removed only inside a node_modules directory; elsewhere the link fails and the directory stays', async () => {
+  const root = tempDir('link-outside')
+  const target = path.join(root, 'node_modules', '.pnpm', 'a@1.0.0', 'node_modules', 'a')
+  fs.mkdirSync(target, { recursive: true })
+  const precious = path.join(root, 'precious')
+  fs.mkdirSync(precious)
+  fs.writeFileSync(path.join(precious, 'keep.txt'), 'keep')
+  const pool = new LinkPool({ threads: 1 })
+  try {
+    await assert.rejects(pool.link({ storeDir: tempDir('link-store'), method: 'auto', packages: [], links: [[precious, target]] }), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ERR_LODE_LINK_FAILED')
+      assert.match(err.message, /not inside a node_modules directory/)
+      return true
+    })
+    assert.equal(fs.readFileSync(path.join(precious, 'keep.txt'), 'utf8'), 'keep')
+  } finally {
+    await pool.close()
+  }
+})
