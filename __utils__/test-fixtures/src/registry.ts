@@ -17,8 +17,33 @@ export interface PublishedPackage {
   publishedAt: string
 }
 
-/** What a test can make the next requests for a path do: answer a status (with `body`, else an error document), or drop the connection. */
-export type Fault = { status: number, body?: string } | { reset: true }
+/**
+ * What a test can make the next request for a path do, in place of (or to) the normal answer:
+ * - `status`: answer it (with `body`, else an error document, and any extra `headers`);
+ * - `reset`: drop the connection before answering;
+ * - `resetMidBody`: send the headers and half the body, then reset the connection (RST);
+ * - `truncate`: announce the whole body's `content-length`, send half, then close (FIN);
+ * - `slowBody`: send the body at `bytesPerSecond`;
+ * - `noHeaders`: accept the request and never answer;
+ * - `invalidJson`: answer 200 with a packument cut off mid-document (a valid HTTP body);
+ * - `redirect`: answer `status` with `location` (relative or absolute), as is.
+ * The faults that spoil a body apply to a 200 answer; a 304 or 404 goes out as it is.
+ */
+export type Fault =
+  | { status: number, body?: string, headers?: Record<string, string> }
+  | { reset: true }
+  | { resetMidBody: true }
+  | { truncate: true }
+  | { slowBody: { bytesPerSecond: number } }
+  | { noHeaders: true }
+  | { invalidJson: true }
+  | { redirect: { status: 301 | 302 | 303 | 307 | 308, location: string } }
+
+interface Answer {
+  status: number
+  headers: http.OutgoingHttpHeaders
+  body: Buffer
+}
 
 export interface RecordedRequest {
   url: string
@@ -139,48 +164,77 @@ export class TestRegistry {
     const url = decodeURIComponent(req.url ?? '/')
     this.requests.push(url)
     this.recorded.push({ url, headers: req.headers })
-    const fault = this.faults.get(url)?.shift()
+    // Faults and answers go by path: a query string (a signed URL's) changes neither.
+    const path = url.replace(/\?.*$/s, '')
+    const fault = this.faults.get(path)?.shift()
     if (fault !== undefined) {
       if ('reset' in fault) { req.socket.destroy(); return }
-      res.writeHead(fault.status, { 'content-type': 'application/json' })
-      res.end(fault.body ?? JSON.stringify({ error: `injected ${fault.status}` }))
-      return
+      if ('noHeaders' in fault) return
+      if ('status' in fault) {
+        const body = Buffer.from(fault.body ?? JSON.stringify({ error: `injected ${fault.status}` }))
+        res.writeHead(fault.status, { 'content-type': 'application/json', 'content-length': body.length, ...fault.headers })
+        res.end(body)
+        return
+      }
+      if ('redirect' in fault) {
+        res.writeHead(fault.redirect.status, { location: fault.redirect.location, 'content-length': 0 })
+        res.end()
+        return
+      }
     }
     if (this.requiredAuthorization !== undefined && req.headers.authorization !== this.requiredAuthorization) {
       res.writeHead(req.headers.authorization === undefined ? 401 : 403, { 'content-type': 'application/json' })
       res.end('{"error":"authentication required"}')
       return
     }
-    const tarballMatch = /^\/((?:@[^/]+\/)?[^/]+)\/-\/(.+\.tgz)$/.exec(url)
+    const answer = this.answer(req, path)
+    if (fault === undefined || answer.status !== 200) {
+      res.writeHead(answer.status, answer.headers)
+      res.end(answer.body)
+      return
+    }
+    if ('invalidJson' in fault) {
+      const body = Buffer.from(JSON.stringify(this.packument(path.slice(1), false) ?? {}).slice(0, -10))
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length })
+      res.end(body)
+      return
+    }
+    // The remaining faults spoil the delivery of the normal answer, which announces its full length.
+    res.writeHead(200, { ...answer.headers, 'content-length': answer.body.length })
+    const half = answer.body.subarray(0, Math.floor(answer.body.length / 2))
+    if ('resetMidBody' in fault) {
+      res.write(half, () => { req.socket.resetAndDestroy() })
+    } else if ('truncate' in fault) {
+      res.write(half, () => { req.socket.end() })
+    } else if ('slowBody' in fault) {
+      trickle(res, answer.body, fault.slowBody.bytesPerSecond)
+    }
+  }
+
+  /** The normal answer to a GET of `path`: a tarball, a packument (gzipped when asked), a 304 or a 404. */
+  private answer (req: http.IncomingMessage, path: string): Answer {
+    const notFound = { status: 404, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"error":"Not found"}') }
+    const tarballMatch = /^\/((?:@[^/]+\/)?[^/]+)\/-\/(.+\.tgz)$/.exec(path)
     if (tarballMatch !== null) {
       const pkg = this.packages.get(tarballMatch[1]!)?.find((p) => p.tarballUrl.endsWith(`/-/${tarballMatch[2]!}`))
-      if (pkg === undefined) return notFound(res)
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': pkg.tarball.length })
-      res.end(pkg.tarball)
-      return
+      if (pkg === undefined) return notFound
+      return { status: 200, headers: { 'content-type': 'application/octet-stream', 'content-length': pkg.tarball.length }, body: pkg.tarball }
     }
     const abbreviated = (req.headers.accept ?? '').startsWith('application/vnd.npm.install-v1+json')
-    const doc = this.packument(url.slice(1), abbreviated)
-    if (doc === undefined) return notFound(res)
+    const doc = this.packument(path.slice(1), abbreviated)
+    if (doc === undefined) return notFound
     const body = Buffer.from(JSON.stringify(doc))
     const etag = `"${createHash('sha1').update(body).digest('hex')}"`
-    if (req.headers['if-none-match'] === etag) {
-      res.writeHead(304, { etag })
-      res.end()
-      return
-    }
+    if (req.headers['if-none-match'] === etag) return { status: 304, headers: { etag }, body: Buffer.alloc(0) }
     const headers: http.OutgoingHttpHeaders = {
       'content-type': abbreviated ? 'application/vnd.npm.install-v1+json' : 'application/json',
       etag,
       'last-modified': new Date(doc['modified'] as string).toUTCString(),
     }
     if (/\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
-      res.writeHead(200, { ...headers, 'content-encoding': 'gzip' })
-      res.end(gzipSync(body))
-    } else {
-      res.writeHead(200, headers)
-      res.end(body)
+      return { status: 200, headers: { ...headers, 'content-encoding': 'gzip' }, body: gzipSync(body) }
     }
+    return { status: 200, headers, body }
   }
 
   async close (): Promise<void> {
@@ -193,7 +247,21 @@ function hasInstallScript (scripts: Record<string, unknown>): boolean {
   return ['preinstall', 'install', 'postinstall'].some((name) => typeof scripts[name] === 'string')
 }
 
-function notFound (res: http.ServerResponse): void {
-  res.writeHead(404, { 'content-type': 'application/json' })
-  res.end('{"error":"Not found"}')
+/** Writes `body` at about `bytesPerSecond` (in ticks of at least 50 ms), until done or the client leaves. */
+function trickle (res: http.ServerResponse, body: Buffer, bytesPerSecond: number): void {
+  const tick = Math.max(50, Math.ceil(1000 / bytesPerSecond))
+  const perTick = Math.max(1, Math.round(bytesPerSecond * tick / 1000))
+  let sent = 0
+  res.flushHeaders()
+  const timer = setInterval(() => {
+    const chunk = body.subarray(sent, sent + perTick)
+    sent += chunk.length
+    if (sent >= body.length) {
+      clearInterval(timer)
+      res.end(chunk)
+    } else {
+      res.write(chunk)
+    }
+  }, tick)
+  res.on('close', () => { clearInterval(timer) })
 }
