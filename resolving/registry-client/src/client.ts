@@ -7,6 +7,7 @@ import pLimit from 'p-limit'
 import type { Dispatcher, request as undiciRequest } from 'undici'
 
 import type { AuthHeaderLookup } from './auth.js'
+import { redactUrl, redactUrlsIn } from './redact.js'
 
 const gunzip = promisify(zlib.gunzip)
 const brotliDecompress = promisify(zlib.brotliDecompress)
@@ -16,11 +17,15 @@ const inflate = promisify(zlib.inflate)
 export const ACCEPT_ABBREVIATED = 'application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*'
 export const ACCEPT_FULL = 'application/json'
 
+/** Redirects followed for one GET before giving up: pnpm's, npm's and the fetch standard's limit. */
+export const MAX_REDIRECTS = 20
+
 export interface RetryOptions {
   /** How many times a failed request is tried again (pnpm's `fetchRetries`). */
   retries: number
   factor: number
   minTimeout: number
+  /** Also the longest a `Retry-After` answer is waited for. */
   maxTimeout: number
 }
 
@@ -35,8 +40,20 @@ export interface RegistryClientOptions {
   /** Requests in flight at once, over all origins (pnpm's `networkConcurrency`). */
   networkConcurrency: number
   retry: RetryOptions
-  /** Milliseconds to wait for headers, and between body chunks (pnpm's `fetchTimeout`). */
+  /**
+   * pnpm's `fetchTimeout` (ms, `0` for none): the longest a request may make no progress, waiting
+   * for the response headers or for the next byte of the body. The deadlines below default to parts
+   * and multiples of it (see `networkDeadlines`), so this one setting scales them all.
+   */
   timeout: number
+  /** From the start of a request (connecting included) to its response headers, in ms. Default: `timeout / 3`. */
+  headersTimeout?: number | undefined
+  /** For a whole response, headers and body, in ms. Default: `timeout × 5`. */
+  responseTimeout?: number | undefined
+  /** A body that brings fewer than `lowSpeedLimit` bytes a second over `lowSpeedTime` ms is abandoned. Default: 100. */
+  lowSpeedLimit?: number | undefined
+  /** Default: `timeout / 3`. */
+  lowSpeedTime?: number | undefined
   strictSsl: boolean
   ca?: readonly string[] | undefined
   proxy?: ProxyOptions | undefined
@@ -60,15 +77,85 @@ export type GetResult =
   | { status: 200, body: Buffer, etag: string | undefined, lastModified: string | undefined }
   | { status: 304 }
 
+/** The deadlines of one request, in ms; `0` is none. */
+export interface NetworkDeadlines {
+  /** No progress (no headers yet, no body byte) for this long: undici's `headersTimeout` and `bodyTimeout`. */
+  stall: number
+  headers: number
+  response: number
+  lowSpeedLimit: number
+  lowSpeedTime: number
+}
+
+/**
+ * The deadlines `opts` give a request. With pnpm's default `fetchTimeout` of 60 s:
+ * - headers in 20 s. A registry answers in well under a second and a caching proxy on a miss in a
+ *   few; a request that has not been answered in 20 s was almost always lost (a keep-alive
+ *   connection that died silently, a dropped SYN), and retrying it at once beats waiting a minute;
+ * - a body slower than 100 bytes/s over 20 s is dropped: that is a stalled or trickling connection,
+ *   yet far below the share of one download among 64 parallel ones on a slow mobile link;
+ * - a whole response in 5 minutes (npm's `fetch-timeout`, which bounds the whole request): a
+ *   100 MB tarball needs 340 kB/s. It only stops a server that stays just above the low-speed
+ *   limit; a user on a slower link raises `fetchTimeout`, which raises every deadline.
+ * A GET therefore ends, with its answer or a coded error, within
+ * `(retries + 1) × (response deadline) + (retry waits)` plus redirects (each a request).
+ */
+export function networkDeadlines (opts: Pick<RegistryClientOptions, 'timeout' | 'headersTimeout' | 'responseTimeout' | 'lowSpeedLimit' | 'lowSpeedTime'>): NetworkDeadlines {
+  const { timeout } = opts
+  return {
+    stall: timeout,
+    headers: opts.headersTimeout ?? Math.round(timeout / 3),
+    response: opts.responseTimeout ?? timeout * 5,
+    lowSpeedLimit: opts.lowSpeedLimit ?? 100,
+    lowSpeedTime: opts.lowSpeedTime ?? Math.round(timeout / 3),
+  }
+}
+
 interface HttpStack {
   dispatcher: Dispatcher
   request: typeof undiciRequest
 }
 
+/** Where a request goes and with which credentials; `shown` is what messages print. */
+interface Hop {
+  url: string
+  shown: string
+  authorization: string | undefined
+  authSource: 'npmrc' | 'url' | undefined
+}
+
+type Deadline = 'headers' | 'response' | 'lowSpeed'
+
+/** A failed attempt that another attempt might fix: a retryable status, a missed deadline, a network error. */
+class Transient extends Error {
+  constructor (
+    readonly hop: Hop,
+    readonly code: string,
+    readonly kind: 'status' | 'deadline' | 'network',
+    readonly error?: unknown,
+    readonly retryAfter?: number,
+  ) {
+    super(code)
+  }
+}
+
+// pnpm's list (network/fetch): TLS verification failures and a CA option with no certificate fail
+// the same way on every attempt.
+const TLS_ERROR_CODES = new Set([
+  'CERT_CHAIN_TOO_LONG', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'CERT_REJECTED', 'CERT_REVOKED',
+  'CERT_SIGNATURE_FAILURE', 'CERT_UNTRUSTED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'ERR_OSSL_PEM_NO_START_LINE',
+  'ERR_TLS_CERT_ALTNAME_INVALID', 'HOSTNAME_MISMATCH', 'INVALID_CA', 'INVALID_PURPOSE', 'PATH_LENGTH_EXCEEDED',
+  'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+])
+// undici's codes for a misuse of undici or a closed client, not for something the network did.
+const UNDICI_OWN_ERROR_CODES = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_INVALID_RETURN_VALUE', 'UND_ERR_NOT_SUPPORTED', 'UND_ERR_DESTROYED', 'UND_ERR_CLOSED'])
+
 /**
  * The one HTTP client of an install: a keep-alive undici dispatcher (through the configured proxy
- * when there is one), at most `networkConcurrency` requests at once, retries with pnpm's backoff,
- * auth per URL, and one request for concurrent identical GETs. Close it when the install ends.
+ * when there is one), at most `networkConcurrency` requests at once, deadlines per request, retries
+ * with pnpm's backoff, redirects followed, auth per URL, and one request for concurrent identical
+ * GETs. No URL it prints shows credentials. Close it when the install ends.
  */
 export class RegistryClient {
   // undici (about 100 modules) is loaded by the first request: an install from the lockfile and a
@@ -76,9 +163,11 @@ export class RegistryClient {
   private http: Promise<HttpStack> | undefined
   private readonly limit: ReturnType<typeof pLimit>
   private readonly inflight = new Map<string, Promise<GetResult>>()
+  private readonly deadlines: NetworkDeadlines
 
   constructor (private readonly opts: RegistryClientOptions) {
     this.limit = pLimit(opts.networkConcurrency)
+    this.deadlines = networkDeadlines(opts)
   }
 
   private async connect (): Promise<HttpStack> {
@@ -108,61 +197,181 @@ export class RegistryClient {
 
   private async getWithRetries (url: string, options: GetOptions): Promise<GetResult> {
     const { retry } = this.opts
+    const first = this.firstHop(url, options.subject)
     for (let attempt = 0; ; attempt++) {
-      let failure: { code: string, error: unknown }
+      let failure: Transient
       try {
-        const result = await this.getOnce(url, options)
-        if ('retryable' in result) failure = { code: String(result.retryable), error: undefined }
-        else return result
+        return await this.followRedirects(first, options)
       } catch (err) {
         if (err instanceof LodeError) throw err
         this.opts.signal?.throwIfAborted()
-        failure = { code: errorCode(err), error: err }
-        // Only what the network did is worth another try; anything else would fail the same way.
-        if (!isNetworkError(err)) throw fetchFailed(url, options.subject, failure, false)
+        if (!(err instanceof Transient)) throw permanentError(first, options.subject, err)
+        failure = err
       }
       const retriesLeft = retry.retries - attempt
-      if (retriesLeft <= 0) throw fetchFailed(url, options.subject, failure, true)
-      const wait = Math.min(retry.minTimeout * retry.factor ** attempt, retry.maxTimeout)
-      this.opts.onWarning?.(`GET ${url} error (${failure.code}). Will retry in ${verboseDuration(wait)}. ${retriesLeft} retries left.`)
+      if (retriesLeft <= 0) throw exhausted(first, options.subject, failure, this.deadlines)
+      const backoff = Math.min(retry.minTimeout * retry.factor ** attempt, retry.maxTimeout)
+      const wait = failure.retryAfter === undefined ? backoff : Math.min(failure.retryAfter, retry.maxTimeout)
+      this.opts.onWarning?.(`GET ${failure.hop.shown} error (${failure.code}). Will retry in ${verboseDuration(wait)}. ${retriesLeft} retries left.`)
       await sleep(wait, undefined, this.opts.signal === undefined ? {} : { signal: this.opts.signal })
     }
   }
 
-  private async getOnce (url: string, options: GetOptions): Promise<GetResult | { retryable: number }> {
+  /**
+   * The request for `url`. Credentials written in the URL (`https://user:pass@host/`) are sent as
+   * npm sends them, as Basic auth when `.npmrc` gives none, and never in the URL: undici would drop
+   * them silently.
+   */
+  private firstHop (url: string, subject: string): Hop {
+    let parsed: URL
+    try {
+      parsed = new URL(url)
+    } catch {
+      throw invalidUrl(url, subject)
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalidUrl(url, subject)
+    return this.hopTo(parsed, redactUrl(url))
+  }
+
+  private hopTo (parsed: URL, shown: string): Hop {
+    let userinfo: string | undefined
+    if (parsed.username !== '' || parsed.password !== '') {
+      userinfo = `Basic ${Buffer.from(`${decodeUserinfo(parsed.username)}:${decodeUserinfo(parsed.password)}`).toString('base64')}`
+      parsed = new URL(parsed.href)
+      parsed.username = ''
+      parsed.password = ''
+    }
+    const url = parsed.href
+    const configured = this.opts.authHeader(url)
+    if (configured !== undefined) return { url, shown, authorization: configured, authSource: 'npmrc' }
+    return { url, shown, authorization: userinfo, authSource: userinfo === undefined ? undefined : 'url' }
+  }
+
+  /**
+   * One attempt: the request and the redirects it is answered with. Each hop's `Authorization` is
+   * the one configured for that hop's URL. The first request's credentials go on only to its own
+   * origin (pnpm drops them on a change of host, pnpm/pnpm#1815), and never over plain HTTP after
+   * HTTPS.
+   */
+  private async followRedirects (first: Hop, options: GetOptions): Promise<GetResult> {
+    let hop = first
+    for (let redirects = 0; ; redirects++) {
+      const outcome = await this.request(hop, options)
+      if (!('location' in outcome)) return outcome
+      if (redirects === MAX_REDIRECTS) {
+        throw new LodeError('FETCH_TOO_MANY_REDIRECTS', `GET ${first.shown} was redirected more than ${MAX_REDIRECTS} times (last to ${hop.shown}) while fetching ${shownSubject(options.subject)}.`, {
+          hint: 'The registry (or a proxy in front of it) redirects in a loop; check the registry URL in .npmrc and the proxy settings.',
+        })
+      }
+      hop = this.redirectHop(hop, first, outcome, options.subject)
+    }
+  }
+
+  private redirectHop (from: Hop, first: Hop, redirect: { status: number, location: string | undefined }, subject: string): Hop {
+    let target: URL | undefined
+    try {
+      if (redirect.location !== undefined) target = new URL(redirect.location, from.url)
+    } catch {
+      target = undefined
+    }
+    if (target === undefined || (target.protocol !== 'http:' && target.protocol !== 'https:')) {
+      const where = redirect.location === undefined ? 'without a Location header' : `to "${redactUrl(redirect.location)}", which lode cannot follow`
+      throw new LodeError('FETCH_BAD_REDIRECT', `GET ${from.shown} answered ${redirect.status} ${where}, while fetching ${shownSubject(subject)}.`, {
+        hint: 'The registry (or a proxy in front of it) sends a broken redirect; check the registry URL in .npmrc.',
+      })
+    }
+    const hop = this.hopTo(target, redactUrl(target.href))
+    if (first.url.startsWith('https:') && target.protocol === 'http:') return { ...hop, authorization: undefined, authSource: undefined }
+    if (hop.authorization === undefined && target.origin === new URL(first.url).origin) return { ...hop, authorization: first.authorization, authSource: first.authSource }
+    return hop
+  }
+
+  /** One request, under its deadlines. Throws a `Transient` for what another attempt might fix. */
+  private async request (hop: Hop, options: GetOptions): Promise<GetResult | { status: number, location: string | undefined }> {
     const headers: Record<string, string> = {
       accept: options.accept,
       'accept-encoding': 'gzip, deflate, br',
       'user-agent': this.opts.userAgent,
     }
-    const authorization = this.opts.authHeader(url)
-    if (authorization !== undefined) headers['authorization'] = authorization
+    if (hop.authorization !== undefined) headers['authorization'] = hop.authorization
     if (options.etag !== undefined) headers['if-none-match'] = options.etag
     if (options.lastModified !== undefined) headers['if-modified-since'] = options.lastModified
-    const { dispatcher, request } = await (this.http ??= this.connect())
-    const response = await request(url, {
-      dispatcher,
-      headers,
-      headersTimeout: this.opts.timeout,
-      bodyTimeout: this.opts.timeout,
-      signal: this.opts.signal ?? null,
-    })
-    const status = response.statusCode
-    if (status === 304) {
-      await response.body.dump()
-      return { status: 304 }
+    const d = this.deadlines
+    const controller = new AbortController()
+    let missed: Deadline | undefined
+    const miss = (deadline: Deadline): void => {
+      missed ??= deadline
+      controller.abort(new Error(`${deadline} deadline`))
     }
-    if (status !== 200) {
-      await response.body.dump()
-      if (status === 408 || status === 429 || status >= 500) return { retryable: status }
-      throw httpError(url, options.subject, status, authorization !== undefined)
+    const parent = this.opts.signal
+    const cancel = (): void => { controller.abort(parent?.reason) }
+    parent?.addEventListener('abort', cancel, { once: true })
+    const timers: NodeJS.Timeout[] = []
+    const after = (ms: number, deadline: Deadline): NodeJS.Timeout | undefined => {
+      if (ms <= 0) return undefined
+      const timer = setTimeout(() => { miss(deadline) }, ms)
+      timers.push(timer)
+      return timer
     }
-    const raw = Buffer.from(await response.body.arrayBuffer())
-    return {
-      status: 200,
-      body: await decode(raw, header(response.headers, 'content-encoding')),
-      etag: header(response.headers, 'etag'),
-      lastModified: header(response.headers, 'last-modified'),
+    try {
+      const { dispatcher, request } = await (this.http ??= this.connect())
+      parent?.throwIfAborted()
+      const headersTimer = after(d.headers, 'headers')
+      after(d.response, 'response')
+      const response = await request(hop.url, {
+        dispatcher,
+        headers,
+        headersTimeout: d.stall,
+        bodyTimeout: d.stall,
+        signal: controller.signal,
+      })
+      clearTimeout(headersTimer)
+      const status = response.statusCode
+      if (status !== 200) {
+        await response.body.dump()
+        if (status === 304) return { status: 304 }
+        if (status === 301 || status === 302 || status === 303 || status === 307 || status === 308) {
+          return { status, location: header(response.headers, 'location') }
+        }
+        // pnpm retries 409 and 420 too (some registries answer them while busy).
+        if (status === 408 || status === 409 || status === 420 || status === 429 || status >= 500) {
+          const retryAfter = status === 429 || status === 503 ? retryAfterMs(header(response.headers, 'retry-after')) : undefined
+          throw new Transient(hop, String(status), 'status', undefined, retryAfter)
+        }
+        throw httpError(hop, options.subject, status)
+      }
+      const chunks: Buffer[] = []
+      let received = 0
+      if (d.lowSpeedTime > 0 && d.lowSpeedLimit > 0) {
+        let atWindowStart = 0
+        const minBytes = d.lowSpeedLimit * d.lowSpeedTime / 1000
+        const check = setInterval(() => {
+          if (received - atWindowStart < minBytes) miss('lowSpeed')
+          atWindowStart = received
+        }, d.lowSpeedTime)
+        timers.push(check)
+      }
+      for await (const chunk of response.body) {
+        const buffer = chunk as Buffer
+        chunks.push(buffer)
+        received += buffer.length
+      }
+      const raw = Buffer.concat(chunks)
+      return {
+        status: 200,
+        body: await decode(raw, header(response.headers, 'content-encoding'), hop, options.subject),
+        etag: header(response.headers, 'etag'),
+        lastModified: header(response.headers, 'last-modified'),
+      }
+    } catch (err) {
+      if (err instanceof LodeError || err instanceof Transient) throw err
+      parent?.throwIfAborted()
+      if (missed !== undefined) throw new Transient(hop, DEADLINE_CODES[missed], 'deadline')
+      if (isTransientError(err)) throw new Transient(hop, errorCode(err), 'network', err)
+      throw permanentError(hop, options.subject, err)
+    } finally {
+      for (const timer of timers) clearTimeout(timer)
+      parent?.removeEventListener('abort', cancel)
     }
   }
 
@@ -173,13 +382,25 @@ export class RegistryClient {
   }
 }
 
-async function decode (raw: Buffer, encoding: string | undefined): Promise<Buffer> {
+const DEADLINE_CODES: Record<Deadline, string> = { headers: 'HEADERS_TIMEOUT', response: 'RESPONSE_TIMEOUT', lowSpeed: 'LOW_SPEED' }
+
+async function decode (raw: Buffer, encoding: string | undefined, hop: Hop, subject: string): Promise<Buffer> {
   switch (encoding?.trim().toLowerCase()) {
     case undefined: case '': case 'identity': return raw
     case 'gzip': case 'x-gzip': return await gunzip(raw)
     case 'br': return await brotliDecompress(raw)
     case 'deflate': return await inflate(raw)
-    default: throw new LodeError('FETCH_BAD_ENCODING', `The registry answered with an unsupported content-encoding "${encoding}".`)
+    default: throw new LodeError('FETCH_BAD_ENCODING', `GET ${hop.shown} answered with an unsupported content-encoding "${encoding}" while fetching ${shownSubject(subject)}.`, {
+      hint: 'A proxy between you and the registry may be rewriting responses; check the proxy settings in .npmrc.',
+    })
+  }
+}
+
+function decodeUserinfo (part: string): string {
+  try {
+    return decodeURIComponent(part)
+  } catch {
+    return part
   }
 }
 
@@ -188,51 +409,109 @@ function header (headers: Record<string, string | string[] | undefined>, name: s
   return Array.isArray(value) ? value[0] : value
 }
 
+/** `Retry-After` in its delta-seconds form; an HTTP date (rare from registries) falls back to the backoff. */
+function retryAfterMs (value: string | undefined): number | undefined {
+  return value !== undefined && /^\s*\d+\s*$/.test(value) ? Number(value) * 1000 : undefined
+}
+
 function errorCode (err: unknown): string {
   if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string') return err.code
   return err instanceof Error ? err.name : 'UNKNOWN'
 }
 
-/**
- * A failure of the connection or the transfer (a system error such as ECONNRESET, an undici
- * UND_ERR_ code, a damaged gzip stream), as opposed to an error of lode's own making or of its
- * settings (no code at all, or one of Node's ERR_ codes: an invalid URL or argument).
- */
-function isNetworkError (err: unknown): boolean {
-  const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined
-  return typeof code === 'string' && !code.startsWith('ERR_')
+function tlsCode (err: unknown): string | undefined {
+  const code = errorCode(err)
+  if (TLS_ERROR_CODES.has(code)) return code
+  const cause = err instanceof Error ? err.cause : undefined
+  return cause !== undefined && TLS_ERROR_CODES.has(errorCode(cause)) ? errorCode(cause) : undefined
 }
 
-function fetchFailed (url: string, subject: string, failure: { code: string, error: unknown }, retried: boolean): LodeError {
-  if (failure.error === undefined) {
-    return new LodeError(`FETCH_${failure.code}`, `GET ${url} failed with HTTP ${failure.code} while fetching ${subject}, after retrying.`, {
-      hint: 'The registry is having trouble; try again later, or raise fetchRetries.',
+/**
+ * A failure of the connection or the transfer that another attempt may not meet: a system error
+ * (ECONNRESET, ECONNREFUSED, ETIMEDOUT, EPIPE, ENOTFOUND, …), an undici socket or timeout error
+ * (a body cut short included), an unparsable response (HPE_), a damaged gzip stream (Z_). Not:
+ * a TLS certificate that fails verification, an error of lode's own making or of its settings
+ * (no code, one of Node's ERR_ codes, undici's invalid-argument codes).
+ */
+function isTransientError (err: unknown): boolean {
+  const code = errorCode(err)
+  if (tlsCode(err) !== undefined || UNDICI_OWN_ERROR_CODES.has(code)) return false
+  const hasCode = typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string'
+  return hasCode && !code.startsWith('ERR_')
+}
+
+function shownSubject (subject: string): string {
+  return redactUrlsIn(subject)
+}
+
+function invalidUrl (url: string, subject: string): LodeError {
+  return new LodeError('FETCH_INVALID_URL', `Cannot fetch ${shownSubject(subject)}: "${redactUrl(url)}" is not a valid http(s) URL.`, {
+    hint: 'Check the registry settings in .npmrc (registry=, @scope:registry=) and the tarball URL in the lockfile.',
+  })
+}
+
+/** The error of a failure another attempt would meet again: a certificate refused, a setting or a bug of lode's. */
+function permanentError (hop: Hop, subject: string, err: unknown): LodeError {
+  const tls = tlsCode(err)
+  const message = redactUrlsIn(err instanceof Error ? err.message : String(err))
+  if (tls !== undefined) {
+    const { host, hostname } = new URL(hop.url)
+    return new LodeError('FETCH_TLS', `GET ${hop.shown} failed: the TLS certificate of ${host} was not accepted (${tls}: ${message}) while fetching ${shownSubject(subject)}.`, {
+      hint: tls === 'ERR_TLS_CERT_ALTNAME_INVALID' || tls === 'HOSTNAME_MISMATCH'
+        ? `The certificate is not for ${hostname}; check the registry URL in .npmrc (it must name the host the certificate was issued for).`
+        : 'If the registry or a proxy in between uses a certificate of its own authority, give that CA in .npmrc with `cafile=<path to the PEM file>` (or `ca=`). `strict-ssl=false` turns the check off, for every registry.',
+      cause: err,
     })
   }
-  const reason = retried ? failure.code : `${failure.code}: ${(failure.error as Error).message}`
-  return new LodeError('FETCH_FAILED', `GET ${url} failed (${reason}) while fetching ${subject}${retried ? ', after retrying' : ''}.`, {
+  return new LodeError('FETCH_FAILED', `GET ${hop.shown} failed (${errorCode(err)}: ${message}) while fetching ${shownSubject(subject)}.`, {
+    hint: 'Check your network connection, the registry URL and any proxy settings (https-proxy, http-proxy, no-proxy in .npmrc).',
+    cause: err,
+  })
+}
+
+function exhausted (first: Hop, subject: string, failure: Transient, d: NetworkDeadlines): LodeError {
+  const url = failure.hop === first ? first.shown : `${failure.hop.shown} (redirected from ${first.shown})`
+  const what = shownSubject(subject)
+  if (failure.kind === 'status') {
+    return new LodeError(`FETCH_${failure.code}`, `GET ${url} failed with HTTP ${failure.code} while fetching ${what}, after retrying.`, {
+      hint: 'The registry is having trouble; try again later, or raise fetch-retries.',
+    })
+  }
+  if (failure.kind === 'deadline') {
+    const why = failure.code === 'HEADERS_TIMEOUT'
+      ? `no answer within ${verboseDuration(d.headers)}`
+      : failure.code === 'LOW_SPEED'
+        ? `the response came slower than ${d.lowSpeedLimit} bytes a second for ${verboseDuration(d.lowSpeedTime)}`
+        : `the response took longer than ${verboseDuration(d.response)}`
+    return new LodeError('FETCH_TIMEOUT', `GET ${url} failed (${failure.code}: ${why}) while fetching ${what}, after retrying.`, {
+      hint: 'The registry or the network stalled. Check your connection and proxy settings; on a slow link raise fetch-timeout in .npmrc (headers may take a third of it, a whole response five times it).',
+    })
+  }
+  return new LodeError('FETCH_FAILED', `GET ${url} failed (${failure.code}) while fetching ${what}, after retrying.`, {
     hint: 'Check your network connection, the registry URL and any proxy settings (https-proxy, http-proxy, no-proxy in .npmrc).',
     cause: failure.error,
   })
 }
 
-function httpError (url: string, subject: string, status: number, sentAuth: boolean): LodeError {
-  const registry = new URL(url)
-  const dart = `//${registry.host}/`
+function httpError (hop: Hop, subject: string, status: number): LodeError {
+  const dart = `//${new URL(hop.url).host}/`
+  const what = shownSubject(subject)
   if (status === 401 || status === 403) {
-    const what = status === 401 ? 'requires authentication' : 'refused access'
-    return new LodeError(`FETCH_${status}`, `GET ${url}: the registry ${what} (${status}) for ${subject}.`, {
-      hint: sentAuth
+    const refused = status === 401 ? 'requires authentication' : 'refused access'
+    return new LodeError(`FETCH_${status}`, `GET ${hop.shown}: the registry ${refused} (${status}) for ${what}.`, {
+      hint: hop.authSource === 'npmrc'
         ? `The token sent for this URL was not accepted; check \`${dart}:_authToken\` in your .npmrc (or log in again with npm login).`
-        : `No credentials are configured for this URL; set \`${dart}:_authToken=<token>\` in your .npmrc.`,
+        : hop.authSource === 'url'
+          ? `The user and password written in the registry URL were not accepted; set \`${dart}:_authToken=<token>\` in your .npmrc instead.`
+          : `No credentials are configured for this URL; set \`${dart}:_authToken=<token>\` in your .npmrc.`,
     })
   }
   if (status === 404) {
-    return new LodeError('NOT_FOUND', `${subject} is not in the registry (GET ${url} answered 404).`, {
+    return new LodeError('NOT_FOUND', `${what} is not in the registry (GET ${hop.shown} answered 404).`, {
       hint: 'Check the name for typos; a scoped package may need its registry set with `@scope:registry=<url>` in .npmrc.',
     })
   }
-  return new LodeError(`FETCH_${status}`, `GET ${url} answered HTTP ${status} while fetching ${subject}.`)
+  return new LodeError(`FETCH_${status}`, `GET ${hop.shown} answered HTTP ${status} while fetching ${what}.`)
 }
 
 /** A wait in words, as pnpm words it (pretty-ms, verbose): `10 seconds`, `1 minute`, `1 minute 30 seconds`, `5 milliseconds`. */
