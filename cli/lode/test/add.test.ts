@@ -67,7 +67,7 @@ test('lode add without a name, with a bad name, and at a workspace root without 
   assert.match(none.stderr, /ERR_LODE_MISSING_PACKAGE_NAME/)
   const bad = await lode(project, ['add', '-w', 'Not A Name'])
   assert.equal(bad.code, 1)
-  assert.match(bad.stderr, /ERR_LODE_INVALID_DEPENDENCY_NAME/)
+  assert.match(bad.stderr, /ERR_LODE_INVALID_SPEC/)
   const root = await lode(project, ['add', 'dep'])
   assert.equal(root.code, 1)
   assert.match(root.stderr, /ERR_LODE_ADDING_TO_ROOT/)

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
@@ -7,7 +6,7 @@ import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
-import { lode, makeProject } from './helpers.js'
+import { changesOutside, lode, makeProject, snapshot } from './helpers.js'
 import type { Project } from './helpers.js'
 
 /*
@@ -62,38 +61,6 @@ function sandboxProject (manifest: Record<string, unknown>, files: Record<string
   fs.writeFileSync(path.join(root, 'outside', 'x', 'keep.txt'), 'precious')
   fs.writeFileSync(path.join(root, 'outside', 'secret.txt'), 'secret', { mode: 0o600 })
   return { project, root }
-}
-
-/** Every path under `root` with its type, mode and content hash (symlinks with their target). */
-function snapshot (root: string): Map<string, string> {
-  const out = new Map<string, string>()
-  const walk = (dir: string): void => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name)
-      const rel = path.relative(root, full)
-      const stat = fs.lstatSync(full)
-      if (entry.isSymbolicLink()) out.set(rel, `link ${fs.readlinkSync(full)}`)
-      else if (entry.isDirectory()) {
-        out.set(rel, `dir ${(stat.mode & 0o7777).toString(8)}`)
-        walk(full)
-      } else out.set(rel, `file ${(stat.mode & 0o7777).toString(8)} ${createHash('sha256').update(fs.readFileSync(full)).digest('hex')}`)
-    }
-  }
-  walk(root)
-  return out
-}
-
-/** What changed between two snapshots, outside the paths an install may write. */
-function changesOutside (before: Map<string, string>, after: Map<string, string>, allowed: string[]): string[] {
-  const inAllowed = (rel: string): boolean => allowed.some((prefix) => rel === prefix || rel.startsWith(`${prefix}${path.sep}`))
-  const changed: string[] = []
-  for (const [rel, what] of before) {
-    if (!inAllowed(rel) && after.get(rel) !== what) changed.push(`${rel}: ${what} -> ${after.get(rel) ?? 'gone'}`)
-  }
-  for (const [rel, what] of after) {
-    if (!inAllowed(rel) && !before.has(rel)) changed.push(`${rel}: new ${what}`)
-  }
-  return changed
 }
 
 // What an install may write: the project's node_modules and lockfile, and (under the sandbox's home) the cache and the store.

@@ -21,6 +21,40 @@ export async function writeFileAtomic (file: string, data: string | Uint8Array):
   }
 }
 
+/** A file written beside its place, not yet in it: `commit()` renames it into place, `discard()` removes it. */
+export interface PreparedFile {
+  commit: () => Promise<void>
+  discard: () => Promise<void>
+}
+
+/**
+ * The first half of `writeFileAtomic`: `data` is written to a temp file beside `file` now, and
+ * only `commit()` replaces `file` with it. For a file written while other work goes on that may
+ * still fail (an install's `.pnpm/lock.yaml` while its packages are imported): a failure then
+ * discards it and `file` stays as it was.
+ */
+export async function prepareFileAtomic (file: string, data: string | Uint8Array): Promise<PreparedFile> {
+  const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`
+  const discard = async (): Promise<void> => { await fs.rm(temp, { force: true }) }
+  try {
+    await writeNew(temp, data)
+  } catch (err) {
+    await discard()
+    throw err
+  }
+  return {
+    commit: async () => {
+      try {
+        await fs.rename(temp, file)
+      } catch (err) {
+        await discard()
+        throw err
+      }
+    },
+    discard,
+  }
+}
+
 async function writeNew (file: string, data: string | Uint8Array): Promise<void> {
   try {
     await fs.writeFile(file, data, { flag: 'wx' })

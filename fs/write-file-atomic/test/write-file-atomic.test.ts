@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { removeAtomicTemps, writeFileAtomic } from '@lode/fs.write-file-atomic'
+import { prepareFileAtomic, removeAtomicTemps, writeFileAtomic } from '@lode/fs.write-file-atomic'
 
 test('writes the file, creating its directory, and replaces an existing one whole', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-atomic-'))
@@ -41,4 +41,20 @@ test('removeAtomicTemps removes the temp files a killed write left beside the fi
   assert.deepEqual(fs.readdirSync(dir).sort(), ['lock.yaml', 'lock.yaml.0123456789ab.tmp.bak', 'lock.yaml.tmp', 'other.yaml.0123456789ab.tmp'])
   assert.equal(fs.readFileSync(file, 'utf8'), 'kept')
   await removeAtomicTemps(path.join(dir, 'missing', 'file'))
+})
+
+test('prepareFileAtomic: the file changes only on commit; a discarded one leaves the old file and no temp file', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-atomic-'))
+  const file = path.join(dir, 'lock.yaml')
+  fs.writeFileSync(file, 'old')
+  const discarded = await prepareFileAtomic(file, 'never')
+  assert.equal(fs.readFileSync(file, 'utf8'), 'old')
+  await discarded.discard()
+  assert.deepEqual(fs.readdirSync(dir), ['lock.yaml'])
+  assert.equal(fs.readFileSync(file, 'utf8'), 'old')
+  const committed = await prepareFileAtomic(file, 'new')
+  assert.equal(fs.readFileSync(file, 'utf8'), 'old', 'not before commit')
+  await committed.commit()
+  assert.equal(fs.readFileSync(file, 'utf8'), 'new')
+  assert.deepEqual(fs.readdirSync(dir), ['lock.yaml'])
 })

@@ -233,7 +233,7 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
     const resolveStart = performance.now()
     const resolved = useLockfileAsIs
       // The lockfile of node_modules standing in is written back as it is (lode or pnpm wrote it).
-      ? { lockfile: current.lockfile, written: installed !== undefined && await writeLockfileText(config.dir, installed.text), peerIssues: [], immature: [] }
+      ? { lockfile: current.lockfile, commit: async () => installed !== undefined && await writeLockfileText(config.dir, installed.text), peerIssues: [], immature: [] }
       // The resolver's modules load only when there is something to resolve.
       : await (await import('./resolve.js')).resolve({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher: prefetching ? fetcher : undefined, saveEdit })
     opts.signal?.throwIfAborted()
@@ -243,7 +243,7 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
     const resolveMs = useLockfileAsIs ? 0 : performance.now() - resolveStart
     const linkStart = performance.now()
     const linked = opts.lockfileOnly === true
-      ? { added: 0, reused: 0, downloaded: 0, removed: 0, changes: [] }
+      ? { added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], committed: await resolved.commit() }
       : await linkPackages({
         config,
         lockfile: resolved.lockfile,
@@ -262,6 +262,7 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
         installedLockfile: useLockfileAsIs ? installed?.lockfile : undefined,
         lockfileText: useLockfileAsIs && current.envDocument === undefined ? current.text : undefined,
         linkPool,
+        commit: resolved.commit,
       })
     if (linked.added > 0 || linked.removed > 0) emit({ type: 'packages', added: linked.added, removed: linked.removed, storeDir: storePath(config.storeDir) })
     emit({ type: 'progress', resolved: packages, added: linked.added, reused: linked.reused, downloaded: linked.downloaded, done: true })
@@ -274,12 +275,12 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
       }
     }
     if (resolved.peerIssues.length > 0) emit({ type: 'peer-issues', issues: resolved.peerIssues })
-    emit({ type: 'lockfile', written: resolved.written, file: path.join(config.dir, 'pnpm-lock.yaml') })
+    emit({ type: 'lockfile', written: linked.committed, file: path.join(config.dir, 'pnpm-lock.yaml') })
     if (linked.changes.length > 0) emit({ type: 'summary', changes: linked.changes })
     if (resolved.immature.length > 0) await excludeFromReleaseAge(config, resolved.immature, emit)
     const linkMs = performance.now() - linkStart
     return {
-      lockfileChanged: resolved.written,
+      lockfileChanged: linked.committed,
       packages,
       added: linked.added,
       reused: linked.reused,

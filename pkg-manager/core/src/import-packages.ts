@@ -34,7 +34,7 @@ export interface ImportOptions {
   onProgress: (counts: ImportCounts) => void
   /**
    * Symlinks to write besides the packages' own (direct dependencies, hoisted packages, packages
-   * already there); asked for once the packages' tasks are on their way.
+   * already there); asked for once every package is in the store (its task on its way).
    */
   links: () => readonly LinkToWrite[]
 }
@@ -117,9 +117,10 @@ export async function importPackages (packages: readonly LaidOutPackage[], opts:
       })
       opts.onProgress(counts)
     }
-    const links = opts.links()
-    for (let start = 0; start < links.length; start += LINKS_BATCH) run([], links.slice(start, start + LINKS_BATCH))
+    // The other links go out once every package is in the store: a failed download leaves none of them.
     await Promise.all(fetched)
+    const links = failure === undefined ? opts.links() : []
+    for (let start = 0; start < links.length; start += LINKS_BATCH) run([], links.slice(start, start + LINKS_BATCH))
     flush()
     await Promise.all(tasks)
   } catch (err) {

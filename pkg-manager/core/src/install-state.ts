@@ -80,11 +80,6 @@ export async function upToDateState (dir: string, inputs: string): Promise<Insta
   }
 }
 
-/** Forgets the last install's inputs: node_modules is about to change, and a cut-short install must not look done. */
-export async function forgetInstallState (dir: string): Promise<void> {
-  await fsp.rm(path.join(dir, 'node_modules', STATE_FILE), { force: true })
-}
-
 /**
  * Records a complete install's inputs; with the CLI's quick key, also what its check before
  * loading anything compares (see quick-check.ts).

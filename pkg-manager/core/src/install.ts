@@ -4,7 +4,8 @@ import path from 'node:path'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 
 import type { InstallOptions, InstallResult } from './full-install.js'
-import { forgetInstallState, installInputs, upToDateState, writeInstallState } from './install-state.js'
+import { lockProject } from './install-lock.js'
+import { installInputs, upToDateState, writeInstallState } from './install-state.js'
 import { STATE_FILE, WANTED_LOCKFILE } from './quick-check.js'
 
 /**
@@ -16,9 +17,30 @@ import { STATE_FILE, WANTED_LOCKFILE } from './quick-check.js'
 export async function install (opts: InstallOptions): Promise<InstallResult> {
   const started = performance.now()
   opts.signal?.throwIfAborted()
+  return await withInstallLock(opts, async () => await installLocked(opts, started))
+}
+
+/**
+ * One install of a project at a time (`lockProject`): a second one waits, then starts from what
+ * the first left. `--lockfile-only` writes one file atomically and takes no lock.
+ */
+async function withInstallLock (opts: InstallOptions, run: () => Promise<InstallResult>): Promise<InstallResult> {
+  if (opts.lockfileOnly === true) return await run()
+  const lock = await lockProject(path.join(opts.config.dir, 'node_modules'), { onWait: (message) => opts.onEvent?.({ type: 'info', message }), signal: opts.signal })
+  let failed = true
+  try {
+    const result = await run()
+    failed = false
+    return result
+  } finally {
+    await lock.release({ failed })
+  }
+}
+
+async function installLocked (opts: InstallOptions, started: number): Promise<InstallResult> {
   const linking = opts.lockfileOnly !== true
   // No record of a finished install: there is work, and no reason to read the inputs before it.
-  if (linking && !fs.existsSync(path.join(opts.config.dir, 'node_modules', STATE_FILE))) return await installAndRecord(opts)
+  if (linking && !fs.existsSync(path.join(opts.config.dir, 'node_modules', STATE_FILE))) return await recordInstall(opts)
   const before = linking ? await installInputs(opts) : undefined
   const state = before === undefined ? undefined : await upToDateState(opts.config.dir, before.digest)
   if (state !== undefined) {
@@ -31,14 +53,19 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
     const totalMs = Math.round(performance.now() - started)
     return { lockfileChanged, packages: state.packages, added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], upToDate: true, timings: { resolveMs: 0, linkMs: 0, totalMs } }
   }
-  return await installAndRecord(opts)
+  return await recordInstall(opts)
 }
 
-/** Installs with `installFull`, forgetting the recorded state first and recording the new one after. */
+/** Installs with `installFull` (holding the project's install lock) and records the new state after. */
 export async function installAndRecord (opts: InstallOptions): Promise<InstallResult> {
+  return await withInstallLock(opts, async () => await recordInstall(opts))
+}
+
+async function recordInstall (opts: InstallOptions): Promise<InstallResult> {
   const linking = opts.lockfileOnly !== true
   const { installFull } = await import('./full-install.js')
-  if (linking) await forgetInstallState(opts.config.dir)
+  // The last install's record stays until node_modules starts changing for good (linkPackages
+  // removes it then): an install that fails before leaves everything, the record too, as it was.
   const result = await installFull(opts)
   if (linking) {
     const after = await installInputs(opts)

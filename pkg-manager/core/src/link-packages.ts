@@ -4,9 +4,10 @@ import path from 'node:path'
 
 import { own } from '@lode/core.safe-name'
 import { LodeError } from '@lode/fs.error'
-import { removeAtomicTemps, writeFileAtomic } from '@lode/fs.write-file-atomic'
+import { prepareFileAtomic, removeAtomicTemps } from '@lode/fs.write-file-atomic'
+import type { PreparedFile } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
-import { LAYOUT_VERSION, VIRTUAL_STORE_DIR_MAX_LENGTH, hoistedDependenciesRecord, hoistedPath, pkgIdOf, planHoisting, planWorkspaceHoisting, planLayout, platformMismatch, pruneModules, reachableDepPaths, readModulesManifest, writeModulesManifest } from '@lode/pkg-manager.linker'
+import { LAYOUT_VERSION, VIRTUAL_STORE_DIR_MAX_LENGTH, hoistedDependenciesRecord, hoistedPath, pkgIdOf, planHoisting, planWorkspaceHoisting, planLayout, platformMismatch, planPrune, reachableDepPaths, readModulesManifest, writeModulesManifest } from '@lode/pkg-manager.linker'
 import type { HoistedDependency, LaidOutPackage, Layout, LayoutOptions, ModulesManifest, Platform } from '@lode/pkg-manager.linker'
 import { DEPENDENCY_GROUPS, parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
 import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
@@ -64,6 +65,12 @@ export interface LinkPackagesOptions {
    * end while the bins are written); the caller awaits `close()` as it would anyway.
    */
   linkPool?: LinkPool | undefined
+  /**
+   * Writes what the install changes outside node_modules (pnpm-lock.yaml, and package.json for an
+   * edit), called once node_modules is complete: an install that fails before changes neither.
+   * Resolves with whether it wrote the lockfile.
+   */
+  commit?: (() => Promise<boolean>) | undefined
 }
 
 export interface LinkPackagesResult {
@@ -76,6 +83,8 @@ export interface LinkPackagesResult {
   removed: number
   /** Direct dependencies added or removed (a changed version is both), by group, sorted by alias. */
   changes: DirectDependencyChange[]
+  /** What `commit` resolved with: the lockfile was written. */
+  committed: boolean
 }
 
 export interface DirectDependencyChange {
@@ -91,12 +100,14 @@ export interface DirectDependencyChange {
 }
 
 /**
- * Puts the lockfile's packages on disk in pnpm's isolated layout: what the last install left and
- * this one does not want is pruned; the packages not there yet are imported (see
- * `importPackages`: fetched into the store when it lacks them, imported by the link pool with
- * their dependencies' symlinks) while `.pnpm/lock.yaml` is written; then the bins, the builds and
- * `.modules.yaml`. Until the end, a marker in node_modules tells the next install that this one
- * did not finish.
+ * Puts the lockfile's packages on disk in pnpm's isolated layout, in two phases. First the
+ * packages not there yet are imported (see `importPackages`: fetched into the store when it lacks
+ * them, imported by the link pool with their dependencies' symlinks beside them, in directories of
+ * their own) while `.pnpm/lock.yaml` is written beside its place: a failed download, extraction
+ * or import removes those new directories again and changes nothing else. Then, with every
+ * package in place: what the last install left and this one does not want is pruned, the other
+ * symlinks, `.pnpm/lock.yaml`, the bins, the builds, `.modules.yaml` and `commit` (pnpm-lock.yaml).
+ * Until the end, a marker in node_modules tells the next install that this one did not finish.
  */
 export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPackagesResult> {
   const { config } = opts
@@ -137,6 +148,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     reused: 0,
     downloaded: 0,
     removed: previous?.layout.packages.filter((pkg) => !nextIds.has(pkg.depPath)).length ?? 0,
+    committed: false,
     changes: directChanges(previous?.lockfile, lockfile, opts.include, (ref) => opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version),
   }
   const progress = (counts: { added: number, reused: number }): void => {
@@ -154,7 +166,10 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   // pnpm keeps orphaned packages in .pnpm until modulesCacheMaxAge has passed since the last pruning.
   const lastPruned = previous?.prunedAt === undefined ? NaN : Date.parse(previous.prunedAt)
   const pruneVirtualStore = Number.isNaN(lastPruned) || Date.now() - lastPruned > config.modulesCacheMaxAge * 60_000
-  const changed = new Set(previous === undefined ? [] : await pruneModules({ modulesDir, previous: previous.layout, previousHoisted: previous.hoisted, next: layout, nextHoisted: planHoisted(), pruneVirtualStore }))
+  const prune = previous === undefined ? undefined : await planPrune({ modulesDir, previous: previous.layout, previousHoisted: previous.hoisted, next: layout, nextHoisted: planHoisted(), pruneVirtualStore })
+  const changed = new Set(prune?.changed)
+  // The package directories this install creates: removed again if it fails before they are all in place.
+  const created = missing.length === layout.packages.length ? missing : missing.filter((pkg) => !fs.existsSync(path.dirname(pkg.siblingsDir)))
   // The link pool imports the packages (each with its dependencies' links) and writes the other
   // links, while this thread writes `.pnpm/lock.yaml`.
   const importing = importPackages(missing, {
@@ -171,14 +186,26 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   })
   // Awaited below; a failure meanwhile is not an unhandled rejection.
   importing.catch(() => {})
+  let preparedLock: PreparedFile | undefined
+  let imported: Awaited<typeof importing>
   try {
+    // Written beside its place while the packages are imported; put in place once they all are.
     const installedText = opts.selectedImporters === undefined ? opts.lockfileText ?? stringifyLockfile(lockfile) : stringifyLockfile(reachedOnly(lockfile, layout, layoutOptions.skipped))
-    await writeFileAtomic(path.join(modulesDir, '.pnpm', 'lock.yaml'), installedText)
+    preparedLock = await prepareFileAtomic(path.join(modulesDir, '.pnpm', 'lock.yaml'), installedText)
+    imported = await importing
   } catch (err) {
+    // A download, an extraction or an import failed: node_modules goes back to what it was (see the comment on the marker).
     await importing.catch(() => {})
+    await preparedLock?.discard()
+    await Promise.all(created.map(async (pkg) => { await fsp.rm(path.dirname(pkg.siblingsDir), { recursive: true, force: true }) }))
+    await fsp.rm(marker, { force: true })
     throw err
   }
-  const { wantBuild, counts } = await importing
+  const { wantBuild, counts } = imported
+  // Every package is in place: from here node_modules changes for good. The last install's record goes first, so a cut-short install never looks done.
+  await fsp.rm(path.join(modulesDir, STATE_FILE), { force: true })
+  await prune?.remove()
+  await preparedLock.commit()
   // Awaited by the caller's own close(); a failure meanwhile is not an unhandled rejection.
   opts.linkPool?.close().catch(() => {})
   const hoisted = planHoisted()
@@ -217,6 +244,8 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     virtualStoreDir: '.pnpm',
     virtualStoreDirMaxLength: VIRTUAL_STORE_DIR_MAX_LENGTH,
   })
+  // pnpm-lock.yaml (and package.json, for add/remove/update) change only now that node_modules is complete.
+  result.committed = await opts.commit?.() ?? false
   await fsp.rm(marker, { force: true })
   reportIgnoredBuilds(builds.ignored, config.strictDepBuilds, opts.onWarning)
   return result

@@ -37,8 +37,11 @@ export interface ResolveInput {
   saveEdit: ((lockfile: Lockfile, writeLockfileNow: () => Promise<boolean>) => Promise<boolean>) | undefined
 }
 
-/** Resolves the dependency graph and writes pnpm-lock.yaml (unless the result is what it already says). */
-export async function resolve ({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher, saveEdit }: ResolveInput): Promise<{ lockfile: Lockfile, written: boolean, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
+/**
+ * Resolves the dependency graph. `commit` writes pnpm-lock.yaml (unless the result is what it
+ * already says) and, for `add`, package.json: the install calls it once node_modules is complete.
+ */
+export async function resolve ({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher, saveEdit }: ResolveInput): Promise<{ lockfile: Lockfile, commit: () => Promise<boolean>, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
   const resolver = new NpmResolver({
     client,
     cacheDir: config.cacheDir,
@@ -88,8 +91,8 @@ export async function resolve ({ config, opts, importers, current, hooks, lockfi
     const deprecated = { direct: result.deprecated.direct.filter(reported), subdependencies: result.deprecated.subdependencies.filter(reported) }
     if (deprecated.direct.length > 0 || deprecated.subdependencies.length > 0) emit({ type: 'deprecated', ...deprecated })
     const writeLockfileNow = async (): Promise<boolean> => await writeLockfile(config.dir, result.lockfile, current?.envDocument)
-    const written = saveEdit === undefined ? await writeLockfileNow() : await saveEdit(result.lockfile, writeLockfileNow)
-    return { lockfile: result.lockfile, written, peerIssues: result.peerIssues, immature: result.immature }
+    const commit = async (): Promise<boolean> => saveEdit === undefined ? await writeLockfileNow() : await saveEdit(result.lockfile, writeLockfileNow)
+    return { lockfile: result.lockfile, commit, peerIssues: result.peerIssues, immature: result.immature }
   } finally {
     await resolver.close()
   }

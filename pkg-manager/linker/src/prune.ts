@@ -27,10 +27,12 @@ export interface PruneInput {
  * dependency links, hoisted links, links beside a package to dependencies it lost (its
  * dependencies can change under the same path, after an override), and (when due) orphaned
  * package directories in `.pnpm`. The importer's `.bin` directories are written whole by each
- * install, so they are emptied here. Returns the dependency paths of packages whose dependencies
- * changed (their own `.bin` needs writing again).
+ * install, so they are emptied here. Planned first, removed later: `changed` holds the dependency
+ * paths of packages whose dependencies changed (their links and `.bin` need writing again), and
+ * nothing is removed until `remove()`, which an install calls once its new packages are all in
+ * place, so an install that fails before leaves node_modules as it was.
  */
-export async function pruneModules (input: PruneInput): Promise<string[]> {
+export async function planPrune (input: PruneInput): Promise<{ changed: string[], remove: () => Promise<void> }> {
   const { modulesDir } = input
   // Direct dependency links each importer no longer has.
   const nextDirect = new Set(input.next.importers.flatMap((importer) => importer.direct.map((dep) => path.join(importer.modulesDir, dep.alias))))
@@ -57,15 +59,17 @@ export async function pruneModules (input: PruneInput): Promise<string[]> {
   const staleHoisted = Object.entries(input.previousHoisted).flatMap(([depPath, aliases]) => Object.entries(aliases)
     .map(([alias, type]) => hoistedPath(modulesDir, { alias, depPath, dir: '', type }))
     .filter((link) => !nextHoisted.has(link)))
-  await Promise.all([
-    ...removedDirect.map(async (link) => { await removeLink(link.modulesDir, link.alias) }),
-    ...staleDirs.map(async (dir) => { await fs.rm(dir, { recursive: true, force: true }) }),
-    ...staleHoisted.map(async (link) => { await fs.rm(link, { force: true }) }),
-    ...droppedLinks.map(async (link) => { await fs.rm(link, { force: true }) }),
-    ...input.next.importers.map(async (importer) => { await fs.rm(path.join(importer.modulesDir, '.bin'), { recursive: true, force: true }) }),
-    fs.rm(path.join(modulesDir, '.pnpm', 'node_modules', '.bin'), { recursive: true, force: true }),
-  ])
-  return changed
+  const remove = async (): Promise<void> => {
+    await Promise.all([
+      ...removedDirect.map(async (link) => { await removeLink(link.modulesDir, link.alias) }),
+      ...staleDirs.map(async (dir) => { await fs.rm(dir, { recursive: true, force: true }) }),
+      ...staleHoisted.map(async (link) => { await fs.rm(link, { force: true }) }),
+      ...droppedLinks.map(async (link) => { await fs.rm(link, { force: true }) }),
+      ...input.next.importers.map(async (importer) => { await fs.rm(path.join(importer.modulesDir, '.bin'), { recursive: true, force: true }) }),
+      fs.rm(path.join(modulesDir, '.pnpm', 'node_modules', '.bin'), { recursive: true, force: true }),
+    ])
+  }
+  return { changed, remove }
 }
 
 /** Removes `node_modules/<alias>`, and its scope directory when that is left empty. */

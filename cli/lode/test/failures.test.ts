@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import fs from 'node:fs'
+import { createRequire } from 'node:module'
+import os from 'node:os'
+import path from 'node:path'
+import { after, before, test } from 'node:test'
+
+import { TestRegistry } from '@lode/__utils__.test-fixtures'
+import type { Fault } from '@lode/__utils__.test-fixtures'
+
+import { lode, makeProject, pnpm, snapshot } from './helpers.js'
+import type { Project } from './helpers.js'
+
+/*
+ * A failed command changes nothing: an install whose download fails leaves the project (package.json,
+ * pnpm-lock.yaml, node_modules and its state files) byte for byte as it was. And installs that run at
+ * once, in one project or on one store, all succeed.
+ */
+
+let registry: TestRegistry
+before(async () => {
+  registry = await TestRegistry.start([
+    { name: 'a', version: '1.0.0', bin: { 'a-cli': 'cli.js' }, files: { 'cli.js': '#!/usr/bin/env node\n' } },
+    { name: 'b', version: '1.0.0', dependencies: { c: '1.0.0' } },
+    { name: 'c', version: '1.0.0' },
+    ...Array.from({ length: 12 }, (_, i) => ({ name: `many-${i}`, version: '1.0.0', dependencies: { c: '1.0.0' }, files: { [`lib/${i}.js`]: `module.exports = ${i}` } })),
+  ])
+})
+after(async () => { await registry.close() })
+
+const FAST_RETRIES = 'fetch-retries=1\nfetch-retry-mintimeout=10\nfetch-retry-maxtimeout=10\n'
+
+/** A project installed with `a`, then given `b` (which depends on `c`) in package.json, with quick retries. */
+async function installedThenEdited (): Promise<Project> {
+  const project = makeProject(registry, { name: 'p', version: '1.0.0', dependencies: { a: '1.0.0' } })
+  fs.appendFileSync(path.join(project.home, '.npmrc'), FAST_RETRIES)
+  const first = await lode(project, ['install'])
+  assert.equal(first.code, 0, first.stderr)
+  fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', dependencies: { a: '1.0.0', b: '1.0.0' } }))
+  return project
+}
+
+const FAULTS: Array<{ name: string, faults: Fault[], code: RegExp }> = [
+  { name: 'HTTP 500', faults: Array.from({ length: 4 }, () => ({ status: 500 })), code: /^\[ERR_LODE_FETCH_500\]/ },
+  { name: 'HTTP 404', faults: [{ status: 404 }], code: /^\[ERR_LODE_NOT_FOUND\]/ },
+  { name: 'a connection reset', faults: Array.from({ length: 4 }, () => ({ reset: true as const })), code: /^\[ERR_LODE_FETCH_FAILED\]/ },
+  { name: 'a reset mid-body', faults: Array.from({ length: 4 }, () => ({ resetMidBody: true as const })), code: /^\[ERR_LODE_FETCH_FAILED\]/ },
+  { name: 'a truncated body', faults: Array.from({ length: 4 }, () => ({ truncate: true as const })), code: /^\[ERR_LODE_FETCH_FAILED\]/ },
+]
+
+test('a tarball download that fails (500, 404, reset, reset mid-body, truncated) leaves the project exactly as it was', async () => {
+  for (const { name, faults, code } of FAULTS) {
+    const project = await installedThenEdited()
+    const before = snapshot(project.dir)
+    registry.injectFaults('/c/-/c-1.0.0.tgz', faults)
+    const result = await lode(project, ['install'])
+    assert.equal(result.code, 1, `${name}: expected a failure:\n${result.stdout}`)
+    assert.match(result.stderr, code, name)
+    assert.match(result.stderr, /\bc@1\.0\.0\b|\/c\/-\/c-1\.0\.0\.tgz/, `${name}: the error names the package`)
+    assert.deepEqual([...snapshot(project.dir)].filter(([rel, what]) => before.get(rel) !== what), [], `${name}: nothing in the project changed`)
+    assert.deepEqual([...before.keys()].filter((rel) => !fs.existsSync(path.join(project.dir, rel)) && fs.lstatSync(path.join(project.dir, rel), { throwIfNoEntry: false }) === undefined), [], `${name}: nothing was removed`)
+    // The faults used up or not, the next install completes.
+    registry.injectFaults('/c/-/c-1.0.0.tgz', [])
+    await clearFaults('/c/-/c-1.0.0.tgz', project)
+  }
+})
+
+/** Lets the registry answer again (spending what faults are left) and checks the project then installs. */
+async function clearFaults (url: string, project: Project): Promise<void> {
+  for (let attempt = 0; attempt < 6; attempt++) {
+    const result = await lode(project, ['install'])
+    if (result.code === 0) {
+      assert.equal((createRequire(path.join(project.dir, 'package.json'))('b') as { name: string }).name, 'b')
+      return
+    }
+  }
+  assert.fail(`the project did not install once the faults on ${url} were spent`)
+}
+
+test('a tarball that fails its integrity check leaves the project as it was', async () => {
+  const corrupt = await TestRegistry.start([{ name: 'a', version: '1.0.0' }, { name: 'bad', version: '1.0.0' }])
+  try {
+    const project = makeProject(corrupt, { name: 'p', version: '1.0.0', dependencies: { a: '1.0.0' } })
+    fs.appendFileSync(path.join(project.home, '.npmrc'), FAST_RETRIES)
+    assert.equal((await lode(project, ['install'])).code, 0)
+    fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', dependencies: { a: '1.0.0', bad: '1.0.0' } }))
+    // The registry serves other bytes than the packument's integrity promises.
+    const published = corrupt.packages.get('bad')![0]!
+    published.tarball = Buffer.from(published.tarball).reverse()
+    const before = snapshot(project.dir)
+    const result = await lode(project, ['install'])
+    assert.equal(result.code, 1)
+    assert.match(result.stderr, /^\[ERR_LODE_TARBALL_INTEGRITY\] The tarball of bad@1\.0\.0/)
+    assert.deepEqual([...snapshot(project.dir)].filter(([rel, what]) => before.get(rel) !== what), [])
+    assert.equal(before.size, snapshot(project.dir).size)
+  } finally {
+    await corrupt.close()
+  }
+})
+
+test('a first install that fails leaves no node_modules and no lockfile', async () => {
+  const project = makeProject(registry, { name: 'p', version: '1.0.0', dependencies: { a: '1.0.0', b: '1.0.0' } })
+  fs.appendFileSync(path.join(project.home, '.npmrc'), FAST_RETRIES)
+  registry.injectFaults('/c/-/c-1.0.0.tgz', [{ status: 404 }])
+  const result = await lode(project, ['install'])
+  assert.equal(result.code, 1, result.stdout)
+  assert.deepEqual(fs.readdirSync(project.dir), ['package.json'])
+})
+
+test('two installs at once in one project both succeed: the second waits for the first, then finds it done', async () => {
+  const project = makeProject(registry, { name: 'p', version: '1.0.0', dependencies: { a: '1.0.0', b: '1.0.0', ...Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`many-${i}`, '1.0.0'])) } })
+  const results = await Promise.all([lode(project, ['install']), lode(project, ['install'])])
+  for (const result of results) assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`)
+  const projectRequire = createRequire(path.join(project.dir, 'package.json'))
+  assert.equal((projectRequire('b') as { name: string }).name, 'b')
+  for (let i = 0; i < 12; i++) assert.equal(projectRequire(`many-${i}/lib/${i}.js`), i)
+  assert.ok(fs.existsSync(path.join(project.dir, 'node_modules', '.bin', 'a-cli')))
+  assert.deepEqual(fs.readdirSync(path.join(project.dir, 'node_modules')).filter((entry) => entry.startsWith('.lode-install')), [], 'the lock is released')
+  // And again, over an existing node_modules with a changed package.json.
+  fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', dependencies: { b: '1.0.0', 'many-3': '1.0.0' } }))
+  const again = await Promise.all([lode(project, ['install']), lode(project, ['install']), lode(project, ['install'])])
+  for (const result of again) assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`)
+  assert.equal(fs.existsSync(path.join(project.dir, 'node_modules', 'a')), false)
+  assert.equal(createRequire(path.join(project.dir, 'package.json'))('many-3/lib/3.js'), 3)
+})
+
+test('several lode installs and pnpm 11 on one cold store at once all succeed, and every file in the store matches its name', async () => {
+  const store = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-shared-store-'))
+  const manifest = { name: 'p', version: '1.0.0', dependencies: { a: '1.0.0', b: '1.0.0', ...Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`many-${i}`, '1.0.0'])) } }
+  const projects = Array.from({ length: 4 }, () => makeProject(registry, manifest))
+  const runs = await Promise.all([
+    ...projects.slice(0, 3).map(async (project) => await lode(project, ['install', '--store-dir', store])),
+    pnpm(projects[3]!, ['install', '--store-dir', store]),
+  ])
+  for (const result of runs) assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`)
+  for (const project of projects) assert.equal(createRequire(path.join(project.dir, 'package.json'))('many-11/lib/11.js'), 11)
+  const files = path.join(store, 'v11', 'files')
+  let checked = 0
+  for (const prefix of fs.readdirSync(files)) {
+    for (const name of fs.readdirSync(path.join(files, prefix))) {
+      const digest = createHash('sha512').update(fs.readFileSync(path.join(files, prefix, name))).digest('hex')
+      assert.equal(`${prefix}${name.replace(/-exec$/, '')}`, digest, `${prefix}/${name} holds what its name says`)
+      checked++
+    }
+  }
+  assert.ok(checked > 12, `${checked} store files checked`)
+})
