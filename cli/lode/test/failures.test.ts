@@ -146,3 +146,44 @@ test('several lode installs and pnpm 11 on one cold store at once all succeed, a
   }
   assert.ok(checked > 12, `${checked} store files checked`)
 })
+
+test('a lockfile missing a packages entry is resolved again, as pnpm does; --frozen-lockfile refuses it naming the entry', async () => {
+  const project = makeProject(registry, { name: 'p', version: '1.0.0', dependencies: { b: '1.0.0' } })
+  assert.equal((await lode(project, ['install', '--lockfile-only'])).code, 0)
+  const lockfileFile = path.join(project.dir, 'pnpm-lock.yaml')
+  const whole = fs.readFileSync(lockfileFile, 'utf8')
+  const broken = whole.replace(/\n {2}c@1\.0\.0:\n {4}resolution: \{[^}]*\}\n/, '\n')
+  assert.notEqual(broken, whole)
+  fs.writeFileSync(lockfileFile, broken)
+  const frozen = await lode(project, ['install', '--frozen-lockfile'])
+  assert.equal(frozen.code, 1)
+  assert.match(frozen.stderr, /^\[ERR_LODE_OUTDATED_LOCKFILE\] .*no packages entry for c@1\.0\.0/)
+  assert.equal(fs.readFileSync(lockfileFile, 'utf8'), broken)
+  assert.equal(fs.existsSync(path.join(project.dir, 'node_modules')), false)
+  const repaired = await lode(project, ['install'])
+  assert.equal(repaired.code, 0, repaired.stderr)
+  assert.equal(fs.readFileSync(lockfileFile, 'utf8'), whole)
+  assert.equal((createRequire(fs.realpathSync(path.join(project.dir, 'node_modules', 'b', 'package.json')))('c') as { name: string }).name, 'c')
+})
+
+test('a tarball damaged once on its way is downloaded again, as pnpm does, and the install succeeds', async () => {
+  const flaky = await TestRegistry.start([{ name: 'a', version: '1.0.0' }, { name: 'flaky', version: '1.0.0' }])
+  try {
+    const project = makeProject(flaky, { name: 'p', version: '1.0.0', dependencies: { a: '1.0.0', flaky: '1.0.0' } })
+    const published = flaky.packages.get('flaky')![0]!
+    const good = published.tarball
+    published.tarball = Buffer.from(good).reverse()
+    // The first download gets damaged bytes; the registry serves the right ones from the second on.
+    flaky.responseDelay = (url) => {
+      if (url.endsWith('/flaky-1.0.0.tgz')) setImmediate(() => { published.tarball = good })
+      return 0
+    }
+    const result = await lode(project, ['install'])
+    assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`)
+    assert.match(result.stdout, /The tarball of flaky@1\.0\.0 does not match its integrity.*Downloading it again \(2 retries left\)/)
+    assert.equal(flaky.tarballRequests.filter((url) => url.endsWith('/flaky-1.0.0.tgz')).length, 2)
+    assert.equal((createRequire(path.join(project.dir, 'package.json'))('flaky') as { name: string }).name, 'flaky')
+  } finally {
+    await flaky.close()
+  }
+})

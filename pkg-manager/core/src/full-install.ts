@@ -209,7 +209,7 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
       return written
     }
   const registries = { default: config.registry, scoped: config.scopedRegistries }
-  const fetcher = new PackageFetcher({ config, client, registryFor: (name) => registryFor(registries, name), trace, signal: opts.signal })
+  const fetcher = new PackageFetcher({ config, client, registryFor: (name) => registryFor(registries, name), trace, signal: opts.signal, onWarning: (message) => { emit({ type: 'warning', message }) } })
   try {
     // The project's own install scripts (pnpm's order): preinstall before anything is installed, the rest after.
     const runScripts = opts.lockfileOnly !== true && opts.ignoreScripts !== true

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
 
 import { own } from '@lode/core.safe-name'
+import { pkgIdOf, refToDepPath } from '@lode/pkg-manager.linker'
 import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
 import type { ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
 
@@ -32,6 +33,39 @@ export function outdatedLockfileReason (lockfile: Lockfile | undefined, importer
   for (const { id, manifest } of importers) {
     const reason = importerOutdated(lockfile, id, manifest, settings)
     if (reason !== undefined) return id === '.' ? reason : `in ${id}: ${reason}`
+  }
+  return brokenLockfileReason(lockfile)
+}
+
+/**
+ * A lockfile whose references lead nowhere (a snapshot without its `packages` entry, a dependency
+ * without its snapshot): edited by hand or cut by a merge. pnpm resolves such a lockfile again
+ * instead of installing it; so does lode (and `--frozen-lockfile` refuses it, naming the entry).
+ */
+function brokenLockfileReason (lockfile: Lockfile): string | undefined {
+  const snapshots = lockfile.snapshots ?? {}
+  const packages = lockfile.packages ?? {}
+  const missing = (alias: string, ref: string): string | undefined => {
+    if (ref.startsWith('link:')) return undefined
+    const depPath = refToDepPath(alias, ref)
+    return Object.hasOwn(snapshots, depPath) ? undefined : `pnpm-lock.yaml has no snapshots entry for ${depPath}`
+  }
+  for (const importer of Object.values(lockfile.importers)) {
+    for (const group of GROUPS) {
+      for (const [alias, { version }] of Object.entries(importer[group] ?? {})) {
+        const reason = missing(alias, version)
+        if (reason !== undefined) return reason
+      }
+    }
+  }
+  for (const [depPath, snapshot] of Object.entries(snapshots)) {
+    if (!Object.hasOwn(packages, pkgIdOf(depPath))) return `pnpm-lock.yaml has no packages entry for ${pkgIdOf(depPath)}`
+    for (const deps of [snapshot.dependencies, snapshot.optionalDependencies]) {
+      for (const [alias, ref] of Object.entries(deps ?? {})) {
+        const reason = missing(alias, ref)
+        if (reason !== undefined) return reason
+      }
+    }
   }
   return undefined
 }

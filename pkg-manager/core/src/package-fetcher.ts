@@ -1,7 +1,7 @@
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import { LodeError } from '@lode/fs.error'
+import { LodeError, isLodeError } from '@lode/fs.error'
 import { parsePackageJson } from '@lode/fs.package-json'
 import type { Config } from '@lode/pkg-manager.config'
 import { nameOf, platformMismatch } from '@lode/pkg-manager.linker'
@@ -33,6 +33,7 @@ export interface PackageFetcherOptions {
   registryFor: (name: string) => string
   trace?: PipelineTrace | undefined
   signal?: AbortSignal | undefined
+  onWarning?: ((message: string) => void) | undefined
 }
 
 /**
@@ -114,12 +115,20 @@ export class PackageFetcher {
     const fetching = inFlight(async () => {
       this.opts.signal?.throwIfAborted()
       if (this.closing) throw new Error(`${pkg.pkgId} was not needed after all`)
-      const tarball = await this.download(pkg)
-      this.downloaded++
-      this.opts.trace?.count('downloaded', 1)
-      const { files, requiresBuild } = await addTarballToStore({ pool: storePool, index, storeDir: this.opts.config.storeDir, pkgId: pkg.pkgId, integrity, tarball })
-      this.opts.trace?.count('extracted', 1)
-      return { files, requiresBuild }
+      // A tarball damaged on its way fails its integrity check: it is downloaded again, as pnpm does, up to fetchRetries times.
+      for (let retriesLeft = this.opts.config.fetchRetries; ; retriesLeft--) {
+        const tarball = await this.download(pkg)
+        this.opts.trace?.count('downloaded', 1)
+        try {
+          const { files, requiresBuild } = await addTarballToStore({ pool: storePool, index, storeDir: this.opts.config.storeDir, pkgId: pkg.pkgId, integrity, tarball })
+          this.downloaded++
+          this.opts.trace?.count('extracted', 1)
+          return { files, requiresBuild }
+        } catch (err) {
+          if (retriesLeft <= 0 || !isLodeError(err, 'ERR_LODE_TARBALL_INTEGRITY')) throw err
+          this.opts.onWarning?.(`${err.message} Downloading it again (${retriesLeft} ${retriesLeft === 1 ? 'retry' : 'retries'} left).`)
+        }
+      }
     })
     // Awaited when the package is linked, if it is; a failure surfaces there.
     fetching.catch(() => {})
