@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
@@ -186,4 +187,73 @@ test('a tarball damaged once on its way is downloaded again, as pnpm does, and t
   } finally {
     await flaky.close()
   }
+})
+
+test('a damaged store index stops the install with ERR_LODE_STORE_INDEX_CORRUPT, not a stack trace, and changes nothing', async () => {
+  const store = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-corrupt-store-'))
+  const project = makeProject(registry, { name: 'p', version: '1.0.0', dependencies: { a: '1.0.0' } })
+  assert.equal((await lode(project, ['install', '--store-dir', store])).code, 0)
+  fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', dependencies: { a: '1.0.0', b: '1.0.0' } }))
+  const indexFile = path.join(store, 'v11', 'index.db')
+  fs.writeFileSync(indexFile, Buffer.alloc(fs.statSync(indexFile).size, 0x5a))
+  for (const args of [['install'], ['install', '--frozen-lockfile']]) {
+    if (args.includes('--frozen-lockfile')) fs.rmSync(path.join(project.dir, 'node_modules'), { recursive: true })
+    const before = snapshot(project.dir)
+    const result = await lode(project, [...args, '--store-dir', store])
+    assert.equal(result.code, 1, result.stdout)
+    assert.ok(result.stderr.startsWith(`[ERR_LODE_STORE_INDEX_CORRUPT] The store index ${indexFile} is damaged`), result.stderr)
+    assert.deepEqual([...snapshot(project.dir)].filter(([rel, what]) => before.get(rel) !== what), [])
+    assert.equal(snapshot(project.dir).size, before.size)
+    // The frozen run installs pnpm-lock.yaml as the first run left it (a only).
+    fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', dependencies: { a: '1.0.0' } }))
+  }
+})
+
+/** Makes `dir` unwritable for this process: chattr +i as root (whom permission bits do not stop), chmod otherwise. Returns the undo. */
+function makeUnwritable (dir: string): () => void {
+  if (process.getuid?.() !== 0) {
+    fs.chmodSync(dir, 0o555)
+    return () => { fs.chmodSync(dir, 0o755) }
+  }
+  const chattr = spawnSync('chattr', ['+i', dir], { encoding: 'utf8' })
+  assert.equal(chattr.status, 0, `this test needs chattr (e2fsprogs) to make a directory unwritable for root: ${chattr.error?.message ?? chattr.stderr}`)
+  return () => { spawnSync('chattr', ['-i', dir]) }
+}
+
+test('a node_modules that cannot be written is a coded error naming the path, not a stack trace, and changes nothing', async () => {
+  const project = await installedThenEdited()
+  const modulesDir = path.join(project.dir, 'node_modules')
+  const undo = makeUnwritable(modulesDir)
+  try {
+    const before = snapshot(project.dir)
+    const result = await lode(project, ['install'])
+    assert.equal(result.code, 1, result.stdout)
+    assert.match(result.stderr, /^\[ERR_LODE_(EACCES|EPERM)\] Cannot \w+ \S*node_modules\S*: (permission denied|operation not permitted)\.\n\nCheck the permissions/)
+    assert.deepEqual([...snapshot(project.dir)].filter(([rel, what]) => before.get(rel) !== what), [])
+  } finally {
+    undo()
+  }
+})
+
+test('a metadata cache file that is a directory is a coded error naming it, not a stack trace', async () => {
+  const project = makeProject(registry, { name: 'p', version: '1.0.0', dependencies: { a: '1.0.0' } })
+  const cacheFile = path.join(project.home, '.cache', 'lode', 'lode-metadata-v2', new URL(registry.url).host.replace(':', '+'), 'a.mpk')
+  fs.mkdirSync(path.join(cacheFile, 'child'), { recursive: true })
+  const result = await lode(project, ['install'])
+  assert.equal(result.code, 1, result.stdout)
+  assert.ok(result.stderr.startsWith('[ERR_LODE_'), result.stderr)
+  assert.ok(result.stderr.includes(cacheFile), result.stderr)
+  assert.deepEqual(fs.readdirSync(project.dir), ['package.json'])
+})
+
+test('credentials written in the registry URL are never printed, in warnings or errors', async () => {
+  const project = makeProject(registry, { name: 'p', version: '1.0.0', dependencies: { a: '1.0.0', 'no-such-package': '1.0.0' } })
+  const withSecret = registry.url.replace('http://', 'http://someone:S3CRET-T0KEN@')
+  fs.writeFileSync(path.join(project.home, '.npmrc'), `registry=${withSecret}\n${FAST_RETRIES}`)
+  registry.injectFaults('/a', [{ status: 503 }])
+  const result = await lode(project, ['install'])
+  assert.equal(result.code, 1)
+  assert.match(result.stderr, /^\[ERR_LODE_NOT_FOUND\] no-such-package/)
+  assert.match(result.stdout, /\[WARN\] GET http:\/\/\*\*\*@127\.0\.0\.1:\d+\/a error \(503\)/)
+  assert.ok(!`${result.stdout}${result.stderr}`.includes('S3CRET'), `${result.stdout}\n${result.stderr}`)
 })

@@ -129,8 +129,7 @@ test('a lockfile whose names climb out of node_modules is refused before linking
     '',
     'snapshots:',
     '',
-    '  good@1.0.0:',
-    ...(snapshotAlias === '' ? [] : ['    dependencies:', `      '${snapshotAlias}': good@1.0.0`]),
+    ...(snapshotAlias === '' ? ['  good@1.0.0: {}'] : ['  good@1.0.0:', '    dependencies:', `      '${snapshotAlias}': good@1.0.0`]),
     '',
   ].join('\n')
   for (const [alias, inner] of [[CLIMB_FROM_MODULES, ''], ['good', CLIMB_FROM_VIRTUAL_STORE]] as const) {

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises'
 import { crc32 } from 'node:zlib'
 
-import { LodeError, hasErrno } from '@lode/fs.error'
+import { LodeError, fileSystemError, hasErrno } from '@lode/fs.error'
 import { MSGPACK_FILE_MAGIC } from '@lode/fs.formats'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import { Packr } from 'msgpackr'
@@ -34,7 +34,7 @@ export async function readMsgpackFile<T> (file: string, opts: ReadMsgpackFileOpt
   } catch (err) {
     // ENOTDIR: a parent is a file, so this file cannot exist either.
     if (hasErrno(err, 'ENOENT') || hasErrno(err, 'ENOTDIR')) return undefined
-    throw err
+    throw fileSystemError(err, file) ?? err
   }
   return decodeMsgpackFile(file, data, opts)
 }

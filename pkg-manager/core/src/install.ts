@@ -1,10 +1,12 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
+import { fileSystemError } from '@lode/fs.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 
 import type { InstallOptions, InstallResult } from './full-install.js'
 import { lockProject } from './install-lock.js'
+import type { InstallLock } from './install-lock.js'
 import { installInputs, upToDateState, writeInstallState } from './install-state.js'
 import { STATE_FILE, WANTED_LOCKFILE } from './quick-check.js'
 
@@ -25,15 +27,18 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
  * the first left. `--lockfile-only` writes one file atomically and takes no lock.
  */
 async function withInstallLock (opts: InstallOptions, run: () => Promise<InstallResult>): Promise<InstallResult> {
-  if (opts.lockfileOnly === true) return await run()
-  const lock = await lockProject(path.join(opts.config.dir, 'node_modules'), { onWait: (message) => opts.onEvent?.({ type: 'info', message }), signal: opts.signal })
+  let lock: InstallLock | undefined
   let failed = true
   try {
+    if (opts.lockfileOnly !== true) lock = await lockProject(path.join(opts.config.dir, 'node_modules'), { onWait: (message) => opts.onEvent?.({ type: 'info', message }), signal: opts.signal })
     const result = await run()
     failed = false
     return result
+  } catch (err) {
+    // Permissions, a full disk, a directory where a file belongs: a coded error naming the path.
+    throw fileSystemError(err) ?? err
   } finally {
-    await lock.release({ failed })
+    await lock?.release({ failed })
   }
 }
 

@@ -60,7 +60,8 @@ function brokenLockfileReason (lockfile: Lockfile): string | undefined {
   }
   for (const [depPath, snapshot] of Object.entries(snapshots)) {
     if (!Object.hasOwn(packages, pkgIdOf(depPath))) return `pnpm-lock.yaml has no packages entry for ${pkgIdOf(depPath)}`
-    for (const deps of [snapshot.dependencies, snapshot.optionalDependencies]) {
+    // An empty snapshot may be written with no value at all (null).
+    for (const deps of [snapshot?.dependencies, snapshot?.optionalDependencies]) {
       for (const [alias, ref] of Object.entries(deps ?? {})) {
         const reason = missing(alias, ref)
         if (reason !== undefined) return reason

@@ -8,6 +8,7 @@ import { nameOf, platformMismatch } from '@lode/pkg-manager.linker'
 import type { Platform, PlatformFields } from '@lode/pkg-manager.linker'
 import type { Resolution } from '@lode/pkg-manager.lockfile'
 import { registryTarballUrl } from '@lode/resolving.npm-resolver/registries'
+import { redactUrl } from '@lode/resolving.registry-client'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 import { createCasWriter, packFiles } from '@lode/store.cafs'
 import type { CasFileInfo } from '@lode/store.cafs'
@@ -163,7 +164,7 @@ export class PackageFetcher {
     const name = nameOf(pkg.pkgId)
     const url = location ?? registryTarballUrl(this.opts.registryFor(name), name, pkg.pkgId.slice(name.length + 1))
     if (this.opts.config.offline) {
-      throw new LodeError('NO_OFFLINE_TARBALL', `${pkg.pkgId} is not in the store ${this.opts.config.storeDir}, and --offline forbids downloading it from ${url}.`, {
+      throw new LodeError('NO_OFFLINE_TARBALL', `${pkg.pkgId} is not in the store ${this.opts.config.storeDir}, and --offline forbids downloading it from ${redactUrl(url)}.`, {
         hint: 'Run the install once without --offline (or with --prefer-offline) to put the package in the store.',
       })
     }

@@ -7,6 +7,7 @@ import { resolveDependencies } from '@lode/pkg-manager.resolve-dependencies'
 import type { PeerIssue, ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
 import { NpmResolver } from '@lode/resolving.npm-resolver'
 import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
+import { redactUrl } from '@lode/resolving.registry-client'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 import semver from 'semver'
 
@@ -61,7 +62,7 @@ export async function resolve ({ config, opts, importers, current, hooks, lockfi
       linkWorkspacePackages: config.linkWorkspacePackages,
       fetchBytes: async (url) => {
         const result = await client.get(url, { accept: '*/*', subject: url })
-        if (result.status !== 200) throw new Error(`unexpected ${result.status} for ${url}`)
+        if (result.status !== 200) throw new Error(`unexpected ${result.status} for ${redactUrl(url)}`)
         return result.body
       },
       onWarning: (message) => { emit({ type: 'warning', message }) },

@@ -62,7 +62,8 @@ export async function readCachedMetadata (file: string, onDamaged: (message: str
     const versions = PackageVersions.decode(stored.packument.versions, (bytes) => decodeMsgpackPart(file, bytes) as PackageMeta)
     return { ...stored, packument: { ...stored.packument, versions } }
   } catch (err) {
-    if (!isLodeError(err)) throw err
+    // Damaged content is refetched; a directory in the file's place or a permission error is the user's to fix.
+    if (!isLodeError(err, 'ERR_LODE_MSGPACK_FILE_CORRUPTED') && !isLodeError(err, 'ERR_LODE_MSGPACK_FILE_TRUNCATED')) throw err
     onDamaged(`${err.message} It will be fetched again.`)
     return undefined
   }

@@ -1,5 +1,5 @@
 import { LodeError } from '@lode/fs.error'
-import { ACCEPT_ABBREVIATED, ACCEPT_FULL } from '@lode/resolving.registry-client'
+import { ACCEPT_ABBREVIATED, ACCEPT_FULL, redactUrl } from '@lode/resolving.registry-client'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 
 import { metadataCachePath, readCachedMetadata, writeCachedMetadata } from './metadata-cache.js'
@@ -65,7 +65,7 @@ export class MetadataSource {
     const cached = known ?? await readCachedMetadata(file, this.opts.onWarning)
     if (this.opts.offline) {
       if (cached === undefined) {
-        throw new LodeError('NO_OFFLINE_META', `${request.name} is not in the metadata cache, and --offline forbids asking the registry ${request.registry}.`, {
+        throw new LodeError('NO_OFFLINE_META', `${request.name} is not in the metadata cache, and --offline forbids asking the registry ${redactUrl(request.registry)}.`, {
           hint: `Run the install once without --offline (or with --prefer-offline) to cache ${request.name}'s metadata.`,
         })
       }
@@ -89,7 +89,7 @@ export class MetadataSource {
     try {
       doc = JSON.parse(response.body.toString('utf8'))
     } catch (err) {
-      throw new LodeError('BAD_PACKUMENT', `The registry ${request.registry} sent metadata for ${request.name} that is not valid JSON.`, { cause: err })
+      throw new LodeError('BAD_PACKUMENT', `The registry ${redactUrl(request.registry)} sent metadata for ${request.name} that is not valid JSON.`, { cause: err })
     }
     const entry: CachedMetadata = { packument: trimPackument(request.name, request.registry, doc), fetchedAt: this.opts.now(), full: request.full }
     if (response.etag !== undefined) entry.etag = response.etag

@@ -1,4 +1,5 @@
 import { LodeError } from '@lode/fs.error'
+import { redactUrl } from '@lode/resolving.registry-client'
 
 import { PackageVersions } from './versions.js'
 
@@ -40,7 +41,7 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
  */
 export function trimPackument (name: string, registryUrl: string, doc: unknown): Packument {
   if (!isObject(doc) || !isObject(doc['versions'])) {
-    throw new LodeError('BAD_PACKUMENT', `The registry ${registryUrl} sent metadata for ${name} that is not a package document.`, {
+    throw new LodeError('BAD_PACKUMENT', `The registry ${redactUrl(registryUrl)} sent metadata for ${name} that is not a package document.`, {
       hint: 'Check that the registry setting points at an npm-compatible registry.',
     })
   }

@@ -1,5 +1,6 @@
 import { LodeError } from '@lode/fs.error'
 import { createMatcher } from '@lode/fs.matcher'
+import { redactUrl } from '@lode/resolving.registry-client'
 
 import { MetadataSource } from './metadata.js'
 import type { MetadataSourceOptions } from './metadata.js'
@@ -128,7 +129,7 @@ function noMatchingVersion (spec: RegistrySpec, packument: Packument, registry: 
   const wanted = spec.type === 'version' ? spec.version : spec.type === 'range' ? spec.range : spec.tag
   const latest = packument.distTags['latest']
   const newest = latest === undefined ? 'it has no versions' : `the latest release is ${latest}`
-  return new LodeError('NO_MATCHING_VERSION', `No version of ${spec.name} matches "${wanted}" in the registry ${registry}; ${newest}.`, {
+  return new LodeError('NO_MATCHING_VERSION', `No version of ${spec.name} matches "${wanted}" in the registry ${redactUrl(registry)}; ${newest}.`, {
     hint: `Change the range in package.json to one that ${spec.name}'s published versions satisfy.`,
   })
 }

@@ -82,7 +82,7 @@ export class StoreIndex {
       })
     } catch (err) {
       this.db.close()
-      throw err
+      throw corruption(this.file, err) ?? err
     }
   }
 
@@ -90,21 +90,21 @@ export class StoreIndex {
   get (key: string): PackageFilesIndex | undefined {
     const queued = this.queue.findLast((row) => row.key === key)
     if (queued !== undefined) return decodeRow(queued.data)
-    const row = retryBusy(() => this.stmtGet.get(key))
-    return row === undefined ? undefined : decodeRow(row.data)
+    const row = this.run(() => this.stmtGet.get(key))
+    return row === undefined ? undefined : this.decode(key, row.data)
   }
 
   /** Whether the store has a row for `key` (queued rows count), without decoding it. */
   has (key: string): boolean {
     if (this.queue.some((row) => row.key === key)) return true
-    return retryBusy(() => this.stmtHas.get(key)) !== undefined
+    return this.run(() => this.stmtHas.get(key)) !== undefined
   }
 
   /** The rows of many keys, read in one statement (one pass for a whole install). */
   getMany (keys: Iterable<string>): Map<string, PackageFilesIndex> {
     this.flush()
-    const rows = retryBusy(() => this.stmtGetMany.all(JSON.stringify([...keys])))
-    return new Map(rows.map((row) => [row.key, decodeRow(row.data)]))
+    const rows = this.run(() => this.stmtGetMany.all(JSON.stringify([...keys])))
+    return new Map(rows.map((row) => [row.key, this.decode(row.key, row.data)]))
   }
 
   /** Queues a row; it is committed with the others of its batch. */
@@ -130,7 +130,24 @@ export class StoreIndex {
     if (this.queue.length === 0 || this.closed) return
     const rows = this.queue
     this.queue = []
-    retryBusy(() => { this.writeBatch.immediate(rows) })
+    this.run(() => { this.writeBatch.immediate(rows) })
+  }
+
+  /** A statement, retried while another process holds the database; a damaged database is `ERR_LODE_STORE_INDEX_CORRUPT`. */
+  private run<T> (fn: () => T): T {
+    try {
+      return retryBusy(fn)
+    } catch (err) {
+      throw corruption(this.file, err) ?? err
+    }
+  }
+
+  private decode (key: string, data: Buffer): PackageFilesIndex {
+    try {
+      return decodeRow(data)
+    } catch (err) {
+      throw corruption(this.file, err, `its row for ${key.slice(key.indexOf('\t') + 1)} cannot be decoded`) ?? err
+    }
   }
 
   /** Commits what is queued and closes the connection. */
@@ -140,6 +157,19 @@ export class StoreIndex {
     this.closed = true
     this.db.close()
   }
+}
+
+/**
+ * The coded error for a damaged database file (torn by a disk fault, truncated, overwritten), or
+ * undefined for any other error. `why` is given for a row that SQLite read but MessagePack cannot.
+ */
+function corruption (file: string, err: unknown, why?: string): LodeError | undefined {
+  const code = (err as { code?: unknown }).code
+  if (why === undefined && (typeof code !== 'string' || !(code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB'))) return undefined
+  return new LodeError('STORE_INDEX_CORRUPT', `The store index ${file} is damaged: ${why ?? (err as Error).message}.`, {
+    hint: `Delete it (with ${path.basename(file)}-wal and ${path.basename(file)}-shm beside it) and install again: lode starts a new index and downloads the packages once more; the files the store already holds are kept, not written again.`,
+    cause: err,
+  })
 }
 
 function isBusy (err: unknown): boolean {

@@ -119,3 +119,45 @@ test('a store index that cannot be opened is a LodeError naming the file', () =>
     message: new RegExp(`${path.join(storeDir, 'v11', 'index.db').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
   })
 })
+
+/** A store whose index holds 400 rows of 20 files each (several pages), closed. */
+function filledStore (): { storeDir: string, file: string, keys: string[] } {
+  const storeDir = tempStore()
+  const index = new StoreIndex(storeDir)
+  const keys = Array.from({ length: 400 }, (_, i) => storeIndexKey(`sha512-${i}==`, `p${i}@1.0.0`))
+  for (const key of keys) index.queueWrite(key, createPackageFilesIndex(files(20), { name: 'x', version: '1.0.0' }))
+  index.close()
+  return { storeDir, file: path.join(storeDir, 'v11', 'index.db'), keys }
+}
+
+function assertCorrupt (fn: () => unknown, file: string): void {
+  assert.throws(fn, (err: Error & { code?: string, hint?: string }) => {
+    assert.equal(err.code, 'ERR_LODE_STORE_INDEX_CORRUPT', err.message)
+    assert.ok(err.message.includes(file), err.message)
+    assert.match(err.hint ?? '', /Delete it .*index\.db-wal/)
+    return true
+  })
+}
+
+test('a damaged index.db (random bytes, truncated, one bad page, a row MessagePack cannot read) is ERR_LODE_STORE_INDEX_CORRUPT naming the file and saying what to do', () => {
+  const random = filledStore()
+  fs.writeFileSync(random.file, Buffer.alloc(fs.statSync(random.file).size, 0x5a))
+  assertCorrupt(() => new StoreIndex(random.storeDir).getMany(random.keys), random.file)
+
+  const truncated = filledStore()
+  fs.truncateSync(truncated.file, Math.floor(fs.statSync(truncated.file).size / 2))
+  assertCorrupt(() => new StoreIndex(truncated.storeDir).getMany(truncated.keys), truncated.file)
+
+  const badPage = filledStore()
+  const fd = fs.openSync(badPage.file, 'r+')
+  // A b-tree page in the middle of the file (page 1 holds the header and the schema).
+  fs.writeSync(fd, Buffer.alloc(512, 0xff), 0, 512, 4096 * 3)
+  fs.closeSync(fd)
+  assertCorrupt(() => new StoreIndex(badPage.storeDir).getMany(badPage.keys), badPage.file)
+
+  const badRow = filledStore()
+  const db = new Database(badRow.file)
+  db.prepare('UPDATE package_index SET data = ? WHERE key = ?').run(Buffer.from([0xc1, 0xc1, 0xc1]), badRow.keys[7])
+  db.close()
+  assertCorrupt(() => new StoreIndex(badRow.storeDir).getMany(badRow.keys), badRow.file)
+})
