@@ -182,3 +182,12 @@ test('a patch whose files climb out of the package is refused, and writes nothin
   const stderr = await expectRefused({ name: 'p', version: '1.0.0', dependencies: { good: '1.0.0' } }, [], files, 'ERR_LODE_PATCH_FAILED', INSTALL_WRITES)
   assert.match(stderr, /the path leaves the package/)
 })
+
+test('a workspace project whose name climbs out of node_modules is refused before it is hoisted or linked', async () => {
+  const files = {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+    'packages/evil/package.json': JSON.stringify({ name: CLIMB_FROM_MODULES, version: '1.0.0', dependencies: { good: '1.0.0' } }),
+  }
+  const stderr = await expectRefused({ name: 'root', version: '1.0.0', private: true }, [], files)
+  assert.ok(stderr.includes(JSON.stringify(CLIMB_FROM_MODULES)), stderr)
+})

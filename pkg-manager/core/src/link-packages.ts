@@ -134,8 +134,6 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   // redoes what it cannot see as done (each package's .bin).
   const marker = path.join(modulesDir, INSTALLING_MARKER)
   const interrupted = fs.existsSync(marker)
-  await fsp.mkdir(modulesDir, { recursive: true })
-  await fsp.writeFile(marker, '')
   // What the killed install's atomic writes left behind.
   if (interrupted) {
     await Promise.all([path.join(config.dir, 'pnpm-lock.yaml'), path.join(modulesDir, '.pnpm', 'lock.yaml'), path.join(modulesDir, '.modules.yaml'), path.join(modulesDir, STATE_FILE)].map(removeAtomicTemps))
@@ -170,6 +168,9 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   const changed = new Set(prune?.changed)
   // The package directories this install creates: removed again if it fails before they are all in place.
   const created = missing.length === layout.packages.length ? missing : missing.filter((pkg) => !fs.existsSync(path.dirname(pkg.siblingsDir)))
+  // Everything is planned (a name that fails the rule has failed by now): node_modules starts changing.
+  await fsp.mkdir(modulesDir, { recursive: true })
+  await fsp.writeFile(marker, '')
   // The link pool imports the packages (each with its dependencies' links) and writes the other
   // links, while this thread writes `.pnpm/lock.yaml`.
   const importing = importPackages(missing, {
