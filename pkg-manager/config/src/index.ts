@@ -2,8 +2,9 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { inspect } from 'node:util'
 
-import { LodeError, hasErrno } from '@lode/fs.error'
+import { LodeError, fileSystemError, hasErrno } from '@lode/fs.error'
 import { parseYaml } from '@lode/pkg-manager.lockfile/yaml'
 import ini from 'ini'
 
@@ -135,7 +136,7 @@ export function getConfig (opts: GetConfigOptions): Config {
   const cores = Math.max(1, os.availableParallelism() - 1)
   const xdgData = env['XDG_DATA_HOME'] ?? path.join(home, '.local', 'share')
   const ca = npmrc['ca'] !== undefined ? [npmrc['ca']] : []
-  if (npmrc['cafile'] !== undefined) ca.push(fs.readFileSync(npmrc['cafile'], 'utf8'))
+  if (npmrc['cafile'] !== undefined) ca.push(readCafile(npmrc['cafile']))
   const config: Config = {
     dir,
     workspacePackages: setting<string[] | undefined>('packages', (v): v is string[] | undefined => isStrings(v), undefined),
@@ -178,7 +179,8 @@ export function getConfig (opts: GetConfigOptions): Config {
     allowedDeprecatedVersions: setting('allowedDeprecatedVersions', isStringMap, {}),
     allowBuilds: setting('allowBuilds', (v): v is Record<string, boolean> => isMap(v) && Object.values(v).every(isBool), {}),
     strictDepBuilds: setting('strictDepBuilds', isBool, true),
-    childConcurrency: setting('childConcurrency', isNumber, Math.min(4, os.availableParallelism())),
+    // A count of builds at once (p-limit takes whole numbers only).
+    childConcurrency: setting('childConcurrency', (v): v is number => isNumber(v) && Number.isInteger(v), Math.min(4, os.availableParallelism())),
     packageImportMethod: setting('packageImportMethod', (v): v is Config['packageImportMethod'] => typeof v === 'string' && ['auto', 'hardlink', 'clone', 'copy', 'clone-or-copy'].includes(v), 'auto'),
     peersSuffixMaxLength: setting('peersSuffixMaxLength', isNumber, 1000),
     overrides: setting('overrides', isStringMap, {}),
@@ -208,13 +210,19 @@ function settingReader (workspace: Record<string, unknown>, dir: string) {
     const value = workspace[name]
     if (value === undefined) return fallback
     if (!check(value)) {
-      throw new LodeError('INVALID_SETTING', `${name} in ${path.join(dir, 'pnpm-workspace.yaml')} has the wrong type (${JSON.stringify(value)}).`, {
+      throw new LodeError('INVALID_SETTING', `${name} in ${path.join(dir, 'pnpm-workspace.yaml')} has the wrong type (${describeValue(value)}).`, {
         hint: `See pnpm's documentation of ${name} for its type.`,
       })
     }
     return value
   }
 }
+
+/** A setting's value in a message: short, whatever its size, depth or aliases (a YAML value may contain itself). */
+function describeValue (value: unknown): string {
+  return inspect(value, { depth: 2, maxArrayLength: 5, maxStringLength: 100, breakLength: Infinity, compact: true })
+}
+
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const isStringMap = (v: unknown): v is Record<string, string> => isMap(v) && Object.values(v).every(isString)
 
@@ -289,15 +297,30 @@ function readNpmrc (file: string, env: Readonly<Record<string, string | undefine
   try {
     text = fs.readFileSync(file, 'utf8')
   } catch (err) {
+    // As npm, which ignores an .npmrc it cannot read as a file.
     if (hasErrno(err, 'ENOENT') || hasErrno(err, 'EISDIR')) return {}
-    throw err
+    throw fileSystemError(err, file) ?? err
   }
   const out: Record<string, string> = {}
   for (const [key, value] of Object.entries(ini.parse(text))) {
     if (typeof value !== 'string' && typeof value !== 'boolean' && typeof value !== 'number') continue
-    out[key] = String(value).replace(/\$\{([^}]+)\}/g, (_, name: string) => env[name] ?? '')
+    // Own variables only: `${constructor}` is not Object's constructor.
+    out[key] = String(value).replace(/\$\{([^}]+)\}/g, (_, name: string) => Object.hasOwn(env, name) ? env[name] ?? '' : '')
   }
   return out
+}
+
+/** The certificates of `cafile` (from .npmrc or npm_config_cafile). */
+function readCafile (file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8')
+  } catch (err) {
+    if (!(err instanceof Error) || typeof (err as NodeJS.ErrnoException).code !== 'string') throw err
+    throw new LodeError('INVALID_SETTING', `cafile (in .npmrc or npm_config_cafile) is ${file}, which cannot be read (${(err as NodeJS.ErrnoException).code}).`, {
+      hint: 'Point cafile at a file of PEM certificates, or remove it from .npmrc.',
+      cause: err,
+    })
+  }
 }
 
 function readWorkspaceYaml (dir: string): Record<string, unknown> {
@@ -307,7 +330,7 @@ function readWorkspaceYaml (dir: string): Record<string, unknown> {
     text = fs.readFileSync(file, 'utf8')
   } catch (err) {
     if (hasErrno(err, 'ENOENT')) return {}
-    throw err
+    throw fileSystemError(err, file) ?? err
   }
   let value: unknown
   try {

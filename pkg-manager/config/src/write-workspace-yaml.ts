@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
-import { LodeError, hasErrno } from '@lode/fs.error'
+import { LodeError, fileSystemError, hasErrno } from '@lode/fs.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import { yaml } from '@lode/pkg-manager.lockfile/yaml'
 import compareSemver from 'semver/functions/compare.js'
@@ -24,12 +24,9 @@ export async function updateWorkspaceYaml (dir: string, settings: Readonly<Recor
   try {
     text = await fs.readFile(file, 'utf8')
   } catch (err) {
-    if (!hasErrno(err, 'ENOENT')) throw err
+    if (!hasErrno(err, 'ENOENT')) throw fileSystemError(err, file) ?? err
   }
-  const doc = text === undefined ? new (yaml().Document)({}) : yaml().parseDocument(text)
-  if (doc.errors.length > 0) {
-    throw new LodeError('INVALID_WORKSPACE_YAML', `${file} is not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}`, { hint: 'Fix the file and run again.' })
-  }
+  const doc = text === undefined ? new (yaml().Document)({}) : parseWorkspaceDocument(text, file)
   if (doc.contents === null || (yaml().isScalar(doc.contents) && doc.contents.value === null)) doc.contents = doc.createNode({})
   if (!yaml().isMap(doc.contents)) throw new LodeError('INVALID_WORKSPACE_YAML', `${file} must be a map of settings.`, { hint: 'Fix the file and run again.' })
   const map = doc.contents as YAMLMap<Scalar<string>, Node>
@@ -41,10 +38,34 @@ export async function updateWorkspaceYaml (dir: string, settings: Readonly<Recor
   }
   map.items = orderKeys(map.items, originalKeys)
   markBlankLines(map.items, originalKeys)
-  const next = doc.toString({ lineWidth: 0, singleQuote: true })
+  const next = yamlCall(() => doc.toString({ lineWidth: 0, singleQuote: true }), file)
   if (next === text) return false
   await writeFileAtomic(file, next)
   return true
+}
+
+function parseWorkspaceDocument (text: string, file: string): Document {
+  const doc = yamlCall(() => yaml().parseDocument(text), file)
+  if (doc.errors.length > 0) {
+    throw new LodeError('INVALID_WORKSPACE_YAML', `${file} is not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}`, { hint: 'Fix the file and run again.' })
+  }
+  // An alias to no anchor (or to too many copies) is found only when the value is built.
+  yamlCall((): unknown => doc.toJS(), file)
+  return doc
+}
+
+/**
+ * `call` with the yaml library, its errors about the document as `ERR_LODE_INVALID_WORKSPACE_YAML`:
+ * a `RangeError` (its parser and writer recurse once per level of nesting, and `- - - …` nests a
+ * level every two characters) and a `ReferenceError` (an alias to no anchor, too many aliases).
+ */
+function yamlCall<T> (call: () => T, file: string): T {
+  try {
+    return call()
+  } catch (err) {
+    if (!(err instanceof RangeError) && !(err instanceof ReferenceError)) throw err
+    throw new LodeError('INVALID_WORKSPACE_YAML', `${file} cannot be read as YAML: ${err instanceof RangeError ? 'it nests too deeply' : (err as Error).message}.`, { hint: 'Fix the file and run again.' })
+  }
 }
 
 function keyOf (pair: Pair<unknown, unknown>): string {

@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { getConfig, readWorkspacePackages } from '@lode/pkg-manager.config'
+import { getConfig, readWorkspacePackages, updateWorkspaceYaml } from '@lode/pkg-manager.config'
 
 function dirs (): { dir: string, home: string } {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-config-'))
@@ -78,4 +78,59 @@ test('readWorkspacePackages reads only the packages globs: no .npmrc, no npm; a 
     assert.ok(err.message.includes(path.join(dir, 'pnpm-workspace.yaml')))
     return true
   })
+})
+
+// Found by fuzz.test.ts: each of these crashed (a TypeError, a RangeError, an errno) or gave a value of the wrong type.
+
+test('fuzz finding: a setting of the wrong type that contains itself (a YAML alias) or nests deep is named, not a crash', () => {
+  const { dir, home } = dirs()
+  for (const text of ['minimumReleaseAgeExclude: &x [*x]\n', 'allowBuilds: &y {a: *y}\n', `overrides: ${'['.repeat(500)}${']'.repeat(500)}\n`]) {
+    fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), text)
+    assert.throws(() => getConfig({ dir, env: { HOME: home }, overrides: {}, lodeVersion: '0.0.0', npmDefaultRegistry: () => 'http://127.0.0.1:4873/' }), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ERR_LODE_INVALID_SETTING')
+      assert.ok(err.message.length < 1000 && err.message.includes(path.join(dir, 'pnpm-workspace.yaml')))
+      return true
+    }, text.slice(0, 30))
+  }
+})
+
+test('fuzz finding: childConcurrency must be a whole number (p-limit refuses 2.5 later)', () => {
+  const { dir, home } = dirs()
+  fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), 'childConcurrency: 2.5\n')
+  assert.throws(() => getConfig({ dir, env: { HOME: home }, overrides: { registry: 'http://127.0.0.1:4873/' }, lodeVersion: '0.0.0', npmDefaultRegistry: noNpm }), { code: 'ERR_LODE_INVALID_SETTING' })
+})
+
+test('fuzz finding: a pnpm-workspace.yaml that is a directory is ERR_LODE_EISDIR naming it; so is an unreadable cafile', () => {
+  const { dir, home } = dirs()
+  const file = path.join(dir, 'pnpm-workspace.yaml')
+  fs.mkdirSync(file)
+  for (const read of [() => getConfig({ dir, env: { HOME: home }, overrides: {}, lodeVersion: '0.0.0', npmDefaultRegistry: noNpm }), () => readWorkspacePackages(dir)]) {
+    assert.throws(read, (err: Error & { code?: string }) => err.code === 'ERR_LODE_EISDIR' && err.message.includes(file))
+  }
+  fs.rmdirSync(file)
+  fs.writeFileSync(path.join(dir, '.npmrc'), `registry=http://127.0.0.1:4873/\ncafile=${path.join(dir, 'missing.pem')}\n`)
+  assert.throws(() => getConfig({ dir, env: { HOME: home }, overrides: {}, lodeVersion: '0.0.0', npmDefaultRegistry: noNpm }), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'ERR_LODE_INVALID_SETTING')
+    assert.ok(err.message.includes(path.join(dir, 'missing.pem')) && err.message.includes('ENOENT'))
+    return true
+  })
+})
+
+test('fuzz finding: ${constructor} in .npmrc is no variable, not the source of Object', () => {
+  const { dir, home } = dirs()
+  fs.writeFileSync(path.join(dir, '.npmrc'), 'registry=http://127.0.0.1:4873/\n//127.0.0.1:4873/:_authToken=${constructor}${TOKEN}\n')
+  const config = getConfig({ dir, env: { HOME: home, TOKEN: 't' }, overrides: {}, lodeVersion: '0.0.0', npmDefaultRegistry: noNpm })
+  assert.equal(config.rawNpmrc['//127.0.0.1:4873/:_authToken'], 't')
+})
+
+test('fuzz finding: updateWorkspaceYaml refuses a file nested thousands deep or with an alias to nothing with ERR_LODE_INVALID_WORKSPACE_YAML', async () => {
+  const { dir } = dirs()
+  for (const text of [`a: ${'- '.repeat(20_000)}b\n`, 'hoistPattern: [*eslint*]\n', `a:\n${' d:'.repeat(20_000)} e\n`]) {
+    fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), text)
+    await assert.rejects(updateWorkspaceYaml(dir, { allowBuilds: { esbuild: true } }), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ERR_LODE_INVALID_WORKSPACE_YAML')
+      assert.ok(err.message.includes(path.join(dir, 'pnpm-workspace.yaml')))
+      return true
+    }, text.slice(0, 20))
+  }
 })

@@ -11,7 +11,8 @@
  */
 export function fastParseLockfile (text: string): Record<string, unknown> | undefined {
   try {
-    return parseBlock(text)
+    // A byte order mark starts the text for YAML readers, as for editors that write one.
+    return parseBlock(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
   } catch (err) {
     if (err === OUTSIDE) return undefined
     throw err
@@ -33,7 +34,28 @@ interface Frame {
   list?: unknown[]
 }
 
+// Left to the general parser: a tab (indentation or separation in YAML, never in pnpm's files), a
+// CR that is not part of a CRLF (a line break to YAML), and a byte order mark after the start.
+const OUTSIDE_CHARACTERS = /[\t\uFEFF]|\r(?!\n)/
+// Characters that start something other than a plain key or scalar on a line (or are reserved).
+const LINE_INDICATORS = '#%?&*!|>@`,[]{}:'
+// The YAML limit on an implicit key (`key: value`): the `:` at most 1024 characters after its start.
+const MAX_IMPLICIT_KEY = 1024
+// Deeper nesting goes to the general parser, whose caller refuses it: flow collections nest by
+// recursion here, and what reads the result recurses too.
+const MAX_DEPTH = 64
+
+/** Removes YAML's white space (spaces only: tabs are outside the subset) at both ends. */
+function trimSpaces (text: string): string {
+  let start = 0
+  let end = text.length
+  while (text.charCodeAt(start) === 32) start++
+  while (end > start && text.charCodeAt(end - 1) === 32) end--
+  return start === 0 && end === text.length ? text : text.slice(start, end)
+}
+
 function parseBlock (text: string): Record<string, unknown> {
+  if (OUTSIDE_CHARACTERS.test(text)) outside()
   const root: Record<string, unknown> = {}
   const stack: Frame[] = [{ indent: -1, map: root }]
   // The key whose value is a nested block, while its first line has not been seen.
@@ -49,16 +71,18 @@ function parseBlock (text: string): Record<string, unknown> {
     if (indent === line.length) continue
     const first = line[indent]!
     const item = first === '-' && line[indent + 1] === ' '
-    if ('#\t%?&*!|>'.includes(first) || (first === '-' && !item)) outside()
+    if (LINE_INDICATORS.includes(first) || (first === '-' && !item)) outside()
     if (pending !== undefined) {
       if (indent > pending.indent) {
         if (item) {
           const list: unknown[] = []
           setKey(pending.map, pending.key, list)
+          if (stack.length > MAX_DEPTH) outside()
           stack.push({ indent, map: pending.map, list })
         } else {
           const map: Record<string, unknown> = {}
           setKey(pending.map, pending.key, map)
+          if (stack.length > MAX_DEPTH) outside()
           stack.push({ indent, map })
         }
       } else {
@@ -72,7 +96,7 @@ function parseBlock (text: string): Record<string, unknown> {
     if (frame.list !== undefined) {
       // Only scalar items: `- a: b` (a map in the sequence) is left to the general parser.
       if (!item) outside()
-      frame.list.push(parseValue(line.slice(indent + 2).trim()))
+      frame.list.push(parseValue(trimSpaces(line.slice(indent + 2))))
       continue
     }
     if (item) outside()
@@ -96,12 +120,11 @@ function setKey (map: Record<string, unknown>, key: string, value: unknown): voi
 function splitKey (line: string, indent: number): { key: string, rest: string } {
   if (line[indent] === "'" || line[indent] === '"') {
     const { value, next } = line[indent] === "'" ? singleQuoted(line, indent) : doubleQuoted(line, indent)
-    if (line[next] !== ':') outside()
+    if (line[next] !== ':' || next - indent >= MAX_IMPLICIT_KEY) outside()
     if (next + 1 === line.length) return { key: value, rest: '' }
     if (line[next + 1] !== ' ') outside()
-    return { key: value, rest: line.slice(next + 2).trim() }
+    return { key: value, rest: trimSpaces(line.slice(next + 2)) }
   }
-  if (line[indent] === '{' || line[indent] === '[') outside()
   let colon = line.indexOf(': ', indent)
   let rest: string
   if (colon === -1) {
@@ -109,10 +132,10 @@ function splitKey (line: string, indent: number): { key: string, rest: string } 
     colon = line.length - 1
     rest = ''
   } else {
-    rest = line.slice(colon + 2).trim()
+    rest = trimSpaces(line.slice(colon + 2))
   }
   const key = line.slice(indent, colon)
-  if (key.endsWith(' ') || key.includes(' #')) outside()
+  if (key.endsWith(' ') || key.includes(' #') || colon - indent >= MAX_IMPLICIT_KEY) outside()
   return { key: plainScalar(key, true) as string, rest }
 }
 
@@ -176,12 +199,13 @@ function parseValue (rest: string): unknown {
     return value
   }
   if (first === '{' || first === '[') {
-    const { value, next } = flow(rest, 0)
+    const { value, next } = flow(rest, 0, 0)
     if (next !== rest.length) outside()
     return value
   }
-  if ('|>&*!%@`?:,]}#'.includes(first!) || (first === '-' && rest[1] === ' ')) outside()
-  if (rest.includes(' #') || rest.includes(': ')) outside()
+  if ('|>&*!%@`?:,]}#'.includes(first!) || (first === '-' && (rest.length === 1 || rest[1] === ' '))) outside()
+  // `a: b: c` and `a: b:` are maps inside a map's value to YAML, which it refuses on one line.
+  if (rest.includes(' #') || rest.includes(': ') || rest.endsWith(':')) outside()
   return plainScalar(rest, false)
 }
 
@@ -199,8 +223,14 @@ function plainScalar (text: string, isKey: boolean): unknown {
   return text
 }
 
-/** A one-line flow map or sequence starting at `from` (its items plain or single-quoted, maps nestable). */
-function flow (text: string, from: number): { value: unknown, next: number } {
+/** Whether a plain scalar may start so in a flow collection: not with an indicator (`- a`, `? a`, `*a`, `>`…). */
+function plainStart (raw: string): boolean {
+  return raw !== '' && !'-?:,[]{}#&*!|>\'"%@`'.includes(raw[0]!)
+}
+
+/** A one-line flow map or sequence starting at `from` (its items plain or quoted, maps nestable), `depth` inside others. */
+function flow (text: string, from: number, depth: number): { value: unknown, next: number } {
+  if (depth > MAX_DEPTH) outside()
   const isMap = text[from] === '{'
   const close = isMap ? '}' : ']'
   const map: Record<string, unknown> = {}
@@ -213,18 +243,21 @@ function flow (text: string, from: number): { value: unknown, next: number } {
     skipSpaces()
     let key: string | undefined
     if (isMap) {
-      if (text[i] === "'") {
-        const quoted = singleQuoted(text, i)
+      const keyStart = i
+      if (text[i] === "'" || text[i] === '"') {
+        const quoted = text[i] === "'" ? singleQuoted(text, i) : doubleQuoted(text, i)
         key = quoted.value
         i = quoted.next
         if (text[i] !== ':') outside()
       } else {
         const colon = text.indexOf(': ', i)
         if (colon === -1) outside()
-        key = plainScalar(text.slice(i, colon), true) as string
-        if (/[,{}[\]]/.test(key)) outside()
+        const raw = trimSpaces(text.slice(i, colon))
+        if (/[,{}[\]:]/.test(raw) || !plainStart(raw)) outside()
+        key = plainScalar(raw, true) as string
         i = colon
       }
+      if (i - keyStart >= MAX_IMPLICIT_KEY) outside()
       i++
       skipSpaces()
     }
@@ -234,7 +267,7 @@ function flow (text: string, from: number): { value: unknown, next: number } {
       item = quoted.value
       i = quoted.next
     } else if (text[i] === '{' || text[i] === '[') {
-      const nested = flow(text, i)
+      const nested = flow(text, i, depth + 1)
       item = nested.value
       i = nested.next
     } else {
@@ -243,8 +276,8 @@ function flow (text: string, from: number): { value: unknown, next: number } {
         if (text[j] === '{' || text[j] === '[' || text[j] === ']' || text[j] === '}' || text[j] === '"' || text[j] === '#') outside()
         j++
       }
-      const raw = text.slice(i, j).trimEnd()
-      if (raw.includes(': ')) outside()
+      const raw = trimSpaces(text.slice(i, j))
+      if (raw.includes(': ') || raw.endsWith(':') || !plainStart(raw)) outside()
       item = plainScalar(raw, false)
       i = j
     }

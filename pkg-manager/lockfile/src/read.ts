@@ -1,12 +1,14 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
-import { LodeError, hasErrno } from '@lode/fs.error'
+import { LodeError, fileSystemError, hasErrno } from '@lode/fs.error'
 import { LOCKFILE_VERSION, WANTED_LOCKFILE } from '@lode/fs.formats'
+import type * as Yaml from 'yaml'
 
+import { lockfileShapeError } from './check-shape.js'
 import { fastParseLockfile } from './fast-parse.js'
 import type { Lockfile } from './types.js'
-import { yaml } from './yaml.js'
+import { YAML_OPTIONS, yaml } from './yaml.js'
 
 export interface ReadLockfile {
   lockfile: Lockfile
@@ -38,7 +40,7 @@ async function readLockfileAt (file: string): Promise<ReadLockfile | undefined> 
     text = await fs.readFile(file, 'utf8')
   } catch (err) {
     if (hasErrno(err, 'ENOENT')) return undefined
-    throw err
+    throw fileSystemError(err, file) ?? err
   }
   return parseLockfile(text, file)
 }
@@ -51,7 +53,15 @@ export function parseLockfile (text: string, file: string): ReadLockfile {
   }
   const fast = fastParseLockfile(text)
   if (fast !== undefined && Object.keys(fast).length > 0) return { lockfile: validate(fast, file), text }
-  const docs = yaml().parseAllDocuments(text, { uniqueKeys: false })
+  let docs: Array<Yaml.Document.Parsed>
+  try {
+    docs = yaml().parseAllDocuments(text, { ...YAML_OPTIONS, uniqueKeys: false, logLevel: 'error' }) as Array<Yaml.Document.Parsed>
+  } catch (err) {
+    // The yaml library's parser recurses once per level of nesting, and `- - - …` nests a level
+    // every two characters: thousands of them overflow the stack.
+    if (err instanceof RangeError) throw tooDeep(file)
+    throw err
+  }
   const errors = docs.flatMap((doc) => doc.errors)
   if (errors.length > 0) {
     const first = errors[0]
@@ -66,6 +76,7 @@ export function parseLockfile (text: string, file: string): ReadLockfile {
     envDocument = text.slice(text.indexOf('---') + 4, text.indexOf('\n---', 3) + 1)
     main = docs[1]
   }
+  for (const doc of docs) checkNodes(doc, file)
   const value: unknown = main?.toJS()
   if (value === null || value === undefined) {
     throw new LodeError('BROKEN_LOCKFILE', `${file} is empty.`, { hint: `Delete ${WANTED_LOCKFILE} and install again.` })
@@ -74,8 +85,39 @@ export function parseLockfile (text: string, file: string): ReadLockfile {
   return envDocument === undefined ? { lockfile, text } : { lockfile, text, envDocument }
 }
 
+// pnpm's lockfile nests six levels deep; fields it does not know may add some. Deeper documents are
+// refused before anything recursive (toJS, the checks, the writer) walks them.
+const MAX_DEPTH = 64
+
+function tooDeep (file: string): LodeError {
+  return new LodeError('BROKEN_LOCKFILE', `${file} nests more than ${MAX_DEPTH} levels deep.`, { hint: `Delete ${WANTED_LOCKFILE} and install again.` })
+}
+
+/**
+ * Refuses aliases, which pnpm never writes (js-yaml's `noRefs`) and which could make the lockfile
+ * contain itself or stand for exponentially many copies, and nesting deeper than `MAX_DEPTH`
+ * (`- - - …` nests a level in two characters). Walks the syntax tree with a stack of its own.
+ */
+function checkNodes (doc: Yaml.Document.Parsed, file: string): void {
+  const { isAlias, isCollection, isPair } = yaml()
+  const pending: Array<{ node: unknown, depth: number }> = [{ node: doc.contents, depth: 0 }]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { node, depth } = next
+    if (isAlias(node)) {
+      throw new LodeError('BROKEN_LOCKFILE', `${file} uses YAML aliases (*${node.source.slice(0, 100)}), which a lockfile never has.`, { hint: `Delete ${WANTED_LOCKFILE} and install again.` })
+    }
+    if (!isCollection(node)) continue
+    if (depth >= MAX_DEPTH) throw tooDeep(file)
+    for (const item of node.items) {
+      if (isPair(item)) pending.push({ node: item.key, depth: depth + 1 }, { node: item.value, depth: depth + 1 })
+      else pending.push({ node: item, depth: depth + 1 })
+    }
+  }
+}
+
+/** The parsed document as a `Lockfile`, or `ERR_LODE_BROKEN_LOCKFILE` saying where it has another shape. */
 function validate (value: unknown, file: string): Lockfile {
-  if (typeof value !== 'object' || Array.isArray(value)) {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new LodeError('BROKEN_LOCKFILE', `${file} is not a lockfile: its top level is not a map.`, { hint: `Delete ${WANTED_LOCKFILE} and install again.` })
   }
   const doc = value as Record<string, unknown>
@@ -86,11 +128,9 @@ function validate (value: unknown, file: string): Lockfile {
       hint: `Regenerate it with pnpm 9 or newer, or delete ${WANTED_LOCKFILE} and let lode resolve again.`,
     })
   }
-  for (const section of ['importers', 'packages', 'snapshots', 'settings', 'overrides', 'catalogs']) {
-    const sectionValue = doc[section]
-    if (sectionValue !== undefined && (typeof sectionValue !== 'object' || sectionValue === null || Array.isArray(sectionValue))) {
-      throw new LodeError('BROKEN_LOCKFILE', `${file} is malformed: "${section}" is not a map.`, { hint: `Fix or delete ${WANTED_LOCKFILE} and install again.` })
-    }
+  const shapeError = lockfileShapeError(doc)
+  if (shapeError !== undefined) {
+    throw new LodeError('BROKEN_LOCKFILE', `${file} is malformed: ${shapeError}.`, { hint: `Fix or delete ${WANTED_LOCKFILE} and install again.` })
   }
   doc['lockfileVersion'] = String(version)
   doc['importers'] ??= {}

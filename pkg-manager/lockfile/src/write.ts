@@ -38,17 +38,23 @@ function byPriority (priority: readonly string[]): (a: string, b: string) => num
 
 const isMap = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
+/** `map[key] = value`, as an own property even for `__proto__` (a key YAML may have), never the object's prototype. */
+function setOwn (map: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(map, key, { value, enumerable: true, writable: true, configurable: true })
+  else map[key] = value
+}
+
 /** Sorts every map in `value` with `compare`, recursively; lists keep their order. */
 function sortDeep (value: unknown, compare: (a: string, b: string) => number): unknown {
   if (!isMap(value)) return value
   const out: Record<string, unknown> = {}
-  for (const key of Object.keys(value).sort(compare)) out[key] = sortDeep(value[key], compare)
+  for (const key of Object.keys(value).sort(compare)) setOwn(out, key, sortDeep(value[key], compare))
   return out
 }
 
 function sortKeys<T> (map: Record<string, T>, each: (value: T) => unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const key of Object.keys(map).sort(lexCompare)) out[key] = each(map[key]!)
+  for (const key of Object.keys(map).sort(lexCompare)) setOwn(out, key, each(map[key]!))
   return out
 }
 
@@ -71,7 +77,7 @@ export function normalizeLockfile (lockfile: Lockfile): Record<string, unknown> 
   const out: Record<string, unknown> = {}
   for (const key of Object.keys(sections).sort(rootEntry)) {
     const value = sections[key]
-    if (key === 'lockfileVersion' || key === 'importers' || key === 'settings' || !isEmpty(value)) out[key] = value
+    if (key === 'lockfileVersion' || key === 'importers' || key === 'settings' || !isEmpty(value)) setOwn(out, key, value)
   }
   return out
 }

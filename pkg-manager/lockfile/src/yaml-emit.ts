@@ -61,6 +61,7 @@ function writeSequenceItem (item: Value, level: number): string {
     return text.startsWith('|') ? literalBlock(item as string, level + 1) : text
   }
   if (Array.isArray(item)) return item.length === 0 ? '[]' : writeFlow(item)
+  if (Object.values(item).every((v) => v === undefined)) return '{}'
   // A map inside a block list starts on the dash's line.
   return writeBlockMap(item, level + 1, false, false).trimStart()
 }
@@ -69,7 +70,11 @@ function writeFlow (value: Value): string {
   if (value === null || typeof value !== 'object') return scalar(value, true, false)
   if (Array.isArray(value)) return `[${value.map((item) => writeFlow(item)).join(', ')}]`
   const entries = Object.entries(value).filter(([, v]) => v !== undefined)
-  return `{${entries.map(([k, v]) => `${scalar(k, true, true)}: ${writeFlow(v)}`).join(', ')}}`
+  return `{${entries.map(([k, v]) => {
+    const keyText = scalar(k, true, true)
+    // As js-yaml: a key longer than YAML allows an implicit key to be is made explicit.
+    return `${keyText.length > 1024 ? '? ' : ''}${keyText}: ${writeFlow(v)}`
+  }).join(', ')}}`
 }
 
 // js-yaml's default schema: what a plain scalar would be read back as, if not a string.
@@ -81,6 +86,9 @@ const AMBIGUOUS = [
   /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]$/,
   /^[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?$/,
   /^<<$/,
+  // Not a number to js-yaml (so pnpm writes it plain), but a float to YAML 1.2's core schema, with
+  // which lode reads: quoted, so that it reads back as the string it is.
+  /^[-+]\.[0-9]+(?:[eE][-+]?[0-9]+)?$/,
 ]
 
 function isPrintable (c: number): boolean {
@@ -99,7 +107,8 @@ const SHARP = 0x23
 /** The scalar as js-yaml writes it: plain when it reads back as the same string, else quoted. */
 function scalar (value: Value, inFlow: boolean, isKey: boolean): string {
   if (value === null) return 'null'
-  if (typeof value === 'boolean' || typeof value === 'number') return String(value)
+  if (typeof value === 'boolean') return String(value)
+  if (typeof value === 'number') return numberText(value)
   const text = value as string
   if (text === '') return "''"
   let plain = true
@@ -120,7 +129,10 @@ function scalar (value: Value, inFlow: boolean, isKey: boolean): string {
   }
   const last = codePoints[codePoints.length - 1]!
   if (isWhitespace(last) || last === COLON) plain = false
-  if (!printable || (lineBreak && (inFlow || isKey))) return doubleQuoted(text)
+  // A literal block keeping its trailing empty lines (`|+`) would take the blank line pnpm puts
+  // between entries as one more, and one of spaces only reads back empty: such text is double-quoted.
+  const keepsEmptyLines = text.endsWith('\n\n') || text === '\n'
+  if (!printable || (lineBreak && (inFlow || isKey || keepsEmptyLines || /^[ \n]*$/.test(text)))) return doubleQuoted(text)
   if (lineBreak) return '|'
   if (plain && !AMBIGUOUS.some((re) => re.test(text))) return text
   return `'${text.replaceAll("'", "''")}'`
@@ -135,10 +147,21 @@ function plainSafe (c: number, prev: number, inFlow: boolean): boolean {
     (prev === COLON && nsChar)
 }
 
+/** A number as js-yaml writes it: `.nan`, `.inf`, `-0.0`, and `5.e-100` where JavaScript writes `5e-100`. */
+function numberText (value: number): string {
+  if (Number.isNaN(value)) return '.nan'
+  if (value === Infinity) return '.inf'
+  if (value === -Infinity) return '-.inf'
+  if (Object.is(value, -0)) return '-0.0'
+  const text = String(value)
+  return /^[-+]?[0-9]+e/.test(text) && !Number.isInteger(value) ? text.replace('e', '.e') : text
+}
+
 /** js-yaml's literal block scalar, indented for content at `level`. */
 function literalBlock (text: string, level: number): string {
   const indent = '  '.repeat(level)
-  const indicator = text.startsWith(' ') ? String(2) : ''
+  // The content's indentation is stated when its first line (after empty ones) starts with a space.
+  const indicator = /^\n* /.test(text) ? String(2) : ''
   const chomp = text.endsWith('\n') ? (text.endsWith('\n\n') || text === '\n' ? '+' : '') : '-'
   const body = (chomp === '+' ? text.slice(0, -1) : chomp === '' ? text.slice(0, -1) : text)
     .split('\n').map((line) => line === '' ? '' : indent + line).join('\n')

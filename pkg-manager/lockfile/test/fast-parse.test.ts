@@ -91,3 +91,42 @@ test('parseYaml reads a workspace file inside the subset without the yaml librar
   assert.equal(parseYaml(''), null)
   assert.throws(() => parseYaml('packages: [\n'), (err: Error) => err.name === 'YAMLParseError')
 })
+
+// Found by fuzz.test.ts: each input below was read otherwise than the yaml library reads it, or made the parser overflow its stack.
+
+test('fuzz finding: a lockfile starting with a byte order mark reads as without it; a mark further on is left to the yaml library', () => {
+  const text = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n"
+  assert.deepEqual(fastParseLockfile(`\uFEFF${text}`), parse(text))
+  assert.equal(fastParseLockfile(`\uFEFF\uFEFF${text}`), undefined)
+  assert.equal(fastParseLockfile(`a: b\uFEFF\n`), undefined)
+})
+
+test('fuzz finding: a CR not before a LF, a tab, and white space other than spaces are left to the yaml library', () => {
+  for (const text of ['a: b\rc: d\n', 'a: 1.0.0\r', 'a: b\t\n', 'a:\tb\n', 'a: {b: \tc}\n', 'a\t: b\n']) {
+    assert.equal(fastParseLockfile(text), undefined, JSON.stringify(text))
+  }
+  // JavaScript's trim() also removes a no-break space; YAML does not.
+  for (const text of ['a: \u00a0b\u00a0\n', 'a:\n  - \u2028b\n', 'a: {b: c\u3000}\n']) {
+    assert.deepEqual(fastParseLockfile(text), parse(text), JSON.stringify(text))
+  }
+})
+
+test('fuzz finding: text the yaml library refuses is not read by the fast parser (an implicit key over 1024 characters, indicators, a map in a value)', () => {
+  const refused = ['k'.repeat(1030) + ': v\n', `'${'k'.repeat(1030)}': v\n`, 'n: t:\n', 's:\n}:\n', 's:\n]:\n', 's:\n,:\n',
+    'n: {- : h}\n', 'n: {i: H:}\n', 'n: { #: t}\n', 'n: {e: >}\n', 'n: [*a]\n']
+  for (const text of refused) {
+    assert.equal(fastParseLockfile(text), undefined, JSON.stringify(text.slice(0, 40)))
+    assert.throws(() => parse(text), JSON.stringify(text.slice(0, 40)))
+  }
+  // Read otherwise before: a map in a list item, a long flow key.
+  assert.equal(fastParseLockfile('packages:\n - packs:\n'), undefined)
+  assert.equal(fastParseLockfile(`a: {${'k'.repeat(1030)}: v}\n`), undefined)
+  // A flow key's trailing spaces are not part of it.
+  assert.deepEqual(fastParseLockfile('r: {integrity- - : sha, b : c}\n') ?? parse('r: {integrity- - : sha, b : c}\n'), { r: { 'integrity- -': 'sha', b: 'c' } })
+})
+
+test('fuzz finding: flow collections nested 20,000 deep overflow no stack', () => {
+  for (const [open, close] of [['[', ']'], ['{a: ', '}'], ['[{a: ', '}]']]) {
+    assert.equal(fastParseLockfile(`a: ${open!.repeat(20_000)}${close!.repeat(20_000)}\n`), undefined)
+  }
+})

@@ -140,3 +140,84 @@ test('writeLockfile leaves an unchanged lockfile alone', async () => {
   assert.equal(fs.readFileSync(file, 'utf8'), fs.readFileSync(path.join(fixtures, 'sample-empty-pnpm-lock.yaml'), 'utf8'))
   assert.deepEqual(fs.readdirSync(dir), ['pnpm-lock.yaml'])
 })
+
+// Found by fuzz.test.ts: each of these crashed (a TypeError, a RangeError, a ReferenceError) or read as something else than the file says.
+
+test('fuzz finding: nesting thousands deep (`- - - …`, `[[[…`) is ERR_LODE_BROKEN_LOCKFILE, not a stack overflow', () => {
+  for (const body of [`${'- '.repeat(20_000)}a`, `${'['.repeat(20_000)}${']'.repeat(20_000)}`, `${'{a: '.repeat(5000)}${'}'.repeat(5000)}`, `\n${Array.from({ length: 70 }, (_, i) => `${'  '.repeat(i + 1)}k:`).join('\n')} v`]) {
+    assert.throws(() => parseLockfile(`lockfileVersion: '9.0'\nx: ${body}\n`, 'deep/pnpm-lock.yaml'), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ERR_LODE_BROKEN_LOCKFILE')
+      assert.ok(err.message.includes('deep/pnpm-lock.yaml'))
+      return true
+    })
+  }
+})
+
+test('fuzz finding: YAML aliases (to nothing, to themselves, exponentially many) are ERR_LODE_BROKEN_LOCKFILE', () => {
+  const bomb = 'a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n'
+  for (const body of ['x: *nothing\n', 'x: &self [*self]\n', 'x: &self {a: *self}\n', bomb]) {
+    assert.throws(() => parseLockfile(`lockfileVersion: '9.0'\n${body}`, 'alias/pnpm-lock.yaml'), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ERR_LODE_BROKEN_LOCKFILE')
+      assert.match(err.message, /alias/)
+      return true
+    })
+  }
+})
+
+test('fuzz finding: tags and a %YAML 1.1 directive give no dates, binaries or sets: the core schema\'s strings', () => {
+  const { lockfile } = parseLockfile("%YAML 1.1\n---\nlockfileVersion: '9.0'\ntime:\n  a@1.0.0: 2001-12-14\nx: !!binary aGk=\ny: !!set {a}\n", 'tags/pnpm-lock.yaml')
+  assert.deepEqual({ time: lockfile.time, x: lockfile['x'], y: lockfile['y'] }, { time: { 'a@1.0.0': '2001-12-14' }, x: 'aGk=', y: { a: null } })
+})
+
+test('fuzz finding: entries of another type than pnpm writes are ERR_LODE_BROKEN_LOCKFILE naming where', () => {
+  const head = "lockfileVersion: '9.0'\n"
+  const cases: Array<[string, string]> = [
+    ['importers:\n  .:\n    dependencies:\n      a:\n        specifier: ^1\n        version: 1\n', 'importers["."].dependencies.a.version is not a string'],
+    ['importers:\n  .: null\n', 'importers["."] is not a map'],
+    ['importers:\n  .:\n    dependencies:\n      a: 1.0.0\n', 'importers["."].dependencies.a is not a map'],
+    ['packages:\n  a@1.0.0:\n    version: 1.0.0\n', 'packages["a@1.0.0"].resolution is missing'],
+    ['packages:\n  a@1.0.0:\n    resolution: sha512-x\n', 'packages["a@1.0.0"].resolution is not a map'],
+    ['snapshots:\n  a@1.0.0:\n    dependencies: [b]\n', 'snapshots["a@1.0.0"].dependencies is not a map'],
+    ['ignoredOptionalDependencies:\n  a: b\n', 'ignoredOptionalDependencies is not a list'],
+    ['settings:\n  autoInstallPeers: yes\n', 'settings.autoInstallPeers is not true or false'],
+  ]
+  for (const [body, where] of cases) {
+    assert.throws(() => parseLockfile(head + body, 'shape/pnpm-lock.yaml'), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ERR_LODE_BROKEN_LOCKFILE')
+      assert.equal(err.message, `shape/pnpm-lock.yaml is malformed: ${where}.`)
+      return true
+    }, body)
+  }
+})
+
+test('fuzz finding: a __proto__ key is kept as a key, never made the prototype of what is written', () => {
+  const { lockfile } = parseLockfile("lockfileVersion: '9.0'\nsnapshots:\n  a@1.0.0:\n    __proto__: {dependencies: {b: 1.0.0}}\n    optional: true\n", 'proto/pnpm-lock.yaml')
+  const written = stringifyLockfile(lockfile)
+  assert.match(written, /__proto__:/)
+  const again = parseLockfile(written, 'proto/pnpm-lock.yaml').lockfile
+  assert.equal(Object.getPrototypeOf(again.snapshots!['a@1.0.0']), Object.prototype)
+  assert.deepEqual(again, lockfile)
+})
+
+test('fuzz finding: strings and numbers are written so that they read back the same', () => {
+  const odd = ['+.5', '-.5e3', ' \n', '\n \n', 'a\n\n', '\n', '\n lead', 'two\n\n\n']
+  const lockfile: Lockfile = {
+    lockfileVersion: '9.0',
+    importers: {},
+    overrides: Object.fromEntries(odd.map((value, i) => [`o${i}`, value])),
+    snapshots: { 'a@1.0.0': { list: [{}, [], 'x'], numbers: [NaN, Infinity, -Infinity, -0, 5e-100, 1e21, 0.1], flow: { engines: { ['k'.repeat(1100)]: 'x' } } } },
+  }
+  const written = stringifyLockfile(lockfile)
+  assert.deepEqual(parseLockfile(written, 'odd/pnpm-lock.yaml').lockfile, lockfile)
+  assert.match(written, /numbers:\n {6}- \.nan\n {6}- \.inf\n {6}- -\.inf\n {6}- -0\.0\n {6}- 5\.e-100\n {6}- 1e\+21\n {6}- 0\.1\n/)
+})
+
+test('fuzz finding: a lockfile that is a directory is ERR_LODE_EISDIR naming it', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-lockfile-'))
+  fs.mkdirSync(path.join(dir, 'pnpm-lock.yaml'))
+  await assert.rejects(readLockfile(dir), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'ERR_LODE_EISDIR')
+    assert.ok(err.message.includes(path.join(dir, 'pnpm-lock.yaml')))
+    return true
+  })
+})
