@@ -30,6 +30,22 @@ export interface CasWriterOptions {
 export interface CasWriter {
   /** Hashes `content`, stores it under its digest unless it is already there, and describes it. */
   addFile: (content: Uint8Array, mode: number) => CasFileInfo
+  /**
+   * `addFile` for content too large to hold in memory: it is written to a temp file in
+   * `<store>/v11/tmp/` and hashed as it comes, then renamed to its digest name, so a reader never
+   * sees part of it under that name. Call `abort()` when the content cannot be finished.
+   */
+  openFile: (mode: number) => CasFileStream
+}
+
+/** One file being added to the CAS piece by piece (`CasWriter.openFile`). */
+export interface CasFileStream {
+  /** Appends to the file's content. */
+  write: (chunk: Uint8Array) => void
+  /** Stores the content under its digest unless it is already there, and describes it. */
+  finish: () => CasFileInfo
+  /** Removes the temp file; does nothing once the file is finished, or when called again. */
+  abort: () => void
 }
 
 /**
@@ -41,22 +57,24 @@ export interface CasWriter {
  * Content already in the store costs a failed create and a `stat`, and no write. Crash safety: a
  * write cut short leaves a file shorter than its content, which no index row names (rows are
  * written after their files) and which the next write of that content replaces, through a temp
- * file in `<store>/v11/tmp/` renamed over it.
+ * file in `<store>/v11/tmp/` renamed over it. `openFile`'s content, streamed rather than held in
+ * memory, always goes through such a temp file: only large files pay its rename.
  */
 export function createCasWriter (storeDir: string, opts: CasWriterOptions): CasWriter {
   const root = storePath(storeDir)
   const tmpDir = path.join(root, STORE_TMP_DIR)
   const tmpPrefix = path.join(tmpDir, `${process.pid}-${threadId}-`)
-  // Files this writer already wrote or found: a dependency tree repeats licences and the like.
-  const known = new Set<string>()
+  // Digests this writer already wrote or found, apart and `-exec`: a dependency tree repeats
+  // licences and the like. Digests, not paths: the file records hold the same strings.
+  const known = { plain: new Set<string>(), exec: new Set<string>() }
   let counter = 0
 
-  function writeTemp (content: Uint8Array, fileMode: number): string {
+  /** A new temp file, created exclusively, open for writing. */
+  function openTemp (fileMode: number): { temp: string, fd: number } {
     for (;;) {
       const temp = `${tmpPrefix}${counter++}`
       try {
-        fs.writeFileSync(temp, content, { mode: fileMode, flag: 'wx' })
-        return temp
+        return { temp, fd: fs.openSync(temp, 'wx', fileMode) }
       } catch (err) {
         // EEXIST: a leftover of a killed process that had our pid; take the next name.
         if (hasErrno(err, 'EEXIST')) continue
@@ -64,6 +82,16 @@ export function createCasWriter (storeDir: string, opts: CasWriterOptions): CasW
         fs.mkdirSync(tmpDir, { recursive: true })
       }
     }
+  }
+
+  function writeTemp (content: Uint8Array, fileMode: number): string {
+    const { temp, fd } = openTemp(fileMode)
+    try {
+      writeAll(fd, content)
+    } finally {
+      fs.closeSync(fd)
+    }
+    return temp
   }
 
   function write (dest: string, content: Uint8Array, fileMode: number): void {
@@ -95,17 +123,88 @@ export function createCasWriter (storeDir: string, opts: CasWriterOptions): CasW
     }
   }
 
+  function destOf (digest: string, executable: boolean): string {
+    return `${root}${path.sep}${contentPathFromHex(digest, executable)}`
+  }
+
+  function openFile (mode: number): CasFileStream {
+    const executable = modeIsExecutable(mode)
+    const { temp, fd } = openTemp(executable ? 0o755 : 0o644)
+    const hash = crypto.createHash(STORE_HASH_ALGORITHM)
+    let size = 0
+    let open = true
+    let done = false
+    function close (): void {
+      if (!open) return
+      open = false
+      fs.closeSync(fd)
+    }
+    function abort (): void {
+      if (done) return
+      done = true
+      try {
+        close()
+      } finally {
+        fs.rmSync(temp, { force: true })
+      }
+    }
+    return {
+      write (chunk) {
+        writeAll(fd, chunk)
+        hash.update(chunk)
+        size += chunk.byteLength
+      },
+      finish () {
+        close()
+        const digest = hash.digest('hex')
+        const dest = destOf(digest, executable)
+        const knownDigests = executable ? known.exec : known.plain
+        // Content already there in full stays as it is (its inode, its mtime), as `addFile` leaves it.
+        if (knownDigests.has(digest) || sizeOf(dest) === size) {
+          abort()
+        } else {
+          try {
+            publish(temp, dest)
+          } catch (err) {
+            abort()
+            throw err
+          }
+          done = true
+        }
+        knownDigests.add(digest)
+        return { checkedAt: opts.now(), digest, mode, size }
+      },
+      abort,
+    }
+  }
+
   return {
     addFile (content, mode) {
       const digest = crypto.hash(STORE_HASH_ALGORITHM, content, 'hex')
       const executable = modeIsExecutable(mode)
-      const dest = `${root}${path.sep}${contentPathFromHex(digest, executable)}`
-      if (!known.has(dest)) {
-        write(dest, content, executable ? 0o755 : 0o644)
-        known.add(dest)
+      const knownDigests = executable ? known.exec : known.plain
+      if (!knownDigests.has(digest)) {
+        write(destOf(digest, executable), content, executable ? 0o755 : 0o644)
+        knownDigests.add(digest)
       }
       return { checkedAt: opts.now(), digest, mode, size: content.byteLength }
     },
+    openFile,
+  }
+}
+
+function writeAll (fd: number, content: Uint8Array): void {
+  for (let offset = 0; offset < content.byteLength;) {
+    offset += fs.writeSync(fd, content, offset, content.byteLength - offset)
+  }
+}
+
+function sizeOf (file: string): number | undefined {
+  try {
+    return fs.statSync(file).size
+  } catch (err) {
+    if (hasErrno(err, 'ENOENT')) return undefined
+    throw err
   }
 }
 

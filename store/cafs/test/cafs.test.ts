@@ -12,6 +12,10 @@ function tempStore (): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'lode-cafs-'))
 }
 
+function tempDirFiles (storeDir: string): string[] {
+  return fs.readdirSync(path.join(storeDir, 'v11', 'tmp'))
+}
+
 test('a file is stored under its SHA-512 in the v11 layout, executables with -exec', () => {
   const storeDir = tempStore()
   const cas = createCasWriter(storeDir, { now })
@@ -66,4 +70,60 @@ test('casFileMatches sees missing and altered content', () => {
   fs.writeFileSync(casFilePath(storeDir, info.digest, 0o644), 'abd')
   assert.equal(casFileMatches(storeDir, info), false)
   assert.equal(casFileMatches(storeDir, { digest: '00'.repeat(64), mode: 0o644 }), false)
+})
+
+test('openFile writes the content to a temp file and renames it to its digest name when finished', () => {
+  const storeDir = tempStore()
+  const cas = createCasWriter(storeDir, { now })
+  const chunks = [Buffer.alloc(70_000, 1), Buffer.from('middle'), Buffer.alloc(10, 2)]
+  const content = Buffer.concat(chunks)
+  const digest = crypto.createHash('sha512').update(content).digest('hex')
+  const file = cas.openFile(0o755)
+  for (const chunk of chunks) file.write(chunk)
+  const dest = casFilePath(storeDir, digest, 0o755)
+  assert.equal(fs.existsSync(dest), false, 'nothing under the digest name before it is finished')
+  assert.equal(tempDirFiles(storeDir).length, 1)
+  const info = file.finish()
+  assert.deepEqual(info, { checkedAt: 1763700000123, digest, mode: 0o755, size: content.length })
+  assert.ok(dest.endsWith('-exec'))
+  assert.deepEqual(fs.readFileSync(dest), content)
+  assert.notEqual(fs.statSync(dest).mode & 0o100, 0)
+  assert.deepEqual(tempDirFiles(storeDir), [], 'the temp file became the CAS file')
+  file.abort()
+  assert.ok(fs.existsSync(dest), 'abort after finish leaves the file')
+  // The same record as addFile gives for the same content.
+  assert.deepEqual(createCasWriter(tempStore(), { now }).addFile(content, 0o755), info)
+})
+
+test('openFile leaves content already in the store as it is, and replaces a file cut short', () => {
+  const storeDir = tempStore()
+  const content = Buffer.alloc(100_000, 9)
+  const info = createCasWriter(storeDir, { now }).addFile(content, 0o644)
+  const dest = casFilePath(storeDir, info.digest, 0o644)
+  fs.utimesSync(dest, new Date(0), new Date(0))
+  const before = fs.statSync(dest)
+  const again = createCasWriter(storeDir, { now }).openFile(0o644)
+  again.write(content)
+  assert.deepEqual(again.finish(), info)
+  assert.equal(fs.statSync(dest).ino, before.ino)
+  assert.equal(fs.statSync(dest).mtimeMs, 0)
+  assert.deepEqual(tempDirFiles(storeDir), [])
+
+  fs.truncateSync(dest, 4096)
+  const repair = createCasWriter(storeDir, { now }).openFile(0o644)
+  repair.write(content)
+  repair.finish()
+  assert.equal(casFileMatches(storeDir, info), true)
+  assert.deepEqual(tempDirFiles(storeDir), [])
+})
+
+test('openFile\'s abort removes the temp file and writes nothing under a digest name', () => {
+  const storeDir = tempStore()
+  const file = createCasWriter(storeDir, { now }).openFile(0o644)
+  file.write(Buffer.from('half of a file'))
+  assert.equal(tempDirFiles(storeDir).length, 1)
+  file.abort()
+  file.abort()
+  assert.deepEqual(tempDirFiles(storeDir), [])
+  assert.equal(fs.existsSync(path.join(storeDir, 'v11', 'files')), false)
 })
