@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { constants as zlibConstants, gunzipSync } from 'node:zlib'
+import { constants as zlibConstants, createGunzip, gunzipSync } from 'node:zlib'
 
 import { LodeError, toLodeErrorData } from '@lode/fs.error'
 import type { LodeErrorData } from '@lode/fs.error'
@@ -8,6 +8,7 @@ import type { CasFileInfo, CasWriter } from '@lode/store.cafs'
 import { createPackageFilesIndex, encodeRow } from '@lode/store.index/row'
 import ssri from 'ssri'
 import { extract as tarExtract } from 'tar-stream'
+import type { Extract } from 'tar-stream'
 
 /** A tarball to add to the store. Runs in a store-pool thread (see `@lode/worker.pools`). */
 export interface ExtractTask {
@@ -18,7 +19,32 @@ export interface ExtractTask {
   storeDir: string
   /** `name@version`, for error messages. */
   pkgId: string
+  /** What one tarball may unpack to; each one left out is its `DEFAULT_EXTRACT_LIMITS` value. */
+  limits?: Partial<ExtractLimits>
 }
+
+/** Bounds on what one tarball may unpack to: tarballs are attacker-controlled input. */
+export interface ExtractLimits {
+  /** Bytes the gzip data may inflate to (the tar archive: files, headers, padding). */
+  maxSize: number
+  /** Regular-file entries (a path repeated counts each time). */
+  maxFiles: number
+  /** Bytes (UTF-8) of a regular-file entry's path as the tarball has it, first segment included. */
+  maxPathLength: number
+}
+
+export const DEFAULT_EXTRACT_LIMITS: Readonly<ExtractLimits> = Object.freeze({
+  // The largest real npm packages unpack to a few hundred MB. 1 GiB leaves them room several
+  // times over and still bounds the disk and time one tarball can take (memory is bounded
+  // whatever the size: large files are streamed to the CAS). A 2 GiB bomb fits in a 2 MB tarball.
+  maxSize: 1024 * 1024 * 1024,
+  // Real packages have up to some tens of thousands of files. Each one costs a record in the
+  // index row, built in memory: extracting 100,000 small files peaks at about 300 MB of RSS.
+  maxFiles: 100_000,
+  // Linux's PATH_MAX is 4096 bytes for the whole path, of which node_modules/.pnpm/<name>@<version>/
+  // node_modules/<name>/ can take a few hundred; real package paths are far below 1024.
+  maxPathLength: 1024,
+})
 
 /**
  * What the main thread needs of an extracted package, in the forms it passes on as they are:
@@ -49,6 +75,8 @@ const casWriters = new Map<string, CasWriter>()
 /**
  * The store pool's task: integrity check → gunzip → tar → each file hashed and written to the
  * CAS → the package's file index and manifest. Never throws for bad input; returns the error.
+ * Its memory is bounded whatever the tarball: one that inflates to more than `ONE_GO_MAX_SIZE` is
+ * inflated and read as a stream, and its large files streamed to the CAS.
  */
 export async function extract (task: ExtractTask): Promise<ExtractResult> {
   try {
@@ -59,29 +87,56 @@ export async function extract (task: ExtractTask): Promise<ExtractResult> {
   }
 }
 
-async function extractTarball ({ tarball, integrity, storeDir, pkgId }: ExtractTask): Promise<ExtractedPackage> {
+async function extractTarball (task: ExtractTask): Promise<ExtractedPackage> {
+  const { tarball, integrity, storeDir, pkgId } = task
+  // `??`, not a spread: a limit sent as undefined still gets its default.
+  const limits: ExtractLimits = {
+    maxSize: task.limits?.maxSize ?? DEFAULT_EXTRACT_LIMITS.maxSize,
+    maxFiles: task.limits?.maxFiles ?? DEFAULT_EXTRACT_LIMITS.maxFiles,
+    maxPathLength: task.limits?.maxPathLength ?? DEFAULT_EXTRACT_LIMITS.maxPathLength,
+  }
   const data = Buffer.from(tarball)
   checkIntegrity(data, integrity, pkgId)
-  const tarData = gunzip(data, pkgId)
+  checkGzip(data, pkgId)
   let cas = casWriters.get(storeDir)
   if (cas === undefined) {
     // The worker entry is lode's clock boundary for `checkedAt`, as the CLI is for the rest.
     cas = createCasWriter(storeDir, { now: Date.now })
     casWriters.set(storeDir, cas)
   }
+  const tarData = inflateSmall(data, limits.maxSize, pkgId)
   const files = new Map<string, CasFileInfo>()
   let manifestContent: Buffer | undefined
   let unpackedSize = 0
-  for await (const { name, mode, content } of readTarFiles(tarData, pkgId)) {
-    files.set(name, cas.addFile(content, mode))
-    unpackedSize += content.length
-    if (name === 'package.json') manifestContent = content
+  for await (const file of readTarFiles(tarData === undefined ? { gzip: data } : { tar: tarData }, pkgId, limits)) {
+    let info: CasFileInfo
+    if ('content' in file) {
+      info = cas.addFile(file.content, file.mode)
+      if (file.name === 'package.json') manifestContent = file.content
+    } else {
+      // Never package.json: readTarFiles gives it whole.
+      info = await addStreamed(cas, file)
+    }
+    files.set(file.name, info)
+    unpackedSize += info.size
   }
   if (manifestContent === undefined) {
     files.set('package.json', cas.addFile(PLACEHOLDER_PACKAGE_JSON, 0o644))
   }
+  checkPathConflicts(files.keys(), pkgId)
   const row = createPackageFilesIndex(files, manifestContent === undefined ? undefined : parseManifest(manifestContent, pkgId))
   return { row: encodeRow(row), files: packFiles(files), requiresBuild: row.requiresBuild === true, unpackedSize }
+}
+
+async function addStreamed (cas: CasWriter, file: StreamedTarFile): Promise<CasFileInfo> {
+  const out = cas.openFile(file.mode)
+  try {
+    for await (const chunk of file.chunks) out.write(chunk)
+    return out.finish()
+  } catch (err) {
+    out.abort()
+    throw err
+  }
 }
 
 function checkIntegrity (data: Buffer, integrity: string, pkgId: string): void {
@@ -100,59 +155,165 @@ function checkIntegrity (data: Buffer, integrity: string, pkgId: string): void {
   }
 }
 
-function gunzip (data: Buffer, pkgId: string): Buffer {
+function checkGzip (data: Buffer, pkgId: string): void {
   if (data.length < 2 || data[0] !== 0x1f || data[1] !== 0x8b) {
     throw new LodeError('TARBALL_NOT_GZIP', `The tarball of ${pkgId} is not gzip data.`,
       { hint: 'The registry served something other than a package tarball; check the registry and the package\'s tarball URL.' })
   }
+}
+
+function damagedGzip (pkgId: string, err: unknown): LodeError {
+  return new LodeError('TARBALL_NOT_GZIP', `The tarball of ${pkgId} is damaged gzip data: ${(err as Error).message}.`,
+    { hint: 'Try again; if it persists, the package\'s tarball on the registry is broken.', cause: err })
+}
+
+// Tarballs whose gzip trailer says at most this are inflated in one go: all of a real project of
+// 1,350 packages (the largest inflates to 45 MiB). Larger ones are streamed, which costs about a
+// quarter more CPU (measured on that 45 MiB package).
+const ONE_GO_MAX_SIZE = 64 * 1024 * 1024
+
+/**
+ * The tar data, inflated in one go into one buffer the size the gzip trailer gives (ISIZE, the
+ * uncompressed size modulo 4 GiB): zlib then neither fills 16 KiB chunks nor copies them into one
+ * at the end, which cost a tenth of an extract thread's time. Undefined when the trailer says more
+ * than `ONE_GO_MAX_SIZE`, or when the data inflates to more than the trailer says (the trailer is
+ * the last gzip member's, written by whoever made the tarball): the caller streams it instead.
+ */
+function inflateSmall (data: Buffer, maxSize: number, pkgId: string): Buffer | undefined {
+  if (data.length < 18) return undefined
+  const size = data.readUInt32LE(data.length - 4)
+  if (size === 0 || size > Math.min(ONE_GO_MAX_SIZE, maxSize)) return undefined
   try {
-    return gunzipSync(data, { chunkSize: outputChunkSize(data) })
+    // maxOutputLength: a trailer that understates cannot make this buffer grow.
+    return gunzipSync(data, { chunkSize: Math.max(size + 1, zlibConstants.Z_MIN_CHUNK), maxOutputLength: size })
   } catch (err) {
-    throw new LodeError('TARBALL_NOT_GZIP', `The tarball of ${pkgId} is damaged gzip data: ${(err as Error).message}.`,
-      { hint: 'Try again; if it persists, the package\'s tarball on the registry is broken.', cause: err })
+    if (err instanceof RangeError && (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return undefined
+    throw damagedGzip(pkgId, err)
   }
 }
 
-// The cap on one output buffer: a larger tarball is inflated in several and joined.
-const MAX_OUTPUT_CHUNK = 64 * 1024 * 1024
+// The streaming path: inflated a chunk at a time, files up to this size held in memory whole,
+// larger ones written to the CAS as they come.
+const STREAM_CHUNK_SIZE = 64 * 1024
+const BUFFERED_FILE_MAX_SIZE = 8 * 1024 * 1024
+// package.json is parsed, so it is held whole whichever the path. Real ones are a few KB.
+const MANIFEST_MAX_SIZE = BUFFERED_FILE_MAX_SIZE
 
 /**
- * One output buffer the size the gzip trailer gives (the uncompressed size, modulo 4 GiB): zlib
- * then neither fills 16 KiB chunks nor copies them into one at the end, which cost a tenth of an
- * extract thread's time. A wrong trailer only means more chunks.
+ * Inflates `gzip` into `extractor` a chunk at a time, as fast as the extractor takes it, counting
+ * the bytes: past `maxSize` the extractor is destroyed with ERR_LODE_TARBALL_TOO_LARGE. Returns
+ * the count so far, and a stop for when the extractor is left early.
  */
-function outputChunkSize (data: Buffer): number {
-  const size = data.length >= 18 ? data.readUInt32LE(data.length - 4) : 0
-  return Math.min(Math.max(size + 1, zlibConstants.Z_MIN_CHUNK), MAX_OUTPUT_CHUNK)
+function inflateInto (extractor: Extract, gzip: Buffer, maxSize: number, pkgId: string): { inflated: () => number, stop: () => void } {
+  const gunzip = createGunzip({ chunkSize: STREAM_CHUNK_SIZE })
+  let inflated = 0
+  gunzip.on('data', (chunk: Buffer) => {
+    inflated += chunk.length
+    if (inflated > maxSize) {
+      gunzip.destroy()
+      extractor.destroy(tooLarge(pkgId, maxSize))
+    } else if (!extractor.write(chunk)) {
+      gunzip.pause()
+    }
+  })
+  extractor.on('drain', () => { gunzip.resume() })
+  gunzip.on('end', () => { extractor.end(undefined) })
+  gunzip.on('error', (err) => { extractor.destroy(damagedGzip(pkgId, err)) })
+  gunzip.end(gzip)
+  return { inflated: () => inflated, stop: () => { gunzip.destroy() } }
 }
 
-interface TarFile { name: string, mode: number, content: Buffer }
+interface TarFileBase { name: string, mode: number }
+interface BufferedTarFile extends TarFileBase { content: Buffer }
+interface StreamedTarFile extends TarFileBase {
+  /** Read it to the end (or stop reading) before asking for the next file. */
+  chunks: AsyncIterable<Buffer>
+}
+type TarFile = BufferedTarFile | StreamedTarFile
 
 /**
- * The regular files of a tar archive, first path segment stripped (as npm does). Links and
- * other special entries are skipped (as npm does); an entry that would land outside the package
- * directory fails the whole tarball.
+ * The regular files of a tar archive, first path segment stripped (as npm does), checked
+ * against `limits`. Links and other special entries are skipped (as npm does); an entry that
+ * would land outside the package directory fails the whole tarball. Given inflated tar data, every
+ * file comes whole (`content`, a view of that data); given gzip data, the files larger than
+ * `BUFFERED_FILE_MAX_SIZE` come as `chunks`.
  */
-async function * readTarFiles (tarData: Buffer, pkgId: string): AsyncGenerator<TarFile> {
-  if (tarData.length === 0) throw notTar(pkgId, 'it is empty')
+async function * readTarFiles (source: { tar: Buffer } | { gzip: Buffer }, pkgId: string, limits: ExtractLimits): AsyncGenerator<TarFile> {
   const extractor = tarExtract()
-  extractor.end(tarData)
+  let inflating: ReturnType<typeof inflateInto> | undefined
+  if ('tar' in source) {
+    if (source.tar.length === 0) throw notTar(pkgId, 'it is empty')
+    extractor.end(source.tar)
+  } else {
+    inflating = inflateInto(extractor, source.gzip, limits.maxSize, pkgId)
+  }
+  let fileCount = 0
   try {
     for await (const entry of extractor) {
       const { header } = entry
+      // The header gives the entry's size: no need to inflate a bomb to see it is one.
+      if (entry.offset + 512 + header.size > limits.maxSize) throw tooLarge(pkgId, limits.maxSize)
       if (header.type !== 'file' && header.type !== 'contiguous-file') {
         entry.resume()
         continue
       }
+      if (++fileCount > limits.maxFiles) throw tooManyFiles(pkgId, limits.maxFiles)
+      if (Buffer.byteLength(header.name) > limits.maxPathLength) throw pathTooLong(pkgId, header.name, limits.maxPathLength)
       const name = packagePath(header.name, pkgId)
-      const chunks: Buffer[] = []
-      for await (const chunk of entry) chunks.push(chunk as Buffer)
-      if (name === undefined) continue
-      yield { name, mode: header.mode ?? 0o644, content: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }
+      if (name === undefined) {
+        entry.resume()
+        continue
+      }
+      const mode = header.mode ?? 0o644
+      if (name === 'package.json' && header.size > MANIFEST_MAX_SIZE) {
+        throw badManifest(pkgId, `is larger than ${formatBytes(MANIFEST_MAX_SIZE)}`)
+      }
+      // package.json is within BUFFERED_FILE_MAX_SIZE, so it always comes whole.
+      if (inflating === undefined || header.size <= BUFFERED_FILE_MAX_SIZE) {
+        const chunks: Buffer[] = []
+        for await (const chunk of entry) chunks.push(chunk as Buffer)
+        yield { name, mode, content: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }
+      } else {
+        yield { name, mode, chunks: entryChunks(entry, pkgId) }
+      }
     }
+    if (inflating?.inflated() === 0) throw notTar(pkgId, 'it is empty')
   } catch (err) {
-    if (err instanceof LodeError) throw err
-    throw notTar(pkgId, (err as Error).message)
+    throw tarError(err, pkgId)
+  } finally {
+    inflating?.stop()
+  }
+}
+
+async function * entryChunks (entry: AsyncIterable<unknown>, pkgId: string): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of entry) yield chunk as Buffer
+  } catch (err) {
+    throw tarError(err, pkgId)
+  }
+}
+
+/** tar-stream's errors are about the archive; ours (limits, gzip) pass as they are. */
+function tarError (err: unknown, pkgId: string): LodeError {
+  return err instanceof LodeError ? err : notTar(pkgId, (err as Error).message)
+}
+
+/**
+ * Rejects a package where one path is both a file and a directory (`a` and `a/b`): it could not
+ * be linked. In an order where `/` sorts before any other character, whatever lies under `a/`
+ * comes right after `a`, so comparing neighbours finds every such pair.
+ */
+function checkPathConflicts (paths: Iterable<string>, pkgId: string): void {
+  // A path holds no \0 (packagePath rejects it), so it can stand for `/` in the sort keys.
+  const keys = Array.from(paths, (p) => p.replaceAll('/', '\0')).sort()
+  for (let i = 1; i < keys.length; i++) {
+    const file = keys[i - 1]!
+    const under = keys[i]!
+    if (under.length > file.length && under.startsWith(file) && under[file.length] === '\0') {
+      throw new LodeError('TARBALL_PATH_CONFLICT',
+        `The tarball of ${pkgId} has a file "${file.replaceAll('\0', '/')}" and a file "${under.replaceAll('\0', '/')}" under it: a path cannot be both a file and a directory.`,
+        { hint: 'The package\'s tarball is broken (or made to break installs); nothing was added to the store index. Use another version of this package.' })
+    }
   }
 }
 
@@ -178,14 +339,43 @@ function parseManifest (content: Buffer, pkgId: string): Record<string, unknown>
   try {
     manifest = JSON.parse(content.toString('utf8').replace(/^\uFEFF/, ''))
   } catch (err) {
-    throw new LodeError('TARBALL_BAD_MANIFEST', `The package.json in the tarball of ${pkgId} is not valid JSON: ${(err as Error).message}.`,
-      { hint: 'The package is broken on the registry; use another version of it.' })
+    throw badManifest(pkgId, `is not valid JSON: ${(err as Error).message}`)
   }
   if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) {
-    throw new LodeError('TARBALL_BAD_MANIFEST', `The package.json in the tarball of ${pkgId} is not a JSON object.`,
-      { hint: 'The package is broken on the registry; use another version of it.' })
+    throw badManifest(pkgId, 'is not a JSON object')
   }
   return manifest as Record<string, unknown>
+}
+
+function badManifest (pkgId: string, why: string): LodeError {
+  return new LodeError('TARBALL_BAD_MANIFEST', `The package.json in the tarball of ${pkgId} ${why}.`,
+    { hint: 'The package is broken on the registry; use another version of it.' })
+}
+
+// The limits' hints: a tarball past them is either a real, huge package or one made to exhaust
+// the machine; only the user can tell which.
+const LIMIT_HINT = 'Nothing was added to the store index. If you trust this package and it really is that large, raise the limit; otherwise do not install this version: the tarball may be made to exhaust memory or disk.'
+
+function tooLarge (pkgId: string, maxSize: number): LodeError {
+  return new LodeError('TARBALL_TOO_LARGE', `The tarball of ${pkgId} unpacks to more than ${formatBytes(maxSize)}, the limit for one package.`,
+    { hint: LIMIT_HINT })
+}
+
+function tooManyFiles (pkgId: string, maxFiles: number): LodeError {
+  return new LodeError('TARBALL_TOO_MANY_FILES', `The tarball of ${pkgId} has more than ${maxFiles} files, the limit for one package.`,
+    { hint: LIMIT_HINT })
+}
+
+function pathTooLong (pkgId: string, entryName: string, maxPathLength: number): LodeError {
+  const shown = entryName.length > 120 ? `${entryName.slice(0, 120)}…` : entryName
+  return new LodeError('TARBALL_PATH_TOO_LONG',
+    `The tarball of ${pkgId} has a file whose path is longer than ${maxPathLength} bytes (${Buffer.byteLength(entryName)}): "${shown}".`,
+    { hint: 'Real packages have no such paths: the tarball is broken or made to break installs. Nothing was added to the store index; use another version of this package.' })
+}
+
+function formatBytes (bytes: number): string {
+  const mib = bytes / (1024 * 1024)
+  return mib >= 1024 ? `${+(mib / 1024).toFixed(2)} GiB` : `${+mib.toFixed(2)} MiB`
 }
 
 function notTar (pkgId: string, why: string): LodeError {

@@ -4,7 +4,7 @@ import os from 'node:os'
 import { fromLodeErrorData } from '@lode/fs.error'
 import { storeIndexKey } from '@lode/store.index'
 import type { StoreIndex } from '@lode/store.index'
-import type { ExtractedPackage, ExtractResult, ExtractTask } from '@lode/worker.extract'
+import type { ExtractedPackage, ExtractLimits, ExtractResult, ExtractTask } from '@lode/worker.extract'
 import type { LinkOutcome, LinkResult, LinkTask } from '@lode/worker.link'
 import { Piscina } from 'piscina'
 
@@ -44,9 +44,10 @@ export class StorePool {
   /**
    * Extracts one tarball into the store. The tarball's memory is moved to the thread: the caller
    * must not use `tarball` afterwards (a view on a shared buffer is copied first).
-   * Rejects with a `LodeError` for bad input (integrity, not gzip, not tar, unsafe path).
+   * Rejects with a `LodeError` for bad input (integrity, not gzip, not tar, unsafe path, past
+   * `limits`, whose defaults are `DEFAULT_EXTRACT_LIMITS` of `@lode/worker.extract`).
    */
-  async extract (tarball: Uint8Array, opts: { integrity: string, storeDir: string, pkgId: string }): Promise<ExtractedPackage> {
+  async extract (tarball: Uint8Array, opts: { integrity: string, storeDir: string, pkgId: string, limits?: Partial<ExtractLimits> }): Promise<ExtractedPackage> {
     const buffer = ownedArrayBuffer(tarball)
     const result = await this.pool.run({ tarball: buffer, ...opts }, { transferList: [buffer] })
     if (!result.ok) throw fromLodeErrorData(result.error)
@@ -122,6 +123,8 @@ export interface AddTarballOptions {
   pkgId: string
   integrity: string
   tarball: Uint8Array
+  /** What the tarball may unpack to; by default `DEFAULT_EXTRACT_LIMITS` of `@lode/worker.extract`. */
+  limits?: Partial<ExtractLimits>
 }
 
 /**
@@ -130,7 +133,8 @@ export interface AddTarballOptions {
  * indexed for a bad tarball.
  */
 export async function addTarballToStore (opts: AddTarballOptions): Promise<ExtractedPackage> {
-  const extracted = await opts.pool.extract(opts.tarball, { integrity: opts.integrity, storeDir: opts.storeDir, pkgId: opts.pkgId })
-  opts.index.queueWriteEncoded(storeIndexKey(opts.integrity, opts.pkgId), extracted.row)
+  const { pool, index, tarball, ...task } = opts
+  const extracted = await pool.extract(tarball, task)
+  index.queueWriteEncoded(storeIndexKey(task.integrity, task.pkgId), extracted.row)
   return extracted
 }

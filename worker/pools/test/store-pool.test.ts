@@ -70,6 +70,30 @@ test('a bad tarball rejects with the thread\'s LodeError and nothing is indexed'
   }
 })
 
+test('limits given to the pool reach the thread, and nothing is indexed for a tarball past them', async () => {
+  const storeDir = tempDir('pool-limits')
+  const pool = new StorePool({ threads: 1 })
+  const index = new StoreIndex(storeDir)
+  try {
+    const { tarball, integrity } = await buildTarball([
+      { name: 'package/package.json', content: '{"name":"two","version":"1.0.0"}' },
+      { name: 'package/index.js', content: 'module.exports = 2' },
+    ])
+    await assert.rejects(pool.extract(tarball, { integrity, storeDir, pkgId: 'two@1.0.0', limits: { maxFiles: 1 } }),
+      { name: 'LodeError', code: 'ERR_LODE_TARBALL_TOO_MANY_FILES', message: /two@1\.0\.0/ })
+    await assert.rejects(addTarballToStore({ pool, index, storeDir, pkgId: 'two@1.0.0', integrity, tarball, limits: { maxPathLength: 12 } }),
+      { code: 'ERR_LODE_TARBALL_PATH_TOO_LONG' })
+    index.flush()
+    assert.equal(index.get(storeIndexKey(integrity, 'two@1.0.0')), undefined)
+    // Without limits, the defaults.
+    await addTarballToStore({ pool, index, storeDir, pkgId: 'two@1.0.0', integrity, tarball })
+    assert.equal(index.get(storeIndexKey(integrity, 'two@1.0.0'))?.files.size, 2)
+  } finally {
+    index.close()
+    await pool.close()
+  }
+})
+
 test('a process that used the pool exits by itself once the pool is closed', async () => {
   const dir = tempDir('pool-exit')
   const { listFile } = await writeTarballs(dir, 3)
