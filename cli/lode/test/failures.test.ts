@@ -257,3 +257,30 @@ test('credentials written in the registry URL are never printed, in warnings or 
   assert.match(result.stdout, /\[WARN\] GET http:\/\/\*\*\*@127\.0\.0\.1:\d+\/a error \(503\)/)
   assert.ok(!`${result.stdout}${result.stderr}`.includes('S3CRET'), `${result.stdout}\n${result.stderr}`)
 })
+
+test('a tarball over the configured unpacked size, or holding a path that is both a file and a directory, fails naming the package and changes nothing, every time', async () => {
+  const hostile = await TestRegistry.start([
+    { name: 'a', version: '1.0.0' },
+    { name: 'big', version: '1.0.0', files: { 'blob.bin': Buffer.alloc(3 * 1024 * 1024) } },
+    { name: 'clash', version: '1.0.0', files: { lib: 'a file', 'lib/index.js': 'module.exports = 1' } },
+  ])
+  try {
+    for (const [dep, code] of [['big', 'ERR_LODE_TARBALL_TOO_LARGE'], ['clash', 'ERR_LODE_TARBALL_PATH_CONFLICT']] as const) {
+      const project = makeProject(hostile, { name: 'p', version: '1.0.0', dependencies: { a: '1.0.0' } }, { 'pnpm-workspace.yaml': 'tarballMaxUnpackedSize: 1000000\n' })
+      assert.equal((await lode(project, ['install'])).code, 0)
+      fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', dependencies: { a: '1.0.0', [dep]: '1.0.0' } }))
+      const before = snapshot(project.dir)
+      // Twice: nothing of the bad tarball stays in the store index to fail differently the next time.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const result = await lode(project, ['install'])
+        assert.equal(result.code, 1, result.stdout)
+        assert.ok(result.stderr.startsWith(`[${code}] `), result.stderr)
+        assert.ok(result.stderr.includes(`${dep}@1.0.0`), result.stderr)
+        assert.deepEqual([...snapshot(project.dir)].filter(([rel, what]) => before.get(rel) !== what), [])
+        assert.equal(snapshot(project.dir).size, before.size)
+      }
+    }
+  } finally {
+    await hostile.close()
+  }
+})

@@ -35,6 +35,13 @@ export interface Config {
   readonly fetchRetryMintimeout: number
   readonly fetchRetryMaxtimeout: number
   readonly fetchTimeout: number
+  /**
+   * lode's bounds on one package's tarball (not pnpm settings: pnpm has none): the bytes it may
+   * unpack to and its number of files. Beyond them the install fails with a coded error naming
+   * the package. Defaults: `DEFAULT_EXTRACT_LIMITS` of `@lode/worker.extract`.
+   */
+  readonly tarballMaxUnpackedSize: number | undefined
+  readonly tarballMaxFiles: number | undefined
   readonly strictSsl: boolean
   readonly ca: readonly string[]
   readonly httpProxy: string | undefined
@@ -155,6 +162,8 @@ export function getConfig (opts: GetConfigOptions): Config {
     fetchRetryMintimeout: setting('fetchRetryMintimeout', isNumber, npmNumber('fetch-retry-mintimeout', 10_000)),
     fetchRetryMaxtimeout: setting('fetchRetryMaxtimeout', isNumber, npmNumber('fetch-retry-maxtimeout', 60_000)),
     fetchTimeout: setting('fetchTimeout', isNumber, npmNumber('fetch-timeout', 60_000)),
+    tarballMaxUnpackedSize: setting<number | undefined>('tarballMaxUnpackedSize', (v): v is number | undefined => isNumber(v) && v > 0, undefined),
+    tarballMaxFiles: setting<number | undefined>('tarballMaxFiles', (v): v is number | undefined => isNumber(v) && v > 0, undefined),
     strictSsl: npmrc['strict-ssl'] !== 'false',
     ca,
     httpProxy: npmrc['http-proxy'] ?? npmrc['proxy'] ?? env['http_proxy'] ?? env['HTTP_PROXY'],

@@ -51,9 +51,17 @@ export class PackageFetcher {
   /** Set by `close()`: fetches still queued give up instead of downloading for nothing. */
   private closing = false
   private readonly platform: Platform = currentPlatform()
+  /** The configured bounds on a tarball (the extract thread's defaults for the rest). */
+  private readonly limits: { maxSize?: number, maxFiles?: number }
   downloaded = 0
 
-  constructor (private readonly opts: PackageFetcherOptions) {}
+  constructor (private readonly opts: PackageFetcherOptions) {
+    const { tarballMaxUnpackedSize, tarballMaxFiles } = opts.config
+    this.limits = {
+      ...(tarballMaxUnpackedSize === undefined ? {} : { maxSize: tarballMaxUnpackedSize }),
+      ...(tarballMaxFiles === undefined ? {} : { maxFiles: tarballMaxFiles }),
+    }
+  }
 
   /** Starts fetching a package just resolved, unless the store has it or it is for another platform. */
   prefetch (pkg: PackageToFetch & { platform?: PlatformFields }): void {
@@ -121,7 +129,7 @@ export class PackageFetcher {
         const tarball = await this.download(pkg)
         this.opts.trace?.count('downloaded', 1)
         try {
-          const { files, requiresBuild } = await addTarballToStore({ pool: storePool, index, storeDir: this.opts.config.storeDir, pkgId: pkg.pkgId, integrity, tarball })
+          const { files, requiresBuild } = await addTarballToStore({ pool: storePool, index, storeDir: this.opts.config.storeDir, pkgId: pkg.pkgId, integrity, tarball, limits: this.limits })
           this.downloaded++
           this.opts.trace?.count('extracted', 1)
           return { files, requiresBuild }
