@@ -34,4 +34,5 @@ test('a 2 GiB gzip bomb whose trailer says 1 KiB is rejected with the default li
   // Before the limits, this took 4 GB and failed with a RangeError.
   const peakMb = process.resourceUsage().maxRSS / 1024
   assert.ok(peakMb < 400, `peak RSS ${peakMb.toFixed(0)} MB`)
+  fs.rmSync(storeDir, { recursive: true, force: true })
 })

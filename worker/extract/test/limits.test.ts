@@ -3,7 +3,7 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { test } from 'node:test'
+import { after, test } from 'node:test'
 import { gzipSync } from 'node:zlib'
 
 import { buildTarball, integrityOf } from '@lode/__utils__.test-fixtures'
@@ -19,8 +19,16 @@ import type { StreamedEntry } from './streamed-tarball.js'
 const MiB = 1024 * 1024
 const MANIFEST: StreamedEntry = { name: 'package/package.json', size: 32, content: Buffer.from('{"name":"big","version":"1.0.0"}') }
 
+// These stores hold files of tens of MB: removed when the tests are done.
+const stores: string[] = []
+after(() => {
+  for (const storeDir of stores) fs.rmSync(storeDir, { recursive: true, force: true })
+})
+
 function tempStore (): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'lode-extract-limits-'))
+  const storeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-extract-limits-'))
+  stores.push(storeDir)
+  return storeDir
 }
 
 async function extractTarball (tarball: Buffer, opts: { storeDir?: string, limits?: Partial<ExtractLimits> } = {}): Promise<ExtractedPackage> {
