@@ -14,6 +14,7 @@ import { createCasWriter, packFiles } from '@lode/store.cafs'
 import type { CasFileInfo } from '@lode/store.cafs'
 import { StoreIndex, createPackageFilesIndex, storeIndexKey } from '@lode/store.index'
 import type { PackageFilesIndex } from '@lode/store.index'
+import { DEFAULT_EXTRACT_LIMITS } from '@lode/worker.extract/limits'
 import { StorePool, addTarballToStore } from '@lode/worker.pools'
 import { familySync } from 'detect-libc'
 import pLimit from 'p-limit'
@@ -177,7 +178,9 @@ export class PackageFetcher {
       })
     }
     // Without validators the client answers 200 or throws.
-    const response = await this.opts.client.get(url, { accept: '*/*', subject: pkg.pkgId }) as { body: Buffer }
+    // A tarball is never larger than what it unpacks to: the same bound holds for the download.
+    const maxSize = this.limits.maxSize ?? DEFAULT_EXTRACT_LIMITS.maxSize
+    const response = await this.opts.client.get(url, { accept: '*/*', subject: pkg.pkgId, maxSize }) as { body: Buffer }
     return response.body
   }
 }

@@ -71,7 +71,16 @@ export interface GetOptions {
   lastModified?: string | undefined
   /** Names the thing asked for in error messages (a package name). */
   subject: string
+  /** The most bytes the body may have, as sent and decoded (default `MAX_BODY_SIZE`): past it, `ERR_LODE_FETCH_TOO_LARGE`. */
+  maxSize?: number | undefined
 }
+
+/**
+ * The default bound on a response body, as sent and once decoded: a registry (or whoever answers
+ * for it) cannot make lode hold more. A packument past it could not be parsed anyway (V8's
+ * strings end at about 512 MiB).
+ */
+export const MAX_BODY_SIZE = 512 * 1024 * 1024
 
 export type GetResult =
   | { status: 200, body: Buffer, etag: string | undefined, lastModified: string | undefined }
@@ -340,6 +349,11 @@ export class RegistryClient {
         }
         throw httpError(hop, options.subject, status)
       }
+      const maxSize = options.maxSize ?? MAX_BODY_SIZE
+      if (Number(header(response.headers, 'content-length')) > maxSize) {
+        drop(response.body)
+        throw tooLarge(hop, options.subject, maxSize)
+      }
       const chunks: Buffer[] = []
       let received = 0
       if (d.lowSpeedTime > 0 && d.lowSpeedLimit > 0) {
@@ -355,11 +369,15 @@ export class RegistryClient {
         const buffer = chunk as Buffer
         chunks.push(buffer)
         received += buffer.length
+        if (received > maxSize) {
+          drop(response.body)
+          throw tooLarge(hop, options.subject, maxSize)
+        }
       }
       const raw = Buffer.concat(chunks)
       return {
         status: 200,
-        body: await decode(raw, header(response.headers, 'content-encoding'), hop, options.subject),
+        body: await decode(raw, header(response.headers, 'content-encoding'), hop, options.subject, maxSize),
         etag: header(response.headers, 'etag'),
         lastModified: header(response.headers, 'last-modified'),
       }
@@ -384,16 +402,37 @@ export class RegistryClient {
 
 const DEADLINE_CODES: Record<Deadline, string> = { headers: 'HEADERS_TIMEOUT', response: 'RESPONSE_TIMEOUT', lowSpeed: 'LOW_SPEED' }
 
-async function decode (raw: Buffer, encoding: string | undefined, hop: Hop, subject: string): Promise<Buffer> {
+async function decode (raw: Buffer, encoding: string | undefined, hop: Hop, subject: string, maxSize: number): Promise<Buffer> {
+  // A small compressed body can inflate to gigabytes: the decoded size has the same bound.
+  const bounded = async (inflateWith: typeof gunzip): Promise<Buffer> => {
+    try {
+      return await inflateWith(raw, { maxOutputLength: maxSize })
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(hop, subject, maxSize)
+      throw err
+    }
+  }
   switch (encoding?.trim().toLowerCase()) {
     case undefined: case '': case 'identity': return raw
-    case 'gzip': case 'x-gzip': return await gunzip(raw)
-    case 'br': return await brotliDecompress(raw)
-    case 'deflate': return await inflate(raw)
+    case 'gzip': case 'x-gzip': return await bounded(gunzip)
+    case 'br': return await bounded(brotliDecompress)
+    case 'deflate': return await bounded(inflate)
     default: throw new LodeError('FETCH_BAD_ENCODING', `GET ${hop.shown} answered with an unsupported content-encoding "${encoding}" while fetching ${shownSubject(subject)}.`, {
       hint: 'A proxy between you and the registry may be rewriting responses; check the proxy settings in .npmrc.',
     })
   }
+}
+
+/** Stops reading a body and closes its connection (undici reports the abort as an error event: it is expected here). */
+function drop (body: NodeJS.ReadableStream & { destroy: () => void }): void {
+  body.on('error', () => {})
+  body.destroy()
+}
+
+function tooLarge (hop: Hop, subject: string, maxSize: number): LodeError {
+  return new LodeError('FETCH_TOO_LARGE', `GET ${hop.shown} answered with more than ${maxSize} bytes while fetching ${shownSubject(subject)}.`, {
+    hint: 'No package or metadata document is that large: the registry (or a proxy) may be broken or hostile. For a real package that large, raise tarballMaxUnpackedSize in pnpm-workspace.yaml.',
+  })
 }
 
 function decodeUserinfo (part: string): string {

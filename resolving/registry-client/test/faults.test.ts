@@ -496,3 +496,45 @@ test('redactUrl masks userinfo and secret-looking query parameters, and leaves o
   assert.equal(redactUrl('http://127.0.0.1:4873/a b'), 'http://127.0.0.1:4873/a b')
   assert.equal(redactUrl('http://u:p@[bad/x?token=t'), 'http://***@[bad/x?token=***')
 })
+
+test('a body past maxSize, as sent or once decoded, is ERR_LODE_FETCH_TOO_LARGE at once, not retried', async () => {
+  const { gzipSync } = await import('node:zlib')
+  const http = await import('node:http')
+  let requests = 0
+  const server = http.createServer((req, res) => {
+    requests++
+    if (req.url === '/declared') {
+      res.writeHead(200, { 'content-length': 50_000 })
+      res.end(Buffer.alloc(50_000))
+    } else if (req.url === '/chunked') {
+      res.writeHead(200)
+      for (let i = 0; i < 10; i++) res.write(Buffer.alloc(10_000))
+      res.end()
+    } else {
+      // 5 kB on the wire, 50 MB once inflated.
+      res.writeHead(200, { 'content-encoding': 'gzip' })
+      res.end(gzipSync(Buffer.alloc(50_000_000)))
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const { client: c } = client()
+  try {
+    for (const [path, maxSize] of [['/declared', 20_000], ['/chunked', 20_000], ['/bomb', 1_000_000]] as const) {
+      const before = requests
+      await assert.rejects(c.get(`${base}${path}`, { accept: '*/*', subject: 'huge@1.0.0', maxSize }), (err: Error & { code?: string }) => {
+        assert.equal(err.code, 'ERR_LODE_FETCH_TOO_LARGE', `${path}: ${err.message}`)
+        assert.match(err.message, /huge@1\.0\.0/)
+        return true
+      })
+      assert.equal(requests - before, 1, `${path} is not retried`)
+    }
+    // Within the bound, the same server's answer is read whole.
+    const fits = await c.get(`${base}/declared`, { accept: '*/*', subject: 'fits', maxSize: 50_000 })
+    assert.equal(fits.status === 200 ? fits.body.length : 0, 50_000)
+  } finally {
+    await c.close()
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => { resolve() }))
+  }
+})

@@ -10,6 +10,12 @@ import ssri from 'ssri'
 import { extract as tarExtract } from 'tar-stream'
 import type { Extract } from 'tar-stream'
 
+import { DEFAULT_EXTRACT_LIMITS } from './limits.js'
+import type { ExtractLimits } from './limits.js'
+
+export { DEFAULT_EXTRACT_LIMITS } from './limits.js'
+export type { ExtractLimits } from './limits.js'
+
 /** A tarball to add to the store. Runs in a store-pool thread (see `@lode/worker.pools`). */
 export interface ExtractTask {
   /** The downloaded tarball; moved to the thread (transferList), not copied. */
@@ -23,28 +29,6 @@ export interface ExtractTask {
   limits?: Partial<ExtractLimits>
 }
 
-/** Bounds on what one tarball may unpack to: tarballs are attacker-controlled input. */
-export interface ExtractLimits {
-  /** Bytes the gzip data may inflate to (the tar archive: files, headers, padding). */
-  maxSize: number
-  /** Regular-file entries (a path repeated counts each time). */
-  maxFiles: number
-  /** Bytes (UTF-8) of a regular-file entry's path as the tarball has it, first segment included. */
-  maxPathLength: number
-}
-
-export const DEFAULT_EXTRACT_LIMITS: Readonly<ExtractLimits> = Object.freeze({
-  // The largest real npm packages unpack to a few hundred MB. 1 GiB leaves them room several
-  // times over and still bounds the disk and time one tarball can take (memory is bounded
-  // whatever the size: large files are streamed to the CAS). A 2 GiB bomb fits in a 2 MB tarball.
-  maxSize: 1024 * 1024 * 1024,
-  // Real packages have up to some tens of thousands of files. Each one costs a record in the
-  // index row, built in memory: extracting 100,000 small files peaks at about 300 MB of RSS.
-  maxFiles: 100_000,
-  // Linux's PATH_MAX is 4096 bytes for the whole path, of which node_modules/.pnpm/<name>@<version>/
-  // node_modules/<name>/ can take a few hundred; real package paths are far below 1024.
-  maxPathLength: 1024,
-})
 
 /**
  * What the main thread needs of an extracted package, in the forms it passes on as they are:
@@ -354,16 +338,16 @@ function badManifest (pkgId: string, why: string): LodeError {
 
 // The limits' hints: a tarball past them is either a real, huge package or one made to exhaust
 // the machine; only the user can tell which.
-const LIMIT_HINT = 'Nothing was added to the store index. If you trust this package and it really is that large, raise the limit; otherwise do not install this version: the tarball may be made to exhaust memory or disk.'
+const limitHint = (setting: string): string => `Nothing was added to the store index. If you trust this package and it really is that large, raise ${setting} in pnpm-workspace.yaml; otherwise do not install this version: the tarball may be made to exhaust memory or disk.`
 
 function tooLarge (pkgId: string, maxSize: number): LodeError {
   return new LodeError('TARBALL_TOO_LARGE', `The tarball of ${pkgId} unpacks to more than ${formatBytes(maxSize)}, the limit for one package.`,
-    { hint: LIMIT_HINT })
+    { hint: limitHint('tarballMaxUnpackedSize') })
 }
 
 function tooManyFiles (pkgId: string, maxFiles: number): LodeError {
   return new LodeError('TARBALL_TOO_MANY_FILES', `The tarball of ${pkgId} has more than ${maxFiles} files, the limit for one package.`,
-    { hint: LIMIT_HINT })
+    { hint: limitHint('tarballMaxFiles') })
 }
 
 function pathTooLong (pkgId: string, entryName: string, maxPathLength: number): LodeError {
