@@ -3,11 +3,12 @@ import { LodeError } from '@lode/fs.error'
 /**
  * A `package.json`'s text as an object. Invalid JSON is `ERR_LODE_INVALID_PACKAGE_JSON` naming
  * `where` (a file, or a file inside a tarball) and the line and column; so is anything but an object.
+ * A byte order mark before the JSON is skipped, as npm and pnpm skip it.
  */
 export function parsePackageJson (text: string, where: string): Record<string, unknown> {
   let value: unknown
   try {
-    value = JSON.parse(text)
+    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
   } catch (err) {
     const message = (err as Error).message
     throw new LodeError('INVALID_PACKAGE_JSON', `${where} is not valid JSON${positionOf(text, message)}: ${message}`, { hint: 'Fix the syntax error and run again.' })
@@ -28,18 +29,26 @@ function positionOf (text: string, message: string): string {
   return ` (line ${line}, column ${column})`
 }
 
-const DEPENDENCY_GROUPS = ['dependencies', 'devDependencies', 'optionalDependencies'] as const
+const DEPENDENCY_GROUPS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const
+
+const isMap = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**
- * Checks a project's dependency groups: each, when present, must map names to version strings.
- * Otherwise `ERR_LODE_INVALID_PACKAGE_JSON` names the group and `where`.
+ * Checks the fields of a project's manifest that the install reads as typed values: each dependency
+ * group (peers too), when present, maps names to version strings; `peerDependenciesMeta` maps names
+ * to maps; `name` and `version` are strings (a number reaches semver, which throws on it).
+ * Otherwise `ERR_LODE_INVALID_PACKAGE_JSON` names the field and `where`.
  */
 export function checkDependencyGroups (manifest: Record<string, unknown>, where: string): void {
+  const invalid = (field: string, what: string): LodeError =>
+    new LodeError('INVALID_PACKAGE_JSON', `"${field}" in ${where} must ${what}.`, { hint: `Fix "${field}" in ${where} and run again.` })
   for (const group of DEPENDENCY_GROUPS) {
     const deps = manifest[group]
-    if (deps === undefined) continue
-    if (typeof deps !== 'object' || deps === null || Array.isArray(deps) || !Object.values(deps).every((v) => typeof v === 'string')) {
-      throw new LodeError('INVALID_PACKAGE_JSON', `"${group}" in ${where} must map package names to version strings.`, { hint: 'Fix the file and run again.' })
-    }
+    if (deps !== undefined && (!isMap(deps) || !Object.values(deps).every((v) => typeof v === 'string'))) throw invalid(group, 'map package names to version strings')
+  }
+  const meta = manifest['peerDependenciesMeta']
+  if (meta !== undefined && (!isMap(meta) || !Object.values(meta).every(isMap))) throw invalid('peerDependenciesMeta', 'map package names to maps such as { "optional": true }')
+  for (const field of ['name', 'version']) {
+    if (manifest[field] !== undefined && typeof manifest[field] !== 'string') throw invalid(field, 'be a string')
   }
 }

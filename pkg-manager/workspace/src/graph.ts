@@ -54,15 +54,25 @@ export function sortProjects<T extends WorkspaceProject> (projects: readonly T[]
   const byId = new Map(projects.map((project) => [project.id, project]))
   const ordered: T[] = []
   const seen = new Set<string>()
-  const visit = (project: T): void => {
-    if (seen.has(project.id)) return
-    seen.add(project.id)
-    for (const id of edges.get(project.id) ?? []) {
-      const dependency = byId.get(id)
-      if (dependency !== undefined) visit(dependency)
+  // A depth-first walk with a stack of its own: a chain of thousands of projects overflows none.
+  for (const start of projects) {
+    if (seen.has(start.id)) continue
+    seen.add(start.id)
+    const stack = [{ project: start, next: 0 }]
+    while (stack.length > 0) {
+      const top = stack.at(-1)!
+      const dependencies = edges.get(top.project.id) ?? []
+      if (top.next < dependencies.length) {
+        const dependency = byId.get(dependencies[top.next++]!)
+        if (dependency !== undefined && !seen.has(dependency.id)) {
+          seen.add(dependency.id)
+          stack.push({ project: dependency, next: 0 })
+        }
+        continue
+      }
+      ordered.push(top.project)
+      stack.pop()
     }
-    ordered.push(project)
   }
-  for (const project of projects) visit(project)
   return ordered
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import { hasErrno } from '@lode/fs.error'
+import { LodeError, fileSystemError, hasErrno } from '@lode/fs.error'
 import { checkDependencyGroups, parsePackageJson } from '@lode/fs.package-json'
 
 /** A project of a workspace: its directory, its id in the lockfile (`.`, `packages/a`) and its package.json. */
@@ -48,7 +48,7 @@ export async function findWorkspaceProjects (rootDir: string, patterns: readonly
       text = fs.readFileSync(file, 'utf8')
     } catch (err) {
       if (hasErrno(err, 'ENOENT')) return undefined
-      throw err
+      throw fileSystemError(err, file) ?? err
     }
     const manifest = parsePackageJson(text, file)
     checkDependencyGroups(manifest, file)
@@ -57,8 +57,16 @@ export async function findWorkspaceProjects (rootDir: string, patterns: readonly
   return projects.filter((project) => project !== undefined).sort((a, b) => a.id === '.' ? -1 : b.id === '.' ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 }
 
-/** The package.json files of the workspace's projects, relative to `rootDir` (the root's included), sorted: globbing only, nothing read. */
+/**
+ * The package.json files of the workspace's projects, relative to `rootDir` (the root's always
+ * included, as pnpm includes it whatever the patterns exclude), sorted: globbing only, nothing read.
+ * A pattern the glob library cannot match is `ERR_LODE_INVALID_SETTING` naming pnpm-workspace.yaml.
+ */
 export async function findWorkspaceManifests (rootDir: string, patterns: readonly string[]): Promise<string[]> {
+  for (const pattern of patterns) {
+    if (pattern.includes('\0')) throw unmatchable(rootDir, pattern, 'it has a NUL character')
+    if (pattern.length > MAX_PATTERN_LENGTH) throw unmatchable(rootDir, pattern, `it is longer than ${MAX_PATTERN_LENGTH} characters`)
+  }
   const listed = listManifests(rootDir, patterns)
   if (listed !== undefined) return listed
   const manifestGlobs = patterns.map((pattern) => {
@@ -66,10 +74,49 @@ export async function findWorkspaceManifests (rootDir: string, patterns: readonl
     const body = (negated ? pattern.slice(1) : pattern).replace(/\/+$/, '')
     return `${negated ? '!' : ''}${body === '' || body === '.' ? '' : `${body}/`}package.json`
   })
-  const { glob } = await import('tinyglobby')
-  const files = await glob([...manifestGlobs, 'package.json'], { cwd: rootDir, ignore: IGNORED, dot: false, onlyFiles: true, expandDirectories: false })
-  return files.sort()
+  const { globSync } = await import('tinyglobby')
+  const negations = manifestGlobs.filter((glob) => glob.startsWith('!'))
+  const files = new Set<string>()
+  try {
+    // One crawl per pattern: the glob library crawls from the patterns' common ancestor, so one
+    // pattern above the root (`../../../../x`, `/*`) would make it walk the whole file system for
+    // another. Synchronous: the async crawl runs a pattern's regular expression in a callback, where
+    // an expression V8 cannot compile (thousands of segments) is an uncaught exception.
+    for (const glob of manifestGlobs.filter((g) => !g.startsWith('!'))) {
+      for (const file of globSync([glob, ...negations], { cwd: rootDir, ignore: IGNORED, dot: false, onlyFiles: true, expandDirectories: false })) files.add(file)
+    }
+  } catch (err) {
+    // The glob library's own failures on a pattern: a regular expression V8 cannot compile, and a
+    // TypeError on a segment of dots (`....`) it takes for parent directories.
+    if (!(err instanceof SyntaxError) && !(err instanceof RangeError) && !(err instanceof TypeError)) throw err
+    throw unmatchable(rootDir, undefined, err.message.slice(0, 200), err)
+  }
+  if (isFile(path.join(rootDir, 'package.json'))) files.add('package.json')
+  return [...files].sort()
 }
+
+function unmatchable (rootDir: string, pattern: string | undefined, why: string, cause?: unknown): LodeError {
+  const file = path.join(rootDir, 'pnpm-workspace.yaml')
+  const which = pattern === undefined ? 'A pattern' : `The pattern ${JSON.stringify(pattern.slice(0, 100))}`
+  return new LodeError('INVALID_SETTING', `${which} of packages in ${file} cannot be matched: ${why}.`, {
+    hint: `Write the packages of ${file} as directories or simple globs (packages/*, apps/**).`,
+    cause,
+  })
+}
+
+/** Whether `file` is a file; a path that cannot exist (a name too long, a file as a directory) is not one. */
+function isFile (file: string): boolean {
+  try {
+    return fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true
+  } catch (err) {
+    if (hasErrno(err, 'ENAMETOOLONG') || hasErrno(err, 'ENOTDIR')) return false
+    throw fileSystemError(err, file) ?? err
+  }
+}
+
+// The glob library's time grows with the square of a pattern's length in places (a run of `(`
+// takes a second at 10,000 characters); real patterns are a few dozen characters.
+const MAX_PATTERN_LENGTH = 4096
 
 // A pattern that is a directory, or a directory's children (`packages/*`), with no glob syntax
 // and no segment a glob would skip (dot directories, node_modules): what most workspaces use.
@@ -101,8 +148,8 @@ function listManifests (rootDir: string, patterns: readonly string[]): string[] 
     try {
       entries = fs.readdirSync(path.join(rootDir, ...dir), { withFileTypes: true })
     } catch (err) {
-      if (hasErrno(err, 'ENOENT') || hasErrno(err, 'ENOTDIR')) continue
-      throw err
+      if (hasErrno(err, 'ENOENT') || hasErrno(err, 'ENOTDIR') || hasErrno(err, 'ENAMETOOLONG')) continue
+      throw fileSystemError(err, path.join(rootDir, ...dir)) ?? err
     }
     for (const entry of entries) {
       // A symlink may lead to a directory: the stat below decides.
@@ -111,7 +158,7 @@ function listManifests (rootDir: string, patterns: readonly string[]): string[] 
       }
     }
   }
-  const found = [...candidates].filter((file) => fs.statSync(path.join(rootDir, file), { throwIfNoEntry: false })?.isFile() === true)
+  const found = [...candidates].filter((file) => isFile(path.join(rootDir, file)))
   return found.sort()
 }
 

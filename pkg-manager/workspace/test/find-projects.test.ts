@@ -73,3 +73,36 @@ test('plain directories and their children are listed as the glob would find the
   }
   assert.deepEqual((await findWorkspaceProjects(root, ['packages/*', 'apps/web'])).map((project) => project.manifest['name']), ['root', 'web', 'a', 'linked'])
 })
+
+// Found by fuzz.test.ts.
+
+test('fuzz finding: the root project is listed whatever the patterns exclude (`!`, `!.`), as pnpm lists it', async () => {
+  const root = tree({ 'package.json': pkg('root'), 'packages/a/package.json': pkg('a') })
+  for (const patterns of [['!'], ['packages/*', '!.'], ['!**', 'packages/*']]) {
+    assert.equal((await findWorkspaceProjects(root, patterns))[0]?.id, '.', JSON.stringify(patterns))
+  }
+})
+
+test('fuzz finding: a pattern the glob library cannot match (thousands of segments, a run of dots, a NUL, over 4096 characters) is ERR_LODE_INVALID_SETTING naming pnpm-workspace.yaml, not an uncaught exception', async () => {
+  const root = tree({ 'package.json': pkg('root'), 'packages/a/package.json': pkg('a') })
+  for (const pattern of [`x${'*~/'.repeat(3000)}`, `${'.'.repeat(200)}/x`, 'packages/\0', `packages/${'('.repeat(5000)}`]) {
+    await assert.rejects(findWorkspaceProjects(root, ['packages/*', pattern]), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ERR_LODE_INVALID_SETTING')
+      assert.ok(err.message.includes(path.join(root, 'pnpm-workspace.yaml')))
+      return true
+    }, pattern.slice(0, 20))
+  }
+})
+
+test('fuzz finding: a directory name too long for the file system matches nothing', async () => {
+  const root = tree({ 'package.json': pkg('root') })
+  assert.deepEqual((await findWorkspaceProjects(root, [`${'k'.repeat(300)}/*`, 'k'.repeat(300)])).map((project) => project.id), ['.'])
+})
+
+test('fuzz finding: a pattern above the root makes the glob walk no more than that pattern needs (`/*` with another pattern hung)', async () => {
+  const root = tree({ 'package.json': pkg('root'), 'packages/a/package.json': pkg('a') })
+  const start = Date.now()
+  const projects = await findWorkspaceProjects(root, ['/*', `packages/${'['.repeat(30)}(`, 'packages/*'])
+  assert.ok(Date.now() - start < 5000, `${Date.now() - start} ms`)
+  assert.deepEqual(projects.map((project) => project.id), ['.', 'packages/a'])
+})
