@@ -125,7 +125,7 @@ test('fuzz finding: ${constructor} in .npmrc is no variable, not the source of O
 
 test('fuzz finding: updateWorkspaceYaml refuses a file nested thousands deep or with an alias to nothing with ERR_LODE_INVALID_WORKSPACE_YAML', async () => {
   const { dir } = dirs()
-  for (const text of [`a: ${'- '.repeat(20_000)}b\n`, 'hoistPattern: [*eslint*]\n', `a:\n${' d:'.repeat(20_000)} e\n`]) {
+  for (const text of [`a: ${'- '.repeat(20_000)}b\n`, 'hoistPattern: [*eslint*]\n', `a:\n${' d:'.repeat(20_000)} e\n`, `a: {b: c${'{'.repeat(40_000)}${'}'.repeat(40_000)}d}\n`]) {
     fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), text)
     await assert.rejects(updateWorkspaceYaml(dir, { allowBuilds: { esbuild: true } }), (err: Error & { code?: string }) => {
       assert.equal(err.code, 'ERR_LODE_INVALID_WORKSPACE_YAML')
@@ -133,4 +133,16 @@ test('fuzz finding: updateWorkspaceYaml refuses a file nested thousands deep or 
       return true
     }, text.slice(0, 20))
   }
+})
+
+test('fuzz finding: a pnpm-workspace.yaml line of tens of thousands of { } is refused at once, not read for seconds', () => {
+  const { dir, home } = dirs()
+  fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), `packages: [a]\nx: {b: c${'{'.repeat(40_000)}${'}'.repeat(40_000)}d}\n`)
+  const start = Date.now()
+  assert.throws(() => getConfig({ dir, env: { HOME: home }, overrides: {}, lodeVersion: '0.0.0', npmDefaultRegistry: noNpm }), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'ERR_LODE_INVALID_WORKSPACE_YAML')
+    assert.match(err.message, /line 2 has more than 1000 of the characters/)
+    return true
+  })
+  assert.ok(Date.now() - start < 500, `${Date.now() - start} ms`)
 })

@@ -180,7 +180,10 @@ function doubleQuoted (text: string, from: number): { value: string, next: numbe
     if (digits !== undefined) {
       const hex = text.slice(i + 2, i + 2 + digits)
       if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== digits) outside()
-      value += String.fromCodePoint(parseInt(hex, 16))
+      const codePoint = parseInt(hex, 16)
+      // `\UFFFFFFFF` is no character (String.fromCodePoint throws a RangeError): YAML refuses it.
+      if (codePoint > 0x10ffff) outside()
+      value += String.fromCodePoint(codePoint)
       i += 2 + digits
     } else {
       const escaped = ESCAPES[e]
@@ -253,7 +256,7 @@ function flow (text: string, from: number, depth: number): { value: unknown, nex
         const colon = text.indexOf(': ', i)
         if (colon === -1) outside()
         const raw = trimSpaces(text.slice(i, colon))
-        if (/[,{}[\]:]/.test(raw) || !plainStart(raw)) outside()
+        if (/[,{}[\]:#]/.test(raw) || !plainStart(raw)) outside()
         key = plainScalar(raw, true) as string
         i = colon
       }

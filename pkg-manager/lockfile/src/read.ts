@@ -8,7 +8,7 @@ import type * as Yaml from 'yaml'
 import { lockfileShapeError } from './check-shape.js'
 import { fastParseLockfile } from './fast-parse.js'
 import type { Lockfile } from './types.js'
-import { YAML_OPTIONS, yaml } from './yaml.js'
+import { YAML_OPTIONS, overlongFlowLine, overlongFlowLineMessage, yaml } from './yaml.js'
 
 export interface ReadLockfile {
   lockfile: Lockfile
@@ -53,6 +53,10 @@ export function parseLockfile (text: string, file: string): ReadLockfile {
   }
   const fast = fastParseLockfile(text)
   if (fast !== undefined && Object.keys(fast).length > 0) return { lockfile: validate(fast, file), text }
+  const overlong = overlongFlowLine(text)
+  if (overlong !== undefined) {
+    throw new LodeError('BROKEN_LOCKFILE', `${file} cannot be read: ${overlongFlowLineMessage(overlong)}.`, { hint: `Delete ${WANTED_LOCKFILE} and install again.` })
+  }
   let docs: Array<Yaml.Document.Parsed>
   try {
     docs = yaml().parseAllDocuments(text, { ...YAML_OPTIONS, uniqueKeys: false, logLevel: 'error' }) as Array<Yaml.Document.Parsed>

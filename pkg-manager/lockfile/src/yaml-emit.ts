@@ -130,9 +130,10 @@ function scalar (value: Value, inFlow: boolean, isKey: boolean): string {
   const last = codePoints[codePoints.length - 1]!
   if (isWhitespace(last) || last === COLON) plain = false
   // A literal block keeping its trailing empty lines (`|+`) would take the blank line pnpm puts
-  // between entries as one more, and one of spaces only reads back empty: such text is double-quoted.
+  // between entries as one more, and the yaml library reads a line of spaces only at its end (or in
+  // one of spaces only) as empty: such text is double-quoted.
   const keepsEmptyLines = text.endsWith('\n\n') || text === '\n'
-  if (!printable || (lineBreak && (inFlow || isKey || keepsEmptyLines || /^[ \n]*$/.test(text)))) return doubleQuoted(text)
+  if (!printable || (lineBreak && (inFlow || isKey || keepsEmptyLines || /(?:^|\n) +(?:\n|$)/.test(text)))) return doubleQuoted(text)
   if (lineBreak) return '|'
   if (plain && !AMBIGUOUS.some((re) => re.test(text))) return text
   return `'${text.replaceAll("'", "''")}'`

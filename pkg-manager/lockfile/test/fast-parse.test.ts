@@ -113,7 +113,7 @@ test('fuzz finding: a CR not before a LF, a tab, and white space other than spac
 
 test('fuzz finding: text the yaml library refuses is not read by the fast parser (an implicit key over 1024 characters, indicators, a map in a value)', () => {
   const refused = ['k'.repeat(1030) + ': v\n', `'${'k'.repeat(1030)}': v\n`, 'n: t:\n', 's:\n}:\n', 's:\n]:\n', 's:\n,:\n',
-    'n: {- : h}\n', 'n: {i: H:}\n', 'n: { #: t}\n', 'n: {e: >}\n', 'n: [*a]\n']
+    'n: {- : h}\n', 'n: {i: H:}\n', 'n: { #: t}\n', 'n: {i #: 4}\n', 'n: {e: >}\n', 'n: [*a]\n']
   for (const text of refused) {
     assert.equal(fastParseLockfile(text), undefined, JSON.stringify(text.slice(0, 40)))
     assert.throws(() => parse(text), JSON.stringify(text.slice(0, 40)))
@@ -123,6 +123,13 @@ test('fuzz finding: text the yaml library refuses is not read by the fast parser
   assert.equal(fastParseLockfile(`a: {${'k'.repeat(1030)}: v}\n`), undefined)
   // A flow key's trailing spaces are not part of it.
   assert.deepEqual(fastParseLockfile('r: {integrity- - : sha, b : c}\n') ?? parse('r: {integrity- - : sha, b : c}\n'), { r: { 'integrity- -': 'sha', b: 'c' } })
+})
+
+test('found reading the code: an escape beyond Unicode (\\UFFFFFFFF) is left to the yaml library, not a RangeError', () => {
+  for (const text of ['a: "\\UFFFFFFFF"\n', 'a: "\\U00110000"\n', "lockfileVersion: '9.0'\nb: {c: \"\\UFFFFFFFF\"}\n"]) {
+    assert.equal(fastParseLockfile(text), undefined, text)
+  }
+  assert.deepEqual(fastParseLockfile('a: "\\U0010FFFF"\n'), { a: '\u{10FFFF}' })
 })
 
 test('fuzz finding: flow collections nested 20,000 deep overflow no stack', () => {

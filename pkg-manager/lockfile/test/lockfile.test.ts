@@ -153,6 +153,18 @@ test('fuzz finding: nesting thousands deep (`- - - …`, `[[[…`) is ERR_LODE_B
   }
 })
 
+test('fuzz finding: a line of tens of thousands of { } [ ] is refused at once (the yaml library took seconds, growing with their square)', () => {
+  for (const body of [`{b: c${'{'.repeat(40_000)}${'}'.repeat(40_000)}d}`, `\n  ${'}'.repeat(80_000)}k: x`]) {
+    const start = Date.now()
+    assert.throws(() => parseLockfile(`lockfileVersion: '9.0'\nx: ${body}\n`, 'flow/pnpm-lock.yaml'), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ERR_LODE_BROKEN_LOCKFILE')
+      assert.match(err.message, /^flow\/pnpm-lock\.yaml cannot be read: line [23] has more than 1000 of the characters/)
+      return true
+    })
+    assert.ok(Date.now() - start < 500, `${Date.now() - start} ms`)
+  }
+})
+
 test('fuzz finding: YAML aliases (to nothing, to themselves, exponentially many) are ERR_LODE_BROKEN_LOCKFILE', () => {
   const bomb = 'a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n'
   for (const body of ['x: *nothing\n', 'x: &self [*self]\n', 'x: &self {a: *self}\n', bomb]) {
@@ -200,7 +212,7 @@ test('fuzz finding: a __proto__ key is kept as a key, never made the prototype o
 })
 
 test('fuzz finding: strings and numbers are written so that they read back the same', () => {
-  const odd = ['+.5', '-.5e3', ' \n', '\n \n', 'a\n\n', '\n', '\n lead', 'two\n\n\n']
+  const odd = ['+.5', '-.5e3', ' \n', '\n \n', 'a\n\n', '\n', '\n lead', 'two\n\n\n', '\n leadtwo\n\n ', 'a\n  \nb']
   const lockfile: Lockfile = {
     lockfileVersion: '9.0',
     importers: {},
