@@ -314,7 +314,8 @@ function readNpmrc (file: string, env: Readonly<Record<string, string | undefine
   for (const [key, value] of Object.entries(ini.parse(text))) {
     if (typeof value !== 'string' && typeof value !== 'boolean' && typeof value !== 'number') continue
     // Own variables only: `${constructor}` is not Object's constructor.
-    out[key] = String(value).replace(/\$\{([^}]+)\}/g, (_, name: string) => Object.hasOwn(env, name) ? env[name] ?? '' : '')
+    // `[^${}]`, as npm: `[^}]` scanned to the end of the value from every `${` (quadratic for `${${${…`).
+    out[key] = String(value).replace(/\$\{([^${}]+)\}/g, (_, name: string) => Object.hasOwn(env, name) ? env[name] ?? '' : '')
   }
   return out
 }

@@ -3,7 +3,7 @@ import path from 'node:path'
 
 import { LodeError, fileSystemError, hasErrno } from '@lode/fs.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
-import { overlongFlowLine, overlongFlowLineMessage, yaml } from '@lode/pkg-manager.lockfile/yaml'
+import { duplicateKey, overlongFlowLine, overlongFlowLineMessage, yaml } from '@lode/pkg-manager.lockfile/yaml'
 import compareSemver from 'semver/functions/compare.js'
 import validVersion from 'semver/functions/valid.js'
 import type { Document, Node, Pair, Scalar, YAMLMap } from 'yaml'
@@ -47,10 +47,10 @@ export async function updateWorkspaceYaml (dir: string, settings: Readonly<Recor
 function parseWorkspaceDocument (text: string, file: string): Document {
   const overlong = overlongFlowLine(text)
   if (overlong !== undefined) throw new LodeError('INVALID_WORKSPACE_YAML', `${file} cannot be read: ${overlongFlowLineMessage(overlong)}.`, { hint: 'Fix the file and run again.' })
-  const doc = yamlCall(() => yaml().parseDocument(text), file)
-  if (doc.errors.length > 0) {
-    throw new LodeError('INVALID_WORKSPACE_YAML', `${file} is not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}`, { hint: 'Fix the file and run again.' })
-  }
+  // Duplicate keys are looked for here, in linear time (the yaml library's own check is quadratic).
+  const doc = yamlCall(() => yaml().parseDocument(text, { uniqueKeys: false }), file)
+  const problem = doc.errors[0]?.message.split('\n')[0] ?? duplicateKey(doc)
+  if (problem !== undefined) throw new LodeError('INVALID_WORKSPACE_YAML', `${file} is not valid YAML: ${problem}`, { hint: 'Fix the file and run again.' })
   // An alias to no anchor (or to too many copies) is found only when the value is built.
   yamlCall((): unknown => doc.toJS(), file)
   return doc

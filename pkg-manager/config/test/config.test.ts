@@ -146,3 +146,26 @@ test('fuzz finding: a pnpm-workspace.yaml line of tens of thousands of { } is re
   })
   assert.ok(Date.now() - start < 500, `${Date.now() - start} ms`)
 })
+
+test('fuzz finding: a pnpm-workspace.yaml map of 20,000 keys reads in linear time (the yaml library\'s duplicate check compared every pair); a duplicate is still refused', async () => {
+  const { dir, home } = dirs()
+  const file = path.join(dir, 'pnpm-workspace.yaml')
+  // The comment leaves the fast parser's subset: the yaml library reads the file.
+  fs.writeFileSync(file, `# catalog\ncatalog:\n${Array.from({ length: 20_000 }, (_, i) => `  pkg-${i}: ^1.0.0\n`).join('')}`)
+  const start = Date.now()
+  const config = getConfig({ dir, env: { HOME: home }, overrides: { registry: 'http://127.0.0.1:4873/' }, lodeVersion: '0.0.0', npmDefaultRegistry: noNpm })
+  assert.equal(Object.keys(config.catalogs['default']!).length, 20_000)
+  await updateWorkspaceYaml(dir, { allowBuilds: { esbuild: true } })
+  assert.ok(Date.now() - start < 2000, `${Date.now() - start} ms`)
+  fs.writeFileSync(file, '# catalog\ncatalog:\n  a: ^1.0.0\n  a: ^2.0.0\n')
+  assert.throws(() => getConfig({ dir, env: { HOME: home }, overrides: { registry: 'http://127.0.0.1:4873/' }, lodeVersion: '0.0.0', npmDefaultRegistry: noNpm }), /Map keys must be unique: a/)
+  await assert.rejects(updateWorkspaceYaml(dir, { allowBuilds: { esbuild: true } }), { code: 'ERR_LODE_INVALID_WORKSPACE_YAML' })
+})
+
+test('fuzz finding: ${ repeated in .npmrc expands in linear time (the variable pattern rescanned the value from each ${)', () => {
+  const { dir, home } = dirs()
+  fs.writeFileSync(path.join(dir, '.npmrc'), `registry=http://127.0.0.1:4873/\nstore-dir=${'${'.repeat(100_000)}\n`)
+  const start = Date.now()
+  getConfig({ dir, env: { HOME: home }, overrides: {}, lodeVersion: '0.0.0', npmDefaultRegistry: noNpm })
+  assert.ok(Date.now() - start < 1000, `${Date.now() - start} ms`)
+})

@@ -62,5 +62,36 @@ export function parseYaml (text: string): unknown {
   if (fast !== undefined && Object.keys(fast).length > 0) return fast
   const line = overlongFlowLine(text)
   if (line !== undefined) throw new Error(overlongFlowLineMessage(line))
-  return yaml().parse(text, { ...YAML_OPTIONS, logLevel: 'error' })
+  const doc = yaml().parseDocument(text, { ...YAML_OPTIONS, uniqueKeys: false, logLevel: 'error' })
+  if (doc.errors.length > 0) throw doc.errors[0]!
+  const duplicate = duplicateKey(doc)
+  if (duplicate !== undefined) throw new Error(duplicate)
+  return doc.toJS()
+}
+
+/**
+ * The first key a map of `doc` has twice (as the yaml library's `uniqueKeys` finds it: scalars of
+ * the same value), as a message; undefined when none. The library's own check compares each key
+ * with every other of its map: 15 s for a map of 40,000 keys. This one keeps a set per map.
+ */
+export function duplicateKey (doc: Yaml.Document): string | undefined {
+  const { isCollection, isMap, isPair, isScalar } = yaml()
+  const pending: unknown[] = [doc.contents]
+  while (pending.length > 0) {
+    const node = pending.pop()
+    if (!isCollection(node)) continue
+    const seen = new Set<unknown>()
+    for (const item of node.items) {
+      if (!isPair(item)) {
+        pending.push(item)
+        continue
+      }
+      if (isMap(node) && isScalar(item.key)) {
+        if (seen.has(item.key.value)) return `Map keys must be unique: ${String(item.key.value).slice(0, 100)}${item.key.range === undefined || item.key.range === null ? '' : ` (at character ${item.key.range[0]})`}`
+        seen.add(item.key.value)
+      }
+      pending.push(item.key, item.value)
+    }
+  }
+  return undefined
 }
