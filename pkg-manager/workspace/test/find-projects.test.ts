@@ -106,3 +106,17 @@ test('fuzz finding: a pattern above the root makes the glob walk no more than th
   assert.ok(Date.now() - start < 5000, `${Date.now() - start} ms`)
   assert.deepEqual(projects.map((project) => project.id), ['.', 'packages/a'])
 })
+
+test('fuzz finding: a pattern of hundreds of segments is refused before the glob follows a link back up the tree as deep (two minutes for 1000)', async () => {
+  const root = tree({ 'package.json': pkg('root'), 'packages/a/package.json': pkg('a') })
+  fs.symlinkSync(root, path.join(root, 'packages', 'loop'))
+  const start = Date.now()
+  await assert.rejects(findWorkspaceProjects(root, ['**/'.repeat(400) + '***/x', '!packages/b']), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'ERR_LODE_INVALID_SETTING')
+    assert.match(err.message, /more than 32 path segments/)
+    return true
+  })
+  // 32 segments, through the link as deep: still quick.
+  assert.deepEqual((await findWorkspaceProjects(root, ['**/'.repeat(31) + 'a'])).map((project) => project.id).slice(0, 1), ['.'])
+  assert.ok(Date.now() - start < 2000, `${Date.now() - start} ms`)
+})
