@@ -89,6 +89,11 @@ const MUTATIONS: Mutation[] = [
     const line = lines[i]!
     lines[i] = random.pick([line.replaceAll("'", '"'), line.replaceAll('"', "'"), line.replaceAll(/['"]/g, ''), line.replace(/: (.*)$/, ": '$1'"), line.replace(/: (.*)$/, ': "$1"')])
   }),
+  // A value replaced by a token (a quoted escape, an indicator, a number).
+  (random, text, opts) => onLines(text, (lines) => {
+    const i = random.int(lines.length)
+    lines[i] = lines[i]!.replace(/: .*$/, `: ${random.pick(opts.tokens)}`)
+  }),
   (random, text) => random.pick([text.replaceAll('\n', '\r\n'), `\uFEFF${text}`, text.replaceAll('  ', '\t'), text.replaceAll('\n', '\r')]),
   (random, text) => text.slice(0, random.int(text.length + 1)),
   (random, text) => {

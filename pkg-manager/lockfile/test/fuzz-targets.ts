@@ -39,7 +39,8 @@ let all: string[] | undefined
 const writtenLockfiles = (): string[] => written ??= Array.from({ length: 20 }, (_, i) => stringifyLockfile(randomLockfile(createRandom(i))))
 
 const MUTATE: MutateOptions = {
-  tokens: [': ', ':', '- ', '-', '? ', '{', '}', '[', ']', ', ', "'", '"', '#', ' #', '&a ', '*a', '!!str ', '!!binary ', '|', '|-', '>', '%YAML 1.1\n---\n', '---\n', '...\n', '<<: ', '~', 'null', 'true', '1.5', '0x1F', '.inf', '\\u00e9', '\\x', '\\', '\\U', '\\U0010FFFF', '\\UFFFFFFFF', '\\uD800'],
+  tokens: [': ', ':', '- ', '-', '? ', '{', '}', '[', ']', ', ', "'", '"', '#', ' #', '&a ', '*a', '!!str ', '!!binary ', '|', '|-', '>', '%YAML 1.1\n---\n', '---\n', '...\n', '<<: ', '~', 'null', 'true', '1.5', '0x1F', '.inf', '\\u00e9', '\\x', '\\', '\\U', '\\U0010FFFF', '\\UFFFFFFFF', '\\uD800',
+    '"\\UFFFFFFFF"', '"\\U0010FFFF"', '"\\uD800"', '"\\x4"', '"\\q"', '"\\_\\N\\L\\P"', "'it''s'", '-.5', '1e400'],
   get corpus () { return (all ??= [...small, ...writtenLockfiles(), ...extra]) },
   keyLine: (key) => `${key}: value`,
   nesting: [['[', ']'], ['{', '}'], ['{a: ', '}'], ['[{a: ', '}]'], ['- ', ''], ['a:\n  ', '']],
