@@ -68,7 +68,12 @@ function parseBlock (text: string): Record<string, unknown> {
     start = end + 1
     let indent = 0
     while (line.charCodeAt(indent) === 32) indent++
-    if (indent === line.length) continue
+    if (indent === line.length) {
+      // A line of spaces only: the yaml library counts a run of them into the next key's length
+      // (and refuses the key past 1024 characters). pnpm writes none.
+      if (indent > 0) outside()
+      continue
+    }
     const first = line[indent]!
     const item = first === '-' && line[indent + 1] === ' '
     if (LINE_INDICATORS.includes(first) || (first === '-' && !item)) outside()

@@ -118,6 +118,10 @@ test('fuzz finding: text the yaml library refuses is not read by the fast parser
     assert.equal(fastParseLockfile(text), undefined, JSON.stringify(text.slice(0, 40)))
     assert.throws(() => parse(text), JSON.stringify(text.slice(0, 40)))
   }
+  // The yaml library counts the lines of spaces before a key into its length.
+  const spaced = `s:\n p:\n${'   \n'.repeat(400)}k:\n`
+  assert.throws(() => parse(spaced))
+  assert.equal(fastParseLockfile(spaced), undefined)
   // Read otherwise before: a map in a list item, a long flow key.
   assert.equal(fastParseLockfile('packages:\n - packs:\n'), undefined)
   assert.equal(fastParseLockfile(`a: {${'k'.repeat(1030)}: v}\n`), undefined)
