@@ -1,10 +1,11 @@
-// Fuzz targets of package.json parsing (run by fuzz.test.ts through fuzz-kit.ts).
+// Fuzz targets of package.json parsing (run by fuzz.test.ts through @lode/__utils__.test-fixtures/fuzz).
 
 import assert from 'node:assert/strict'
 
+import { mutate } from '@lode/__utils__.test-fixtures/fuzz'
+import type { FuzzTarget, MutateOptions, Random } from '@lode/__utils__.test-fixtures/fuzz'
+
 import { checkDependencyGroups, parsePackageJson } from '../src/index.js'
-import { mutate } from './fuzz-kit.js'
-import type { FuzzTarget, MutateOptions, Random } from './fuzz-kit.js'
 
 const WHERE = 'fuzz/package.json'
 

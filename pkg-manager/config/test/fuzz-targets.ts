@@ -1,4 +1,4 @@
-// Fuzz targets of the settings readers (run by fuzz.test.ts through fuzz-kit.ts): `.npmrc` and
+// Fuzz targets of the settings readers (run by fuzz.test.ts through @lode/__utils__.test-fixtures/fuzz): `.npmrc` and
 // `pnpm-workspace.yaml`, read by getConfig, readWorkspacePackages and updateWorkspaceYaml.
 
 import assert from 'node:assert/strict'
@@ -6,10 +6,11 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
+import { mutate } from '@lode/__utils__.test-fixtures/fuzz'
+import type { FuzzTarget, MutateOptions, Random } from '@lode/__utils__.test-fixtures/fuzz'
+
 import { getConfig, readWorkspacePackages, updateWorkspaceYaml } from '../src/index.js'
 import type { Config } from '../src/index.js'
-import { mutate } from './fuzz-kit.js'
-import type { FuzzTarget, MutateOptions, Random } from './fuzz-kit.js'
 
 // One project and home for every input; each check writes its files over the last ones.
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-config-fuzz-'))

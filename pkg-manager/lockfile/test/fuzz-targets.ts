@@ -1,17 +1,17 @@
-// Fuzz targets of the lockfile reader and writer (run by fuzz.test.ts through fuzz-kit.ts).
+// Fuzz targets of the lockfile reader and writer (run by fuzz.test.ts through @lode/__utils__.test-fixtures/fuzz).
 
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 
+import { createRandom, mutate } from '@lode/__utils__.test-fixtures/fuzz'
+import type { FuzzTarget, MutateOptions, Random } from '@lode/__utils__.test-fixtures/fuzz'
 import { parse } from 'yaml'
 
 import { fastParseLockfile } from '../src/fast-parse.js'
 import { normalizeLockfile, parseLockfile, stringifyLockfile } from '../src/index.js'
 import type { Lockfile } from '../src/types.js'
 import { YAML_OPTIONS } from '../src/yaml.js'
-import { createRandom, mutate } from './fuzz-kit.js'
-import type { FuzzTarget, MutateOptions, Random } from './fuzz-kit.js'
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..', '..')
 const fixtures = path.resolve(import.meta.dirname, '..', '..', 'test', 'fixtures')

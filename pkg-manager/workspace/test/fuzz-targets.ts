@@ -1,4 +1,4 @@
-// Fuzz target of the workspace's project list (run by fuzz.test.ts through fuzz-kit.ts): the
+// Fuzz target of the workspace's project list (run by fuzz.test.ts through @lode/__utils__.test-fixtures/fuzz): the
 // `packages` globs of pnpm-workspace.yaml and the projects' package.json files, through
 // findWorkspaceProjects, workspaceDependencies, sortProjects and filterProjects.
 
@@ -7,9 +7,10 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
+import { mutate } from '@lode/__utils__.test-fixtures/fuzz'
+import type { FuzzTarget, MutateOptions, Random } from '@lode/__utils__.test-fixtures/fuzz'
+
 import { filterProjects, findWorkspaceProjects, sortProjects, workspaceDependencies } from '../src/index.js'
-import { mutate } from './fuzz-kit.js'
-import type { FuzzTarget, MutateOptions, Random } from './fuzz-kit.js'
 
 // One workspace for every input: each check writes the three projects' manifests over the last ones.
 // It is two levels down in a directory of its own, so that `../*` and `../../*` stay in it.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 
-import { fuzz } from './fuzz-kit.js'
+import { fuzz } from '@lode/__utils__.test-fixtures/fuzz'
 
 // A small budget with a fixed seed for every run of the suite; LODE_FUZZ_ITERATIONS and
 // LODE_FUZZ_SEED make a longer or another run (see the README).

@@ -1,5 +1,5 @@
-// A small seeded fuzzer for node:test. The same file is in every package with fuzz tests (it has
-// no package of its own yet). A target is a module exporting `generate` and `check` functions;
+// A small seeded fuzzer for node:test (`@lode/__utils__.test-fixtures/fuzz`), shared by every
+// package with fuzz tests. A target is a module exporting `generate` and `check` functions;
 // `fuzz()` runs it in a worker thread, so an input that hangs the code (an infinite loop, regex
 // backtracking) is stopped by a watchdog and reported instead of hanging the test run.
 //
