@@ -38,7 +38,7 @@ export async function updateWorkspaceYaml (dir: string, settings: Readonly<Recor
   }
   map.items = orderKeys(map.items, originalKeys)
   markBlankLines(map.items, originalKeys)
-  const next = yamlCall(() => doc.toString({ lineWidth: 0, singleQuote: true }), file)
+  const next = writeDocument(doc, file)
   if (next === text) return false
   await writeFileAtomic(file, next)
   return true
@@ -67,6 +67,20 @@ function yamlCall<T> (call: () => T, file: string): T {
   } catch (err) {
     if (!(err instanceof RangeError) && !(err instanceof ReferenceError)) throw err
     throw new LodeError('INVALID_WORKSPACE_YAML', `${file} cannot be read as YAML: ${err instanceof RangeError ? 'it nests too deeply' : (err as Error).message}.`, { hint: 'Fix the file and run again.' })
+  }
+}
+
+/**
+ * The edited document's text. The yaml library writes back only what it could have written: a node
+ * it read but cannot write (an anchor with a control character, `&\x02`) makes it throw a plain
+ * Error, here `ERR_LODE_INVALID_WORKSPACE_YAML`.
+ */
+function writeDocument (doc: Document, file: string): string {
+  try {
+    return yamlCall(() => doc.toString({ lineWidth: 0, singleQuote: true }), file)
+  } catch (err) {
+    if (err instanceof LodeError || !(err instanceof Error)) throw err
+    throw new LodeError('INVALID_WORKSPACE_YAML', `${file} cannot be written back as YAML: ${err.message.split('\n')[0]!.slice(0, 200)}.`, { hint: 'Fix the file and run again.' })
   }
 }
 

@@ -125,7 +125,7 @@ test('fuzz finding: ${constructor} in .npmrc is no variable, not the source of O
 
 test('fuzz finding: updateWorkspaceYaml refuses a file nested thousands deep or with an alias to nothing with ERR_LODE_INVALID_WORKSPACE_YAML', async () => {
   const { dir } = dirs()
-  for (const text of [`a: ${'- '.repeat(20_000)}b\n`, 'hoistPattern: [*eslint*]\n', `a:\n${' d:'.repeat(20_000)} e\n`, `a: {b: c${'{'.repeat(40_000)}${'}'.repeat(40_000)}d}\n`]) {
+  for (const text of [`a: ${'- '.repeat(20_000)}b\n`, 'hoistPattern: [*eslint*]\n', 'a: &\x02 b\n', `a:\n${' d:'.repeat(20_000)} e\n`, `a: {b: c${'{'.repeat(40_000)}${'}'.repeat(40_000)}d}\n`]) {
     fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), text)
     await assert.rejects(updateWorkspaceYaml(dir, { allowBuilds: { esbuild: true } }), (err: Error & { code?: string }) => {
       assert.equal(err.code, 'ERR_LODE_INVALID_WORKSPACE_YAML')
