@@ -123,7 +123,7 @@ test('fuzz finding: ${constructor} in .npmrc is no variable, not the source of O
   assert.equal(config.rawNpmrc['//127.0.0.1:4873/:_authToken'], 't')
 })
 
-test('fuzz finding: updateWorkspaceYaml refuses a file nested thousands deep or with an alias to nothing with ERR_LODE_INVALID_WORKSPACE_YAML', async () => {
+test('fuzz finding: updateWorkspaceYaml refuses a file nested thousands deep, with an alias to nothing or an anchor it cannot write back (&\\x02) with ERR_LODE_INVALID_WORKSPACE_YAML', async () => {
   const { dir } = dirs()
   for (const text of [`a: ${'- '.repeat(20_000)}b\n`, 'hoistPattern: [*eslint*]\n', 'a: &\x02 b\n', `a:\n${' d:'.repeat(20_000)} e\n`, `a: {b: c${'{'.repeat(40_000)}${'}'.repeat(40_000)}d}\n`]) {
     fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), text)
