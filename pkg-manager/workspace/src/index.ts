@@ -79,12 +79,14 @@ export async function findWorkspaceManifests (rootDir: string, patterns: readonl
   const negations = manifestGlobs.filter((glob) => glob.startsWith('!'))
   const files = new Set<string>()
   try {
-    // One crawl per pattern: the glob library crawls from the patterns' common ancestor, so one
-    // pattern above the root (`../../../../x`, `/*`) would make it walk the whole file system for
-    // another. Synchronous: the async crawl runs a pattern's regular expression in a callback, where
-    // an expression V8 cannot compile (thousands of segments) is an uncaught exception.
+    // One crawl per pattern: the glob library crawls from the common ancestor of the patterns (the
+    // negations too), so one pattern above the root (`../../../../x`, `!/**`) would make it walk the
+    // whole file system for another. A negation above the root can only exclude what a pattern above
+    // the root finds: only such patterns get it. Synchronous: the async crawl runs a pattern's
+    // regular expression in a callback, where an expression V8 cannot compile is an uncaught exception.
     for (const glob of manifestGlobs.filter((g) => !g.startsWith('!'))) {
-      for (const file of globSync([glob, ...negations], { cwd: rootDir, ignore: IGNORED, dot: false, onlyFiles: true, expandDirectories: false })) files.add(file)
+      const applying = aboveRoot(glob) ? negations : negations.filter((negation) => !aboveRoot(negation.slice(1)))
+      for (const file of globSync([glob, ...applying], { cwd: rootDir, ignore: IGNORED, dot: false, onlyFiles: true, expandDirectories: false })) files.add(file)
     }
   } catch (err) {
     // The glob library's own failures on a pattern: a regular expression V8 cannot compile, and a
@@ -94,6 +96,13 @@ export async function findWorkspaceManifests (rootDir: string, patterns: readonl
   }
   if (isFile(path.join(rootDir, 'package.json'))) files.add('package.json')
   return [...files].sort()
+}
+
+/** Whether a glob names paths outside the directory it is relative to: absolute, or climbing out with `..`. */
+function aboveRoot (glob: string): boolean {
+  if (/^(?:[/\\]|[A-Za-z]:)/.test(glob)) return true
+  const normalized = path.posix.normalize(glob)
+  return normalized === '..' || normalized.startsWith('../')
 }
 
 function unmatchable (rootDir: string, pattern: string | undefined, why: string, cause?: unknown): LodeError {

@@ -120,3 +120,11 @@ test('fuzz finding: a pattern of hundreds of segments is refused before the glob
   assert.deepEqual((await findWorkspaceProjects(root, ['**/'.repeat(31) + 'a'])).map((project) => project.id).slice(0, 1), ['.'])
   assert.ok(Date.now() - start < 2000, `${Date.now() - start} ms`)
 })
+
+test('fuzz finding: a negation above the root (`!/**`) no longer makes the glob walk the file system for the patterns inside it', async () => {
+  const root = tree({ 'package.json': pkg('root'), 'packages/a/nested/b/package.json': pkg('b'), 'packages/c/package.json': pkg('c') })
+  const start = Date.now()
+  const projects = await findWorkspaceProjects(root, ['!/**', '[', 'packages/*/nested/*', '!packages/c', 'packages/*'])
+  assert.ok(Date.now() - start < 5000, `${Date.now() - start} ms`)
+  assert.deepEqual(projects.map((project) => project.id), ['.', 'packages/a/nested/b'])
+})

@@ -68,7 +68,7 @@ export const projects: FuzzTarget = {
   generate (random: Random): Input {
     const patterns = Array.from({ length: 1 + random.int(3) }, () => random.chance(0.3) ? mutate(random, random.pick(PATTERNS), OPTIONS).slice(0, 10_000) : random.pick(PATTERNS))
       // Nothing above the fuzz's own directory: `/**` or `../../../**` would list the machine's files.
-      .map((pattern) => /^[/\\]|^[A-Za-z]:/.test(pattern) || (pattern.match(/\.\.(?:[/\\]|$)/g)?.length ?? 0) > 2 ? 'packages/*' : pattern)
+      .map((pattern) => /^!?(?:[/\\]|[A-Za-z]:)/.test(pattern) || (pattern.match(/\.\.(?:[/\\]|$)/g)?.length ?? 0) > 2 ? 'packages/*' : pattern)
     const manifests = PROJECTS.map(() => {
       const text = manifest(random)
       return random.chance(0.2) ? mutate(random, text, { ...MANIFEST_OPTIONS, corpus: [text] }) : text
