@@ -29,9 +29,10 @@ const small = [
 /** The repository's lockfile and the benchmark's (large: picked now and then). */
 const large = readAll([path.join(repo, 'pnpm-lock.yaml'), ...['small', 'many', 'monorepo', 'alotta-files'].map((name) => path.join(repo, 'bench', 'fixtures', name, 'pnpm-lock.yaml'))])
 /** More lockfiles from LODE_FUZZ_CORPUS (a directory searched for pnpm-lock.yaml and lock.yaml), for runs by hand. */
-const extra = process.env['LODE_FUZZ_CORPUS'] === undefined
+const corpusDir = process.env['LODE_FUZZ_CORPUS'] ?? ''
+const extra = corpusDir === ''
   ? []
-  : readAll(fs.readdirSync(process.env['LODE_FUZZ_CORPUS'], { recursive: true, encoding: 'utf8' }).filter((name) => /(?:^|[/\\])(?:pnpm-lock|lock)\.yaml$/.test(name)).map((name) => path.join(process.env['LODE_FUZZ_CORPUS']!, name)))
+  : readAll(fs.readdirSync(corpusDir, { recursive: true, encoding: 'utf8' }).filter((name) => /(?:^|[/\\])(?:pnpm-lock|lock)\.yaml$/.test(name)).map((name) => path.join(corpusDir, name)))
 /** Lockfiles lode wrote for generated content (odd names, quoting, literal blocks, numbers). */
 // Built when first used: the generator below needs its tables.
 let written: string[] | undefined
