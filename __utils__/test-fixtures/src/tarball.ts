@@ -82,3 +82,24 @@ export async function buildPackageTarball (spec: PackageSpec): Promise<{ tarball
   }
   return { ...await buildTarball(entries), manifest }
 }
+
+/**
+ * A ustar header for a regular file (`name` at most 100 bytes): for tarballs written chunk by chunk,
+ * too large to build in memory (gzip bombs, huge files).
+ */
+export function ustarHeader (name: string, size: number, mode = 0o644): Buffer {
+  const header = Buffer.alloc(512)
+  header.write(name, 0, 100, 'utf8')
+  header.write(`${mode.toString(8).padStart(7, '0')}\0`, 100)
+  header.write('0000000\0', 108)
+  header.write('0000000\0', 116)
+  header.write(`${size.toString(8).padStart(11, '0')}\0`, 124)
+  header.write('00000000000\0', 136)
+  header.write('        ', 148)
+  header.write('0', 156)
+  header.write('ustar\u000000', 257)
+  let sum = 0
+  for (const byte of header) sum += byte
+  header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148)
+  return header
+}

@@ -14,6 +14,7 @@ import { pipeline } from 'node:stream/promises'
 import { parseArgs } from 'node:util'
 import { createGzip } from 'node:zlib'
 
+import { ustarHeader } from '@lode/__utils__.test-fixtures'
 import { StorePool } from '@lode/worker.pools'
 import ssri from 'ssri'
 
@@ -27,24 +28,6 @@ const { values } = parseArgs({
 })
 
 interface Entry { name: string, size: number, content?: Buffer }
-
-/** A ustar header for a regular file (name at most 100 bytes). */
-function ustarHeader (name: string, size: number): Buffer {
-  const header = Buffer.alloc(512)
-  header.write(name, 0, 100, 'utf8')
-  header.write('0000644\0', 100)
-  header.write('0000000\0', 108)
-  header.write('0000000\0', 116)
-  header.write(`${size.toString(8).padStart(11, '0')}\0`, 124)
-  header.write('00000000000\0', 136)
-  header.write('        ', 148)
-  header.write('0', 156)
-  header.write('ustar\u000000', 257)
-  let sum = 0
-  for (const byte of header) sum += byte
-  header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148)
-  return header
-}
 
 /** The tar archive of `entries`, chunk by chunk; entries without `content` are zeros. */
 function * tarChunks (entries: Iterable<Entry>): Generator<Buffer> {

@@ -7,6 +7,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createGzip } from 'node:zlib'
 
+import { ustarHeader } from '@lode/__utils__.test-fixtures'
 import { storePath } from '@lode/store.cafs'
 
 export interface StreamedEntry {
@@ -30,23 +31,6 @@ export interface GzipTarOptions {
   level?: number
 }
 
-/** A ustar header for a regular file. */
-export function ustarHeader (name: string, size: number, mode = 0o644): Buffer {
-  const header = Buffer.alloc(512)
-  header.write(name, 0, 100, 'utf8')
-  header.write(`${mode.toString(8).padStart(7, '0')}\0`, 100)
-  header.write('0000000\0', 108)
-  header.write('0000000\0', 116)
-  header.write(`${size.toString(8).padStart(11, '0')}\0`, 124)
-  header.write('00000000000\0', 136)
-  header.write('        ', 148)
-  header.write('0', 156)
-  header.write('ustar\u000000', 257)
-  let sum = 0
-  for (const byte of header) sum += byte
-  header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148)
-  return header
-}
 
 const ZEROS = Buffer.alloc(1024 * 1024)
 
