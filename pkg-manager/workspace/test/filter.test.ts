@@ -94,3 +94,19 @@ test('found reading the code: a chain of 20,000 projects sorts without overflowi
   assert.equal(sorted[0]!.id, 'p0')
   assert.equal(sorted.at(-1)!.id, 'p19999')
 })
+
+test('fuzz finding: a directory selector of many * matches in linear time (its regular expression backtracked for seconds)', () => {
+  const projects: WorkspaceProject[] = [
+    { dir: `/w/${'a'.repeat(60)}/x`, id: 'long', manifest: { name: 'long' } },
+    { dir: '/w/packages/a', id: 'packages/a', manifest: { name: 'a' } },
+    { dir: '/w/packages/b/c', id: 'packages/b/c', manifest: { name: 'c' } },
+  ]
+  const start = Date.now()
+  assert.deepEqual(filterProjects(projects, ['{*a*a*a*a*a*a*a*a*b}'], '/w').selected, [])
+  assert.ok(Date.now() - start < 500, `${Date.now() - start} ms`)
+  // `*` stays inside a directory, `**` crosses them.
+  assert.deepEqual(filterProjects(projects, ['{packages/*}'], '/w').selected.map((p) => p.id), ['packages/a'])
+  assert.deepEqual(filterProjects(projects, ['{packages/**}'], '/w').selected.map((p) => p.id), ['packages/a', 'packages/b/c'])
+  assert.deepEqual(filterProjects(projects, ['{**/c}'], '/w').selected.map((p) => p.id), ['packages/b/c'])
+  assert.deepEqual(filterProjects(projects, ['{*/x}'], '/w').selected.map((p) => p.id), ['long'])
+})
