@@ -237,7 +237,7 @@ test('a node_modules that cannot be written is a coded error naming the path, no
 
 test('a metadata cache file that is a directory is a coded error naming it, not a stack trace', async () => {
   const project = makeProject(registry, { name: 'p', version: '1.0.0', dependencies: { a: '1.0.0' } })
-  const cacheFile = path.join(project.home, '.cache', 'lode', 'lode-metadata-v2', new URL(registry.url).host.replace(':', '+'), 'a.mpk')
+  const cacheFile = path.join(project.home, '.cache', 'lode', 'lode-metadata-v3', new URL(registry.url).host.replace(':', '+'), 'a.mpk')
   fs.mkdirSync(path.join(cacheFile, 'child'), { recursive: true })
   const result = await lode(project, ['install'])
   assert.equal(result.code, 1, result.stdout)

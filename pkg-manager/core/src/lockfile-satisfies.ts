@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { own } from '@lode/core.safe-name'
 import { pkgIdOf, refToDepPath } from '@lode/pkg-manager.linker'
 import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
+import { importerDependencies } from '@lode/pkg-manager.resolve-dependencies'
 import type { ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
 
 export interface LockfileSettingsToMatch {
@@ -74,7 +75,7 @@ function brokenLockfileReason (lockfile: Lockfile): string | undefined {
 function importerOutdated (lockfile: Lockfile, id: string, manifest: ProjectManifest, settings: LockfileSettingsToMatch): string | undefined {
   const importer = lockfile.importers[id]
   if (importer === undefined) return id === '.' ? 'pnpm-lock.yaml has no entry for the project' : 'pnpm-lock.yaml has no entry for this project'
-  const wanted = effectiveDependencies(manifest)
+  const wanted = importerDependencies(manifest, settings.autoInstallPeers)
   const locked = new Map<string, { group: DependencyGroup, specifier: string }>()
   for (const group of GROUPS) for (const [alias, { specifier }] of Object.entries(importer[group] ?? {})) locked.set(alias, { group, specifier })
   for (const [alias, { group, specifier }] of wanted) {
@@ -96,12 +97,3 @@ function importerOutdated (lockfile: Lockfile, id: string, manifest: ProjectMani
 }
 
 const GROUPS: readonly DependencyGroup[] = ['dependencies', 'devDependencies', 'optionalDependencies']
-
-/** alias → group and specifier; a dependency in several groups counts in the last of dev, prod, optional (pnpm's precedence). */
-function effectiveDependencies (manifest: ProjectManifest): Map<string, { group: DependencyGroup, specifier: string }> {
-  const out = new Map<string, { group: DependencyGroup, specifier: string }>()
-  for (const group of ['devDependencies', 'dependencies', 'optionalDependencies'] as const) {
-    for (const [alias, specifier] of Object.entries(manifest[group] ?? {})) out.set(alias, { group, specifier })
-  }
-  return out
-}

@@ -6,9 +6,10 @@ export interface Platform {
 }
 
 export interface PlatformFields {
-  os?: readonly string[] | undefined
-  cpu?: readonly string[] | undefined
-  libc?: readonly string[] | undefined
+  /** A list, or one string as the manifest may write it. */
+  os?: string | readonly string[] | undefined
+  cpu?: string | readonly string[] | undefined
+  libc?: string | readonly string[] | undefined
 }
 
 /**
@@ -23,7 +24,8 @@ export function platformMismatch (fields: PlatformFields, platform: Platform): s
   return undefined
 }
 
-function admits (list: readonly string[] | undefined, value: string): boolean {
+function admits (field: string | readonly string[] | undefined, value: string): boolean {
+  const list = typeof field === 'string' ? [field] : field
   if (list === undefined || list.length === 0 || list.includes('any')) return true
   let matched = false
   let excluded = 0

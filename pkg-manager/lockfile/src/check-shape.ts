@@ -6,12 +6,14 @@
 
 type Shape =
   | 'string' | 'boolean' | 'number' | 'map' | 'any'
-  | { list: Shape }
+  | { list: Shape, orOne?: true }
   | { values: Shape }
   | { fields: Readonly<Record<string, Shape>>, required?: readonly string[] }
 
 const STRING_MAP: Shape = { values: 'string' }
 const STRINGS: Shape = { list: 'string' }
+/** `os`, `cpu`, `libc`: a list, or one string as the manifest wrote it. */
+const STRING_OR_STRINGS: Shape = { list: 'string', orOne: true }
 const RESOLVED: Shape = { fields: { specifier: 'string', version: 'string' }, required: ['specifier', 'version'] }
 const RESOLVED_MAP: Shape = { values: RESOLVED }
 
@@ -42,9 +44,9 @@ const LOCKFILE: Shape = {
           resolution: 'map',
           version: 'string',
           engines: STRING_MAP,
-          cpu: STRINGS,
-          os: STRINGS,
-          libc: STRINGS,
+          cpu: STRING_OR_STRINGS,
+          os: STRING_OR_STRINGS,
+          libc: STRING_OR_STRINGS,
           deprecated: 'string',
           hasBin: 'boolean',
           peerDependencies: STRING_MAP,
@@ -88,6 +90,7 @@ function check (value: unknown, shape: Shape): Problem | undefined {
     return ok ? undefined : { path: [], what: `is not ${NAMES[shape]!}` }
   }
   if ('list' in shape) {
+    if (shape.orOne === true && !Array.isArray(value)) return check(value, shape.list)
     if (!Array.isArray(value)) return { path: [], what: 'is not a list' }
     for (let i = 0; i < value.length; i++) {
       const problem = check(value[i], shape.list)

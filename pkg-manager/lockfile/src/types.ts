@@ -40,9 +40,9 @@ export interface PackageInfo {
   resolution: Resolution
   version?: string
   engines?: Record<string, string>
-  cpu?: string[]
-  os?: string[]
-  libc?: string[]
+  cpu?: string | string[]
+  os?: string | string[]
+  libc?: string | string[]
   deprecated?: string
   hasBin?: true
   peerDependencies?: Record<string, string>

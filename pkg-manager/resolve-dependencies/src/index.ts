@@ -15,6 +15,7 @@ import semver from 'semver'
 import { catalogName, catalogSpecifier } from './catalogs.js'
 import type { Catalogs } from './catalogs.js'
 import { dedupePeerDependents } from './dedupe-peer-dependents.js'
+import { importerDependencies } from './importer-dependencies.js'
 import type { VariantNode } from './dedupe-peer-dependents.js'
 import { PeerResolver } from './resolve-peers.js'
 import type { MissingPeer, PeerIssue, PeerNode } from './resolve-peers.js'
@@ -26,6 +27,8 @@ export type { Importer, ProjectManifest, ResolvedPackage } from './types.js'
 export type { PeerIssue } from './resolve-peers.js'
 export { catalogSpecifier } from './catalogs.js'
 export type { Catalogs } from './catalogs.js'
+export { importerDependencies } from './importer-dependencies.js'
+export type { ImporterDependency } from './importer-dependencies.js'
 
 export interface ResolveDependenciesOptions {
   importers: readonly Importer[]
@@ -130,31 +133,20 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     const wanted: WantedDependency[] = []
     const groups: DependencyGroup[] = []
     const locked = opts.lockfile?.importers[importer.id]
-    // A dependency listed in several groups is installed once, from the last (pnpm's precedence).
-    const seen = new Map<string, number>()
-    for (const group of ['devDependencies', 'dependencies', 'optionalDependencies'] as const) {
-      for (const [alias, specifier] of Object.entries(importer.manifest[group] ?? {})) {
-        const lockedDep = own(locked?.[group], alias)
-        // `catalog:` resolves through the catalog; the lockfile keeps what package.json says.
-        const catalog = catalogSpecifier(alias, specifier, opts.catalogs)
-        const entry: WantedDependency = { alias, bareSpecifier: catalog?.specifier ?? specifier, optional: group === 'optionalDependencies' }
-        if (catalog !== undefined) entry.written = specifier
-        const catalogUnchanged = catalog === undefined || own(own(opts.lockfile?.catalogs, catalog.name), alias)?.specifier === catalog.specifier
-        if (lockedDep !== undefined && lockedDep.specifier === specifier && catalogUnchanged && !staleNames.has(alias)) {
-          const version = lockedVersionOf(lockedDep.version)
-          if (version !== undefined) entry.lockedVersion = version
-          else entry.lockedRef = lockedDep.version
-        }
-        const previous = seen.get(alias)
-        if (previous !== undefined) {
-          wanted[previous] = entry
-          groups[previous] = group
-        } else {
-          seen.set(alias, wanted.length)
-          wanted.push(entry)
-          groups.push(group)
-        }
+    for (const [alias, { group, specifier }] of importerDependencies(importer.manifest, opts.autoInstallPeers)) {
+      const lockedDep = own(locked?.[group], alias)
+      // `catalog:` resolves through the catalog; the lockfile keeps what package.json says.
+      const catalog = catalogSpecifier(alias, specifier, opts.catalogs)
+      const entry: WantedDependency = { alias, bareSpecifier: catalog?.specifier ?? specifier, optional: group === 'optionalDependencies' }
+      if (catalog !== undefined) entry.written = specifier
+      const catalogUnchanged = catalog === undefined || own(own(opts.lockfile?.catalogs, catalog.name), alias)?.specifier === catalog.specifier
+      if (lockedDep !== undefined && lockedDep.specifier === specifier && catalogUnchanged && !staleNames.has(alias)) {
+        const version = lockedVersionOf(lockedDep.version)
+        if (version !== undefined) entry.lockedVersion = version
+        else entry.lockedRef = lockedDep.version
       }
+      wanted.push(entry)
+      groups.push(group)
     }
     return { importerIndex, wanted, groups, scope: importerScope, edges: [] as Edge[], hidden: [] as Edge[] }
   })
@@ -226,9 +218,15 @@ function safeSpec (alias: string, specifier: string): ReturnType<typeof parseWan
   }
 }
 
+/** `1.0.0(peer@2.0.0)` → `1.0.0`. */
+function withoutPeerSuffix (ref: string): string {
+  const open = ref.indexOf('(')
+  return open === -1 ? ref : ref.slice(0, open)
+}
+
 /** `1.0.0(peer@2)` → `1.0.0`; `name@1.0.0` (an alias) → `1.0.0`; links and files → undefined. */
 function lockedVersionOf (ref: string): string | undefined {
-  const bare = ref.replace(/\(.*$/, '')
+  const bare = withoutPeerSuffix(ref)
   if (bare.includes(':')) return undefined
   const at = bare.indexOf('@', 1)
   return at > 0 ? bare.slice(at + 1) : bare
@@ -367,7 +365,7 @@ function toLockfile (input: ToLockfileInput): Lockfile {
     const roots = input.roots[i]!
     return {
       direct: importer.edges.map((edge) => ({ edge, depPath: add(roots.get(edge.alias)!) })),
-      hidden: importer.hidden.map((edge) => add(roots.get(edge.alias)!)),
+      hidden: importer.hidden.map((edge) => ({ edge, depPath: add(roots.get(edge.alias)!) })),
     }
   })
   const collapsed = input.dedupePeerDependents ? dedupePeerDependents(graph, [...variantsOf.values()]) : new Map<string, string>()
@@ -382,7 +380,8 @@ function toLockfile (input: ToLockfileInput): Lockfile {
     const name = packages.get(variant.pkgId)!.name
     return name === alias ? depPath.slice(name.length + 1) : depPath
   }
-  // What the importers reach after deduplication; a variant reached only through optional edges is optional.
+  // What the importers reach after deduplication; a variant reached only through optional edges is
+  // optional. A peer is not an edge of the dependency tree: it never makes its provider required.
   const reached = new Map<string, boolean>()
   const visit = (depPath: string, optional: boolean): void => {
     const variant = graph.get(depPath)
@@ -390,7 +389,8 @@ function toLockfile (input: ToLockfileInput): Lockfile {
     const nonOptional = reached.get(depPath)
     if (nonOptional !== undefined && (nonOptional || optional)) return
     reached.set(depPath, !optional)
-    for (const edge of [...variant.deps.values(), ...variant.peers.values()]) visit(final(edge.depPath), optional || edge.optional)
+    for (const edge of variant.deps.values()) visit(final(edge.depPath), optional || edge.optional)
+    for (const edge of variant.peers.values()) visit(final(edge.depPath), true)
   }
   const importers: Record<string, ProjectSnapshot> = {}
   const catalogs: NonNullable<Lockfile['catalogs']> = {}
@@ -404,11 +404,12 @@ function toLockfile (input: ToLockfileInput): Lockfile {
       ;(project[group] ??= {})[edge.alias] = { specifier: wanted.written ?? wanted.bareSpecifier, version }
       if (wanted.written !== undefined) {
         const catalog = catalogName(wanted.written)
-        ;((catalogs[catalog] ??= {})[edge.alias] = { specifier: wanted.bareSpecifier, version })
+        // The catalogs section names the version alone, without the importer's peer suffix.
+        ;((catalogs[catalog] ??= {})[edge.alias] = { specifier: wanted.bareSpecifier, version: withoutPeerSuffix(version) })
       }
       visit(final(depPath), edge.optional)
     }
-    for (const depPath of importerEdges[i]!.hidden) visit(final(depPath), false)
+    for (const { edge, depPath } of importerEdges[i]!.hidden) visit(final(depPath), edge.optional)
     importers[input.importers[i]!.id] = project
   })
   const packagesSection: Record<string, PackageInfo> = {}

@@ -13,9 +13,10 @@ export interface PackageMeta {
   peerDependenciesMeta?: Record<string, { optional?: boolean }>
   bundledDependencies?: string[] | boolean
   engines?: Record<string, string>
-  os?: string[]
-  cpu?: string[]
-  libc?: string[]
+  /** As the manifest writes them: a list, or one string (kept as is: pnpm writes it back so). */
+  os?: string | string[]
+  cpu?: string | string[]
+  libc?: string | string[]
   hasBin?: boolean
   hasInstallScript?: boolean
   deprecated?: string
@@ -90,8 +91,9 @@ export function trimManifest (name: string, version: string, raw: Json, dist: Pa
     meta.bundledDependencies = bundled === true ? true : bundled.filter((b): b is string => typeof b === 'string')
   }
   for (const field of ['os', 'cpu', 'libc'] as const) {
-    const value = stringList(raw[field])
-    if (value !== undefined) meta[field] = value
+    const value = raw[field]
+    const list = typeof value === 'string' ? value : stringList(value)
+    if (list !== undefined) meta[field] = list
   }
   if (raw['bin'] !== undefined && raw['bin'] !== null && (typeof raw['bin'] === 'string' || (isObject(raw['bin']) && Object.keys(raw['bin']).length > 0))) meta.hasBin = true
   if (isObject(raw['directories']) && typeof raw['directories']['bin'] === 'string') meta.hasBin = true

@@ -1,0 +1,27 @@
+import type { DependencyGroup } from '@lode/pkg-manager.lockfile'
+
+import type { ProjectManifest } from './types.js'
+
+export interface ImporterDependency {
+  group: DependencyGroup
+  /** As package.json writes it. */
+  specifier: string
+}
+
+/**
+ * What a project installs, alias → group and specifier, as pnpm reads its package.json: a
+ * dependency listed in several groups counts once, in the last of dev, prod, optional; with
+ * `autoInstallPeers`, the project's own peer dependencies that no group lists are installed as
+ * dependencies (pnpm locks them under `dependencies`).
+ */
+export function importerDependencies (manifest: ProjectManifest, autoInstallPeers: boolean): Map<string, ImporterDependency> {
+  const out = new Map<string, ImporterDependency>()
+  if (autoInstallPeers) {
+    for (const [alias, specifier] of Object.entries(manifest.peerDependencies ?? {})) out.set(alias, { group: 'dependencies', specifier })
+  }
+  for (const group of ['devDependencies', 'dependencies', 'optionalDependencies'] as const) {
+    // An alias keeps the place it was first listed in (peers first), as pnpm's spread of the groups does.
+    for (const [alias, specifier] of Object.entries(manifest[group] ?? {})) out.set(alias, { group, specifier })
+  }
+  return out
+}
