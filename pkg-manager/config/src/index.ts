@@ -53,6 +53,12 @@ export interface Config {
   readonly minimumReleaseAgeStrict: boolean
   readonly autoInstallPeers: boolean
   readonly dedupePeerDependents: boolean
+  /** pnpm's `dedupePeers` (default false): peer suffixes name each peer's `name@version` only, without the peer's own suffix. */
+  readonly dedupePeers: boolean
+  /** pnpm's `resolvePeersFromWorkspaceRoot` (default true): the root project's dependencies provide peers to every project's dependencies. */
+  readonly resolvePeersFromWorkspaceRoot: boolean
+  /** pnpm's `peerDependencyRules`: which peer issues are not reported. */
+  readonly peerDependencyRules: PeerDependencyRules
   /** pnpm's `linkWorkspacePackages` (default false in pnpm 11): a plain range a workspace project satisfies is linked, for direct dependencies (`true`) or at any depth (`deep`). */
   readonly linkWorkspacePackages: boolean | 'deep'
   /** Patterns of dependencies hoisted into `node_modules/.pnpm/node_modules` (pnpm's default `*`). */
@@ -175,6 +181,9 @@ export function getConfig (opts: GetConfigOptions): Config {
     minimumReleaseAgeStrict: setting('minimumReleaseAgeStrict', isBool, workspace['minimumReleaseAge'] !== undefined),
     autoInstallPeers: setting('autoInstallPeers', isBool, true),
     dedupePeerDependents: setting('dedupePeerDependents', isBool, true),
+    dedupePeers: setting('dedupePeers', isBool, false),
+    resolvePeersFromWorkspaceRoot: setting('resolvePeersFromWorkspaceRoot', isBool, true),
+    peerDependencyRules: setting('peerDependencyRules', isPeerDependencyRules, {}),
     linkWorkspacePackages: setting('linkWorkspacePackages', (v): v is boolean | 'deep' => isBool(v) || v === 'deep', false),
     hoistPattern: setting('hoistPattern', isStrings, ['*']),
     publicHoistPattern: setting('publicHoistPattern', isStrings, []),
@@ -234,6 +243,20 @@ function describeValue (value: unknown): string {
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const isStringMap = (v: unknown): v is Record<string, string> => isMap(v) && Object.values(v).every(isString)
+
+/** pnpm's `peerDependencyRules`. */
+export interface PeerDependencyRules {
+  /** Peer names (patterns) whose absence is not reported. */
+  ignoreMissing?: string[]
+  /** Peer names (patterns) satisfied by any version. */
+  allowAny?: string[]
+  /** `peer` or `parent>peer` → a range also accepted (`parent` may carry a range: `parent@1>peer`). */
+  allowedVersions?: Record<string, string>
+}
+
+function isPeerDependencyRules (v: unknown): v is PeerDependencyRules {
+  return isMap(v) && Object.entries(v).every(([key, value]) => key === 'allowedVersions' ? isStringMap(value) : ['ignoreMissing', 'allowAny'].includes(key) && isStrings(value))
+}
 
 /** `{ "name@range": { dependencies: {...}, peerDependenciesMeta: { peer: { optional: true } } } }` */
 function isPackageExtensions (v: unknown): v is Record<string, Record<string, Record<string, unknown>>> {

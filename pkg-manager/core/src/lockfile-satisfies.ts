@@ -8,6 +8,7 @@ import type { ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
 
 export interface LockfileSettingsToMatch {
   autoInstallPeers: boolean
+  dedupePeers: boolean
   overrides: Record<string, string> | undefined
   packageExtensionsChecksum: string | undefined
   ignoredOptionalDependencies: readonly string[]
@@ -24,6 +25,9 @@ export function outdatedLockfileReason (lockfile: Lockfile | undefined, importer
   if (lockfile === undefined) return 'there is no pnpm-lock.yaml'
   if ((lockfile.settings?.autoInstallPeers ?? true) !== settings.autoInstallPeers) {
     return `pnpm-lock.yaml was written with autoInstallPeers: ${String(lockfile.settings?.autoInstallPeers)}, the setting is ${String(settings.autoInstallPeers)}`
+  }
+  if ((lockfile.settings?.dedupePeers ?? false) !== settings.dedupePeers) {
+    return `pnpm-lock.yaml was written with dedupePeers: ${String(lockfile.settings?.dedupePeers ?? false)}, the setting is ${String(settings.dedupePeers)}`
   }
   if (!isDeepStrictEqual(lockfile.overrides ?? {}, settings.overrides ?? {})) return 'the overrides in pnpm-lock.yaml differ from those in pnpm-workspace.yaml'
   if (lockfile.packageExtensionsChecksum !== settings.packageExtensionsChecksum) return 'packageExtensions in pnpm-workspace.yaml changed since pnpm-lock.yaml was written'

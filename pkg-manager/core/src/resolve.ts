@@ -75,6 +75,8 @@ export async function resolve ({ config, opts, importers, current, hooks, lockfi
       updating: opts.edits?.some((edit) => edit.update === 'all') === true ? 'all' : opts.edits?.flatMap((edit) => edit.update ?? []),
       autoInstallPeers: config.autoInstallPeers,
       dedupePeerDependents: config.dedupePeerDependents,
+      resolvePeersFromWorkspaceRoot: config.resolvePeersFromWorkspaceRoot,
+      dedupePeers: config.dedupePeers,
       peersSuffixMaxLength: config.peersSuffixMaxLength,
       onInfo: (message) => { emit({ type: 'info', message }) },
       onPackageResolved: (pkg) => {

@@ -40,6 +40,10 @@ export interface ResolveDependenciesOptions {
   autoInstallPeers: boolean
   /** pnpm's `dedupePeerDependents` (default true): peer variants of a package merge where one can stand in for another. */
   dedupePeerDependents: boolean
+  /** pnpm's `resolvePeersFromWorkspaceRoot` (default true): the root project's dependencies provide peers to the other projects' dependencies. */
+  resolvePeersFromWorkspaceRoot?: boolean
+  /** pnpm's `dedupePeers` (default false): peer suffixes name peers by `name@version` only; recorded in the lockfile's settings. */
+  dedupePeers?: boolean
   peersSuffixMaxLength: number
   /** Changes a dependency's manifest before its dependencies are read (compatibility database, packageExtensions, overrides). */
   readPackageHook?: ManifestHook
@@ -160,8 +164,8 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
   let peers: PeerResolver
   let roots: Array<Map<string, PeerNode>>
   for (let round = 0; ; round++) {
-    peers = new PeerResolver({ packages: tree.packages, children: tree.children, peersSuffixMaxLength: opts.peersSuffixMaxLength, ...(opts.patchHashOf === undefined ? {} : { patchHashOf: opts.patchHashOf }) })
-    roots = direct.map((importer) => peers.resolveImporter([...importer.edges, ...importer.hidden]))
+    peers = new PeerResolver({ packages: tree.packages, children: tree.children, peersSuffixMaxLength: opts.peersSuffixMaxLength, dedupePeers: opts.dedupePeers === true, ...(opts.patchHashOf === undefined ? {} : { patchHashOf: opts.patchHashOf }) })
+    roots = resolveImporterPeers(peers, direct.map((importer) => [...importer.edges, ...importer.hidden]), opts.resolvePeersFromWorkspaceRoot === false ? -1 : opts.importers.findIndex((importer) => importer.id === '.'))
     if (round > 20) break
     const candidates = peerCandidates(tree.packages, opts.lockfile)
     let extra = opts.autoInstallPeers ? direct.map((importer, i) => missingRequired(roots[i]!, candidates, importer.hidden, lockedPeers[i]!)) : []
@@ -183,12 +187,23 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     peersSuffixMaxLength: opts.peersSuffixMaxLength,
     settings: opts.lockfileSettings,
     dedupePeerDependents: opts.dedupePeerDependents,
+    dedupePeers: opts.dedupePeers === true,
   })
   const sortedImmature = [...immature].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([, violation]) => violation)
   return { lockfile, peerIssues: peers.issues, deprecated, immature: sortedImmature }
 }
 
-/** `catalog:` → `default`, `catalog:name` → `name`. */
+/**
+ * Every importer's peer nodes. The workspace root's dependencies (`rootIndex`, -1 for none) also
+ * provide peers to the other projects' dependencies, after their own.
+ */
+function resolveImporterPeers (peers: PeerResolver, edges: Edge[][], rootIndex: number): Array<Map<string, PeerNode>> {
+  if (rootIndex === -1 || edges.length === 1) return edges.map((list) => peers.resolveImporter(list))
+  const root = peers.resolveImporter(edges[rootIndex]!)
+  const inherited = edges[rootIndex]!.map((edge) => ({ edge, node: root.get(edge.alias)! }))
+  return edges.map((list, i) => i === rootIndex ? root : peers.resolveImporter(list, inherited))
+}
+
 /** Names whose global, rangeless override was removed: their locked versions are dropped, as pnpm does. */
 function staleOverrideTargets (locked: Readonly<Record<string, string>> | undefined, current: Readonly<Record<string, string>> | undefined): Set<string> {
   const names = new Set<string>()
@@ -333,6 +348,7 @@ interface ToLockfileInput {
   peersSuffixMaxLength: number
   settings: ResolveDependenciesOptions['lockfileSettings']
   dedupePeerDependents: boolean
+  dedupePeers: boolean
 }
 
 /** A variant in the lockfile graph: its dependencies and own peers (alias → dependency path, optional). */
@@ -426,7 +442,8 @@ function toLockfile (input: ToLockfileInput): Lockfile {
     if (!nonOptional) snapshot.optional = true
     snapshotsSection[depPath] = snapshot
   }
-  const settings: Lockfile['settings'] = { autoInstallPeers: input.autoInstallPeers, excludeLinksFromLockfile: false }
+  // In pnpm's order.
+  const settings: Lockfile['settings'] = { autoInstallPeers: input.autoInstallPeers, ...input.dedupePeers ? { dedupePeers: true } : {}, excludeLinksFromLockfile: false }
   if (input.peersSuffixMaxLength !== 1000) settings.peersSuffixMaxLength = input.peersSuffixMaxLength
   const lockfile: Lockfile = { ...input.lockfile, lockfileVersion: LOCKFILE_VERSION, settings, importers, packages: packagesSection, snapshots: snapshotsSection }
   if (input.settings.overrides !== undefined && Object.keys(input.settings.overrides).length > 0) lockfile.overrides = input.settings.overrides

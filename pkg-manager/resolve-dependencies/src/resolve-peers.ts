@@ -47,6 +47,8 @@ export interface ResolvePeersOptions {
   peersSuffixMaxLength: number
   /** The hash of the patch for a package id (`patchedDependencies`), which its dependency path carries. */
   patchHashOf?: (pkgId: string) => string | undefined
+  /** pnpm's `dedupePeers`: a suffix names each peer by `name@version` alone, not by its own dependency path. */
+  dedupePeers?: boolean
 }
 
 type Context = ReadonlyMap<string, PeerNode>
@@ -71,9 +73,14 @@ export class PeerResolver {
     this.computePeersBelow()
   }
 
-  /** Nodes for an importer's direct dependencies; the importer's dependencies provide peers to all below. */
-  resolveImporter (edges: readonly Edge[]): Map<string, PeerNode> {
+  /**
+   * Nodes for an importer's direct dependencies; the importer's dependencies provide peers to all
+   * below, and before them `inherited` providers (the workspace root's dependencies, pnpm's
+   * `resolvePeersFromWorkspaceRoot`).
+   */
+  resolveImporter (edges: readonly Edge[], inherited: ReadonlyArray<{ edge: Edge, node: PeerNode }> = []): Map<string, PeerNode> {
     const context = new Map<string, PeerNode>()
+    for (const { edge, node } of inherited) this.provide(context, edge, node)
     const nodes = edges.map((edge) => ({ edge, node: this.shell(edge.pkgId) }))
     for (const { edge, node } of nodes) this.provide(context, edge, node)
     const out = new Map<string, PeerNode>()
@@ -168,7 +175,8 @@ export class PeerResolver {
     const ids = [...node.allPeers].map(([name, peer]) => this.opts.packages.get(peer.pkgId)!.link === true
       // A linked project as a peer: its name and its path from the lockfile's directory (pnpm's `@scope/a@packages+a`).
       ? `${name}@${peer.pkgId.slice('link:'.length).replaceAll('/', '+')}`
-      : peer.cycleBroken === true ? this.withPatch(peer.pkgId) : this.depPath(peer)).sort()
+      : this.opts.dedupePeers === true ? `${name}@${this.opts.packages.get(peer.pkgId)!.version}`
+        : peer.cycleBroken === true ? this.withPatch(peer.pkgId) : this.depPath(peer)).sort()
     node.computing = false
     let suffix = ids.join(')(')
     if (suffix.length > this.opts.peersSuffixMaxLength) suffix = createHash('sha256').update(suffix).digest('hex').slice(0, 32)
