@@ -1,0 +1,203 @@
+import fs from 'node:fs'
+import path from 'node:path'
+
+import { writeDiff } from './diff.js'
+import { checkout } from './repos.js'
+import type { Repo } from './repos.js'
+import { failure } from './tools.js'
+import type { Run, Tool, ToolName } from './tools.js'
+import { compareSnapshots, readImporters, snapshot } from './tree.js'
+
+export interface Context {
+  repo: Repo
+  tools: Record<ToolName, Tool>
+  /** This repository's dir in the work dir: project copies and each run's HOME. */
+  work: string
+  /** This repository's dir in the out dir: logs, diffs, differences. */
+  out: string
+  /** One store per tool for the whole corpus, so (c) and (d) download a package once. */
+  stores: Record<ToolName, string>
+  /** The lockfile of the commit, kept aside before any tool runs. */
+  committedLockfile: string
+  /** Whether pnpm 11 rejected the committed lockfile in (a) (a registry that lacks some of its versions, say). */
+  pnpmRejectedCommitted: () => boolean
+  log: (line: string) => void
+}
+
+/**
+ * Where (b) keeps pnpm's fresh lockfile and pnpm-workspace.yaml (pnpm may add to
+ * minimumReleaseAgeExclude): what (c) and (d) install when pnpm rejects the committed lockfile, so
+ * that node_modules are still compared.
+ */
+const freshDir = (ctx: Context): string => path.join(ctx.work, 'fresh-pnpm')
+
+export type InstalledLockfile = 'committed' | 'fresh'
+
+function installedLockfile (ctx: Context): InstalledLockfile {
+  return ctx.pnpmRejectedCommitted() && fs.existsSync(freshDir(ctx)) ? 'fresh' : 'committed'
+}
+
+/** `ok`, or why a run failed (its error code). */
+export type Outcome = 'ok' | { failed: string }
+
+const outcome = (run: Run): Outcome => run.ok ? 'ok' : { failed: failure(run) }
+
+interface Copy { project: string, home: string, lockfile: string }
+
+/** A fresh copy of the repository (with pnpm's fresh lockfile for `fresh`) and a fresh HOME for one tool's part of a check. */
+function prepare (ctx: Context, label: string, lockfile: InstalledLockfile = 'committed'): Copy {
+  const dir = path.join(ctx.work, label)
+  fs.rmSync(dir, { recursive: true, force: true })
+  const project = path.join(dir, 'project')
+  checkout(ctx.repo, project)
+  if (lockfile === 'fresh') fs.cpSync(freshDir(ctx), project, { recursive: true })
+  return { project, home: path.join(dir, 'home'), lockfile: path.join(project, 'pnpm-lock.yaml') }
+}
+
+async function run (ctx: Context, tool: ToolName, label: string, args: string[], at: { project: string, home: string }, store?: string): Promise<Run> {
+  ctx.log(`${ctx.repo.name}: ${tool} ${args.join(' ')}`)
+  const result = await ctx.tools[tool].run(args, { cwd: at.project, home: at.home, log: path.join(ctx.out, `${label}.log`), ...(store === undefined ? {} : { store }) })
+  ctx.log(`${ctx.repo.name}: ${tool} ${result.ok ? 'done' : 'FAILED'} in ${(result.ms / 1000).toFixed(1)} s`)
+  return result
+}
+
+export interface AResult {
+  frozen: Record<ToolName, Outcome>
+  lockfileOnly: Record<ToolName, Outcome>
+  /** Lines `install --lockfile-only` changed in the committed lockfile, per tool. */
+  changed: Record<ToolName, number>
+  /** Lines lode's lockfile differs from pnpm's, after both ran `install --lockfile-only`. */
+  vsPnpm: number
+}
+
+/** (a) The committed lockfile: accepted as up to date, and left as it is by `--lockfile-only`. */
+export async function checkA (ctx: Context): Promise<AResult> {
+  const copies = {} as Record<ToolName, Copy>
+  const result: AResult = { frozen: {} as AResult['frozen'], lockfileOnly: {} as AResult['lockfileOnly'], changed: { lode: 0, pnpm: 0 }, vsPnpm: 0 }
+  for (const tool of ['pnpm', 'lode'] as const) {
+    const copy = copies[tool] = prepare(ctx, `a-${tool}`)
+    result.frozen[tool] = outcome(await run(ctx, tool, `a-${tool}-frozen`, ['install', '--frozen-lockfile', '--lockfile-only'], copy))
+    result.lockfileOnly[tool] = outcome(await run(ctx, tool, `a-${tool}-lockfile-only`, ['install', '--lockfile-only'], copy))
+    result.changed[tool] = writeDiff(ctx.committedLockfile, copy.lockfile, ['committed', tool], path.join(ctx.out, `a-${tool}.diff`))
+  }
+  result.vsPnpm = writeDiff(copies.pnpm.lockfile, copies.lode.lockfile, ['pnpm', 'lode'], path.join(ctx.out, 'a-vs-pnpm.diff'))
+  return result
+}
+
+export interface BResult {
+  resolved: Record<ToolName, Outcome>
+  seconds: Record<ToolName, number>
+  /** Lines lode's fresh lockfile differs from pnpm's. */
+  lines: number
+  /** Lines lode's pnpm-workspace.yaml differs from pnpm's after resolving (both may add to minimumReleaseAgeExclude). */
+  workspaceLines: number
+  /** pnpm 11 `install --frozen-lockfile --lockfile-only` on lode's fresh lockfile. */
+  pnpmAcceptsLode: Outcome | 'not run'
+}
+
+/** (b) A fresh resolution, the lockfile deleted: the same lockfile as pnpm's, byte for byte. */
+export async function checkB (ctx: Context): Promise<BResult> {
+  const copies = {} as Record<ToolName, Copy>
+  const result: BResult = { resolved: {} as BResult['resolved'], seconds: { lode: 0, pnpm: 0 }, lines: 0, workspaceLines: 0, pnpmAcceptsLode: 'not run' }
+  // One after the other, so the registry's state and the minimumReleaseAge cut-off move by minutes at most.
+  for (const tool of ['lode', 'pnpm'] as const) {
+    const copy = copies[tool] = prepare(ctx, `b-${tool}`)
+    fs.rmSync(copy.lockfile)
+    const resolved = await run(ctx, tool, `b-${tool}`, ['install', '--lockfile-only'], copy)
+    result.resolved[tool] = outcome(resolved)
+    result.seconds[tool] = resolved.ms / 1000
+  }
+  fs.rmSync(freshDir(ctx), { recursive: true, force: true })
+  if (result.resolved.pnpm === 'ok') {
+    fs.mkdirSync(freshDir(ctx))
+    for (const file of ['pnpm-lock.yaml', 'pnpm-workspace.yaml']) {
+      if (fs.existsSync(path.join(copies.pnpm.project, file))) fs.copyFileSync(path.join(copies.pnpm.project, file), path.join(freshDir(ctx), file))
+    }
+  }
+  result.lines = writeDiff(copies.pnpm.lockfile, copies.lode.lockfile, ['pnpm', 'lode'], path.join(ctx.out, 'b.diff'))
+  const workspaceYaml = (copy: Copy): string => path.join(copy.project, 'pnpm-workspace.yaml')
+  result.workspaceLines = writeDiff(workspaceYaml(copies.pnpm), workspaceYaml(copies.lode), ['pnpm', 'lode'], path.join(ctx.out, 'b-workspace.diff'))
+  if (result.resolved.lode === 'ok') {
+    const home = path.join(ctx.work, 'b-pnpm-on-lode-home')
+    fs.rmSync(home, { recursive: true, force: true })
+    result.pnpmAcceptsLode = outcome(await run(ctx, 'pnpm', 'b-pnpm-on-lode', ['install', '--frozen-lockfile', '--lockfile-only'], { project: copies.lode.project, home }))
+  }
+  return result
+}
+
+export interface CResult {
+  lockfile: InstalledLockfile
+  installed: Record<ToolName, Outcome>
+  seconds: Record<ToolName, number>
+  /** Entries of node_modules that differ (see tree.ts), written to c.txt. */
+  differences: number
+}
+
+/** (c) A frozen install without scripts: the same node_modules as pnpm's. */
+export async function checkC (ctx: Context): Promise<CResult> {
+  const copies = {} as Record<ToolName, Copy>
+  const result: CResult = { lockfile: installedLockfile(ctx), installed: {} as CResult['installed'], seconds: { lode: 0, pnpm: 0 }, differences: 0 }
+  for (const tool of ['pnpm', 'lode'] as const) {
+    const copy = copies[tool] = prepare(ctx, `c-${tool}`, result.lockfile)
+    const installed = await run(ctx, tool, `c-${tool}`, ['install', '--frozen-lockfile', '--ignore-scripts'], copy, ctx.stores[tool])
+    result.installed[tool] = outcome(installed)
+    result.seconds[tool] = installed.ms / 1000
+  }
+  const report = path.join(ctx.out, 'c.txt')
+  fs.rmSync(report, { force: true })
+  if (result.installed.lode !== 'ok' || result.installed.pnpm !== 'ok') return result
+  const importers = readImporters(copies.pnpm.lockfile).map((i) => i.importer)
+  const differences = compareSnapshots(
+    snapshot(copies.pnpm.project, importers, ctx.stores.pnpm),
+    snapshot(copies.lode.project, importers, ctx.stores.lode),
+    ['pnpm', 'lode'],
+  )
+  result.differences = differences.length
+  if (differences.length > 0) fs.writeFileSync(report, differences.join('\n') + '\n')
+  return result
+}
+
+export interface DResult {
+  lockfile: InstalledLockfile
+  lodeInstall: Outcome
+  /** pnpm 11 `install --frozen-lockfile --ignore-scripts` on lode's tree (with lode's store). */
+  pnpmInstall: Outcome | 'not run'
+  pnpmSaysUpToDate: boolean
+  /** What pnpm's install changed in lode's node_modules and lockfile, written to d.txt. */
+  changes: number
+  /** `pnpm exec node` resolving every importer's direct dependencies. */
+  exec: Outcome | 'not run'
+  unresolved: string[]
+}
+
+/** (d) pnpm 11 takes lode's lockfile and node_modules as they are, and runs commands in them. */
+export async function checkD (ctx: Context): Promise<DResult> {
+  const result: DResult = { lockfile: installedLockfile(ctx), lodeInstall: 'ok', pnpmInstall: 'not run', pnpmSaysUpToDate: false, changes: 0, exec: 'not run', unresolved: [] }
+  const copy = prepare(ctx, 'd-lode', result.lockfile)
+  result.lodeInstall = outcome(await run(ctx, 'lode', 'd-lode', ['install', '--frozen-lockfile', '--ignore-scripts'], copy, ctx.stores.lode))
+  if (result.lodeInstall !== 'ok') return result
+  const importers = readImporters(copy.lockfile)
+  const names = importers.map((i) => i.importer)
+  const before = snapshot(copy.project, names, ctx.stores.lode)
+  const lockfileBefore = path.join(ctx.work, 'd-lode', 'lockfile-by-lode.yaml')
+  fs.copyFileSync(copy.lockfile, lockfileBefore)
+
+  const pnpmAt = { project: copy.project, home: path.join(ctx.work, 'd-lode', 'pnpm-home') }
+  const install = await run(ctx, 'pnpm', 'd-pnpm-install', ['install', '--frozen-lockfile', '--ignore-scripts'], pnpmAt, ctx.stores.lode)
+  result.pnpmInstall = outcome(install)
+  result.pnpmSaysUpToDate = /Already up to date/i.test(install.output)
+  const changes = compareSnapshots(before, snapshot(copy.project, names, ctx.stores.lode), ['lode', 'after pnpm'])
+  const lockfileLines = writeDiff(lockfileBefore, copy.lockfile, ['lode', 'after pnpm'], path.join(ctx.out, 'd-lockfile.diff'))
+  result.changes = changes.length + lockfileLines
+  const report = path.join(ctx.out, 'd.txt')
+  fs.rmSync(report, { force: true })
+
+  const list = path.join(ctx.work, 'd-lode', 'direct-deps.json')
+  fs.writeFileSync(list, JSON.stringify(importers))
+  const exec = await run(ctx, 'pnpm', 'd-pnpm-exec', ['exec', 'node', path.join(import.meta.dirname, 'resolve-check.js'), list], pnpmAt)
+  result.exec = outcome(exec)
+  result.unresolved = exec.output.split('\n').filter((line) => line.startsWith('unresolved ')).map((line) => line.slice('unresolved '.length))
+  const lines = [...changes, ...result.unresolved.map((u) => `unresolved by pnpm exec node: ${u}`)]
+  if (lines.length > 0) fs.writeFileSync(report, lines.join('\n') + '\n')
+  return result
+}

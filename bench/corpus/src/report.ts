@@ -1,0 +1,70 @@
+import type { AResult, BResult, CResult, DResult, InstalledLockfile, Outcome } from './checks.js'
+
+export interface RepoResult {
+  commit: string
+  lockfileLines: number
+  /** lode's commit (with `+changes` when its tree had uncommitted changes) and pnpm's version, per check. */
+  versions: Partial<Record<Check, string>>
+  a?: AResult
+  b?: BResult
+  c?: CResult
+  d?: DResult
+}
+
+export const CHECKS = ['a', 'b', 'c', 'd'] as const
+export type Check = typeof CHECKS[number]
+
+const failed = (o: Outcome | 'not run'): string | null => typeof o === 'object' ? o.failed : null
+
+function cellA (a: AResult): string {
+  const lodeRejects = failed(a.frozen.lode)
+  const accept = failed(a.frozen.pnpm) !== null
+    ? `pnpm rejects (${failed(a.frozen.pnpm)}), lode ${lodeRejects === null ? 'accepts' : 'rejects'}`
+    : lodeRejects === null ? '✔' : `✘ ${lodeRejects}`
+  const rewrite = failed(a.lockfileOnly.lode)
+  if (rewrite !== null) return `${accept}; --lockfile-only ✘ ${rewrite}`
+  const pnpmChanged = a.changed.pnpm > 0 ? ` (pnpm changes ${a.changed.pnpm}, lode vs pnpm ${a.vsPnpm})` : ''
+  return `${accept}, ${a.changed.lode}${pnpmChanged}`
+}
+
+function cellB (b: BResult): string {
+  const tool = failed(b.resolved.lode) !== null ? `lode ✘ ${failed(b.resolved.lode)}` : failed(b.resolved.pnpm) !== null ? `pnpm ✘ ${failed(b.resolved.pnpm)}` : null
+  if (tool !== null) return tool
+  const workspace = b.workspaceLines > 0 ? ` (+${b.workspaceLines} in pnpm-workspace.yaml)` : ''
+  const accepted = failed(b.pnpmAcceptsLode) !== null ? `; pnpm rejects it (${failed(b.pnpmAcceptsLode)})` : ''
+  return `${b.lines}${workspace}${accepted}`
+}
+
+/** (c) and (d) install pnpm's fresh lockfile from (b) when pnpm rejected the committed one. */
+const fresh = (lockfile: InstalledLockfile): string => lockfile === 'fresh' ? ' (fresh lockfile)' : ''
+
+function cellC (c: CResult): string {
+  const tool = failed(c.installed.lode) !== null ? `lode ✘ ${failed(c.installed.lode)}` : failed(c.installed.pnpm) !== null ? `pnpm ✘ ${failed(c.installed.pnpm)}` : null
+  return `${tool ?? (c.differences === 0 ? '✔' : `${c.differences} differences`)}${fresh(c.lockfile)}`
+}
+
+function cellD (d: DResult): string {
+  if (failed(d.lodeInstall) !== null) return `lode ✘ ${failed(d.lodeInstall)}`
+  if (failed(d.pnpmInstall) !== null) return `pnpm install ✘ ${failed(d.pnpmInstall)}`
+  const install = d.changes === 0 && d.pnpmSaysUpToDate ? '✔' : `pnpm ${d.pnpmSaysUpToDate ? 'up to date' : 'reinstalls'}, ${d.changes} changes`
+  const exec = failed(d.exec) !== null ? `exec ✘ ${failed(d.exec)}` : d.unresolved.length === 0 ? 'exec ✔' : `exec: ${d.unresolved.length} unresolved`
+  return `${install}; ${exec}${fresh(d.lockfile)}`
+}
+
+const seconds = (b: BResult): string => `${b.seconds.lode.toFixed(1)} / ${b.seconds.pnpm.toFixed(1)}`
+
+/** The corpus table: one row per repository, `·` for a check not run. */
+export function renderTable (results: Record<string, RepoResult>): string {
+  const rows = Object.entries(results).map(([name, r]) => [
+    name,
+    r.commit.slice(0, 10),
+    String(r.lockfileLines),
+    r.a === undefined ? '·' : cellA(r.a),
+    r.b === undefined ? '·' : cellB(r.b),
+    r.c === undefined ? '·' : cellC(r.c),
+    r.d === undefined ? '·' : cellD(r.d),
+    r.b === undefined ? '·' : seconds(r.b),
+  ])
+  const header = ['repo', 'commit', 'lockfile lines', 'a: frozen, lines changed', 'b: differing lines', 'c: node_modules', 'd: pnpm on lode\'s tree', 'resolution s lode / pnpm']
+  return [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n') + '\n'
+}
