@@ -194,6 +194,11 @@ export class TreeResolver {
     if (spec.kind === 'local') return this.remember(await this.resolveLocal(spec, wanted, occurrence), depth)
     if (spec.kind === 'workspace') return this.remember(this.resolveWorkspace(spec.spec, wanted, occurrence), depth)
     if (spec.kind === 'tarball') return this.remember(await this.resolveUrl(spec.url, wanted), depth)
+    if (spec.kind === 'unsupported') {
+      throw new LodeError('UNSUPPORTED_SPEC', `${wanted.alias}@${wanted.bareSpecifier} uses the ${spec.protocol}: protocol, which lode does not install.`, {
+        hint: 'Use a registry version range, a git repository, a tarball URL, or a file: or link: path.',
+      })
+    }
     if (spec.kind !== 'registry') {
       throw new LodeError('UNSUPPORTED_SPEC', `${wanted.alias}@${wanted.bareSpecifier} is a ${spec.kind} dependency, which lode cannot resolve yet.`, {
         hint: 'Use a registry version range, a tarball URL or a file: path for now.',
@@ -305,15 +310,17 @@ export class TreeResolver {
   private async resolveLocal (spec: WantedSpec & { kind: 'local' }, wanted: WantedDependency, occurrence: Occurrence): Promise<ResolvedPackage> {
     const direct = occurrence.parentPath.length === 0
     const importerDir = this.opts.importerDirs[occurrence.importerIndex]!
-    // pnpm: a direct dependency's path is the project's; a deeper `file:` one is its declaring directory's; others the lockfile's.
+    // pnpm: a direct dependency's path is the project's; a deeper `file:` one is its declaring
+    // directory's; others the lockfile's. Whichever, the lockfile names it from its own directory
+    // (`dep@file:packages/a/dep`), so that two projects' `file:./dep` stay two packages.
     const baseDir = direct ? importerDir : spec.protocol === 'file' ? wanted.baseDir ?? this.opts.lockfileDir : this.opts.lockfileDir
     const local = await resolveLocal(wanted.alias, spec, {
       baseDir,
-      lockfileDir: direct ? importerDir : this.opts.lockfileDir,
+      lockfileDir: this.opts.lockfileDir,
       wantedBy: occurrence.parentPath.at(-1) ?? 'package.json',
       onWarning: this.opts.onWarning,
     })
-    if (local.kind === 'link') return this.linked(path.resolve(direct ? importerDir : this.opts.lockfileDir, local.ref.slice('link:'.length)), wanted.alias, '0.0.0')
+    if (local.kind === 'link') return this.linked(path.resolve(this.opts.lockfileDir, local.ref.slice('link:'.length)), wanted.alias, '0.0.0')
     const pkg = fromMeta(local.id, local.resolution, this.opts.readPackageHook(local.meta), this.opts.autoInstallPeers)
     if (local.dir !== undefined) pkg.dir = local.dir
     return pkg

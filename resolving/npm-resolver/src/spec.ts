@@ -1,5 +1,7 @@
 import { assertValidDependencyName } from '@lode/core.safe-name'
 import { LodeError } from '@lode/fs.error'
+import { parseGitSpec } from '@lode/resolving.git-resolver/parse'
+import type { GitSpec } from '@lode/resolving.git-resolver/parse'
 import validVersion from 'semver/functions/valid.js'
 import validRange from 'semver/ranges/valid.js'
 
@@ -18,39 +20,53 @@ export type WantedSpec =
   | { kind: 'tarball', alias: string, url: string }
   | { kind: 'local', alias: string, protocol: 'file' | 'link' | 'path', path: string }
   | { kind: 'workspace', alias: string, spec: string }
-  | { kind: 'git', alias: string, spec: string }
+  | { kind: 'git', alias: string, spec: string, git: GitSpec }
+  /** A protocol lode does not install (`jsr:`, `path:`, …). */
+  | { kind: 'unsupported', alias: string, spec: string, protocol: string }
 
 const DEFAULT_TAG = 'latest'
 
-/** Classifies `alias: bareSpecifier` from a manifest. Throws `ERR_LODE_INVALID_SPEC` for what is none of them. */
+/**
+ * Classifies `alias: bareSpecifier` from a manifest in the order pnpm 11's resolvers claim it:
+ * `workspace:`, an `npm:` alias, a registry version, range or tag, a git repository (hosted
+ * shorthands, git URLs, http(s) URLs ending in `.git`), a tarball URL, `link:`/`file:`, then a
+ * path. Throws `ERR_LODE_INVALID_SPEC` for what is none of them.
+ */
 export function parseWantedSpec (alias: string, bareSpecifier: string, where: string): WantedSpec {
   // The alias becomes a directory in node_modules, whatever the specifier: checked before anything else.
   assertValidDependencyName(alias, where)
   const spec = bareSpecifier.trim()
   if (spec.startsWith('workspace:')) return { kind: 'workspace', alias, spec }
-  if (spec.startsWith('link:')) return { kind: 'local', alias, protocol: 'link', path: spec.slice('link:'.length) }
-  if (spec.startsWith('file:')) return { kind: 'local', alias, protocol: 'file', path: spec.slice('file:'.length) }
-  if (/^(\.\.?|~)?\/|^\.\.?$/.test(spec)) return { kind: 'local', alias, protocol: 'path', path: spec }
-  if (/^https?:\/\//.test(spec)) {
-    if (/\.git(#.*)?$/.test(spec)) return { kind: 'git', alias, spec }
-    return { kind: 'tarball', alias, url: spec }
-  }
-  if (/^(git\+|git:|github:|gitlab:|bitbucket:|gist:)/.test(spec) || /^[^@\s][^\s/]*\/[^\s/]+(#.*)?$/.test(spec)) {
-    return { kind: 'git', alias, spec }
-  }
   if (spec.startsWith('npm:')) {
     const target = spec.slice('npm:'.length)
-    const at = target.indexOf('@', 1)
-    const name = at === -1 ? target : target.slice(0, at)
-    const rest = at === -1 ? '' : target.slice(at + 1)
+    // `npm:<range>` keeps the alias's name; otherwise the last `@` after the first character ends the name.
+    const at = target.lastIndexOf('@')
+    const [name, selector] = validRange(target) !== null ? [alias, target] : at < 1 ? [target, DEFAULT_TAG] : [target.slice(0, at), target.slice(at + 1)]
     // So does the target's name (`.pnpm/<name>@<version>/node_modules/<name>`).
     assertValidDependencyName(name, `${where} (in "${alias}": "${bareSpecifier}")`)
-    return { kind: 'registry', alias, aliased: true, ...registrySpec(name, rest, `${alias}@${bareSpecifier}`, where) }
+    const registry = registrySpec(name, selector)
+    if (registry === undefined) throw invalidSpec(alias, bareSpecifier, where)
+    return { kind: 'registry', alias, aliased: true, ...registry }
   }
-  return { kind: 'registry', alias, aliased: false, ...registrySpec(alias, spec, `${alias}@${bareSpecifier}`, where) }
+  // A first member with a colon (`jsr:x`, `git+ssh://…`) is a protocol, never a tag.
+  if (!/^[^\s|]*:/.test(spec)) {
+    const registry = registrySpec(alias, spec)
+    if (registry !== undefined) return { kind: 'registry', alias, aliased: false, ...registry }
+  }
+  const git = parseGitSpec(spec)
+  if (git !== undefined) return { kind: 'git', alias, spec, git }
+  if (/^https?:\/\//i.test(spec)) return { kind: 'tarball', alias, url: spec }
+  if (spec.startsWith('link:')) return { kind: 'local', alias, protocol: 'link', path: spec.slice('link:'.length) }
+  if (spec.startsWith('file:')) return { kind: 'local', alias, protocol: 'file', path: spec.slice('file:'.length) }
+  const protocol = /^([a-z][a-z0-9+.-]+):/i.exec(spec)?.[1]
+  if (protocol !== undefined) return { kind: 'unsupported', alias, spec, protocol }
+  // pnpm's local paths: `./x`, `../x`, `/x`, `~/x`, a drive letter, any other path with a slash, a tarball file name.
+  if (/^(?:[./]|~\/|[a-z]:)/i.test(spec) || spec.includes('/') || /\.(?:tgz|tar\.gz|tar)$/i.test(spec)) return { kind: 'local', alias, protocol: 'path', path: spec }
+  throw invalidSpec(alias, bareSpecifier, where)
 }
 
-function registrySpec (name: string, spec: string, display: string, where: string): RegistrySpec {
+/** A version, a range or a tag (pnpm's version-selector-type, loose); undefined for anything else. */
+function registrySpec (name: string, spec: string): RegistrySpec | undefined {
   // pnpm reads an empty specifier as any version (`*`), an absent one as `latest`.
   if (spec === '') return { type: 'range', name, range: '*' }
   if (spec === DEFAULT_TAG) return { type: 'tag', name, tag: DEFAULT_TAG }
@@ -58,7 +74,11 @@ function registrySpec (name: string, spec: string, display: string, where: strin
   if (version !== null) return { type: 'version', name, version }
   if (validRange(spec, true) !== null) return { type: 'range', name, range: spec }
   if (encodeURIComponent(spec) === spec) return { type: 'tag', name, tag: spec }
-  throw new LodeError('INVALID_SPEC', `"${display}" in ${where} is not a version, range, tag, alias, URL or path.`, {
+  return undefined
+}
+
+function invalidSpec (alias: string, bareSpecifier: string, where: string): LodeError {
+  return new LodeError('INVALID_SPEC', `"${alias}@${bareSpecifier}" in ${where} is not a version, range, tag, alias, URL or path.`, {
     hint: 'Fix the specifier, e.g. "^1.2.0", "latest" or "npm:other@^1".',
   })
 }
