@@ -72,7 +72,8 @@ const COMMANDS = ['install', 'i', 'add', 'remove', 'rm', 'uninstall', 'un', 'upd
 /** Whether `dir`'s package.json has a script called `name` (a missing or broken file has none). */
 function hasScript (dir: string, name: string): boolean {
   try {
-    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> }
+    // A byte order mark is skipped, as everywhere a package.json is read (see @lode/fs.package-json, not loaded on this path).
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8').replace(/^\uFEFF/, '')) as { scripts?: Record<string, unknown> }
     return typeof manifest.scripts?.[name] === 'string'
   } catch {
     return false

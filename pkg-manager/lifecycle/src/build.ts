@@ -67,7 +67,8 @@ export async function runDependencyBuilds (targets: readonly BuildTarget[], opts
 
 /** One package's lifecycle; false when an optional package's build failed (warned). */
 async function runBuild (target: BuildTarget, opts: BuildOptions): Promise<boolean> {
-  const manifest = JSON.parse(await fs.readFile(path.join(target.dir, 'package.json'), 'utf8')) as Record<string, unknown>
+  // Skips a byte order mark, as npm and pnpm do (the package.json was parsed that way once already).
+  const manifest = JSON.parse((await fs.readFile(path.join(target.dir, 'package.json'), 'utf8')).replace(/^\uFEFF/, '')) as Record<string, unknown>
   for (const event of EVENTS) {
     try {
       await (await loadRunScript())({

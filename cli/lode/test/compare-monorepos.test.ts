@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { after, before, describe, test } from 'node:test'
+
+import { TestRegistry } from '@lode/__utils__.test-fixtures'
+import type { PackageSpec } from '@lode/__utils__.test-fixtures'
+
+import { cloneProject, listing, lode, makeProject, pnpm, readLockfileText } from './helpers.js'
+import type { Project } from './helpers.js'
+
+// What real pnpm 11 monorepos showed lode doing otherwise than pnpm, each reduced to a fixture.
+const PACKAGES: PackageSpec[] = [
+  // A react-like host and a package that needs it as a peer.
+  { name: 'rx', version: '17.0.2' },
+  { name: 'rx', version: '18.3.1' },
+  { name: 'rx-dom', version: '18.3.1', manifest: { peerDependencies: { rx: '^18.3.1' } } },
+  { name: 'rx-old-plugin', version: '1.0.0', manifest: { peerDependencies: { rx: '^16.0.0', 'rx-missing': '^1.0.0' } } },
+  // Peers of peers (eslint-utils → eslint → supports-color).
+  { name: 'sc', version: '7.2.0' },
+  { name: 'es', version: '10.15.0', manifest: { peerDependencies: { sc: '^7.0.0' } } },
+  { name: 'es-utils', version: '4.10.1', manifest: { peerDependencies: { es: '*' } } },
+  // A package that only optional dependencies reach, also an optional peer of another (vite, lint-staged → yaml).
+  { name: 'op-yaml', version: '2.9.1' },
+  { name: 'op-vite', version: '8.3.8', manifest: { peerDependencies: { 'op-yaml': '^2.4.2' }, peerDependenciesMeta: { 'op-yaml': { optional: true } } } },
+  { name: 'op-staged', version: '17.6.1', manifest: { optionalDependencies: { 'op-yaml': '^2.9.1' } } },
+  // Platform fields written as strings, not lists.
+  { name: 'libc-str', version: '1.0.0', manifest: { os: 'linux', cpu: 'x64', libc: 'glibc' } },
+  { name: 'ms', version: '2.1.3' },
+]
+
+let registry: TestRegistry
+before(async () => { registry = await TestRegistry.start(PACKAGES) })
+after(async () => { await registry.close() })
+
+interface Compared { pnpmProject: Project, lodeProject: Project }
+
+/** pnpm 11 and lode resolve copies of one project: the same pnpm-lock.yaml, byte for byte. */
+async function compare (manifest: Record<string, unknown>, files: Record<string, string | Buffer> = {}): Promise<Compared> {
+  const pnpmProject = makeProject(registry, manifest, files)
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install', '--lockfile-only'])
+  const result = await lode(lodeProject, ['install', '--lockfile-only'])
+  assert.equal(result.code, 0, `lode failed:\n${result.stdout}\n${result.stderr}`)
+  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  return { pnpmProject, lodeProject }
+}
+
+/** Both install their lockfile (frozen): the same files and links, state files aside. */
+async function installBoth ({ pnpmProject, lodeProject }: Compared): Promise<void> {
+  await pnpm(pnpmProject, ['install', '--frozen-lockfile'])
+  const result = await lode(lodeProject, ['install', '--frozen-lockfile'])
+  assert.equal(result.code, 0, `lode failed:\n${result.stdout}\n${result.stderr}`)
+  const tree = (project: Project): string[] => listing(project.dir).filter((file) => !file.endsWith(`.pnpm${path.sep}lock.yaml`))
+  assert.deepEqual(tree(lodeProject), tree(pnpmProject))
+}
+
+function requireFrom (project: Project, importer: string, name: string): unknown {
+  return createRequire(path.join(project.dir, importer, 'index.js'))(name)
+}
+
+describe('lode writes the lockfile pnpm 11 writes, and installs it as pnpm does, for what real monorepos use', () => {
+  test('file: dependencies of workspace projects are named from the lockfile\'s directory', async () => {
+    const local = (name: string, version: string): string => JSON.stringify({ name, version, main: 'index.js', dependencies: { ms: '2.1.3' } })
+    const projects = await compare({ name: 'file-deps', version: '1.0.0', private: true }, {
+      'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+      'packages/a/package.json': JSON.stringify({ name: 'a', version: '1.0.0', dependencies: { dep: 'file:./dep' } }),
+      'packages/a/dep/package.json': local('dep', '1.0.0'),
+      'packages/a/dep/index.js': 'module.exports = "dep of a"\n',
+      'packages/b/package.json': JSON.stringify({ name: 'b', version: '1.0.0', dependencies: { dep: 'file:./dep', other: 'file:../../shared' } }),
+      'packages/b/dep/package.json': local('dep', '2.0.0'),
+      'packages/b/dep/index.js': 'module.exports = "dep of b"\n',
+      'shared/package.json': local('other', '1.0.0'),
+    })
+    assert.match(readLockfileText(projects.lodeProject), /\n {2}dep@file:packages\/a\/dep:\n {4}resolution: \{directory: packages\/a\/dep, type: directory\}\n/)
+    await installBoth(projects)
+    assert.equal(requireFrom(projects.lodeProject, 'packages/a', 'dep'), 'dep of a')
+    assert.equal(requireFrom(projects.lodeProject, 'packages/b', 'dep'), 'dep of b')
+  })
+
+  test('dedupePeers: peer suffixes name peers by name@version, and the setting is recorded', async () => {
+    const projects = await compare({ name: 'dedupe-peers', version: '1.0.0', dependencies: { sc: '7.2.0', es: '10.15.0', 'es-utils': '4.10.1' } }, { 'pnpm-workspace.yaml': 'dedupePeers: true\n' })
+    const lockfile = readLockfileText(projects.lodeProject)
+    assert.match(lockfile, /settings:\n {2}autoInstallPeers: true\n {2}dedupePeers: true\n/)
+    assert.match(lockfile, /\n {2}es-utils@4\.10\.1\(es@10\.15\.0\):\n/)
+    await installBoth(projects)
+    // Turned off, the lockfile is out of date for a frozen install, as pnpm says.
+    fs.writeFileSync(path.join(projects.lodeProject.dir, 'pnpm-workspace.yaml'), 'dedupePeers: false\n')
+    const frozen = await lode(projects.lodeProject, ['install', '--frozen-lockfile', '--lockfile-only'])
+    assert.equal(frozen.code, 1)
+    assert.match(frozen.stderr, /ERR_LODE_OUTDATED_LOCKFILE.*dedupePeers/)
+  })
+
+  test('a project\'s own peerDependencies are installed with autoInstallPeers, and a frozen install accepts pnpm\'s lockfile', async () => {
+    const manifest = { name: 'own-peers', version: '1.0.0', peerDependencies: { ms: '^2.1.0', rx: '^18.0.0' }, devDependencies: { rx: '18.3.1' } }
+    const projects = await compare(manifest)
+    assert.match(readLockfileText(projects.lodeProject), /\n {4}dependencies:\n {6}ms:\n {8}specifier: \^2\.1\.0\n {8}version: 2\.1\.3\n {4}devDependencies:\n {6}rx:\n/)
+    // lode installs the lockfile pnpm wrote.
+    fs.copyFileSync(path.join(projects.pnpmProject.dir, 'pnpm-lock.yaml'), path.join(projects.lodeProject.dir, 'pnpm-lock.yaml'))
+    await installBoth(projects)
+    assert.deepEqual(requireFrom(projects.lodeProject, '.', 'ms'), { name: 'ms', version: '2.1.3' })
+    // Without autoInstallPeers, peers are the user's to install.
+    await compare(manifest, { 'pnpm-workspace.yaml': 'autoInstallPeers: false\n' })
+  })
+
+  test('resolvePeersFromWorkspaceRoot: the root\'s dependencies provide peers to every project\'s dependencies', async () => {
+    const files = (settings: string): Record<string, string> => ({
+      'pnpm-workspace.yaml': `packages:\n  - packages/*\n${settings}`,
+      'packages/a/package.json': JSON.stringify({ name: 'a', version: '1.0.0', dependencies: { 'rx-dom': '18.3.1' } }),
+      // A project's own version comes first.
+      'packages/b/package.json': JSON.stringify({ name: 'b', version: '1.0.0', dependencies: { 'rx-dom': '18.3.1', rx: '17.0.2' } }),
+    })
+    const root = { name: 'peers-from-root', version: '1.0.0', private: true, dependencies: { rx: '18.3.1' } }
+    const withoutAuto = await compare(root, files('autoInstallPeers: false\n'))
+    assert.match(readLockfileText(withoutAuto.lodeProject), /\n {2}packages\/a:\n {4}dependencies:\n {6}rx-dom:\n {8}specifier: 18\.3\.1\n {8}version: 18\.3\.1\(rx@18\.3\.1\)\n/)
+    await installBoth(withoutAuto)
+    const auto = await compare(root, files(''))
+    await installBoth(auto)
+    await compare(root, files('resolvePeersFromWorkspaceRoot: false\n'))
+  })
+
+  test('the catalogs section names bare versions, without peer suffixes', async () => {
+    const { lodeProject } = await compare({ name: 'catalog-peers', version: '1.0.0', dependencies: { rx: 'catalog:', 'rx-dom': 'catalog:' } }, { 'pnpm-workspace.yaml': 'catalog:\n  rx: 18.3.1\n  rx-dom: 18.3.1\n' })
+    assert.match(readLockfileText(lodeProject), /\n {4}rx-dom:\n {6}specifier: 18\.3\.1\n {6}version: 18\.3\.1\n/)
+  })
+
+  test('a package reached only through optional dependencies stays optional when it is also an optional peer', async () => {
+    const projects = await compare({ name: 'optional-only', version: '1.0.0', devDependencies: { 'op-vite': '8.3.8', 'op-staged': '17.6.1' } })
+    assert.match(readLockfileText(projects.lodeProject), /\n {2}op-yaml@2\.9\.1:\n {4}optional: true\n/)
+    await installBoth(projects)
+  })
+
+  test('os, cpu and libc written as strings stay strings, and still decide what is installable', async () => {
+    const projects = await compare({ name: 'libc-string', version: '1.0.0', optionalDependencies: { 'libc-str': '1.0.0' } })
+    assert.match(readLockfileText(projects.lodeProject), /\n {4}cpu: x64\n {4}os: linux\n {4}libc: glibc\n/)
+    await installBoth(projects)
+  })
+
+  test('a package.json with a byte order mark is read, in the root, a workspace project and a file: package', async () => {
+    const bom = (value: unknown): string => `\uFEFF${JSON.stringify(value)}`
+    const projects = await compare({ name: 'bom', version: '1.0.0', private: true, dependencies: { ms: '2.1.3' }, scripts: { hello: 'echo 42' } }, {
+      'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+      'packages/a/package.json': bom({ name: 'a', version: '1.0.0', dependencies: { local: 'file:./local' } }),
+      'packages/a/local/package.json': bom({ name: 'local', version: '1.0.0' }),
+    })
+    for (const { dir } of [projects.pnpmProject, projects.lodeProject]) fs.writeFileSync(path.join(dir, 'package.json'), `\uFEFF${fs.readFileSync(path.join(dir, 'package.json'), 'utf8')}`)
+    await installBoth(projects)
+    const hello = await lode(projects.lodeProject, ['hello'])
+    assert.equal(hello.code, 0, hello.stderr)
+    assert.match(hello.stdout, /^42\b/m)
+  })
+})
