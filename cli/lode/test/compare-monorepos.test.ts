@@ -137,6 +137,26 @@ describe('lode writes the lockfile pnpm 11 writes, and installs it as pnpm does,
     await installBoth(projects)
   })
 
+  test('patchedDependencies in the { hash, path } form of older pnpm versions is read as pnpm 11 reads it', async () => {
+    const patch = ['diff --git a/index.js b/index.js', '--- a/index.js', '+++ b/index.js', '@@ -1 +1 @@', '-module.exports = {"name":"ms","version":"2.1.3"}', '+module.exports = "patched"', ''].join('\n')
+    const projects = await compare({ name: 'old-patches', version: '1.0.0', dependencies: { ms: '2.1.3' } }, {
+      'pnpm-workspace.yaml': 'patchedDependencies:\n  ms@2.1.3: patches/ms@2.1.3.patch\n',
+      'patches/ms@2.1.3.patch': patch,
+    })
+    const older = readLockfileText(projects.lodeProject).replace(/\npatchedDependencies:\n {2}ms@2\.1\.3: ([0-9a-f]+)\n/, '\npatchedDependencies:\n  ms@2.1.3:\n    hash: $1\n    path: patches/ms@2.1.3.patch\n')
+    assert.notEqual(older, readLockfileText(projects.lodeProject))
+    for (const { dir } of [projects.pnpmProject, projects.lodeProject]) fs.writeFileSync(path.join(dir, 'pnpm-lock.yaml'), older)
+    await pnpm(projects.pnpmProject, ['install', '--frozen-lockfile', '--lockfile-only'])
+    const frozen = await lode(projects.lodeProject, ['install', '--frozen-lockfile', '--lockfile-only'])
+    assert.equal(frozen.code, 0, frozen.stderr)
+    await pnpm(projects.pnpmProject, ['install', '--lockfile-only'])
+    const again = await lode(projects.lodeProject, ['install', '--lockfile-only'])
+    assert.equal(again.code, 0, again.stderr)
+    assert.equal(readLockfileText(projects.lodeProject), readLockfileText(projects.pnpmProject))
+    await installBoth(projects)
+    assert.equal(requireFrom(projects.lodeProject, '.', 'ms'), 'patched')
+  })
+
   test('a package.json with a byte order mark is read, in the root, a workspace project and a file: package', async () => {
     const bom = (value: unknown): string => `\uFEFF${JSON.stringify(value)}`
     const projects = await compare({ name: 'bom', version: '1.0.0', private: true, dependencies: { ms: '2.1.3' }, scripts: { hello: 'echo 42' } }, {

@@ -24,7 +24,7 @@ const LOCKFILE: Shape = {
     overrides: STRING_MAP,
     packageExtensionsChecksum: 'string',
     pnpmfileChecksum: 'string',
-    // pnpm 9 wrote `{ hash, path }` here, pnpm 10 and later the hash alone: not read, only compared.
+    // The hash, or pnpm 9's `{ hash, path }` (read as the hash).
     patchedDependencies: 'map',
     ignoredOptionalDependencies: STRINGS,
     importers: {

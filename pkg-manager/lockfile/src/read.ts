@@ -138,5 +138,10 @@ function validate (value: unknown, file: string): Lockfile {
   }
   doc['lockfileVersion'] = String(version)
   doc['importers'] ??= {}
+  // pnpm 9 and early pnpm 10 wrote a patch as `{ hash, path }`; pnpm 11 reads the hash alone.
+  const patches = doc['patchedDependencies'] as Record<string, unknown> | undefined
+  for (const [key, patch] of Object.entries(patches ?? {})) {
+    if (typeof patch === 'object' && patch !== null && typeof (patch as { hash?: unknown }).hash === 'string') patches![key] = (patch as { hash: string }).hash
+  }
   return doc as Lockfile
 }
