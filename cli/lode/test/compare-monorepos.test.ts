@@ -28,6 +28,10 @@ const PACKAGES: PackageSpec[] = [
   // Platform fields written as strings, not lists.
   { name: 'libc-str', version: '1.0.0', manifest: { os: 'linux', cpu: 'x64', libc: 'glibc' } },
   { name: 'ms', version: '2.1.3' },
+  // Bins: a package with its own, depending on another with one.
+  { name: 'bin-dep', version: '1.0.0', bin: { 'bin-dep': 'cli.js' }, files: { 'cli.js': '#!/usr/bin/env node\nconsole.log("bin-dep")\n' } },
+  { name: 'bin-pkg', version: '1.0.0', bin: { 'bin-pkg': 'cli.js' }, dependencies: { 'bin-dep': '1.0.0' }, files: { 'cli.js': '#!/usr/bin/env node\nconsole.log("bin-pkg")\n' } },
+  { name: 'builds', version: '1.0.0', scripts: { postinstall: 'node -e "require(\'fs\').writeFileSync(\'built.txt\', \'yes\')"' } },
 ]
 
 let registry: TestRegistry
@@ -47,10 +51,10 @@ async function compare (manifest: Record<string, unknown>, files: Record<string,
   return { pnpmProject, lodeProject }
 }
 
-/** Both install their lockfile (frozen): the same files and links, state files aside. */
-async function installBoth ({ pnpmProject, lodeProject }: Compared): Promise<void> {
-  await pnpm(pnpmProject, ['install', '--frozen-lockfile'])
-  const result = await lode(lodeProject, ['install', '--frozen-lockfile'])
+/** Both install their lockfile (frozen, unless other `args`): the same files and links, state files aside. */
+async function installBoth ({ pnpmProject, lodeProject }: Compared, args = ['--frozen-lockfile']): Promise<void> {
+  await pnpm(pnpmProject, ['install', ...args])
+  const result = await lode(lodeProject, ['install', ...args])
   assert.equal(result.code, 0, `lode failed:\n${result.stdout}\n${result.stderr}`)
   const tree = (project: Project): string[] => listing(project.dir).filter((file) => !file.endsWith(`.pnpm${path.sep}lock.yaml`))
   assert.deepEqual(tree(lodeProject), tree(pnpmProject))
@@ -155,6 +159,31 @@ describe('lode writes the lockfile pnpm 11 writes, and installs it as pnpm does,
     assert.equal(readLockfileText(projects.lodeProject), readLockfileText(projects.pnpmProject))
     await installBoth(projects)
     assert.equal(requireFrom(projects.lodeProject, '.', 'ms'), 'patched')
+  })
+
+  test('bins and builds: the same .bin links, and the .modules.yaml pnpm writes (allowBuilds, ignoredBuilds, pendingBuilds with the projects\' own)', async () => {
+    const workspace = { 'pnpm-workspace.yaml': 'packages:\n  - p/*\nallowBuilds:\n  builds: true\n', 'p/q/package.json': JSON.stringify({ name: 'q', version: '1.0.0', scripts: { install: 'echo q' } }), 'p/r/package.json': JSON.stringify({ name: 'r', version: '1.0.0', scripts: { prepublish: 'echo r' } }) }
+    const scenarios: Array<{ manifest: Record<string, unknown>, files: Record<string, string>, args: string[] }> = [
+      // A package wanted to build: ignoredBuilds is written, empty when allowBuilds decides it.
+      { manifest: { name: 'b1', version: '1.0.0', dependencies: { 'bin-pkg': '1.0.0', builds: '1.0.0' } }, files: { 'pnpm-workspace.yaml': 'allowBuilds:\n  builds: false\n' }, args: ['--frozen-lockfile'] },
+      { manifest: { name: 'b2', version: '1.0.0', dependencies: { builds: '1.0.0' } }, files: { 'pnpm-workspace.yaml': 'strictDepBuilds: false\n' }, args: ['--frozen-lockfile'] },
+      // None did: no ignoredBuilds, allowBuilds still recorded.
+      { manifest: { name: 'b3', version: '1.0.0', dependencies: { 'bin-pkg': '1.0.0' } }, files: { 'pnpm-workspace.yaml': 'allowBuilds:\n  esbuild: true\n' }, args: ['--frozen-lockfile'] },
+      // --ignore-scripts: the projects with install scripts of their own are pending first.
+      { manifest: { name: 'b4', version: '1.0.0', dependencies: { builds: '1.0.0', 'bin-pkg': '1.0.0' }, scripts: { prepare: 'echo hi' } }, files: workspace, args: ['--frozen-lockfile', '--ignore-scripts'] },
+      // Resolved by the install itself, not from a lockfile.
+      { manifest: { name: 'b5', version: '1.0.0', dependencies: { 'bin-pkg': '1.0.0' } }, files: {}, args: [] },
+    ]
+    for (const { manifest, files, args } of scenarios) {
+      const projects = await compare(manifest, files)
+      if (!args.includes('--frozen-lockfile')) for (const { dir } of [projects.pnpmProject, projects.lodeProject]) fs.rmSync(path.join(dir, 'pnpm-lock.yaml'))
+      await installBoth(projects, args)
+      const modulesYaml = (project: Project): Record<string, unknown> => {
+        const { prunedAt: _at, storeDir: _store, packageManager: _pm, ...rest } = JSON.parse(fs.readFileSync(path.join(project.dir, 'node_modules', '.modules.yaml'), 'utf8')) as Record<string, unknown>
+        return rest
+      }
+      assert.deepEqual(modulesYaml(projects.lodeProject), modulesYaml(projects.pnpmProject), String(manifest['name']))
+    }
   })
 
   test('a package.json with a byte order mark is read, in the root, a workspace project and a file: package', async () => {

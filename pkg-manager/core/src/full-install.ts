@@ -251,6 +251,7 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
         packageManager: `lode@${config.lodeVersion}`,
         include: opts.include ?? { dependencies: true, devDependencies: true, optionalDependencies: true },
         importers: importers.map(({ id, dir, manifest }) => ({ id, dir, name: manifest.name, version: manifest.version })),
+        importersWithInstallScripts: projects.filter((project) => hasInstallScripts(project.manifest)).map((project) => project.id),
         onProgress: (counts) => { emit({ type: 'progress', resolved: packages, ...counts, done: false }) },
         onWarning: (message) => { emit({ type: 'warning', message }) },
         trace,
@@ -324,4 +325,10 @@ async function excludeFromReleaseAge (config: Config, immature: ReleaseAgeViolat
     type: 'info',
     message: `Added ${added.length} ${added.length === 1 ? 'entry' : 'entries'} to minimumReleaseAgeExclude in pnpm-workspace.yaml (set minimumReleaseAgeStrict to true to fail on these instead):\n  ${added.join('\n  ')}`,
   })
+}
+
+/** Whether a project has scripts pnpm runs on install (with --ignore-scripts, `.modules.yaml` records it as a pending build, as pnpm does). */
+function hasInstallScripts (manifest: Record<string, unknown>): boolean {
+  const scripts = manifest['scripts']
+  return typeof scripts === 'object' && scripts !== null && ['preinstall', 'install', 'postinstall', 'prepublish', 'prepare'].some((event) => typeof (scripts as Record<string, unknown>)[event] === 'string')
 }

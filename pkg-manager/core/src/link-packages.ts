@@ -33,6 +33,8 @@ export interface LinkPackagesOptions {
   packageManager: string
   /** The importers to install (`.`, and every project of a workspace), with their directories and names. */
   importers: ReadonlyArray<{ id: string, dir: string, name?: string | undefined, version?: string | undefined }>
+  /** Importers with install scripts of their own, in the importers' order: pending builds under --ignore-scripts. */
+  importersWithInstallScripts?: readonly string[] | undefined
   /** The importers' dependency groups to install. */
   include: Readonly<Record<DependencyGroup, boolean>>
   onWarning?: (message: string) => void
@@ -216,10 +218,12 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   await writeBins(layout, interrupted ? layout.packages : [...missing, ...layout.packages.filter((pkg) => changed.has(pkg.depPath))], hoisted, modulesDir, opts.resolved, new Set(missing))
   // Builds: packages linked now that want one, and those an earlier install ignored (allowBuilds may allow them now).
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
-  const { allowed, ignored } = planBuilds(config.allowBuilds, [...wantBuild, ...(previous?.ignoredBuilds ?? []).flatMap((depPath) => byDepPath.get(depPath) ?? [])])
-  // --ignore-scripts, as with pnpm 11: nothing is ignored or fails, every wanted build is pending.
+  const buildCandidates = [...wantBuild, ...(previous?.ignoredBuilds ?? []).flatMap((depPath) => byDepPath.get(depPath) ?? [])]
+  const { allowed, ignored } = planBuilds(config.allowBuilds, buildCandidates)
+  // --ignore-scripts, as with pnpm 11: nothing is ignored or fails, every wanted build is pending
+  // (the projects' own install scripts first).
   const builds = opts.ignoreScripts
-    ? { ignored: [] as string[], pending: [...allowed.map((pkg) => pkg.depPath), ...ignored].sort(), built: [] as string[] }
+    ? { ignored: [] as string[], pending: [...opts.importersWithInstallScripts ?? [], ...[...allowed.map((pkg) => pkg.depPath), ...ignored].sort()], built: [] as string[] }
     : { ignored, pending: [], built: await buildPackages(allowed, { config, lockfile, onWarning: opts.onWarning, signal: opts.signal }) }
   if (builds.built.length > 0) {
     // A build can replace a bin (esbuild puts its native executable in place of a JS launcher): the
@@ -233,7 +237,8 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     hoistPattern: [...config.hoistPattern],
     included: { ...opts.include },
     injectedDeps: {},
-    ...(builds.ignored.length > 0 ? { ignoredBuilds: builds.ignored } : {}),
+    // pnpm records the ignored builds (maybe none) whenever a package wanted to build and scripts ran.
+    ...(!opts.ignoreScripts && buildCandidates.length > 0 ? { ignoredBuilds: builds.ignored } : {}),
     layoutVersion: LAYOUT_VERSION,
     nodeLinker: 'isolated',
     packageManager: opts.packageManager,
@@ -244,6 +249,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     storeDir: storePath(config.storeDir),
     virtualStoreDir: '.pnpm',
     virtualStoreDirMaxLength: VIRTUAL_STORE_DIR_MAX_LENGTH,
+    ...(Object.keys(config.allowBuilds).length > 0 ? { allowBuilds: { ...config.allowBuilds } } : {}),
   })
   // pnpm-lock.yaml (and package.json, for add/remove/update) change only now that node_modules is complete.
   result.committed = await opts.commit?.() ?? false

@@ -24,6 +24,8 @@ export interface ModulesManifest {
   storeDir: string
   virtualStoreDir: string
   virtualStoreDirMaxLength: number
+  /** The `allowBuilds` setting, when there is one. */
+  allowBuilds?: Record<string, boolean>
 }
 
 /** pnpm's layout version of `node_modules`. */
@@ -38,7 +40,7 @@ export function hoistedDependenciesRecord (hoisted: readonly HoistedDependency[]
 // pnpm's key order.
 const KEY_ORDER: ReadonlyArray<keyof ModulesManifest> = [
   'hoistedDependencies', 'hoistPattern', 'included', 'injectedDeps', 'ignoredBuilds', 'layoutVersion', 'nodeLinker',
-  'packageManager', 'pendingBuilds', 'publicHoistPattern', 'prunedAt', 'skipped', 'storeDir', 'virtualStoreDir', 'virtualStoreDirMaxLength',
+  'packageManager', 'pendingBuilds', 'publicHoistPattern', 'prunedAt', 'skipped', 'storeDir', 'virtualStoreDir', 'virtualStoreDirMaxLength', 'allowBuilds',
 ]
 
 /** Writes `.modules.yaml` as pnpm does: JSON (which is YAML), pnpm's key order, two-space indent, no final newline. */
