@@ -341,7 +341,11 @@ function report (event: InstallEvent, print: (line: string) => void, showProgres
     case 'peer-issues':
       // pnpm points at `pnpm peers check` here; lode lists the issues instead.
       print(`${style.warn} Issues with peer dependencies found:`)
-      for (const issue of event.issues) print(`  ✕ unmet peer ${issue.peer}@${issue.range}: found ${issue.installed} (wanted by ${issue.wantedBy})`)
+      for (const issue of event.issues) {
+        print(issue.kind === 'unmet'
+          ? `  ✕ unmet peer ${issue.peer}@${issue.range}: found ${issue.installed} (wanted by ${issue.wantedBy})`
+          : `  ✕ missing peer ${issue.peer}@${issue.range} (wanted by ${issue.wantedBy})`)
+      }
       break
     case 'lockfile': print(''); break
     case 'up-to-date': print('Already up to date'); break

@@ -186,6 +186,28 @@ describe('lode writes the lockfile pnpm 11 writes, and installs it as pnpm does,
     }
   })
 
+  test('peerDependencyRules decide which peer issues are reported; missing required peers are reported as pnpm reports them', async () => {
+    const manifest = { name: 'peer-rules', version: '1.0.0', dependencies: { rx: '18.3.1', 'rx-old-plugin': '1.0.0' } }
+    const cases: Array<{ rules: string, expected: string[] }> = [
+      { rules: '', expected: ['missing peer rx-missing@^1.0.0 (wanted by rx-old-plugin@1.0.0)', 'unmet peer rx@^16.0.0: found 18.3.1 (wanted by rx-old-plugin@1.0.0)'] },
+      { rules: 'peerDependencyRules:\n  allowedVersions:\n    rx: "18"\n  ignoreMissing:\n    - rx-*\n', expected: [] },
+      { rules: 'peerDependencyRules:\n  allowAny:\n    - rx\n', expected: ['missing peer rx-missing@^1.0.0 (wanted by rx-old-plugin@1.0.0)'] },
+      { rules: 'peerDependencyRules:\n  allowedVersions:\n    rx-old-plugin@1>rx: "18"\n    other>rx-missing: "1"\n', expected: ['missing peer rx-missing@^1.0.0 (wanted by rx-old-plugin@1.0.0)'] },
+      { rules: 'peerDependencyRules:\n  allowedVersions:\n    rx-old-plugin@2>rx: "18"\n  ignoreMissing:\n    - rx-missing\n', expected: ['unmet peer rx@^16.0.0: found 18.3.1 (wanted by rx-old-plugin@1.0.0)'] },
+    ]
+    for (const { rules, expected } of cases) {
+      const pnpmProject = makeProject(registry, manifest, { 'pnpm-workspace.yaml': `autoInstallPeers: false\n${rules}` })
+      const lodeProject = cloneProject(pnpmProject)
+      const byPnpm = await pnpm(pnpmProject, ['install', '--lockfile-only'])
+      const byLode = await lode(lodeProject, ['install', '--lockfile-only'])
+      assert.equal(byLode.code, 0, byLode.stderr)
+      assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+      // pnpm only says there are issues (and points at `pnpm peers check`); lode lists them.
+      assert.equal(/Issues with peer dependencies found/.test(byLode.stdout), /Issues with peer dependencies found/.test(byPnpm.stdout), rules)
+      assert.deepEqual([...byLode.stdout.matchAll(/^ {2}✕ (.*)$/gm)].map((m) => m[1]).sort(), expected, rules)
+    }
+  })
+
   test('a package.json with a byte order mark is read, in the root, a workspace project and a file: package', async () => {
     const bom = (value: unknown): string => `\uFEFF${JSON.stringify(value)}`
     const projects = await compare({ name: 'bom', version: '1.0.0', private: true, dependencies: { ms: '2.1.3' }, scripts: { hello: 'echo 42' } }, {

@@ -19,6 +19,7 @@ import { LinkPool } from '@lode/worker.pools'
 
 import { applyEdit, savedSpecifiers, writeEditedManifest, type DependencyEdit } from './dependency-edit.js'
 import { linkPackages } from './link-packages.js'
+import { applyPeerDependencyRules } from './peer-rules.js'
 import type { DirectDependencyChange } from './link-packages.js'
 import { outdatedLockfileReason } from './lockfile-satisfies.js'
 import { PackageFetcher } from './package-fetcher.js'
@@ -275,7 +276,8 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
         for (const event of project.id === '.' ? events.slice(1) : events) await projectScript(event, project)
       }
     }
-    if (resolved.peerIssues.length > 0) emit({ type: 'peer-issues', issues: resolved.peerIssues })
+    const peerIssues = applyPeerDependencyRules(resolved.peerIssues, config.peerDependencyRules)
+    if (peerIssues.length > 0) emit({ type: 'peer-issues', issues: peerIssues })
     emit({ type: 'lockfile', written: linked.committed, file: path.join(config.dir, 'pnpm-lock.yaml') })
     if (linked.changes.length > 0) emit({ type: 'summary', changes: linked.changes })
     if (resolved.immature.length > 0) await excludeFromReleaseAge(config, resolved.immature, emit)

@@ -176,6 +176,9 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     fresh.forEach((entry, i) => { direct[i]!.hidden.push(...entry.edges) })
   }
 
+  // Required peers still missing (autoInstallPeers off, or ranges no version meets) are issues, as in pnpm.
+  const missingIssues = direct.flatMap((importer, i) => missingAtTop(roots[i]!, importer.hidden, false).flatMap(([peer, missing]) =>
+    [...missing.wantedBy].flatMap(([range, wantedBy]) => wantedBy.map((by): PeerIssue => ({ kind: 'missing', peer, range, wantedBy: by })))))
   const lockfile = toLockfile({
     importers: opts.importers,
     direct,
@@ -190,7 +193,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     dedupePeers: opts.dedupePeers === true,
   })
   const sortedImmature = [...immature].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([, violation]) => violation)
-  return { lockfile, peerIssues: peers.issues, deprecated, immature: sortedImmature }
+  return { lockfile, peerIssues: [...peers.issues, ...missingIssues], deprecated, immature: sortedImmature }
 }
 
 /**

@@ -32,13 +32,10 @@ export interface MissingPeer {
   wantedBy: Map<string, string[]>
 }
 
-export interface PeerIssue {
-  kind: 'unmet'
-  peer: string
-  range: string
-  installed: string
-  wantedBy: string
-}
+/** A peer found in a version its range does not take (`unmet`), or not found (`missing`, required peers only). */
+export type PeerIssue =
+  | { kind: 'unmet', peer: string, range: string, installed: string, wantedBy: string }
+  | { kind: 'missing', peer: string, range: string, wantedBy: string }
 
 export interface ResolvePeersOptions {
   packages: ReadonlyMap<string, ResolvedPackage>
