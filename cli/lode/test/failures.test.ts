@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test'
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 import type { Fault } from '@lode/__utils__.test-fixtures'
 
-import { lode, makeProject, pnpm, snapshot } from './helpers.js'
+import { changesOutside, lode, makeProject, pnpm, snapshot } from './helpers.js'
 import type { Project } from './helpers.js'
 
 /*
@@ -30,12 +30,17 @@ before(async () => {
 })
 after(async () => { await registry.close() })
 
-const FAST_RETRIES = 'fetch-retries=1\nfetch-retry-mintimeout=10\nfetch-retry-maxtimeout=10\n'
+/** Quick retries, in pnpm's global config file (as pnpm 11, lode reads only registry and auth settings from .npmrc). */
+function fastRetries (project: Project): void {
+  const file = path.join(project.home, '.config', 'pnpm', 'config.yaml')
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  fs.appendFileSync(file, 'fetchRetries: 1\nfetchRetryMintimeout: 10\nfetchRetryMaxtimeout: 10\n')
+}
 
 /** A project installed with `a`, then given `b` (which depends on `c`) in package.json, with quick retries. */
 async function installedThenEdited (): Promise<Project> {
   const project = makeProject(registry, { name: 'p', version: '1.0.0', dependencies: { a: '1.0.0' } })
-  fs.appendFileSync(path.join(project.home, '.npmrc'), FAST_RETRIES)
+  fastRetries(project)
   const first = await lode(project, ['install'])
   assert.equal(first.code, 0, first.stderr)
   fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', dependencies: { a: '1.0.0', b: '1.0.0' } }))
@@ -83,7 +88,7 @@ test('a tarball that fails its integrity check leaves the project as it was', as
   const corrupt = await TestRegistry.start([{ name: 'a', version: '1.0.0' }, { name: 'bad', version: '1.0.0' }])
   try {
     const project = makeProject(corrupt, { name: 'p', version: '1.0.0', dependencies: { a: '1.0.0' } })
-    fs.appendFileSync(path.join(project.home, '.npmrc'), FAST_RETRIES)
+    fastRetries(project)
     assert.equal((await lode(project, ['install'])).code, 0)
     fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', dependencies: { a: '1.0.0', bad: '1.0.0' } }))
     // The registry serves other bytes than the packument's integrity promises.
@@ -102,7 +107,7 @@ test('a tarball that fails its integrity check leaves the project as it was', as
 
 test('a first install that fails leaves no node_modules and no lockfile', async () => {
   const project = makeProject(registry, { name: 'p', version: '1.0.0', dependencies: { a: '1.0.0', b: '1.0.0' } })
-  fs.appendFileSync(path.join(project.home, '.npmrc'), FAST_RETRIES)
+  fastRetries(project)
   registry.injectFaults('/c/-/c-1.0.0.tgz', [{ status: 404 }])
   const result = await lode(project, ['install'])
   assert.equal(result.code, 1, result.stdout)
@@ -237,7 +242,7 @@ test('a node_modules that cannot be written is a coded error naming the path, no
 
 test('a metadata cache file that is a directory is a coded error naming it, not a stack trace', async () => {
   const project = makeProject(registry, { name: 'p', version: '1.0.0', dependencies: { a: '1.0.0' } })
-  const cacheFile = path.join(project.home, '.cache', 'lode', 'lode-metadata-v3', new URL(registry.url).host.replace(':', '+'), 'a.mpk')
+  const cacheFile = path.join(project.home, '.cache', 'lode', 'lode-metadata-v4', new URL(registry.url).host.replace(':', '+'), 'a.mpk')
   fs.mkdirSync(path.join(cacheFile, 'child'), { recursive: true })
   const result = await lode(project, ['install'])
   assert.equal(result.code, 1, result.stdout)
@@ -249,7 +254,8 @@ test('a metadata cache file that is a directory is a coded error naming it, not 
 test('credentials written in the registry URL are never printed, in warnings or errors', async () => {
   const project = makeProject(registry, { name: 'p', version: '1.0.0', dependencies: { a: '1.0.0', 'no-such-package': '1.0.0' } })
   const withSecret = registry.url.replace('http://', 'http://someone:S3CRET-T0KEN@')
-  fs.writeFileSync(path.join(project.home, '.npmrc'), `registry=${withSecret}\n${FAST_RETRIES}`)
+  fs.writeFileSync(path.join(project.home, '.npmrc'), `registry=${withSecret}\n`)
+  fastRetries(project)
   registry.injectFaults('/a', [{ status: 503 }])
   const result = await lode(project, ['install'])
   assert.equal(result.code, 1)
@@ -282,5 +288,36 @@ test('a tarball over the configured unpacked size, or holding a path that is bot
     }
   } finally {
     await hostile.close()
+  }
+})
+
+test('an install that fails before linking (an outdated lockfile under --frozen-lockfile, a package the registry does not have) changes nothing', async () => {
+  const project = await installedThenEdited()
+  const before = snapshot(project.dir)
+  const frozen = await lode(project, ['install', '--frozen-lockfile'])
+  assert.equal(frozen.code, 1)
+  assert.match(frozen.stderr, /^\[ERR_LODE_OUTDATED_LOCKFILE\]/)
+  assert.deepEqual(changesOutside(before, snapshot(project.dir), []), [], 'the frozen install changed nothing, its state file included')
+  fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', dependencies: { a: '1.0.0', 'no-such-package': '1.0.0' } }))
+  const withMissing = snapshot(project.dir)
+  const missing = await lode(project, ['install'])
+  assert.equal(missing.code, 1)
+  assert.match(missing.stderr, /no-such-package/)
+  assert.deepEqual(changesOutside(withMissing, snapshot(project.dir), []), [], 'the failed resolution changed nothing')
+})
+
+test('a dependency build that fails leaves pnpm-lock.yaml and package.json as they were', async () => {
+  const failing = await TestRegistry.start([{ name: 'a', version: '1.0.0' }, { name: 'breaks', version: '1.0.0', scripts: { postinstall: 'exit 3' } }])
+  try {
+    const project = makeProject(failing, { name: 'p', version: '1.0.0', dependencies: { a: '1.0.0' } }, { 'pnpm-workspace.yaml': 'allowBuilds:\n  breaks: true\n' })
+    assert.equal((await lode(project, ['install'])).code, 0)
+    const lockfile = fs.readFileSync(path.join(project.dir, 'pnpm-lock.yaml'), 'utf8')
+    fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', dependencies: { a: '1.0.0', breaks: '1.0.0' } }))
+    const result = await lode(project, ['install'])
+    assert.equal(result.code, 1)
+    assert.match(result.stderr, /breaks@1\.0\.0/)
+    assert.equal(fs.readFileSync(path.join(project.dir, 'pnpm-lock.yaml'), 'utf8'), lockfile)
+  } finally {
+    await failing.close()
   }
 })
