@@ -356,7 +356,7 @@ function report (event: InstallEvent, print: (line: string) => void, showProgres
       if (event.added > 0) {
         print('Packages are hard linked from the content-addressable store to the virtual store.')
         print(`  Content-addressable store is at: ${event.storeDir}`)
-        print('  Virtual store is at:             node_modules/.pnpm')
+        print(`  Virtual store is at:             ${event.virtualStoreDir}`)
       }
       break
     case 'summary':

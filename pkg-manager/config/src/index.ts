@@ -63,8 +63,16 @@ export interface Config {
   readonly linkWorkspacePackages: boolean | 'deep'
   /** Patterns of dependencies hoisted into `node_modules/.pnpm/node_modules` (pnpm's default `*`). */
   readonly hoistPattern: readonly string[]
-  /** Patterns of dependencies hoisted into `node_modules` (none by default). */
+  /** Patterns of dependencies hoisted into `node_modules` (none by default; `*` with `shamefullyHoist: true`). */
   readonly publicHoistPattern: readonly string[]
+  /** pnpm's `nodeLinker`: `isolated` (symlinks into the virtual store, the default) or `hoisted` (a flat node_modules, as npm lays it out). */
+  readonly nodeLinker: 'isolated' | 'hoisted'
+  /** Where the isolated layout's packages go (pnpm's `virtualStoreDir`), absolute; `node_modules/.pnpm` of the workspace root by default. */
+  readonly virtualStoreDir: string
+  /** pnpm's `virtualStoreDirMaxLength`: the longest directory name in the virtual store before it is cut and hashed. */
+  readonly virtualStoreDirMaxLength: number
+  /** pnpm's `confirmModulesPurge`, off in CI: a node_modules laid out with other settings is removed only after asking. */
+  readonly confirmModulesPurge: boolean
   /** Catalogs (`catalog` as `default`, and `catalogs`): catalog → package → specifier, for `catalog:` specifiers. */
   readonly catalogs: Readonly<Record<string, Readonly<Record<string, string>>>>
   /** `patchedDependencies`: `name`, `name@version` or `name@range` → patch file (relative to the project). */
@@ -138,6 +146,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     const parsed = raw === undefined ? NaN : Number(raw)
     return Number.isFinite(parsed) ? parsed : fallback
   }
+  const shamefullyHoist = setting<boolean | undefined>('shamefullyHoist', (v): v is boolean | undefined => isBool(v), undefined)
   const xdgCache = env['XDG_CACHE_HOME'] ?? path.join(home, '.cache')
   const cacheDir = path.resolve(dir, opts.overrides.cacheDir ?? setting('cacheDir', isString, npmrc['cache-dir'] ?? path.join(xdgCache, 'lode')))
   const registry = withSlash(opts.overrides.registry ?? npmrc['registry'] ?? (opts.npmDefaultRegistry ?? (() => npmDefaultRegistry(env, cacheDir)))())
@@ -186,7 +195,12 @@ export function getConfig (opts: GetConfigOptions): Config {
     peerDependencyRules: setting('peerDependencyRules', isPeerDependencyRules, {}),
     linkWorkspacePackages: setting('linkWorkspacePackages', (v): v is boolean | 'deep' => isBool(v) || v === 'deep', false),
     hoistPattern: setting('hoistPattern', isStrings, ['*']),
-    publicHoistPattern: setting('publicHoistPattern', isStrings, []),
+    // As pnpm 11: shamefullyHoist true is publicHoistPattern `*`; false is the default, whatever publicHoistPattern says.
+    publicHoistPattern: shamefullyHoist === undefined ? setting('publicHoistPattern', isStrings, []) : shamefullyHoist ? ['*'] : [],
+    nodeLinker: setting('nodeLinker', (v): v is 'isolated' | 'hoisted' => v === 'isolated' || v === 'hoisted', 'isolated'),
+    virtualStoreDir: path.resolve(dir, setting('virtualStoreDir', isString, path.join('node_modules', '.pnpm'))),
+    virtualStoreDirMaxLength: setting('virtualStoreDirMaxLength', (v): v is number => isNumber(v) && Number.isInteger(v) && v > 0, 120),
+    confirmModulesPurge: setting('confirmModulesPurge', isBool, true) && !isCI(env),
     modulesCacheMaxAge: setting('modulesCacheMaxAge', isNumber, 10_080),
     catalogs: {
       ...setting('catalogs', (v): v is Record<string, Record<string, string>> => isMap(v) && Object.values(v).every(isStringMap), {}),

@@ -9,21 +9,29 @@ import type { Lockfile } from '@lode/pkg-manager.lockfile'
  * pnpm 11's decision for packages that want to build: `allowBuilds` allows them (they run), skips
  * them (`false`, quietly), or does not mention them (ignored: an error with `strictDepBuilds`).
  */
-export function planBuilds (allowBuilds: Readonly<Record<string, boolean>>, candidates: readonly LaidOutPackage[]): { allowed: LaidOutPackage[], ignored: string[] } {
+export function planBuilds<T extends Pick<LaidOutPackage, 'depPath' | 'pkgId'>> (allowBuilds: Readonly<Record<string, boolean>>, candidates: readonly T[]): { allowed: T[], ignored: string[] } {
   const allowBuild = createAllowBuild(allowBuilds)
   const allowed = [...new Map(candidates.filter((pkg) => allowBuild(pkg.pkgId) === true).map((pkg) => [pkg.depPath, pkg])).values()]
   const ignored = [...new Set(candidates.filter((pkg) => allowBuild(pkg.pkgId) === undefined).map((pkg) => pkg.depPath))].sort()
   return { allowed, ignored }
 }
 
+/** A package to build where it is, with its dependencies (as dependency paths, or as the isolated layout's `Dependency`s). */
+export interface BuildCandidate {
+  depPath: string
+  pkgId: string
+  dir: string
+  deps: ReadonlyArray<string | { depPath?: string | undefined }>
+}
+
 /** Runs the builds of `packages` (in dependency order, `childConcurrency` at a time); returns the dependency paths built. */
-export async function buildPackages (packages: readonly LaidOutPackage[], opts: { config: Config, lockfile: Lockfile, onWarning?: ((message: string) => void) | undefined, signal?: AbortSignal | undefined }): Promise<string[]> {
+export async function buildPackages (packages: readonly BuildCandidate[], opts: { config: Config, lockfile: Lockfile, onWarning?: ((message: string) => void) | undefined, signal?: AbortSignal | undefined }): Promise<string[]> {
   if (packages.length === 0) return []
   return await runDependencyBuilds(packages.map((pkg) => ({
     depPath: pkg.depPath,
     pkgId: pkg.pkgId,
     dir: pkg.dir,
-    deps: pkg.deps.flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath]),
+    deps: pkg.deps.flatMap((dep) => typeof dep === 'string' ? [dep] : dep.depPath === undefined ? [] : [dep.depPath]),
     optional: opts.lockfile.snapshots?.[pkg.depPath]?.optional === true,
   })), {
     concurrency: opts.config.childConcurrency,
@@ -32,6 +40,24 @@ export async function buildPackages (packages: readonly LaidOutPackage[], opts: 
     onWarning: opts.onWarning ?? (() => {}),
     signal: opts.signal,
   })
+}
+
+/** What an install's builds came to: dependency paths ignored (not in allowBuilds), pending (`--ignore-scripts`) and built. */
+export interface Builds {
+  ignored: string[]
+  pending: string[]
+  built: string[]
+}
+
+/**
+ * The builds of an install, either layout: the candidates `allowBuilds` allows run (see
+ * `buildPackages`); with `ignoreScripts`, as with pnpm 11, nothing is ignored or fails and every
+ * wanted build is pending (the projects' own install scripts first).
+ */
+export async function runBuilds (candidates: readonly BuildCandidate[], opts: { config: Config, lockfile: Lockfile, ignoreScripts: boolean, importersWithInstallScripts?: readonly string[] | undefined, onWarning?: ((message: string) => void) | undefined, signal?: AbortSignal | undefined }): Promise<Builds> {
+  const { allowed, ignored } = planBuilds(opts.config.allowBuilds, candidates)
+  if (opts.ignoreScripts) return { ignored: [], pending: [...opts.importersWithInstallScripts ?? [], ...[...allowed.map((pkg) => pkg.depPath), ...ignored].sort()], built: [] }
+  return { ignored, pending: [], built: await buildPackages(allowed, opts) }
 }
 
 /** Ignored builds: `ERR_LODE_IGNORED_BUILDS` naming them with `strictDepBuilds`, else a warning. */

@@ -38,8 +38,8 @@ export type InstallEvent =
   | { type: 'up-to-date' }
   /** Output of one of the project's scripts, when `scriptsStdio` is `pipe`. */
   | { type: 'script-output', script: string, output: string }
-  /** Packages added to and removed from node_modules, and where the store is. */
-  | { type: 'packages', added: number, removed: number, storeDir: string }
+  /** Packages added to and removed from node_modules, where the store is, and the virtual store (relative to the workspace root). */
+  | { type: 'packages', added: number, removed: number, storeDir: string, virtualStoreDir: string }
   /** Direct dependencies added and removed, for pnpm's summary. */
   | { type: 'summary', changes: DirectDependencyChange[] }
 
@@ -264,9 +264,10 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
         installedLockfile: useLockfileAsIs ? installed?.lockfile : undefined,
         lockfileText: useLockfileAsIs && current.envDocument === undefined ? current.text : undefined,
         linkPool,
+        onInfo: (message) => { emit({ type: 'info', message }) },
         commit: resolved.commit,
       })
-    if (linked.added > 0 || linked.removed > 0) emit({ type: 'packages', added: linked.added, removed: linked.removed, storeDir: storePath(config.storeDir) })
+    if (linked.added > 0 || linked.removed > 0) emit({ type: 'packages', added: linked.added, removed: linked.removed, storeDir: storePath(config.storeDir), virtualStoreDir: path.relative(config.dir, config.virtualStoreDir).split(path.sep).join('/') })
     emit({ type: 'progress', resolved: packages, added: linked.added, reused: linked.reused, downloaded: linked.downloaded, done: true })
     if (runScripts) {
       // Each project after the projects it depends on; the root's preinstall already ran.

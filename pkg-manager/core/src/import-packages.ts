@@ -136,7 +136,7 @@ export async function importPackages (packages: readonly LaidOutPackage[], opts:
 }
 
 /** The patch a dependency path names (`name@1.0.0(patch_hash=…)`). */
-function patchOf (depPath: string, patches: readonly Patch[]): Patch | undefined {
+export function patchOf (depPath: string, patches: readonly Patch[]): Patch | undefined {
   const hash = /\(patch_hash=([0-9a-f]+)\)/.exec(depPath)?.[1]
   if (hash === undefined) return undefined
   const patch = patches.find((candidate) => candidate.hash === hash)

@@ -7,16 +7,18 @@ import { LodeError } from '@lode/fs.error'
 import { prepareFileAtomic, removeAtomicTemps } from '@lode/fs.write-file-atomic'
 import type { PreparedFile } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
-import { LAYOUT_VERSION, VIRTUAL_STORE_DIR_MAX_LENGTH, hoistedDependenciesRecord, hoistedPath, pkgIdOf, planHoisting, planWorkspaceHoisting, planLayout, platformMismatch, planPrune, reachableDepPaths, readModulesManifest, writeModulesManifest } from '@lode/pkg-manager.linker'
+import { hoistedDependenciesRecord, hoistedPath, pkgIdOf, planHoisting, planWorkspaceHoisting, planLayout, platformMismatch, planPrune, reachableDepPaths, readModulesManifest } from '@lode/pkg-manager.linker'
 import type { HoistedDependency, LaidOutPackage, Layout, LayoutOptions, ModulesManifest, Platform } from '@lode/pkg-manager.linker'
 import { DEPENDENCY_GROUPS, parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
 import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
-import { storePath } from '@lode/store.cafs'
 import type { LinkToWrite } from '@lode/worker.link'
 import type { LinkPool } from '@lode/worker.pools'
 
-import { buildPackages, planBuilds, reportIgnoredBuilds } from './dependency-builds.js'
+import { runBuilds } from './dependency-builds.js'
+import { finishLinking } from './finish-linking.js'
 import { importPackages } from './import-packages.js'
+import { assertCanPurge, layoutChange, purgeModulesDir, recordedVirtualStoreDir } from './layout-change.js'
+import { fetchAll, linkHoisted, linkedDependencies } from './link-hoisted.js'
 import { currentPlatform } from './package-fetcher.js'
 import type { PackageFetcher } from './package-fetcher.js'
 import type { Patch } from './patches.js'
@@ -38,6 +40,7 @@ export interface LinkPackagesOptions {
   /** The importers' dependency groups to install. */
   include: Readonly<Record<DependencyGroup, boolean>>
   onWarning?: (message: string) => void
+  onInfo?: ((message: string) => void) | undefined
   /** Called as packages are fetched and linked. */
   onProgress?: (counts: { added: number, reused: number, downloaded: number }) => void
   trace?: PipelineTrace | undefined
@@ -114,14 +117,15 @@ export interface DirectDependencyChange {
 export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPackagesResult> {
   const { config } = opts
   const modulesDir = path.join(config.dir, 'node_modules')
-  const installed = opts.installedLockfile ?? await readInstalledLockfile(modulesDir)
+  let installed = opts.installedLockfile ?? await readInstalledLockfile(modulesDir)
   const lockfile = opts.selectedImporters === undefined ? opts.lockfile : installedLockfile(opts.lockfile, installed, opts.selectedImporters)
   const layoutOptions = {
     skipped: skippedOptionalPackages(lockfile, currentPlatform()),
     lockfileDir: config.dir,
     importers: opts.importers.filter((importer) => lockfile.importers[importer.id] !== undefined),
     include: opts.include,
-    virtualStoreDirMaxLength: VIRTUAL_STORE_DIR_MAX_LENGTH,
+    virtualStoreDir: config.virtualStoreDir,
+    virtualStoreDirMaxLength: config.virtualStoreDirMaxLength,
   }
   const layout = planLayout(lockfile, layoutOptions)
   // What only skipped packages needed is skipped too (pnpm lists it so). Nothing, when nothing is skipped.
@@ -130,6 +134,31 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     for (const depPath of reachableDepPaths(lockfile, layoutOptions)) {
       if (!laidOut.has(depPath)) layoutOptions.skipped.add(depPath)
     }
+  }
+  // node_modules laid out with other layout settings (nodeLinker, virtualStoreDir, …) is laid out anew, as with pnpm.
+  const modules = await readModulesManifest(modulesDir)
+  const change = layoutChange(config, modules, modulesDir)
+  if (modules !== undefined && change !== undefined) {
+    assertCanPurge(change, { config, modulesDir, filtered: opts.selectedImporters !== undefined })
+    // Every package in the store first: a failed download leaves node_modules as it was.
+    await fetchAll(opts.fetcher, layout.packages)
+    opts.onInfo?.(`Recreating ${modulesDir}`)
+    await fsp.mkdir(modulesDir, { recursive: true })
+    await fsp.writeFile(path.join(modulesDir, INSTALLING_MARKER), '')
+    await fsp.rm(path.join(modulesDir, STATE_FILE), { force: true })
+    // Every project's, not only the root's (pnpm's purge of the root alone leaves the projects' links into the old layout dangling).
+    const virtualStoreDirs = [config.virtualStoreDir, recordedVirtualStoreDir(modules, modulesDir)]
+    await Promise.all(opts.importers.map(async (importer) => { await purgeModulesDir(path.join(importer.dir, 'node_modules'), virtualStoreDirs) }))
+    installed = undefined
+  }
+  if (config.nodeLinker === 'hoisted') {
+    return await linkHoisted(opts, {
+      lockfile,
+      skipped: layoutOptions.skipped,
+      installedText: opts.selectedImporters === undefined ? opts.lockfileText ?? stringifyLockfile(lockfile) : stringifyLockfile(reachedOnly(lockfile, layout, layoutOptions.skipped)),
+      changes: directChanges(installed, lockfile, opts.include, (ref) => opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version),
+      previousLinks: installed === undefined ? undefined : linkedDependencies(installed, opts.importers, opts.include),
+    })
   }
   const previous = await readPreviousInstall(modulesDir, layoutOptions, installed, { lockfile, layout })
   // A marker for the time node_modules is being changed: when an install was killed, the next one
@@ -141,7 +170,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     await Promise.all([path.join(config.dir, 'pnpm-lock.yaml'), path.join(modulesDir, '.pnpm', 'lock.yaml'), path.join(modulesDir, '.modules.yaml'), path.join(modulesDir, STATE_FILE)].map(removeAtomicTemps))
   }
   // Into a node_modules without `.pnpm`, every package goes (one check instead of one per package).
-  const missing = fs.existsSync(path.join(modulesDir, '.pnpm')) ? layout.packages.filter((pkg) => !fs.existsSync(pkg.dir)) : layout.packages
+  const missing = fs.existsSync(layout.virtualStoreDir) ? layout.packages.filter((pkg) => !fs.existsSync(pkg.dir)) : layout.packages
   const nextIds = new Set(layout.packages.map((pkg) => pkg.depPath))
   const result: LinkPackagesResult = {
     added: 0,
@@ -219,12 +248,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   // Builds: packages linked now that want one, and those an earlier install ignored (allowBuilds may allow them now).
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
   const buildCandidates = [...wantBuild, ...(previous?.ignoredBuilds ?? []).flatMap((depPath) => byDepPath.get(depPath) ?? [])]
-  const { allowed, ignored } = planBuilds(config.allowBuilds, buildCandidates)
-  // --ignore-scripts, as with pnpm 11: nothing is ignored or fails, every wanted build is pending
-  // (the projects' own install scripts first).
-  const builds = opts.ignoreScripts
-    ? { ignored: [] as string[], pending: [...opts.importersWithInstallScripts ?? [], ...[...allowed.map((pkg) => pkg.depPath), ...ignored].sort()], built: [] as string[] }
-    : { ignored, pending: [], built: await buildPackages(allowed, { config, lockfile, onWarning: opts.onWarning, signal: opts.signal }) }
+  const builds = await runBuilds(buildCandidates, { ...opts, lockfile })
   if (builds.built.length > 0) {
     // A build can replace a bin (esbuild puts its native executable in place of a JS launcher): the
     // shims of built packages are written again, as pnpm does.
@@ -232,29 +256,15 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     const dependents = layout.packages.filter((pkg) => built.has(pkg.depPath) || pkg.deps.some((dep) => dep.depPath !== undefined && built.has(dep.depPath)))
     await writeBins(layout, dependents, hoisted, modulesDir, opts.resolved)
   }
-  await writeModulesManifest(modulesDir, {
+  result.committed = await finishLinking(opts, {
     hoistedDependencies: hoistedDependenciesRecord(hoisted),
-    hoistPattern: [...config.hoistPattern],
-    included: { ...opts.include },
-    injectedDeps: {},
-    // pnpm records the ignored builds (maybe none) whenever a package wanted to build and scripts ran.
-    ...(!opts.ignoreScripts && buildCandidates.length > 0 ? { ignoredBuilds: builds.ignored } : {}),
-    layoutVersion: LAYOUT_VERSION,
     nodeLinker: 'isolated',
-    packageManager: opts.packageManager,
-    pendingBuilds: builds.pending,
-    publicHoistPattern: [...config.publicHoistPattern],
+    builds,
+    buildCandidates: buildCandidates.length,
     prunedAt: pruneVirtualStore ? new Date().toUTCString() : previous!.prunedAt!,
-    skipped: [...layoutOptions.skipped],
-    storeDir: storePath(config.storeDir),
-    virtualStoreDir: '.pnpm',
-    virtualStoreDirMaxLength: VIRTUAL_STORE_DIR_MAX_LENGTH,
-    ...(Object.keys(config.allowBuilds).length > 0 ? { allowBuilds: { ...config.allowBuilds } } : {}),
+    skipped: layoutOptions.skipped,
+    virtualStoreDir: layout.virtualStoreDir,
   })
-  // pnpm-lock.yaml (and package.json, for add/remove/update) change only now that node_modules is complete.
-  result.committed = await opts.commit?.() ?? false
-  await fsp.rm(marker, { force: true })
-  reportIgnoredBuilds(builds.ignored, config.strictDepBuilds, opts.onWarning)
   return result
 }
 
@@ -290,7 +300,7 @@ function otherLinks (layout: Layout, hoisted: readonly HoistedDependency[], modu
   const before = new Set(previous?.layout.packages.map((pkg) => pkg.depPath))
   const links: LinkToWrite[] = layout.directLinks.map((link) => [link.path, link.target])
   for (const dep of hoisted) {
-    if (own(previous?.hoisted[dep.depPath], dep.alias) !== dep.type) links.push([hoistedPath(modulesDir, dep), dep.dir])
+    if (own(previous?.hoisted[dep.depPath], dep.alias) !== dep.type) links.push([hoistedPath({ modulesDir, virtualStoreDir: layout.virtualStoreDir }, dep), dep.dir])
   }
   for (const pkg of layout.packages) {
     if (importing.has(pkg) || (before.has(pkg.depPath) && !changed.has(pkg.depPath))) continue

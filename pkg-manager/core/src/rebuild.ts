@@ -3,11 +3,12 @@ import path from 'node:path'
 
 import { LodeError } from '@lode/fs.error'
 import type { Config } from '@lode/pkg-manager.config'
-import { VIRTUAL_STORE_DIR_MAX_LENGTH, planHoisting, planLayout, readModulesManifest, writeModulesManifest } from '@lode/pkg-manager.linker'
+import { planHoisting, planLayout, readModulesManifest, writeModulesManifest } from '@lode/pkg-manager.linker'
 import { parseLockfile } from '@lode/pkg-manager.lockfile'
 import { StoreIndex, storeIndexKey } from '@lode/store.index'
 
 import { buildPackages, planBuilds, reportIgnoredBuilds } from './dependency-builds.js'
+import { spreadHoistedBuilds } from './link-hoisted.js'
 import { writeBins } from './write-bins.js'
 
 export interface RebuildOptions {
@@ -39,26 +40,34 @@ export async function rebuild (opts: RebuildOptions): Promise<string[]> {
     lockfileDir: config.dir,
     importers: Object.keys(lockfile.importers).map((id) => ({ id, dir: path.join(config.dir, id) })),
     include: modules?.included ?? { dependencies: true, devDependencies: true, optionalDependencies: true },
-    virtualStoreDirMaxLength: VIRTUAL_STORE_DIR_MAX_LENGTH,
+    virtualStoreDir: config.virtualStoreDir,
+    virtualStoreDirMaxLength: config.virtualStoreDirMaxLength,
     skipped: new Set(modules?.skipped ?? []),
   })
+  // `nodeLinker: hoisted`: each package is built where it was put first (its other places get the built files).
+  const hoistedLocations = modules?.nodeLinker === 'hoisted' ? modules.hoistedLocations ?? {} : undefined
+  const installed = hoistedLocations === undefined
+    ? layout.packages
+    : layout.packages.flatMap((pkg) => { const first = hoistedLocations[pkg.depPath]?.[0]; return first === undefined ? [] : [{ ...pkg, dir: path.join(config.dir, first) }] })
   const keyOf = (resolution: object): string | undefined => 'integrity' in resolution && typeof resolution.integrity === 'string' ? resolution.integrity : undefined
   const index = new StoreIndex(config.storeDir)
   let rows
   try {
-    rows = index.getMany(layout.packages.flatMap((pkg) => { const integrity = keyOf(pkg.resolution); return integrity === undefined ? [] : [storeIndexKey(integrity, pkg.pkgId)] }))
+    rows = index.getMany(installed.flatMap((pkg) => { const integrity = keyOf(pkg.resolution); return integrity === undefined ? [] : [storeIndexKey(integrity, pkg.pkgId)] }))
   } finally {
     index.close()
   }
   const wanted = new Set(opts.names ?? [])
-  const candidates = layout.packages.filter((pkg) => {
+  const candidates = installed.filter((pkg) => {
     if (wanted.size > 0 && !wanted.has(pkg.name)) return false
     const integrity = keyOf(pkg.resolution)
     return integrity !== undefined && rows.get(storeIndexKey(integrity, pkg.pkgId))?.requiresBuild === true
   })
   const { allowed, ignored } = planBuilds(config.allowBuilds, candidates)
   const built = await buildPackages(allowed, { config, lockfile, onWarning: opts.onWarning, signal: opts.signal })
-  if (built.length > 0) {
+  if (built.length > 0 && hoistedLocations !== undefined) {
+    await spreadHoistedBuilds(built, hoistedLocations, config.dir)
+  } else if (built.length > 0) {
     const builtPaths = new Set(built)
     const dependents = layout.packages.filter((pkg) => builtPaths.has(pkg.depPath) || pkg.deps.some((dep) => dep.depPath !== undefined && builtPaths.has(dep.depPath)))
     await writeBins(layout, dependents, planHoisting(layout, { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern }), modulesDir, true)

@@ -12,7 +12,7 @@ import pLimit from 'p-limit'
  */
 export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], hoisted: readonly HoistedDependency[], modulesDir: string, ownBins: boolean, fresh: ReadonlySet<LaidOutPackage> = new Set()): Promise<void> {
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
-  const hoistedModules = path.join(modulesDir, '.pnpm', 'node_modules')
+  const hoistedModules = path.join(layout.virtualStoreDir, 'node_modules')
   const provider = (pkg: LaidOutPackage): BinProvider => ({ dir: pkg.dir, nodePath: [path.join(pkg.dir, 'node_modules'), pkg.siblingsDir, hoistedModules] })
   const withBins = (deps: readonly Dependency[]): BinProvider[] => deps.flatMap((dep) => {
     const pkg = dep.depPath === undefined ? undefined : byDepPath.get(dep.depPath)

@@ -1,10 +1,12 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import { isSafeBinName, joinInside } from '@lode/core.safe-name'
+import { isSafeBinName, joinInside, own } from '@lode/core.safe-name'
 import { hasErrno } from '@lode/fs.error'
 import { parsePackageJson } from '@lode/fs.package-json'
 import { cmdShim } from '@zkochan/cmd-shim'
+import compareVersions from 'semver/functions/compare.js'
+import validVersion from 'semver/functions/valid.js'
 
 /** A package whose executables go into a `.bin` directory. */
 export interface BinProvider {
@@ -57,6 +59,118 @@ export async function linkBins (binDir: string, providers: readonly BinProvider[
     await cmdShim(target, path.join(binDir, command), { createCmdFile: false, createPwshFile: false, nodePath: provider.nodePath, fs: syncFs })
   }
   return [...chosen.keys()]
+}
+
+export interface ModulesDirBinsOptions {
+  /** The importer's own dependencies (its `node_modules`): their commands win over the others'. */
+  directAliases?: ReadonlySet<string>
+  /** Package directories known (from the lockfile) to declare no commands: their package.json is not read. */
+  withoutBins?: ReadonlySet<string>
+  manifests?: Map<string, Promise<Record<string, unknown>>>
+}
+
+/**
+ * The hoisted layout's `.bin` of one `node_modules` (pnpm's `linkBins` of a modules directory):
+ * the commands of every package in it (directories and links), an importer's own dependencies
+ * first, then by pnpm's rule for a name two packages declare (the package named like the command,
+ * else the greater package name, else the greater version). Each is a relative symlink to its file
+ * when that is inside a `node_modules` or already executable (pnpm's `preferSymlinkedExecutables`,
+ * the hoisted linker's default), else a shell shim. Entries no package declares are removed.
+ */
+export async function linkModulesDirBins (modulesDir: string, opts: ModulesDirBinsOptions = {}): Promise<void> {
+  const binDir = path.join(modulesDir, '.bin')
+  const commands: Array<{ command: string, target: string, pkgName: string, pkgVersion: string, direct: boolean }> = []
+  for (const alias of readModulesDirAliases(modulesDir)) {
+    const dir = path.join(modulesDir, alias)
+    if (opts.withoutBins?.has(dir) === true) continue
+    const manifest = await readManifest(dir, opts.manifests).catch((err: unknown): Record<string, unknown> | undefined => {
+      if (hasErrno(err, 'ENOENT') || hasErrno(err, 'ENOTDIR')) return undefined
+      throw err
+    })
+    if (manifest === undefined) continue
+    const pkgName = typeof manifest['name'] === 'string' ? manifest['name'] : ''
+    const pkgVersion = typeof manifest['version'] === 'string' ? manifest['version'] : '0.0.0'
+    for (const [command, file] of binsOf(dir, manifest)) commands.push({ command, target: path.join(dir, file), pkgName, pkgVersion, direct: opts.directAliases?.has(alias) === true })
+  }
+  const directCommands = new Set(commands.filter((cmd) => cmd.direct).map((cmd) => cmd.command))
+  const chosen = new Map<string, (typeof commands)[number]>()
+  for (const cmd of commands) {
+    if (!cmd.direct && directCommands.has(cmd.command)) continue
+    const current = chosen.get(cmd.command)
+    if (current === undefined || preferredCommand(cmd, current)) chosen.set(cmd.command, cmd)
+  }
+  const existing = readdirOrNothing(binDir)
+  for (const entry of existing) if (!chosen.has(entry)) fs.rmSync(path.join(binDir, entry), { recursive: true, force: true })
+  if (chosen.size === 0) {
+    if (existing.length > 0) fs.rmSync(binDir, { recursive: true, force: true })
+    return
+  }
+  fs.mkdirSync(binDir, { recursive: true })
+  for (const [command, { target }] of chosen) {
+    const real = realpathOrUndefined(target)
+    // A file the package does not ship (maybe one its build writes): no command, until it exists.
+    if (real === undefined) {
+      fs.rmSync(path.join(binDir, command), { force: true })
+      continue
+    }
+    const inModules = path.dirname(real).split(path.sep).includes('node_modules')
+    const mode = fs.statSync(real).mode
+    const runnable = (mode & 0o111) === 0o111 && !hasWindowsShebang(real)
+    const link = path.join(binDir, command)
+    if (inModules || runnable) {
+      const relative = path.relative(binDir, target)
+      if (readlinkOrUndefined(link) !== relative) {
+        fs.rmSync(link, { force: true })
+        fs.symlinkSync(relative, link)
+      }
+    } else {
+      await cmdShim(target, link, { createCmdFile: false, createPwshFile: false, nodePath: [], fs: syncFs })
+    }
+    // As pnpm: made executable only inside node_modules (a linked project's files are the user's).
+    if (inModules && (mode & 0o111) !== 0o111) fs.chmodSync(real, (mode & 0o777) | 0o111)
+  }
+}
+
+// Commands pnpm gives to a package of another name.
+const BIN_OWNERS: Readonly<Record<string, readonly string[] | undefined>> = { npx: ['npm'], pn: ['pnpm', '@pnpm/exe'], pnpm: ['@pnpm/exe'], pnpx: ['pnpm', '@pnpm/exe'], pnx: ['pnpm', '@pnpm/exe'] }
+
+/** pnpm's choice between two packages declaring one command: the one named as it, else the greater name, else the greater version. */
+function preferredCommand (candidate: { command: string, pkgName: string, pkgVersion: string }, current: { command: string, pkgName: string, pkgVersion: string }): boolean {
+  const owns = (cmd: { command: string, pkgName: string }): boolean => cmd.command === cmd.pkgName || own(BIN_OWNERS, cmd.command)?.includes(cmd.pkgName) === true
+  if (owns(candidate) !== owns(current)) return owns(candidate)
+  if (candidate.pkgName !== current.pkgName) return candidate.pkgName.localeCompare(current.pkgName) > 0
+  return validVersion(candidate.pkgVersion) !== null && validVersion(current.pkgVersion) !== null && compareVersions(candidate.pkgVersion, current.pkgVersion) > 0
+}
+
+/** The packages of a `node_modules` (`name` and `@scope/name`), dot entries aside. */
+function readModulesDirAliases (modulesDir: string): string[] {
+  return readdirOrNothing(modulesDir).flatMap((entry) => {
+    if (entry.startsWith('.')) return []
+    if (!entry.startsWith('@')) return [entry]
+    return readdirOrNothing(path.join(modulesDir, entry)).filter((name) => !name.startsWith('.')).map((name) => `${entry}/${name}`)
+  })
+}
+
+function realpathOrUndefined (file: string): string | undefined {
+  try {
+    return fs.realpathSync(file)
+  } catch (err) {
+    if (hasErrno(err, 'ENOENT') || hasErrno(err, 'ENOTDIR')) return undefined
+    throw err
+  }
+}
+
+function readlinkOrUndefined (link: string): string | undefined {
+  try {
+    return fs.readlinkSync(link)
+  } catch {
+    return undefined
+  }
+}
+
+/** A `#!…\r\n` first line: such a script is not run as it is (pnpm writes a shim). */
+function hasWindowsShebang (file: string): boolean {
+  return /^#![^\n]+\r\n/.test(readHead(file))
 }
 
 /**

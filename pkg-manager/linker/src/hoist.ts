@@ -31,7 +31,14 @@ export interface HoistOptions {
 export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDependency[] {
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
   const typeOf = hoistTypeMatcher(opts)
-  const taken = new Set(layout.direct.map((dep) => dep.alias.toLowerCase()))
+  // A virtual store outside the project does not see the root's node_modules: as pnpm does, the
+  // root's direct dependencies are hoisted into it too (privately, and only as themselves).
+  const rootDir = layout.importers.find((importer) => importer.id === '.')?.dir
+  const isPrivate = createMatcher(opts.hoistPattern)
+  const privateRoot = rootDir === undefined || isInside(rootDir, path.join(layout.virtualStoreDir, 'node_modules'))
+    ? new Map<string, string>()
+    : new Map(layout.direct.flatMap((dep) => dep.depPath !== undefined && isPrivate(dep.alias) ? [[dep.alias, dep.depPath] as const] : []))
+  const taken = new Set(layout.direct.filter((dep) => !privateRoot.has(dep.alias)).map((dep) => dep.alias.toLowerCase()))
   // pnpm's graph walk: each step takes the unvisited packages among the previous step's children;
   // a level's steps are made before going deeper, then each step's subtree is walked in turn.
   const visited = new Set<string>()
@@ -54,7 +61,8 @@ export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDepend
   const hoisted: HoistedDependency[] = []
   for (const deps of [[...rootChildren.values()], ...nodes.map((node) => byDepPath.get(node.depPath)!.deps)]) {
     for (const child of deps) {
-      const type = typeOf(child.alias)
+      const rootDepPath = privateRoot.get(child.alias)
+      const type = rootDepPath === undefined ? typeOf(child.alias) : rootDepPath === child.depPath ? 'private' : undefined
       if (type === undefined || taken.has(child.alias.toLowerCase()) || child.depPath === undefined) continue
       taken.add(child.alias.toLowerCase())
       hoisted.push({ alias: child.alias, depPath: child.depPath, dir: child.dir, type })
@@ -83,13 +91,19 @@ export function planWorkspaceHoisting (projects: ReadonlyArray<{ id: string, dir
   return out
 }
 
-/** Where a hoisted dependency is linked: `node_modules/<alias>` (public) or `node_modules/.pnpm/node_modules/<alias>`. */
-export function hoistedPath (modulesDir: string, dep: HoistedDependency): string {
+/** Where a hoisted dependency is linked: `node_modules/<alias>` (public) or `<virtual store>/node_modules/<alias>`. */
+export function hoistedPath (dirs: { modulesDir: string, virtualStoreDir: string }, dep: HoistedDependency): string {
   // A workspace project's name is hoisted too: the same rule as any dependency name.
-  return joinModulesDir(dep.type === 'public' ? modulesDir : path.join(modulesDir, '.pnpm', 'node_modules'), dep.alias)
+  return joinModulesDir(dep.type === 'public' ? dirs.modulesDir : path.join(dirs.virtualStoreDir, 'node_modules'), dep.alias)
 }
 
-function hoistTypeMatcher (opts: HoistOptions): (alias: string) => HoistType | undefined {
+function isInside (dir: string, candidate: string): boolean {
+  const relative = path.relative(dir, candidate)
+  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
+}
+
+/** Whether a name is hoisted publicly, privately or not at all: public patterns win. */
+export function hoistTypeMatcher (opts: HoistOptions): (alias: string) => HoistType | undefined {
   const isPublic = createMatcher(opts.publicHoistPattern)
   const isPrivate = createMatcher(opts.hoistPattern)
   return (alias) => isPublic(alias) ? 'public' : isPrivate(alias) ? 'private' : undefined

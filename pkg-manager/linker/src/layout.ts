@@ -41,6 +41,8 @@ export interface Symlink {
 }
 
 export interface Layout {
+  /** Where the packages are (pnpm's `virtualStoreDir`), absolute. */
+  virtualStoreDir: string
   packages: LaidOutPackage[]
   /** Each importer's direct dependencies in its `node_modules/` (each package's are in its `links`). */
   directLinks: Symlink[]
@@ -64,6 +66,8 @@ export interface LayoutOptions {
   importers: ReadonlyArray<{ id: string, dir: string }>
   /** Which of the importer's dependency groups to install (`--prod`, `--dev`, `--no-optional`). */
   include: Readonly<Record<DependencyGroup, boolean>>
+  /** pnpm's `virtualStoreDir`, absolute (`node_modules/.pnpm` of `lockfileDir` by default). */
+  virtualStoreDir: string
   virtualStoreDirMaxLength: number
   /** Dependency paths not to install (optional packages that do not fit the platform); nothing is reached through them. */
   skipped?: ReadonlySet<string>
@@ -71,12 +75,12 @@ export interface LayoutOptions {
 
 /**
  * pnpm's isolated layout from the lockfile: every package reached from the importers' included
- * dependency groups gets `node_modules/.pnpm/<dir>/node_modules/<name>` at the root, its
+ * dependency groups gets `<virtual store>/<dir>/node_modules/<name>` (`node_modules/.pnpm` by default), its
  * dependencies as symlinks beside it, and each importer's direct dependencies are symlinked into
  * its own `node_modules/`. Nothing is written here.
  */
 export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
-  const virtualStoreDir = path.join(opts.lockfileDir, 'node_modules', '.pnpm')
+  const { virtualStoreDir } = opts
   // `<modules>/.pnpm/<dir name>/node_modules`: the package and its dependencies side by side. Joined
   // by hand (path.join's normalizing is most of the planning's time): the file name has no separator.
   const { sep } = path
@@ -137,7 +141,7 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
       }
     }
   }
-  return { packages: [...packages.values()], directLinks, direct: importers.find((importer) => importer.id === '.')?.direct ?? [], importers }
+  return { virtualStoreDir, packages: [...packages.values()], directLinks, direct: importers.find((importer) => importer.id === '.')?.direct ?? [], importers }
 }
 
 /**

@@ -15,7 +15,9 @@ export interface ModulesManifest {
   /** Packages that want to build but `allowBuilds` does not mention (pnpm writes it only when there are some). */
   ignoredBuilds?: string[]
   layoutVersion: number
-  nodeLinker: 'isolated'
+  /** `nodeLinker: hoisted`: where each package was put, relative to the workspace root (`node_modules/a/node_modules/b`). */
+  hoistedLocations?: Record<string, string[]>
+  nodeLinker: 'isolated' | 'hoisted'
   packageManager: string
   pendingBuilds: string[]
   publicHoistPattern: string[]
@@ -39,7 +41,7 @@ export function hoistedDependenciesRecord (hoisted: readonly HoistedDependency[]
 
 // pnpm's key order.
 const KEY_ORDER: ReadonlyArray<keyof ModulesManifest> = [
-  'hoistedDependencies', 'hoistPattern', 'included', 'injectedDeps', 'ignoredBuilds', 'layoutVersion', 'nodeLinker',
+  'hoistedDependencies', 'hoistPattern', 'included', 'injectedDeps', 'ignoredBuilds', 'layoutVersion', 'hoistedLocations', 'nodeLinker',
   'packageManager', 'pendingBuilds', 'publicHoistPattern', 'prunedAt', 'skipped', 'storeDir', 'virtualStoreDir', 'virtualStoreDirMaxLength', 'allowBuilds',
 ]
 

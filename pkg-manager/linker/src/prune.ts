@@ -49,15 +49,16 @@ export async function planPrune (input: PruneInput): Promise<{ changed: string[]
     changed.push(pkg.depPath)
     for (const dep of old.deps) if (!now.has(dep.alias)) droppedLinks.push(path.join(pkg.siblingsDir, dep.alias))
   }
-  const virtualStoreDir = path.join(modulesDir, '.pnpm')
+  const { virtualStoreDir } = input.next
   // `.pnpm/<dir name>`: two levels above `node_modules/<name>` (three for a scoped name).
   const used = new Set(input.next.packages.map((pkg) => path.basename(path.dirname(pkg.siblingsDir))))
   const staleDirs = input.pruneVirtualStore
     ? (await fs.readdir(virtualStoreDir).catch(() => [] as string[])).filter((entry) => entry !== 'node_modules' && entry !== 'lock.yaml' && !used.has(entry)).map((entry) => path.join(virtualStoreDir, entry))
     : []
-  const nextHoisted = new Set(input.nextHoisted.map((dep) => hoistedPath(modulesDir, dep)))
+  const dirs = { modulesDir, virtualStoreDir }
+  const nextHoisted = new Set(input.nextHoisted.map((dep) => hoistedPath(dirs, dep)))
   const staleHoisted = Object.entries(input.previousHoisted).flatMap(([depPath, aliases]) => Object.entries(aliases)
-    .map(([alias, type]) => hoistedPath(modulesDir, { alias, depPath, dir: '', type }))
+    .map(([alias, type]) => hoistedPath(dirs, { alias, depPath, dir: '', type }))
     .filter((link) => !nextHoisted.has(link)))
   const remove = async (): Promise<void> => {
     await Promise.all([
@@ -66,7 +67,7 @@ export async function planPrune (input: PruneInput): Promise<{ changed: string[]
       ...staleHoisted.map(async (link) => { await fs.rm(link, { force: true }) }),
       ...droppedLinks.map(async (link) => { await fs.rm(link, { force: true }) }),
       ...input.next.importers.map(async (importer) => { await fs.rm(path.join(importer.modulesDir, '.bin'), { recursive: true, force: true }) }),
-      fs.rm(path.join(modulesDir, '.pnpm', 'node_modules', '.bin'), { recursive: true, force: true }),
+      fs.rm(path.join(virtualStoreDir, 'node_modules', '.bin'), { recursive: true, force: true }),
     ])
   }
   return { changed, remove }

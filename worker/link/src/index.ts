@@ -24,6 +24,12 @@ export interface PackageToImport {
   files: string
   /** A patch to apply (pnpm's `patchedDependencies`), before the package is renamed into place. */
   patch?: { file: string, label: string }
+  /**
+   * Put it in place even when `dir` exists (the hoisted layout, where a directory can hold another
+   * version): what is there is replaced, but its `node_modules` (the packages nested in it) moves
+   * into the new one.
+   */
+  replace?: boolean
 }
 
 /** A batch of packages, imported by one link-pool thread (see `@lode/worker.pools`), then symlinks. */
@@ -74,7 +80,7 @@ export function importPackages (task: LinkTask, patcher?: typeof applyPatchFile)
   const outcome: LinkOutcome = { imported: 0, used: undefined, crossDevice: false }
   const store = storePath(task.storeDir) + path.sep
   for (const pkg of task.packages) {
-    if (fs.existsSync(pkg.dir)) continue
+    if (pkg.replace !== true && fs.existsSync(pkg.dir)) continue
     const temp = `${pkg.dir}_tmp_${process.pid}_${threadId}_${temps++}`
     // The first directory this import creates (its parents may not exist yet): removed again on failure.
     const created = fs.mkdirSync(path.dirname(temp), { recursive: true })
@@ -83,7 +89,8 @@ export function importPackages (task: LinkTask, patcher?: typeof applyPatchFile)
     try {
       importInto(temp, pkg, store, task, outcome)
       if (pkg.patch !== undefined) patcher!(temp, pkg.patch.file, pkg.patch.label)
-      renameIntoPlace(temp, pkg.dir)
+      if (pkg.replace === true) replaceInPlace(temp, pkg.dir)
+      else renameIntoPlace(temp, pkg.dir)
     } catch (err) {
       fs.rmSync(temp, { recursive: true, force: true })
       if (created !== undefined) removeEmptyUpTo(path.dirname(temp), created)
@@ -190,6 +197,39 @@ function importFile (source: string, target: string, task: LinkTask, outcome: Li
   }
   fs.copyFileSync(source, target)
   return 'copy'
+}
+
+/**
+ * Puts the built directory in the place of whatever is at `dir`, keeping the `node_modules` there
+ * (the package's own bundled ones win over an entry of the same name). The old directory is
+ * renamed aside under a temp name first, so `dir` is at every moment the old package or the new.
+ */
+function replaceInPlace (temp: string, dir: string): void {
+  const old = fs.lstatSync(dir, { throwIfNoEntry: false })
+  if (old === undefined) {
+    fs.renameSync(temp, dir)
+    return
+  }
+  if (!old.isDirectory()) {
+    fs.unlinkSync(dir)
+    fs.renameSync(temp, dir)
+    return
+  }
+  const nested = path.join(dir, 'node_modules')
+  if (fs.lstatSync(nested, { throwIfNoEntry: false })?.isDirectory() === true) {
+    const into = path.join(temp, 'node_modules')
+    if (!fs.existsSync(into)) {
+      fs.renameSync(nested, into)
+    } else {
+      for (const entry of fs.readdirSync(nested)) {
+        if (!fs.existsSync(path.join(into, entry))) fs.renameSync(path.join(nested, entry), path.join(into, entry))
+      }
+    }
+  }
+  const aside = `${dir}_tmp_${process.pid}_${threadId}_${temps++}`
+  fs.renameSync(dir, aside)
+  fs.renameSync(temp, dir)
+  fs.rmSync(aside, { recursive: true, force: true })
 }
 
 /** Renames the built directory into place; when another process finished the same package first, its copy is kept. */

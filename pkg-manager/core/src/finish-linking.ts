@@ -1,0 +1,60 @@
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+
+import { LAYOUT_VERSION, writeModulesManifest } from '@lode/pkg-manager.linker'
+import type { ModulesManifest } from '@lode/pkg-manager.linker'
+import { storePath } from '@lode/store.cafs'
+
+import { reportIgnoredBuilds } from './dependency-builds.js'
+import type { Builds } from './dependency-builds.js'
+import type { LinkPackagesOptions } from './link-packages.js'
+import { INSTALLING_MARKER } from './quick-check.js'
+
+export interface LinkedState {
+  hoistedDependencies: ModulesManifest['hoistedDependencies']
+  nodeLinker: ModulesManifest['nodeLinker']
+  /** `nodeLinker: hoisted`: where each package is. */
+  hoistedLocations?: ModulesManifest['hoistedLocations']
+  builds: Builds
+  /** How many packages wanted to build. */
+  buildCandidates: number
+  prunedAt: string
+  skipped: Iterable<string>
+  virtualStoreDir: string
+}
+
+/**
+ * The end of an install, either layout, once node_modules is complete: `.modules.yaml` as pnpm 11
+ * writes it, then `commit` (pnpm-lock.yaml, and package.json for an edit), then the marker of an
+ * install under way goes, and ignored builds are reported (an error with `strictDepBuilds`).
+ * Resolves with whether the lockfile was written.
+ */
+export async function finishLinking (opts: LinkPackagesOptions, state: LinkedState): Promise<boolean> {
+  const { config } = opts
+  const modulesDir = path.join(config.dir, 'node_modules')
+  await writeModulesManifest(modulesDir, {
+    hoistedDependencies: state.hoistedDependencies,
+    hoistPattern: [...config.hoistPattern],
+    included: { ...opts.include },
+    injectedDeps: {},
+    // pnpm records the ignored builds (maybe none) whenever a package wanted to build and scripts ran.
+    ...(!opts.ignoreScripts && state.buildCandidates > 0 ? { ignoredBuilds: state.builds.ignored } : {}),
+    layoutVersion: LAYOUT_VERSION,
+    ...(state.hoistedLocations === undefined ? {} : { hoistedLocations: state.hoistedLocations }),
+    nodeLinker: state.nodeLinker,
+    packageManager: opts.packageManager,
+    pendingBuilds: state.builds.pending,
+    publicHoistPattern: [...config.publicHoistPattern],
+    prunedAt: state.prunedAt,
+    skipped: [...state.skipped],
+    storeDir: storePath(config.storeDir),
+    virtualStoreDir: path.relative(modulesDir, state.virtualStoreDir),
+    virtualStoreDirMaxLength: config.virtualStoreDirMaxLength,
+    ...(Object.keys(config.allowBuilds).length > 0 ? { allowBuilds: { ...config.allowBuilds } } : {}),
+  })
+  // pnpm-lock.yaml (and package.json, for add/remove/update) change only now that node_modules is complete.
+  const committed = await opts.commit?.() ?? false
+  await fsp.rm(path.join(modulesDir, INSTALLING_MARKER), { force: true })
+  reportIgnoredBuilds(state.builds.ignored, config.strictDepBuilds, opts.onWarning)
+  return committed
+}

@@ -1,0 +1,74 @@
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+
+import { LodeError, hasErrno } from '@lode/fs.error'
+import type { Config } from '@lode/pkg-manager.config'
+import type { ModulesManifest } from '@lode/pkg-manager.linker'
+
+/** A layout setting that differs from the one node_modules was laid out with. */
+export interface LayoutChange {
+  /** pnpm's error code for it (`NODE_LINKER_DIFF`, …), after `ERR_LODE_`. */
+  code: string
+  /** The setting, as pnpm-workspace.yaml names it. */
+  setting: string
+}
+
+/**
+ * pnpm's check of node_modules against the settings (its `validateModules`): a different
+ * `virtualStoreDirMaxLength`, `publicHoistPattern` (`shamefullyHoist`), `nodeLinker` or
+ * `virtualStoreDir` means node_modules is laid out anew. Undefined when nothing of these changed
+ * (or there is no `.modules.yaml`).
+ */
+export function layoutChange (config: Config, manifest: ModulesManifest | undefined, modulesDir: string): LayoutChange | undefined {
+  if (manifest === undefined) return undefined
+  if ((manifest.virtualStoreDirMaxLength ?? 120) !== config.virtualStoreDirMaxLength) return { code: 'VIRTUAL_STORE_DIR_MAX_LENGTH_DIFF', setting: 'virtualStoreDirMaxLength' }
+  const publicHoistPattern = manifest.publicHoistPattern ?? []
+  if (publicHoistPattern.length !== config.publicHoistPattern.length || publicHoistPattern.some((pattern, i) => pattern !== config.publicHoistPattern[i])) {
+    return { code: 'PUBLIC_HOIST_PATTERN_DIFF', setting: 'publicHoistPattern' }
+  }
+  if ((manifest.nodeLinker ?? 'isolated') !== config.nodeLinker) return { code: 'NODE_LINKER_DIFF', setting: 'nodeLinker' }
+  if (recordedVirtualStoreDir(manifest, modulesDir) !== config.virtualStoreDir) return { code: 'UNEXPECTED_VIRTUAL_STORE', setting: 'virtualStoreDir' }
+  return undefined
+}
+
+/** The virtual store `.modules.yaml` names (relative to node_modules), absolute. */
+export function recordedVirtualStoreDir (manifest: ModulesManifest, modulesDir: string): string {
+  return path.resolve(modulesDir, manifest.virtualStoreDir ?? '.pnpm')
+}
+
+/**
+ * Refuses a layout change as pnpm does where it cannot ask: a filtered install cannot lay out the
+ * whole node_modules anew, and removing node_modules needs `confirmModulesPurge: false` (or CI).
+ */
+export function assertCanPurge (change: LayoutChange, opts: { config: Config, modulesDir: string, filtered: boolean }): void {
+  if (opts.filtered) {
+    throw new LodeError(change.code, `${opts.modulesDir} was laid out with a different ${change.setting}: a filtered install cannot lay it out anew.`, {
+      hint: 'Run lode install without --filter to recreate node_modules.',
+    })
+  }
+  if (opts.config.confirmModulesPurge) {
+    throw new LodeError('ABORTED_REMOVE_MODULES_DIR', `${opts.modulesDir} was laid out with a different ${change.setting} and has to be removed and laid out anew, which lode does not do without asking.`, {
+      hint: 'Remove node_modules yourself, or set confirmModulesPurge: false in pnpm-workspace.yaml (it is off in CI), and run lode install again.',
+    })
+  }
+}
+
+/**
+ * Empties node_modules for a layout laid out anew, as pnpm's purge does: the packages and links
+ * go, with `.bin`, `.modules.yaml` and the virtual store (the one recorded and the one wanted, when
+ * inside it); other dot entries (lode's install lock and state) stay.
+ */
+export async function purgeModulesDir (modulesDir: string, virtualStoreDirs: readonly string[]): Promise<void> {
+  let entries: string[]
+  try {
+    entries = await fsp.readdir(modulesDir)
+  } catch (err) {
+    if (hasErrno(err, 'ENOENT')) return
+    throw err
+  }
+  const inside = new Set(virtualStoreDirs.filter((dir) => path.dirname(dir) === modulesDir).map((dir) => path.basename(dir)))
+  await Promise.all(entries.map(async (entry) => {
+    if (entry.startsWith('.') && entry !== '.bin' && entry !== '.modules.yaml' && !inside.has(entry)) return
+    await fsp.rm(path.join(modulesDir, entry), { recursive: true, force: true })
+  }))
+}

@@ -1,0 +1,304 @@
+import fs from 'node:fs'
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+
+import { joinModulesDir } from '@lode/core.safe-name'
+import { removeAtomicTemps, writeFileAtomic } from '@lode/fs.write-file-atomic'
+import { linkModulesDirBins, planHoistedLayout, readModulesManifest } from '@lode/pkg-manager.linker'
+import type { HoistedDependency, HoistedLayout, HoistedPackage, ModulesManifest } from '@lode/pkg-manager.linker'
+import { DEPENDENCY_GROUPS } from '@lode/pkg-manager.lockfile'
+import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
+import type { LinkToWrite, PackageToImport } from '@lode/worker.link'
+import { writeSymlinks } from '@lode/worker.link/symlinks'
+import { LinkPool } from '@lode/worker.pools'
+
+import { runBuilds } from './dependency-builds.js'
+import { finishLinking } from './finish-linking.js'
+import { patchOf } from './import-packages.js'
+import type { DirectDependencyChange, LinkPackagesOptions, LinkPackagesResult } from './link-packages.js'
+import type { PackageFetcher, PackageToFetch, StoredPackage } from './package-fetcher.js'
+import { INSTALLING_MARKER, STATE_FILE } from './quick-check.js'
+
+// Store index rows read at a time, and packages per link task (a task never splits a package from those nested in it).
+const ROWS_CHUNK = 256
+const LINK_BATCH = 16
+
+export interface HoistedInstall {
+  /** The lockfile to lay out (for a filtered install, the selected importers' part merged with what the others had). */
+  lockfile: Lockfile
+  /** Optional packages not installed on this platform, and what only they need. */
+  skipped: ReadonlySet<string>
+  /** `.pnpm/lock.yaml` as it will be written. */
+  installedText: string
+  changes: DirectDependencyChange[]
+  /** The `link:` dependencies the last install linked (from its `.pnpm/lock.yaml`): those dropped are unlinked. */
+  previousLinks?: readonly string[] | undefined
+}
+
+/**
+ * pnpm's `nodeLinker: hoisted`: node_modules as npm lays it out, planned by `planHoistedLayout`,
+ * from the same store and lockfile as the isolated layout. First every package not already in
+ * its place (as `.modules.yaml`'s `hoistedLocations` and its package.json say) is got into the
+ * store, so that a failed download changes nothing; then the places the plan no longer has are
+ * removed, the packages imported (a place holding another version is replaced, the packages
+ * nested in it kept), the `link:` dependencies and the workspace projects linked, each
+ * `node_modules/.bin` written, the builds run where the packages are, and the state written.
+ */
+export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedInstall): Promise<LinkPackagesResult> {
+  const { config } = opts
+  const { lockfile } = install
+  const modulesDir = path.join(config.dir, 'node_modules')
+  const manifest = await readModulesManifest(modulesDir)
+  // A purge (or an isolated node_modules) left no record of places: nothing is known to be in place.
+  const previous = manifest?.nodeLinker === 'hoisted' ? manifest : undefined
+  const plan = planHoistedLayout(lockfile, {
+    lockfileDir: config.dir,
+    importers: opts.importers,
+    include: opts.include,
+    skipped: install.skipped,
+    autoInstallPeers: config.autoInstallPeers,
+    hoist: { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern },
+  })
+  const marker = path.join(modulesDir, INSTALLING_MARKER)
+  const interrupted = fs.existsSync(marker)
+  if (interrupted) {
+    await Promise.all([path.join(config.dir, 'pnpm-lock.yaml'), path.join(modulesDir, '.pnpm', 'lock.yaml'), path.join(modulesDir, '.modules.yaml'), path.join(modulesDir, STATE_FILE)].map(removeAtomicTemps))
+  }
+  const toImport = plan.packages.filter((pkg) => !isInPlace(pkg, previous?.hoistedLocations, lockfile))
+  const reusedBefore = Object.keys(previous?.hoistedLocations ?? {})
+  const result: LinkPackagesResult = {
+    added: 0,
+    reused: 0,
+    downloaded: 0,
+    removed: reusedBefore.filter((depPath) => plan.hoistedLocations[depPath] === undefined).length,
+    committed: false,
+    changes: install.changes,
+  }
+  // Into the store first: nothing in node_modules changes before every package is there.
+  const rows = await fetchAll(opts.fetcher, uniqueByDepPath(toImport), (reused) => {
+    result.reused = reused
+    opts.onProgress?.({ added: 0, reused, downloaded: opts.fetcher.downloaded })
+  })
+  opts.signal?.throwIfAborted()
+  // From here node_modules changes for good.
+  await fsp.mkdir(modulesDir, { recursive: true })
+  await fsp.writeFile(marker, '')
+  await fsp.rm(path.join(modulesDir, STATE_FILE), { force: true })
+  await removeStale(plan, previous, install.previousLinks, config.dir, modulesDir)
+  const linkPool = opts.linkPool ?? new LinkPool()
+  try {
+    result.added = await importInPlace(toImport, rows, { opts, linkPool })
+  } finally {
+    if (opts.linkPool === undefined) await linkPool.close()
+    else opts.linkPool.close().catch(() => {})
+  }
+  result.downloaded = opts.fetcher.downloaded
+  opts.onProgress?.({ added: result.added, reused: result.reused, downloaded: result.downloaded })
+  writeSymlinks(linksOf(plan, modulesDir))
+  await writeFileAtomic(path.join(modulesDir, '.pnpm', 'lock.yaml'), install.installedText)
+  // The .bin of a node_modules that lost its packages goes too.
+  const emptied = [...new Set(Object.values(previous?.hoistedLocations ?? {}).flat().map((location) => path.join(config.dir, location.slice(0, location.lastIndexOf('/node_modules/') + '/node_modules'.length))))]
+    .filter((dir) => !plan.modulesDirs.includes(dir))
+  await writeAllBins(plan, lockfile, emptied)
+  // Builds: the packages imported now that want one (each where it is first put; its other places
+  // get the built files), and those an earlier install ignored.
+  const firstPlace = new Map<string, HoistedPackage>()
+  for (const pkg of plan.packages) if (!firstPlace.has(pkg.depPath)) firstPlace.set(pkg.depPath, pkg)
+  const wantBuild = [...new Set(toImport.filter((pkg) => rows.get(pkg.depPath)?.requiresBuild === true).map((pkg) => pkg.depPath))]
+  const candidates = [...wantBuild, ...(manifest?.ignoredBuilds ?? [])].flatMap((depPath) => firstPlace.get(depPath) ?? [])
+  const builds = await runBuilds(candidates, { ...opts, lockfile })
+  if (builds.built.length > 0) {
+    const imported = new Set(toImport)
+    for (const depPath of builds.built) {
+      const built = firstPlace.get(depPath)!
+      await copyBuiltFiles(built.dir, plan.packages.filter((pkg) => pkg.depPath === depPath && pkg !== built && imported.has(pkg)).map((pkg) => pkg.dir))
+    }
+    // A build can write the file a command points at.
+    await writeAllBins(plan, lockfile, [])
+  }
+  const lastPruned = previous?.prunedAt === undefined ? NaN : Date.parse(previous.prunedAt)
+  const pruned = Number.isNaN(lastPruned) || Date.now() - lastPruned > config.modulesCacheMaxAge * 60_000
+  result.committed = await finishLinking(opts, {
+    hoistedDependencies: Object.fromEntries(plan.workspaceLinks.map((link) => [link.depPath, { [link.alias]: link.type }])),
+    nodeLinker: 'hoisted',
+    hoistedLocations: plan.hoistedLocations,
+    builds,
+    buildCandidates: candidates.length,
+    prunedAt: pruned ? new Date().toUTCString() : previous!.prunedAt,
+    skipped: install.skipped,
+    virtualStoreDir: config.virtualStoreDir,
+  })
+  return result
+}
+
+/** The symlinks of the importers' `link:` dependencies of `lockfile` (the last install's, to unlink those dropped). */
+export function linkedDependencies (lockfile: Lockfile, importers: ReadonlyArray<{ id: string, dir: string }>, include: Readonly<Record<DependencyGroup, boolean>>): string[] {
+  return importers.flatMap(({ id, dir }) => DEPENDENCY_GROUPS.filter((group) => include[group]).flatMap((group) =>
+    Object.entries(lockfile.importers[id]?.[group] ?? {}).flatMap(([alias, { version }]) => version.startsWith('link:') ? [joinModulesDir(path.join(dir, 'node_modules'), alias)] : [])))
+}
+
+/** A place the last install filled with this very package (pnpm checks the version in its package.json). */
+function isInPlace (pkg: HoistedPackage, locations: ModulesManifest['hoistedLocations'], lockfile: Lockfile): boolean {
+  if (locations?.[pkg.depPath]?.includes(pkg.location) !== true) return false
+  const version = lockfile.packages?.[pkg.pkgId]?.version ?? pkg.pkgId.slice(pkg.pkgId.indexOf('@', 1) + 1)
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(pkg.dir, 'package.json'), 'utf8')) as { version?: unknown }).version === version
+  } catch {
+    return false
+  }
+}
+
+function uniqueByDepPath (packages: readonly HoistedPackage[]): HoistedPackage[] {
+  return [...new Map(packages.map((pkg) => [pkg.depPath, pkg])).values()]
+}
+
+/**
+ * Gets `packages` into the store (the store index's rows, a chunk at a time; downloads for the
+ * rest) and waits for all of them: a failure rejects before anything else happens. Keyed by
+ * dependency path.
+ */
+export async function fetchAll (fetcher: PackageFetcher, packages: ReadonlyArray<PackageToFetch & { depPath: string }>, onReused?: (reused: number) => void): Promise<Map<string, StoredPackage>> {
+  const rows = new Map<string, StoredPackage>()
+  const pending: Array<Promise<void>> = []
+  let reused = 0
+  for (let start = 0; start < packages.length; start += ROWS_CHUNK) {
+    const chunk = packages.slice(start, start + ROWS_CHUNK)
+    const found = fetcher.rows(chunk)
+    reused += found.reused
+    chunk.forEach((pkg, i) => {
+      const row = found.rows[i]!
+      if (row instanceof Promise) pending.push(row.then((fetched) => { rows.set(pkg.depPath, fetched) }))
+      else rows.set(pkg.depPath, row)
+    })
+    onReused?.(reused)
+  }
+  // Every fetch settles before a failure is reported: none is left writing into the store unawaited.
+  const settled = await Promise.allSettled(pending)
+  const failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
+  if (failure !== undefined) throw failure.reason
+  return rows
+}
+
+/**
+ * Removes what the last install put in node_modules and this one does not want: packages at
+ * places the plan no longer has, `link:` dependencies dropped, and workspace projects no longer
+ * linked into the root's node_modules. A place the plan keeps for another package is replaced on
+ * import instead.
+ */
+async function removeStale (plan: HoistedLayout, previous: ModulesManifest | undefined, previousLinks: readonly string[] | undefined, lockfileDir: string, modulesDir: string): Promise<void> {
+  if (previous === undefined) return
+  const places = new Set(plan.packages.map((pkg) => pkg.location))
+  const stale = [...new Set(Object.values(previous.hoistedLocations ?? {}).flat())].filter((location) => !places.has(location))
+  const nextLinks = new Set(linksOf(plan, modulesDir).map(([link]) => link))
+  const staleLinks = [
+    ...Object.values(previous.hoistedDependencies).flatMap((aliases) => Object.keys(aliases).map((alias) => joinModulesDir(modulesDir, alias))),
+    ...(previousLinks ?? []),
+  ].filter((link) => !nextLinks.has(link))
+  await Promise.all([
+    ...stale.map(async (location) => { await fsp.rm(path.join(lockfileDir, location), { recursive: true, force: true }) }),
+    ...staleLinks.map(async (link) => { await unlinkIfSymlink(link) }),
+  ])
+}
+
+async function unlinkIfSymlink (file: string): Promise<void> {
+  if ((await fsp.lstat(file).catch(() => undefined))?.isSymbolicLink() === true) await fsp.unlink(file)
+}
+
+/** The importers' `link:` dependencies and the workspace projects linked into the root's node_modules. */
+function linksOf (plan: HoistedLayout, modulesDir: string): LinkToWrite[] {
+  return [
+    ...plan.importers.flatMap((importer) => importer.links.map((link): LinkToWrite => [link.path, link.target])),
+    // Public and private hoisting both go to the root's node_modules in this layout.
+    ...plan.workspaceLinks.map((link: HoistedDependency): LinkToWrite => [joinModulesDir(modulesDir, link.alias), link.dir]),
+  ]
+}
+
+/**
+ * Imports the packages into their places with the link pool, replacing what is there. A package
+ * and the packages nested in it go in one task, in order, so no thread writes into a directory
+ * another is replacing. Returns how many were imported.
+ */
+async function importInPlace (packages: readonly HoistedPackage[], rows: ReadonlyMap<string, StoredPackage>, ctx: { opts: LinkPackagesOptions, linkPool: LinkPool }): Promise<number> {
+  const { opts, linkPool } = ctx
+  const { config } = opts
+  // Grouped by the top directory each is in (`node_modules/a` holds `node_modules/a/node_modules/b`).
+  const groups = new Map<string, PackageToImport[]>()
+  for (const pkg of packages) {
+    const top = pkg.location.split('/node_modules/')[0]!
+    const patch = patchOf(pkg.depPath, opts.patches)
+    const group = groups.get(top) ?? []
+    group.push({ dir: pkg.dir, files: rows.get(pkg.depPath)!.files, replace: true, ...(patch === undefined ? {} : { patch: { file: patch.file, label: pkg.pkgId } }) })
+    groups.set(top, group)
+  }
+  const tasks: Array<Promise<void>> = []
+  let added = 0
+  let batch: PackageToImport[] = []
+  let warnedCrossDevice = false
+  const flush = (): void => {
+    if (batch.length === 0) return
+    const packagesOfTask = batch
+    batch = []
+    tasks.push(linkPool.link({ storeDir: config.storeDir, method: config.packageImportMethod, packages: packagesOfTask }).then((outcome) => {
+      if (outcome.crossDevice && !warnedCrossDevice) {
+        warnedCrossDevice = true
+        opts.onWarning?.(`The store ${config.storeDir} is on another file system than ${config.dir}: files are cloned or copied instead of hardlinked. Set store-dir to a directory on the same file system to save space and time.`)
+      }
+      added += packagesOfTask.length
+      opts.trace?.count('linked', packagesOfTask.length)
+      opts.onProgress?.({ added, reused: 0, downloaded: opts.fetcher.downloaded })
+    }))
+  }
+  for (const group of groups.values()) {
+    batch.push(...group)
+    if (batch.length >= LINK_BATCH) flush()
+  }
+  flush()
+  const settled = await Promise.allSettled(tasks)
+  const failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
+  if (failure !== undefined) throw failure.reason
+  return added
+}
+
+/** Every `.bin` of the layout: each importer's (its own dependencies' commands first) and each package's `node_modules`. */
+async function writeAllBins (plan: HoistedLayout, lockfile: Lockfile, otherModulesDirs: readonly string[]): Promise<void> {
+  const manifests = new Map<string, Promise<Record<string, unknown>>>()
+  const withoutBins = new Set(plan.packages.filter((pkg) => lockfile.packages?.[pkg.pkgId]?.hasBin !== true).map((pkg) => pkg.dir))
+  const importers = new Map(plan.importers.map((importer) => [importer.modulesDir, importer]))
+  for (const modulesDir of [...plan.modulesDirs, ...otherModulesDirs]) {
+    const directAliases = importers.get(modulesDir)?.directAliases
+    await linkModulesDirBins(modulesDir, { manifests, withoutBins, ...(directAliases === undefined ? {} : { directAliases: new Set(directAliases) }) })
+  }
+}
+
+/**
+ * After builds in the hoisted layout (`lode rebuild`): each built package's files go to its other
+ * places, and the `.bin` of every `node_modules` holding one of them is written again.
+ */
+export async function spreadHoistedBuilds (built: readonly string[], hoistedLocations: Readonly<Record<string, readonly string[]>>, lockfileDir: string): Promise<void> {
+  const modulesDirs = new Set<string>()
+  for (const depPath of built) {
+    const dirs = (hoistedLocations[depPath] ?? []).map((location) => path.join(lockfileDir, location))
+    if (dirs.length === 0) continue
+    await copyBuiltFiles(dirs[0]!, dirs.slice(1))
+    for (const dir of dirs) modulesDirs.add(path.dirname(path.basename(path.dirname(dir)).startsWith('@') ? path.dirname(dir) : dir))
+  }
+  for (const modulesDir of modulesDirs) await linkModulesDirBins(modulesDir)
+}
+
+/** A built package's files (its node_modules aside) hardlinked into its other places, as pnpm copies a build to them. */
+async function copyBuiltFiles (from: string, to: readonly string[]): Promise<void> {
+  if (to.length === 0) return
+  const files = (await fsp.readdir(from, { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(from, path.join(entry.parentPath, entry.name)))
+    .filter((rel) => rel.split(path.sep)[0] !== 'node_modules')
+  for (const dir of to) {
+    for (const rel of files) {
+      const target = path.join(dir, rel)
+      await fsp.mkdir(path.dirname(target), { recursive: true })
+      await fsp.rm(target, { force: true })
+      await fsp.link(path.join(from, rel), target)
+    }
+  }
+}
+
