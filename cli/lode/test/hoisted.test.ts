@@ -31,6 +31,8 @@ const PACKAGES: PackageSpec[] = [
   { name: 'builder', version: '1.0.0', scripts: { postinstall: 'node -e "require(\'fs\').writeFileSync(\'built.txt\', \'built\')"' } },
   { name: 'a-package-whose-name-is-long-enough-to-be-cut-in-the-virtual-store', version: '1.0.0', dependencies: { leaf: '1.0.0' } },
   { name: 'broken', version: '1.0.0' },
+  { name: 'nest-host', version: '1.0.0', dependencies: { leaf: '2.0.0' }, files: { 'index.js': 'module.exports = "nest-host@1 with " + require("leaf")' } },
+  { name: 'nest-host', version: '2.0.0', dependencies: { leaf: '2.0.0' }, files: { 'index.js': 'module.exports = "nest-host@2 with " + require("leaf")' } },
 ]
 
 let registry: TestRegistry
@@ -141,6 +143,17 @@ test('nodeLinker: hoisted in a workspace: each project\'s node_modules, links to
   }
   await installBoth(pnpmProject, lodeProject, ['install'])
   assertSameTree(pnpmProject, lodeProject, ['.'])
+})
+
+test('a package replaced by another version in its place keeps the packages nested in it, as with pnpm 11', async () => {
+  const pnpmProject = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { leaf: '1.0.0', 'nest-host': '1.0.0' } }, { 'pnpm-workspace.yaml': 'nodeLinker: hoisted\n' })
+  const lodeProject = cloneProject(pnpmProject)
+  await installBoth(pnpmProject, lodeProject, ['install'])
+  assert.ok(listing(path.join(lodeProject.dir, 'node_modules')).includes('nest-host/node_modules/leaf/index.js'))
+  for (const project of [pnpmProject, lodeProject]) fs.writeFileSync(path.join(project.dir, 'package.json'), json({ name: 'app', version: '1.0.0', dependencies: { leaf: '1.0.0', 'nest-host': '2.0.0' } }))
+  await installBoth(pnpmProject, lodeProject, ['install'])
+  assertSameTree(pnpmProject, lodeProject, ['node_modules'])
+  assert.deepEqual(load(lodeProject.dir, ['leaf', 'nest-host']), { leaf: 'leaf@1.0.0', 'nest-host': 'nest-host@2 with leaf@2.0.0' })
 })
 
 test('switching between isolated and hoisted: refused without confirmModulesPurge: false or CI, node_modules laid out anew with it, as with pnpm 11', async () => {

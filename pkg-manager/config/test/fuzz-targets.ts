@@ -41,7 +41,8 @@ const WORKSPACES = [
 // Settings given a value of another type: what a hand-edited file gets wrong.
 const SETTINGS = ['packages', 'catalog', 'catalogs', 'overrides', 'allowBuilds', 'packageExtensions', 'patchedDependencies', 'minimumReleaseAge', 'minimumReleaseAgeExclude',
   'minimumReleaseAgeStrict', 'hoistPattern', 'publicHoistPattern', 'childConcurrency', 'packageImportMethod', 'linkWorkspacePackages', 'storeDir', 'cacheDir', 'savePrefix',
-  'ignoredOptionalDependencies', 'allowedDeprecatedVersions', 'peersSuffixMaxLength', 'modulesCacheMaxAge', 'autoInstallPeers', 'strictDepBuilds']
+  'ignoredOptionalDependencies', 'allowedDeprecatedVersions', 'peersSuffixMaxLength', 'modulesCacheMaxAge', 'autoInstallPeers', 'strictDepBuilds',
+  'nodeLinker', 'shamefullyHoist', 'virtualStoreDir', 'virtualStoreDirMaxLength', 'confirmModulesPurge']
 const VALUES = ['5', '0', '-1', '2.5', '1e400', '.inf', '.nan', "'text'", '""', '[a, b]', '[1, 2]', '[]', '{a: b}', '{a: {b: c}}', '{a: [b]}', '{a: 1}', '{a: true}', '{a: null}', '{}', 'true', 'null', '~',
   '&x [*x]', '&y {a: *y}', '2001-01-01', '!!binary aGk=', '!!set {a}', "{__proto__: {polluted: 'yes'}}", '{constructor: x}', `[${'['.repeat(2000)}]`, `${'- '.repeat(3000)}a`]
 
@@ -139,4 +140,8 @@ function assertConfig (config: Config): void {
   assert.equal(typeof config.storeDir, 'string')
   assert.equal(typeof config.cacheDir, 'string')
   assert.equal(typeof config.savePrefix, 'string')
+  assert.ok(['isolated', 'hoisted'].includes(config.nodeLinker))
+  assert.ok(path.isAbsolute(config.virtualStoreDir))
+  assert.ok(Number.isInteger(config.virtualStoreDirMaxLength) && config.virtualStoreDirMaxLength > 0)
+  assert.equal(typeof config.confirmModulesPurge, 'boolean')
 }

@@ -221,10 +221,13 @@ function linksOf (plan: HoistedLayout, modulesDir: string): LinkToWrite[] {
 async function importInPlace (packages: readonly HoistedPackage[], rows: ReadonlyMap<string, StoredPackage>, ctx: { opts: LinkPackagesOptions, linkPool: LinkPool }): Promise<number> {
   const { opts, linkPool } = ctx
   const { config } = opts
-  // Grouped by the top directory each is in (`node_modules/a` holds `node_modules/a/node_modules/b`).
+  // Grouped by the package each is in at the top of its importer's node_modules (`node_modules/a`
+  // holds `node_modules/a/node_modules/b`, `packages/p/node_modules/@s/c` holds what is nested in it).
   const groups = new Map<string, PackageToImport[]>()
   for (const pkg of packages) {
-    const top = pkg.location.split('/node_modules/')[0]!
+    const parts = pkg.location.split('/')
+    const modules = parts.indexOf('node_modules')
+    const top = parts.slice(0, modules + (parts[modules + 1]?.startsWith('@') === true ? 3 : 2)).join('/')
     const patch = patchOf(pkg.depPath, opts.patches)
     const group = groups.get(top) ?? []
     group.push({ dir: pkg.dir, files: rows.get(pkg.depPath)!.files, replace: true, ...(patch === undefined ? {} : { patch: { file: patch.file, label: pkg.pkgId } }) })
