@@ -198,7 +198,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
       }
     }
     // Loaded only for a command that needs it, so `lode --version` stays instant.
-    const { add, findWorkspaceDir, getConfig, install, remove, update } = await import('@lode/pkg-manager.core')
+    const { add, checkPackageManager, findWorkspaceDir, getConfig, install, readProjectManifest, remove, update } = await import('@lode/pkg-manager.core')
     const overrides: ConfigOverrides = {}
     if (values.registry !== undefined) overrides.registry = values.registry
     if (values['cache-dir'] !== undefined) overrides.cacheDir = values['cache-dir']
@@ -208,7 +208,12 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     // Inside a project of a workspace, the whole workspace is installed from its root, as pnpm does.
     const projectDir = path.resolve(ctx.cwd, values.dir ?? '.')
     const workspaceDir = await findWorkspaceDir(projectDir)
-    const config = getConfig({ dir: workspaceDir ?? projectDir, env: ctx.env, overrides, lodeVersion: VERSION })
+    const settingsFor = command === 'add' ? 'add' : command === 'update' || command === 'up' || command === 'upgrade' ? 'update' : 'install'
+    const config = getConfig({ dir: workspaceDir ?? projectDir, env: ctx.env, overrides, lodeVersion: VERSION, command: settingsFor })
+    for (const warning of config.warnings) print(`${style().warn} ${warning}`)
+    // As pnpm: the root package.json's packageManager (or devEngines.packageManager) naming another package manager.
+    const otherPackageManager = checkPackageManager(await readProjectManifest(config.dir), config.pmOnFail)
+    if (otherPackageManager !== undefined) print(`${style().warn} ${otherPackageManager}`)
     const common = {
       config,
       ignoreScripts: values['ignore-scripts'] === true,
@@ -285,10 +290,13 @@ function includedGroups (values: { prod?: boolean, production?: boolean, dev?: b
 
 /** `lode rebuild [names…]`: the build scripts of installed packages (all that have them and are allowed, or the named ones). */
 async function rebuildCommand (names: string[], values: { dir?: string | undefined, 'store-dir'?: string | undefined }, ctx: MainContext, print: (line: string) => void, style: LabelStyle): Promise<number> {
-  const { getConfig, rebuild } = await import('@lode/pkg-manager.core')
+  const { checkPackageManager, getConfig, readProjectManifest, rebuild } = await import('@lode/pkg-manager.core')
   const started = Date.now()
   try {
     const config = getConfig({ dir: path.resolve(ctx.cwd, values.dir ?? '.'), env: ctx.env, overrides: values['store-dir'] === undefined ? {} : { storeDir: values['store-dir'] }, lodeVersion: VERSION })
+    for (const warning of config.warnings) print(`${style.warn} ${warning}`)
+    const otherPackageManager = checkPackageManager(await readProjectManifest(config.dir), config.pmOnFail)
+    if (otherPackageManager !== undefined) print(`${style.warn} ${otherPackageManager}`)
     const built = await rebuild({ config, names, onWarning: (message) => { print(`${style.warn} ${message}`) } })
     print(built.length === 0 ? 'Nothing to rebuild' : `Rebuilt ${built.length} ${built.length === 1 ? 'package' : 'packages'}: ${built.join(', ')}`)
     print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)

@@ -7,8 +7,7 @@ import { isLodeError } from '@lode/fs.error'
 
 import type { MainContext } from './index.js'
 import { selectedProjects, selectsProjects, takeSelection, type Selection } from './selection.js'
-
-const userAgent = `lode node/${process.version} ${process.platform} ${process.arch}`
+import { VERSION } from './version.js'
 
 /**
  * `lode run <script> [args…]`: the project's script with its `pre` and `post` scripts (pnpm's
@@ -18,7 +17,8 @@ const userAgent = `lode node/${process.version} ${process.platform} ${process.ar
 export async function runCommand (argv: readonly string[], ctx: MainContext): Promise<number> {
   const { selection, rest } = takeSelection(argv)
   if (selectsProjects(selection)) return await runInProjects(rest, selection, ctx)
-  const [{ findWorkspaceDir, readProjectManifest }, { runProjectScript, scriptsOf }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.lifecycle')])
+  const [{ findWorkspaceDir, lodeUserAgent, readProjectManifest }, { runProjectScript, scriptsOf }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.lifecycle')])
+  const userAgent = lodeUserAgent(VERSION)
   const dir = selection.workspaceRoot ? await findWorkspaceDir(ctx.cwd) ?? ctx.cwd : ctx.cwd
   let manifest
   try {
@@ -102,7 +102,8 @@ async function runInProjects (argv: readonly string[], selection: Selection, ctx
     ctx.stderr.write('[ERR_LODE_BAD_ARGUMENTS] lode run -r needs the name of a script.\n\nFor example: lode -r run build\n')
     return 1
   }
-  const { runProjectScript, scriptsOf } = await import('@lode/pkg-manager.lifecycle')
+  const [{ lodeUserAgent }, { runProjectScript, scriptsOf }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.lifecycle')])
+  const userAgent = lodeUserAgent(VERSION)
   const projects = await selectedProjects(selection, ctx)
   if (typeof projects === 'number') return projects
   const withScript = projects.filter((project) => own(scriptsOf(project.manifest), name) !== undefined)

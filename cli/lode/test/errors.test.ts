@@ -63,7 +63,10 @@ test('an unreachable registry names the URL after the retries', async () => {
   const dead = await TestRegistry.start()
   const deadUrl = dead.url
   await dead.close()
-  const { project, lockfile } = await installedProject({ beta: '^2.0.0', alpha: '^1.0.0' }, `fetch-retries=1\nfetch-retry-mintimeout=10\nfetch-retry-maxtimeout=10\n`)
+  const { project, lockfile } = await installedProject({ beta: '^2.0.0', alpha: '^1.0.0' })
+  // Quick retries, in pnpm's global config file (as pnpm 11, lode reads only registry and auth settings from .npmrc).
+  fs.mkdirSync(path.join(project.home, '.config', 'pnpm'), { recursive: true })
+  fs.writeFileSync(path.join(project.home, '.config', 'pnpm', 'config.yaml'), 'fetchRetries: 1\nfetchRetryMintimeout: 10\nfetchRetryMaxtimeout: 10\n')
   const result = await lode(project, ['install', '--lockfile-only', '--registry', deadUrl])
   assert.equal(result.code, 1)
   assert.match(result.stderr, new RegExp(`^\\[ERR_LODE_FETCH_FAILED\\] GET ${deadUrl}alpha failed \\(ECONNREFUSED\\)`))

@@ -318,7 +318,7 @@ test('install errors: a bad tarball, a failing download, a store file gone, a re
   assert.equal(fs.existsSync(path.join(corrupt.dir, 'node_modules', '.pnpm', 'leaf@2.0.0')), false)
 
   // The registry fails the tarball: the URL is named, after the retries the settings allow.
-  const failing = makeProject(registry, { name: 'failing', version: '1.0.0', dependencies: { host: '1.0.0' } }, { '.npmrc': 'fetch-retries=0\n' })
+  const failing = makeProject(registry, { name: 'failing', version: '1.0.0', dependencies: { host: '1.0.0' } }, { 'pnpm-workspace.yaml': 'fetchRetries: 0\n' })
   assert.equal((await lode(failing, ['install', '--lockfile-only'])).code, 0)
   registry.injectFaults('/host/-/host-1.0.0.tgz', [{ status: 503 }])
   const failed = await lode(failing, ['install'])

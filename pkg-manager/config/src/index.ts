@@ -9,8 +9,16 @@ import { parseYaml } from '@lode/pkg-manager.lockfile/yaml'
 import ini from 'ini'
 
 import { isCI } from './ci.js'
+import { globalConfigFile } from './global-config-file.js'
+import { pickNpmrcSettings } from './npmrc.js'
+import { refuseDefaultPnpmfile } from './pnpmfile.js'
+import { auditSettings, type RefusalScope } from './settings.js'
+import { lodeUserAgent } from './user-agent.js'
 
 export { mergeReleaseAgeExcludes, updateWorkspaceYaml } from './write-workspace-yaml.js'
+export { PNPM_SETTINGS, PROJECT_REFUSED_KEYS, type RefusalScope, type SettingEntry } from './settings.js'
+export { PNPM_VERSION, lodeUserAgent } from './user-agent.js'
+export { checkPackageManager } from './package-manager.js'
 
 /** Everything an install reads from settings, fully defaulted and frozen. Built once, handed down. */
 export interface Config {
@@ -98,9 +106,22 @@ export interface Config {
   readonly packageExtensions: Readonly<Record<string, Readonly<Record<string, Readonly<Record<string, unknown>>>>>>
   readonly ignoreCompatibilityDb: boolean
   readonly blockExoticSubdeps: boolean
+  /** pnpm's `trustPolicy`: `no-downgrade` refuses a version published with weaker trust evidence than an earlier one. */
+  readonly trustPolicy: 'off' | 'no-downgrade'
+  /** Names, `@scope/*` globs or `name@version` entries `trustPolicy` does not apply to. */
+  readonly trustPolicyExclude: readonly string[]
+  /** Minutes after which a version's trust is no longer checked (undefined: always checked). */
+  readonly trustPolicyIgnoreAfter: number | undefined
+  /** pnpm's `lockfile` (or npm's `packageLock`): false reads and writes no pnpm-lock.yaml. */
+  readonly useLockfile: boolean
+  /** pnpm's `pmOnFail`: what a `packageManager` (or `devEngines.packageManager`) naming another package manager gets; undefined when not set. */
+  readonly pmOnFail: 'download' | 'error' | 'warn' | 'ignore' | undefined
+  /** The user agent sent to registries and given to scripts (`npm_config_user_agent`): `pnpm/<version> lode/<version> npm/? node/<version> <platform> <arch>`. */
   readonly userAgent: string
   /** The running lode's version (`.modules.yaml` records `lode@<version>`). */
   readonly lodeVersion: string
+  /** Settings ignored as pnpm 11 ignores them (unknown keys, keys a project may not set, pnpm settings in .npmrc), for the user to see. */
+  readonly warnings: readonly string[]
 }
 
 /** Settings given on the command line or by an API caller; they win over every file. */
@@ -120,36 +141,51 @@ export interface GetConfigOptions {
   lodeVersion: string
   /** Asks npm for its default registry when no file or variable names one (tests replace it). */
   npmDefaultRegistry?: () => string
+  /**
+   * The command the settings are for (default `install`): settings lode refuses only for `add` or
+   * `update` fail only those commands.
+   */
+  command?: RefusalScope
 }
 
 /**
  * Reads settings where pnpm 11 reads them: registry, auth, proxies and TLS from `.npmrc` (the
- * project's, then the user's; `npm_config_*` variables win over both), everything else from
- * `pnpm-workspace.yaml`, then the overrides.
+ * user's, then the project's; `npm_config_*` variables win over both; pnpm-workspace.yaml's
+ * `registry`, proxies and `strictSsl` over them), everything else from `pnpm-workspace.yaml`, then
+ * the overrides. A pnpm setting lode cannot honour is `ERR_LODE_UNSUPPORTED_SETTING`; see
+ * `PNPM_SETTINGS`.
  */
 export function getConfig (opts: GetConfigOptions): Config {
   const { env, dir } = opts
   const home = env['HOME'] ?? os.homedir()
-  const npmrc: Record<string, string> = {}
   const userconfig = env['npm_config_userconfig'] ?? env['NPM_CONFIG_USERCONFIG'] ?? path.join(home, '.npmrc')
-  for (const file of [userconfig, path.join(dir, '.npmrc')]) Object.assign(npmrc, readNpmrc(file, env))
+  const fromEnv: Record<string, string> = {}
   for (const [key, value] of Object.entries(env)) {
     const match = /^npm_config_(.+)$/i.exec(key)
-    if (match !== null && value !== undefined && value !== '') npmrc[match[1]!.toLowerCase().replaceAll('_', '-')] = value
+    // As npm: `npm_config_fetch_retries` is `fetch-retries`, a leading `_` stays (`_auth`); `//host/:_authToken` as written.
+    if (match !== null && value !== undefined && value !== '') fromEnv[match[1]!.startsWith('//') ? match[1]! : match[1]!.replace(/(?!^)_/g, '-').toLowerCase()] = value
   }
-  const workspace = readWorkspaceYaml(dir)
-  const setting = settingReader(workspace, dir)
+  const { npmrc, warnings: npmrcWarnings } = pickNpmrcSettings([
+    ...[userconfig, path.join(dir, '.npmrc')].map((file) => ({ where: file, pairs: readNpmrc(file, env), reportIgnored: true })),
+    { where: 'the npm_config_* environment variables', pairs: fromEnv, reportIgnored: false },
+  ])
+  const scope = opts.command ?? 'install'
+  const workspaceFile = path.join(dir, 'pnpm-workspace.yaml')
+  const projectSettings = readWorkspaceYaml(dir)
+  const globalFile = globalConfigFile(env, home)
+  const global = auditSettings(readSettingsYaml(globalFile), globalFile, { kind: 'global', scope })
+  const project = auditSettings(projectSettings, workspaceFile, { kind: 'project', scope })
+  // pnpm's global config file (the machine's settings), then the project's over them.
+  const workspace = { ...global.settings, ...projectSettings }
+  refuseDefaultPnpmfile(dir, projectSettings)
+  const setting = settingReader(workspace, (name) => Object.hasOwn(projectSettings, name) ? workspaceFile : globalFile)
   const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0
   const isBool = (v: unknown): v is boolean => typeof v === 'boolean'
-  const npmNumber = (key: string, fallback: number): number => {
-    const raw = npmrc[key]
-    const parsed = raw === undefined ? NaN : Number(raw)
-    return Number.isFinite(parsed) ? parsed : fallback
-  }
+  const optionalString = (name: string): string | undefined => setting<string | undefined>(name, (v): v is string | undefined => isString(v), undefined)
   const shamefullyHoist = setting<boolean | undefined>('shamefullyHoist', (v): v is boolean | undefined => isBool(v), undefined)
   const xdgCache = env['XDG_CACHE_HOME'] ?? path.join(home, '.cache')
-  const cacheDir = path.resolve(dir, opts.overrides.cacheDir ?? setting('cacheDir', isString, npmrc['cache-dir'] ?? path.join(xdgCache, 'lode')))
-  const registry = withSlash(opts.overrides.registry ?? npmrc['registry'] ?? (opts.npmDefaultRegistry ?? (() => npmDefaultRegistry(env, cacheDir)))())
+  const cacheDir = path.resolve(dir, opts.overrides.cacheDir ?? setting('cacheDir', isString, path.join(xdgCache, 'lode')))
+  const registry = withSlash(opts.overrides.registry ?? setting<string | undefined>('registry', (v): v is string | undefined => isString(v), undefined) ?? npmrc['registry'] ?? (opts.npmDefaultRegistry ?? (() => npmDefaultRegistry(env, cacheDir)))())
   const scopedRegistries: Record<string, string> = {}
   for (const [key, value] of Object.entries(npmrc)) {
     const match = /^(@[^:]+):registry$/.exec(key)
@@ -166,25 +202,27 @@ export function getConfig (opts: GetConfigOptions): Config {
     scopedRegistries,
     rawNpmrc: npmrc,
     cacheDir,
-    storeDir: path.resolve(dir, opts.overrides.storeDir ?? setting('storeDir', isString, npmrc['store-dir'] ?? path.join(xdgData, 'lode', 'store'))),
-    offline: opts.overrides.offline ?? false,
-    frozenLockfile: opts.overrides.frozenLockfile ?? (npmrc['frozen-lockfile'] !== undefined ? npmrc['frozen-lockfile'] === 'true' : isCI(env)),
-    preferOffline: opts.overrides.preferOffline ?? false,
+    storeDir: path.resolve(dir, opts.overrides.storeDir ?? setting('storeDir', isString, path.join(xdgData, 'lode', 'store'))),
+    offline: opts.overrides.offline ?? setting('offline', isBool, false),
+    frozenLockfile: opts.overrides.frozenLockfile ?? setting('frozenLockfile', isBool, isCI(env)),
+    preferOffline: opts.overrides.preferOffline ?? setting('preferOffline', isBool, false),
     // pnpm 11's default: min(96, max(workers × 3, 64)).
-    networkConcurrency: setting('networkConcurrency', isNumber, npmNumber('network-concurrency', Math.min(96, Math.max(cores * 3, 64)))),
-    fetchRetries: setting('fetchRetries', isNumber, npmNumber('fetch-retries', 2)),
-    fetchRetryFactor: setting('fetchRetryFactor', isNumber, npmNumber('fetch-retry-factor', 10)),
-    fetchRetryMintimeout: setting('fetchRetryMintimeout', isNumber, npmNumber('fetch-retry-mintimeout', 10_000)),
-    fetchRetryMaxtimeout: setting('fetchRetryMaxtimeout', isNumber, npmNumber('fetch-retry-maxtimeout', 60_000)),
-    fetchTimeout: setting('fetchTimeout', isNumber, npmNumber('fetch-timeout', 60_000)),
-    tarballMaxUnpackedSize: setting<number | undefined>('tarballMaxUnpackedSize', (v): v is number | undefined => isNumber(v) && v > 0, undefined),
+    networkConcurrency: setting('networkConcurrency', isNumber, Math.min(96, Math.max(cores * 3, 64))),
+    fetchRetries: setting('fetchRetries', isNumber, 2),
+    fetchRetryFactor: setting('fetchRetryFactor', isNumber, 10),
+    fetchRetryMintimeout: setting('fetchRetryMintimeout', isNumber, 10_000),
+    fetchRetryMaxtimeout: setting('fetchRetryMaxtimeout', isNumber, 60_000),
+    fetchTimeout: setting('fetchTimeout', isNumber, 60_000),
+    // lode's own name, or pnpm 11's `maxTarballUnpackedSize` for the same bound.
+    tarballMaxUnpackedSize: setting<number | undefined>('tarballMaxUnpackedSize', (v): v is number | undefined => isNumber(v) && v > 0,
+      setting<number | undefined>('maxTarballUnpackedSize', (v): v is number | undefined => isNumber(v) && v > 0, undefined)),
     tarballMaxFiles: setting<number | undefined>('tarballMaxFiles', (v): v is number | undefined => isNumber(v) && v > 0, undefined),
-    strictSsl: npmrc['strict-ssl'] !== 'false',
+    strictSsl: setting('strictSsl', isBool, npmrc['strict-ssl'] !== 'false'),
     ca,
-    httpProxy: npmrc['http-proxy'] ?? npmrc['proxy'] ?? env['http_proxy'] ?? env['HTTP_PROXY'],
-    httpsProxy: npmrc['https-proxy'] ?? env['https_proxy'] ?? env['HTTPS_PROXY'],
-    noProxy: npmrc['no-proxy'] ?? env['no_proxy'] ?? env['NO_PROXY'],
-    savePrefix: setting('savePrefix', isString, npmrc['save-prefix'] ?? (npmrc['save-exact'] === 'true' ? '' : '^')),
+    httpProxy: optionalString('httpProxy') ?? optionalString('proxy') ?? npmrc['http-proxy'] ?? npmrc['proxy'] ?? env['http_proxy'] ?? env['HTTP_PROXY'],
+    httpsProxy: optionalString('httpsProxy') ?? npmrc['https-proxy'] ?? env['https_proxy'] ?? env['HTTPS_PROXY'],
+    noProxy: optionalString('noProxy') ?? optionalString('noproxy') ?? npmrc['no-proxy'] ?? env['no_proxy'] ?? env['NO_PROXY'],
+    savePrefix: setting('saveExact', isBool, false) ? '' : setting('savePrefix', isString, '^'),
     minimumReleaseAge: setting('minimumReleaseAge', isNumber, 1440),
     minimumReleaseAgeExclude: setting('minimumReleaseAgeExclude', isStrings, []),
     minimumReleaseAgeStrict: setting('minimumReleaseAgeStrict', isBool, workspace['minimumReleaseAge'] !== undefined),
@@ -219,8 +257,15 @@ export function getConfig (opts: GetConfigOptions): Config {
     packageExtensions: setting('packageExtensions', isPackageExtensions, {}),
     ignoreCompatibilityDb: setting('ignoreCompatibilityDb', isBool, false),
     blockExoticSubdeps: setting('blockExoticSubdeps', isBool, true),
-    userAgent: `lode/${opts.lodeVersion} node/${process.version} ${process.platform} ${process.arch}`,
+    trustPolicy: setting('trustPolicy', (v): v is 'off' | 'no-downgrade' => v === 'off' || v === 'no-downgrade', 'off'),
+    trustPolicyExclude: setting('trustPolicyExclude', isStrings, []),
+    trustPolicyIgnoreAfter: setting<number | undefined>('trustPolicyIgnoreAfter', (v): v is number | undefined => isNumber(v), undefined),
+    // As pnpm 11: `lockfile`, else npm's `packageLock`, else true.
+    useLockfile: setting('lockfile', isBool, setting('packageLock', isBool, true)),
+    pmOnFail: setting<Config['pmOnFail']>('pmOnFail', (v): v is Config['pmOnFail'] => typeof v === 'string' && ['download', 'error', 'warn', 'ignore'].includes(v), undefined),
+    userAgent: lodeUserAgent(opts.lodeVersion),
     lodeVersion: opts.lodeVersion,
+    warnings: [...global.warnings, ...project.warnings, ...npmrcWarnings],
   }
   return Object.freeze(config)
 }
@@ -233,16 +278,16 @@ const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s)
  * selecting projects (`lode -r run`) needs: no .npmrc is read and npm is never asked anything.
  */
 export function readWorkspacePackages (dir: string): string[] | undefined {
-  return settingReader(readWorkspaceYaml(dir), dir)<string[] | undefined>('packages', (v): v is string[] | undefined => isStrings(v), undefined)
+  return settingReader(readWorkspaceYaml(dir), () => path.join(dir, 'pnpm-workspace.yaml'))<string[] | undefined>('packages', (v): v is string[] | undefined => isStrings(v), undefined)
 }
 
-/** Reads one setting of pnpm-workspace.yaml: `fallback` when absent, `ERR_LODE_INVALID_SETTING` when of the wrong type. */
-function settingReader (workspace: Record<string, unknown>, dir: string) {
+/** Reads one setting: `fallback` when absent, `ERR_LODE_INVALID_SETTING` naming the file it is in (`fileOf`) when of the wrong type. */
+function settingReader (workspace: Record<string, unknown>, fileOf: (name: string) => string) {
   return <T>(name: string, check: (v: unknown) => v is T, fallback: T): T => {
     const value = workspace[name]
     if (value === undefined) return fallback
     if (!check(value)) {
-      throw new LodeError('INVALID_SETTING', `${name} in ${path.join(dir, 'pnpm-workspace.yaml')} has the wrong type (${describeValue(value)}).`, {
+      throw new LodeError('INVALID_SETTING', `${name} in ${fileOf(name)} has the wrong type (${describeValue(value)}).`, {
         hint: `See pnpm's documentation of ${name} for its type.`,
       })
     }
@@ -371,7 +416,11 @@ function readCafile (file: string): string {
 }
 
 function readWorkspaceYaml (dir: string): Record<string, unknown> {
-  const file = path.join(dir, 'pnpm-workspace.yaml')
+  return readSettingsYaml(path.join(dir, 'pnpm-workspace.yaml'))
+}
+
+/** A YAML file of settings (pnpm-workspace.yaml, pnpm's global config.yaml) as a map; a missing file is empty. */
+function readSettingsYaml (file: string): Record<string, unknown> {
   let text: string
   try {
     text = fs.readFileSync(file, 'utf8')

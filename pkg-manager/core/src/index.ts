@@ -7,7 +7,7 @@ export type { AddOptions, ProjectEditOptions, RemoveOptions, UpdateOptions } fro
 export type { InstallEvent, InstallOptions, InstallResult } from './full-install.js'
 export type { DirectDependencyChange } from './link-packages.js'
 export { readProjectManifest } from './project-manifest.js'
-export { getConfig, readWorkspacePackages } from '@lode/pkg-manager.config'
+export { PNPM_SETTINGS, PROJECT_REFUSED_KEYS, checkPackageManager, getConfig, lodeUserAgent, readWorkspacePackages } from '@lode/pkg-manager.config'
 export type { Config, ConfigOverrides } from '@lode/pkg-manager.config'
 export type { RebuildOptions } from './rebuild.js'
 export { filterProjects, findWorkspaceDir, findWorkspaceProjects, sortProjects } from '@lode/pkg-manager.workspace'

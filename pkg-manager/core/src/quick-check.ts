@@ -6,6 +6,7 @@
 // (~6 ms to load) is left for when a file's stamp changed: the no-op compares stamps and hashes
 // its key in JS.
 import { CI_ENV_VARS } from '@lode/pkg-manager.config/ci'
+import { globalConfigFile } from '@lode/pkg-manager.config/global-config-file'
 
 const fs = process.getBuiltinModule('node:fs')
 const os = process.getBuiltinModule('node:os')
@@ -120,8 +121,8 @@ function installDir (dir: string): string {
 /**
  * The key of an install run from `cwd` with these flags: lode's version, the flags that shape
  * node_modules, the settings variables and the raw settings files (the user's and the workspace's
- * `.npmrc`, `pnpm-workspace.yaml`). Any change makes the key differ, and the install takes the
- * full path, which decides for itself whether anything is to be done.
+ * `.npmrc`, pnpm's global `config.yaml`, `pnpm-workspace.yaml`). Any change makes the key differ,
+ * and the install takes the full path, which decides for itself whether anything is to be done.
  */
 export function quickKey (opts: { cwd: string, env: Readonly<Record<string, string | undefined>>, flags: Readonly<Record<string, unknown>>, version: string }): QuickKey {
   const dir = installDir(path.resolve(opts.cwd))
@@ -131,7 +132,7 @@ export function quickKey (opts: { cwd: string, env: Readonly<Record<string, stri
   const hash = new KeyHash()
   hash.update(JSON.stringify([opts.version, Object.entries(opts.flags).filter(([, v]) => v !== undefined).sort(([a], [b]) => byCodeUnit(a, b))]))
   const names = new Set([...CI_ENV_VARS, ...Object.keys(env).filter((name) => SETTINGS_ENV.test(name))])
-  for (const file of [userconfig, path.join(dir, '.npmrc'), path.join(dir, 'pnpm-workspace.yaml')]) {
+  for (const file of [userconfig, path.join(dir, '.npmrc'), globalConfigFile(env, home), path.join(dir, 'pnpm-workspace.yaml')]) {
     const content = readOrNull(file)
     hash.update(`\0${file}\0`).update(content ?? '\0missing')
     if (content !== null && file.endsWith('.npmrc')) {

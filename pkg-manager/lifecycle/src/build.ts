@@ -5,6 +5,7 @@ import { LodeError } from '@lode/fs.error'
 import pLimit from 'p-limit'
 
 import { loadRunScript } from './load-run-script.js'
+import { isSkippedScript } from './project-scripts.js'
 
 /** A dependency to build in its directory in `node_modules/.pnpm`. */
 export interface BuildTarget {
@@ -70,6 +71,7 @@ async function runBuild (target: BuildTarget, opts: BuildOptions): Promise<boole
   // Skips a byte order mark, as npm and pnpm do (the package.json was parsed that way once already).
   const manifest = JSON.parse((await fs.readFile(path.join(target.dir, 'package.json'), 'utf8')).replace(/^\uFEFF/, '')) as Record<string, unknown>
   for (const event of EVENTS) {
+    if (isSkippedScript((manifest['scripts'] as Record<string, unknown> | undefined)?.[event] as string | undefined)) continue
     try {
       await (await loadRunScript())({
         event,

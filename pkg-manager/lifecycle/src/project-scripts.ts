@@ -26,12 +26,21 @@ export function scriptsOf (manifest: object): Record<string, string> {
 }
 
 /**
+ * The one script pnpm skips wherever it is (a project's or a dependency's, any lifecycle event):
+ * it only checks that pnpm runs it, and lode stands in for pnpm. Written otherwise (`npx -y
+ * only-allow pnpm`), it runs, and passes: `npm_config_user_agent` starts with `pnpm/`.
+ */
+export function isSkippedScript (script: string | undefined): boolean {
+  return script === 'npx only-allow pnpm'
+}
+
+/**
  * Runs one of the project's scripts (when it has it) in its directory, with `node_modules/.bin` on
  * `PATH`, as pnpm does. A failing script is `ERR_LODE_SCRIPT_FAILED` carrying its exit code.
  */
 export async function runProjectScript (event: string, opts: ProjectScriptOptions): Promise<void> {
   const script = scriptsOf(opts.manifest)[event]
-  if (script === undefined) return
+  if (script === undefined || isSkippedScript(script)) return
   try {
     const result = await (await loadRunScript())({
       event,

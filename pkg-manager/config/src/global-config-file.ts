@@ -1,0 +1,20 @@
+// Its own entry point (`@lode/pkg-manager.config/global-config-file`): the CLI's no-op check reads
+// it before loading anything else.
+const path = process.getBuiltinModule('node:path')
+
+/**
+ * pnpm 11's global config file, `config.yaml` in its config directory: `$XDG_CONFIG_HOME/pnpm`,
+ * else `~/Library/Preferences/pnpm` on macOS, `%LOCALAPPDATA%/pnpm/config` on Windows and
+ * `~/.config/pnpm` elsewhere.
+ */
+export function globalConfigFile (env: Readonly<Record<string, string | undefined>>, home: string, platform: NodeJS.Platform = process.platform): string {
+  const xdg = env['XDG_CONFIG_HOME']
+  const dir = xdg !== undefined && xdg !== ''
+    ? path.join(xdg, 'pnpm')
+    : platform === 'darwin'
+      ? path.join(home, 'Library', 'Preferences', 'pnpm')
+      : platform === 'win32' && env['LOCALAPPDATA'] !== undefined
+        ? path.join(env['LOCALAPPDATA'], 'pnpm', 'config')
+        : path.join(home, '.config', 'pnpm')
+  return path.join(dir, 'config.yaml')
+}
