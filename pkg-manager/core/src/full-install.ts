@@ -124,7 +124,16 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
   const emit = opts.onEvent ?? (() => {})
   const workspace = config.workspacePackages !== undefined && config.workspacePackages.length > 0
   const rawManifest = await readProjectManifest(config.dir)
-  const wanted = await readLockfile(config.dir)
+  // `lockfile: false` (pnpm's): pnpm-lock.yaml is neither read nor written; node_modules' own lockfile stands in.
+  if (!config.useLockfile && opts.lockfileOnly === true) {
+    throw new LodeError('CONFIG_CONFLICT_LOCKFILE_ONLY_WITH_NO_LOCKFILE', 'Cannot generate a pnpm-lock.yaml because lockfile is set to false.', {
+      hint: 'Remove lockfile: false from pnpm-workspace.yaml, or install without --lockfile-only.',
+    })
+  }
+  const wanted = config.useLockfile ? await readLockfile(config.dir) : undefined
+  if (!config.useLockfile && ((await fs.promises.stat(path.join(config.dir, 'pnpm-lock.yaml')).catch(() => undefined))?.size ?? 0) > 0) {
+    emit({ type: 'warning', message: 'A pnpm-lock.yaml file exists. The current configuration prohibits to read or write a lockfile' })
+  }
   const edits = opts.edits ?? []
   const editing = edits.length > 0
   const frozen = !editing && (opts.frozenLockfile ?? config.frozenLockfile)
@@ -234,7 +243,7 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
     const resolveStart = performance.now()
     const resolved = useLockfileAsIs
       // The lockfile of node_modules standing in is written back as it is (lode or pnpm wrote it).
-      ? { lockfile: current.lockfile, commit: async () => installed !== undefined && await writeLockfileText(config.dir, installed.text), peerIssues: [], immature: [] }
+      ? { lockfile: current.lockfile, commit: async () => config.useLockfile && installed !== undefined && await writeLockfileText(config.dir, installed.text), peerIssues: [], immature: [] }
       // The resolver's modules load only when there is something to resolve.
       : await (await import('./resolve.js')).resolve({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher: prefetching ? fetcher : undefined, saveEdit })
     opts.signal?.throwIfAborted()

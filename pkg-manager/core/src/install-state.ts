@@ -47,7 +47,8 @@ export async function installInputs (opts: InstallOptions): Promise<InstallInput
   hash.update(JSON.stringify({ config: opts.config, include: opts.include, preferFrozen: opts.preferFrozenLockfile, projects: opts.projects }))
   const patterns = opts.config.workspacePackages ?? []
   const manifests = patterns.length === 0 ? ['package.json'] : await (await import('@lode/pkg-manager.workspace')).findWorkspaceManifests(opts.config.dir, patterns)
-  const files = [...manifests, WANTED_LOCKFILE, path.join('node_modules', '.modules.yaml')]
+  // With `lockfile: false`, pnpm-lock.yaml is no input (and is never written back).
+  const files = [...manifests, ...opts.config.useLockfile ? [WANTED_LOCKFILE] : [], path.join('node_modules', '.modules.yaml')]
   let lockfileStandIn: Buffer | undefined
   const stamps: FileStamp[] = []
   const contents: Record<string, Uint8Array> = {}

@@ -93,7 +93,7 @@ export async function resolve ({ config, opts, importers, current, hooks, lockfi
     }
     const deprecated = { direct: result.deprecated.direct.filter(reported), subdependencies: result.deprecated.subdependencies.filter(reported) }
     if (deprecated.direct.length > 0 || deprecated.subdependencies.length > 0) emit({ type: 'deprecated', ...deprecated })
-    const writeLockfileNow = async (): Promise<boolean> => await writeLockfile(config.dir, result.lockfile, current?.envDocument)
+    const writeLockfileNow = async (): Promise<boolean> => config.useLockfile && await writeLockfile(config.dir, result.lockfile, current?.envDocument)
     const commit = async (): Promise<boolean> => saveEdit === undefined ? await writeLockfileNow() : await saveEdit(result.lockfile, writeLockfileNow)
     return { lockfile: result.lockfile, commit, peerIssues: result.peerIssues, immature: result.immature }
   } finally {
