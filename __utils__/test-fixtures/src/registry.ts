@@ -15,6 +15,8 @@ export interface PublishedPackage {
   manifest: Record<string, unknown>
   deprecated?: string
   publishedAt: string
+  npmUser?: Record<string, unknown>
+  attestations?: Record<string, unknown>
 }
 
 /**
@@ -103,6 +105,8 @@ export class TestRegistry {
       publishedAt: spec.publishedAt ?? DEFAULT_PUBLISHED_AT,
     }
     if (spec.deprecated !== undefined) pkg.deprecated = spec.deprecated
+    if (spec.npmUser !== undefined) pkg.npmUser = spec.npmUser
+    if (spec.attestations !== undefined) pkg.attestations = spec.attestations
     const versions = this.packages.get(spec.name) ?? []
     versions.push(pkg)
     this.packages.set(spec.name, versions)
@@ -134,8 +138,9 @@ export class TestRegistry {
     if (versions === undefined) return undefined
     const modified = versions.map((v) => v.publishedAt).sort().at(-1)!
     const versionDocs = Object.fromEntries(versions.map((v) => {
-      const doc: Record<string, unknown> = { ...v.manifest, dist: { integrity: v.integrity, tarball: v.tarballUrl } }
+      const doc: Record<string, unknown> = { ...v.manifest, dist: { integrity: v.integrity, tarball: v.tarballUrl, ...v.attestations === undefined ? {} : { attestations: v.attestations } } }
       if (v.deprecated !== undefined) doc['deprecated'] = v.deprecated
+      if (v.npmUser !== undefined) doc['_npmUser'] = v.npmUser
       if (doc['scripts'] !== undefined && hasInstallScript(doc['scripts'] as Record<string, unknown>)) doc['hasInstallScript'] = true
       if (!abbreviated) return [v.version, doc]
       return [v.version, Object.fromEntries(Object.entries(doc).filter(([key]) => key === 'dist' || ABBREVIATED_FIELDS.includes(key)))]

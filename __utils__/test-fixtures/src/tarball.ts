@@ -63,6 +63,10 @@ export interface PackageSpec {
   deprecated?: string
   /** ISO time of publication; defaults to 2025-01-01. */
   publishedAt?: string
+  /** The full packument's `_npmUser` (who published it: `trustedPublisher`, `approver` for a staged publish). */
+  npmUser?: Record<string, unknown>
+  /** `dist.attestations` (`{ url, provenance: { predicateType } }` for a provenance attestation). */
+  attestations?: Record<string, unknown>
 }
 
 /** An npm-style package tarball: `package/package.json`, an `index.js` that exports its name and version, and `files`. */

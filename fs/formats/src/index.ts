@@ -29,5 +29,5 @@ export const WANTED_LOCKFILE = 'pnpm-lock.yaml'
  * Its own directory so a pnpm sharing the cache dir never reads lode's files; bump the suffix
  * when the cached record's shape changes.
  */
-export const METADATA_CACHE_DIR = 'lode-metadata-v3'
+export const METADATA_CACHE_DIR = 'lode-metadata-v4'
 export const METADATA_CACHE_EXT = '.mpk'

@@ -53,6 +53,7 @@ export async function resolve ({ config, opts, importers, current, hooks, lockfi
     registries: { default: config.registry, scoped: config.scopedRegistries },
     minimumReleaseAge: config.minimumReleaseAge,
     minimumReleaseAgeExclude: config.minimumReleaseAgeExclude,
+    trustPolicy: config.trustPolicy === 'no-downgrade' ? { exclude: config.trustPolicyExclude, ignoreAfter: config.trustPolicyIgnoreAfter } : undefined,
   })
   try {
     const result = await resolveDependencies({

@@ -25,7 +25,7 @@ interface StoredMetadata extends Omit<CachedMetadata, 'packument'> {
   packument: Omit<Packument, 'versions'> & { versions: EncodedVersions }
 }
 
-/** `<cacheDir>/lode-metadata-v3/<host+port/path>/<name>.mpk`; scoped names get a `@scope/` folder. */
+/** `<cacheDir>/lode-metadata-v4/<host+port/path>/<name>.mpk`; scoped names get a `@scope/` folder. */
 export function metadataCachePath (cacheDir: string, registryUrl: string, name: string): string {
   if (!isValidPackageName(name)) {
     throw new LodeError('INVALID_DEPENDENCY_NAME', `"${name}" is not a valid package name: lode neither asks the registry for it nor caches it.`, {

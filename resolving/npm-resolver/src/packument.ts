@@ -1,6 +1,7 @@
 import { LodeError } from '@lode/fs.error'
 import { redactUrl } from '@lode/resolving.registry-client'
 
+import { trustEvidenceOf } from './trust.js'
 import { PackageVersions } from './versions.js'
 
 /** The fields of one version that resolution, the lockfile and linking need; nothing else is kept. */
@@ -23,12 +24,17 @@ export interface PackageMeta {
   dist: { tarball: string, integrity: string }
 }
 
-/** A packument cut down to what resolution reads. `time` only when the full document was fetched. */
+/** What a version's publication proves (pnpm 11's trust evidence, strongest first). */
+export type TrustEvidence = 'stagedPublish' | 'trustedPublisher' | 'provenance'
+
+/** A packument cut down to what resolution reads. `time` and `trust` only when the full document was fetched. */
 export interface Packument {
   name: string
   distTags: Record<string, string>
   modified?: string
   time?: Record<string, string>
+  /** The versions published with trust evidence (`trustPolicy`); read from full documents only, the abbreviated one lacks `_npmUser`. */
+  trust?: Record<string, TrustEvidence>
   versions: PackageVersions
 }
 
@@ -47,14 +53,23 @@ export function trimPackument (name: string, registryUrl: string, doc: unknown):
     })
   }
   const versions: Array<[string, PackageMeta]> = []
+  const trust: Record<string, TrustEvidence> = {}
   for (const [version, raw] of Object.entries(doc['versions'])) {
     const meta = trimVersion(name, version, raw)
-    if (meta !== undefined) versions.push([version, meta])
+    if (meta === undefined) continue
+    versions.push([version, meta])
+    const evidence = trustEvidenceOf(raw as Json)
+    // Defined, not assigned: a version named `__proto__` is a key like any other.
+    if (evidence !== undefined) Object.defineProperty(trust, version, { value: evidence, enumerable: true, writable: true, configurable: true })
   }
   const packument: Packument = { name, distTags: stringRecord(doc['dist-tags']) ?? {}, versions: PackageVersions.fromEntries(versions) }
   if (typeof doc['modified'] === 'string') packument.modified = doc['modified']
   const time = stringRecord(doc['time'])
-  if (time !== undefined) packument.time = time
+  if (time !== undefined) {
+    // A full document (the abbreviated one has no publish times, nor the publisher to judge trust by).
+    packument.time = time
+    packument.trust = trust
+  }
   return packument
 }
 

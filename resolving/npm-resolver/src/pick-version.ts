@@ -181,10 +181,15 @@ function nonDeprecatedPick (packument: Packument, candidates: readonly string[],
 export function narrowToPublishedBy (packument: Packument, publishedBy: Date): Packument {
   const time = packument.time ?? {}
   const cutoff = publishedBy.getTime()
-  const versions = packument.versions.filter((version) => {
+  return narrowVersions(packument, (version) => {
     const at = time[version]
     return at !== undefined && new Date(at).getTime() <= cutoff
   })
+}
+
+/** `packument` cut to the versions `keep` accepts, dist-tags moved back to the best kept version of the same lane (pnpm's `filterPkgMetadataVersions`). */
+export function narrowVersions (packument: Packument, keep: (version: string) => boolean): Packument {
+  const versions = packument.versions.filter(keep)
   const distTags: Record<string, string> = {}
   for (const [tag, tagged] of Object.entries(packument.distTags)) {
     if (versions.has(tagged)) {

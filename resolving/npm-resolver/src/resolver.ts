@@ -5,11 +5,12 @@ import { redactUrl } from '@lode/resolving.registry-client'
 import { MetadataSource } from './metadata.js'
 import type { MetadataSourceOptions } from './metadata.js'
 import type { PackageMeta, Packument } from './packument.js'
-import { narrowToPublishedBy, pickLowestVersion, pickVersion } from './pick-version.js'
+import { narrowToPublishedBy, narrowVersions, pickLowestVersion, pickVersion } from './pick-version.js'
 import type { PreferredVersions } from './pick-version.js'
 import { registryFor } from './registries.js'
 import type { Registries } from './registries.js'
 import type { RegistrySpec } from './spec.js'
+import { trustDowngrade } from './trust.js'
 
 export interface NpmResolverOptions extends MetadataSourceOptions {
   registries: Registries
@@ -17,6 +18,13 @@ export interface NpmResolverOptions extends MetadataSourceOptions {
   minimumReleaseAge: number
   /** Names, `@scope/*` globs or `name@version` entries exempt from `minimumReleaseAge`. */
   minimumReleaseAgeExclude: readonly string[]
+  /**
+   * pnpm's `trustPolicy: no-downgrade` (undefined: off): a version with weaker trust evidence than
+   * an earlier-published one is passed over for the next best, and the pick fails with
+   * `ERR_LODE_TRUST_DOWNGRADE` when no fitting version is left. `exclude` as
+   * `minimumReleaseAgeExclude`; `ignoreAfter` in minutes since publication.
+   */
+  trustPolicy?: { exclude: readonly string[], ignoreAfter: number | undefined } | undefined
 }
 
 export interface ResolvedRegistryPackage {
@@ -42,11 +50,14 @@ export class NpmResolver {
   readonly metadata: MetadataSource
   private readonly publishedBy: Date | undefined
   private readonly exclude: (name: string, version?: string) => boolean
+  private readonly trustExclude: ((name: string, version?: string) => boolean) | undefined
+  private readonly warnedMissingTime = new Set<string>()
 
   constructor (private readonly opts: NpmResolverOptions) {
     this.metadata = new MetadataSource(opts)
     this.publishedBy = opts.minimumReleaseAge > 0 ? new Date(opts.now() - opts.minimumReleaseAge * 60_000) : undefined
     this.exclude = releaseAgeExclusions(opts.minimumReleaseAgeExclude)
+    this.trustExclude = opts.trustPolicy === undefined ? undefined : releaseAgeExclusions(opts.trustPolicy.exclude)
   }
 
   /** Every configured registry URL (the default first). */
@@ -64,30 +75,68 @@ export class NpmResolver {
     const releaseAge = this.publishedBy !== undefined && !this.exclude(spec.name) ? this.publishedBy : undefined
     const view = (packument: Packument): Packument =>
       releaseAge !== undefined && packument.time !== undefined ? narrowToPublishedBy(withTrusted(packument, this.exclude), releaseAge) : packument
+    // trustPolicy judges a version by its publisher: only the full document says who that was.
+    const trustExclude = this.trustExclude
+    const trusting = trustExclude !== undefined && !trustExclude(spec.name)
     let packument = await this.metadata.get({
       name: spec.name,
       registry,
-      full: false,
+      full: trusting,
       canUseCached: (cached) => pickVersion(view(cached), spec, preferred) !== undefined,
     })
     if (releaseAge !== undefined && packument.time === undefined && !this.opts.offline && !publishedBefore(packument, releaseAge)) {
       // The abbreviated document has no publish times; fetch the full one, as pnpm 11 does.
       packument = await this.metadata.get({ name: spec.name, registry, full: true, canUseCached: () => true })
     }
-    const version = pickVersion(view(packument), spec, preferred)
-    if (version !== undefined) return { name: spec.name, version, registry, meta: packument.versions.get(version)! }
-    if (releaseAge !== undefined) {
-      // Nothing fitting is old enough: pnpm 11 takes the lowest fitting version and reports it,
-      // and the install then fails (strict) or records it in minimumReleaseAgeExclude.
-      const young = pickLowestVersion(packument, spec, preferred)
-      if (young !== undefined) {
-        const resolved: ResolvedRegistryPackage = { name: spec.name, version: young, registry, meta: packument.versions.get(young)! }
-        const publishedAt = packument.time?.[young]
-        if (publishedAt !== undefined) resolved.immature = { name: spec.name, version: young, publishedAt: new Date(publishedAt).toISOString(), cutoff: releaseAge.toISOString() }
-        return resolved
-      }
+    const picked = this.pick(packument, spec, preferred, view, releaseAge)
+    if (picked === undefined) throw noMatchingVersion(spec, packument, registry)
+    if (!trusting) return { ...picked, registry }
+    // pnpm 11 passes over versions that downgrade trust for the next best pick, and fails with the
+    // first downgrade when none is left (or after 1000 of them).
+    const check = {
+      excluded: (name: string, version: string) => trustExclude(name, version),
+      ignoreAfter: this.opts.trustPolicy?.ignoreAfter,
+      now: this.opts.now,
+      onWarning: (message: string) => {
+        if (this.warnedMissingTime.has(spec.name)) return
+        this.warnedMissingTime.add(spec.name)
+        this.opts.onWarning(message)
+      },
     }
-    throw noMatchingVersion(spec, packument, registry)
+    const rejected = new Set<string>()
+    let firstDowngrade: LodeError | undefined
+    for (let candidate: typeof picked | undefined = picked; candidate !== undefined && rejected.size < 1000;
+      candidate = this.pick(narrowVersions(packument, (v) => !rejected.has(v)), spec, preferred, view, releaseAge)) {
+      const downgrade = trustDowngrade(packument, candidate.version, check)
+      if (downgrade === undefined) {
+        if (rejected.size > 0) {
+          const skipped = [...rejected].slice(0, 5).map((v) => `${spec.name}@${v}`).join(', ') + (rejected.size > 5 ? ` and ${rejected.size - 5} more` : '')
+          this.opts.onWarning(`Skipped trust downgrades rejected by trustPolicy: ${skipped}. Resolved ${spec.name}@${candidate.version} instead.`)
+        }
+        return { ...candidate, registry }
+      }
+      firstDowngrade ??= downgrade
+      rejected.add(candidate.version)
+    }
+    throw firstDowngrade!
+  }
+
+  /**
+   * pnpm's pick from `packument`: from the versions old enough, else (nothing fitting is) the lowest
+   * fitting version, reported as immature; undefined when no version fits.
+   */
+  private pick (packument: Packument, spec: RegistrySpec, preferred: PreferredVersions, view: (packument: Packument) => Packument, releaseAge: Date | undefined): Omit<ResolvedRegistryPackage, 'registry'> | undefined {
+    const version = pickVersion(view(packument), spec, preferred)
+    if (version !== undefined) return { name: spec.name, version, meta: packument.versions.get(version)! }
+    if (releaseAge === undefined) return undefined
+    // pnpm 11 takes the lowest fitting version and reports it, and the install then fails (strict)
+    // or records it in minimumReleaseAgeExclude.
+    const young = pickLowestVersion(packument, spec, preferred)
+    if (young === undefined) return undefined
+    const resolved: Omit<ResolvedRegistryPackage, 'registry'> = { name: spec.name, version: young, meta: packument.versions.get(young)! }
+    const publishedAt = packument.time?.[young]
+    if (publishedAt !== undefined) resolved.immature = { name: spec.name, version: young, publishedAt: new Date(publishedAt).toISOString(), cutoff: releaseAge.toISOString() }
+    return resolved
   }
 
   async close (): Promise<void> {
