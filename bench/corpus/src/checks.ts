@@ -2,11 +2,13 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import { writeDiff } from './diff.js'
-import { checkout } from './repos.js'
+import { checkout, dropPnpmEngine, dropSettings } from './repos.js'
 import type { Repo } from './repos.js'
 import { failure } from './tools.js'
 import type { Run, Tool, ToolName } from './tools.js'
 import { compareSnapshots, readImporters, snapshot } from './tree.js'
+import { missingDependencies, removeDependency } from './trim.js'
+import type { Missing } from './trim.js'
 
 export interface Context {
   repo: Repo
@@ -19,15 +21,17 @@ export interface Context {
   stores: Record<ToolName, string>
   /** The lockfile of the commit, kept aside before any tool runs. */
   committedLockfile: string
+  /** Settings taken out of pnpm-workspace.yaml for both tools (`--drop-settings`: ones lode refuses, to compare the rest). */
+  dropSettings: string[]
   /** Whether pnpm 11 rejected the committed lockfile in (a) (a registry that lacks some of its versions, say). */
   pnpmRejectedCommitted: () => boolean
   log: (line: string) => void
 }
 
 /**
- * Where (b) keeps pnpm's fresh lockfile and pnpm-workspace.yaml (pnpm may add to
- * minimumReleaseAgeExclude): what (c) and (d) install when pnpm rejects the committed lockfile, so
- * that node_modules are still compared.
+ * Where (b) keeps pnpm's fresh lockfile, pnpm-workspace.yaml (pnpm may add to
+ * minimumReleaseAgeExclude) and the manifests it left a missing dependency out of: what (c) and
+ * (d) install when pnpm rejects the committed lockfile, so that node_modules are still compared.
  */
 const freshDir = (ctx: Context): string => path.join(ctx.work, 'fresh-pnpm')
 
@@ -51,6 +55,8 @@ function prepare (ctx: Context, label: string, lockfile: InstalledLockfile = 'co
   const project = path.join(dir, 'project')
   checkout(ctx.repo, project)
   if (lockfile === 'fresh') fs.cpSync(freshDir(ctx), project, { recursive: true })
+  if (ctx.dropSettings.length > 0) dropSettings(path.join(project, 'pnpm-workspace.yaml'), ctx.dropSettings)
+  dropPnpmEngine(path.join(project, 'package.json'))
   return { project, home: path.join(dir, 'home'), lockfile: path.join(project, 'pnpm-lock.yaml') }
 }
 
@@ -85,6 +91,8 @@ export async function checkA (ctx: Context): Promise<AResult> {
 }
 
 export interface BResult {
+  /** Direct dependencies left out because the registry has no version for them or theirs (`importer > name (why)`). */
+  withoutMissing: string[]
   resolved: Record<ToolName, Outcome>
   seconds: Record<ToolName, number>
   /** Lines lode's fresh lockfile differs from pnpm's. */
@@ -98,20 +106,38 @@ export interface BResult {
 /** (b) A fresh resolution, the lockfile deleted: the same lockfile as pnpm's, byte for byte. */
 export async function checkB (ctx: Context): Promise<BResult> {
   const copies = {} as Record<ToolName, Copy>
-  const result: BResult = { resolved: {} as BResult['resolved'], seconds: { lode: 0, pnpm: 0 }, lines: 0, workspaceLines: 0, pnpmAcceptsLode: 'not run' }
-  // One after the other, so the registry's state and the minimumReleaseAge cut-off move by minutes at most.
-  for (const tool of ['lode', 'pnpm'] as const) {
-    const copy = copies[tool] = prepare(ctx, `b-${tool}`)
-    fs.rmSync(copy.lockfile)
-    const resolved = await run(ctx, tool, `b-${tool}`, ['install', '--lockfile-only'], copy)
-    result.resolved[tool] = outcome(resolved)
-    result.seconds[tool] = resolved.ms / 1000
+  const result: BResult = { withoutMissing: [], resolved: {} as BResult['resolved'], seconds: { lode: 0, pnpm: 0 }, lines: 0, workspaceLines: 0, pnpmAcceptsLode: 'not run' }
+  const missing: Missing[] = []
+  const trimmed = new Set<string>()
+  for (;;) {
+    // One after the other, so the registry's state and the minimumReleaseAge cut-off move by minutes at most.
+    for (const tool of ['lode', 'pnpm'] as const) {
+      const copy = copies[tool] = prepare(ctx, `b-${tool}`)
+      for (const m of missing) removeDependency(copy.project, m)
+      fs.rmSync(copy.lockfile)
+      const resolved = await run(ctx, tool, `b-${tool}`, ['install', '--lockfile-only'], copy)
+      result.resolved[tool] = outcome(resolved)
+      result.seconds[tool] = resolved.ms / 1000
+      if (tool === 'pnpm' && !resolved.ok) {
+        for (const next of missingDependencies(resolved.output, copy.project, readImporters(ctx.committedLockfile))) {
+          const file = removeDependency(copy.project, next)
+          if (file === null) continue
+          missing.push(next)
+          trimmed.add(file)
+        }
+      }
+    }
+    if (result.resolved.pnpm === 'ok' || missing.length === result.withoutMissing.length) break
+    result.withoutMissing = missing.map((m) => `${m.importer} > ${m.name} (${m.why})`)
+    ctx.log(`${ctx.repo.name}: the registry has no version of ${missing.at(-1)!.why}; both resolve again without ${missing.at(-1)!.name}`)
   }
   fs.rmSync(freshDir(ctx), { recursive: true, force: true })
   if (result.resolved.pnpm === 'ok') {
-    fs.mkdirSync(freshDir(ctx))
-    for (const file of ['pnpm-lock.yaml', 'pnpm-workspace.yaml']) {
-      if (fs.existsSync(path.join(copies.pnpm.project, file))) fs.copyFileSync(path.join(copies.pnpm.project, file), path.join(freshDir(ctx), file))
+    for (const file of ['pnpm-lock.yaml', 'pnpm-workspace.yaml', ...trimmed]) {
+      const from = path.join(copies.pnpm.project, file)
+      if (!fs.existsSync(from)) continue
+      fs.mkdirSync(path.dirname(path.join(freshDir(ctx), file)), { recursive: true })
+      fs.copyFileSync(from, path.join(freshDir(ctx), file))
     }
   }
   result.lines = writeDiff(copies.pnpm.lockfile, copies.lode.lockfile, ['pnpm', 'lode'], path.join(ctx.out, 'b.diff'))

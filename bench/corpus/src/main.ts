@@ -2,7 +2,7 @@
 // registry, in four checks (a: the committed lockfile, b: a fresh resolution, c: node_modules,
 // d: pnpm on lode's tree). See ../README.md.
 //
-//   npm run corpus -- [--only kit,vueuse] [--checks a,b,c,d] [--source kit=DIR]... [--work-dir DIR] [--out DIR]
+//   npm run corpus -- [--only kit,vueuse] [--checks a,b,c,d] [--source kit=DIR]... [--drop-settings a,b] [--work-dir DIR] [--out DIR]
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -26,6 +26,7 @@ const { values } = parseArgs({
     repos: { type: 'string', default: path.join(corpusDir, 'repos.json') },
     'work-dir': { type: 'string', default: path.join(lodeRepo, 'bench', '.work', 'corpus') },
     out: { type: 'string' },
+    'drop-settings': { type: 'string', default: '' },
   },
 })
 const log = (line: string): void => { process.stderr.write(`corpus: ${line}\n`) }
@@ -40,6 +41,7 @@ const only = values.only?.split(',')
 for (const name of only ?? []) {
   if (!entries.some((e) => e.name === name)) throw new Error(`no repository ${name} in ${values.repos} (${entries.map((e) => e.name).join(', ')})`)
 }
+const dropSettings = values['drop-settings'].split(',').filter((s) => s !== '')
 const sources = parseSources([process.env['LODE_CORPUS_SOURCES'] ?? '', ...values.source])
 
 // Every tool asks the registry the user's npm configuration names, through its HOME's .npmrc.
@@ -67,19 +69,20 @@ for (const entry of entries.filter((e) => only === undefined || only.includes(e.
     out: path.join(outDir, repo.name),
     stores: { lode: path.join(workDir, 'stores', 'lode'), pnpm: path.join(workDir, 'stores', 'pnpm') },
     committedLockfile: path.join(workDir, repo.name, 'pnpm-lock.committed.yaml'),
+    dropSettings,
     pnpmRejectedCommitted: () => results[repo.name]?.a !== undefined && results[repo.name]?.a?.frozen.pnpm !== 'ok',
     log,
   }
   for (const dir of [ctx.out, ctx.work]) fs.mkdirSync(dir, { recursive: true })
   fs.writeFileSync(ctx.committedLockfile, showFile(repo, 'pnpm-lock.yaml'))
   const previous = results[repo.name]
-  const result: RepoResult = previous?.commit === repo.commit ? previous : { commit: repo.commit, lockfileLines: 0, versions: {} }
+  const result: RepoResult = previous?.commit === repo.commit ? previous : { commit: repo.commit, lockfileLines: 0, runs: {} }
   result.lockfileLines = lineCount(ctx.committedLockfile)
   results[repo.name] = result
   for (const check of checks) {
     log(`${repo.name} (${repo.commit.slice(0, 10)}): check ${check}`)
     Object.assign(result, { [check]: await run[check](ctx) })
-    result.versions[check] = lodeVersion
+    result.runs[check] = { versions: lodeVersion, droppedSettings: dropSettings }
     save()
   }
 }

@@ -3,8 +3,8 @@ import type { AResult, BResult, CResult, DResult, InstalledLockfile, Outcome } f
 export interface RepoResult {
   commit: string
   lockfileLines: number
-  /** lode's commit (with `+changes` when its tree had uncommitted changes) and pnpm's version, per check. */
-  versions: Partial<Record<Check, string>>
+  /** Per check, how it last ran: lode's commit (`+changes` when its tree had uncommitted changes), pnpm's version, the settings dropped. */
+  runs: Partial<Record<Check, { versions: string, droppedSettings: string[] }>>
   a?: AResult
   b?: BResult
   c?: CResult
@@ -28,11 +28,12 @@ function cellA (a: AResult): string {
 }
 
 function cellB (b: BResult): string {
+  const without = b.withoutMissing.length > 0 ? ` (without ${b.withoutMissing.length} dependencies the registry lacks)` : ''
   const tool = failed(b.resolved.lode) !== null ? `lode ✘ ${failed(b.resolved.lode)}` : failed(b.resolved.pnpm) !== null ? `pnpm ✘ ${failed(b.resolved.pnpm)}` : null
-  if (tool !== null) return tool
+  if (tool !== null) return `${tool}${without}`
   const workspace = b.workspaceLines > 0 ? ` (+${b.workspaceLines} in pnpm-workspace.yaml)` : ''
   const accepted = failed(b.pnpmAcceptsLode) !== null ? `; pnpm rejects it (${failed(b.pnpmAcceptsLode)})` : ''
-  return `${b.lines}${workspace}${accepted}`
+  return `${b.lines}${workspace}${accepted}${without}`
 }
 
 /** (c) and (d) install pnpm's fresh lockfile from (b) when pnpm rejected the committed one. */
@@ -51,6 +52,11 @@ function cellD (d: DResult): string {
   return `${install}; ${exec}${fresh(d.lockfile)}`
 }
 
+function dropped (r: RepoResult, check: Check): string {
+  const names = r.runs[check]?.droppedSettings ?? []
+  return names.length > 0 ? ` [without ${names.join(', ')}]` : ''
+}
+
 const seconds = (b: BResult): string => `${b.seconds.lode.toFixed(1)} / ${b.seconds.pnpm.toFixed(1)}`
 
 /** The corpus table: one row per repository, `·` for a check not run. */
@@ -59,10 +65,10 @@ export function renderTable (results: Record<string, RepoResult>): string {
     name,
     r.commit.slice(0, 10),
     String(r.lockfileLines),
-    r.a === undefined ? '·' : cellA(r.a),
-    r.b === undefined ? '·' : cellB(r.b),
-    r.c === undefined ? '·' : cellC(r.c),
-    r.d === undefined ? '·' : cellD(r.d),
+    r.a === undefined ? '·' : cellA(r.a) + dropped(r, 'a'),
+    r.b === undefined ? '·' : cellB(r.b) + dropped(r, 'b'),
+    r.c === undefined ? '·' : cellC(r.c) + dropped(r, 'c'),
+    r.d === undefined ? '·' : cellD(r.d) + dropped(r, 'd'),
     r.b === undefined ? '·' : seconds(r.b),
   ])
   const header = ['repo', 'commit', 'lockfile lines', 'a: frozen, lines changed', 'b: differing lines', 'c: node_modules', 'd: pnpm on lode\'s tree', 'resolution s lode / pnpm']
