@@ -6,14 +6,7 @@ import { test } from 'node:test'
 
 import { getConfig, readWorkspacePackages, updateWorkspaceYaml } from '@lode/pkg-manager.config'
 
-function dirs (): { dir: string, home: string } {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-config-'))
-  const dir = path.join(root, 'project')
-  const home = path.join(root, 'home')
-  fs.mkdirSync(dir)
-  fs.mkdirSync(home)
-  return { dir, home }
-}
+import { dirs } from './dirs.js'
 
 const noNpm = (): string => { throw new Error('npm must not be asked when a registry is configured') }
 

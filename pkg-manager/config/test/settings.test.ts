@@ -1,18 +1,15 @@
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
 
 import { PNPM_SETTINGS, getConfig } from '@lode/pkg-manager.config'
 import type { Config, GetConfigOptions } from '@lode/pkg-manager.config'
 
+import { dirs } from './dirs.js'
+
 function project (files: Record<string, string> = {}): { dir: string, home: string } {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-settings-'))
-  const dir = path.join(root, 'project')
-  const home = path.join(root, 'home')
-  fs.mkdirSync(dir)
-  fs.mkdirSync(home)
+  const { dir, home } = dirs()
   fs.writeFileSync(path.join(home, '.npmrc'), 'registry=http://user.test/\n')
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(name.startsWith('~/') ? home : dir, name.replace(/^~\//, '')), text)
   return { dir, home }
