@@ -29,7 +29,13 @@ const PACKAGES: PackageSpec[] = [
   { name: 'libc-str', version: '1.0.0', manifest: { os: 'linux', cpu: 'x64', libc: 'glibc' } },
   { name: 'ms', version: '2.1.3' },
   // Bins: a package with its own, depending on another with one.
-  { name: 'bin-dep', version: '1.0.0', bin: { 'bin-dep': 'cli.js' }, files: { 'cli.js': '#!/usr/bin/env node\nconsole.log("bin-dep")\n' } },
+  // Interpreters from a shebang (with flags, through env -S), from the extension, or none.
+  {
+    name: 'bin-dep',
+    version: '1.0.0',
+    bin: { 'bin-dep': 'cli.js', flags: 'flags.js', 'sh-tool': 'tool.sh', 'no-ext': 'bin/plain', "it's": 'quote.js' },
+    files: { 'cli.js': '#!/usr/bin/env node\nconsole.log("bin-dep")\n', 'flags.js': '#!/usr/bin/env -S node --no-warnings\n', 'tool.sh': 'echo hi\n', 'bin/plain': 'x\n', 'quote.js': '\n\n#!/bin/sh -e\n' },
+  },
   { name: 'bin-pkg', version: '1.0.0', bin: { 'bin-pkg': 'cli.js' }, dependencies: { 'bin-dep': '1.0.0' }, files: { 'cli.js': '#!/usr/bin/env node\nconsole.log("bin-pkg")\n' } },
   { name: 'builds', version: '1.0.0', scripts: { postinstall: 'node -e "require(\'fs\').writeFileSync(\'built.txt\', \'yes\')"' } },
 ]
@@ -58,6 +64,10 @@ async function installBoth ({ pnpmProject, lodeProject }: Compared, args = ['--f
   assert.equal(result.code, 0, `lode failed:\n${result.stdout}\n${result.stderr}`)
   const tree = (project: Project): string[] => listing(project.dir).filter((file) => !file.endsWith(`.pnpm${path.sep}lock.yaml`))
   assert.deepEqual(tree(lodeProject), tree(pnpmProject))
+  // The shims, byte for byte (pnpm rewrites any other), the projects' paths aside.
+  const shims = (project: Project): Record<string, string> => Object.fromEntries(tree(project).filter((file) => file.split(path.sep).includes('.bin') && !file.includes(' -> '))
+    .map((file) => [file, fs.readFileSync(path.join(project.dir, file), 'utf8').replaceAll(project.dir, '<project>')]))
+  assert.deepEqual(shims(lodeProject), shims(pnpmProject))
 }
 
 function requireFrom (project: Project, importer: string, name: string): unknown {

@@ -70,7 +70,7 @@ export async function rebuild (opts: RebuildOptions): Promise<string[]> {
   } else if (built.length > 0) {
     const builtPaths = new Set(built)
     const dependents = layout.packages.filter((pkg) => builtPaths.has(pkg.depPath) || pkg.deps.some((dep) => dep.depPath !== undefined && builtPaths.has(dep.depPath)))
-    await writeBins(layout, dependents, planHoisting(layout, { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern }), modulesDir, true)
+    await writeBins(layout, dependents, planHoisting(layout, { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern }), modulesDir, { ownBins: true, importersThroughLinks: true })
   }
   if (modules !== undefined) {
     const stillIgnored = [...new Set([...(modules.ignoredBuilds ?? []).filter((depPath) => !built.includes(depPath) && (wanted.size === 0 ? ignored.includes(depPath) : true)), ...ignored])].sort()

@@ -5,12 +5,25 @@ import { linkBins } from '@lode/pkg-manager.linker'
 import type { BinProvider, Dependency, HoistedDependency, LaidOutPackage, Layout } from '@lode/pkg-manager.linker'
 import pLimit from 'p-limit'
 
+export interface WriteBinsOptions {
+  /** After a resolution, pnpm also links each package's own bins into its `node_modules/.bin`. */
+  ownBins: boolean
+  /** Packages this install imported into directories that did not exist (no earlier .bin to drop). */
+  fresh?: ReadonlySet<LaidOutPackage>
+  /**
+   * Whether an importer's shims name their targets through its `node_modules` links (pnpm 11 does
+   * when it runs scripts; with --ignore-scripts, they name the packages' real directories).
+   */
+  importersThroughLinks: boolean
+}
+
 /**
  * Executables: each importer's direct dependencies' in its `node_modules/.bin`, and for each package linked now,
  * its dependencies' (and, after a resolution, its own) in its `node_modules/.bin`, where its
- * scripts find them. `fresh`: packages this install imported into directories that did not exist.
+ * scripts find them.
  */
-export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], hoisted: readonly HoistedDependency[], modulesDir: string, ownBins: boolean, fresh: ReadonlySet<LaidOutPackage> = new Set()): Promise<void> {
+export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], hoisted: readonly HoistedDependency[], modulesDir: string, opts: WriteBinsOptions): Promise<void> {
+  const { ownBins, fresh = new Set(), importersThroughLinks } = opts
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
   const hoistedModules = path.join(layout.virtualStoreDir, 'node_modules')
   const provider = (pkg: LaidOutPackage): BinProvider => ({ dir: pkg.dir, nodePath: [path.join(pkg.dir, 'node_modules'), pkg.siblingsDir, hoistedModules] })
@@ -18,9 +31,15 @@ export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPack
     const pkg = dep.depPath === undefined ? undefined : byDepPath.get(dep.depPath)
     return pkg?.hasBin === true ? [provider(pkg)] : []
   })
+  // The packages of a node_modules the .bin sits in (an importer's, the hoisted ones): as pnpm,
+  // the shims name their targets through the package's link there.
+  const throughLinks = (modules: string, deps: ReadonlyArray<{ alias: string, depPath?: string | undefined }>): BinProvider[] => deps.flatMap((dep) => {
+    const pkg = dep.depPath === undefined ? undefined : byDepPath.get(dep.depPath)
+    return pkg?.hasBin === true ? [{ ...provider(pkg), dir: path.join(modules, dep.alias), target: pkg.dir }] : []
+  })
   // A linked project's bins run through its link, with only the hoisted packages on NODE_PATH, as pnpm writes them.
   const linkedWithBins = (modules: string, deps: readonly Dependency[]): BinProvider[] => deps.flatMap((dep) =>
-    dep.depPath === undefined ? [{ dir: path.join(modules, dep.alias), nodePath: [hoistedModules], linked: true, target: dep.dir }] : withBins([dep]))
+    dep.depPath === undefined ? [{ dir: path.join(modules, dep.alias), nodePath: [hoistedModules], linked: true, target: dep.dir }] : importersThroughLinks ? throughLinks(modules, [dep]) : withBins([dep]))
   const manifests = new Map<string, Promise<Record<string, unknown>>>()
   // A few directories at a time: thousands of concurrent reads and writes would run out of file
   // handles, and one at a time leaves a workspace of a hundred projects waiting on each in turn.
@@ -28,7 +47,7 @@ export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPack
   const importers = layout.importers.map(async (importer) => await limit(async () => {
     // The root's node_modules also gets the publicly hoisted packages' bins.
     const publicHoisted = importer.modulesDir === modulesDir ? hoisted.filter((dep) => dep.type === 'public') : []
-    const importerBins = await linkBins(path.join(importer.modulesDir, '.bin'), [...linkedWithBins(importer.modulesDir, importer.direct), ...withBins(publicHoisted)], { manifests })
+    const importerBins = await linkBins(path.join(importer.modulesDir, '.bin'), [...linkedWithBins(importer.modulesDir, importer.direct), ...importersThroughLinks ? throughLinks(modulesDir, publicHoisted) : withBins(publicHoisted)], { manifests })
     // pnpm also links the bins of the direct dependencies' required peers (auto-installed peers),
     // through the peer's link beside the dependent, never over a direct dependency's.
     const peers = importer.direct.flatMap((dep) => {
@@ -39,7 +58,7 @@ export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPack
     }).sort((a, b) => a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)
     await linkBins(path.join(importer.modulesDir, '.bin'), peers, { exclude: new Set(importerBins), manifests })
   }))
-  const privateHoisted = limit(async () => await linkBins(path.join(hoistedModules, '.bin'), withBins(hoisted.filter((dep) => dep.type === 'private')), { manifests }))
+  const privateHoisted = limit(async () => await linkBins(path.join(hoistedModules, '.bin'), throughLinks(hoistedModules, hoisted.filter((dep) => dep.type === 'private')), { manifests }))
   const packages = linkedNow.map(async (pkg) => {
     const providers = [...(ownBins && pkg.hasBin ? [provider(pkg)] : []), ...withBins(pkg.deps)]
     const binDir = path.join(pkg.dir, 'node_modules', '.bin')

@@ -4,9 +4,10 @@ import path from 'node:path'
 import { isSafeBinName, joinInside, own } from '@lode/core.safe-name'
 import { hasErrno } from '@lode/fs.error'
 import { parsePackageJson } from '@lode/fs.package-json'
-import { cmdShim } from '@zkochan/cmd-shim'
 import compareVersions from 'semver/functions/compare.js'
 import validVersion from 'semver/functions/valid.js'
+
+import { writeShShim } from './sh-shim.js'
 
 /** A package whose executables go into a `.bin` directory. */
 export interface BinProvider {
@@ -56,7 +57,7 @@ export async function linkBins (binDir: string, providers: readonly BinProvider[
       if (hasErrno(err, 'ENOENT')) continue // a declared file the package does not ship: no command
       throw err
     }
-    await cmdShim(target, path.join(binDir, command), { createCmdFile: false, createPwshFile: false, nodePath: provider.nodePath, fs: syncFs })
+    writeShShim(target, path.join(binDir, command), { nodePath: provider.nodePath, head: readHead(target) })
   }
   return [...chosen.keys()]
 }
@@ -124,7 +125,7 @@ export async function linkModulesDirBins (modulesDir: string, opts: ModulesDirBi
         fs.symlinkSync(relative, link)
       }
     } else {
-      await cmdShim(target, link, { createCmdFile: false, createPwshFile: false, nodePath: [], fs: syncFs })
+      writeShShim(target, link, { nodePath: [], head: readHead(target) })
     }
     // As pnpm: made executable only inside node_modules (a linked project's files are the user's).
     if (inModules && (mode & 0o111) !== 0o111) fs.chmodSync(real, (mode & 0o777) | 0o111)
@@ -172,24 +173,6 @@ function readlinkOrUndefined (link: string): string | undefined {
 function hasWindowsShebang (file: string): boolean {
   return /^#![^\n]+\r\n/.test(readHead(file))
 }
-
-/**
- * cmd-shim's file operations, done synchronously: a shim is a few small reads and writes, each
- * cheaper than its round trip through libuv's threads (a workspace's few hundred shims took
- * 100 ms of an install's end the asynchronous way).
- */
-const syncFs = {
-  promises: {
-    chmod: settled(fs.chmodSync),
-    // linkBins made the directory before any shim.
-    mkdir: async () => { await Promise.resolve() },
-    // cmd-shim reads a target only for its first line (the shebang).
-    readFile: settled(readHead),
-    stat: settled(fs.statSync),
-    unlink: settled(fs.unlinkSync),
-    writeFile: settled(fs.writeFileSync),
-  },
-} as unknown as typeof fs
 
 /** A synchronous call as a settled promise. */
 function settled<A extends unknown[], R> (fn: (...args: A) => R): (...args: A) => Promise<R> {
