@@ -28,6 +28,9 @@ const PACKAGES: PackageSpec[] = [
   // Platform fields written as strings, not lists.
   { name: 'libc-str', version: '1.0.0', manifest: { os: 'linux', cpu: 'x64', libc: 'glibc' } },
   { name: 'ms', version: '2.1.3' },
+  // Optional dependencies the registry cannot resolve (no such package, no such version).
+  { name: 'has-opt', version: '1.0.0', manifest: { optionalDependencies: { 'not-there': '1.0.0', 'no-version': '^9.0.0' } } },
+  { name: 'no-version', version: '1.0.0' },
   // Bins: a package with its own, depending on another with one.
   // Interpreters from a shebang (with flags, through env -S), from the extension, or none.
   {
@@ -216,6 +219,28 @@ describe('lode writes the lockfile pnpm 11 writes, and installs it as pnpm does,
       assert.equal(/Issues with peer dependencies found/.test(byLode.stdout), /Issues with peer dependencies found/.test(byPnpm.stdout), rules)
       assert.deepEqual([...byLode.stdout.matchAll(/^ {2}✕ (.*)$/gm)].map((m) => m[1]).sort(), expected, rules)
     }
+  })
+
+  test('what is printed: optional dependencies skipped (the projects\' own only, as pnpm says), no peer issue for a workspace: override', async () => {
+    const pnpmProject = makeProject(registry, { name: 'printed', version: '1.0.0', private: true, dependencies: { 'has-opt': '1.0.0' }, optionalDependencies: { 'also-not-there': '1.0.0' } }, {
+      'pnpm-workspace.yaml': 'packages:\n  - packages/*\noverrides:\n  rx: workspace:*\n',
+      'packages/rx/package.json': JSON.stringify({ name: 'rx', version: '18.3.1' }),
+      'packages/a/package.json': JSON.stringify({ name: 'a', version: '1.0.0', dependencies: { 'rx-dom': '18.3.1', rx: 'workspace:*' } }),
+    })
+    const projects = { pnpmProject, lodeProject: cloneProject(pnpmProject) }
+    const said = (output: string): string[] => output.split('\n').filter((line) => /^info: |could not be resolved|peer/i.test(line))
+    // Resolving, then installing the lockfile in a fresh clone (frozen; the skipped optional dependency is not in it).
+    const freshPnpm = await pnpm(projects.pnpmProject, ['install'])
+    const freshLode = await lode(projects.lodeProject, ['install'])
+    assert.equal(freshLode.code, 0, freshLode.stderr)
+    assert.deepEqual(said(freshLode.stdout + freshLode.stderr), said(freshPnpm.stdout + freshPnpm.stderr))
+    assert.deepEqual(said(freshLode.stdout), ['info: also-not-there@1.0.0 is an optional dependency that could not be resolved. Excluding it from installation.'])
+    assert.equal(readLockfileText(projects.lodeProject), readLockfileText(projects.pnpmProject))
+    for (const project of [projects.pnpmProject, projects.lodeProject]) fs.rmSync(path.join(project.dir, 'node_modules'), { recursive: true })
+    const frozenPnpm = await pnpm(projects.pnpmProject, ['install', '--frozen-lockfile'])
+    const frozenLode = await lode(projects.lodeProject, ['install', '--frozen-lockfile'])
+    assert.equal(frozenLode.code, 0, frozenLode.stderr)
+    assert.deepEqual(said(frozenLode.stdout + frozenLode.stderr), said(frozenPnpm.stdout + frozenPnpm.stderr))
   })
 
   test('a package.json with a byte order mark is read, in the root, a workspace project and a file: package', async () => {

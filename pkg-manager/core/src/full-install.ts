@@ -236,7 +236,15 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
     if (runScripts && rootSelected) await projectScript('preinstall')
     // An up-to-date lockfile is installed as it is (pnpm's frozen and prefer-frozen installs): nothing is resolved.
     const useLockfileAsIs = !editing && current !== undefined && outdated === undefined && opts.lockfileOnly !== true && (frozen || (opts.preferFrozenLockfile ?? true))
-    if (useLockfileAsIs) emit({ type: 'info', message: 'Lockfile is up to date, resolution step is skipped' })
+    if (useLockfileAsIs) {
+      // The projects' optional dependencies the lockfile left out (the registry could not resolve them), said again as pnpm says them.
+      for (const { id, manifest } of importers) {
+        for (const [alias, specifier] of Object.entries(manifest.optionalDependencies ?? {})) {
+          if (!Object.hasOwn(current.lockfile.importers[id]?.optionalDependencies ?? {}, alias)) emit({ type: 'info', message: `info: ${alias}@${specifier} is an optional dependency that could not be resolved. Excluding it from installation.` })
+        }
+      }
+      emit({ type: 'info', message: 'Lockfile is up to date, resolution step is skipped' })
+    }
     // Fetching during resolution takes every package resolved; with groups left out (--prod), only the linked ones are fetched.
     const include = opts.include
     const prefetching = opts.lockfileOnly !== true && selected === undefined && (include === undefined || (include.dependencies && include.devDependencies && include.optionalDependencies))

@@ -84,6 +84,8 @@ function importerOutdated (lockfile: Lockfile, id: string, manifest: ProjectMani
   for (const group of GROUPS) for (const [alias, { specifier }] of Object.entries(importer[group] ?? {})) locked.set(alias, { group, specifier })
   for (const [alias, { group, specifier }] of wanted) {
     const entry = locked.get(alias)
+    // An optional dependency the registry could not resolve is left out of the lockfile: pnpm installs the lockfile anyway.
+    if (entry === undefined && group === 'optionalDependencies') continue
     if (entry === undefined) return `${group}.${alias} is in package.json but not in pnpm-lock.yaml`
     if (entry.group !== group) return `${alias} is in ${group} in package.json but in ${entry.group} in pnpm-lock.yaml`
     if (entry.specifier !== specifier) return `${group}.${alias} is "${specifier}" in package.json but "${entry.specifier}" in pnpm-lock.yaml`

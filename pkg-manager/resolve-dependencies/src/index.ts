@@ -105,7 +105,8 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     onDeprecated: (pkg, direct) => { (direct ? deprecated.direct : deprecated.subdependencies).push(pkg.id) },
     onResolved: opts.onPackageResolved ?? (() => {}),
     onImmature: (violation) => { immature.set(`${violation.name}@${violation.version}`, violation) },
-    onOptionalSkipped: opts.onInfo,
+    // pnpm's reporter prints it as an info-level log line.
+    onOptionalSkipped: (message) => { opts.onInfo(`info: ${message}`) },
     lockfileDir: opts.lockfileDir,
     importerDirs: opts.importers.map((importer) => importer.dir),
     workspaceProjects: opts.importers.map((importer) => ({ name: importer.manifest.name, version: importer.manifest.version, dir: importer.dir })),

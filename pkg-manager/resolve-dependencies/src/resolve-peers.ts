@@ -152,7 +152,8 @@ export class PeerResolver {
       node.ownPeers.set(peer, provider)
       node.allPeers.set(peer, provider)
       const installed = this.opts.packages.get(provider.pkgId)!.version
-      if (range !== '*' && !semver.satisfies(installed, range, { loose: true, includePrerelease: true })) {
+      const wanted = peerRange(range)
+      if (wanted !== '*' && !semver.satisfies(installed, wanted, { loose: true, includePrerelease: true })) {
         this.issues.push({ kind: 'unmet', peer, range, installed, wantedBy: pkgId })
       }
     }
@@ -202,6 +203,16 @@ export class PeerResolver {
       }
     }
   }
+}
+
+/**
+ * The range a peer's version is checked against: a `workspace:` range (an override may put one
+ * there) as the workspace protocol reads it, `*`, `^` and `~` taking any version.
+ */
+function peerRange (range: string): string {
+  if (!range.startsWith('workspace:')) return range
+  const bare = range.slice('workspace:'.length)
+  return bare === '*' || bare === '^' || bare === '~' ? '*' : bare
 }
 
 /** pnpm's parentIdsContainSequence: `from` (the last id of `path`) occurs earlier, and `to` after that. */

@@ -226,16 +226,16 @@ export class TreeResolver {
         if (resolved.immature !== undefined) this.opts.onImmature(resolved.immature)
         return fromRegistry({ ...resolved, meta: this.opts.readPackageHook(resolved.meta) }, this.opts.autoInstallPeers)
       }, (err: unknown) => {
-        if (wanted.optional && err instanceof LodeError && (err.code === 'ERR_LODE_NOT_FOUND' || err.code === 'ERR_LODE_NO_MATCHING_VERSION')) {
-          this.opts.onOptionalSkipped(`${wanted.alias}@${wanted.bareSpecifier} is an optional dependency that could not be resolved. Excluding it from installation.`)
-          return undefined
-        }
+        if (wanted.optional && err instanceof LodeError && (err.code === 'ERR_LODE_NOT_FOUND' || err.code === 'ERR_LODE_NO_MATCHING_VERSION')) return undefined
         throw err
       })
       this.pending.set(key, pending)
     }
     const pkg = await pending
-    return pkg === undefined ? undefined : this.remember(pkg, depth)
+    if (pkg !== undefined) return this.remember(pkg, depth)
+    // As pnpm, said of a project's own optional dependencies only (a deeper one goes quietly).
+    if (depth === 0) this.opts.onOptionalSkipped(`${wanted.alias}@${wanted.bareSpecifier} is an optional dependency that could not be resolved. Excluding it from installation.`)
+    return undefined
   }
 
   /** The package as its registry manifest describes it (dependency ranges), in place of its lockfile form. */
