@@ -6,7 +6,7 @@ import { checkout, dropPnpmEngine, dropSettings } from './repos.js'
 import type { Repo } from './repos.js'
 import { failure } from './tools.js'
 import type { Run, Tool, ToolName } from './tools.js'
-import { compareSnapshots, readImporters, snapshot } from './tree.js'
+import { compareSnapshots, countByKind, readImporters, snapshot } from './tree.js'
 import { missingDependencies, removeDependency } from './trim.js'
 import type { Missing } from './trim.js'
 
@@ -157,12 +157,14 @@ export interface CResult {
   seconds: Record<ToolName, number>
   /** Entries of node_modules that differ (see tree.ts), written to c.txt. */
   differences: number
+  /** The same, counted by kind (`403 .bin shims, 3 .modules.yaml`). */
+  byKind: string
 }
 
 /** (c) A frozen install without scripts: the same node_modules as pnpm's. */
 export async function checkC (ctx: Context): Promise<CResult> {
   const copies = {} as Record<ToolName, Copy>
-  const result: CResult = { lockfile: installedLockfile(ctx), installed: {} as CResult['installed'], seconds: { lode: 0, pnpm: 0 }, differences: 0 }
+  const result: CResult = { lockfile: installedLockfile(ctx), installed: {} as CResult['installed'], seconds: { lode: 0, pnpm: 0 }, differences: 0, byKind: '' }
   for (const tool of ['pnpm', 'lode'] as const) {
     const copy = copies[tool] = prepare(ctx, `c-${tool}`, result.lockfile)
     const installed = await run(ctx, tool, `c-${tool}`, ['install', '--frozen-lockfile', '--ignore-scripts'], copy, ctx.stores[tool])
@@ -179,7 +181,8 @@ export async function checkC (ctx: Context): Promise<CResult> {
     ['pnpm', 'lode'],
   )
   result.differences = differences.length
-  if (differences.length > 0) fs.writeFileSync(report, differences.join('\n') + '\n')
+  result.byKind = countByKind(differences)
+  if (differences.length > 0) fs.writeFileSync(report, differences.map((d) => d.text).join('\n') + '\n')
   return result
 }
 
@@ -191,6 +194,8 @@ export interface DResult {
   pnpmSaysUpToDate: boolean
   /** What pnpm's install changed in lode's node_modules and lockfile, written to d.txt. */
   changes: number
+  /** The node_modules changes counted by kind. */
+  byKind: string
   /** `pnpm exec node` resolving every importer's direct dependencies. */
   exec: Outcome | 'not run'
   unresolved: string[]
@@ -198,7 +203,7 @@ export interface DResult {
 
 /** (d) pnpm 11 takes lode's lockfile and node_modules as they are, and runs commands in them. */
 export async function checkD (ctx: Context): Promise<DResult> {
-  const result: DResult = { lockfile: installedLockfile(ctx), lodeInstall: 'ok', pnpmInstall: 'not run', pnpmSaysUpToDate: false, changes: 0, exec: 'not run', unresolved: [] }
+  const result: DResult = { lockfile: installedLockfile(ctx), lodeInstall: 'ok', pnpmInstall: 'not run', pnpmSaysUpToDate: false, changes: 0, byKind: '', exec: 'not run', unresolved: [] }
   const copy = prepare(ctx, 'd-lode', result.lockfile)
   result.lodeInstall = outcome(await run(ctx, 'lode', 'd-lode', ['install', '--frozen-lockfile', '--ignore-scripts'], copy, ctx.stores.lode))
   if (result.lodeInstall !== 'ok') return result
@@ -215,6 +220,7 @@ export async function checkD (ctx: Context): Promise<DResult> {
   const changes = compareSnapshots(before, snapshot(copy.project, names, ctx.stores.lode), ['lode', 'after pnpm'])
   const lockfileLines = writeDiff(lockfileBefore, copy.lockfile, ['lode', 'after pnpm'], path.join(ctx.out, 'd-lockfile.diff'))
   result.changes = changes.length + lockfileLines
+  result.byKind = [countByKind(changes), lockfileLines > 0 ? `${lockfileLines} lockfile lines` : ''].filter((s) => s !== '').join(', ')
   const report = path.join(ctx.out, 'd.txt')
   fs.rmSync(report, { force: true })
 
@@ -223,7 +229,7 @@ export async function checkD (ctx: Context): Promise<DResult> {
   const exec = await run(ctx, 'pnpm', 'd-pnpm-exec', ['exec', 'node', path.join(import.meta.dirname, 'resolve-check.js'), list], pnpmAt)
   result.exec = outcome(exec)
   result.unresolved = exec.output.split('\n').filter((line) => line.startsWith('unresolved ')).map((line) => line.slice('unresolved '.length))
-  const lines = [...changes, ...result.unresolved.map((u) => `unresolved by pnpm exec node: ${u}`)]
+  const lines = [...changes.map((c) => c.text), ...result.unresolved.map((u) => `unresolved by pnpm exec node: ${u}`)]
   if (lines.length > 0) fs.writeFileSync(report, lines.join('\n') + '\n')
   return result
 }

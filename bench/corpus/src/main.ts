@@ -75,14 +75,15 @@ for (const entry of entries.filter((e) => only === undefined || only.includes(e.
   }
   for (const dir of [ctx.out, ctx.work]) fs.mkdirSync(dir, { recursive: true })
   fs.writeFileSync(ctx.committedLockfile, showFile(repo, 'pnpm-lock.yaml'))
-  const previous = results[repo.name]
-  const result: RepoResult = previous?.commit === repo.commit ? previous : { commit: repo.commit, lockfileLines: 0, runs: {} }
+  // Checks run separately end in one row; each check says which commit it ran on (this repository's HEAD moves).
+  const result: RepoResult = results[repo.name] ?? { commit: repo.commit, lockfileLines: 0, runs: {} }
+  result.commit = repo.commit
   result.lockfileLines = lineCount(ctx.committedLockfile)
   results[repo.name] = result
   for (const check of checks) {
     log(`${repo.name} (${repo.commit.slice(0, 10)}): check ${check}`)
     Object.assign(result, { [check]: await run[check](ctx) })
-    result.runs[check] = { versions: lodeVersion, droppedSettings: dropSettings }
+    result.runs[check] = { commit: repo.commit, versions: lodeVersion, droppedSettings: dropSettings }
     save()
   }
 }

@@ -3,8 +3,8 @@ import type { AResult, BResult, CResult, DResult, InstalledLockfile, Outcome } f
 export interface RepoResult {
   commit: string
   lockfileLines: number
-  /** Per check, how it last ran: lode's commit (`+changes` when its tree had uncommitted changes), pnpm's version, the settings dropped. */
-  runs: Partial<Record<Check, { versions: string, droppedSettings: string[] }>>
+  /** Per check, how it last ran: the repository's commit, lode's commit (`+changes` when its tree had uncommitted changes) and pnpm's version, the settings dropped. */
+  runs: Partial<Record<Check, { commit: string, versions: string, droppedSettings: string[] }>>
   a?: AResult
   b?: BResult
   c?: CResult
@@ -41,13 +41,13 @@ const fresh = (lockfile: InstalledLockfile): string => lockfile === 'fresh' ? ' 
 
 function cellC (c: CResult): string {
   const tool = failed(c.installed.lode) !== null ? `lode ✘ ${failed(c.installed.lode)}` : failed(c.installed.pnpm) !== null ? `pnpm ✘ ${failed(c.installed.pnpm)}` : null
-  return `${tool ?? (c.differences === 0 ? '✔' : `${c.differences} differences`)}${fresh(c.lockfile)}`
+  return `${tool ?? (c.differences === 0 ? '✔' : `${c.differences} differences (${c.byKind})`)}${fresh(c.lockfile)}`
 }
 
 function cellD (d: DResult): string {
   if (failed(d.lodeInstall) !== null) return `lode ✘ ${failed(d.lodeInstall)}`
   if (failed(d.pnpmInstall) !== null) return `pnpm install ✘ ${failed(d.pnpmInstall)}`
-  const install = d.changes === 0 && d.pnpmSaysUpToDate ? '✔' : `pnpm ${d.pnpmSaysUpToDate ? 'up to date' : 'reinstalls'}, ${d.changes} changes`
+  const install = d.changes === 0 && d.pnpmSaysUpToDate ? '✔' : `pnpm ${d.pnpmSaysUpToDate ? 'up to date' : 'reinstalls'}, ${d.changes} changes (${d.byKind})`
   const exec = failed(d.exec) !== null ? `exec ✘ ${failed(d.exec)}` : d.unresolved.length === 0 ? 'exec ✔' : `exec: ${d.unresolved.length} unresolved`
   return `${install}; ${exec}${fresh(d.lockfile)}`
 }

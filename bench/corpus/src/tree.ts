@@ -11,7 +11,8 @@ import { parse, parseAllDocuments } from 'yaml'
  *   `<importer>/node_modules/.bin/<name>` its shims (content, with the project's path replaced);
  * - `.pnpm/node_modules/<name>`: the hoisted links;
  * - `.modules.yaml#<key>`: each key of the state file, its value with the project's and the
- *   store's paths replaced;
+ *   store's paths replaced, one line per entry of a map (in key order: a map's order is not
+ *   compared) or of a list;
  * - `.pnpm/lock.yaml`: the lockfile copy, whole.
  */
 export type Snapshot = Map<string, string>
@@ -91,25 +92,57 @@ export function snapshot (project: string, importers: string[], store: string): 
     const state = (parse(fs.readFileSync(modulesYaml, 'utf8')) ?? {}) as Record<string, unknown>
     for (const [key, value] of Object.entries(state)) {
       // When the last prune ran differs from run to run by nature.
-      snap.set(`.modules.yaml#${key}`, key === 'prunedAt' ? 'a date' : normalize(JSON.stringify(value)))
+      snap.set(`.modules.yaml#${key}`, key === 'prunedAt' ? 'a date' : normalize(entryLines(value)))
     }
   }
   return snap
 }
 
-/** One line per key that is in one snapshot only or has different values, in key order. */
-export function compareSnapshots (a: Snapshot, b: Snapshot, names: [string, string]): string[] {
+/** A value as lines the line diff can compare: a map's entries sorted by key, a list's items, else the JSON. */
+function entryLines (value: unknown): string {
+  if (Array.isArray(value)) return value.map((item) => JSON.stringify(item)).join('\n')
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).sort(([x], [y]) => x < y ? -1 : x > y ? 1 : 0).map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join('\n')
+  }
+  return JSON.stringify(value)
+}
+
+export interface Difference {
+  /** What part of node_modules the key is in (see kindOf). */
+  kind: string
+  text: string
+}
+
+/** Where in node_modules a snapshot key is, to count differences by kind. */
+function kindOf (key: string): string {
+  if (key.includes('/.bin/')) return '.bin shims'
+  if (key.startsWith('.modules.yaml#')) return '.modules.yaml'
+  if (key.startsWith('.pnpm/node_modules/')) return 'hoisted links'
+  if (key.startsWith('.pnpm/')) return key.split('/').length > 2 ? 'links in .pnpm' : '.pnpm entries'
+  return 'importer links'
+}
+
+/** A difference per key that is in one snapshot only or has different values, in key order. */
+export function compareSnapshots (a: Snapshot, b: Snapshot, names: [string, string]): Difference[] {
   const keys = [...new Set([...a.keys(), ...b.keys()])].sort()
-  const lines: string[] = []
+  const differences: Difference[] = []
   for (const key of keys) {
     const va = a.get(key)
     const vb = b.get(key)
     if (va === vb) continue
-    if (vb === undefined) lines.push(`only ${names[0]}: ${key} ${firstLine(va!)}`)
-    else if (va === undefined) lines.push(`only ${names[1]}: ${key} ${firstLine(vb)}`)
-    else lines.push(`differs: ${key}\n${valueDiff(va, vb, names)}`)
+    const text = vb === undefined
+      ? `only ${names[0]}: ${key} ${firstLine(va!)}`
+      : va === undefined ? `only ${names[1]}: ${key} ${firstLine(vb)}` : `differs: ${key}\n${valueDiff(va, vb, names)}`
+    differences.push({ kind: kindOf(key), text })
   }
-  return lines
+  return differences
+}
+
+/** `12 .bin shims, 3 .modules.yaml`: the differences counted by kind, most first. */
+export function countByKind (differences: Difference[]): string {
+  const counts = new Map<string, number>()
+  for (const d of differences) counts.set(d.kind, (counts.get(d.kind) ?? 0) + 1)
+  return [...counts].sort((x, y) => y[1] - x[1]).map(([kind, n]) => `${n} ${kind}`).join(', ')
 }
 
 function firstLine (value: string): string {
