@@ -73,6 +73,8 @@ export interface GetOptions {
   subject: string
   /** The most bytes the body may have, as sent and decoded (default `MAX_BODY_SIZE`): past it, `ERR_LODE_FETCH_TOO_LARGE`. */
   maxSize?: number | undefined
+  /** `HEAD` answers with its status, whatever it is (not retried, redirects not followed), unless it is one retried. */
+  method?: 'GET' | 'HEAD' | undefined
 }
 
 /**
@@ -187,7 +189,9 @@ export class RegistryClient {
     const proxy = opts.proxy
     // Proxy settings arrive through the config object; empty strings keep undici off process.env.
     const dispatcher = proxy?.httpProxy !== undefined || proxy?.httpsProxy !== undefined
-      ? new EnvHttpProxyAgent({ ...agentOptions, httpProxy: proxy.httpProxy ?? '', httpsProxy: proxy.httpsProxy ?? proxy.httpProxy ?? '', noProxy: proxy.noProxy ?? '' })
+      // Through a proxy, undici takes the TLS options of the connection to the origin (the registry,
+      // tunnelled) and to the proxy apart: both trust `ca` and follow `strict-ssl`.
+      ? new EnvHttpProxyAgent({ ...agentOptions, requestTls: connect, proxyTls: connect, httpProxy: proxy.httpProxy ?? '', httpsProxy: proxy.httpsProxy ?? proxy.httpProxy ?? '', noProxy: proxy.noProxy ?? '' })
       : new Agent(agentOptions)
     return { dispatcher, request }
   }
@@ -202,6 +206,32 @@ export class RegistryClient {
       this.inflight.set(key, pending)
     }
     return await pending
+  }
+
+  /**
+   * The status of a `HEAD` request to `url`, sent with no credentials and no redirect followed (a
+   * redirect's status is the answer). Only what `retry` allows is retried: pnpm probes whether a
+   * hosted git repository is public this way, with its own short retries. A failure to get any
+   * answer rejects.
+   */
+  async head (url: string, options: { subject: string, retry: RetryOptions }): Promise<number> {
+    return await this.limit(async () => {
+      const hop = { ...this.firstHop(url, options.subject), authorization: undefined, authSource: undefined }
+      for (let attempt = 0; ; attempt++) {
+        let failure: Transient
+        try {
+          return (await this.request(hop, { accept: '*/*', subject: options.subject, method: 'HEAD' })).status
+        } catch (err) {
+          if (!(err instanceof Transient)) throw err
+          failure = err
+        }
+        const retriesLeft = options.retry.retries - attempt
+        if (retriesLeft <= 0) throw exhausted(hop, options.subject, failure, this.deadlines)
+        const wait = Math.min(options.retry.minTimeout * options.retry.factor ** attempt, options.retry.maxTimeout)
+        this.opts.onWarning?.(`HEAD ${failure.hop.shown} error (${failure.code}). Will retry in ${verboseDuration(wait)}. ${retriesLeft} retries left.`)
+        await sleep(wait, undefined, this.opts.signal === undefined ? {} : { signal: this.opts.signal })
+      }
+    })
   }
 
   private async getWithRetries (url: string, options: GetOptions): Promise<GetResult> {
@@ -329,6 +359,7 @@ export class RegistryClient {
       after(d.response, 'response')
       const response = await request(hop.url, {
         dispatcher,
+        method: options.method ?? 'GET',
         headers,
         headersTimeout: d.stall,
         bodyTimeout: d.stall,
@@ -336,6 +367,11 @@ export class RegistryClient {
       })
       clearTimeout(headersTimer)
       const status = response.statusCode
+      const retried = status === 408 || status === 409 || status === 420 || status === 429 || status >= 500
+      if (options.method === 'HEAD' && !retried) {
+        await response.body.dump()
+        return { status, location: header(response.headers, 'location') }
+      }
       if (status !== 200) {
         await response.body.dump()
         if (status === 304) return { status: 304 }
@@ -343,7 +379,7 @@ export class RegistryClient {
           return { status, location: header(response.headers, 'location') }
         }
         // pnpm retries 409 and 420 too (some registries answer them while busy).
-        if (status === 408 || status === 409 || status === 420 || status === 429 || status >= 500) {
+        if (retried) {
           const retryAfter = status === 429 || status === 503 ? retryAfterMs(header(response.headers, 'retry-after')) : undefined
           throw new Transient(hop, String(status), 'status', undefined, retryAfter)
         }

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
+import http from 'node:http'
 import https from 'node:https'
+import net from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
 
@@ -402,6 +404,89 @@ test('a certificate that fails verification is not retried: ERR_LODE_FETCH_TLS a
     }
   } finally {
     await server.close()
+  }
+})
+
+/** An HTTP proxy that tunnels CONNECT to where it is asked (all on 127.0.0.1), counting the tunnels. */
+async function connectProxy (): Promise<{ url: string, tunnels: () => number, close: () => Promise<void> }> {
+  let tunnels = 0
+  const server = http.createServer((_req, res) => { res.writeHead(502).end() })
+  server.on('connect', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
+    tunnels++
+    const [host, port] = (req.url ?? '').split(':')
+    const upstream = net.connect(Number(port), host, () => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+      upstream.write(head)
+      upstream.pipe(socket).pipe(upstream)
+    })
+    upstream.on('error', () => { socket.destroy() })
+    socket.on('error', () => { upstream.destroy() })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    tunnels: () => tunnels,
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => { resolve() }))
+    },
+  }
+}
+
+test('through an HTTPS proxy, the registry\'s certificate is checked against ca and strict-ssl as without one', async () => {
+  const server = await httpsServer('loopback')
+  const proxy = await connectProxy()
+  try {
+    const untrusting = client({ proxy: { httpsProxy: proxy.url } })
+    try {
+      const result = await Promise.allSettled([untrusting.client.get(`${server.url}pkg`, { accept: '*/*', subject: 'pkg@1.0.0' })])
+      assert.equal(rejection(result[0]).code, 'ERR_LODE_FETCH_TLS')
+    } finally {
+      await untrusting.client.close()
+    }
+    for (const trusting of [client({ ca: [fixture('loopback-cert.pem')], proxy: { httpsProxy: proxy.url } }), client({ strictSsl: false, proxy: { httpsProxy: proxy.url } })]) {
+      try {
+        const result = await trusting.client.get(`${server.url}pkg`, { accept: '*/*', subject: 'pkg@1.0.0' })
+        assert.equal(result.status === 200 && result.body.toString(), 'tls ok')
+      } finally {
+        await trusting.client.close()
+      }
+    }
+    assert.equal(proxy.tunnels(), 3, 'every request went through the proxy')
+  } finally {
+    await proxy.close()
+    await server.close()
+  }
+})
+
+test('HEAD answers with the status, following no redirect and sending no credentials; no answer at all rejects after its own retries', async () => {
+  const seen: Array<{ method: string | undefined, url: string | undefined, authorization: string | undefined }> = []
+  let busy = 1
+  const server = http.createServer((req, res) => {
+    seen.push({ method: req.method, url: req.url, authorization: req.headers.authorization })
+    const status = req.url === '/public' ? 200 : req.url === '/moved' ? 301 : req.url === '/busy' && busy-- > 0 ? 503 : 404
+    res.writeHead(status, status === 301 ? { location: '/public' } : {}).end()
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const run = client({ authHeader: () => 'Bearer secret' })
+  const retry = { retries: 2, factor: 2, minTimeout: 10, maxTimeout: 20 }
+  try {
+    assert.equal(await run.client.head(`${base}/public`, { subject: 'repo', retry }), 200)
+    assert.equal(await run.client.head(`${base}/private`, { subject: 'repo', retry }), 404)
+    assert.equal(await run.client.head(`${base}/moved`, { subject: 'repo', retry }), 301)
+    assert.equal(await run.client.head(`${base}/busy`, { subject: 'repo', retry }), 404, 'a 503 is retried')
+    assert.deepEqual(seen.map((request) => `${request.method ?? ''} ${request.url ?? ''}`), ['HEAD /public', 'HEAD /private', 'HEAD /moved', 'HEAD /busy', 'HEAD /busy'])
+    assert.ok(seen.every((request) => request.authorization === undefined), 'no credentials')
+  } finally {
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => { resolve() }))
+  }
+  try {
+    await assert.rejects(run.client.head(`${base}/public`, { subject: 'repo', retry }))
+    assert.equal(run.warnings.filter((warning) => warning.startsWith(`HEAD ${base}/public error`)).length, 2, run.warnings.join('\n'))
+  } finally {
+    await run.client.close()
   }
 })
 
