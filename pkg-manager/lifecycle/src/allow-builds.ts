@@ -1,22 +1,40 @@
 import validVersion from 'semver/functions/valid.js'
 
+interface Rules {
+  /** Exact package ids (`name@git+https://…#<commit>`, `name@file:x`). */
+  ids: Set<string>
+  /** A git repository's every commit: `name@git+<repo>` (no `#`). */
+  gitRepos: Set<string>
+  /** Names and `name@version`s. */
+  specs: Set<string>
+}
+
 /**
  * pnpm 11's `allowBuilds` (pnpm-workspace.yaml): `name: true` lets a package run its build
- * scripts, `name: false` skips them without complaint; keys may also be `name@1.0.0 || 2.0.0` or an
- * exact package id. A `false` wins. Returns undefined for a package the setting does not mention.
+ * scripts, `name: false` skips them without complaint; keys may also be `name@1.0.0 || 2.0.0`, an
+ * exact package id, or a git repository (`name@git+https://host/repo.git`, every commit of it). A
+ * `false` wins. A package whose id is not `name@<semver>` (a git commit, a tarball URL, a file) is
+ * not allowed by its name alone, as pnpm 11 decides (building/policy): only its id or its
+ * repository allows it, while its name can still deny it. Returns undefined for a package the
+ * setting does not decide.
  */
 export function createAllowBuild (allowBuilds: Readonly<Record<string, boolean>>): (pkgId: string) => boolean | undefined {
-  const rules = { true: new Set<string>(), false: new Set<string>() }
+  const allowed: Rules = { ids: new Set(), gitRepos: new Set(), specs: new Set() }
+  const denied: Rules = { ids: new Set(), gitRepos: new Set(), specs: new Set() }
   for (const [key, value] of Object.entries(allowBuilds)) {
-    const set = rules[value ? 'true' : 'false']
-    for (const expanded of expand(key)) set.add(expanded)
+    const rules = value ? allowed : denied
+    if (!key.includes('#') && isGitId(key)) rules.gitRepos.add(key)
+    else if (isIdKey(key)) rules.ids.add(key)
+    else for (const expanded of expand(key)) rules.specs.add(expanded)
   }
   return (pkgId) => {
-    const at = pkgId.indexOf('@', 1)
-    const name = at === -1 ? pkgId : pkgId.slice(0, at)
-    const keys = [pkgId, name]
-    if (keys.some((key) => rules.false.has(key))) return false
-    if (keys.some((key) => rules.true.has(key))) return true
+    const repo = gitRepoKey(pkgId)
+    const { name, version } = parseId(pkgId)
+    const matches = (rules: Rules, trustName: boolean): boolean => rules.ids.has(pkgId) ||
+      (repo !== undefined && rules.gitRepos.has(repo)) ||
+      (trustName && (rules.specs.has(name) || (version !== undefined && rules.specs.has(`${name}@${version}`))))
+    if (matches(denied, true)) return false
+    if (matches(allowed, version !== undefined)) return true
     return undefined
   }
 }
@@ -28,4 +46,46 @@ function expand (key: string): string[] {
   const versions = key.slice(at + 1).split('||').map((v) => v.trim())
   if (!versions.every((v) => validVersion(v) !== null)) return [key]
   return versions.map((version) => `${key.slice(0, at)}@${version}`)
+}
+
+/** `name@1.0.0` → its name and version; a version that is not semver (a URL, a commit) is none. */
+function parseId (pkgId: string): { name: string, version: string | undefined } {
+  const at = pkgId.indexOf('@', 1)
+  if (at === -1) return { name: pkgId, version: undefined }
+  const version = pkgId.slice(at + 1)
+  return { name: pkgId.slice(0, at), version: validVersion(version) === version ? version : undefined }
+}
+
+/** A key naming one package's source rather than a name or version: its version part is a URL, a path or a commit. */
+function isIdKey (key: string): boolean {
+  if (key.includes('||')) return false
+  const at = key.indexOf('@', 1)
+  if (at !== -1) {
+    const version = key.slice(at + 1)
+    if (validVersion(version) === version) return false
+    return version.includes(':') || version.includes('/') || version.includes('#')
+  }
+  return !key.startsWith('@') && (key.includes('/') || key.includes(':'))
+}
+
+function isGitId (pkgId: string): boolean {
+  return pkgId.startsWith('git+') || pkgId.includes('@git+')
+}
+
+/** The repository a git package comes from (`name@git+<repo>`), also for a hosted archive of one. */
+function gitRepoKey (pkgId: string): string | undefined {
+  if (isGitId(pkgId)) {
+    const hash = pkgId.indexOf('#')
+    return hash === -1 ? pkgId : pkgId.slice(0, hash)
+  }
+  const at = pkgId.indexOf('@', 1)
+  if (at === -1) return undefined
+  const url = pkgId.slice(at + 1)
+  const github = /^https:\/\/codeload\.github\.com\/([^/]+)\/([^/]+)\/tar\.gz\//.exec(url)
+  const bitbucket = /^https:\/\/bitbucket\.org\/([^/]+)\/([^/]+)\/get\//.exec(url)
+  const gitlab = /^https:\/\/([^/]+)\/(.+?)\/-\/archive\/[^/]+\//.exec(url)
+  const repo = github !== null ? `github.com/${github[1]!}/${github[2]!}`
+    : bitbucket !== null ? `bitbucket.org/${bitbucket[1]!}/${bitbucket[2]!}`
+      : gitlab !== null ? `${gitlab[1]!}/${gitlab[2]!}` : undefined
+  return repo === undefined ? undefined : `${pkgId.slice(0, at)}@git+https://${repo}.git`
 }

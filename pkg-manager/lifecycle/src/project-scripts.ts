@@ -16,6 +16,8 @@ export interface ProjectScriptOptions {
   userAgent: string
   /** Called with a piped script's output. */
   onOutput?: (event: string, output: string) => void
+  /** Variables added to the script's environment. */
+  env?: Readonly<Record<string, string>>
 }
 
 /** The project's scripts, by name. */
@@ -49,7 +51,7 @@ export async function runProjectScript (event: string, opts: ProjectScriptOption
       stdio: opts.stdio,
       args: [...opts.args ?? []],
       binPaths: [path.dirname(process.execPath)],
-      env: { INIT_CWD: opts.dir, npm_config_user_agent: opts.userAgent, npm_node_execpath: process.execPath },
+      env: { ...opts.env, INIT_CWD: opts.dir, npm_config_user_agent: opts.userAgent, npm_node_execpath: process.execPath },
     })
     const output = `${result.stdout ?? ''}${result.stderr ?? ''}`
     if (opts.stdio === 'pipe' && output !== '') opts.onOutput?.(event, output)

@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+
+import { createAllowBuild } from '@lode/pkg-manager.lifecycle'
+
+test('allowBuilds decides as pnpm 11: names and versions for registry packages; ids and repositories for git, URL and file packages, which a name denies but does not allow', () => {
+  const allowBuild = createAllowBuild({
+    esbuild: true,
+    'sharp@1.0.0 || 2.0.0': true,
+    'bad@1.0.0': false,
+    prep: true,
+    denied: false,
+    'built@git+https://github.com/acme/built.git': true,
+    'one@git+file:///srv/one.git#0123456789abcdef0123456789abcdef01234567': true,
+    't@file:t-1.0.0.tgz': true,
+  })
+  const cases: Array<[string, boolean | undefined]> = [
+    ['esbuild@0.25.0', true],
+    ['sharp@2.0.0', true],
+    ['sharp@3.0.0', undefined],
+    ['bad@1.0.0', false],
+    ['bad@1.0.1', undefined],
+    ['other@1.0.0', undefined],
+    // A git package is not allowed by its name alone...
+    ['prep@git+file:///srv/prep.git#0123456789abcdef0123456789abcdef01234567', undefined],
+    // ...but denied by it.
+    ['denied@git+https://example.com/denied.git#0123456789abcdef0123456789abcdef01234567', false],
+    // Its repository allows every commit of it, its hosted archives too.
+    ['built@git+https://github.com/acme/built.git#89abcdef0123456789abcdef0123456789abcdef', true],
+    ['built@https://codeload.github.com/acme/built/tar.gz/89abcdef0123456789abcdef0123456789abcdef', true],
+    ['built@https://codeload.github.com/acme/other/tar.gz/89abcdef0123456789abcdef0123456789abcdef', undefined],
+    // Its exact id allows that commit only.
+    ['one@git+file:///srv/one.git#0123456789abcdef0123456789abcdef01234567', true],
+    ['one@git+file:///srv/one.git#fedcba9876543210fedcba9876543210fedcba98', undefined],
+    ['t@file:t-1.0.0.tgz', true],
+    ['t@file:t-2.0.0.tgz', undefined],
+  ]
+  for (const [pkgId, expected] of cases) assert.equal(allowBuild(pkgId), expected, pkgId)
+})
