@@ -54,6 +54,12 @@ Options for install:
       --registry <url>  The default registry
       --cache-dir <dir> Where registry metadata is cached
       --store-dir <dir> The content-addressable store
+      --node-linker <isolated|hoisted>
+                        How node_modules is laid out (also nodeLinker in pnpm-workspace.yaml)
+      --shamefully-hoist
+                        Hoist every dependency into node_modules (publicHoistPattern *)
+      --virtual-store-dir <dir>
+                        Where the packages of the isolated layout go (default node_modules/.pnpm)
       --reporter <name> default, append-only or silent
 
   -v, --version         Print lode's version
@@ -114,6 +120,9 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
         registry: { type: 'string' },
         'cache-dir': { type: 'string' },
         'store-dir': { type: 'string' },
+        'node-linker': { type: 'string' },
+        'shamefully-hoist': { type: 'boolean' },
+        'virtual-store-dir': { type: 'string' },
         reporter: { type: 'string' },
         dir: { type: 'string', short: 'C' },
         recursive: { type: 'boolean', short: 'r' },
@@ -205,6 +214,9 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     if (values['store-dir'] !== undefined) overrides.storeDir = values['store-dir']
     if (values.offline === true) overrides.offline = true
     if (values['prefer-offline'] === true) overrides.preferOffline = true
+    if (values['node-linker'] !== undefined) overrides.nodeLinker = values['node-linker']
+    if (values['shamefully-hoist'] !== undefined) overrides.shamefullyHoist = values['shamefully-hoist']
+    if (values['virtual-store-dir'] !== undefined) overrides.virtualStoreDir = values['virtual-store-dir']
     // Inside a project of a workspace, the whole workspace is installed from its root, as pnpm does.
     const projectDir = path.resolve(ctx.cwd, values.dir ?? '.')
     const workspaceDir = await findWorkspaceDir(projectDir)
@@ -273,7 +285,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
  * and how the network is used.
  */
 function quickFlags (values: Record<string, unknown>): Record<string, unknown> {
-  const names = ['prod', 'production', 'dev', 'optional', 'ignore-scripts', 'prefer-frozen-lockfile', 'registry', 'cache-dir', 'store-dir', 'recursive', 'workspace-root']
+  const names = ['prod', 'production', 'dev', 'optional', 'ignore-scripts', 'prefer-frozen-lockfile', 'registry', 'cache-dir', 'store-dir', 'recursive', 'workspace-root', 'node-linker', 'shamefully-hoist', 'virtual-store-dir']
   return Object.fromEntries(names.map((name) => [name, values[name]]))
 }
 

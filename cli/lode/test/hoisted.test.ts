@@ -250,3 +250,17 @@ test('node-linker, shamefully-hoist and virtual-store-dir in .npmrc change nothi
   assert.equal(modulesYaml(lodeProject)['nodeLinker'], 'isolated')
   assert.ok(fs.lstatSync(path.join(lodeProject.dir, 'node_modules', 'uses-leaf2')).isSymbolicLink())
 })
+
+test('--node-linker, --shamefully-hoist and --virtual-store-dir set them on the command line, as with pnpm 11', async () => {
+  for (const flags of [['--node-linker=hoisted'], ['--shamefully-hoist', '--virtual-store-dir=vs']]) {
+    const pnpmProject = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { deep: '1.0.0', 'uses-leaf2': '1.0.0' } })
+    const lodeProject = cloneProject(pnpmProject)
+    await installBoth(pnpmProject, lodeProject, ['install', ...flags])
+    assert.deepEqual(listing(lodeProject.dir), listing(pnpmProject.dir), flags.join(' '))
+    assert.deepEqual(modulesYaml(lodeProject), modulesYaml(pnpmProject))
+  }
+  const project = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { leaf: '1.0.0' } })
+  const wrong = await lode(project, ['install', '--node-linker=flat'])
+  assert.equal(wrong.code, 1)
+  assert.match(wrong.stderr, /^\[ERR_LODE_INVALID_SETTING\] --node-linker is "flat"/)
+})

@@ -151,6 +151,10 @@ export interface GetConfigOptions {
 /**
  * Reads settings where pnpm 11 reads them: registry, auth, proxies and TLS from `.npmrc` (the
  * user's, then the project's; `npm_config_*` variables win over both; pnpm-workspace.yaml's
+  /** `--node-linker`, `--shamefully-hoist`, `--virtual-store-dir` (relative to the workspace root). */
+  nodeLinker?: string
+  shamefullyHoist?: boolean
+  virtualStoreDir?: string
  * `registry`, proxies and `strictSsl` over them), everything else from `pnpm-workspace.yaml`, then
  * the overrides. A pnpm setting lode cannot honour is `ERR_LODE_UNSUPPORTED_SETTING`; see
  * `PNPM_SETTINGS`.
@@ -182,7 +186,11 @@ export function getConfig (opts: GetConfigOptions): Config {
   const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0
   const isBool = (v: unknown): v is boolean => typeof v === 'boolean'
   const optionalString = (name: string): string | undefined => setting<string | undefined>(name, (v): v is string | undefined => isString(v), undefined)
-  const shamefullyHoist = setting<boolean | undefined>('shamefullyHoist', (v): v is boolean | undefined => isBool(v), undefined)
+  const shamefullyHoist = opts.overrides.shamefullyHoist ?? setting<boolean | undefined>('shamefullyHoist', (v): v is boolean | undefined => isBool(v), undefined)
+  const isNodeLinker = (v: unknown): v is 'isolated' | 'hoisted' => v === 'isolated' || v === 'hoisted'
+  if (opts.overrides.nodeLinker !== undefined && !isNodeLinker(opts.overrides.nodeLinker)) {
+    throw new LodeError('INVALID_SETTING', `--node-linker is ${JSON.stringify(opts.overrides.nodeLinker)}.`, { hint: 'lode lays out node_modules isolated (the default) or hoisted.' })
+  }
   const xdgCache = env['XDG_CACHE_HOME'] ?? path.join(home, '.cache')
   const cacheDir = path.resolve(dir, opts.overrides.cacheDir ?? setting('cacheDir', isString, path.join(xdgCache, 'lode')))
   const registry = withSlash(opts.overrides.registry ?? setting<string | undefined>('registry', (v): v is string | undefined => isString(v), undefined) ?? npmrc['registry'] ?? (opts.npmDefaultRegistry ?? (() => npmDefaultRegistry(env, cacheDir)))())
@@ -235,8 +243,8 @@ export function getConfig (opts: GetConfigOptions): Config {
     hoistPattern: setting('hoistPattern', isStrings, ['*']),
     // As pnpm 11: shamefullyHoist true is publicHoistPattern `*`; false is the default, whatever publicHoistPattern says.
     publicHoistPattern: shamefullyHoist === undefined ? setting('publicHoistPattern', isStrings, []) : shamefullyHoist ? ['*'] : [],
-    nodeLinker: setting('nodeLinker', (v): v is 'isolated' | 'hoisted' => v === 'isolated' || v === 'hoisted', 'isolated'),
-    virtualStoreDir: path.resolve(dir, setting('virtualStoreDir', isString, path.join('node_modules', '.pnpm'))),
+    nodeLinker: opts.overrides.nodeLinker ?? setting('nodeLinker', isNodeLinker, 'isolated'),
+    virtualStoreDir: path.resolve(dir, opts.overrides.virtualStoreDir ?? setting('virtualStoreDir', isString, path.join('node_modules', '.pnpm'))),
     virtualStoreDirMaxLength: setting('virtualStoreDirMaxLength', (v): v is number => isNumber(v) && Number.isInteger(v) && v > 0, 120),
     confirmModulesPurge: setting('confirmModulesPurge', isBool, true) && !isCI(env),
     modulesCacheMaxAge: setting('modulesCacheMaxAge', isNumber, 10_080),

@@ -219,7 +219,7 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
       return written
     }
   const registries = { default: config.registry, scoped: config.scopedRegistries }
-  const fetcher = new PackageFetcher({ config, client, registryFor: (name) => registryFor(registries, name), trace, signal: opts.signal, onWarning: (message) => { emit({ type: 'warning', message }) } })
+  const fetcher = new PackageFetcher({ config, client, registryFor: (name) => registryFor(registries, name), trace, signal: opts.signal, onWarning: (message) => { emit({ type: 'warning', message }) }, ignoreScripts: opts.ignoreScripts })
   try {
     // The project's own install scripts (pnpm's order): preinstall before anything is installed, the rest after.
     const runScripts = opts.lockfileOnly !== true && opts.ignoreScripts !== true
@@ -253,7 +253,7 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
       // The lockfile of node_modules standing in is written back as it is (lode or pnpm wrote it).
       ? { lockfile: current.lockfile, commit: async () => config.useLockfile && installed !== undefined && await writeLockfileText(config.dir, installed.text), peerIssues: [], immature: [] }
       // The resolver's modules load only when there is something to resolve.
-      : await (await import('./resolve.js')).resolve({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher: prefetching ? fetcher : undefined, saveEdit })
+      : await (await import('./resolve.js')).resolve({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher: prefetching ? fetcher : undefined, gitFetcher: fetcher, saveEdit })
     opts.signal?.throwIfAborted()
     const packages = Object.keys(resolved.lockfile.packages ?? {}).length
     if (useLockfileAsIs) trace?.count('resolved', packages)

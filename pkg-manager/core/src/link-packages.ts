@@ -322,9 +322,11 @@ function directChanges (before: Lockfile | undefined, after: Lockfile, include: 
       if (version !== undefined) return { group, change, alias, version, linkedFrom: ref.slice('link:'.length) }
       const bare = ref.replace(/\(.*$/, '')
       const at = bare.indexOf('@', 1)
-      return at > 0 && !bare.startsWith('link:') && !bare.startsWith('file:')
-        ? { group, change, alias, name: bare.slice(0, at), version: bare.slice(at + 1) }
-        : { group, change, alias, version: bare }
+      const named = at > 0 && !bare.startsWith('link:') && !bare.startsWith('file:') && (!bare.includes(':') || at < bare.indexOf(':'))
+      // A package whose id is not its version (a git commit, a URL) has its version in its lockfile entry, which pnpm shows.
+      const recorded = (change === '+' ? after : before)?.packages?.[named ? bare : `${alias}@${bare}`]?.version
+      const shown = typeof recorded === 'string' ? recorded : named ? bare.slice(at + 1) : bare
+      return named ? { group, change, alias, name: bare.slice(0, at), version: shown } : { group, change, alias, version: shown }
     }
     for (const alias of [...new Set([...Object.keys(old), ...Object.keys(now)])].sort()) {
       const was = own(old, alias)?.version

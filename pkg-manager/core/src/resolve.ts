@@ -34,6 +34,8 @@ export interface ResolveInput {
   trace: PipelineTrace | undefined
   /** Starts each package's download as soon as it is resolved (not for --lockfile-only). */
   fetcher: PackageFetcher | undefined
+  /** Fetches git packages into the store during resolution (their manifests are needed), even for --lockfile-only. */
+  gitFetcher: PackageFetcher
   /** Writes the lockfile (through the callback) and package.json for `add`. */
   saveEdit: ((lockfile: Lockfile, writeLockfileNow: () => Promise<boolean>) => Promise<boolean>) | undefined
 }
@@ -42,7 +44,7 @@ export interface ResolveInput {
  * Resolves the dependency graph. `commit` writes pnpm-lock.yaml (unless the result is what it
  * already says) and, for `add`, package.json: the install calls it once node_modules is complete.
  */
-export async function resolve ({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher, saveEdit }: ResolveInput): Promise<{ lockfile: Lockfile, commit: () => Promise<boolean>, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
+export async function resolve ({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher, gitFetcher, saveEdit }: ResolveInput): Promise<{ lockfile: Lockfile, commit: () => Promise<boolean>, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
   const resolver = new NpmResolver({
     client,
     cacheDir: config.cacheDir,
@@ -65,6 +67,15 @@ export async function resolve ({ config, opts, importers, current, hooks, lockfi
         const result = await client.get(url, { accept: '*/*', subject: url })
         if (result.status !== 200) throw new Error(`unexpected ${result.status} for ${redactUrl(url)}`)
         return result.body
+      },
+      git: {
+        // pnpm's probe: a HEAD on the repository's page, with its own short retries; any failure is "not public".
+        isPublic: async (url) => {
+          const status = await client.head(url, { subject: url, retry: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2_000 } }).catch(() => 0)
+          return status >= 200 && status < 300
+        },
+        fetch: async (source) => await gitFetcher.fetchGit(source),
+        signal: opts.signal,
       },
       onWarning: (message) => { emit({ type: 'warning', message }) },
       readPackageHook: hooks.dependency,

@@ -80,7 +80,7 @@ export interface ModulesDirBinsOptions {
  */
 export async function linkModulesDirBins (modulesDir: string, opts: ModulesDirBinsOptions = {}): Promise<void> {
   const binDir = path.join(modulesDir, '.bin')
-  const commands: Array<{ command: string, target: string, pkgName: string, pkgVersion: string, direct: boolean }> = []
+  const commands: Array<{ command: string, target: string, pkgName: string, pkgVersion: string, direct: boolean, placed: boolean }> = []
   for (const alias of readModulesDirAliases(modulesDir)) {
     const dir = path.join(modulesDir, alias)
     if (opts.withoutBins?.has(dir) === true) continue
@@ -91,14 +91,28 @@ export async function linkModulesDirBins (modulesDir: string, opts: ModulesDirBi
     if (manifest === undefined) continue
     const pkgName = typeof manifest['name'] === 'string' ? manifest['name'] : ''
     const pkgVersion = typeof manifest['version'] === 'string' ? manifest['version'] : '0.0.0'
-    for (const [command, file] of binsOf(dir, manifest)) commands.push({ command, target: path.join(dir, file), pkgName, pkgVersion, direct: opts.directAliases?.has(alias) === true })
+    const placed = fs.lstatSync(dir).isDirectory()
+    for (const [command, file] of binsOf(dir, manifest)) commands.push({ command, target: path.join(dir, file), pkgName, pkgVersion, direct: opts.directAliases?.has(alias) === true, placed })
+  }
+  const choose = (candidates: typeof commands): Map<string, (typeof commands)[number]> => {
+    const chosen = new Map<string, (typeof commands)[number]>()
+    for (const cmd of candidates) {
+      const current = chosen.get(cmd.command)
+      if (current === undefined || preferredCommand(cmd, current)) chosen.set(cmd.command, cmd)
+    }
+    return chosen
   }
   const directCommands = new Set(commands.filter((cmd) => cmd.direct).map((cmd) => cmd.command))
-  const chosen = new Map<string, (typeof commands)[number]>()
-  for (const cmd of commands) {
-    if (!cmd.direct && directCommands.has(cmd.command)) continue
-    const current = chosen.get(cmd.command)
-    if (current === undefined || preferredCommand(cmd, current)) chosen.set(cmd.command, cmd)
+  const chosen = choose(commands.filter((cmd) => cmd.direct || !directCommands.has(cmd.command)))
+  if (directCommands.size > 0) {
+    // pnpm links an importer's node_modules twice: first its packages without preference (making
+    // those commands' files executable), then with its own dependencies first. The first pass's
+    // files stay executable.
+    for (const { target } of choose(commands.filter((cmd) => cmd.placed)).values()) {
+      const real = realpathOrUndefined(target)
+      const mode = real === undefined ? 0 : fs.statSync(real).mode
+      if (real !== undefined && path.dirname(real).split(path.sep).includes('node_modules') && (mode & 0o111) !== 0o111) makeExecutable(real, mode)
+    }
   }
   const existing = readdirOrNothing(binDir)
   for (const entry of existing) if (!chosen.has(entry)) fs.rmSync(path.join(binDir, entry), { recursive: true, force: true })
@@ -128,8 +142,21 @@ export async function linkModulesDirBins (modulesDir: string, opts: ModulesDirBi
       writeShShim(target, link, { nodePath: [], head: readHead(target) })
     }
     // As pnpm: made executable only inside node_modules (a linked project's files are the user's).
-    if (inModules && (mode & 0o111) !== 0o111) fs.chmodSync(real, (mode & 0o777) | 0o111)
+    if (inModules && (mode & 0o111) !== 0o111) makeExecutable(real, mode)
   }
+}
+
+/**
+ * chmod +x of a file that may be hardlinked to the store (and to other packages' copies of the
+ * same content): a file with other links is copied first, so the store's file keeps its mode.
+ */
+function makeExecutable (file: string, mode: number): void {
+  if (fs.statSync(file).nlink > 1) {
+    const temp = `${file}.${process.pid}.tmp`
+    fs.copyFileSync(file, temp)
+    fs.renameSync(temp, file)
+  }
+  fs.chmodSync(file, (mode & 0o777) | 0o111)
 }
 
 // Commands pnpm gives to a package of another name.

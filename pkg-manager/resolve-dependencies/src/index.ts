@@ -20,11 +20,12 @@ import { importerDependencies } from './importer-dependencies.js'
 import { PeerResolver } from './resolve-peers.js'
 import type { MissingPeer, PeerIssue, PeerNode } from './resolve-peers.js'
 import { Scope, TreeResolver } from './resolve-tree.js'
-import type { WantedDependency } from './resolve-tree.js'
+import type { GitAccess, WantedDependency } from './resolve-tree.js'
 import type { Edge, Importer, ResolvedPackage } from './types.js'
 
 export type { Importer, ProjectManifest, ResolvedPackage } from './types.js'
 export type { PeerIssue } from './resolve-peers.js'
+export type { GitAccess } from './resolve-tree.js'
 export { catalogSpecifier } from './catalogs.js'
 export type { Catalogs } from './catalogs.js'
 export { importerDependencies } from './importer-dependencies.js'
@@ -67,6 +68,8 @@ export interface ResolveDependenciesOptions {
   linkWorkspacePackages?: boolean | 'deep' | undefined
   /** Downloads a tarball, for tarball-URL dependencies. */
   fetchBytes: (url: string) => Promise<Buffer>
+  /** Git dependencies: reaching repositories and fetching git packages for their manifests. */
+  git?: GitAccess | undefined
   onInfo: (message: string) => void
   onWarning: (message: string) => void
   /** Called once per package as it is resolved (for progress, traces, and fetching early). */
@@ -113,6 +116,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     blockExoticSubdeps: opts.blockExoticSubdeps,
     linkWorkspacePackages: opts.linkWorkspacePackages ?? false,
     fetchBytes: opts.fetchBytes,
+    git: opts.git,
     onWarning: opts.onWarning,
   })
   const importerScope = new Scope()

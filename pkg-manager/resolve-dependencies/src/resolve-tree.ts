@@ -3,8 +3,10 @@ import path from 'node:path'
 import { LodeError } from '@lode/fs.error'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import type { ManifestHook } from '@lode/pkg-manager.read-package-hook'
+import { resolveGit } from '@lode/resolving.git-resolver'
+import type { GitResolution } from '@lode/resolving.git-resolver'
 import { resolveLocal, resolveTarballUrl } from '@lode/resolving.local-resolver'
-import { DIRECT_DEP_WEIGHT, RESOLVED_VERSION_WEIGHT, parseWantedSpec, satisfiesLoose } from '@lode/resolving.npm-resolver'
+import { DIRECT_DEP_WEIGHT, RESOLVED_VERSION_WEIGHT, parseWantedSpec, satisfiesLoose, trimManifest } from '@lode/resolving.npm-resolver'
 import type { NpmResolver, PreferredVersions, RegistrySpec, ReleaseAgeViolation, WantedSpec } from '@lode/resolving.npm-resolver'
 import semver from 'semver'
 
@@ -99,6 +101,17 @@ export interface ResolveTreeOptions {
   onWarning: (message: string) => void
   /** pnpm's `autoInstallPeers`: a required peer also listed as a dependency stays a peer. */
   autoInstallPeers: boolean
+  /** Git dependencies; without it they are `ERR_LODE_UNSUPPORTED_SPEC`. */
+  git?: GitAccess | undefined
+}
+
+/** What resolving git dependencies needs from the install. */
+export interface GitAccess {
+  /** Whether a hosted repository's page is public (pnpm: an HTTP HEAD answering 2xx): its archive is then downloaded instead of cloning it. */
+  isPublic: (url: string) => Promise<boolean>
+  /** Fetches a git package (into the store) for its manifest; an archive's integrity comes with it. */
+  fetch: (source: { id: string, resolution: GitResolution, subject: string }) => Promise<{ manifest: Record<string, unknown>, integrity?: string }>
+  signal?: AbortSignal | undefined
 }
 
 /**
@@ -194,6 +207,7 @@ export class TreeResolver {
     if (spec.kind === 'local') return this.remember(await this.resolveLocal(spec, wanted, occurrence), depth)
     if (spec.kind === 'workspace') return this.remember(this.resolveWorkspace(spec.spec, wanted, occurrence), depth)
     if (spec.kind === 'tarball') return this.remember(await this.resolveUrl(spec.url, wanted), depth)
+    if (spec.kind === 'git' && this.opts.git !== undefined) return this.remember(await this.resolveGitDependency(spec, wanted, this.opts.git), depth)
     if (spec.kind === 'unsupported') {
       throw new LodeError('UNSUPPORTED_SPEC', `${wanted.alias}@${wanted.bareSpecifier} uses the ${spec.protocol}: protocol, which lode does not install.`, {
         hint: 'Use a registry version range, a git repository, a tarball URL, or a file: or link: path.',
@@ -349,6 +363,42 @@ export class TreeResolver {
     return (await pending)!
   }
 
+  /**
+   * A git dependency: the commit the lockfile pins, while the specifier is unchanged (pnpm asks the
+   * repository nothing then), else the commit the ref resolves to now. Its manifest comes from
+   * the package fetched into the store, unless the lockfile's entry can be reused as it is.
+   */
+  private async resolveGitDependency (spec: WantedSpec & { kind: 'git' }, wanted: WantedDependency, git: GitAccess): Promise<ResolvedPackage> {
+    const subject = `${wanted.alias}@${wanted.bareSpecifier}`
+    const lockedId = wanted.lockedRef === undefined ? undefined : depPathOfRef(wanted.lockedRef, wanted.alias)
+    const locked = lockedId === undefined ? undefined : this.opts.lockfile?.packages?.[lockedId]
+    if (lockedId !== undefined && locked !== undefined && isGitResolution(locked.resolution)) {
+      if (this.opts.reuseLockedManifests) {
+        const pkg = lockedPackage(this.opts.lockfile, lockedId)
+        if (pkg !== undefined) return pkg
+      }
+      const id = lockedId.slice(lockedId.indexOf('@', 1) + 1)
+      return await this.gitPackage(`locked\t${lockedId}`, wanted.alias, git, () => Promise.resolve({ id, resolution: locked.resolution as GitResolution }), subject)
+    }
+    return await this.gitPackage(`git\t${spec.spec}`, wanted.alias, git, async () => await resolveGit(spec.git, { subject, isPublic: git.isPublic, signal: git.signal }), subject)
+  }
+
+  private async gitPackage (key: string, alias: string, git: GitAccess, resolve: () => Promise<{ id: string, resolution: GitResolution }>, subject: string): Promise<ResolvedPackage> {
+    let pending = this.pending.get(key)
+    if (pending === undefined) {
+      pending = resolve().then(async ({ id, resolution }) => {
+        const { manifest, integrity } = await git.fetch({ id, resolution, subject })
+        const name = typeof manifest['name'] === 'string' ? manifest['name'] : alias
+        const version = typeof manifest['version'] === 'string' ? manifest['version'] : '0.0.0'
+        const resolved = integrity !== undefined && 'tarball' in resolution ? { ...resolution, integrity } : resolution
+        const meta = trimManifest(name, version, manifest, { tarball: '', integrity: '' })
+        return fromMeta(`${name}@${id}`, resolved, this.opts.readPackageHook(meta), this.opts.autoInstallPeers)
+      })
+      this.pending.set(key, pending)
+    }
+    return (await pending)!
+  }
+
   private remember (pkg: ResolvedPackage, depth: number): ResolvedPackage {
     const known = this.packages.get(pkg.id)
     if (known !== undefined) return known
@@ -357,6 +407,22 @@ export class TreeResolver {
     if (pkg.deprecated !== undefined) this.opts.onDeprecated(pkg, depth === 0)
     return pkg
   }
+}
+
+/** A git package's lockfile resolution: a commit of a repository, or a hosted repository's archive. */
+function isGitResolution (resolution: object): resolution is GitResolution {
+  return ('type' in resolution && resolution.type === 'git') || ('gitHosted' in resolution && resolution.gitHosted === true)
+}
+
+/**
+ * The lockfile key a reference names (pnpm's `refToRelative`): `name@<id>` as it is, else the
+ * alias's own package (`git+https://…#<commit>` is `<alias>@git+https://…#<commit>`).
+ */
+function depPathOfRef (ref: string, alias: string): string {
+  if (ref.startsWith('@')) return ref
+  const at = ref.indexOf('@')
+  const colon = ref.indexOf(':')
+  return at !== -1 && (colon === -1 || at < colon) ? ref : `${alias}@${ref}`
 }
 
 function compact (edges: Edge[]): void {
