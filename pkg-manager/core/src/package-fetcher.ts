@@ -4,15 +4,17 @@ import path from 'node:path'
 import { LodeError, isLodeError } from '@lode/fs.error'
 import { parsePackageJson } from '@lode/fs.package-json'
 import type { Config } from '@lode/pkg-manager.config'
+import { createAllowBuild } from '@lode/pkg-manager.lifecycle'
 import { nameOf, platformMismatch } from '@lode/pkg-manager.linker'
 import type { Platform, PlatformFields } from '@lode/pkg-manager.linker'
 import type { Resolution } from '@lode/pkg-manager.lockfile'
+import { isGitResolution } from '@lode/resolving.git-resolver'
 import { registryTarballUrl } from '@lode/resolving.npm-resolver/registries'
 import { redactUrl } from '@lode/resolving.registry-client'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 import { createCasWriter, packFiles } from '@lode/store.cafs'
 import type { CasFileInfo } from '@lode/store.cafs'
-import { StoreIndex, createPackageFilesIndex, storeIndexKey } from '@lode/store.index'
+import { StoreIndex, createPackageFilesIndex, decodeRow, encodeRow, storeIndexKey } from '@lode/store.index'
 import type { PackageFilesIndex } from '@lode/store.index'
 import { DEFAULT_EXTRACT_LIMITS } from '@lode/worker.extract/limits'
 import { StorePool, addTarballToStore } from '@lode/worker.pools'
@@ -20,6 +22,8 @@ import { familySync } from 'detect-libc'
 import pLimit from 'p-limit'
 import type { LimitFunction } from 'p-limit'
 
+import { fetchGitPackage, gitIndexKey } from './git-fetcher.js'
+import type { GitPackageSource } from './git-fetcher.js'
 import type { PipelineTrace } from './pipeline-trace.js'
 
 /** A package to have in the store: `name@version` and where its tarball is. */
@@ -36,6 +40,8 @@ export interface PackageFetcherOptions {
   trace?: PipelineTrace | undefined
   signal?: AbortSignal | undefined
   onWarning?: ((message: string) => void) | undefined
+  /** `--ignore-scripts`: git packages are not prepared (and stored as not built, as pnpm does). */
+  ignoreScripts?: boolean | undefined
 }
 
 /**
@@ -49,6 +55,9 @@ export class PackageFetcher {
   private storePool: StorePool | undefined
   private inFlight: LimitFunction | undefined
   private readonly fetches = new Map<string, Promise<StoredPackage>>()
+  /** Git packages being fetched (during resolution, to read their manifests, or to link them), by id. */
+  private readonly gitFetches = new Map<string, Promise<FetchedGit>>()
+  private readonly allowBuild: (depPath: string) => boolean | undefined
   /** Set by `close()`: fetches still queued give up instead of downloading for nothing. */
   private closing = false
   private readonly platform: Platform = currentPlatform()
@@ -62,10 +71,22 @@ export class PackageFetcher {
       ...(tarballMaxUnpackedSize === undefined ? {} : { maxSize: tarballMaxUnpackedSize }),
       ...(tarballMaxFiles === undefined ? {} : { maxFiles: tarballMaxFiles }),
     }
+    this.allowBuild = createAllowBuild(opts.config.allowBuilds)
+  }
+
+  /**
+   * Fetches a git package into the store (once per install), for its manifest: resolution needs
+   * it, and linking then finds the package fetched. A hosted archive's integrity comes with it.
+   */
+  async fetchGit (source: GitPackageSource): Promise<{ manifest: Record<string, unknown>, integrity?: string }> {
+    const { manifest, integrity } = await this.gitFetch(source)
+    return integrity === undefined ? { manifest } : { manifest, integrity }
   }
 
   /** Starts fetching a package just resolved, unless the store has it or it is for another platform. */
   prefetch (pkg: PackageToFetch & { platform?: PlatformFields }): void {
+    // A git package resolved was fetched to read its manifest.
+    if (isGitResolution(pkg.resolution)) return
     const key = integrityKey(pkg)
     if (key === undefined || this.fetches.has(key)) return
     if (pkg.platform !== undefined && platformMismatch(pkg.platform, this.platform) !== undefined) return
@@ -78,11 +99,20 @@ export class PackageFetcher {
    * fetching, or fetched now) as promises. `reused` counts the packages the store already had.
    */
   rows (packages: readonly PackageToFetch[]): { rows: Array<StoredPackage | Promise<StoredPackage>>, reused: number } {
-    const keys = packages.map(integrityKey)
+    const keys = packages.map((pkg) => isGitResolution(pkg.resolution) ? this.gitKey(pkg.pkgId) : integrityKey(pkg))
     const stored = this.openIndex().getMany(keys.filter((key): key is string => key !== undefined && !this.fetches.has(key)))
     let reused = 0
     const rows = packages.map((pkg, i) => {
       const key = keys[i]
+      if (isGitResolution(pkg.resolution)) {
+        const id = gitId(pkg.pkgId)
+        const row = this.gitFetches.has(id) ? undefined : stored.get(key!)
+        if (row !== undefined) {
+          reused++
+          return storedPackage(row)
+        }
+        return this.gitFetch({ id, resolution: pkg.resolution, subject: pkg.pkgId }).then((fetched) => fetched.stored)
+      }
       // A `file:` directory: its files (without node_modules) are put in the store as they are now.
       if (key === undefined) return this.addDirectory(pkg)
       const row = stored.get(key)
@@ -103,6 +133,49 @@ export class PackageFetcher {
     await Promise.allSettled(this.fetches.values())
     this.index?.close()
     await this.storePool?.close()
+  }
+
+  /** The store index key of a git package (`name@<id>`): pnpm's, which says whether its build may have run. */
+  private gitKey (pkgId: string): string {
+    return gitIndexKey(gitId(pkgId), this.opts.ignoreScripts !== true && this.allowBuild(pkgId) !== false)
+  }
+
+  private gitFetch (source: GitPackageSource): Promise<FetchedGit> {
+    let fetching = this.gitFetches.get(source.id)
+    if (fetching === undefined) {
+      fetching = this.fetchGitNow(source)
+      // Awaited by resolution or when the package is linked; a failure surfaces there.
+      fetching.catch(() => {})
+      this.gitFetches.set(source.id, fetching)
+    }
+    return fetching
+  }
+
+  private async fetchGitNow (source: GitPackageSource): Promise<FetchedGit> {
+    this.opts.signal?.throwIfAborted()
+    const index = this.openIndex()
+    const fetched = await fetchGitPackage(source, {
+      storeDir: this.opts.config.storeDir,
+      download: async (url) => await this.download({ pkgId: source.subject, resolution: { integrity: '', tarball: url } }),
+      extract: async (tarball, integrity) => {
+        const { storePool } = this.openPool()
+        const extracted = await storePool.extract(tarball, { integrity, storeDir: this.opts.config.storeDir, pkgId: source.subject, limits: this.limits })
+        return decodeRow(extracted.row).files
+      },
+      allowBuild: this.allowBuild,
+      ignoreScripts: this.opts.ignoreScripts === true,
+      userAgent: this.opts.config.userAgent,
+      onWarning: this.opts.onWarning ?? (() => {}),
+      signal: this.opts.signal,
+    })
+    this.downloaded++
+    this.opts.trace?.count('downloaded', 1)
+    const name = typeof fetched.manifest['name'] === 'string' ? fetched.manifest['name'] : source.subject
+    const { requiresBuild, manifest, algo, files } = createPackageFilesIndex(fetched.files, fetched.manifest)
+    // pnpm's key order for a git package's row.
+    const row: PackageFilesIndex = { requiresBuild: requiresBuild === true, requiresPrepare: fetched.requiresPrepare, manifest, algo, files }
+    index.queueWriteEncoded(this.gitKey(`${name}@${source.id}`), encodeRow(row))
+    return { stored: storedPackage(row), manifest: fetched.manifest, ...fetched.integrity === undefined ? {} : { integrity: fetched.integrity } }
   }
 
   private openIndex (): StoreIndex {
@@ -183,6 +256,18 @@ export class PackageFetcher {
     const response = await this.opts.client.get(url, { accept: '*/*', subject: pkg.pkgId, maxSize }) as { body: Buffer }
     return response.body
   }
+}
+
+/** A git package fetched: what linking needs, and what resolution needs (its manifest, an archive's integrity). */
+interface FetchedGit {
+  stored: StoredPackage
+  manifest: Record<string, unknown>
+  integrity?: string
+}
+
+/** `name@<id>` → `<id>`. */
+function gitId (pkgId: string): string {
+  return pkgId.slice(nameOf(pkgId).length + 1)
 }
 
 /** What linking needs of a package in the store: its files as a link task carries them (`packFiles`), and whether it builds. */

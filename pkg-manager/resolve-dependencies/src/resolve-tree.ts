@@ -3,7 +3,7 @@ import path from 'node:path'
 import { LodeError } from '@lode/fs.error'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import type { ManifestHook } from '@lode/pkg-manager.read-package-hook'
-import { resolveGit } from '@lode/resolving.git-resolver'
+import { isGitResolution, resolveGit } from '@lode/resolving.git-resolver'
 import type { GitResolution } from '@lode/resolving.git-resolver'
 import { resolveLocal, resolveTarballUrl } from '@lode/resolving.local-resolver'
 import { DIRECT_DEP_WEIGHT, RESOLVED_VERSION_WEIGHT, parseWantedSpec, satisfiesLoose, trimManifest } from '@lode/resolving.npm-resolver'
@@ -407,11 +407,6 @@ export class TreeResolver {
     if (pkg.deprecated !== undefined) this.opts.onDeprecated(pkg, depth === 0)
     return pkg
   }
-}
-
-/** A git package's lockfile resolution: a commit of a repository, or a hosted repository's archive. */
-function isGitResolution (resolution: object): resolution is GitResolution {
-  return ('type' in resolution && resolution.type === 'git') || ('gitHosted' in resolution && resolution.gitHosted === true)
 }
 
 /**

@@ -1,0 +1,271 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import { createRequire } from 'node:module'
+import os from 'node:os'
+import path from 'node:path'
+import { after, before, describe, test } from 'node:test'
+
+import { TestRegistry } from '@lode/__utils__.test-fixtures'
+
+import { HOSTED_GIT_CERT, HostedGitProxy, makeRepo } from './git-hosts.js'
+import { changesOutside, cloneProject, listing, lode, makeProject, pnpm, readLockfileText, snapshot } from './helpers.js'
+import type { Project, RunResult } from './helpers.js'
+
+// Git dependencies from repositories in this test's temp dir (`git+file:`), and from "GitHub"
+// (`github:`, `user/repo`): git reaches it through `url.<base>.insteadOf` in the isolated home's
+// .gitconfig, HTTPS (the repository's page, its archives) through a proxy on 127.0.0.1 that
+// serves the hosts with a certificate of its own. Nothing reaches the internet.
+
+const manifestOf = (name: string, version: string, extra: Record<string, unknown> = {}): string => JSON.stringify({ name, version, main: 'index.js', ...extra }, null, 2)
+const indexOf = (name: string, version: string): string => `module.exports = ${JSON.stringify({ name, version })}\n`
+
+let registry: TestRegistry
+let root: string
+let hosts: HostedGitProxy
+let lib: { url: string, commits: string[], dir: string }
+let prep: { url: string, commits: string[], dir: string }
+
+before(async () => {
+  registry = await TestRegistry.start([
+    { name: 'dep', version: '1.0.0' },
+    { name: 'dep', version: '1.1.0' },
+    { name: 'has-git-dep', version: '1.0.0', dependencies: { lib: 'github:acme/lib#v1.1.0' } },
+  ])
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-git-'))
+  // One repository, reached both as a git+file: URL and as github:acme/lib.
+  lib = await makeRepo(path.join(root, 'hosted', 'acme'), 'lib', [
+    { files: { 'package.json': manifestOf('lib', '1.0.0', { dependencies: { dep: '^1.0.0' } }), 'index.js': indexOf('lib', '1.0.0') }, tags: ['v1.0.0'] },
+    {
+      files: {
+        'package.json': manifestOf('lib', '1.1.0', { files: ['index.js', 'lib/'] }),
+        'index.js': indexOf('lib', '1.1.0'),
+        'lib/util.js': 'module.exports = 1\n',
+        'test/unpacked.js': 'not in the package (files)\n',
+        'README.md': '# lib\n',
+      },
+      tags: [{ name: 'v1.1.0', annotated: true }],
+      branch: 'stable',
+    },
+    {
+      files: {
+        'package.json': manifestOf('lib', '2.0.0-beta.1'),
+        'index.js': indexOf('lib', '2.0.0-beta.1'),
+        'packages/sub/package.json': manifestOf('sub', '3.0.0', { dependencies: { dep: '1.0.0' } }),
+        'packages/sub/index.js': indexOf('sub', '3.0.0'),
+        '.npmignore': 'ignored.txt\n',
+        'ignored.txt': 'left out by .npmignore\n',
+      },
+      tags: ['v2.0.0-beta.1'],
+    },
+  ])
+  prep = await makeRepo(path.join(root, 'repos'), 'prep', [{
+    files: {
+      'package.json': manifestOf('prep', '1.0.0', { scripts: { prepare: 'node -e "require(\'fs\').writeFileSync(\'built.txt\', process.env.npm_lifecycle_event)"' } }),
+      'index.js': indexOf('prep', '1.0.0'),
+    },
+    tags: ['v1.0.0'],
+  }])
+  hosts = await HostedGitProxy.start(path.join(root, 'hosted'))
+})
+after(async () => {
+  await hosts.close()
+  await registry.close()
+  fs.rmSync(root, { recursive: true, force: true })
+})
+
+/** A project whose home sends git to the local "GitHub" and HTTPS to the hosts' proxy. */
+function gitProject (manifest: Record<string, unknown>, files: Record<string, string> = {}): Project {
+  const project = makeProject(registry, manifest, files)
+  fs.appendFileSync(path.join(project.home, '.npmrc'), `https-proxy=${hosts.url}\ncafile=${HOSTED_GIT_CERT}\n`)
+  fs.writeFileSync(path.join(project.home, '.gitconfig'), `[url "file://${path.join(root, 'hosted')}/"]\n\tinsteadOf = https://github.com/\n`)
+  return project
+}
+
+/** Installs with pnpm and lode (copies of one project); both must succeed and write the same lockfile and `.pnpm` files. */
+async function installBoth (manifest: Record<string, unknown>, files: Record<string, string> = {}): Promise<{ pnpmProject: Project, lodeProject: Project }> {
+  const pnpmProject = gitProject(manifest, files)
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install'])
+  const result = await lode(lodeProject, ['install'])
+  assert.equal(result.code, 0, `lode failed:\n${result.stdout}\n${result.stderr}`)
+  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  assert.deepEqual(packagesListing(lodeProject), packagesListing(pnpmProject))
+  return { pnpmProject, lodeProject }
+}
+
+/** Every file and link under node_modules/.pnpm (its lock.yaml aside). */
+function packagesListing (project: Project): string[] {
+  return listing(path.join(project.dir, 'node_modules', '.pnpm')).filter((file) => file !== 'lock.yaml')
+}
+
+function load (project: Project, alias: string): unknown {
+  return createRequire(path.join(project.dir, 'package.json'))(alias)
+}
+
+/** The store the project was installed from (`.modules.yaml` is JSON, as pnpm writes it). */
+function storeDirOf (project: Project): string {
+  return (JSON.parse(fs.readFileSync(path.join(project.dir, 'node_modules', '.modules.yaml'), 'utf8')) as { storeDir: string }).storeDir
+}
+
+function expectFailure (result: RunResult, code: string): string {
+  assert.notEqual(result.code, 0, `expected ${code}:\n${result.stdout}`)
+  assert.match(result.stderr, new RegExp(`^\\[${code}\\]`, 'm'), result.stderr)
+  return result.stderr
+}
+
+describe('git dependencies install as with pnpm 11', () => {
+  test('git+file: a tag, an annotated tag, a branch, a commit prefix, #semver:, path: subdirectories, aliases; a frozen reinstall asks git nothing', async () => {
+    const url = `git+${lib.url}`
+    const manifest = {
+      name: 'git-file',
+      version: '1.0.0',
+      dependencies: {
+        lib: `${url}#v1.0.0`,
+        'lib-annotated': `${url}#v1.1.0`,
+        'lib-branch': `${url}#stable`,
+        'lib-commit': `${url}#${lib.commits[0]!.slice(0, 10)}`,
+        'lib-range': `${url}#semver:^1.0.0`,
+        sub: `${url}#path:/packages/sub`,
+        'sub-tagged': `${url}#v2.0.0-beta.1&path:packages/sub`,
+      },
+    }
+    const { lodeProject } = await installBoth(manifest)
+    const lockfile = readLockfileText(lodeProject)
+    assert.match(lockfile, new RegExp(`lib-range:\\n {8}specifier: ${escape(url)}#semver:\\^1\\.0\\.0\\n {8}version: lib@${escape(url)}#${lib.commits[1]!}\\n`))
+    assert.match(lockfile, new RegExp(`sub@${escape(url)}#${lib.commits[2]!}&path:/packages/sub:\\n {4}resolution: \\{commit: ${lib.commits[2]!}, path: /packages/sub, repo: ${escape(lib.url)}, type: git\\}\\n {4}version: 3\\.0\\.0`))
+    assert.deepEqual(load(lodeProject, 'lib-annotated'), { name: 'lib', version: '1.1.0' })
+    assert.deepEqual(load(lodeProject, 'sub'), { name: 'sub', version: '3.0.0' })
+    const packed = fs.readdirSync(path.join(lodeProject.dir, 'node_modules', 'lib-range')).sort()
+    assert.deepEqual(packed, ['README.md', 'index.js', 'lib', 'package.json'], 'the files npm would pack')
+
+    // The repository gone, a frozen install from the lockfile and the store needs no git.
+    fs.renameSync(lib.dir, `${lib.dir}.away`)
+    try {
+      fs.rmSync(path.join(lodeProject.dir, 'node_modules'), { recursive: true })
+      const frozen = await lode(lodeProject, ['install', '--frozen-lockfile'])
+      assert.equal(frozen.code, 0, frozen.stderr)
+      assert.deepEqual(load(lodeProject, 'lib'), { name: 'lib', version: '1.0.0' })
+    } finally {
+      fs.renameSync(`${lib.dir}.away`, lib.dir)
+    }
+    // With an empty store, it clones each commit again.
+    const before = packagesListing(lodeProject)
+    fs.rmSync(storeDirOf(lodeProject), { recursive: true })
+    fs.rmSync(path.join(lodeProject.dir, 'node_modules'), { recursive: true })
+    const cold = await lode(lodeProject, ['install', '--frozen-lockfile'])
+    assert.equal(cold.code, 0, cold.stderr)
+    assert.deepEqual(packagesListing(lodeProject), before)
+    assert.equal(readLockfileText(lodeProject), lockfile)
+  })
+
+  test('github: shorthands of a public repository come from its archive, locked with their integrity; a frozen reinstall downloads and checks it', async () => {
+    hosts.publicRepos.add('acme/lib')
+    try {
+      const manifest = { name: 'hosted', version: '1.0.0', dependencies: { lib: 'github:acme/lib#v1.0.0', 'lib-short': 'acme/lib#semver:~1.1.0', 'lib-sub': 'github:acme/lib#path:/packages/sub' } }
+      const { lodeProject } = await installBoth(manifest)
+      const lockfile = readLockfileText(lodeProject)
+      assert.match(lockfile, new RegExp(`lib@https://codeload\\.github\\.com/acme/lib/tar\\.gz/${lib.commits[0]!}:\\n {4}resolution: \\{gitHosted: true, integrity: sha512-[^,]+, tarball: https://codeload\\.github\\.com/acme/lib/tar\\.gz/${lib.commits[0]!}\\}`))
+      assert.match(lockfile, /lib-sub:\n {8}specifier: github:acme\/lib#path:\/packages\/sub\n {8}version: sub@https:\/\/codeload\.github\.com\/acme\/lib\/tar\.gz\/[0-9a-f]{40}#path:\/packages\/sub\n/)
+      assert.deepEqual(load(lodeProject, 'lib-short'), { name: 'lib', version: '1.1.0' })
+
+      const before = packagesListing(lodeProject)
+      fs.rmSync(storeDirOf(lodeProject), { recursive: true })
+      fs.rmSync(path.join(lodeProject.dir, 'node_modules'), { recursive: true })
+      const downloads = hosts.requests.length
+      const frozen = await lode(lodeProject, ['install', '--frozen-lockfile'])
+      assert.equal(frozen.code, 0, frozen.stderr)
+      assert.deepEqual(packagesListing(lodeProject), before)
+      assert.ok(hosts.requests.slice(downloads).some((request) => request.startsWith('GET https://codeload.github.com/acme/lib/tar.gz/')), hosts.requests.slice(downloads).join('\n'))
+    } finally {
+      hosts.publicRepos.delete('acme/lib')
+    }
+  })
+
+  test('a repository that is not public is cloned over HTTPS (git\'s insteadOf reaches it), and so when no host answers', async () => {
+    const { lodeProject } = await installBoth({ name: 'private', version: '1.0.0', dependencies: { lib: 'github:acme/lib#v1.1.0', 'lib-url': 'git+https://github.com/acme/lib.git#semver:1.0.0' } })
+    assert.match(readLockfileText(lodeProject), /resolution: \{commit: [0-9a-f]{40}, repo: https:\/\/github\.com\/acme\/lib\.git, type: git\}/)
+    hosts.refuse = true
+    try {
+      await installBoth({ name: 'offline-hosts', version: '1.0.0', dependencies: { lib: 'acme/lib' } })
+    } finally {
+      hosts.refuse = false
+    }
+  })
+
+  test('a git package with a prepare script is built when allowBuilds names its repository; not named, both refuse it; false installs it unbuilt', async () => {
+    const manifest = { name: 'prepare', version: '1.0.0', dependencies: { prep: `git+${prep.url}#v1.0.0` } }
+    const allowed = await installBoth(manifest, { 'pnpm-workspace.yaml': `allowBuilds:\n  "prep@git+${prep.url}": true\n` })
+    assert.equal(fs.readFileSync(path.join(allowed.lodeProject.dir, 'node_modules', 'prep', 'built.txt'), 'utf8'), 'prepare')
+
+    const refused = gitProject(manifest)
+    const refusedLode = cloneProject(refused)
+    const pnpmResult = await pnpm(refused, ['install'], true)
+    assert.match(pnpmResult.stdout, /ERR_PNPM_GIT_DEP_PREPARE_NOT_ALLOWED/)
+    const before = snapshot(refusedLode.dir)
+    const stderr = expectFailure(await lode(refusedLode, ['install']), 'ERR_LODE_GIT_DEP_PREPARE_NOT_ALLOWED')
+    assert.match(stderr, /The git-hosted package "prep@1\.0\.0" needs to execute build scripts/)
+    assert.deepEqual(changesOutside(before, snapshot(refusedLode.dir), []), [], 'nothing written')
+
+    const unbuilt = await installBoth(manifest, { 'pnpm-workspace.yaml': 'allowBuilds:\n  prep: false\n' })
+    assert.equal(fs.existsSync(path.join(unbuilt.lodeProject.dir, 'node_modules', 'prep', 'built.txt')), false)
+  })
+
+  test('a registry package\'s git dependency: refused by blockExoticSubdeps (the default), installed without it', async () => {
+    const manifest = { name: 'exotic', version: '1.0.0', dependencies: { 'has-git-dep': '1.0.0' } }
+    const blocked = gitProject(manifest)
+    const blockedLode = cloneProject(blocked)
+    const pnpmResult = await pnpm(blocked, ['install'], true)
+    assert.match(pnpmResult.stdout, /ERR_PNPM_EXOTIC_SUBDEP/)
+    const stderr = expectFailure(await lode(blockedLode, ['install']), 'ERR_LODE_EXOTIC_SUBDEP')
+    assert.match(stderr, /"lib" \(resolved via git-repository\).*has-git-dep@1\.0\.0/)
+    const { lodeProject } = await installBoth(manifest, { 'pnpm-workspace.yaml': 'blockExoticSubdeps: false\n' })
+    assert.deepEqual(createRequire(fs.realpathSync(path.join(lodeProject.dir, 'node_modules', 'has-git-dep', 'index.js')))('lib'), { name: 'lib', version: '1.1.0' })
+  })
+})
+
+describe('git failures are coded errors naming the dependency, and change nothing', () => {
+  test('a repository that does not exist, a tag it does not have, a range none of its tags meets', async () => {
+    const cases: Array<[string, string, RegExp]> = [
+      [`git+file://${path.join(root, 'nowhere.git')}#v1.0.0`, 'ERR_LODE_GIT_RESOLVE_FAILED', /Failed to resolve the git dependency x@git\+file:.*nowhere\.git#v1\.0\.0: git ls-remote .* failed/],
+      [`git+${lib.url}#v9.9.9`, 'ERR_LODE_GIT_REF_NOT_FOUND', /x@git\+file:.*: could not resolve v9\.9\.9 to a commit of/],
+      [`git+${lib.url}#semver:^5`, 'ERR_LODE_GIT_REF_NOT_FOUND', /no tag of .* matches \^5\. Available versions are: v1\.0\.0, v1\.1\.0, v2\.0\.0-beta\.1/],
+    ]
+    for (const [spec, code, message] of cases) {
+      const project = gitProject({ name: 'fails', version: '1.0.0', dependencies: { x: spec } })
+      await pnpm(cloneProject(project), ['install'], true)
+      const before = snapshot(project.dir)
+      assert.match(expectFailure(await lode(project, ['install']), code), message)
+      assert.deepEqual(changesOutside(before, snapshot(project.dir), []), [], `nothing written for ${spec}`)
+    }
+  })
+
+  test('a clone that fails (the repository gone, the store empty) is ERR_LODE_GIT_FETCH_FAILED naming the package and the repository', async () => {
+    const gone = await makeRepo(path.join(root, 'repos'), 'gone', [{ files: { 'package.json': manifestOf('gone', '1.0.0'), 'index.js': indexOf('gone', '1.0.0') }, tags: ['v1.0.0'] }])
+    const project = gitProject({ name: 'clone-fails', version: '1.0.0', dependencies: { gone: `git+${gone.url}#v1.0.0`, dep: '1.0.0' } })
+    const installed = await lode(project, ['install'])
+    assert.equal(installed.code, 0, installed.stderr)
+    fs.rmSync(storeDirOf(project), { recursive: true })
+    fs.rmSync(gone.dir, { recursive: true })
+    fs.rmSync(path.join(project.dir, 'node_modules'), { recursive: true })
+    const before = snapshot(project.dir)
+    const stderr = expectFailure(await lode(project, ['install', '--frozen-lockfile']), 'ERR_LODE_GIT_FETCH_FAILED')
+    assert.match(stderr, new RegExp(`Failed to fetch gone@git\\+${escape(gone.url)}#${gone.commits[0]!} from the git repository ${escape(gone.url)}`))
+    assert.deepEqual(changesOutside(before, snapshot(project.dir), []), [], 'nothing written')
+  })
+
+  test('git missing from PATH is ERR_LODE_GIT_NOT_FOUND naming the dependency, with a hint', async () => {
+    const project = gitProject({ name: 'no-git', version: '1.0.0', dependencies: { lib: `git+${lib.url}#v1.0.0` } })
+    const emptyPath = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-no-git-'))
+    const failed = await pnpm(cloneProject(project), ['install'], true, { PATH: emptyPath })
+    assert.match(failed.stdout, /`git` executable not found on PATH/)
+    const before = snapshot(project.dir)
+    const stderr = expectFailure(await lode(project, ['install'], { PATH: emptyPath }), 'ERR_LODE_GIT_NOT_FOUND')
+    assert.match(stderr, /`git` was not found on PATH; it is needed to install lib@git\+file:/)
+    assert.match(stderr, /Install git/)
+    assert.deepEqual(changesOutside(before, snapshot(project.dir), []), [], 'nothing written')
+  })
+})
+
+function escape (text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}

@@ -1,0 +1,66 @@
+import { execFile } from 'node:child_process'
+
+import { LodeError } from '@lode/fs.error'
+
+/** A git command that ran and failed: its stderr says why (credentials in it redacted). */
+export class GitCommandError extends Error {
+  constructor (readonly args: readonly string[], readonly stderr: string, readonly exitCode: number | string | undefined) {
+    super(`git ${args[0] ?? ''} failed: ${stderr === '' ? `exit code ${String(exitCode)}` : stderr}`)
+  }
+}
+
+export interface RunGitOptions {
+  cwd?: string | undefined
+  /** Names the dependency git is run for, in `ERR_LODE_GIT_NOT_FOUND`. */
+  subject: string
+  signal?: AbortSignal | undefined
+}
+
+// What git may print (a `ls-remote` of a repository with many refs, a clone's progress).
+const MAX_OUTPUT = 64 * 1024 * 1024
+
+/**
+ * Runs `git <args>` and resolves with its stdout. Never asks for credentials on the terminal
+ * (`GIT_TERMINAL_PROMPT=0`, as pnpm runs it): a private repository fails at once instead of
+ * waiting for input. The environment is otherwise the user's: git's own configuration (`insteadOf`,
+ * credential helpers, proxies) applies. `git` missing from `PATH` is `ERR_LODE_GIT_NOT_FOUND`; a
+ * failing command is a `GitCommandError`.
+ */
+export async function runGit (args: readonly string[], opts: RunGitOptions): Promise<string> {
+  return await new Promise<string>((resolve, reject) => {
+    execFile('git', args, {
+      cwd: opts.cwd,
+      // The child inherits the environment as lifecycle scripts do; only the prompt is turned off.
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
+      maxBuffer: MAX_OUTPUT,
+      encoding: 'utf8',
+      signal: opts.signal,
+    }, (err, stdout, stderr) => {
+      if (err === null) {
+        resolve(stdout)
+        return
+      }
+      const errno = err as NodeJS.ErrnoException
+      if (errno.code === 'ENOENT' && errno.syscall === 'spawn git') {
+        reject(gitNotFound(opts.subject))
+        return
+      }
+      if (err.name === 'AbortError') {
+        reject(Object.assign(new Error(err.message, { cause: err }), { name: 'AbortError' }))
+        return
+      }
+      reject(new GitCommandError(args, redactCredentials(stderr.trim()), (err as { code?: number | string }).code))
+    })
+  })
+}
+
+export function gitNotFound (subject: string): LodeError {
+  return new LodeError('GIT_NOT_FOUND', `\`git\` was not found on PATH; it is needed to install ${subject}.`, {
+    hint: 'Install git (https://git-scm.com) and make sure it is on PATH, or replace the git dependency with a registry version or a tarball URL.',
+  })
+}
+
+/** `https://user:token@host/…` → `https://***@host/…` in anything git prints. */
+export function redactCredentials (text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, '$1***@')
+}
