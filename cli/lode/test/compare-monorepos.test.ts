@@ -243,6 +243,19 @@ describe('lode writes the lockfile pnpm 11 writes, and installs it as pnpm does,
     assert.deepEqual(said(frozenLode.stdout + frozenLode.stderr), said(frozenPnpm.stdout + frozenPnpm.stderr))
   })
 
+  test('an up-to-date lockfile is kept byte for byte by --lockfile-only, whatever lode would have written', async () => {
+    const projects = await compare({ name: 'kept', version: '1.0.0', dependencies: { ms: '2.1.3', 'rx-dom': '18.3.1', rx: '18.3.1' } })
+    // As an older pnpm may have written it: engines as an indexed map.
+    const older = readLockfileText(projects.lodeProject).replace(/(\n {2}ms@2\.1\.3:\n {4}resolution: \{[^}]+\}\n)/, "$1    engines: {'0': node >=0.10.0}\n")
+    assert.notEqual(older, readLockfileText(projects.lodeProject))
+    for (const { dir } of [projects.pnpmProject, projects.lodeProject]) fs.writeFileSync(path.join(dir, 'pnpm-lock.yaml'), older)
+    await pnpm(projects.pnpmProject, ['install', '--lockfile-only'])
+    const byLode = await lode(projects.lodeProject, ['install', '--lockfile-only'])
+    assert.equal(byLode.code, 0, byLode.stderr)
+    assert.equal(readLockfileText(projects.pnpmProject), older)
+    assert.equal(readLockfileText(projects.lodeProject), older)
+  })
+
   test('a package.json with a byte order mark is read, in the root, a workspace project and a file: package', async () => {
     const bom = (value: unknown): string => `\uFEFF${JSON.stringify(value)}`
     const projects = await compare({ name: 'bom', version: '1.0.0', private: true, dependencies: { ms: '2.1.3' }, scripts: { hello: 'echo 42' } }, {

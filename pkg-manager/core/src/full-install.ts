@@ -5,7 +5,7 @@ import { LodeError } from '@lode/fs.error'
 import { mergeReleaseAgeExcludes, updateWorkspaceYaml } from '@lode/pkg-manager.config'
 import type { Config } from '@lode/pkg-manager.config'
 import { runProjectScript } from '@lode/pkg-manager.lifecycle'
-import { DEPENDENCY_GROUPS, readInstalledLockfile, readLockfile, writeLockfileText } from '@lode/pkg-manager.lockfile'
+import { DEPENDENCY_GROUPS, readInstalledLockfile, readLockfile, writeLockfile, writeLockfileText } from '@lode/pkg-manager.lockfile'
 import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
 import { createReadPackageHooks, overridesMap, packageExtensionsChecksum, parseOverrides, replaceVersionReferences } from '@lode/pkg-manager.read-package-hook'
 import type { PeerIssue, ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
@@ -234,8 +234,9 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
     }
     const rootSelected = selected === undefined || selected.has('.')
     if (runScripts && rootSelected) await projectScript('preinstall')
-    // An up-to-date lockfile is installed as it is (pnpm's frozen and prefer-frozen installs): nothing is resolved.
-    const useLockfileAsIs = !editing && current !== undefined && outdated === undefined && opts.lockfileOnly !== true && (frozen || (opts.preferFrozenLockfile ?? true))
+    // An up-to-date lockfile is installed as it is (pnpm's frozen and prefer-frozen installs): nothing
+    // is resolved. With --lockfile-only, it is kept as it is, byte for byte, as pnpm keeps it.
+    const useLockfileAsIs = !editing && current !== undefined && outdated === undefined && (frozen || (opts.preferFrozenLockfile ?? true))
     if (useLockfileAsIs) {
       // The projects' optional dependencies the lockfile left out (the registry could not resolve them), said again as pnpm says them.
       for (const { id, manifest } of importers) {
@@ -243,15 +244,22 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
           if (!Object.hasOwn(current.lockfile.importers[id]?.optionalDependencies ?? {}, alias)) emit({ type: 'info', message: `info: ${alias}@${specifier} is an optional dependency that could not be resolved. Excluding it from installation.` })
         }
       }
-      emit({ type: 'info', message: 'Lockfile is up to date, resolution step is skipped' })
+      if (opts.lockfileOnly !== true) emit({ type: 'info', message: 'Lockfile is up to date, resolution step is skipped' })
     }
     // Fetching during resolution takes every package resolved; with groups left out (--prod), only the linked ones are fetched.
     const include = opts.include
     const prefetching = opts.lockfileOnly !== true && selected === undefined && (include === undefined || (include.dependencies && include.devDependencies && include.optionalDependencies))
     const resolveStart = performance.now()
+    // Installed as it is, the lockfile is written only where pnpm writes it: restored from node_modules'
+    // own, or (--lockfile-only) as pnpm serializes what it read (an older pnpm's forms in today's).
+    const commitAsIs = async (): Promise<boolean> => {
+      if (!config.useLockfile || current === undefined) return false
+      if (installed !== undefined) return await writeLockfileText(config.dir, installed.text)
+      return opts.lockfileOnly === true && await writeLockfile(config.dir, current.lockfile, current.envDocument)
+    }
     const resolved = useLockfileAsIs
       // The lockfile of node_modules standing in is written back as it is (lode or pnpm wrote it).
-      ? { lockfile: current.lockfile, commit: async () => config.useLockfile && installed !== undefined && await writeLockfileText(config.dir, installed.text), peerIssues: [], immature: [] }
+      ? { lockfile: current.lockfile, commit: async () => await commitAsIs(), peerIssues: [], immature: [] }
       // The resolver's modules load only when there is something to resolve.
       : await (await import('./resolve.js')).resolve({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher: prefetching ? fetcher : undefined, gitFetcher: fetcher, saveEdit })
     opts.signal?.throwIfAborted()
