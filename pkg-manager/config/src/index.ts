@@ -207,6 +207,11 @@ export function getConfig (opts: GetConfigOptions): Config {
     dir,
     workspacePackages: setting<string[] | undefined>('packages', (v): v is string[] | undefined => isStrings(v), undefined),
     registry,
+  if (workspace['nodeLinker'] === 'pnp' || opts.overrides.nodeLinker === 'pnp') {
+    throw new LodeError('UNSUPPORTED_SETTING', `nodeLinker: pnp (${opts.overrides.nodeLinker === 'pnp' ? 'from --node-linker' : `in ${path.join(dir, 'pnpm-workspace.yaml')}`}) is not supported by lode: it lays out node_modules, isolated or hoisted.`, {
+      hint: 'Set nodeLinker to isolated (the default) or hoisted, or use pnpm for this project.',
+    })
+  }
     scopedRegistries,
     rawNpmrc: npmrc,
     cacheDir,

@@ -179,6 +179,8 @@ test('nodeLinker, shamefullyHoist, virtualStoreDir, virtualStoreDirMaxLength and
   assert.deepEqual(config().publicHoistPattern, [], 'shamefullyHoist: false is the default publicHoistPattern')
   fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), 'nodeLinker: flat\n')
   assert.throws(() => config(), { code: 'ERR_LODE_INVALID_SETTING' })
+  fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), 'nodeLinker: pnp\n')
+  assert.throws(() => config(), { code: 'ERR_LODE_UNSUPPORTED_SETTING', message: /nodeLinker: pnp \(in .*pnpm-workspace\.yaml\) is not supported/ })
   // .npmrc does not set them (pnpm 11 reads only auth, registries and network settings there).
   fs.rmSync(path.join(dir, 'pnpm-workspace.yaml'))
   fs.writeFileSync(path.join(dir, '.npmrc'), 'node-linker=hoisted\nshamefully-hoist=true\nvirtual-store-dir=vs\n')
