@@ -31,6 +31,12 @@ const PACKAGES: PackageSpec[] = [
   // Optional dependencies the registry cannot resolve (no such package, no such version).
   { name: 'has-opt', version: '1.0.0', manifest: { optionalDependencies: { 'not-there': '1.0.0', 'no-version': '^9.0.0' } } },
   { name: 'no-version', version: '1.0.0' },
+  // A package that depends on what it also takes as an optional peer (ajv-formats and ajv).
+  { name: 'aj', version: '8.2.0' },
+  { name: 'aj', version: '8.3.0' },
+  { name: 'aj-formats', version: '3.0.1', dependencies: { aj: '^8.0.0' }, manifest: { peerDependencies: { aj: '^8.0.0' }, peerDependenciesMeta: { aj: { optional: true } } } },
+  { name: 'uses-aj', version: '1.0.0', dependencies: { aj: '8.2.0', 'aj-formats': '3.0.1' } },
+  { name: 'uses-aj-latest', version: '1.0.0', dependencies: { aj: '^8.3.0', 'aj-formats': '3.0.1' } },
   // Bins: a package with its own, depending on another with one.
   // Interpreters from a shebang (with flags, through env -S), from the extension, or none.
   {
@@ -254,6 +260,12 @@ describe('lode writes the lockfile pnpm 11 writes, and installs it as pnpm does,
     assert.equal(byLode.code, 0, byLode.stderr)
     assert.equal(readLockfileText(projects.pnpmProject), older)
     assert.equal(readLockfileText(projects.lodeProject), older)
+  })
+
+  test('a dependency that is also an optional peer takes the version the parent provides, else its own', async () => {
+    const projects = await compare({ name: 'dep-and-peer', version: '1.0.0', dependencies: { 'uses-aj': '1.0.0', 'aj-formats': '3.0.1' } })
+    await installBoth(await compare({ name: 'dep-and-peer-same', version: '1.0.0', dependencies: { 'uses-aj-latest': '1.0.0' } }))
+    await installBoth(projects)
   })
 
   test('a package.json with a byte order mark is read, in the root, a workspace project and a file: package', async () => {
