@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { own } from '@lode/core.safe-name'
 import { pkgIdOf, refToDepPath } from '@lode/pkg-manager.linker'
 import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
-import { importerDependencies } from '@lode/pkg-manager.resolve-dependencies'
+import { importerDependencies, publishConfigOf } from '@lode/pkg-manager.resolve-dependencies'
 import type { ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
 
 export interface LockfileSettingsToMatch {
@@ -79,6 +79,10 @@ function brokenLockfileReason (lockfile: Lockfile): string | undefined {
 function importerOutdated (lockfile: Lockfile, id: string, manifest: ProjectManifest, settings: LockfileSettingsToMatch): string | undefined {
   const importer = lockfile.importers[id]
   if (importer === undefined) return id === '.' ? 'pnpm-lock.yaml has no entry for the project' : 'pnpm-lock.yaml has no entry for this project'
+  const publish = publishConfigOf(manifest)
+  if (importer.publishDirectory !== publish.directory) return `"publishDirectory" in the lockfile (${String(importer.publishDirectory)}) doesn't match "publishConfig.directory" in package.json (${String(publish.directory)})`
+  const lockedLinkDirectory = importer['linkDirectory'] !== false
+  if (lockedLinkDirectory !== (publish.linkDirectory ?? true)) return `"linkDirectory" in the lockfile (${String(lockedLinkDirectory)}) doesn't match "publishConfig.linkDirectory" in package.json (${String(publish.linkDirectory ?? true)})`
   const wanted = importerDependencies(manifest, settings.autoInstallPeers)
   const locked = new Map<string, { group: DependencyGroup, specifier: string }>()
   for (const group of GROUPS) for (const [alias, { specifier }] of Object.entries(importer[group] ?? {})) locked.set(alias, { group, specifier })

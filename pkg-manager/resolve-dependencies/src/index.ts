@@ -29,6 +29,7 @@ export type { GitAccess } from './resolve-tree.js'
 export { catalogSpecifier } from './catalogs.js'
 export type { Catalogs } from './catalogs.js'
 export { importerDependencies } from './importer-dependencies.js'
+export { publishConfigOf }
 export type { ImporterDependency } from './importer-dependencies.js'
 
 export interface ResolveDependenciesOptions {
@@ -112,7 +113,8 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     onOptionalSkipped: (message) => { opts.onInfo(`info: ${message}`) },
     lockfileDir: opts.lockfileDir,
     importerDirs: opts.importers.map((importer) => importer.dir),
-    workspaceProjects: opts.importers.map((importer) => ({ name: importer.manifest.name, version: importer.manifest.version, dir: importer.dir })),
+    // A project published from a directory of its own (publishConfig.directory) is linked to it, as pnpm links it.
+    workspaceProjects: opts.importers.map((importer) => ({ name: importer.manifest.name, version: importer.manifest.version, dir: linkedDirOf(importer) })),
     blockExoticSubdeps: opts.blockExoticSubdeps,
     linkWorkspacePackages: opts.linkWorkspacePackages ?? false,
     fetchBytes: opts.fetchBytes,
@@ -199,6 +201,20 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
   })
   const sortedImmature = [...immature].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([, violation]) => violation)
   return { lockfile, peerIssues: [...peers.issues, ...missingIssues], deprecated, immature: sortedImmature }
+}
+
+/** A project's `publishConfig.directory` and `publishConfig.linkDirectory`, when they are set. */
+function publishConfigOf (manifest: object): { directory?: string, linkDirectory?: boolean } {
+  const config = (manifest as { publishConfig?: unknown }).publishConfig
+  if (typeof config !== 'object' || config === null) return {}
+  const { directory, linkDirectory } = config as { directory?: unknown, linkDirectory?: unknown }
+  return { ...typeof directory === 'string' ? { directory } : {}, ...typeof linkDirectory === 'boolean' ? { linkDirectory } : {} }
+}
+
+/** Where the workspace links a project: its published directory unless linkDirectory is false. */
+function linkedDirOf (importer: Importer): string {
+  const publish = publishConfigOf(importer.manifest)
+  return publish.directory !== undefined && publish.linkDirectory !== false ? path.join(importer.dir, publish.directory) : importer.dir
 }
 
 /**
@@ -434,6 +450,9 @@ function toLockfile (input: ToLockfileInput): Lockfile {
       visit(final(depPath), edge.optional)
     }
     for (const { edge, depPath } of importerEdges[i]!.hidden) visit(final(depPath), edge.optional)
+    const publish = publishConfigOf(input.importers[i]!.manifest)
+    if (publish.linkDirectory === false) project['linkDirectory'] = false
+    if (publish.directory !== undefined) project.publishDirectory = publish.directory
     importers[input.importers[i]!.id] = project
   })
   const packagesSection: Record<string, PackageInfo> = {}
