@@ -268,6 +268,26 @@ describe('lode writes the lockfile pnpm 11 writes, and installs it as pnpm does,
     await installBoth(projects)
   })
 
+  test('publishConfig.directory and linkDirectory: recorded per importer, and links to the published directory, as pnpm does', async () => {
+    const projects = await compare({ name: 'publish-dirs', version: '1.0.0', private: true }, {
+      'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+      'packages/x/package.json': JSON.stringify({ name: 'x', version: '1.0.0', publishConfig: { directory: 'dist', linkDirectory: false } }),
+      'packages/z/package.json': JSON.stringify({ name: 'z', version: '1.0.0', publishConfig: { directory: 'dist' } }),
+      'packages/z/dist/package.json': JSON.stringify({ name: 'z', version: '1.0.0' }),
+      'packages/w/package.json': JSON.stringify({ name: 'w', version: '1.0.0', publishConfig: { directory: 'dist', linkDirectory: true } }),
+      'packages/w/dist/package.json': JSON.stringify({ name: 'w', version: '1.0.0' }),
+      'packages/y/package.json': JSON.stringify({ name: 'y', version: '1.0.0', dependencies: { x: 'workspace:*', z: 'workspace:*', w: 'workspace:*' } }),
+    })
+    await installBoth(projects)
+    assert.equal(fs.readlinkSync(path.join(projects.lodeProject.dir, 'packages', 'y', 'node_modules', 'z')), path.join('..', '..', 'z', 'dist'))
+    // A lockfile an older pnpm 11 wrote (no linkDirectory) is out of date for both.
+    for (const { dir } of [projects.pnpmProject, projects.lodeProject]) fs.writeFileSync(path.join(dir, 'pnpm-lock.yaml'), readLockfileText(projects.lodeProject).replace('    linkDirectory: false\n', ''))
+    await pnpm(projects.pnpmProject, ['install', '--frozen-lockfile', '--lockfile-only'], true)
+    const frozen = await lode(projects.lodeProject, ['install', '--frozen-lockfile', '--lockfile-only'])
+    assert.equal(frozen.code, 1)
+    assert.match(frozen.stderr, /ERR_LODE_OUTDATED_LOCKFILE.*"linkDirectory" in the lockfile \(true\) doesn't match "publishConfig\.linkDirectory" in package\.json \(false\)/)
+  })
+
   test('a package.json with a byte order mark is read, in the root, a workspace project and a file: package', async () => {
     const bom = (value: unknown): string => `\uFEFF${JSON.stringify(value)}`
     const projects = await compare({ name: 'bom', version: '1.0.0', private: true, dependencies: { ms: '2.1.3' }, scripts: { hello: 'echo 42' } }, {
