@@ -223,6 +223,16 @@ describe('git dependencies install as with pnpm 11', () => {
   })
 })
 
+test('run from a git hook (GIT_DIR and GIT_WORK_TREE set), git still clones into the store, not into that repository', async () => {
+  const hookRepo = await makeRepo(path.join(root, 'repos'), 'hook', [{ files: { 'README.md': 'a repository whose hook runs lode\n' } }])
+  const before = snapshot(hookRepo.dir)
+  const project = gitProject({ name: 'in-hook', version: '1.0.0', dependencies: { lib: `git+${lib.url}#v1.1.0` } })
+  const result = await lode(project, ['install'], { GIT_DIR: hookRepo.dir, GIT_WORK_TREE: path.join(root, 'work', 'hook') })
+  assert.equal(result.code, 0, result.stderr)
+  assert.deepEqual(load(project, 'lib'), { name: 'lib', version: '1.1.0' })
+  assert.deepEqual(changesOutside(before, snapshot(hookRepo.dir), []), [], 'the hook\'s repository is untouched')
+})
+
 describe('git failures are coded errors naming the dependency, and change nothing', () => {
   test('a repository that does not exist, a tag it does not have, a range none of its tags meets', async () => {
     const cases: Array<[string, string, RegExp]> = [

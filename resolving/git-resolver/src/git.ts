@@ -21,17 +21,41 @@ const MAX_OUTPUT = 64 * 1024 * 1024
 
 /**
  * Runs `git <args>` and resolves with its stdout. Never asks for credentials on the terminal
- * (`GIT_TERMINAL_PROMPT=0`, as pnpm runs it): a private repository fails at once instead of
- * waiting for input. The environment is otherwise the user's: git's own configuration (`insteadOf`,
- * credential helpers, proxies) applies. `git` missing from `PATH` is `ERR_LODE_GIT_NOT_FOUND`; a
- * failing command is a `GitCommandError`.
+ * (`GIT_TERMINAL_PROMPT=0`, ssh in batch mode, as pnpm runs it): a private repository fails at once
+ * instead of waiting for input. The environment is otherwise the user's: git's own configuration
+ * (`insteadOf`, credential helpers, proxies) applies. `git` missing from `PATH` is
+ * `ERR_LODE_GIT_NOT_FOUND`; a failing command is a `GitCommandError`.
  */
 export async function runGit (args: readonly string[], opts: RunGitOptions): Promise<string> {
+  const env: Record<string, string | undefined> = { ...gitEnv(), GIT_TERMINAL_PROMPT: '0' }
+  // Nor does ssh ask (for a passphrase, a host key), unless the user chose their own ssh command.
+  if (env['GIT_SSH_COMMAND'] === undefined && env['GIT_SSH'] === undefined && !await hasSshCommand()) env['GIT_SSH_COMMAND'] = 'ssh -o BatchMode=yes'
+  return await exec(args, opts, env)
+}
+
+/**
+ * The environment git runs in: the user's, as lifecycle scripts get it (git's own settings apply),
+ * without the variables that would point it at another repository (set when lode runs in a git hook).
+ */
+function gitEnv (): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env }
+  for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES']) delete env[name]
+  return env
+}
+
+let sshCommand: Promise<boolean> | undefined
+
+/** Whether git's configuration names an ssh command (`core.sshCommand`), which `GIT_SSH_COMMAND` would override. */
+async function hasSshCommand (): Promise<boolean> {
+  sshCommand ??= exec(['config', '--get', 'core.sshCommand'], { subject: 'git' }, gitEnv()).then((out) => out.trim() !== '', () => false)
+  return await sshCommand
+}
+
+async function exec (args: readonly string[], opts: RunGitOptions, env: Record<string, string | undefined>): Promise<string> {
   return await new Promise<string>((resolve, reject) => {
     execFile('git', args, {
       cwd: opts.cwd,
-      // The child inherits the environment as lifecycle scripts do; only the prompt is turned off.
-      env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
+      env,
       maxBuffer: MAX_OUTPUT,
       encoding: 'utf8',
       signal: opts.signal,
