@@ -21,6 +21,11 @@ const PACKAGES: PackageSpec[] = [
   { name: 'sc', version: '7.2.0' },
   { name: 'es', version: '10.15.0', manifest: { peerDependencies: { sc: '^7.0.0' } } },
   { name: 'es-utils', version: '4.10.1', manifest: { peerDependencies: { es: '*' } } },
+  // Two packages each other's peers (vitest and its coverage provider), and one that wants the first as an optional peer.
+  { name: 'vt', version: '4.1.12', manifest: { peerDependencies: { 'vt-cov': '4.1.12' }, peerDependenciesMeta: { 'vt-cov': { optional: true } } } },
+  { name: 'vt-cov', version: '4.1.12', manifest: { peerDependencies: { vt: '4.1.12' } } },
+  { name: 'ng-build', version: '20.3.41', manifest: { peerDependencies: { vt: '^4.0.0' }, peerDependenciesMeta: { vt: { optional: true } } } },
+  { name: 'es-opt-user', version: '1.0.0', manifest: { peerDependencies: { es: '*' }, peerDependenciesMeta: { es: { optional: true } } } },
   // A package that only optional dependencies reach, also an optional peer of another (vite, lint-staged → yaml).
   { name: 'op-yaml', version: '2.9.1' },
   { name: 'op-vite', version: '8.3.8', manifest: { peerDependencies: { 'op-yaml': '^2.4.2' }, peerDependenciesMeta: { 'op-yaml': { optional: true } } } },
@@ -286,6 +291,18 @@ describe('lode writes the lockfile pnpm 11 writes, and installs it as pnpm does,
     const frozen = await lode(projects.lodeProject, ['install', '--frozen-lockfile', '--lockfile-only'])
     assert.equal(frozen.code, 1)
     assert.match(frozen.stderr, /ERR_LODE_OUTDATED_LOCKFILE.*"linkDirectory" in the lockfile \(true\) doesn't match "publishConfig\.linkDirectory" in package\.json \(false\)/)
+  })
+
+  test('a peer the workspace root provides is named with its own peers in the suffix', async () => {
+    await installBoth(await compare({ name: 'root-peer-suffix', version: '1.0.0', private: true, dependencies: { sc: '7.2.0', es: '10.15.0' } }, {
+      'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+      'packages/x/package.json': JSON.stringify({ name: 'x', version: '1.0.0', dependencies: { 'es-utils': '4.10.1', 'es-opt-user': '1.0.0' } }),
+    }))
+    // The root's two are each other's peers: among themselves they are named bare, elsewhere whole.
+    await installBoth(await compare({ name: 'root-peer-cycle', version: '1.0.0', private: true, dependencies: { vt: '4.1.12', 'vt-cov': '4.1.12' } }, {
+      'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+      'packages/x/package.json': JSON.stringify({ name: 'x', version: '1.0.0', dependencies: { 'ng-build': '20.3.41' } }),
+    }))
   })
 
   test('a package.json with a byte order mark is read, in the root, a workspace project and a file: package', async () => {
