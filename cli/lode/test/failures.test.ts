@@ -321,3 +321,14 @@ test('a dependency build that fails leaves pnpm-lock.yaml and package.json as th
     await failing.close()
   }
 })
+
+test('a project preinstall script that fails changes nothing', async () => {
+  const project = await installedThenEdited()
+  const manifest = JSON.parse(fs.readFileSync(path.join(project.dir, 'package.json'), 'utf8')) as Record<string, unknown>
+  fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ ...manifest, scripts: { preinstall: 'exit 7' } }))
+  const before = snapshot(project.dir)
+  const result = await lode(project, ['install'])
+  assert.equal(result.code, 1)
+  assert.match(result.stderr, /preinstall/)
+  assert.deepEqual(changesOutside(before, snapshot(project.dir), []), [])
+})
