@@ -25,6 +25,11 @@ const PACKAGES: PackageSpec[] = [
   { name: 'vt', version: '4.1.12', manifest: { peerDependencies: { 'vt-cov': '4.1.12' }, peerDependenciesMeta: { 'vt-cov': { optional: true } } } },
   { name: 'vt-cov', version: '4.1.12', manifest: { peerDependencies: { vt: '4.1.12' } } },
   { name: 'ng-build', version: '20.3.41', manifest: { peerDependencies: { vt: '^4.0.0' }, peerDependenciesMeta: { vt: { optional: true } } } },
+  // A range satisfied by the version a parent pins and by a higher one (aws-sdk, xml2js and sax).
+  { name: 'sx', version: '1.2.1' },
+  { name: 'sx', version: '1.6.1' },
+  { name: 'xj', version: '0.6.2', dependencies: { sx: '>=0.6.0' } },
+  { name: 'aws', version: '2.1693.0', dependencies: { sx: '1.2.1', xj: '0.6.2' } },
   { name: 'es-opt-user', version: '1.0.0', manifest: { peerDependencies: { es: '*' }, peerDependenciesMeta: { es: { optional: true } } } },
   // A package that only optional dependencies reach, also an optional peer of another (vite, lint-staged → yaml).
   { name: 'op-yaml', version: '2.9.1' },
@@ -303,6 +308,11 @@ describe('lode writes the lockfile pnpm 11 writes, and installs it as pnpm does,
       'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
       'packages/x/package.json': JSON.stringify({ name: 'x', version: '1.0.0', dependencies: { 'ng-build': '20.3.41' } }),
     }))
+  })
+
+  test('a range under a package is resolved as pnpm resolves it, whatever version the package pins beside it', async () => {
+    await compare({ name: 'pinned-beside', version: '1.0.0', dependencies: { aws: '2.1693.0' } })
+    await compare({ name: 'pinned-beside-direct', version: '1.0.0', dependencies: { aws: '2.1693.0', xj: '0.6.2' } })
   })
 
   test('a package.json with a byte order mark is read, in the root, a workspace project and a file: package', async () => {
