@@ -132,6 +132,10 @@ export interface ConfigOverrides {
   offline?: boolean
   preferOffline?: boolean
   frozenLockfile?: boolean
+  /** `--node-linker`, `--shamefully-hoist`, `--virtual-store-dir` (relative to the workspace root). */
+  nodeLinker?: string
+  shamefullyHoist?: boolean
+  virtualStoreDir?: string
 }
 
 export interface GetConfigOptions {
@@ -151,10 +155,6 @@ export interface GetConfigOptions {
 /**
  * Reads settings where pnpm 11 reads them: registry, auth, proxies and TLS from `.npmrc` (the
  * user's, then the project's; `npm_config_*` variables win over both; pnpm-workspace.yaml's
-  /** `--node-linker`, `--shamefully-hoist`, `--virtual-store-dir` (relative to the workspace root). */
-  nodeLinker?: string
-  shamefullyHoist?: boolean
-  virtualStoreDir?: string
  * `registry`, proxies and `strictSsl` over them), everything else from `pnpm-workspace.yaml`, then
  * the overrides. A pnpm setting lode cannot honour is `ERR_LODE_UNSUPPORTED_SETTING`; see
  * `PNPM_SETTINGS`.
