@@ -188,6 +188,11 @@ export function getConfig (opts: GetConfigOptions): Config {
   const optionalString = (name: string): string | undefined => setting<string | undefined>(name, (v): v is string | undefined => isString(v), undefined)
   const shamefullyHoist = opts.overrides.shamefullyHoist ?? setting<boolean | undefined>('shamefullyHoist', (v): v is boolean | undefined => isBool(v), undefined)
   const isNodeLinker = (v: unknown): v is 'isolated' | 'hoisted' => v === 'isolated' || v === 'hoisted'
+  if (workspace['nodeLinker'] === 'pnp' || opts.overrides.nodeLinker === 'pnp') {
+    throw new LodeError('UNSUPPORTED_SETTING', `nodeLinker: pnp (${opts.overrides.nodeLinker === 'pnp' ? 'from --node-linker' : `in ${path.join(dir, 'pnpm-workspace.yaml')}`}) is not supported by lode: it lays out node_modules, isolated or hoisted.`, {
+      hint: 'Set nodeLinker to isolated (the default) or hoisted, or use pnpm for this project.',
+    })
+  }
   if (opts.overrides.nodeLinker !== undefined && !isNodeLinker(opts.overrides.nodeLinker)) {
     throw new LodeError('INVALID_SETTING', `--node-linker is ${JSON.stringify(opts.overrides.nodeLinker)}.`, { hint: 'lode lays out node_modules isolated (the default) or hoisted.' })
   }
@@ -207,11 +212,6 @@ export function getConfig (opts: GetConfigOptions): Config {
     dir,
     workspacePackages: setting<string[] | undefined>('packages', (v): v is string[] | undefined => isStrings(v), undefined),
     registry,
-  if (workspace['nodeLinker'] === 'pnp' || opts.overrides.nodeLinker === 'pnp') {
-    throw new LodeError('UNSUPPORTED_SETTING', `nodeLinker: pnp (${opts.overrides.nodeLinker === 'pnp' ? 'from --node-linker' : `in ${path.join(dir, 'pnpm-workspace.yaml')}`}) is not supported by lode: it lays out node_modules, isolated or hoisted.`, {
-      hint: 'Set nodeLinker to isolated (the default) or hoisted, or use pnpm for this project.',
-    })
-  }
     scopedRegistries,
     rawNpmrc: npmrc,
     cacheDir,
