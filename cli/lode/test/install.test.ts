@@ -337,8 +337,8 @@ test('install errors: a bad tarball, a failing download, a store file gone, a re
   assert.ok(gone.stderr.startsWith('[ERR_LODE_STORE_FILE_MISSING] '), gone.stderr)
   assert.ok(gone.stderr.includes(casFile))
 
-  // A required (not optional) package whose os excludes this platform.
-  const windowsOnly = makeProject(registry, { name: 'win', version: '1.0.0', dependencies: { 'win-only': '1.0.0' } })
+  // A required (not optional) package whose os excludes this platform, with engineStrict (without it, pnpm and lode install it).
+  const windowsOnly = makeProject(registry, { name: 'win', version: '1.0.0', dependencies: { 'win-only': '1.0.0' } }, { 'pnpm-workspace.yaml': 'engineStrict: true\n' })
   const refused = await lode(windowsOnly, ['install'])
   assert.equal(refused.code, 1)
   assert.ok(refused.stderr.startsWith('[ERR_LODE_UNSUPPORTED_PLATFORM] win-only@1.0.0 does not support this platform'), refused.stderr)

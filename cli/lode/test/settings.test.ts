@@ -67,13 +67,13 @@ async function lodeFailsChangingNothing (project: Project, args: string[], code:
 describe('settings', () => {
   test('a setting lode refuses fails install with ERR_LODE_UNSUPPORTED_SETTING, changing nothing; pnpm\'s default and accepted settings install as pnpm does', async () => {
     const manifest = { name: 'p', version: '1.0.0', dependencies: { leaf: '^1.0.0' } }
-    const refused = makeProject(registry, manifest, { 'pnpm-workspace.yaml': 'strictPeerDependencies: true\ninjectWorkspacePackages: true\n' })
+    const refused = makeProject(registry, manifest, { 'pnpm-workspace.yaml': 'dedupeDirectDeps: true\ndisallowWorkspaceCycles: true\n' })
     const failed = await lodeFailsChangingNothing(refused, ['install'], 'ERR_LODE_UNSUPPORTED_SETTING')
-    assert.match(failed.stderr, /strictPeerDependencies and injectWorkspacePackages in \S+pnpm-workspace\.yaml are not supported by lode yet\./)
+    assert.match(failed.stderr, /dedupeDirectDeps and disallowWorkspaceCycles in \S+pnpm-workspace\.yaml are not supported by lode yet\./)
     assert.equal(fs.existsSync(path.join(refused.dir, 'node_modules')), false)
 
     const { lodeProject, pnpmProject } = twoProjects(manifest, {
-      'pnpm-workspace.yaml': 'strictPeerDependencies: false\nshellEmulator: true\nverifyDepsBeforeRun: false\ngitChecks: false\nnotASetting: 1\n',
+      'pnpm-workspace.yaml': 'dedupeDirectDeps: false\nshellEmulator: true\nverifyDepsBeforeRun: false\ngitChecks: false\nnotASetting: 1\n',
     })
     const [byLode, byPnpm] = await Promise.all([lode(lodeProject, ['install']), pnpm(pnpmProject, ['install'])])
     assert.equal(byLode.code, 0, output(byLode))

@@ -15,7 +15,7 @@ import { refuseDefaultPnpmfile } from './pnpmfile.js'
 import { auditSettings, type RefusalScope } from './settings.js'
 import { lodeUserAgent } from './user-agent.js'
 
-export { mergeReleaseAgeExcludes, updateWorkspaceYaml } from './write-workspace-yaml.js'
+export { mergeReleaseAgeExcludes, pruneWorkspaceCatalogs, updateWorkspaceYaml } from './write-workspace-yaml.js'
 export { PNPM_SETTINGS, PROJECT_REFUSED_KEYS, type RefusalScope, type SettingEntry } from './settings.js'
 export { PNPM_VERSION, lodeUserAgent } from './user-agent.js'
 export { checkPackageManager } from './package-manager.js'
@@ -69,6 +69,18 @@ export interface Config {
   readonly peerDependencyRules: PeerDependencyRules
   /** pnpm's `linkWorkspacePackages` (default false in pnpm 11): a plain range a workspace project satisfies is linked, for direct dependencies (`true`) or at any depth (`deep`). */
   readonly linkWorkspacePackages: boolean | 'deep'
+  /** pnpm's `preferWorkspacePackages` (default false): with `linkWorkspacePackages`, a workspace project that satisfies a range is linked even when the registry has a newer version. */
+  readonly preferWorkspacePackages: boolean
+  /** pnpm's `injectWorkspacePackages` (default false): workspace dependencies are copied into the virtual store (`file:` packages) instead of symlinked. */
+  readonly injectWorkspacePackages: boolean
+  /** pnpm's `engineStrict` (default false): a package whose `engines.node` (or a project whose `engines`) the running Node.js does not satisfy fails the install instead of a warning. */
+  readonly engineStrict: boolean
+  /** The Node.js version `engines` are checked against: pnpm's `nodeVersion` setting, else the running one. */
+  readonly nodeVersion: string
+  /** pnpm's `strictPeerDependencies` (default false): peer dependency issues fail an install. */
+  readonly strictPeerDependencies: boolean
+  /** pnpm's `catalogPrune` (or its older name `cleanupUnusedCatalogs`; default false): catalog entries no project uses are removed from pnpm-workspace.yaml after an install. */
+  readonly catalogPrune: boolean
   /** Patterns of dependencies hoisted into `node_modules/.pnpm/node_modules` (pnpm's default `*`). */
   readonly hoistPattern: readonly string[]
   /** Patterns of dependencies hoisted into `node_modules` (none by default; `*` with `shamefullyHoist: true`). */
@@ -245,6 +257,13 @@ export function getConfig (opts: GetConfigOptions): Config {
     resolvePeersFromWorkspaceRoot: setting('resolvePeersFromWorkspaceRoot', isBool, true),
     peerDependencyRules: setting('peerDependencyRules', isPeerDependencyRules, {}),
     linkWorkspacePackages: setting('linkWorkspacePackages', (v): v is boolean | 'deep' => isBool(v) || v === 'deep', false),
+    preferWorkspacePackages: setting('preferWorkspacePackages', isBool, false),
+    injectWorkspacePackages: setting('injectWorkspacePackages', isBool, false),
+    engineStrict: setting('engineStrict', isBool, false),
+    nodeVersion: setting('nodeVersion', isString, process.version),
+    strictPeerDependencies: setting('strictPeerDependencies', isBool, false),
+    // As pnpm 11: catalogPrune, else cleanupUnusedCatalogs.
+    catalogPrune: setting('catalogPrune', isBool, setting('cleanupUnusedCatalogs', isBool, false)),
     hoistPattern: setting('hoistPattern', isStrings, ['*']),
     // As pnpm 11: shamefullyHoist true is publicHoistPattern `*`; false is the default, whatever publicHoistPattern says.
     publicHoistPattern: shamefullyHoist === undefined ? setting('publicHoistPattern', isStrings, []) : shamefullyHoist ? ['*'] : [],

@@ -38,9 +38,57 @@ export async function updateWorkspaceYaml (dir: string, settings: Readonly<Recor
   }
   map.items = orderKeys(map.items, originalKeys)
   markBlankLines(map.items, originalKeys)
+  dropEmptyValues(map)
   const next = writeDocument(doc, file)
   if (next === text) return false
   await writeFileAtomic(file, next)
+  return true
+}
+
+/**
+ * Removes from `<dir>/pnpm-workspace.yaml` the catalog entries `keep` rejects, as pnpm 11's
+ * `catalogPrune` edits the file: the default catalog (`catalog`, asked as `keep(pkg)`) and each
+ * named catalog (`catalogs.<name>`, asked as `keep(pkg, name)`) lose those entries, a catalog left
+ * empty goes, then `catalogs` if none is left, and the file if nothing is left; every other line,
+ * comment and key order stays. Returns whether the file changed.
+ */
+export async function pruneWorkspaceCatalogs (dir: string, keep: (pkg: string, catalog?: string) => boolean): Promise<boolean> {
+  const file = path.join(dir, FILE)
+  let text: string
+  try {
+    text = await fs.readFile(file, 'utf8')
+  } catch (err) {
+    if (hasErrno(err, 'ENOENT')) return false
+    throw fileSystemError(err, file) ?? err
+  }
+  const doc = parseWorkspaceDocument(text, file)
+  if (!yaml().isMap(doc.contents)) return false
+  const map = doc.contents as YAMLMap<Scalar<string>, Node>
+  let changed = false
+  // A catalog's entries `keep` rejects go; whether it is left empty (and goes too).
+  const emptied = (catalog: unknown, name?: string): boolean => {
+    if (!yaml().isMap(catalog)) return false
+    const kept = catalog.items.filter((pair) => keep(keyOf(pair), name))
+    if (kept.length !== catalog.items.length) changed = true
+    catalog.items = kept
+    return kept.length === 0
+  }
+  for (const pair of map.items) {
+    if (keyOf(pair) !== 'catalogs' || !yaml().isMap(pair.value)) continue
+    const named = pair.value.items.filter((entry) => !emptied(entry.value, keyOf(entry)))
+    if (named.length !== pair.value.items.length) changed = true
+    pair.value.items = named
+  }
+  const kept = map.items.filter((pair) => !((keyOf(pair) === 'catalog' && emptied(pair.value)) || (keyOf(pair) === 'catalogs' && yaml().isMap(pair.value) && pair.value.items.length === 0)))
+  if (kept.length !== map.items.length) changed = true
+  map.items = kept
+  if (!changed) return false
+  dropEmptyValues(map)
+  if (map.items.length === 0) {
+    await fs.rm(file)
+    return true
+  }
+  await writeFileAtomic(file, writeDocument(doc, file))
   return true
 }
 
@@ -82,6 +130,20 @@ function writeDocument (doc: Document, file: string): string {
     if (err instanceof LodeError || !(err instanceof Error)) throw err
     throw new LodeError('INVALID_WORKSPACE_YAML', `${file} cannot be written back as YAML: ${err.message.split('\n')[0]!.slice(0, 200)}.`, { hint: 'Fix the file and run again.' })
   }
+}
+
+/**
+ * What pnpm's writer does to the whole file whenever it writes it: a key whose value is empty (no
+ * value, `null`, or a map without entries) goes, at any depth; a map that only loses such keys
+ * stays, and an empty list stays.
+ */
+function dropEmptyValues (map: YAMLMap): void {
+  map.items = map.items.filter((pair) => {
+    const value = pair.value
+    if (value === null || value === undefined || (yaml().isScalar(value) && value.value === null) || (yaml().isMap(value) && value.items.length === 0)) return false
+    if (yaml().isMap(value)) dropEmptyValues(value)
+    return true
+  })
 }
 
 function keyOf (pair: Pair<unknown, unknown>): string {

@@ -59,16 +59,16 @@ test('.npmrc: client certificates, token helpers and per-registry CAs are refuse
 })
 
 test('pnpm-workspace.yaml: a refused setting fails naming every such setting and the file; pnpm\'s default value is accepted', () => {
-  const where = project({ 'pnpm-workspace.yaml': 'strictPeerDependencies: true\ninjectWorkspacePackages: true\nengineStrict: false\nresolutionMode: highest\n' })
+  const where = project({ 'pnpm-workspace.yaml': 'dedupeDirectDeps: true\ndisallowWorkspaceCycles: true\nforce: false\nresolutionMode: highest\n' })
   const file = path.join(where.dir, 'pnpm-workspace.yaml')
   assert.throws(() => config(where), (err: Error & { code?: string, hint?: string }) => {
-    unsupported(['strictPeerDependencies', 'injectWorkspacePackages'], file)(err)
-    assert.equal(err.message, `strictPeerDependencies and injectWorkspacePackages in ${file} are not supported by lode yet.`)
-    assert.ok(!err.message.includes('engineStrict') && !err.message.includes('resolutionMode'), 'the defaults pass')
-    assert.match(err.hint!, /set strictPeerDependencies to false, injectWorkspacePackages to false \(pnpm's default\)/)
+    unsupported(['dedupeDirectDeps', 'disallowWorkspaceCycles'], file)(err)
+    assert.equal(err.message, `dedupeDirectDeps and disallowWorkspaceCycles in ${file} are not supported by lode yet.`)
+    assert.ok(!err.message.includes('force') && !err.message.includes('resolutionMode'), 'the defaults pass')
+    assert.match(err.hint!, /set dedupeDirectDeps to false, disallowWorkspaceCycles to false \(pnpm's default\)/)
     return true
   })
-  fs.writeFileSync(file, 'strictPeerDependencies: false\nengineStrict: false\ninjectWorkspacePackages: false\nhoist: true\nsupportedArchitectures: null\n')
+  fs.writeFileSync(file, 'dedupeDirectDeps: false\nforce: false\ndisallowWorkspaceCycles: false\nhoist: true\nsupportedArchitectures: null\n')
   assert.deepEqual(config(where).warnings, [])
   fs.writeFileSync(file, 'supportedArchitectures:\n  os: [linux, darwin]\n')
   assert.throws(() => config(where), unsupported(['supportedArchitectures'], file))
@@ -156,8 +156,11 @@ test('pnpm\'s global config.yaml: the machine\'s settings under the project\'s; 
     `The following settings cannot be set in the global config file ("${globalFile}") and were ignored: "overrides". Move them to a project-level pnpm-workspace.yaml.`,
     `The following settings in the global config file ("${globalFile}") were ignored because they are not written in camelCase: "fetch-timeout" (use "fetchTimeout").`,
   ])
-  fs.writeFileSync(globalFile, 'engineStrict: true\nnpmrcAuthFile: /auth/.npmrc\n')
-  assert.throws(() => config(where, { env }), unsupported(['engineStrict', 'npmrcAuthFile'], globalFile))
+  fs.writeFileSync(globalFile, 'force: true\nnpmrcAuthFile: /auth/.npmrc\n')
+  assert.throws(() => config(where, { env }), unsupported(['force', 'npmrcAuthFile'], globalFile))
+  // engineStrict is a machine's setting too.
+  fs.writeFileSync(globalFile, 'engineStrict: true\n')
+  assert.equal(config(where, { env }).engineStrict, true)
   fs.writeFileSync(globalFile, 'fetchRetries: many\n')
   assert.throws(() => config(where, { env }), (err: Error & { code?: string }) => err.code === 'ERR_LODE_INVALID_SETTING' && err.message.startsWith(`fetchRetries in ${globalFile}`))
 })

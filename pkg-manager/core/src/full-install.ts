@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import { LodeError } from '@lode/fs.error'
-import { mergeReleaseAgeExcludes, updateWorkspaceYaml } from '@lode/pkg-manager.config'
+import { PNPM_VERSION, mergeReleaseAgeExcludes, updateWorkspaceYaml } from '@lode/pkg-manager.config'
 import type { Config } from '@lode/pkg-manager.config'
 import { runProjectScript } from '@lode/pkg-manager.lifecycle'
 import { DEPENDENCY_GROUPS, readInstalledLockfile, readLockfile, writeLockfile, writeLockfileText } from '@lode/pkg-manager.lockfile'
@@ -17,12 +17,14 @@ import { RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry
 import { storePath } from '@lode/store.cafs'
 import { LinkPool } from '@lode/worker.pools'
 
+import { pruneUnusedCatalogs } from './catalog-prune.js'
 import { applyEdit, savedSpecifiers, writeEditedManifest, type DependencyEdit } from './dependency-edit.js'
+import { checkProjects, skippedPackages } from './installability.js'
 import { linkPackages } from './link-packages.js'
-import { applyPeerDependencyRules } from './peer-rules.js'
+import { applyPeerDependencyRules, peerIssuesError } from './peer-rules.js'
 import type { DirectDependencyChange } from './link-packages.js'
 import { outdatedLockfileReason } from './lockfile-satisfies.js'
-import { PackageFetcher } from './package-fetcher.js'
+import { PackageFetcher, currentPlatform } from './package-fetcher.js'
 import { loadPatches } from './patches.js'
 import { PipelineTrace } from './pipeline-trace.js'
 import { readProjectManifest } from './project-manifest.js'
@@ -151,6 +153,7 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
   })
   // Every project of a workspace is an importer of the one lockfile; a single project is the only one.
   const found: WorkspaceProject[] = workspace ? await findWorkspaceProjects(config.dir, config.workspacePackages ?? []) : [{ id: '.', dir: config.dir, manifest: rawManifest as Record<string, unknown> }]
+  checkProjects(found, { engineStrict: config.engineStrict, current: { node: config.nodeVersion, pnpm: PNPM_VERSION }, platform: currentPlatform(), onWarning: (message) => { emit({ type: 'warning', message }) } })
   const edited = edits.map((edit) => {
     const project = found.find((candidate) => candidate.id === edit.importerId)
     if (project === undefined) {
@@ -263,6 +266,14 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
       // The resolver's modules load only when there is something to resolve.
       : await (await import('./resolve.js')).resolve({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher: prefetching ? fetcher : undefined, gitFetcher: fetcher, saveEdit })
     opts.signal?.throwIfAborted()
+    // What a resolution finds (not the re-resolution of an up-to-date lockfile under --lockfile-only, which pnpm skips)
+    // fails before anything is written: with engineStrict, a package this machine cannot run; with
+    // strictPeerDependencies, peer issues in a plain install (pnpm's add, remove and update never
+    // fail on them; pnpm fails once everything is written).
+    const resolvedNow = !useLockfileAsIs && (opts.lockfileOnly !== true || outdated !== undefined)
+    if (config.engineStrict && resolvedNow) skippedPackages(resolved.lockfile, { engineStrict: true, nodeVersion: config.nodeVersion, platform: currentPlatform() })
+    const peerIssues = applyPeerDependencyRules(resolved.peerIssues, config.peerDependencyRules)
+    if (config.strictPeerDependencies && resolvedNow && !editing && peerIssues.length > 0) throw peerIssuesError(peerIssues, { autoInstallPeers: config.autoInstallPeers })
     const packages = Object.keys(resolved.lockfile.packages ?? {}).length
     if (useLockfileAsIs) trace?.count('resolved', packages)
     emit({ type: 'progress', resolved: packages, added: 0, reused: 0, downloaded: 0, done: false })
@@ -302,11 +313,11 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
         for (const event of project.id === '.' ? events.slice(1) : events) await projectScript(event, project)
       }
     }
-    const peerIssues = applyPeerDependencyRules(resolved.peerIssues, config.peerDependencyRules)
     if (peerIssues.length > 0) emit({ type: 'peer-issues', issues: peerIssues })
     emit({ type: 'lockfile', written: linked.committed, file: path.join(config.dir, 'pnpm-lock.yaml') })
     if (linked.changes.length > 0) emit({ type: 'summary', changes: linked.changes })
     if (resolved.immature.length > 0) await excludeFromReleaseAge(config, resolved.immature, emit)
+    if (config.catalogPrune) await pruneUnusedCatalogs(config.dir, { manifests: projects.map((project) => project.manifest), overrides: config.overrides, lockfileCatalogs: config.useLockfile ? resolved.lockfile.catalogs : undefined })
     const linkMs = performance.now() - linkStart
     return {
       lockfileChanged: linked.committed,

@@ -3,12 +3,11 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import { own } from '@lode/core.safe-name'
-import { LodeError } from '@lode/fs.error'
 import { prepareFileAtomic, removeAtomicTemps } from '@lode/fs.write-file-atomic'
 import type { PreparedFile } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
-import { hoistedDependenciesRecord, hoistedPath, pkgIdOf, planHoisting, planWorkspaceHoisting, planLayout, platformMismatch, planPrune, reachableDepPaths, readModulesManifest } from '@lode/pkg-manager.linker'
-import type { HoistedDependency, LaidOutPackage, Layout, LayoutOptions, ModulesManifest, Platform } from '@lode/pkg-manager.linker'
+import { hoistedDependenciesRecord, hoistedPath, pkgIdOf, planHoisting, planWorkspaceHoisting, planLayout, planPrune, reachableDepPaths, readModulesManifest, refToDepPath } from '@lode/pkg-manager.linker'
+import type { HoistedDependency, LaidOutPackage, Layout, LayoutOptions, ModulesManifest } from '@lode/pkg-manager.linker'
 import { DEPENDENCY_GROUPS, parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
 import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
 import type { LinkToWrite } from '@lode/worker.link'
@@ -17,6 +16,7 @@ import type { LinkPool } from '@lode/worker.pools'
 import { runBuilds } from './dependency-builds.js'
 import { finishLinking } from './finish-linking.js'
 import { importPackages } from './import-packages.js'
+import { skippedPackages } from './installability.js'
 import { assertCanPurge, layoutChange, purgeModulesDir, recordedVirtualStoreDir } from './layout-change.js'
 import { fetchAll, linkHoisted, linkedDependencies } from './link-hoisted.js'
 import { currentPlatform } from './package-fetcher.js'
@@ -120,7 +120,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   let installed = opts.installedLockfile ?? await readInstalledLockfile(modulesDir)
   const lockfile = opts.selectedImporters === undefined ? opts.lockfile : installedLockfile(opts.lockfile, installed, opts.selectedImporters)
   const layoutOptions = {
-    skipped: skippedOptionalPackages(lockfile, currentPlatform()),
+    skipped: skippedPackages(lockfile, { engineStrict: config.engineStrict, nodeVersion: config.nodeVersion, platform: currentPlatform() }),
     lockfileDir: config.dir,
     importers: opts.importers.filter((importer) => lockfile.importers[importer.id] !== undefined),
     include: opts.include,
@@ -156,7 +156,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
       lockfile,
       skipped: layoutOptions.skipped,
       installedText: opts.selectedImporters === undefined ? opts.lockfileText ?? stringifyLockfile(lockfile) : stringifyLockfile(reachedOnly(lockfile, layout, layoutOptions.skipped)),
-      changes: directChanges(installed, lockfile, opts.include, (ref) => opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version),
+      changes: directChanges(installed, lockfile, opts.include, (ref) => opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version, layoutOptions.skipped),
       previousLinks: installed === undefined ? undefined : linkedDependencies(installed, opts.importers, opts.include),
     })
   }
@@ -178,7 +178,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     downloaded: 0,
     removed: previous?.layout.packages.filter((pkg) => !nextIds.has(pkg.depPath)).length ?? 0,
     committed: false,
-    changes: directChanges(previous?.lockfile, lockfile, opts.include, (ref) => opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version),
+    changes: directChanges(previous?.lockfile, lockfile, opts.include, (ref) => opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version, layoutOptions.skipped),
   }
   const progress = (counts: { added: number, reused: number }): void => {
     opts.onProgress?.({ added: counts.added, reused: counts.reused, downloaded: opts.fetcher.downloaded })
@@ -269,28 +269,6 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
 }
 
 /**
- * Optional packages whose `os`, `cpu` or `libc` exclude this platform: kept in the lockfile, not
- * installed (pnpm's `skipped`). A required package that does not fit is `ERR_LODE_UNSUPPORTED_PLATFORM`.
- */
-function skippedOptionalPackages (lockfile: Lockfile, platform: Platform): Set<string> {
-  const skipped = new Set<string>()
-  for (const [depPath, snapshot] of Object.entries(lockfile.snapshots ?? {})) {
-    const info = lockfile.packages?.[pkgIdOf(depPath)]
-    if (info === undefined || (info.os === undefined && info.cpu === undefined && info.libc === undefined)) continue
-    const mismatch = platformMismatch(info, platform)
-    if (mismatch === undefined) continue
-    if (snapshot.optional === true) {
-      skipped.add(depPath)
-      continue
-    }
-    throw new LodeError('UNSUPPORTED_PLATFORM', `${pkgIdOf(depPath)} does not support this platform: it wants ${mismatch}.`, {
-      hint: 'Install on a platform the package supports, or make it an optional dependency.',
-    })
-  }
-  return skipped
-}
-
-/**
  * The symlinks besides those of the packages imported now: the importers' direct dependencies, the
  * hoisted packages, and the dependencies of the packages already there. Without an interrupted
  * install before, those the last install wrote as they are now are left alone (the pruning removed
@@ -309,8 +287,8 @@ function otherLinks (layout: Layout, hoisted: readonly HoistedDependency[], modu
   return links
 }
 
-/** pnpm's summary: direct dependencies the importer gained or lost since the last install, per group. */
-function directChanges (before: Lockfile | undefined, after: Lockfile, include: Readonly<Record<DependencyGroup, boolean>>, linkedVersion: (ref: string) => string | undefined): DirectDependencyChange[] {
+/** pnpm's summary: direct dependencies the importer gained or lost since the last install, per group (not those skipped, which it did not gain). */
+function directChanges (before: Lockfile | undefined, after: Lockfile, include: Readonly<Record<DependencyGroup, boolean>>, linkedVersion: (ref: string) => string | undefined, skipped: ReadonlySet<string>): DirectDependencyChange[] {
   const changes: DirectDependencyChange[] = []
   for (const group of ['dependencies', 'optionalDependencies', 'devDependencies'] as const) {
     if (!include[group]) continue
@@ -333,7 +311,7 @@ function directChanges (before: Lockfile | undefined, after: Lockfile, include: 
       const is = own(now, alias)?.version
       if (was === is) continue
       if (was !== undefined) changes.push(describe(alias, was, '-'))
-      if (is !== undefined) changes.push(describe(alias, is, '+'))
+      if (is !== undefined && !skipped.has(refToDepPath(alias, is))) changes.push(describe(alias, is, '+'))
     }
   }
   return changes

@@ -1,3 +1,4 @@
+import { LodeError } from '@lode/fs.error'
 import { createMatcher } from '@lode/fs.matcher'
 import type { PeerDependencyRules } from '@lode/pkg-manager.config'
 import type { PeerIssue } from '@lode/pkg-manager.resolve-dependencies'
@@ -36,4 +37,32 @@ function parentMatches (parent: NonNullable<Selector['parent']>, wantedBy: strin
   const at = wantedBy.indexOf('@', 1)
   if (wantedBy.slice(0, at) !== parent.name) return false
   return parent.range === undefined || semver.satisfies(wantedBy.slice(at + 1), parent.range, { includePrerelease: true })
+}
+
+/**
+ * `strictPeerDependencies`: the issues left after the rules as `ERR_LODE_PEER_DEP_ISSUES`, listed
+ * as pnpm 11 lists them (by peer, then by the version found, then by the range each dependent wants).
+ */
+export function peerIssuesError (issues: readonly PeerIssue[], opts: { autoInstallPeers: boolean }): LodeError {
+  const sections: string[] = []
+  const byPeer = new Map<string, PeerIssue[]>()
+  for (const issue of issues) byPeer.set(`${issue.kind}\t${issue.peer}`, [...byPeer.get(`${issue.kind}\t${issue.peer}`) ?? [], issue])
+  const wanted = (group: readonly PeerIssue[]): string => {
+    const byRange = new Map<string, Set<string>>()
+    for (const issue of group) byRange.set(issue.range, (byRange.get(issue.range) ?? new Set()).add(issue.wantedBy))
+    return ['  Wanted:', ...[...byRange].flatMap(([range, by]) => [`    ${range.includes(' ') || range === '*' ? `"${range}"` : range}:`, ...[...by].map((pkg) => `      ${pkg}`)])].join('\n')
+  }
+  const unmet = [...byPeer].filter(([key]) => key.startsWith('unmet\t'))
+  const missing = [...byPeer].filter(([key]) => key.startsWith('missing\t'))
+  for (const [, group] of unmet) {
+    const byVersion = new Map<string, PeerIssue[]>()
+    for (const issue of group) if (issue.kind === 'unmet') byVersion.set(issue.installed, [...byVersion.get(issue.installed) ?? [], issue])
+    for (const [installed, found] of byVersion) sections.push(`✕ unmet peer ${group[0]!.peer}\n  Installed: ${installed}\n${wanted(found)}`)
+  }
+  for (const [, group] of missing) sections.push(`✕ missing peer ${group[0]!.peer}\n${wanted(group)}`)
+  const hints = [
+    ...missing.length > 0 && !opts.autoInstallPeers ? ['To install missing peers automatically, set autoInstallPeers: true in pnpm-workspace.yaml.'] : [],
+    'To not fail on peer dependency issues, set strictPeerDependencies: false in pnpm-workspace.yaml (or allow them with peerDependencyRules).',
+  ]
+  return new LodeError('PEER_DEP_ISSUES', `Unmet peer dependencies\n\n${sections.join('\n\n')}`, { hint: hints.join(' ') })
 }

@@ -55,9 +55,10 @@ export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDepend
   const nodes = walk(0, makeStep(layout.importers.flatMap((importer) => importer.direct.flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath]))))
   nodes.sort((a, b) => a.depth - b.depth || (a.depPath < b.depPath ? -1 : a.depPath > b.depPath ? 1 : 0))
   // First, a root above all importers whose children are their direct dependencies (the first of
-  // an alias wins): a workspace project's direct dependencies are hoisted unless the root has the name.
+  // an alias wins; a link to a project is not in pnpm's graph and takes no alias): a workspace
+  // project's direct dependencies are hoisted unless the root has the name.
   const rootChildren = new Map<string, Dependency>()
-  for (const importer of layout.importers) for (const dep of importer.direct) if (!rootChildren.has(dep.alias)) rootChildren.set(dep.alias, dep)
+  for (const importer of layout.importers) for (const dep of importer.direct) if (dep.depPath !== undefined && !rootChildren.has(dep.alias)) rootChildren.set(dep.alias, dep)
   const hoisted: HoistedDependency[] = []
   for (const deps of [[...rootChildren.values()], ...nodes.map((node) => byDepPath.get(node.depPath)!.deps)]) {
     for (const child of deps) {

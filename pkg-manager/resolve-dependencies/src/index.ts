@@ -67,6 +67,8 @@ export interface ResolveDependenciesOptions {
   blockExoticSubdeps: boolean
   /** pnpm's `linkWorkspacePackages`: link a workspace project that satisfies a plain range, directly (`true`) or at any depth (`deep`). */
   linkWorkspacePackages?: boolean | 'deep' | undefined
+  /** pnpm's `preferWorkspacePackages`: with `linkWorkspacePackages`, a workspace project the range takes wins over a newer registry version. */
+  preferWorkspacePackages?: boolean | undefined
   /** Downloads a tarball, for tarball-URL dependencies. */
   fetchBytes: (url: string) => Promise<Buffer>
   /** Git dependencies: reaching repositories and fetching git packages for their manifests. */
@@ -117,6 +119,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     workspaceProjects: opts.importers.map((importer) => ({ name: importer.manifest.name, version: importer.manifest.version, dir: linkedDirOf(importer) })),
     blockExoticSubdeps: opts.blockExoticSubdeps,
     linkWorkspacePackages: opts.linkWorkspacePackages ?? false,
+    preferWorkspacePackages: opts.preferWorkspacePackages,
     fetchBytes: opts.fetchBytes,
     git: opts.git,
     onWarning: opts.onWarning,

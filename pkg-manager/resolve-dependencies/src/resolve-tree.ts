@@ -96,6 +96,8 @@ export interface ResolveTreeOptions {
   blockExoticSubdeps: boolean
   /** pnpm's `linkWorkspacePackages`: a plain range that a workspace project satisfies links it (direct dependencies, or any depth with `deep`). */
   linkWorkspacePackages: boolean | 'deep'
+  /** pnpm's `preferWorkspacePackages`: with `linkWorkspacePackages`, such a project is linked even when the registry has a newer version. */
+  preferWorkspacePackages?: boolean | undefined
   /** Downloads a tarball (for tarball-URL dependencies). */
   fetchBytes: (url: string) => Promise<Buffer>
   onWarning: (message: string) => void
@@ -218,19 +220,22 @@ export class TreeResolver {
         hint: 'Use a registry version range, a tarball URL or a file: path for now.',
       })
     }
-    const linkable = this.opts.linkWorkspacePackages === 'deep' || (this.opts.linkWorkspacePackages && depth === 0)
-    const project = linkable && spec.type !== 'tag'
-      ? this.opts.workspaceProjects.find((candidate) => candidate.name === spec.name && candidate.version !== undefined && semver.satisfies(candidate.version, spec.type === 'version' ? spec.version : spec.range, { loose: true }))
-      : undefined
-    if (project !== undefined) return this.remember(this.linked(project.dir, wanted.alias, project.version!), depth)
     let wantedSpec: RegistrySpec = spec
     const relock = depth > 0 && this.updatedNames.has(spec.name)
-    if (wanted.lockedVersion !== undefined && !relock && satisfiesLockedRange(wanted.lockedVersion, spec)) {
+    const lockedVersion = relock || wanted.lockedVersion === undefined || !satisfiesLockedRange(wanted.lockedVersion, spec) ? undefined : wanted.lockedVersion
+    const keepsLocked = lockedVersion !== undefined
+    // pnpm's linkWorkspacePackages: a version the lockfile pins stays; else a workspace project the
+    // range takes is linked with preferWorkspacePackages, or else when the registry has nothing newer.
+    const linkable = !keepsLocked && (this.opts.linkWorkspacePackages === 'deep' || (this.opts.linkWorkspacePackages && depth === 0))
+    const local = linkable ? this.workspaceMatch(spec) : undefined
+    const link = (project: { dir: string, version: string }): ResolvedPackage => this.remember(this.linked(project.dir, wanted.alias, project.version), depth)
+    if (local !== undefined && this.opts.preferWorkspacePackages) return link(local)
+    if (lockedVersion !== undefined) {
       if (this.opts.reuseLockedManifests) {
-        const locked = lockedPackage(this.opts.lockfile, `${spec.name}@${wanted.lockedVersion}`)
+        const locked = lockedPackage(this.opts.lockfile, `${spec.name}@${lockedVersion}`)
         if (locked !== undefined) return this.remember(locked, depth)
       }
-      wantedSpec = { type: 'version', name: spec.name, version: wanted.lockedVersion }
+      wantedSpec = { type: 'version', name: spec.name, version: lockedVersion }
     }
     const preferred = occurrence.scope.preferred(spec.name)
     const key = `${spec.name}\t${wantedSpec.type === 'version' ? wantedSpec.version : wantedSpec.type === 'range' ? wantedSpec.range : `tag:${wantedSpec.tag}`}\t${JSON.stringify(preferred)}`
@@ -245,11 +250,38 @@ export class TreeResolver {
       })
       this.pending.set(key, pending)
     }
-    const pkg = await pending
+    let pkg: ResolvedPackage | undefined
+    try {
+      pkg = await pending
+    } catch (err) {
+      if (local !== undefined && err instanceof LodeError && (err.code === 'ERR_LODE_NOT_FOUND' || err.code === 'ERR_LODE_NO_MATCHING_VERSION')) return link(local)
+      throw err
+    }
+    if (pkg !== undefined && linkable) {
+      const same = this.opts.workspaceProjects.find((candidate) => candidate.name === pkg.name && candidate.version === pkg.version)
+      if (same !== undefined) return link({ dir: same.dir, version: pkg.version })
+      if (local !== undefined && semver.valid(local.version) !== null && semver.gte(local.version, pkg.version)) return link(local)
+    }
+    if (pkg === undefined && local !== undefined) return link(local)
     if (pkg !== undefined) return this.remember(pkg, depth)
     // As pnpm, said of a project's own optional dependencies only (a deeper one goes quietly).
     if (depth === 0) this.opts.onOptionalSkipped(`${wanted.alias}@${wanted.bareSpecifier} is an optional dependency that could not be resolved. Excluding it from installation.`)
     return undefined
+  }
+
+  /**
+   * The workspace project of the spec's name whose version it takes, the highest (pnpm's
+   * `pickMatchingLocalVersionOrNull`: a tag takes any version; `*`, `^`, `~` any, prereleases too).
+   */
+  private workspaceMatch (spec: RegistrySpec): { dir: string, version: string } | undefined {
+    const candidates = this.opts.workspaceProjects.flatMap(({ name, version, dir }) => name === spec.name && version !== undefined ? [{ dir, version }] : [])
+    if (candidates.length === 0) return undefined
+    const versions = candidates.map(({ version }) => version)
+    const range = spec.type === 'tag' ? '*' : spec.type === 'version' ? spec.version : spec.range
+    const picked = ['*', '^', '~', ''].includes(range)
+      ? semver.maxSatisfying(versions, '*', { includePrerelease: true }) ?? versions.reduce((max, version) => version > max ? version : max)
+      : versions.includes(range) ? range : semver.maxSatisfying(versions, range, { loose: true })
+    return picked === null ? undefined : candidates.find(({ version }) => version === picked)
   }
 
   /** The package as its registry manifest describes it (dependency ranges), in place of its lockfile form. */

@@ -1,0 +1,117 @@
+import { LodeError } from '@lode/fs.error'
+import { pkgIdOf, platformMismatch } from '@lode/pkg-manager.linker'
+import type { Platform } from '@lode/pkg-manager.linker'
+import type { Lockfile } from '@lode/pkg-manager.lockfile'
+import semver from 'semver'
+
+// pnpm 11's installability checks (its package-is-installable): a package's `os`, `cpu` and `libc`
+// are checked first, then its `engines.node` (and, for the workspace's own projects, `engines.pnpm`).
+
+/** The running engines an `engines` field is checked against. */
+export interface CurrentEngines {
+  /** `config.nodeVersion` (pnpm's `nodeVersion` setting, else the running Node.js). */
+  node: string
+  /** The pnpm version lode installs as; set for the workspace's projects only (pnpm checks no dependency's `engines.pnpm`). */
+  pnpm?: string
+}
+
+/** The ranges of `engines` that `current` does not satisfy (pnpm's `UnsupportedEngineError.wanted`), undefined when all are. */
+export function unsatisfiedEngines (engines: unknown, current: CurrentEngines, subject: string): Record<string, string> | undefined {
+  if (typeof engines !== 'object' || engines === null) return undefined
+  const { node, pnpm } = engines as { node?: unknown, pnpm?: unknown }
+  const wanted: Record<string, string> = {}
+  if (typeof node === 'string' && node !== '' && !semver.satisfies(current.node, node, { includePrerelease: true })) {
+    if (semver.valid(current.node) === null) {
+      throw new LodeError('INVALID_NODE_VERSION', `The nodeVersion setting is "${current.node}", which is not an exact semver version (checking the engines of ${subject}).`, {
+        hint: 'Set nodeVersion in pnpm-workspace.yaml to an exact version such as 22.13.0, or remove it.',
+      })
+    }
+    wanted['node'] = node
+  }
+  if (current.pnpm !== undefined && typeof pnpm === 'string' && pnpm !== '' && !semver.satisfies(current.pnpm, pnpm, { includePrerelease: true })) wanted['pnpm'] = pnpm
+  return Object.keys(wanted).length > 0 ? wanted : undefined
+}
+
+/** `ERR_LODE_UNSUPPORTED_ENGINE` for a package (`name@version`) or a project (its directory). */
+export function unsupportedEngineError (subject: string, wanted: Record<string, string>, current: CurrentEngines): LodeError {
+  const engine = wanted['pnpm'] !== undefined ? 'pnpm' : 'node'
+  const got = engine === 'pnpm' ? current.pnpm! : current.node
+  const fix = engine === 'pnpm'
+    ? `lode installs as pnpm ${current.pnpm!} does: change engines.pnpm in ${subject}'s package.json, or install it with a pnpm it supports.`
+    : 'Install a Node.js version it supports (or set nodeVersion in pnpm-workspace.yaml to the version it will run on), or set engineStrict: false in pnpm-workspace.yaml to be warned only.'
+  return new LodeError('UNSUPPORTED_ENGINE', `Unsupported engine for ${subject}: wanted: ${JSON.stringify(wanted)} (current: ${JSON.stringify(current)})`, {
+    hint: `Your ${engine === 'pnpm' ? 'pnpm' : 'Node.js'} version is incompatible with "${subject}": it wants ${engine} ${wanted[engine]!}, this is ${got}. ${fix}`,
+  })
+}
+
+export interface ProjectsCheckOptions {
+  engineStrict: boolean
+  current: Required<CurrentEngines>
+  platform: Platform
+  onWarning: (message: string) => void
+}
+
+/**
+ * The workspace's projects, as pnpm 11 checks them when it reads them (every command, before
+ * anything is installed): a project whose `os`/`cpu`/`libc` exclude this machine gets a warning
+ * (never an error); one whose `engines.pnpm` the pnpm version lode installs as does not satisfy is
+ * `ERR_LODE_UNSUPPORTED_ENGINE`; one whose `engines.node` the Node.js does not satisfy is that
+ * error with `engineStrict`, else a warning. `id` is the project's directory from the workspace
+ * root (`.` for the root), `dir` the directory the error names.
+ */
+export function checkProjects (projects: ReadonlyArray<{ id: string, dir: string, manifest: Record<string, unknown> }>, opts: ProjectsCheckOptions): void {
+  for (const { id, dir, manifest } of projects) {
+    const where = id === '.' ? '' : `${id}: `
+    const platform = platformMismatch(manifest, opts.platform)
+    if (platform !== undefined) {
+      const wanted = { cpu: manifest['cpu'] ?? ['any'], os: manifest['os'] ?? ['any'], libc: manifest['libc'] ?? ['any'] }
+      opts.onWarning(`${where}Unsupported platform: wanted: ${JSON.stringify(wanted)} (current: ${JSON.stringify({ os: opts.platform.os, cpu: opts.platform.cpu, libc: opts.platform.libc ?? 'unknown' })})`)
+      continue
+    }
+    const wanted = unsatisfiedEngines(manifest['engines'], opts.current, dir)
+    if (wanted === undefined) continue
+    if (wanted['pnpm'] !== undefined || opts.engineStrict) throw unsupportedEngineError(dir, wanted, opts.current)
+    opts.onWarning(`${where}Unsupported engine: wanted: ${JSON.stringify(wanted)} (current: ${JSON.stringify(opts.current)})`)
+  }
+}
+
+export interface PackagesCheckOptions {
+  engineStrict: boolean
+  nodeVersion: string
+  platform: Platform
+}
+
+/**
+ * The lockfile's packages this machine cannot run, as pnpm 11 decides when it installs them: one
+ * whose `os`, `cpu` or `libc` exclude this platform, or whose `engines.node` the Node.js does not
+ * satisfy, is skipped when only optional dependencies reach it (it stays in the lockfile); one a
+ * required dependency reaches is installed all the same, or with `engineStrict` is
+ * `ERR_LODE_UNSUPPORTED_PLATFORM` / `ERR_LODE_UNSUPPORTED_ENGINE`. pnpm only logs the installed
+ * ones (its reporter shows nothing), and so does lode. Returns the dependency paths skipped.
+ */
+export function skippedPackages (lockfile: Lockfile, opts: PackagesCheckOptions): Set<string> {
+  const skipped = new Set<string>()
+  const current = { node: opts.nodeVersion }
+  for (const [depPath, snapshot] of Object.entries(lockfile.snapshots ?? {})) {
+    const info = lockfile.packages?.[pkgIdOf(depPath)]
+    if (info === undefined || (info.os === undefined && info.cpu === undefined && info.libc === undefined && info.engines === undefined)) continue
+    const optional = snapshot.optional === true
+    const platform = info.os === undefined && info.cpu === undefined && info.libc === undefined ? undefined : platformMismatch(info, opts.platform)
+    if (platform !== undefined) {
+      if (optional) skipped.add(depPath)
+      else if (opts.engineStrict) {
+        throw new LodeError('UNSUPPORTED_PLATFORM', `${pkgIdOf(depPath)} does not support this platform: it wants ${platform}.`, {
+          hint: 'Install on a platform the package supports, make it an optional dependency, or set engineStrict: false in pnpm-workspace.yaml to install it all the same.',
+        })
+      }
+      continue
+    }
+    // pnpm defers a patched package's engines to its patched package.json; lode does not check them under engineStrict.
+    if (opts.engineStrict && depPath.includes('(patch_hash=')) continue
+    const wanted = unsatisfiedEngines(info.engines, current, pkgIdOf(depPath))
+    if (wanted === undefined) continue
+    if (optional) skipped.add(depPath)
+    else if (opts.engineStrict) throw unsupportedEngineError(pkgIdOf(depPath), wanted, current)
+  }
+  return skipped
+}
