@@ -31,3 +31,11 @@ export const WANTED_LOCKFILE = 'pnpm-lock.yaml'
  */
 export const METADATA_CACHE_DIR = 'lode-metadata-v4'
 export const METADATA_CACHE_EXT = '.mpk'
+
+/** pnpm 11's record of the last install, in the root node_modules: lode writes it as pnpm does, for pnpm. */
+export const PNPM_WORKSPACE_STATE_FILE = '.pnpm-workspace-state-v1.json'
+/**
+ * lode's record of lockfiles that passed the supply-chain policies (one JSON line per verdict:
+ * the lockfile's digest and the policy), inside the cache dir; pnpm keeps its own beside it.
+ */
+export const LOCKFILE_VERIFIED_CACHE_FILE = 'lode-lockfile-verified-v1.jsonl'

@@ -124,6 +124,8 @@ export interface Config {
   readonly trustPolicyExclude: readonly string[]
   /** Minutes after which a version's trust is no longer checked (undefined: always checked). */
   readonly trustPolicyIgnoreAfter: number | undefined
+  /** pnpm's `trustLockfile` (default false): the lockfile's entries are not checked against `minimumReleaseAge` and `trustPolicy` before an install. */
+  readonly trustLockfile: boolean
   /** pnpm's `lockfile` (or npm's `packageLock`): false reads and writes no pnpm-lock.yaml. */
   readonly useLockfile: boolean
   /** pnpm's `pmOnFail`: what a `packageManager` (or `devEngines.packageManager`) naming another package manager gets; undefined when not set. */
@@ -132,6 +134,11 @@ export interface Config {
   readonly userAgent: string
   /** The running lode's version (`.modules.yaml` records `lode@<version>`). */
   readonly lodeVersion: string
+  /**
+   * The settings given rather than defaulted (pnpm-workspace.yaml, pnpm's global config.yaml, the
+   * overrides), sorted: pnpm's workspace state records a setting without a default only when given.
+   */
+  readonly explicitSettings: readonly string[]
   /** Settings ignored as pnpm 11 ignores them (unknown keys, keys a project may not set, pnpm settings in .npmrc), for the user to see. */
   readonly warnings: readonly string[]
 }
@@ -292,11 +299,13 @@ export function getConfig (opts: GetConfigOptions): Config {
     trustPolicy: setting('trustPolicy', (v): v is 'off' | 'no-downgrade' => v === 'off' || v === 'no-downgrade', 'off'),
     trustPolicyExclude: setting('trustPolicyExclude', isStrings, []),
     trustPolicyIgnoreAfter: setting<number | undefined>('trustPolicyIgnoreAfter', (v): v is number | undefined => isNumber(v), undefined),
+    trustLockfile: setting('trustLockfile', isBool, false),
     // As pnpm 11: `lockfile`, else npm's `packageLock`, else true.
     useLockfile: setting('lockfile', isBool, setting('packageLock', isBool, true)),
     pmOnFail: setting<Config['pmOnFail']>('pmOnFail', (v): v is Config['pmOnFail'] => typeof v === 'string' && ['download', 'error', 'warn', 'ignore'].includes(v), undefined),
     userAgent: lodeUserAgent(opts.lodeVersion),
     lodeVersion: opts.lodeVersion,
+    explicitSettings: [...new Set([...Object.keys(workspace), ...Object.keys(opts.overrides).filter((name) => opts.overrides[name as keyof ConfigOverrides] !== undefined)])].sort(),
     warnings: [...global.warnings, ...project.warnings, ...npmrcWarnings],
   }
   return Object.freeze(config)

@@ -27,6 +27,7 @@ import { outdatedLockfileReason } from './lockfile-satisfies.js'
 import { PackageFetcher, currentPlatform } from './package-fetcher.js'
 import { loadPatches } from './patches.js'
 import { PipelineTrace } from './pipeline-trace.js'
+import { writePnpmWorkspaceState } from './pnpm-workspace-state.js'
 import { readProjectManifest } from './project-manifest.js'
 
 /** What an install reports while it runs; a reporter (the CLI's, or a caller's) turns them into output. */
@@ -318,6 +319,8 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
     if (linked.changes.length > 0) emit({ type: 'summary', changes: linked.changes })
     if (resolved.immature.length > 0) await excludeFromReleaseAge(config, resolved.immature, emit)
     if (config.catalogPrune) await pruneUnusedCatalogs(config.dir, { manifests: projects.map((project) => project.manifest), overrides: config.overrides, lockfileCatalogs: config.useLockfile ? resolved.lockfile.catalogs : undefined })
+    // pnpm's record of the install, for pnpm's repeat install and verifyDepsBeforeRun.
+    if (opts.lockfileOnly !== true) await writePnpmWorkspaceState({ config, projects, selected, include: include ?? ALL_GROUPS, lockfile: resolved.lockfile, now: opts.now }, (message) => { emit({ type: 'warning', message }) })
     const linkMs = performance.now() - linkStart
     return {
       lockfileChanged: linked.committed,
@@ -341,6 +344,8 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
     }
   }
 }
+
+const ALL_GROUPS: Readonly<Record<DependencyGroup, boolean>> = { dependencies: true, devDependencies: true, optionalDependencies: true }
 
 /** Override values `catalog:` and `catalog:name` become the catalog's specifier for the overridden package, as pnpm records them. */
 function catalogOverrides (overrides: Readonly<Record<string, string>>, catalogs: Config['catalogs']): Record<string, string> {
