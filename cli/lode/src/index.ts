@@ -341,6 +341,14 @@ function changeBar (added: number, removed: number, width = 80): string {
   return '+'.repeat(plus) + '-'.repeat(width - plus)
 }
 
+/** `500ms`, `2s`, `5m`, `1h`, `3d`: pnpm's age of a cached verdict (pretty-ms, compact: the largest unit only). */
+export function formatAgo (ms: number): string {
+  const elapsed = Math.max(0, Number.isNaN(ms) ? 0 : ms)
+  const units: Array<[string, number]> = [['y', 365 * 86_400_000], ['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]]
+  for (const [unit, size] of units) if (elapsed >= size) return `${Math.floor(elapsed / size)}${unit}`
+  return `${Math.round(elapsed)}ms`
+}
+
 /** `564ms`, `3.2s`, `1m 5.3s`: pnpm's "Done in" duration (pretty-ms). */
 export function formatDuration (ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`
@@ -368,6 +376,15 @@ function report (event: InstallEvent, print: (line: string) => void, showProgres
       }
       break
     case 'lockfile': print(''); break
+    case 'lockfile-verification':
+      if (event.status === 'cached') print(`✓ Lockfile passes supply-chain policies (verified ${formatAgo(Date.now() - Date.parse(event.verifiedAt))} ago)`)
+      else {
+        const entries = `${event.entries} ${event.entries === 1 ? 'entry' : 'entries'}`
+        if (event.status === 'started') print(`? Verifying lockfile against supply-chain policies (${entries})...`)
+        else if (event.status === 'done') print(`✓ Lockfile passes supply-chain policies (${entries} in ${formatDuration(event.elapsedMs)})`)
+        else print(`✗ Lockfile failed supply-chain policy check (${entries} in ${formatDuration(event.elapsedMs)})`)
+      }
+      break
     case 'up-to-date': print('Already up to date'); break
     case 'script-output': break
     case 'packages':

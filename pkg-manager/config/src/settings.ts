@@ -46,8 +46,9 @@ implemented(
   'allowedDeprecatedVersions', 'autoInstallPeers', 'blockExoticSubdeps', 'catalog', 'catalogs', 'dedupePeerDependents', 'dedupePeers',
   'ignoreCompatibilityDb', 'ignoredOptionalDependencies', 'linkWorkspacePackages', 'minimumReleaseAge', 'minimumReleaseAgeExclude',
   'minimumReleaseAgeStrict', 'overrides', 'packageExtensions', 'packages', 'patchedDependencies', 'peerDependencyRules',
-  'peersSuffixMaxLength', 'resolvePeersFromWorkspaceRoot', 'trustPolicy', 'trustPolicyExclude', 'trustPolicyIgnoreAfter',
+  'peersSuffixMaxLength', 'resolvePeersFromWorkspaceRoot', 'trustLockfile', 'trustPolicy', 'trustPolicyExclude', 'trustPolicyIgnoreAfter',
   'preferWorkspacePackages', 'engineStrict', 'nodeVersion', 'strictPeerDependencies', 'catalogPrune', 'cleanupUnusedCatalogs',
+  'injectWorkspacePackages',
   // the lockfile and node_modules
   'frozenLockfile', 'hoistPattern', 'lockfile', 'modulesCacheMaxAge', 'nodeLinker', 'packageImportMethod', 'packageLock',
   'publicHoistPattern', 'shamefullyHoist', 'virtualStoreDir', 'virtualStoreDirMaxLength', 'confirmModulesPurge',
@@ -97,7 +98,6 @@ accepted('pnpm hands some commands to npm; lode hands none', 'npmPath', 'pnpmExe
 accepted('pnpm only warns about workspace cycles with it', 'ignoreWorkspaceCycles')
 accepted('only the shallowness of git clones, not what is installed', 'gitShallowHosts')
 accepted('lode never changes the user scripts run as', 'unsafePerm')
-accepted('lode re-checks no lockfile entry against minimumReleaseAge and trustPolicy yet, as if trustLockfile were true', 'trustLockfile')
 accepted('lode loads no pnpmfile (a .pnpmfile.cjs or .pnpmfile.mjs in the workspace root is refused instead)', 'ignorePnpmfile', 'tryLoadDefaultPnpmfile')
 accepted('it is lode\'s own bound on a tarball (see tarballMaxUnpackedSize)', 'tarballMaxFiles', 'tarballMaxUnpackedSize')
 
@@ -119,7 +119,6 @@ refused('install', {
   globalPnpmfile: undefined,
   ignoreScripts: false,
   ignoreWorkspace: false,
-  injectWorkspacePackages: false,
   legacyDirFiltering: false,
   libc: undefined,
   minimumReleaseAgeExcludePrune: false,

@@ -29,6 +29,8 @@ import { loadPatches } from './patches.js'
 import { PipelineTrace } from './pipeline-trace.js'
 import { writePnpmWorkspaceState } from './pnpm-workspace-state.js'
 import { readProjectManifest } from './project-manifest.js'
+import { recordVerifiedLockfile, verifyLockfile } from './verify-lockfile.js'
+import type { LockfileVerificationEvent } from './verify-lockfile.js'
 
 /** What an install reports while it runs; a reporter (the CLI's, or a caller's) turns them into output. */
 export type InstallEvent =
@@ -45,6 +47,8 @@ export type InstallEvent =
   | { type: 'packages', added: number, removed: number, storeDir: string, virtualStoreDir: string }
   /** Direct dependencies added and removed, for pnpm's summary. */
   | { type: 'summary', changes: DirectDependencyChange[] }
+  /** The lockfile's check against the supply-chain policies (see verify-lockfile.ts). */
+  | LockfileVerificationEvent
 
 export interface InstallOptions {
   config: Config
@@ -185,11 +189,6 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
     })
   }
   const outdated = outdatedLockfileReason(current?.lockfile, importers, { autoInstallPeers: config.autoInstallPeers, dedupePeers: config.dedupePeers, catalogs: config.catalogs, ...lockfileSettings })
-  if (frozen && wanted !== undefined && outdated !== undefined) {
-    throw new LodeError('OUTDATED_LOCKFILE', `Cannot install with a frozen lockfile because pnpm-lock.yaml is not up to date with ${path.join(config.dir, 'package.json')}: ${outdated}.`, {
-      hint: 'Run lode install without --frozen-lockfile (in CI: --no-frozen-lockfile) to update pnpm-lock.yaml, and commit it.',
-    })
-  }
   const client = new RegistryClient({
     authHeader: createAuthHeaderLookup(config.rawNpmrc, config.registry),
     networkConcurrency: config.networkConcurrency,
@@ -225,6 +224,14 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
   const registries = { default: config.registry, scoped: config.scopedRegistries }
   const fetcher = new PackageFetcher({ config, client, registryFor: (name) => registryFor(registries, name), trace, signal: opts.signal, onWarning: (message) => { emit({ type: 'warning', message }) }, ignoreScripts: opts.ignoreScripts })
   try {
+    // pnpm 11 checks the lockfile it starts from against the supply-chain policies, frozen or not,
+    // before using it; its verdict comes first, before whether the lockfile is up to date.
+    if (current !== undefined) await verifyLockfile({ config, lockfile: current.lockfile, text: wanted?.text, client, now: opts.now, onEvent: emit, onWarning: (message) => { emit({ type: 'warning', message }) } })
+    if (frozen && wanted !== undefined && outdated !== undefined) {
+      throw new LodeError('OUTDATED_LOCKFILE', `Cannot install with a frozen lockfile because pnpm-lock.yaml is not up to date with ${path.join(config.dir, 'package.json')}: ${outdated}.`, {
+        hint: 'Run lode install without --frozen-lockfile (in CI: --no-frozen-lockfile) to update pnpm-lock.yaml, and commit it.',
+      })
+    }
     // The project's own install scripts (pnpm's order): preinstall before anything is installed, the rest after.
     const runScripts = opts.lockfileOnly !== true && opts.ignoreScripts !== true
     const projectScript = async (event: string, project: { dir: string, manifest: object } = { dir: config.dir, manifest: rawManifest }): Promise<void> => {
@@ -304,6 +311,8 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
         onInfo: (message) => { emit({ type: 'info', message }) },
         commit: resolved.commit,
       })
+    // A lockfile resolved under the policies passes them: recorded so, as pnpm records it.
+    if (!useLockfileAsIs) recordVerifiedLockfile(config, opts.now)
     if (linked.added > 0 || linked.removed > 0) emit({ type: 'packages', added: linked.added, removed: linked.removed, storeDir: storePath(config.storeDir), virtualStoreDir: path.relative(config.dir, config.virtualStoreDir).split(path.sep).join('/') })
     emit({ type: 'progress', resolved: packages, added: linked.added, reused: linked.reused, downloaded: linked.downloaded, done: true })
     if (runScripts) {

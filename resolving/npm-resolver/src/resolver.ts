@@ -157,7 +157,8 @@ function withTrusted (packument: Packument, exclude: (name: string, version?: st
   return { ...packument, time: { ...packument.time, ...Object.fromEntries(trusted.map((v) => [v, new Date(0).toISOString()])) } }
 }
 
-function releaseAgeExclusions (patterns: readonly string[]): (name: string, version?: string) => boolean {
+/** `minimumReleaseAgeExclude` (and `trustPolicyExclude`) patterns: names, globs, or `name@version` entries (`name@1.0.0 || 1.1.0`). */
+export function releaseAgeExclusions (patterns: readonly string[]): (name: string, version?: string) => boolean {
   const names: string[] = []
   const versions = new Map<string, Set<string>>()
   for (const pattern of patterns) {
