@@ -52,7 +52,7 @@ const PACKAGES: PackageSpec[] = [
   {
     name: 'bin-dep',
     version: '1.0.0',
-    bin: { 'bin-dep': 'cli.js', flags: 'flags.js', 'sh-tool': 'tool.sh', 'no-ext': 'bin/plain', "it's": 'quote.js' },
+    bin: { 'bin-dep': 'cli.js', flags: 'flags.js', 'sh-tool': 'tool.sh', 'no-ext': 'bin/plain', "it's": 'quote.js', ghost: 'missing.js' },
     files: { 'cli.js': '#!/usr/bin/env node\nconsole.log("bin-dep")\n', 'flags.js': '#!/usr/bin/env -S node --no-warnings\n', 'tool.sh': 'echo hi\n', 'bin/plain': 'x\n', 'quote.js': '\n\n#!/bin/sh -e\n' },
   },
   { name: 'bin-pkg', version: '1.0.0', bin: { 'bin-pkg': 'cli.js' }, dependencies: { 'bin-dep': '1.0.0' }, files: { 'cli.js': '#!/usr/bin/env node\nconsole.log("bin-pkg")\n' } },
@@ -202,6 +202,17 @@ describe('lode writes the lockfile pnpm 11 writes, and installs it as pnpm does,
       { manifest: { name: 'b4', version: '1.0.0', dependencies: { builds: '1.0.0', 'bin-pkg': '1.0.0' }, scripts: { prepare: 'echo hi' } }, files: workspace, args: ['--frozen-lockfile', '--ignore-scripts'] },
       // Resolved by the install itself, not from a lockfile.
       { manifest: { name: 'b5', version: '1.0.0', dependencies: { 'bin-pkg': '1.0.0' } }, files: {}, args: [] },
+      // Publicly hoisted bins, and a workspace project's bins, with and without scripts.
+      ...[[], ['--ignore-scripts']].map((flags) => ({
+        manifest: { name: 'b6', version: '1.0.0', private: true, dependencies: { 'bin-pkg': '1.0.0' } },
+        files: {
+          'pnpm-workspace.yaml': 'packages:\n  - p/*\nshamefullyHoist: true\n',
+          'p/tool/package.json': JSON.stringify({ name: 'tool', version: '1.0.0', bin: { tool: 'cli.js', 'not-built': 'dist/cli.js' } }),
+          'p/tool/cli.js': '#!/usr/bin/env node\n',
+          'p/user/package.json': JSON.stringify({ name: 'user', version: '1.0.0', dependencies: { tool: 'workspace:*' } }),
+        },
+        args: ['--frozen-lockfile', ...flags],
+      })),
     ]
     for (const { manifest, files, args } of scenarios) {
       const projects = await compare(manifest, files)

@@ -31,15 +31,21 @@ export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPack
     const pkg = dep.depPath === undefined ? undefined : byDepPath.get(dep.depPath)
     return pkg?.hasBin === true ? [provider(pkg)] : []
   })
+  // A linked project's bins, through its link or at its own directory; NODE_PATH follows where each target really is.
+  const linkedProvider = (modules: string, alias: string, dir: string, throughLink: boolean): BinProvider =>
+    ({ dir: throughLink ? path.join(modules, alias) : dir, nodePath: [], nodePathFrom: hoistedModules, linked: true, target: dir })
   // The packages of a node_modules the .bin sits in (an importer's, the hoisted ones): as pnpm,
   // the shims name their targets through the package's link there.
-  const throughLinks = (modules: string, deps: ReadonlyArray<{ alias: string, depPath?: string | undefined }>): BinProvider[] => deps.flatMap((dep) => {
+  const throughLinks = (modules: string, deps: ReadonlyArray<{ alias: string, depPath?: string | undefined, dir?: string | undefined }>, projects = false): BinProvider[] => deps.flatMap((dep) => {
     const pkg = dep.depPath === undefined ? undefined : byDepPath.get(dep.depPath)
-    return pkg?.hasBin === true ? [{ ...provider(pkg), dir: path.join(modules, dep.alias), target: pkg.dir }] : []
+    // A publicly hoisted workspace project (its id is no package's): its bins through its link, as a linked project's.
+    if (pkg === undefined) return !projects || dep.dir === undefined ? [] : [linkedProvider(modules, dep.alias, dep.dir, true)]
+    return pkg.hasBin ? [{ ...provider(pkg), dir: path.join(modules, dep.alias), target: pkg.dir }] : []
   })
-  // A linked project's bins run through its link, with only the hoisted packages on NODE_PATH, as pnpm writes them.
-  const linkedWithBins = (modules: string, deps: readonly Dependency[]): BinProvider[] => deps.flatMap((dep) =>
-    dep.depPath === undefined ? [{ dir: path.join(modules, dep.alias), nodePath: [hoistedModules], linked: true, target: dep.dir }] : importersThroughLinks ? throughLinks(modules, [dep]) : withBins([dep]))
+  // A linked project's bins, with only the hoisted packages on NODE_PATH, as pnpm writes them: through
+  // its link, or (with --ignore-scripts) at its own directory.
+  const linkedWithBins = (modules: string, deps: readonly Dependency[], throughLink: boolean): BinProvider[] => deps.flatMap((dep) =>
+    dep.depPath === undefined ? [linkedProvider(modules, dep.alias, dep.dir, throughLink)] : throughLink ? throughLinks(modules, [dep]) : withBins([dep]))
   const manifests = new Map<string, Promise<Record<string, unknown>>>()
   // A few directories at a time: thousands of concurrent reads and writes would run out of file
   // handles, and one at a time leaves a workspace of a hundred projects waiting on each in turn.
@@ -47,7 +53,9 @@ export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPack
   const importers = layout.importers.map(async (importer) => await limit(async () => {
     // The root's node_modules also gets the publicly hoisted packages' bins.
     const publicHoisted = importer.modulesDir === modulesDir ? hoisted.filter((dep) => dep.type === 'public') : []
-    const importerBins = await linkBins(path.join(importer.modulesDir, '.bin'), [...linkedWithBins(importer.modulesDir, importer.direct), ...importersThroughLinks ? throughLinks(modulesDir, publicHoisted) : withBins(publicHoisted)], { manifests })
+    // pnpm links the root's bins again, through its links, once it has hoisted packages into it.
+    const throughLink = importersThroughLinks || publicHoisted.length > 0
+    const importerBins = await linkBins(path.join(importer.modulesDir, '.bin'), [...linkedWithBins(importer.modulesDir, importer.direct, throughLink), ...throughLinks(modulesDir, publicHoisted, true)], { manifests })
     // pnpm also links the bins of the direct dependencies' required peers (auto-installed peers),
     // through the peer's link beside the dependent, never over a direct dependency's.
     const peers = importer.direct.flatMap((dep) => {
@@ -60,7 +68,9 @@ export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPack
   }))
   const privateHoisted = limit(async () => await linkBins(path.join(hoistedModules, '.bin'), throughLinks(hoistedModules, hoisted.filter((dep) => dep.type === 'private')), { manifests }))
   const packages = linkedNow.map(async (pkg) => {
-    const providers = [...(ownBins && pkg.hasBin ? [provider(pkg)] : []), ...withBins(pkg.deps)]
+    const providers = [...(ownBins && pkg.hasBin ? [{ ...provider(pkg), own: true }] : []), ...withBins(pkg.deps)]
+    // Installing a lockfile as it is (pnpm's headless install), also its linked dependencies' (workspace projects'), through their links.
+    if (!ownBins) providers.push(...pkg.deps.flatMap((dep) => dep.depPath === undefined ? [{ dir: path.join(pkg.siblingsDir, dep.alias), nodePath: [hoistedModules], linked: true, target: dep.dir }] : []))
     const binDir = path.join(pkg.dir, 'node_modules', '.bin')
     // A package imported just now has no .bin of an earlier install to drop. Otherwise synchronously,
     // and only where there is a .bin (few packages): a round trip through libuv's threads, or an

@@ -17,6 +17,14 @@ export interface BinProvider {
   nodePath: string[]
   /** A linked directory (a workspace project): its files are the user's, so pnpm leaves their modes alone. */
   linked?: boolean
+  /** The package's own bins in its own `node_modules/.bin`: pnpm links only those whose files exist. */
+  own?: boolean
+  /**
+   * The hoisted packages' directory, when NODE_PATH comes from where the package really is (a
+   * linked project, as pnpm does it): its own and its parent `node_modules` when it sits in one,
+   * then this; only this otherwise. `nodePath` is not used then.
+   */
+  nodePathFrom?: string
   /**
    * Where a link points (a workspace project's directory): its package.json is read (once per
    * install, however many projects link it) there, while the shims go through the link.
@@ -50,16 +58,27 @@ export async function linkBins (binDir: string, providers: readonly BinProvider[
   if (chosen.size === 0) return []
   fs.mkdirSync(binDir, { recursive: true })
   for (const [command, { target, provider }] of chosen) {
+    let head: string | undefined
     try {
       if (provider.linked === true) fs.accessSync(target)
       else fs.chmodSync(target, 0o755)
+      head = readHead(target)
     } catch (err) {
-      if (hasErrno(err, 'ENOENT')) continue // a declared file the package does not ship: no command
-      throw err
+      // A declared file the package does not ship (a build may write it): pnpm writes the shim anyway, marked so.
+      if (!hasErrno(err, 'ENOENT') && !hasErrno(err, 'ENOTDIR')) throw err
+      if (provider.own === true) continue
     }
-    writeShShim(target, path.join(binDir, command), { nodePath: provider.nodePath, head: readHead(target) })
+    const nodePath = provider.nodePathFrom === undefined ? provider.nodePath : nodePathOfPackage(head === undefined ? provider.dir : fs.realpathSync(provider.target ?? provider.dir), provider.nodePathFrom)
+    writeShShim(target, path.join(binDir, command), { nodePath, head })
   }
   return [...chosen.keys()]
+}
+
+/** `<pkg>/node_modules` and the `node_modules` the package is in (scoped or not), then `hoisted`; only `hoisted` outside any. */
+function nodePathOfPackage (pkgDir: string, hoisted: string): string[] {
+  const parent = path.dirname(pkgDir)
+  const modules = path.basename(parent) === 'node_modules' ? parent : path.basename(parent).startsWith('@') && path.basename(path.dirname(parent)) === 'node_modules' ? path.dirname(parent) : undefined
+  return modules === undefined ? [hoisted] : [path.join(pkgDir, 'node_modules'), modules, hoisted]
 }
 
 export interface ModulesDirBinsOptions {

@@ -13,7 +13,7 @@ function writePackage (dir: string, manifest: Record<string, unknown>, files: Re
   for (const [file, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, file), content, { mode: 0o644 })
 }
 
-test('linkBins writes runnable shims: a large target, a linked project read at its target, a missing file skipped', () => {
+test('linkBins writes runnable shims: a large target, a linked project read at its target, a missing file marked, a package\'s own missing file skipped', () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-bins-'))
   // A bin far larger than the 4 KiB read for its shebang.
   const big = path.join(root, 'store', 'big')
@@ -33,7 +33,9 @@ test('linkBins writes runnable shims: a large target, a linked project read at i
   ], { manifests })
   return written.then((names) => {
     assert.deepEqual(names.sort(), ['big', 'gone', 'tool'])
-    assert.deepEqual(fs.readdirSync(binDir).sort(), ['big', 'tool'], 'a declared file the package does not ship gets no shim')
+    // As pnpm 11: a declared file the package does not ship (a build may write it) gets a shim, marked as missing its target.
+    assert.deepEqual(fs.readdirSync(binDir).sort(), ['big', 'gone', 'tool'])
+    assert.match(fs.readFileSync(path.join(binDir, 'gone'), 'utf8'), /\n# cmd-shim-missing-target\n# cmd-shim-target=.*\/missing\.js\n$/)
     assert.equal(execFileSync(path.join(binDir, 'big'), { encoding: 'utf8' }), 'big ran\n')
     assert.equal(execFileSync(path.join(binDir, 'tool'), { encoding: 'utf8' }), 'tool ran\n')
     assert.equal(fs.statSync(path.join(binDir, 'big')).mode & 0o777, 0o755)
@@ -41,5 +43,10 @@ test('linkBins writes runnable shims: a large target, a linked project read at i
     assert.equal(fs.statSync(path.join(project, 'run.js')).mode & 0o777, 0o644, 'a linked project\'s files keep their modes')
     assert.ok(fs.readFileSync(path.join(binDir, 'tool'), 'utf8').includes('../tool/run.js'), 'the shim goes through the link')
     assert.deepEqual([...manifests.keys()].sort(), [big, project].sort(), 'the linked project\'s package.json is read at its target')
+    // In its own node_modules/.bin, a package's own missing file gets none (pnpm links only what exists there).
+    const ownBinDir = path.join(big, 'node_modules', '.bin')
+    return linkBins(ownBinDir, [{ dir: big, nodePath: [], own: true }], { manifests }).then(() => {
+      assert.deepEqual(fs.readdirSync(ownBinDir).sort(), ['big'])
+    })
   })
 })
