@@ -174,7 +174,7 @@ test('a lockfile lode resolved is recorded as verified, as pnpm records its own'
   assert.equal(registry.metadataRequests.length, metadataBefore)
 })
 
-test('a registry-style entry backed by a directory, and a dependency name that is no package name: both refuse the lockfile before asking any registry', async () => {
+test('a registry-style entry backed by a directory, a tarball URL or integrity that is not the registry\'s, a dependency name that is no package name: both refuse the lockfile', async () => {
   const project = await lockedProject({ plain: '1.0.0' }, '')
   const lockfile = path.join(project.dir, 'pnpm-lock.yaml')
   const text = fs.readFileSync(lockfile, 'utf8')
@@ -182,6 +182,20 @@ test('a registry-style entry backed by a directory, and a dependency name that i
   assert.deepEqual(await bothRefuse(project, ['install', '--frozen-lockfile', '--lockfile-only']), [
     '[ERR_RESOLUTION_SHAPE_MISMATCH] 1 lockfile entries failed verification:',
     '  plain@1.0.0 a registry-style dependency path is backed by a non-registry resolution',
+  ])
+  // A tarball URL the registry does not publish for the version, and an entry without an integrity.
+  const moved = await lockedProject({ plain: '1.0.0' }, 'minimumReleaseAge: 0\n')
+  const movedLockfile = path.join(moved.dir, 'pnpm-lock.yaml')
+  const elsewhere = `${registry.url}elsewhere/-/plain-1.0.0.tgz`
+  fs.writeFileSync(movedLockfile, fs.readFileSync(movedLockfile, 'utf8').replace(/resolution: \{integrity: ([^}]+)\}/, `resolution: {integrity: $1, tarball: '${elsewhere}'}`))
+  assert.deepEqual(await bothRefuse(moved, ['install', '--frozen-lockfile', '--lockfile-only']), [
+    '[ERR_TARBALL_URL_MISMATCH] 1 lockfile entries failed verification:',
+    `  plain@1.0.0 has a tarball URL (${elsewhere}) that does not match the registry's published metadata (${registry.url}plain/-/plain-1.0.0.tgz)`,
+  ])
+  fs.writeFileSync(movedLockfile, fs.readFileSync(movedLockfile, 'utf8').replace(/resolution: \{integrity: [^,]+, tarball: ([^}]+)\}/, 'resolution: {tarball: $1}'))
+  assert.deepEqual(await bothRefuse(moved, ['install', '--frozen-lockfile', '--lockfile-only']), [
+    '[ERR_MISSING_TARBALL_INTEGRITY] 1 lockfile entries failed verification:',
+    '  plain@1.0.0 has no "integrity" field, so its downloaded tarball cannot be verified',
   ])
   const aliased = await lockedProject({ old: '1.0.0' }, 'minimumReleaseAge: 0\n')
   const aliasedLockfile = path.join(aliased.dir, 'pnpm-lock.yaml')
