@@ -56,6 +56,11 @@ const PACKAGES: PackageSpec[] = [
     files: { 'cli.js': '#!/usr/bin/env node\nconsole.log("bin-dep")\n', 'flags.js': '#!/usr/bin/env -S node --no-warnings\n', 'tool.sh': 'echo hi\n', 'bin/plain': 'x\n', 'quote.js': '\n\n#!/bin/sh -e\n' },
   },
   { name: 'bin-pkg', version: '1.0.0', bin: { 'bin-pkg': 'cli.js' }, dependencies: { 'bin-dep': '1.0.0' }, files: { 'cli.js': '#!/usr/bin/env node\nconsole.log("bin-pkg")\n' } },
+  // One command from several packages: neither named like it, and one package in two versions.
+  { name: 'cx-a', version: '1.0.0', bin: { shared: 'a.js' }, files: { 'a.js': '#!/usr/bin/env node\n' } },
+  { name: 'cx-b', version: '1.0.0', bin: { shared: 'b.js' }, files: { 'b.js': '#!/usr/bin/env node\n' } },
+  { name: 'cx-ts', version: '6.0.3', bin: { ctsc: 'tsc.js' }, files: { 'tsc.js': '#!/usr/bin/env node\n' } },
+  { name: 'cx-ts', version: '7.0.2', bin: { ctsc: 'tsc.js' }, files: { 'tsc.js': '#!/usr/bin/env node\n' } },
   { name: 'builds', version: '1.0.0', scripts: { postinstall: 'node -e "require(\'fs\').writeFileSync(\'built.txt\', \'yes\')"' } },
 ]
 
@@ -200,6 +205,8 @@ describe('lode writes the lockfile pnpm 11 writes, and installs it as pnpm does,
       { manifest: { name: 'b3', version: '1.0.0', dependencies: { 'bin-pkg': '1.0.0' } }, files: { 'pnpm-workspace.yaml': 'allowBuilds:\n  esbuild: true\n' }, args: ['--frozen-lockfile'] },
       // --ignore-scripts: the projects with install scripts of their own are pending first.
       { manifest: { name: 'b4', version: '1.0.0', dependencies: { builds: '1.0.0', 'bin-pkg': '1.0.0' }, scripts: { prepare: 'echo hi' } }, files: workspace, args: ['--frozen-lockfile', '--ignore-scripts'] },
+      // A command several packages declare.
+      { manifest: { name: 'b7', version: '1.0.0', dependencies: { 'cx-b': '1.0.0', 'cx-a': '1.0.0', 'cx-ts': '6.0.3', 'cx-ts7': 'npm:cx-ts@7.0.2' } }, files: {}, args: ['--frozen-lockfile'] },
       // Resolved by the install itself, not from a lockfile.
       { manifest: { name: 'b5', version: '1.0.0', dependencies: { 'bin-pkg': '1.0.0' } }, files: {}, args: [] },
       // Publicly hoisted bins, and a workspace project's bins, with and without scripts.

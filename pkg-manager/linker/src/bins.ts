@@ -35,24 +35,25 @@ export interface BinProvider {
 /**
  * Writes a shell shim in `binDir` for every executable the providers declare (`bin` as a string or
  * a map, or `directories.bin`), and makes each target executable (a linked one's aside). When two providers declare one
- * name, the package named like the command wins, else the first; names in `exclude` are left
- * alone. Returns the names written.
+ * name, pnpm's rule picks one (the package named like the command, else the greater package name,
+ * else the greater version, else the first); names in `exclude` are left alone. Returns the names written.
  */
 export async function linkBins (binDir: string, providers: readonly BinProvider[], opts: LinkBinsOptions = {}): Promise<string[]> {
   const exclude = opts.exclude ?? new Set()
-  const chosen = new Map<string, { target: string, provider: BinProvider, ownName: boolean }>()
+  const chosen = new Map<string, { target: string, provider: BinProvider, command: string, pkgName: string, pkgVersion: string }>()
   for (const provider of providers) {
     // A link may point at a directory with no package.json (or none at all): no bins there.
     const manifest = await readManifest(provider.target ?? provider.dir, opts.manifests).catch((err: unknown): Record<string, unknown> => {
       if (provider.linked === true && hasErrno(err, 'ENOENT')) return {}
       throw err
     })
-    const name = typeof manifest['name'] === 'string' ? manifest['name'] : ''
+    const pkgName = typeof manifest['name'] === 'string' ? manifest['name'] : ''
+    const pkgVersion = typeof manifest['version'] === 'string' ? manifest['version'] : '0.0.0'
     for (const [command, file] of binsOf(provider.dir, manifest)) {
       if (exclude.has(command)) continue
       const current = chosen.get(command)
-      const ownName = name.replace(/^@[^/]+\//, '') === command
-      if (current === undefined || (ownName && !current.ownName)) chosen.set(command, { target: path.join(provider.dir, file), provider, ownName })
+      const candidate = { target: path.join(provider.dir, file), provider, command, pkgName, pkgVersion }
+      if (current === undefined || preferredCommand(candidate, current)) chosen.set(command, candidate)
     }
   }
   if (chosen.size === 0) return []
