@@ -205,6 +205,8 @@ describe('lode writes the lockfile pnpm 11 writes, and installs it as pnpm does,
       { manifest: { name: 'b3', version: '1.0.0', dependencies: { 'bin-pkg': '1.0.0' } }, files: { 'pnpm-workspace.yaml': 'allowBuilds:\n  esbuild: true\n' }, args: ['--frozen-lockfile'] },
       // --ignore-scripts: the projects with install scripts of their own are pending first.
       { manifest: { name: 'b4', version: '1.0.0', dependencies: { builds: '1.0.0', 'bin-pkg': '1.0.0' }, scripts: { prepare: 'echo hi' } }, files: workspace, args: ['--frozen-lockfile', '--ignore-scripts'] },
+      // --ignore-scripts: a build allowBuilds denies is pending too.
+      { manifest: { name: 'b8', version: '1.0.0', dependencies: { builds: '1.0.0' } }, files: { 'pnpm-workspace.yaml': 'allowBuilds:\n  builds: false\n' }, args: ['--frozen-lockfile', '--ignore-scripts'] },
       // A command several packages declare.
       { manifest: { name: 'b7', version: '1.0.0', dependencies: { 'cx-b': '1.0.0', 'cx-a': '1.0.0', 'cx-ts': '6.0.3', 'cx-ts7': 'npm:cx-ts@7.0.2' } }, files: {}, args: ['--frozen-lockfile'] },
       // Resolved by the install itself, not from a lockfile.

@@ -52,11 +52,12 @@ export interface Builds {
 /**
  * The builds of an install, either layout: the candidates `allowBuilds` allows run (see
  * `buildPackages`); with `ignoreScripts`, as with pnpm 11, nothing is ignored or fails and every
- * wanted build is pending (the projects' own install scripts first).
+ * wanted build is pending, denied ones too (the projects' own install scripts first).
  */
 export async function runBuilds (candidates: readonly BuildCandidate[], opts: { config: Config, lockfile: Lockfile, ignoreScripts: boolean, importersWithInstallScripts?: readonly string[] | undefined, onWarning?: ((message: string) => void) | undefined, signal?: AbortSignal | undefined }): Promise<Builds> {
   const { allowed, ignored } = planBuilds(opts.config.allowBuilds, candidates)
-  if (opts.ignoreScripts) return { ignored: [], pending: [...opts.importersWithInstallScripts ?? [], ...[...allowed.map((pkg) => pkg.depPath), ...ignored].sort()], built: [] }
+  // Pending: every package that wants to build, those allowBuilds denies too (as pnpm records them).
+  if (opts.ignoreScripts) return { ignored: [], pending: [...opts.importersWithInstallScripts ?? [], ...[...new Set(candidates.map((pkg) => pkg.depPath))].sort()], built: [] }
   return { ignored, pending: [], built: await buildPackages(allowed, opts) }
 }
 
