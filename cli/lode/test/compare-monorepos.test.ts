@@ -61,6 +61,7 @@ const PACKAGES: PackageSpec[] = [
   { name: 'cx-b', version: '1.0.0', bin: { shared: 'b.js' }, files: { 'b.js': '#!/usr/bin/env node\n' } },
   { name: 'cx-ts', version: '6.0.3', bin: { ctsc: 'tsc.js' }, files: { 'tsc.js': '#!/usr/bin/env node\n' } },
   { name: 'cx-ts', version: '7.0.2', bin: { ctsc: 'tsc.js' }, files: { 'tsc.js': '#!/usr/bin/env node\n' } },
+  { name: 'builds-bin', version: '1.0.0', bin: { 'builds-bin': 'cli.js' }, scripts: { postinstall: 'node -e 0' }, files: { 'cli.js': '#!/usr/bin/env node\n' } },
   { name: 'builds', version: '1.0.0', scripts: { postinstall: 'node -e "require(\'fs\').writeFileSync(\'built.txt\', \'yes\')"' } },
 ]
 
@@ -87,7 +88,8 @@ async function installBoth ({ pnpmProject, lodeProject }: Compared, args = ['--f
   const result = await lode(lodeProject, ['install', ...args])
   assert.equal(result.code, 0, `lode failed:\n${result.stdout}\n${result.stderr}`)
   const tree = (project: Project): string[] => listing(project.dir).filter((file) => !file.endsWith(`.pnpm${path.sep}lock.yaml`))
-  assert.deepEqual(tree(lodeProject), tree(pnpmProject))
+  const settingsOf = (project: Project): string => { const file = path.join(project.dir, 'pnpm-workspace.yaml'); return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : 'no settings' }
+  assert.deepEqual(tree(lodeProject), tree(pnpmProject), `install ${args.join(' ')} with ${settingsOf(pnpmProject)}`)
   // The shims, byte for byte (pnpm rewrites any other), the projects' paths aside.
   const shims = (project: Project): Record<string, string> => Object.fromEntries(tree(project).filter((file) => file.split(path.sep).includes('.bin') && !file.includes(' -> '))
     .map((file) => [file, fs.readFileSync(path.join(project.dir, file), 'utf8').replaceAll(project.dir, '<project>')]))
@@ -205,6 +207,12 @@ describe('lode writes the lockfile pnpm 11 writes, and installs it as pnpm does,
       { manifest: { name: 'b3', version: '1.0.0', dependencies: { 'bin-pkg': '1.0.0' } }, files: { 'pnpm-workspace.yaml': 'allowBuilds:\n  esbuild: true\n' }, args: ['--frozen-lockfile'] },
       // --ignore-scripts: the projects with install scripts of their own are pending first.
       { manifest: { name: 'b4', version: '1.0.0', dependencies: { builds: '1.0.0', 'bin-pkg': '1.0.0' }, scripts: { prepare: 'echo hi' } }, files: workspace, args: ['--frozen-lockfile', '--ignore-scripts'] },
+      // A package with a bin and a build: its own bins in its own node_modules/.bin, built, denied or pending.
+      ...[['true', []], ['false', []], ['true', ['--ignore-scripts']], ['false', ['--ignore-scripts']]].map(([allowed, flags]) => ({
+        manifest: { name: 'b9', version: '1.0.0', dependencies: { 'builds-bin': '1.0.0' } },
+        files: { 'pnpm-workspace.yaml': `allowBuilds:\n  builds-bin: ${String(allowed)}\n` },
+        args: ['--frozen-lockfile', ...flags as string[]],
+      })),
       // --ignore-scripts: a build allowBuilds denies is pending too.
       { manifest: { name: 'b8', version: '1.0.0', dependencies: { builds: '1.0.0' } }, files: { 'pnpm-workspace.yaml': 'allowBuilds:\n  builds: false\n' }, args: ['--frozen-lockfile', '--ignore-scripts'] },
       // A command several packages declare.

@@ -244,7 +244,9 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   result.added = counts.added
   result.reused = counts.reused
   result.downloaded = opts.fetcher.downloaded
-  await writeBins(layout, interrupted ? layout.packages : [...missing, ...layout.packages.filter((pkg) => changed.has(pkg.depPath))], hoisted, modulesDir, { ownBins: opts.resolved, fresh: new Set(missing), importersThroughLinks: !opts.ignoreScripts })
+  // pnpm links the own bins of a package that wants to build when it runs builds (allowed or not), not with --ignore-scripts.
+  const ownBinsOf = new Set(opts.ignoreScripts ? [] : wantBuild.map((pkg) => pkg.depPath))
+  await writeBins(layout, interrupted ? layout.packages : [...missing, ...layout.packages.filter((pkg) => changed.has(pkg.depPath))], hoisted, modulesDir, { ownBins: opts.resolved, ownBinsOf, fresh: new Set(missing), importersThroughLinks: !opts.ignoreScripts })
   // Builds: packages linked now that want one, and those an earlier install ignored (allowBuilds may allow them now).
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
   const buildCandidates = [...wantBuild, ...(previous?.ignoredBuilds ?? []).flatMap((depPath) => byDepPath.get(depPath) ?? [])]
@@ -254,7 +256,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     // shims of built packages are written again, as pnpm does.
     const built = new Set(builds.built)
     const dependents = layout.packages.filter((pkg) => built.has(pkg.depPath) || pkg.deps.some((dep) => dep.depPath !== undefined && built.has(dep.depPath)))
-    await writeBins(layout, dependents, hoisted, modulesDir, { ownBins: opts.resolved, importersThroughLinks: true })
+    await writeBins(layout, dependents, hoisted, modulesDir, { ownBins: opts.resolved, ownBinsOf, importersThroughLinks: true })
   }
   result.committed = await finishLinking(opts, {
     hoistedDependencies: hoistedDependenciesRecord(hoisted),

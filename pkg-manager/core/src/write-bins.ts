@@ -8,6 +8,8 @@ import pLimit from 'p-limit'
 export interface WriteBinsOptions {
   /** After a resolution, pnpm also links each package's own bins into its `node_modules/.bin`. */
   ownBins: boolean
+  /** Packages that get their own bins anyway (pnpm links them for a package that wants to build, allowed or not). */
+  ownBinsOf?: ReadonlySet<string>
   /** Packages this install imported into directories that did not exist (no earlier .bin to drop). */
   fresh?: ReadonlySet<LaidOutPackage>
   /**
@@ -23,7 +25,7 @@ export interface WriteBinsOptions {
  * scripts find them.
  */
 export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], hoisted: readonly HoistedDependency[], modulesDir: string, opts: WriteBinsOptions): Promise<void> {
-  const { ownBins, fresh = new Set(), importersThroughLinks } = opts
+  const { ownBins, ownBinsOf, fresh = new Set(), importersThroughLinks } = opts
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
   const hoistedModules = path.join(layout.virtualStoreDir, 'node_modules')
   const provider = (pkg: LaidOutPackage): BinProvider => ({ dir: pkg.dir, nodePath: [path.join(pkg.dir, 'node_modules'), pkg.siblingsDir, hoistedModules] })
@@ -68,7 +70,8 @@ export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPack
   }))
   const privateHoisted = limit(async () => await linkBins(path.join(hoistedModules, '.bin'), throughLinks(hoistedModules, hoisted.filter((dep) => dep.type === 'private')), { manifests }))
   const packages = linkedNow.map(async (pkg) => {
-    const providers = [...(ownBins && pkg.hasBin ? [{ ...provider(pkg), own: true }] : []), ...withBins(pkg.deps)]
+    const own = (ownBins || ownBinsOf?.has(pkg.depPath) === true) && pkg.hasBin
+    const providers = [...(own ? [{ ...provider(pkg), own: true }] : []), ...withBins(pkg.deps)]
     // Installing a lockfile as it is (pnpm's headless install), also its linked dependencies' (workspace projects'), through their links.
     if (!ownBins) providers.push(...pkg.deps.flatMap((dep) => dep.depPath === undefined ? [{ dir: path.join(pkg.siblingsDir, dep.alias), nodePath: [hoistedModules], linked: true, target: dep.dir }] : []))
     const binDir = path.join(pkg.dir, 'node_modules', '.bin')
