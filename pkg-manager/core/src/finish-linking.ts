@@ -12,6 +12,8 @@ import { INSTALLING_MARKER } from './quick-check.js'
 
 export interface LinkedState {
   hoistedDependencies: ModulesManifest['hoistedDependencies']
+  /** The directory packages and where they are installed (`injectedDepsRecord`). */
+  injectedDeps?: ModulesManifest['injectedDeps']
   nodeLinker: ModulesManifest['nodeLinker']
   /** `nodeLinker: hoisted`: where each package is. */
   hoistedLocations?: ModulesManifest['hoistedLocations']
@@ -36,7 +38,7 @@ export async function finishLinking (opts: LinkPackagesOptions, state: LinkedSta
     hoistedDependencies: state.hoistedDependencies,
     hoistPattern: [...config.hoistPattern],
     included: { ...opts.include },
-    injectedDeps: {},
+    injectedDeps: state.injectedDeps ?? {},
     // pnpm records the ignored builds (maybe none) whenever a package wanted to build and scripts ran.
     ...(!opts.ignoreScripts && state.buildCandidates > 0 ? { ignoredBuilds: state.builds.ignored } : {}),
     layoutVersion: LAYOUT_VERSION,

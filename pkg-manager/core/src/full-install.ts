@@ -188,7 +188,7 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
       hint: 'Note that in CI environments this setting is true by default. If you still need to run install in such cases, use "lode install --no-frozen-lockfile".',
     })
   }
-  const outdated = outdatedLockfileReason(current?.lockfile, importers, { autoInstallPeers: config.autoInstallPeers, dedupePeers: config.dedupePeers, catalogs: config.catalogs, ...lockfileSettings })
+  const outdated = outdatedLockfileReason(current?.lockfile, importers, { autoInstallPeers: config.autoInstallPeers, dedupePeers: config.dedupePeers, catalogs: config.catalogs, injectWorkspacePackages: config.injectWorkspacePackages, ...lockfileSettings })
   const client = new RegistryClient({
     authHeader: createAuthHeaderLookup(config.rawNpmrc, config.registry),
     networkConcurrency: config.networkConcurrency,

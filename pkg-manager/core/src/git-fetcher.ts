@@ -228,7 +228,7 @@ function origin (resolution: GitResolution): string {
 }
 
 /** What `npm pack` would pack of `dir` (npm-packlist, as pnpm 11 uses it), written to the CAS. */
-async function packFiles (dir: string, manifest: Record<string, unknown>, storeDir: string): Promise<Map<string, CasFileInfo>> {
+export async function packFiles (dir: string, manifest: Record<string, unknown>, storeDir: string): Promise<Map<string, CasFileInfo>> {
   const tree = {
     path: dir,
     package: packlistManifest(manifest),

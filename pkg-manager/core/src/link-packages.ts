@@ -6,7 +6,7 @@ import { own } from '@lode/core.safe-name'
 import { prepareFileAtomic, removeAtomicTemps } from '@lode/fs.write-file-atomic'
 import type { PreparedFile } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
-import { hoistedDependenciesRecord, hoistedPath, pkgIdOf, planHoisting, planWorkspaceHoisting, planLayout, planPrune, reachableDepPaths, readModulesManifest, refToDepPath } from '@lode/pkg-manager.linker'
+import { hoistedDependenciesRecord, hoistedPath, injectedDepsRecord, pkgIdOf, planHoisting, planWorkspaceHoisting, planLayout, planPrune, reachableDepPaths, readModulesManifest, refToDepPath } from '@lode/pkg-manager.linker'
 import type { HoistedDependency, LaidOutPackage, Layout, LayoutOptions, ModulesManifest } from '@lode/pkg-manager.linker'
 import { DEPENDENCY_GROUPS, parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
 import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
@@ -188,8 +188,8 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   const planHoisted = (): HoistedDependency[] => {
     if (hoistedPlan !== undefined) return hoistedPlan
     const hoistOptions = { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern }
-    const hoistedPackages = planHoisting(layout, hoistOptions)
-    hoistedPlan = [...hoistedPackages, ...planWorkspaceHoisting(opts.importers, layout, hoistedPackages, hoistOptions)]
+    const hoistedProjects = planWorkspaceHoisting(opts.importers, layout, hoistOptions)
+    hoistedPlan = [...planHoisting(layout, { ...hoistOptions, reserved: hoistedProjects.map((dep) => dep.alias) }), ...hoistedProjects]
     return hoistedPlan
   }
   // pnpm keeps orphaned packages in .pnpm until modulesCacheMaxAge has passed since the last pruning.
@@ -260,6 +260,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   }
   result.committed = await finishLinking(opts, {
     hoistedDependencies: hoistedDependenciesRecord(hoisted),
+    injectedDeps: injectedDepsRecord(layout.packages, config.dir),
     nodeLinker: 'isolated',
     builds,
     buildCandidates: buildCandidates.length,

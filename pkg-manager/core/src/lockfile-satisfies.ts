@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { own } from '@lode/core.safe-name'
 import { pkgIdOf, refToDepPath } from '@lode/pkg-manager.linker'
 import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
-import { importerDependencies, publishConfigOf } from '@lode/pkg-manager.resolve-dependencies'
+import { dependenciesMetaOf, importerDependencies, publishConfigOf } from '@lode/pkg-manager.resolve-dependencies'
 import type { ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
 
 export interface LockfileSettingsToMatch {
@@ -14,6 +14,7 @@ export interface LockfileSettingsToMatch {
   ignoredOptionalDependencies: readonly string[]
   patchedDependencies: Record<string, string>
   catalogs: Readonly<Record<string, Readonly<Record<string, string>>>>
+  injectWorkspacePackages: boolean
 }
 
 /**
@@ -28,6 +29,9 @@ export function outdatedLockfileReason (lockfile: Lockfile | undefined, importer
   }
   if ((lockfile.settings?.dedupePeers ?? false) !== settings.dedupePeers) {
     return `pnpm-lock.yaml was written with dedupePeers: ${String(lockfile.settings?.dedupePeers ?? false)}, the setting is ${String(settings.dedupePeers)}`
+  }
+  if ((lockfile.settings?.injectWorkspacePackages ?? false) !== settings.injectWorkspacePackages && mayInject(lockfile, importers)) {
+    return `pnpm-lock.yaml was written with injectWorkspacePackages: ${String(lockfile.settings?.injectWorkspacePackages ?? false)}, the setting is ${String(settings.injectWorkspacePackages)}`
   }
   if (!isDeepStrictEqual(lockfile.overrides ?? {}, settings.overrides ?? {})) return 'the overrides in pnpm-lock.yaml differ from those in pnpm-workspace.yaml'
   if (lockfile.packageExtensionsChecksum !== settings.packageExtensionsChecksum) return 'packageExtensions in pnpm-workspace.yaml changed since pnpm-lock.yaml was written'
@@ -76,6 +80,19 @@ function brokenLockfileReason (lockfile: Lockfile): string | undefined {
   return undefined
 }
 
+/**
+ * Whether injectWorkspacePackages can change anything (pnpm's check before it calls a lockfile out
+ * of date for it): a link or directory in the lockfile, or a dependency that may be a workspace
+ * project's (`workspace:`, `link:`, `file:`, a project's name) or is injected by dependenciesMeta.
+ */
+function mayInject (lockfile: Lockfile, importers: ReadonlyArray<{ manifest: ProjectManifest }>): boolean {
+  const names = new Set(importers.map(({ manifest }) => manifest.name))
+  const local = (ref: string): boolean => ref.startsWith('workspace:') || ref.startsWith('link:') || ref.startsWith('file:')
+  if (Object.values(lockfile.importers).some((importer) => GROUPS.some((group) => Object.values(importer[group] ?? {}).some(({ version }) => local(version))))) return true
+  return importers.some(({ manifest }) => Object.values(dependenciesMetaOf(manifest) ?? {}).some((meta) => meta['injected'] === true) ||
+    GROUPS.some((group) => Object.entries(manifest[group] ?? {}).some(([alias, specifier]) => local(specifier) || names.has(alias))))
+}
+
 function importerOutdated (lockfile: Lockfile, id: string, manifest: ProjectManifest, settings: LockfileSettingsToMatch): string | undefined {
   const importer = lockfile.importers[id]
   if (importer === undefined) return id === '.' ? 'pnpm-lock.yaml has no entry for the project' : 'pnpm-lock.yaml has no entry for this project'
@@ -83,6 +100,7 @@ function importerOutdated (lockfile: Lockfile, id: string, manifest: ProjectMani
   if (importer.publishDirectory !== publish.directory) return `"publishDirectory" in the lockfile (${String(importer.publishDirectory)}) doesn't match "publishConfig.directory" in package.json (${String(publish.directory)})`
   const lockedLinkDirectory = importer['linkDirectory'] !== false
   if (lockedLinkDirectory !== (publish.linkDirectory ?? true)) return `"linkDirectory" in the lockfile (${String(lockedLinkDirectory)}) doesn't match "publishConfig.linkDirectory" in package.json (${String(publish.linkDirectory ?? true)})`
+  if (!isDeepStrictEqual(dependenciesMetaOf(manifest) ?? {}, importer.dependenciesMeta ?? {})) return `the dependenciesMeta in pnpm-lock.yaml (${JSON.stringify(importer.dependenciesMeta ?? {})}) differ from those in package.json (${JSON.stringify(dependenciesMetaOf(manifest) ?? {})})`
   const wanted = importerDependencies(manifest, settings.autoInstallPeers)
   const locked = new Map<string, { group: DependencyGroup, specifier: string }>()
   for (const group of GROUPS) for (const [alias, { specifier }] of Object.entries(importer[group] ?? {})) locked.set(alias, { group, specifier })

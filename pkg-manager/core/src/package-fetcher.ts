@@ -1,7 +1,7 @@
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import { LodeError, isLodeError } from '@lode/fs.error'
+import { LodeError, hasErrno, isLodeError } from '@lode/fs.error'
 import { parsePackageJson } from '@lode/fs.package-json'
 import type { Config } from '@lode/pkg-manager.config'
 import { createAllowBuild } from '@lode/pkg-manager.lifecycle'
@@ -12,8 +12,7 @@ import { isGitResolution } from '@lode/resolving.git-resolver'
 import { registryTarballUrl } from '@lode/resolving.npm-resolver/registries'
 import { redactUrl } from '@lode/resolving.registry-client'
 import type { RegistryClient } from '@lode/resolving.registry-client'
-import { createCasWriter, packFiles } from '@lode/store.cafs'
-import type { CasFileInfo } from '@lode/store.cafs'
+import { packFiles } from '@lode/store.cafs'
 import { StoreIndex, createPackageFilesIndex, decodeRow, encodeRow, storeIndexKey } from '@lode/store.index'
 import type { PackageFilesIndex } from '@lode/store.index'
 import { DEFAULT_EXTRACT_LIMITS } from '@lode/worker.extract/limits'
@@ -22,7 +21,7 @@ import { familySync } from 'detect-libc'
 import pLimit from 'p-limit'
 import type { LimitFunction } from 'p-limit'
 
-import { fetchGitPackage, gitIndexKey } from './git-fetcher.js'
+import { fetchGitPackage, gitIndexKey, packFiles as packDirectory } from './git-fetcher.js'
 import type { GitPackageSource } from './git-fetcher.js'
 import type { PipelineTrace } from './pipeline-trace.js'
 
@@ -221,23 +220,14 @@ export class PackageFetcher {
   private async addDirectory (pkg: PackageToFetch): Promise<StoredPackage> {
     const directory = 'directory' in pkg.resolution && typeof pkg.resolution.directory === 'string' ? path.resolve(this.opts.config.dir, pkg.resolution.directory) : undefined
     if (directory === undefined) throw new LodeError('UNSUPPORTED_RESOLUTION', `lode cannot install ${pkg.pkgId}: its lockfile entry has neither an integrity nor a directory.`, { hint: 'Delete its entry from pnpm-lock.yaml and install again.' })
-    const cas = createCasWriter(this.opts.config.storeDir, { now: Date.now })
-    const files = new Map<string, CasFileInfo>()
-    const walk = async (dir: string, prefix: string): Promise<void> => {
-      for (const entry of await fsp.readdir(dir, { withFileTypes: true })) {
-        const rel = prefix === '' ? entry.name : `${prefix}/${entry.name}`
-        if (entry.isDirectory()) {
-          if (entry.name !== 'node_modules') await walk(path.join(dir, entry.name), rel)
-        } else if (entry.isFile()) {
-          const full = path.join(dir, entry.name)
-          const [content, stat] = await Promise.all([fsp.readFile(full), fsp.stat(full)])
-          files.set(rel, cas.addFile(content, stat.mode & 0o777))
-        }
-      }
-    }
-    await walk(directory, '')
-    const manifestFile = files.has('package.json') ? await fsp.readFile(path.join(directory, 'package.json'), 'utf8') : undefined
-    return storedPackage(createPackageFilesIndex(files, manifestFile === undefined ? undefined : parsePackageJson(manifestFile, path.join(directory, 'package.json'))))
+    const manifestFile = path.join(directory, 'package.json')
+    const manifestText = await fsp.readFile(manifestFile, 'utf8').catch((err: unknown) => {
+      if (hasErrno(err, 'ENOENT')) return undefined
+      throw err
+    })
+    const manifest = manifestText === undefined ? undefined : parsePackageJson(manifestText, manifestFile)
+    // As pnpm: what `npm pack` would pack of the directory (its `files`, never node_modules), as it is now.
+    return storedPackage(createPackageFilesIndex(await packDirectory(directory, manifest ?? {}, this.opts.config.storeDir), manifest))
   }
 
   private async download (pkg: PackageToFetch): Promise<Uint8Array> {

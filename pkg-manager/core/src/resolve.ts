@@ -64,6 +64,7 @@ export async function resolve ({ config, opts, importers, current, hooks, lockfi
       blockExoticSubdeps: config.blockExoticSubdeps,
       linkWorkspacePackages: config.linkWorkspacePackages,
       preferWorkspacePackages: config.preferWorkspacePackages,
+      injectWorkspacePackages: config.injectWorkspacePackages,
       fetchBytes: async (url) => {
         const result = await client.get(url, { accept: '*/*', subject: url })
         if (result.status !== 200) throw new Error(`unexpected ${result.status} for ${redactUrl(url)}`)

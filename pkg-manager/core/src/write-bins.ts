@@ -71,9 +71,13 @@ export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPack
   const privateHoisted = limit(async () => await linkBins(path.join(hoistedModules, '.bin'), throughLinks(hoistedModules, hoisted.filter((dep) => dep.type === 'private')), { manifests }))
   const packages = linkedNow.map(async (pkg) => {
     const own = (ownBins || ownBinsOf?.has(pkg.depPath) === true) && pkg.hasBin
-    const providers = [...(own ? [{ ...provider(pkg), own: true }] : []), ...withBins(pkg.deps)]
-    // Installing a lockfile as it is (pnpm's headless install), also its linked dependencies' (workspace projects'), through their links.
-    if (!ownBins) providers.push(...pkg.deps.flatMap((dep) => dep.depPath === undefined ? [{ dir: path.join(pkg.siblingsDir, dep.alias), nodePath: [hoistedModules], linked: true, target: dep.dir }] : []))
+    // Installing a lockfile as it is (pnpm's headless install), a package one of whose dependencies is
+    // a workspace project (no package of the graph) gets the bins of everything beside it (its
+    // dependencies and the project), through the links there, as pnpm reads that directory.
+    const throughSiblings = !ownBins && pkg.deps.some((dep) => dep.depPath === undefined)
+    const providers = throughSiblings
+      ? throughLinks(pkg.siblingsDir, pkg.deps, true)
+      : [...(own ? [{ ...provider(pkg), own: true }] : []), ...withBins(pkg.deps)]
     const binDir = path.join(pkg.dir, 'node_modules', '.bin')
     // A package imported just now has no .bin of an earlier install to drop. Otherwise synchronously,
     // and only where there is a .bin (few packages): a round trip through libuv's threads, or an

@@ -20,6 +20,8 @@ export interface HoistOptions {
   hoistPattern: readonly string[]
   /** pnpm's `publicHoistPattern` (default `[]`): into `node_modules`. */
   publicHoistPattern: readonly string[]
+  /** Names no package is hoisted under: the workspace projects hoisted under them (`planWorkspaceHoisting`). */
+  reserved?: readonly string[] | undefined
 }
 
 /**
@@ -38,7 +40,7 @@ export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDepend
   const privateRoot = rootDir === undefined || isInside(rootDir, path.join(layout.virtualStoreDir, 'node_modules'))
     ? new Map<string, string>()
     : new Map(layout.direct.flatMap((dep) => dep.depPath !== undefined && isPrivate(dep.alias) ? [[dep.alias, dep.depPath] as const] : []))
-  const taken = new Set(layout.direct.filter((dep) => !privateRoot.has(dep.alias)).map((dep) => dep.alias.toLowerCase()))
+  const taken = new Set([...layout.direct.filter((dep) => !privateRoot.has(dep.alias)).map((dep) => dep.alias), ...opts.reserved ?? []].map((alias) => alias.toLowerCase()))
   // pnpm's graph walk: each step takes the unvisited packages among the previous step's children;
   // a level's steps are made before going deeper, then each step's subtree is walked in turn.
   const visited = new Set<string>()
@@ -74,13 +76,14 @@ export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDepend
 
 /**
  * pnpm's `hoistWorkspacePackages`: the workspace's projects (not the root) are linked among the
- * hoisted packages under their names, unless the root depends on a package of that name or one was hoisted under it.
- * `depPath` is the project's id (as `.modules.yaml` records it).
+ * hoisted packages under their names, unless an importer depends on a package of that name; a
+ * package is then hoisted under such a name only when no project is (pass them as `reserved` to
+ * `planHoisting`). `depPath` is the project's id (as `.modules.yaml` records it).
  */
-export function planWorkspaceHoisting (projects: ReadonlyArray<{ id: string, dir: string, name?: string | undefined }>, layout: Layout, hoisted: readonly HoistedDependency[], opts: HoistOptions): HoistedDependency[] {
+export function planWorkspaceHoisting (projects: ReadonlyArray<{ id: string, dir: string, name?: string | undefined }>, layout: Layout, opts: HoistOptions): HoistedDependency[] {
   const typeOf = hoistTypeMatcher(opts)
-  // The root's links (to these same projects) do not take a name; its packages do.
-  const taken = new Set([...layout.direct.filter((dep) => dep.depPath !== undefined).map((dep) => dep.alias), ...hoisted.map((dep) => dep.alias)].map((alias) => alias.toLowerCase()))
+  // The importers' links (to these same projects) do not take a name; their packages do.
+  const taken = new Set(layout.importers.flatMap((importer) => importer.direct.filter((dep) => dep.depPath !== undefined).map((dep) => dep.alias.toLowerCase())))
   const out: HoistedDependency[] = []
   for (const project of projects) {
     if (project.id === '.' || project.name === undefined) continue

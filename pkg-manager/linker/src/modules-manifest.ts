@@ -5,6 +5,7 @@ import { hasErrno } from '@lode/fs.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 
 import type { HoistedDependency } from './hoist.js'
+import type { LaidOutPackage } from './layout.js'
 
 /** `node_modules/.modules.yaml`, the fields pnpm 11 writes, in its order. */
 export interface ModulesManifest {
@@ -36,6 +37,23 @@ export const LAYOUT_VERSION = 5
 export function hoistedDependenciesRecord (hoisted: readonly HoistedDependency[]): ModulesManifest['hoistedDependencies'] {
   const out: ModulesManifest['hoistedDependencies'] = {}
   for (const dep of hoisted) (out[dep.depPath] ??= {})[dep.alias] = dep.type
+  return out
+}
+
+/**
+ * pnpm's `injectedDeps`: each directory package (a `file:` dependency, or an injected workspace
+ * project) by its source directory, relative to the lockfile's (`packages/a`), with where its copies
+ * are (`node_modules/.pnpm/a@file+packages+a/node_modules/a`, one per peer variant).
+ */
+export function injectedDepsRecord (packages: ReadonlyArray<Pick<LaidOutPackage, 'pkgId' | 'name' | 'dir' | 'resolution'>>, lockfileDir: string): ModulesManifest['injectedDeps'] {
+  const out: ModulesManifest['injectedDeps'] = {}
+  for (const pkg of packages) {
+    const source = pkg.pkgId.slice(pkg.name.length + 1)
+    if (!('directory' in pkg.resolution) || !source.startsWith('file:')) continue
+    const targets = out[source.slice('file:'.length)] ??= []
+    const target = path.relative(lockfileDir, pkg.dir).split(path.sep).join('/')
+    if (!targets.includes(target)) targets.push(target)
+  }
   return out
 }
 

@@ -81,7 +81,7 @@ function collapseGroup (graph: Map<string, VariantNode>, group: ReadonlySet<stri
  * at least as many dependencies and every peer `poor` resolves. (pnpm compares differing children
  * recursively too, which only matters for its step that collapses cycles of variants.)
  */
-function canStandIn (rich: VariantNode, poor: VariantNode): boolean {
+export function canStandIn (rich: VariantNode, poor: VariantNode): boolean {
   if (depCount(rich) < depCount(poor)) return false
   for (const [alias, child] of poor.children) if (rich.children.get(alias) !== child) return false
   for (const name of poor.peerNames) if (!rich.peerNames.has(name)) return false

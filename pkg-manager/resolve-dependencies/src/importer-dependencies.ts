@@ -25,3 +25,10 @@ export function importerDependencies (manifest: ProjectManifest, autoInstallPeer
   }
   return out
 }
+
+/** A project's `dependenciesMeta` (alias → `{ injected, … }`) as package.json writes it, when it is a map of maps. */
+export function dependenciesMetaOf (manifest: ProjectManifest): Record<string, Record<string, unknown>> | undefined {
+  const meta = (manifest as { dependenciesMeta?: unknown }).dependenciesMeta
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return undefined
+  return Object.values(meta).every((entry) => typeof entry === 'object' && entry !== null && !Array.isArray(entry)) ? meta as Record<string, Record<string, unknown>> : undefined
+}

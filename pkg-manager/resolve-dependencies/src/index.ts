@@ -14,9 +14,10 @@ import semver from 'semver'
 
 import { catalogName, catalogSpecifier } from './catalogs.js'
 import type { Catalogs } from './catalogs.js'
+import { dedupeInjectedDeps } from './dedupe-injected-deps.js'
 import { dedupePeerDependents } from './dedupe-peer-dependents.js'
 import type { VariantNode } from './dedupe-peer-dependents.js'
-import { importerDependencies } from './importer-dependencies.js'
+import { dependenciesMetaOf, importerDependencies } from './importer-dependencies.js'
 import { PeerResolver } from './resolve-peers.js'
 import type { MissingPeer, PeerIssue, PeerNode } from './resolve-peers.js'
 import { Scope, TreeResolver } from './resolve-tree.js'
@@ -28,7 +29,7 @@ export type { PeerIssue } from './resolve-peers.js'
 export type { GitAccess } from './resolve-tree.js'
 export { catalogSpecifier } from './catalogs.js'
 export type { Catalogs } from './catalogs.js'
-export { importerDependencies } from './importer-dependencies.js'
+export { dependenciesMetaOf, importerDependencies } from './importer-dependencies.js'
 export { publishConfigOf }
 export type { ImporterDependency } from './importer-dependencies.js'
 
@@ -69,6 +70,8 @@ export interface ResolveDependenciesOptions {
   linkWorkspacePackages?: boolean | 'deep' | undefined
   /** pnpm's `preferWorkspacePackages`: with `linkWorkspacePackages`, a workspace project the range takes wins over a newer registry version. */
   preferWorkspacePackages?: boolean | undefined
+  /** pnpm's `injectWorkspacePackages`: every workspace dependency is a copy of the project (a `file:` package), not a link; recorded in the lockfile's settings. */
+  injectWorkspacePackages?: boolean | undefined
   /** Downloads a tarball, for tarball-URL dependencies. */
   fetchBytes: (url: string) => Promise<Buffer>
   /** Git dependencies: reaching repositories and fetching git packages for their manifests. */
@@ -120,6 +123,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     blockExoticSubdeps: opts.blockExoticSubdeps,
     linkWorkspacePackages: opts.linkWorkspacePackages ?? false,
     preferWorkspacePackages: opts.preferWorkspacePackages,
+    injectWorkspacePackages: opts.injectWorkspacePackages === true,
     fetchBytes: opts.fetchBytes,
     git: opts.git,
     onWarning: opts.onWarning,
@@ -153,6 +157,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
       const catalog = catalogSpecifier(alias, specifier, opts.catalogs)
       const entry: WantedDependency = { alias, bareSpecifier: catalog?.specifier ?? specifier, optional: group === 'optionalDependencies' }
       if (catalog !== undefined) entry.written = specifier
+      if (own(dependenciesMetaOf(importer.manifest), alias)?.injected === true) entry.injected = true
       const catalogUnchanged = catalog === undefined || own(own(opts.lockfile?.catalogs, catalog.name), alias)?.specifier === catalog.specifier
       if (lockedDep !== undefined && lockedDep.specifier === specifier && catalogUnchanged && !staleNames.has(alias)) {
         const version = lockedVersionOf(lockedDep.version)
@@ -201,6 +206,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     settings: opts.lockfileSettings,
     dedupePeerDependents: opts.dedupePeerDependents,
     dedupePeers: opts.dedupePeers === true,
+    injectWorkspacePackages: opts.injectWorkspacePackages === true,
   })
   const sortedImmature = [...immature].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([, violation]) => violation)
   return { lockfile, peerIssues: [...peers.issues, ...missingIssues], deprecated, immature: sortedImmature }
@@ -376,6 +382,7 @@ interface ToLockfileInput {
   settings: ResolveDependenciesOptions['lockfileSettings']
   dedupePeerDependents: boolean
   dedupePeers: boolean
+  injectWorkspacePackages: boolean
 }
 
 /** A variant in the lockfile graph: its dependencies and own peers (alias → dependency path, optional). */
@@ -411,6 +418,16 @@ function toLockfile (input: ToLockfileInput): Lockfile {
       hidden: importer.hidden.map((edge) => ({ edge, depPath: add(roots.get(edge.alias)!) })),
     }
   })
+  // Copies of workspace projects that would see what the project sees are linked instead (before peer variants merge, as pnpm).
+  const injectedLinks = dedupeInjectedDeps({
+    graph,
+    importers: input.importers,
+    edges: importerEdges.map(({ direct, hidden }) => new Map([...direct, ...hidden].map(({ edge, depPath }) => [edge.alias, depPath]))),
+    directoryOf: (pkgId) => {
+      const resolution = packages.get(pkgId)?.resolution
+      return resolution !== undefined && 'directory' in resolution && typeof resolution.directory === 'string' && pkgId.includes('@file:') ? resolution.directory : undefined
+    },
+  })
   const collapsed = input.dedupePeerDependents ? dedupePeerDependents(graph, [...variantsOf.values()]) : new Map<string, string>()
   const final = (depPath: string): string => collapsed.get(depPath) ?? depPath
   // A link is written relative to the importer that depends on it, and to the lockfile's directory below.
@@ -443,16 +460,19 @@ function toLockfile (input: ToLockfileInput): Lockfile {
       const index = importer.wanted.findIndex((w) => w.alias === edge.alias)
       const group = importer.groups[index]!
       const wanted = importer.wanted[index]!
-      const version = ref(edge.alias, final(depPath), input.importers[i]!.dir)
+      const linkedTo = injectedLinks[i]!.get(edge.alias)
+      const version = linkedTo === undefined ? ref(edge.alias, final(depPath), input.importers[i]!.dir) : `link:${path.relative(input.importers[i]!.dir, linkedTo).split(path.sep).join('/') || '.'}`
       ;(project[group] ??= {})[edge.alias] = { specifier: wanted.written ?? wanted.bareSpecifier, version }
       if (wanted.written !== undefined) {
         const catalog = catalogName(wanted.written)
         // The catalogs section names the version alone, without the importer's peer suffix.
         ;((catalogs[catalog] ??= {})[edge.alias] = { specifier: wanted.bareSpecifier, version: withoutPeerSuffix(version) })
       }
-      visit(final(depPath), edge.optional)
+      if (linkedTo === undefined) visit(final(depPath), edge.optional)
     }
     for (const { edge, depPath } of importerEdges[i]!.hidden) visit(final(depPath), edge.optional)
+    const meta = dependenciesMetaOf(input.importers[i]!.manifest)
+    if (meta !== undefined && Object.keys(meta).length > 0) project.dependenciesMeta = meta
     const publish = publishConfigOf(input.importers[i]!.manifest)
     if (publish.linkDirectory === false) project['linkDirectory'] = false
     if (publish.directory !== undefined) project.publishDirectory = publish.directory
@@ -475,6 +495,7 @@ function toLockfile (input: ToLockfileInput): Lockfile {
   // In pnpm's order.
   const settings: Lockfile['settings'] = { autoInstallPeers: input.autoInstallPeers, ...input.dedupePeers ? { dedupePeers: true } : {}, excludeLinksFromLockfile: false }
   if (input.peersSuffixMaxLength !== 1000) settings.peersSuffixMaxLength = input.peersSuffixMaxLength
+  if (input.injectWorkspacePackages) settings.injectWorkspacePackages = true
   const lockfile: Lockfile = { ...input.lockfile, lockfileVersion: LOCKFILE_VERSION, settings, importers, packages: packagesSection, snapshots: snapshotsSection }
   if (input.settings.overrides !== undefined && Object.keys(input.settings.overrides).length > 0) lockfile.overrides = input.settings.overrides
   else delete lockfile.overrides

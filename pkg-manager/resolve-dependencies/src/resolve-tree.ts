@@ -56,6 +56,8 @@ export interface WantedDependency {
   lockedRef?: string
   /** The directory of the package that declares it, when that is a directory (`file:` resolves from there). */
   baseDir?: string
+  /** `dependenciesMeta.<alias>.injected` of the project that declares it: a workspace project is copied, not linked. */
+  injected?: boolean
 }
 
 /** One place a package is wanted: who wants it (the path of package ids from the importer) and with which preferences. */
@@ -98,6 +100,8 @@ export interface ResolveTreeOptions {
   linkWorkspacePackages: boolean | 'deep'
   /** pnpm's `preferWorkspacePackages`: with `linkWorkspacePackages`, such a project is linked even when the registry has a newer version. */
   preferWorkspacePackages?: boolean | undefined
+  /** pnpm's `injectWorkspacePackages`: a workspace project is copied (a `file:` package) wherever it is a dependency, not linked. */
+  injectWorkspacePackages?: boolean | undefined
   /** Downloads a tarball (for tarball-URL dependencies). */
   fetchBytes: (url: string) => Promise<Buffer>
   onWarning: (message: string) => void
@@ -207,7 +211,7 @@ export class TreeResolver {
       }
     }
     if (spec.kind === 'local') return this.remember(await this.resolveLocal(spec, wanted, occurrence), depth)
-    if (spec.kind === 'workspace') return this.remember(this.resolveWorkspace(spec.spec, wanted, occurrence), depth)
+    if (spec.kind === 'workspace') return this.remember(await this.resolveWorkspace(spec.spec, wanted, occurrence), depth)
     if (spec.kind === 'tarball') return this.remember(await this.resolveUrl(spec.url, wanted), depth)
     if (spec.kind === 'git' && this.opts.git !== undefined) return this.remember(await this.resolveGitDependency(spec, wanted, this.opts.git), depth)
     if (spec.kind === 'unsupported') {
@@ -228,7 +232,7 @@ export class TreeResolver {
     // range takes is linked with preferWorkspacePackages, or else when the registry has nothing newer.
     const linkable = !keepsLocked && (this.opts.linkWorkspacePackages === 'deep' || (this.opts.linkWorkspacePackages && depth === 0))
     const local = linkable ? this.workspaceMatch(spec) : undefined
-    const link = (project: { dir: string, version: string }): ResolvedPackage => this.remember(this.linked(project.dir, wanted.alias, project.version), depth)
+    const link = async (project: { dir: string, version: string }): Promise<ResolvedPackage> => this.remember(await this.workspaceProject(project.dir, wanted, occurrence, project.version), depth)
     if (local !== undefined && this.opts.preferWorkspacePackages) return link(local)
     if (lockedVersion !== undefined) {
       if (this.opts.reuseLockedManifests) {
@@ -309,7 +313,7 @@ export class TreeResolver {
    * `workspace:*`, `workspace:^`, `workspace:~`, `workspace:<range>`, `workspace:<name>@<range>` and
    * `workspace:<path>`: a project of the workspace, linked (`link:../b`, relative to the importer).
    */
-  private resolveWorkspace (specifier: string, wanted: WantedDependency, occurrence: Occurrence): ResolvedPackage {
+  private async resolveWorkspace (specifier: string, wanted: WantedDependency, occurrence: Occurrence): Promise<ResolvedPackage> {
     const importerDir = this.opts.importerDirs[occurrence.importerIndex]!
     const body = specifier.slice('workspace:'.length)
     const where = occurrence.parentPath.length === 0 ? path.join(importerDir, 'package.json') : occurrence.parentPath.at(-1)!
@@ -341,7 +345,34 @@ export class TreeResolver {
         })
       }
     }
-    return this.linked(project.dir, wanted.alias, project.version ?? '0.0.0')
+    return await this.workspaceProject(project.dir, wanted, occurrence, project.version ?? '0.0.0')
+  }
+
+  /**
+   * A workspace project as a dependency: linked, or, when injected (pnpm's `injectWorkspacePackages`,
+   * or the declaring project's `dependenciesMeta.<alias>.injected`), copied into the virtual store as
+   * the directory package `name@file:<its path from the lockfile's directory>`, its peers resolved
+   * where it is used and its own dependencies (not its devDependencies) installed beside it.
+   */
+  private async workspaceProject (dir: string, wanted: WantedDependency, occurrence: Occurrence, version: string): Promise<ResolvedPackage> {
+    if (this.opts.injectWorkspacePackages !== true && wanted.injected !== true) return this.linked(dir, wanted.alias, version)
+    const key = `inject\t${dir}`
+    let pending = this.pending.get(key)
+    if (pending === undefined) {
+      pending = resolveLocal(wanted.alias, { protocol: 'file', path: dir }, {
+        baseDir: this.opts.lockfileDir,
+        lockfileDir: this.opts.lockfileDir,
+        wantedBy: occurrence.parentPath.at(-1) ?? 'package.json',
+        onWarning: this.opts.onWarning,
+      }).then((local) => {
+        if (local.kind !== 'package') throw new Error('unreachable')
+        const pkg = fromMeta(local.id, local.resolution, this.opts.readPackageHook(local.meta), this.opts.autoInstallPeers)
+        pkg.dir = dir
+        return pkg
+      })
+      this.pending.set(key, pending)
+    }
+    return (await pending)!
   }
 
   /**
