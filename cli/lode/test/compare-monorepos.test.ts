@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test'
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 import type { PackageSpec } from '@lode/__utils__.test-fixtures'
 
-import { cloneProject, listing, lode, makeProject, pnpm, readLockfileText } from './helpers.js'
+import { cloneProject, compareLockfiles, listing, lode, makeProject, pnpm, readLockfileText } from './helpers.js'
 import type { Project } from './helpers.js'
 
 // What real pnpm 11 monorepos showed lode doing otherwise than pnpm, each reduced to a fixture.
@@ -71,15 +71,8 @@ after(async () => { await registry.close() })
 
 interface Compared { pnpmProject: Project, lodeProject: Project }
 
-/** pnpm 11 and lode resolve copies of one project: the same pnpm-lock.yaml, byte for byte. */
 async function compare (manifest: Record<string, unknown>, files: Record<string, string | Buffer> = {}): Promise<Compared> {
-  const pnpmProject = makeProject(registry, manifest, files)
-  const lodeProject = cloneProject(pnpmProject)
-  await pnpm(pnpmProject, ['install', '--lockfile-only'])
-  const result = await lode(lodeProject, ['install', '--lockfile-only'])
-  assert.equal(result.code, 0, `lode failed:\n${result.stdout}\n${result.stderr}`)
-  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
-  return { pnpmProject, lodeProject }
+  return await compareLockfiles(registry, manifest, files)
 }
 
 /** Both install their lockfile (frozen, unless other `args`): the same files and links, state files aside. */

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test'
 import { TestRegistry, buildPackageTarball } from '@lode/__utils__.test-fixtures'
 import type { PackageSpec } from '@lode/__utils__.test-fixtures'
 
-import { cloneProject, lode, makeProject, pnpm, readLockfileText } from './helpers.js'
+import { cloneProject, compareLockfiles, lode, makeProject, pnpm, readLockfileText } from './helpers.js'
 import type { Project } from './helpers.js'
 
 // Fixture packages: scopes, bins, engines, platforms, aliases, deprecations, bundles, and peers.
@@ -112,13 +112,7 @@ async function rerunBoth (projects: { pnpmProject: Project, lodeProject: Project
 }
 
 async function compare (manifest: Record<string, unknown>, files: Record<string, string | Buffer> = {}): Promise<{ pnpmProject: Project, lodeProject: Project }> {
-  const pnpmProject = makeProject(registry, manifest, files)
-  const lodeProject = cloneProject(pnpmProject)
-  await pnpm(pnpmProject, ['install', '--lockfile-only'])
-  const result = await lode(lodeProject, ['install', '--lockfile-only'])
-  assert.equal(result.code, 0, `lode failed:\n${result.stdout}\n${result.stderr}`)
-  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
-  return { pnpmProject, lodeProject }
+  return await compareLockfiles(registry, manifest, files)
 }
 
 describe('lode install --lockfile-only writes the lockfile pnpm 11 writes', () => {

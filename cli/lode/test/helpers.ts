@@ -83,6 +83,17 @@ export async function lode (project: Project, args: string[], env: Record<string
   return await runNode(lodeBin, [...args, '--reporter=append-only'], project, env)
 }
 
+/** pnpm 11 and lode resolve copies of one project (`--lockfile-only`): the same pnpm-lock.yaml, byte for byte. */
+export async function compareLockfiles (registry: TestRegistry, manifest: Record<string, unknown>, files: Record<string, string | Buffer> = {}): Promise<{ pnpmProject: Project, lodeProject: Project }> {
+  const pnpmProject = makeProject(registry, manifest, files)
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install', '--lockfile-only'])
+  const result = await lode(lodeProject, ['install', '--lockfile-only'])
+  assert.equal(result.code, 0, `lode failed:\n${result.stdout}\n${result.stderr}`)
+  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  return { pnpmProject, lodeProject }
+}
+
 export function readLockfileText (project: Project): string {
   return fs.readFileSync(path.join(project.dir, 'pnpm-lock.yaml'), 'utf8')
 }
