@@ -30,6 +30,12 @@ const PACKAGES: PackageSpec[] = [
   { name: 'sx', version: '1.6.1' },
   { name: 'xj', version: '0.6.2', dependencies: { sx: '>=0.6.0' } },
   { name: 'aws', version: '2.1693.0', dependencies: { sx: '1.2.1', xj: '0.6.2' } },
+  // An optional peer the importer's own tree resolved below it (workbox-build, a rollup plugin and rollup; unplugin).
+  { name: 'rp', version: '2.80.0' },
+  { name: 'rp', version: '4.68.7' },
+  { name: 'rp-plugin', version: '1.0.0', manifest: { peerDependencies: { rp: '^2.0.0 || ^4.0.0' } } },
+  { name: 'wb', version: '7.4.0', dependencies: { rp: '2.80.0', 'rp-plugin': '1.0.0' } },
+  { name: 'up', version: '3.7.0', manifest: { peerDependencies: { rp: '^2.0.0 || ^4.0.0' }, peerDependenciesMeta: { rp: { optional: true } } } },
   { name: 'es-opt-user', version: '1.0.0', manifest: { peerDependencies: { es: '*' }, peerDependenciesMeta: { es: { optional: true } } } },
   // A package that only optional dependencies reach, also an optional peer of another (vite, lint-staged → yaml).
   { name: 'op-yaml', version: '2.9.1' },
@@ -334,6 +340,13 @@ describe('lode writes the lockfile pnpm 11 writes, and installs it as pnpm does,
   test('a range under a package is resolved as pnpm resolves it, whatever version the package pins beside it', async () => {
     await compare({ name: 'pinned-beside', version: '1.0.0', dependencies: { aws: '2.1693.0' } })
     await compare({ name: 'pinned-beside-direct', version: '1.0.0', dependencies: { aws: '2.1693.0', xj: '0.6.2' } })
+  })
+
+  test('a missing optional peer takes what the importer\'s own tree resolved for it below, not the highest version of the workspace', async () => {
+    await compare({ name: 'peer-from-below', version: '1.0.0', private: true, dependencies: { wb: '7.4.0', up: '3.7.0' } }, {
+      'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+      'packages/nuxt/package.json': JSON.stringify({ name: 'nuxt', version: '1.0.0', dependencies: { rp: '4.68.7' } }),
+    })
   })
 
   test('a package.json with a byte order mark is read, in the root, a workspace project and a file: package', async () => {

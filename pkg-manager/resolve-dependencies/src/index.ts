@@ -184,7 +184,11 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     if (round > 20) break
     const candidates = peerCandidates(tree.packages, opts.lockfile)
     let extra = opts.autoInstallPeers ? direct.map((importer, i) => missingRequired(roots[i]!, candidates, importer.hidden, lockedPeers[i]!)) : []
-    if (extra.every((list) => list.length === 0)) extra = direct.map((importer, i) => missingOptional(roots[i]!, candidates, importer.hidden, lockedPeers[i]!))
+    if (extra.every((list) => list.length === 0)) {
+      const rootIndex = opts.importers.findIndex((importer) => importer.id === '.')
+      const workspaceRootNodes = rootIndex === -1 ? [] : [...roots[rootIndex]!.values()]
+      extra = direct.map((importer, i) => missingOptional(roots[i]!, candidates, importer.hidden, lockedPeers[i]!, peersResolvedBelow(roots[i]!, workspaceRootNodes, tree.packages)))
+    }
     if (extra.every((list) => list.length === 0)) break
     const fresh = direct.map((importer, i) => ({ importerIndex: importer.importerIndex, wanted: extra[i]!, scope: importer.scope, edges: [] as Edge[] }))
     await tree.resolve(fresh)
@@ -328,6 +332,25 @@ function pickCandidate (candidates: PeerCandidates, name: string, qualifies: (ve
   return highest(resolved) ?? highest([...resolved, ...candidates.lockfileOnly.get(name) ?? []])
 }
 
+/**
+ * Peers that packages of an importer's tree found among the dependencies of an ancestor below the
+ * importer (not its own or the workspace root's), by name; the last found wins, as pnpm merges its
+ * `resolvedPeers` on their way up to the importer.
+ */
+function peersResolvedBelow (roots: ReadonlyMap<string, PeerNode>, workspaceRootNodes: readonly PeerNode[], packages: ReadonlyMap<string, ResolvedPackage>): Map<string, string> {
+  const top = new Set([...roots.values(), ...workspaceRootNodes])
+  const found = new Map<string, string>()
+  const seen = new Set<PeerNode>()
+  const visit = (node: PeerNode): void => {
+    if (seen.has(node)) return
+    seen.add(node)
+    for (const { node: child } of node.children.values()) visit(child)
+    for (const [peer, provider] of node.ownPeers) if (!top.has(provider)) found.set(peer, packages.get(provider.pkgId)!.version)
+  }
+  for (const node of roots.values()) visit(node)
+  return found
+}
+
 /** Missing peers at an importer's top (not provided, not hoisted yet), by name, in name order. */
 function missingAtTop (roots: Map<string, PeerNode>, hidden: readonly Edge[], optional: boolean): Array<[string, MissingPeer]> {
   const missing = new Map<string, MissingPeer>()
@@ -360,11 +383,14 @@ function missingRequired (roots: Map<string, PeerNode>, candidates: PeerCandidat
 }
 
 /** Missing optional peers that a version already in the graph (or lockfile) satisfies, as hidden optional dependencies. */
-function missingOptional (roots: Map<string, PeerNode>, candidates: PeerCandidates, hidden: readonly Edge[], lockedPeers: ReadonlyMap<string, string>): WantedDependency[] {
+function missingOptional (roots: Map<string, PeerNode>, candidates: PeerCandidates, hidden: readonly Edge[], lockedPeers: ReadonlyMap<string, string>, resolvedBelow: ReadonlyMap<string, string>): WantedDependency[] {
   const wanted: WantedDependency[] = []
   for (const [name, peer] of missingAtTop(roots, hidden, true)) {
     const ranges = [...peer.wantedBy.keys()]
-    const version = pickCandidate(candidates, name, (v) => ranges.every((range) => semver.satisfies(v, range)), lockedPeers.get(name))
+    const qualifies = (v: string): boolean => ranges.every((range) => semver.satisfies(v, range))
+    // pnpm makes a peer the importer's tree resolved below it a provider for the whole importer first.
+    const below = resolvedBelow.get(name)
+    const version = below !== undefined && qualifies(below) ? below : pickCandidate(candidates, name, qualifies, lockedPeers.get(name))
     if (version !== undefined) wanted.push({ alias: name, bareSpecifier: version, optional: true, lockedVersion: version })
   }
   return wanted
