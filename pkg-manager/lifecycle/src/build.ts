@@ -2,6 +2,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 
 import { LodeError } from '@lode/fs.error'
+import { parsePackageJson } from '@lode/fs.package-json'
 import pLimit from 'p-limit'
 
 import { loadRunScript } from './load-run-script.js'
@@ -68,8 +69,8 @@ export async function runDependencyBuilds (targets: readonly BuildTarget[], opts
 
 /** One package's lifecycle; false when an optional package's build failed (warned). */
 async function runBuild (target: BuildTarget, opts: BuildOptions): Promise<boolean> {
-  // Skips a byte order mark, as npm and pnpm do (the package.json was parsed that way once already).
-  const manifest = JSON.parse((await fs.readFile(path.join(target.dir, 'package.json'), 'utf8')).replace(/^\uFEFF/, '')) as Record<string, unknown>
+  const file = path.join(target.dir, 'package.json')
+  const manifest = parsePackageJson(await fs.readFile(file, 'utf8'), file)
   for (const event of EVENTS) {
     if (isSkippedScript((manifest['scripts'] as Record<string, unknown> | undefined)?.[event] as string | undefined)) continue
     try {
