@@ -37,6 +37,17 @@ const PACKAGES: PackageSpec[] = [
   { name: 'wb', version: '7.4.0', dependencies: { rp: '2.80.0', 'rp-plugin': '1.0.0' } },
   { name: 'up', version: '3.7.0', manifest: { peerDependencies: { rp: '^2.0.0 || ^4.0.0' }, peerDependenciesMeta: { rp: { optional: true } } } },
   { name: 'es-opt-user', version: '1.0.0', manifest: { peerDependencies: { es: '*' }, peerDependenciesMeta: { es: { optional: true } } } },
+  // A prerelease that a package below resolved a peer to, wanted elsewhere by a range that takes no prerelease (tsdown, rolldown and unplugin).
+  { name: 'rd', version: '1.0.0-beta.11' },
+  { name: 'rd-dts', version: '0.13.14', manifest: { peerDependencies: { rd: '^1.0.0-beta.9' } } },
+  { name: 'tsd', version: '0.12.7', dependencies: { rd: '1.0.0-beta.11', 'rd-dts': '0.13.14' } },
+  { name: 'unp', version: '3.7.0', manifest: { peerDependencies: { rd: '*' }, peerDependenciesMeta: { rd: { optional: true } } } },
+  // Variants that differ only through a cycle of peers (@vitejs/plugin-react, @babel/core, its helpers, debug and supports-color).
+  { name: 'bc-dbg', version: '4.4.3', manifest: { peerDependencies: { sc: '*' }, peerDependenciesMeta: { sc: { optional: true } } } },
+  { name: 'bc-hmt', version: '7.29.14', manifest: { peerDependencies: { 'bc-core': '^7.0.0' } } },
+  { name: 'bc-core', version: '7.29.13', dependencies: { 'bc-dbg': '4.4.3', 'bc-hmt': '7.29.14' } },
+  { name: 'bc-jsx', version: '7.29.7', manifest: { peerDependencies: { 'bc-core': '^7.0.0' } } },
+  { name: 'bc-react', version: '4.7.0', dependencies: { 'bc-core': '7.29.13', 'bc-jsx': '7.29.7' } },
   // A package that only optional dependencies reach, also an optional peer of another (vite, lint-staged → yaml).
   { name: 'op-yaml', version: '2.9.1' },
   { name: 'op-vite', version: '8.3.8', manifest: { peerDependencies: { 'op-yaml': '^2.4.2' }, peerDependenciesMeta: { 'op-yaml': { optional: true } } } },
@@ -347,6 +358,22 @@ describe('lode writes the lockfile pnpm 11 writes, and installs it as pnpm does,
       'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
       'packages/nuxt/package.json': JSON.stringify({ name: 'nuxt', version: '1.0.0', dependencies: { rp: '4.68.7' } }),
     })
+  })
+
+  test('a peer resolved below becomes a provider for the whole importer and, from the workspace root, for every project, whatever its version', async () => {
+    await installBoth(await compare({ name: 'provider-below', version: '1.0.0', dependencies: { tsd: '0.12.7', unp: '3.7.0' } }))
+    await installBoth(await compare({ name: 'provider-from-root', version: '1.0.0', private: true, dependencies: { tsd: '0.12.7' } }, {
+      'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+      'packages/x/package.json': JSON.stringify({ name: 'x', version: '1.0.0', dependencies: { unp: '3.7.0' } }),
+    }))
+  })
+
+  test('variants of packages that only differ through a cycle of peers collapse into the richer one, as pnpm\'s dedupePeerDependents does', async () => {
+    await installBoth(await compare({ name: 'cycle-variants', version: '1.0.0', private: true }, {
+      'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+      'packages/a/package.json': JSON.stringify({ name: 'a', version: '1.0.0', dependencies: { 'bc-react': '4.7.0', sc: '7.2.0' } }),
+      'packages/b/package.json': JSON.stringify({ name: 'b', version: '1.0.0', dependencies: { 'bc-react': '4.7.0' } }),
+    }))
   })
 
   test('a package.json with a byte order mark is read, in the root, a workspace project and a file: package', async () => {

@@ -28,12 +28,17 @@ export function dedupePeerDependents (graph: Map<string, VariantNode>, groups: R
   let remaining = groups.filter((group) => group.size > 1)
   for (;;) {
     const round = new Map<string, string>()
-    const survivors: Array<Set<string>> = []
+    let survivors: Array<Set<string>> = []
     for (const group of remaining) {
       const left = collapseGroup(graph, group, round)
       if (left.size > 1) survivors.push(left)
     }
-    if (round.size === 0) return merged
+    if (round.size === 0) {
+      // Variants that only differ through a cycle among variant groups: one pair per cycle a round.
+      for (const [collapsed, target] of collapseCycles(graph, remaining)) round.set(collapsed, target)
+      if (round.size === 0) return merged
+      survivors = remaining.map((group) => new Set([...group].filter((depPath) => !round.has(depPath)))).filter((group) => group.size > 1)
+    }
     for (const [collapsed, target] of round) {
       const edges = incoming.get(collapsed) ?? []
       incoming.delete(collapsed)
@@ -78,12 +83,146 @@ function collapseGroup (graph: Map<string, VariantNode>, group: ReadonlySet<stri
 
 /**
  * `rich` can stand in for `poor`: every child of `poor` is the same child of `rich`, and `rich` has
- * at least as many dependencies and every peer `poor` resolves. (pnpm compares differing children
- * recursively too, which only matters for its step that collapses cycles of variants.)
+ * at least as many dependencies and every peer `poor` resolves.
  */
 export function canStandIn (rich: VariantNode, poor: VariantNode): boolean {
   if (depCount(rich) < depCount(poor)) return false
   for (const [alias, child] of poor.children) if (rich.children.get(alias) !== child) return false
   for (const name of poor.peerNames) if (!rich.peerNames.has(name)) return false
   return true
+}
+
+/**
+ * pnpm's looser test for variants in a cycle: `rich` can stand in for `poor` when each child
+ * `poor` has is the same in `rich` or a variant of the same package that can stand in for it in
+ * turn, as deep as the children differ.
+ */
+function canStandInThroughChildren (graph: ReadonlyMap<string, VariantNode>, rich: string, poor: string): boolean {
+  const queued = new Set<string>()
+  const pending: Array<[string, string]> = []
+  const push = (a: string, b: string): void => {
+    if (a === b || queued.has(`${a}\0${b}`)) return
+    queued.add(`${a}\0${b}`)
+    pending.push([a, b])
+  }
+  push(rich, poor)
+  for (let cursor = 0; cursor < pending.length; cursor++) {
+    const superset = graph.get(pending[cursor]![0])
+    const subset = graph.get(pending[cursor]![1])
+    if (superset === undefined || subset === undefined || depCount(superset) < depCount(subset)) return false
+    for (const name of subset.peerNames) if (!superset.peerNames.has(name)) return false
+    for (const [alias, child] of subset.children) {
+      const other = superset.children.get(alias)
+      if (other === undefined) return false
+      if (other === child) continue
+      if (graph.get(other)?.pkgId !== graph.get(child)?.pkgId || graph.get(other) === undefined) return false
+      push(other, child)
+    }
+  }
+  return true
+}
+
+/**
+ * pnpm's collapseCycles: the variant groups, ordered by package id, form a graph through their
+ * variants' children; in each cycle of it (strongly connected, dependencies first) whose
+ * dependencies did not change this round, the richest variant that can stand in for another
+ * (through differing children) absorbs it.
+ */
+function collapseCycles (graph: ReadonlyMap<string, VariantNode>, groups: ReadonlyArray<ReadonlySet<string>>): Map<string, string> {
+  const sorted = groups.filter((group) => group.size > 1).map((group) => [...group]).sort((a, b) => {
+    const left = graph.get(a[0]!)!.pkgId
+    const right = graph.get(b[0]!)!.pkgId
+    return left < right ? -1 : left > right ? 1 : 0
+  })
+  const indexOf = new Map(sorted.map((group, i) => [graph.get(group[0]!)!.pkgId, i]))
+  const adjacency = sorted.map((group) => {
+    const out = new Set<number>()
+    for (const variant of group) {
+      for (const child of graph.get(variant)!.children.values()) {
+        const node = graph.get(child)
+        const index = node === undefined ? undefined : indexOf.get(node.pkgId)
+        if (index !== undefined) out.add(index)
+      }
+    }
+    return [...out].sort((a, b) => a - b)
+  })
+  const { componentOf, count } = stronglyConnected(adjacency)
+  const components = Array.from({ length: count }, () => ({ groups: [] as string[][], dependencies: new Set<number>(), cyclic: false, size: 0 }))
+  sorted.forEach((group, i) => {
+    const component = components[componentOf[i]!]!
+    component.groups.push(group)
+    component.size++
+    if (adjacency[i]!.includes(i)) component.cyclic = true
+    for (const child of adjacency[i]!) if (componentOf[child] !== componentOf[i]) component.dependencies.add(componentOf[child]!)
+  })
+  const changed = components.map(() => false)
+  const replacements = new Map<string, string>()
+  components.forEach((component, index) => {
+    if ([...component.dependencies].some((dependency) => changed[dependency])) {
+      changed[index] = true
+      return
+    }
+    if (!component.cyclic && component.size < 2) return
+    for (const group of component.groups) {
+      const paths = [...group].sort((a, b) => depCount(graph.get(a)!) - depCount(graph.get(b)!) || (a < b ? -1 : a > b ? 1 : 0))
+      while (paths.length > 0) {
+        const largest = paths.pop()!
+        const candidate = [...paths].reverse().find((path) => canStandInThroughChildren(graph, largest, path))
+        if (candidate !== undefined) {
+          replacements.set(candidate, largest)
+          changed[index] = true
+          return
+        }
+      }
+    }
+  })
+  return replacements
+}
+
+/** Tarjan's strongly connected components, numbered in the order they complete (dependencies first). */
+function stronglyConnected (adjacency: ReadonlyArray<readonly number[]>): { componentOf: number[], count: number } {
+  const discovery = adjacency.map(() => -1)
+  const lowLink = adjacency.map(() => 0)
+  const onStack = adjacency.map(() => false)
+  const componentOf = adjacency.map(() => -1)
+  const stack: number[] = []
+  let next = 0
+  let count = 0
+  const discover = (node: number, frames: Array<[number, number]>): void => {
+    discovery[node] = lowLink[node] = next++
+    stack.push(node)
+    onStack[node] = true
+    frames.push([node, 0])
+  }
+  for (let root = 0; root < adjacency.length; root++) {
+    if (discovery[root] !== -1) continue
+    const frames: Array<[number, number]> = []
+    discover(root, frames)
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1]!
+      const node = frame[0]
+      const edge = frame[1]++
+      if (edge < adjacency[node]!.length) {
+        const to = adjacency[node]![edge]!
+        if (discovery[to] === -1) discover(to, frames)
+        else if (onStack[to]) lowLink[node] = Math.min(lowLink[node]!, discovery[to]!)
+        continue
+      }
+      frames.pop()
+      if (frames.length > 0) {
+        const parent = frames[frames.length - 1]![0]
+        lowLink[parent] = Math.min(lowLink[parent]!, lowLink[node]!)
+      }
+      if (lowLink[node] === discovery[node]) {
+        for (;;) {
+          const member = stack.pop()!
+          onStack[member] = false
+          componentOf[member] = count
+          if (member === node) break
+        }
+        count++
+      }
+    }
+  }
+  return { componentOf, count }
 }

@@ -18,8 +18,10 @@ import { dedupeInjectedDeps } from './dedupe-injected-deps.js'
 import { dedupePeerDependents } from './dedupe-peer-dependents.js'
 import type { VariantNode } from './dedupe-peer-dependents.js'
 import { dependenciesMetaOf, importerDependencies } from './importer-dependencies.js'
+import { resolutionPeerViews } from './resolution-peers.js'
+import type { UnresolvedPeer } from './resolution-peers.js'
 import { PeerResolver } from './resolve-peers.js'
-import type { MissingPeer, PeerIssue, PeerNode } from './resolve-peers.js'
+import type { MissingPeer, PeerIssue, PeerNode, PeerProvider } from './resolve-peers.js'
 import { Scope, TreeResolver } from './resolve-tree.js'
 import type { GitAccess, WantedDependency } from './resolve-tree.js'
 import type { Edge, Importer, ResolvedPackage } from './types.js'
@@ -171,29 +173,62 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
   })
   await tree.resolve(direct)
 
-  // Peers hoisted to the importers, as pnpm does: missing required peers are resolved as hidden
-  // direct dependencies (autoInstallPeers); once none are missing, optional peers missing below an
-  // importer get the highest version already in the graph as hidden optional dependencies. Repeat
-  // until nothing new is added.
+  // Peers hoisted to the importers, as pnpm does, from what it knew of peers while it resolved
+  // (resolution-peers.ts), round by round over what the last round added: missing required peers
+  // are resolved as hidden direct dependencies (autoInstallPeers), and a peer a package below found
+  // among an ancestor's dependencies becomes a provider for the importer's whole tree; once no
+  // required peer is missing, the optional peers found missing meanwhile get the highest version
+  // already in the graph as hidden optional dependencies. A hoisted dependency whose name is taken
+  // already is resolved (its subtree is looked at) but not used: pnpm keeps the first of an alias.
   const lockedPeers = opts.importers.map((importer) => peersLockedBy(opts.lockfile?.importers[importer.id]))
-  let peers: PeerResolver
-  let roots: Array<Map<string, PeerNode>>
-  for (let round = 0; ; round++) {
-    peers = new PeerResolver({ packages: tree.packages, children: tree.children, peersSuffixMaxLength: opts.peersSuffixMaxLength, dedupePeers: opts.dedupePeers === true, ...(opts.patchHashOf === undefined ? {} : { patchHashOf: opts.patchHashOf }) })
-    roots = resolveImporterPeers(peers, direct.map((importer) => [...importer.edges, ...importer.hidden]), opts.resolvePeersFromWorkspaceRoot === false ? -1 : opts.importers.findIndex((importer) => importer.id === '.'))
-    if (round > 20) break
+  const rootIndex = opts.resolvePeersFromWorkspaceRoot === false ? -1 : opts.importers.findIndex((importer) => importer.id === '.')
+  const providers: PeerProvider[][] = direct.map(() => [])
+  const shadowed: Edge[][] = direct.map(() => [])
+  const missingOptionalPeers = direct.map(() => new Map<string, string[]>())
+  let pending: Edge[][] = direct.map((importer) => importer.edges)
+  for (let round = 0; round <= 20; round++) {
+    const topAliases = direct.map((importer, i) => new Set([...importer.edges, ...importer.hidden, ...shadowed[i]!, ...providers[i]!].map((edge) => edge.alias)))
+    const views = resolutionPeerViews({
+      importerIds: opts.importers.map((importer) => importer.id),
+      edges: direct.map((importer, i) => round === 0 ? importer.edges : [...importer.edges, ...importer.hidden, ...shadowed[i]!]),
+      pending,
+      topAliases,
+      children: tree.children,
+      packages: tree.packages,
+    })
     const candidates = peerCandidates(tree.packages, opts.lockfile)
-    let extra = opts.autoInstallPeers ? direct.map((importer, i) => missingRequired(roots[i]!, candidates, importer.hidden, lockedPeers[i]!)) : []
+    let extra: WantedDependency[][] = direct.map(() => [])
+    direct.forEach((_, i) => {
+      const atTop = topAliases[i]!
+      const required = [...views[i]!.missing].filter(([name, peer]) => !peer.optional && !atTop.has(name))
+      for (const [name, peer] of views[i]!.missing) {
+        if (!peer.optional || atTop.has(name)) continue
+        const ranges = missingOptionalPeers[i]!.get(name)
+        if (ranges === undefined) missingOptionalPeers[i]!.set(name, [...peer.ranges])
+        else for (const range of peer.ranges) if (!ranges.includes(range)) ranges.push(range)
+      }
+      if (!opts.autoInstallPeers) return
+      for (const [name, provider] of views[i]!.resolved) {
+        if (atTop.has(name) || required.some(([peer]) => peer === name)) continue
+        providers[i]!.push(provider)
+        atTop.add(name)
+      }
+      extra[i] = missingRequired(required, candidates, lockedPeers[i]!)
+    })
     if (extra.every((list) => list.length === 0)) {
-      const rootIndex = opts.importers.findIndex((importer) => importer.id === '.')
-      const workspaceRootNodes = rootIndex === -1 ? [] : [...roots[rootIndex]!.values()]
-      extra = direct.map((importer, i) => missingOptional(roots[i]!, candidates, importer.hidden, lockedPeers[i]!, peersResolvedBelow(roots[i]!, workspaceRootNodes, tree.packages)))
+      extra = direct.map((_, i) => missingOptional(missingOptionalPeers[i]!, candidates, lockedPeers[i]!))
+      for (const list of missingOptionalPeers) list.clear()
     }
     if (extra.every((list) => list.length === 0)) break
     const fresh = direct.map((importer, i) => ({ importerIndex: importer.importerIndex, wanted: extra[i]!, scope: importer.scope, edges: [] as Edge[] }))
     await tree.resolve(fresh)
-    fresh.forEach((entry, i) => { direct[i]!.hidden.push(...entry.edges) })
+    pending = fresh.map((entry, i) => {
+      for (const edge of entry.edges) (topAliases[i]!.has(edge.alias) ? shadowed[i]! : direct[i]!.hidden).push(edge)
+      return entry.edges
+    })
   }
+  const peers = new PeerResolver({ packages: tree.packages, children: tree.children, peersSuffixMaxLength: opts.peersSuffixMaxLength, dedupePeers: opts.dedupePeers === true, ...(opts.patchHashOf === undefined ? {} : { patchHashOf: opts.patchHashOf }) })
+  const roots = resolveImporterPeers(peers, direct.map((importer) => [...importer.edges, ...importer.hidden]), rootIndex, providers)
 
   // Required peers still missing (autoInstallPeers off, or ranges no version meets) are issues, as in pnpm.
   const missingIssues = direct.flatMap((importer, i) => missingAtTop(roots[i]!, importer.hidden, false).flatMap(([peer, missing]) =>
@@ -231,14 +266,17 @@ function linkedDirOf (importer: Importer): string {
 }
 
 /**
- * Every importer's peer nodes. The workspace root's dependencies (`rootIndex`, -1 for none) also
- * provide peers to the other projects' dependencies, after their own.
+ * Every importer's peer nodes, its hoisted providers among them. The workspace root's dependencies
+ * (`rootIndex`, -1 for none) also provide peers to the other projects' dependencies, after their own.
  */
-function resolveImporterPeers (peers: PeerResolver, edges: Edge[][], rootIndex: number): Array<Map<string, PeerNode>> {
-  if (rootIndex === -1 || edges.length === 1) return edges.map((list) => peers.resolveImporter(list))
-  const root = peers.resolveImporter(edges[rootIndex]!)
-  const inherited = edges[rootIndex]!.map((edge) => ({ edge, node: root.get(edge.alias)! }))
-  return edges.map((list, i) => i === rootIndex ? root : peers.resolveImporter(list, inherited))
+function resolveImporterPeers (peers: PeerResolver, edges: Edge[][], rootIndex: number, providers: PeerProvider[][]): Array<Map<string, PeerNode>> {
+  if (rootIndex === -1 || edges.length === 1) return edges.map((list, i) => peers.resolveImporter(list, [], providers[i]))
+  const root = peers.resolveImporter(edges[rootIndex]!, [], providers[rootIndex])
+  const inherited = [
+    ...edges[rootIndex]!.map((edge) => ({ edge, node: root.get(edge.alias)! })),
+    ...providers[rootIndex]!.map(({ alias, pkgId }) => ({ edge: { alias, pkgId, optional: true }, node: root.get(alias)! })),
+  ]
+  return edges.map((list, i) => i === rootIndex ? root : peers.resolveImporter(list, inherited, providers[i]))
 }
 
 /** Names whose global, rangeless override was removed: their locked versions are dropped, as pnpm does. */
@@ -332,29 +370,12 @@ function pickCandidate (candidates: PeerCandidates, name: string, qualifies: (ve
   return highest(resolved) ?? highest([...resolved, ...candidates.lockfileOnly.get(name) ?? []])
 }
 
-/**
- * Peers that packages of an importer's tree found among the dependencies of an ancestor below the
- * importer (not its own or the workspace root's), by name; the last found wins, as pnpm merges its
- * `resolvedPeers` on their way up to the importer.
- */
-function peersResolvedBelow (roots: ReadonlyMap<string, PeerNode>, workspaceRootNodes: readonly PeerNode[], packages: ReadonlyMap<string, ResolvedPackage>): Map<string, string> {
-  const top = new Set([...roots.values(), ...workspaceRootNodes])
-  const found = new Map<string, string>()
-  const seen = new Set<PeerNode>()
-  const visit = (node: PeerNode): void => {
-    if (seen.has(node)) return
-    seen.add(node)
-    for (const { node: child } of node.children.values()) visit(child)
-    for (const [peer, provider] of node.ownPeers) if (!top.has(provider)) found.set(peer, packages.get(provider.pkgId)!.version)
-  }
-  for (const node of roots.values()) visit(node)
-  return found
-}
-
 /** Missing peers at an importer's top (not provided, not hoisted yet), by name, in name order. */
 function missingAtTop (roots: Map<string, PeerNode>, hidden: readonly Edge[], optional: boolean): Array<[string, MissingPeer]> {
   const missing = new Map<string, MissingPeer>()
   for (const node of roots.values()) {
+    // A hoisted provider's own missing peers are its occurrence's below, counted there.
+    if (node.providerOf !== undefined) continue
     for (const [name, peer] of node.missing) {
       if (peer.optional !== optional || roots.has(name) || hidden.some((edge) => edge.alias === name)) continue
       const current = missing.get(name)
@@ -366,10 +387,9 @@ function missingAtTop (roots: Map<string, PeerNode>, hidden: readonly Edge[], op
 }
 
 /** Missing required peers as wanted dependencies: a version already known that satisfies every range, else the ranges. */
-function missingRequired (roots: Map<string, PeerNode>, candidates: PeerCandidates, hidden: readonly Edge[], lockedPeers: ReadonlyMap<string, string>): WantedDependency[] {
+function missingRequired (missing: ReadonlyArray<[string, UnresolvedPeer]>, candidates: PeerCandidates, lockedPeers: ReadonlyMap<string, string>): WantedDependency[] {
   const wanted: WantedDependency[] = []
-  for (const [name, peer] of missingAtTop(roots, hidden, false)) {
-    const ranges = [...peer.wantedBy.keys()]
+  for (const [name, { ranges }] of [...missing].sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)) {
     const existing = pickCandidate(candidates, name, (version) => ranges.every((range) => semver.satisfies(version, range, { loose: true, includePrerelease: true })), lockedPeers.get(name))
     if (existing !== undefined) {
       wanted.push({ alias: name, bareSpecifier: existing, optional: false, lockedVersion: existing })
@@ -382,15 +402,11 @@ function missingRequired (roots: Map<string, PeerNode>, candidates: PeerCandidat
   return wanted
 }
 
-/** Missing optional peers that a version already in the graph (or lockfile) satisfies, as hidden optional dependencies. */
-function missingOptional (roots: Map<string, PeerNode>, candidates: PeerCandidates, hidden: readonly Edge[], lockedPeers: ReadonlyMap<string, string>, resolvedBelow: ReadonlyMap<string, string>): WantedDependency[] {
+/** Optional peers found missing that a version already in the graph (or lockfile) satisfies, as hidden optional dependencies. */
+function missingOptional (missing: ReadonlyMap<string, readonly string[]>, candidates: PeerCandidates, lockedPeers: ReadonlyMap<string, string>): WantedDependency[] {
   const wanted: WantedDependency[] = []
-  for (const [name, peer] of missingAtTop(roots, hidden, true)) {
-    const ranges = [...peer.wantedBy.keys()]
-    const qualifies = (v: string): boolean => ranges.every((range) => semver.satisfies(v, range))
-    // pnpm makes a peer the importer's tree resolved below it a provider for the whole importer first.
-    const below = resolvedBelow.get(name)
-    const version = below !== undefined && qualifies(below) ? below : pickCandidate(candidates, name, qualifies, lockedPeers.get(name))
+  for (const [name, ranges] of [...missing].sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)) {
+    const version = pickCandidate(candidates, name, (v) => ranges.every((range) => semver.satisfies(v, range)), lockedPeers.get(name))
     if (version !== undefined) wanted.push({ alias: name, bareSpecifier: version, optional: true, lockedVersion: version })
   }
   return wanted

@@ -23,6 +23,19 @@ export interface PeerNode {
    * packages then name it in their suffixes without its own suffix, as pnpm breaks such cycles.
    */
   cycleBroken?: boolean
+  /** A provider hoisted to its importer: the occurrence below it that it stands for. */
+  providerOf?: PeerNode
+}
+
+/**
+ * A peer some package below an importer resolved from a dependency of one of its ancestors,
+ * hoisted to the importer as a provider for the importer's whole tree (pnpm's resolved peer
+ * providers, autoInstallPeers). `path` leads from the importer to that occurrence by aliases.
+ */
+export interface PeerProvider {
+  alias: string
+  pkgId: string
+  path: readonly string[]
 }
 
 export interface MissingPeer {
@@ -75,14 +88,30 @@ export class PeerResolver {
    * below, and before them `inherited` providers (the workspace root's dependencies, pnpm's
    * `resolvePeersFromWorkspaceRoot`).
    */
-  resolveImporter (edges: readonly Edge[], inherited: ReadonlyArray<{ edge: Edge, node: PeerNode }> = []): Map<string, PeerNode> {
+  resolveImporter (edges: readonly Edge[], inherited: ReadonlyArray<{ edge: Edge, node: PeerNode }> = [], providers: readonly PeerProvider[] = []): Map<string, PeerNode> {
     const context = new Map<string, PeerNode>()
     for (const { edge, node } of inherited) this.provide(context, edge, node)
     const nodes = edges.map((edge) => ({ edge, node: this.shell(edge.pkgId) }))
     for (const { edge, node } of nodes) this.provide(context, edge, node)
+    const provided = providers.map((provider) => ({ provider, node: this.shell(provider.pkgId) }))
+    for (const { provider, node } of provided) this.provide(context, { alias: provider.alias, pkgId: provider.pkgId, optional: true }, node)
     const out = new Map<string, PeerNode>()
     for (const { edge, node } of nodes) out.set(edge.alias, this.fill(node, context, []))
     markPeerCycles(nodes.map(({ edge, node }) => ({ alias: edge.alias, name: this.opts.packages.get(edge.pkgId)!.name, node })))
+    // A provider is the very occurrence it was found as below the importer (pnpm hoists that node),
+    // so it shares that occurrence's content; filled here only when the tree no longer has it.
+    for (const { provider, node } of provided) {
+      let found: PeerNode | undefined = out.get(provider.path[0]!)
+      for (const alias of provider.path.slice(1)) found = found?.children.get(alias)?.node
+      if (found?.pkgId === provider.pkgId) {
+        Object.assign(node, { children: found.children, ownPeers: found.ownPeers, allPeers: found.allPeers, missing: found.missing, transitivePeerDependencies: found.transitivePeerDependencies })
+        node.providerOf = found
+        if (found.cycleBroken === true) node.cycleBroken = true
+      } else {
+        this.fill(node, context, [])
+      }
+      out.set(provider.alias, node)
+    }
     return out
   }
 
@@ -166,6 +195,12 @@ export class PeerResolver {
   /** The node's dependency path, its peer suffix built from its peers' own dependency paths. */
   depPath (node: PeerNode): string {
     if (node.depPath !== undefined) return node.depPath
+    if (node.providerOf !== undefined) {
+      // The occurrence's own path; not kept while that is still being computed (a cycle names it bare).
+      const depPath = this.depPath(node.providerOf)
+      if (node.providerOf.depPath !== undefined) node.depPath = depPath
+      return depPath
+    }
     if (node.allPeers.size === 0) return (node.depPath = this.withPatch(node.pkgId))
     // Peers that wait on each other (a cycle) are named without their own suffixes.
     if (node.computing === true) return this.withPatch(node.pkgId)
