@@ -18,7 +18,7 @@ import { dedupeInjectedDeps } from './dedupe-injected-deps.js'
 import { dedupePeerDependents } from './dedupe-peer-dependents.js'
 import type { VariantNode } from './dedupe-peer-dependents.js'
 import { dependenciesMetaOf, importerDependencies } from './importer-dependencies.js'
-import { resolutionPeerViews } from './resolution-peers.js'
+import { peerVersionRange, resolutionPeerViews } from './resolution-peers.js'
 import type { UnresolvedPeer } from './resolution-peers.js'
 import { PeerResolver } from './resolve-peers.js'
 import type { MissingPeer, PeerIssue, PeerNode, PeerProvider } from './resolve-peers.js'
@@ -208,6 +208,8 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
         else for (const range of peer.ranges) if (!ranges.includes(range)) ranges.push(range)
       }
       if (!opts.autoInstallPeers) return
+      if (process.env['DBG_RP'] !== undefined) console.error('RP', opts.importers[i]!.id, JSON.stringify(Object.fromEntries([...views[i]!.resolved].filter(([n]) => !atTop.has(n) && !required.some(([p]) => p === n)).map(([n, p]) => [n, p.pkgId]))))
+      if (process.env['DBG_RQ'] !== undefined && required.length > 0) console.error('RQ', opts.importers[i]!.id, JSON.stringify(required))
       for (const [name, provider] of views[i]!.resolved) {
         if (atTop.has(name) || required.some(([peer]) => peer === name)) continue
         providers[i]!.push(provider)
@@ -216,7 +218,25 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
       extra[i] = missingRequired(required, candidates, lockedPeers[i]!)
     })
     if (extra.every((list) => list.length === 0)) {
-      extra = direct.map((_, i) => missingOptional(missingOptionalPeers[i]!, candidates, lockedPeers[i]!))
+      // The workspace root's first; the others then see the root's direct dependencies as provided too.
+      const workspaceRoot = opts.importers.findIndex((importer) => importer.id === '.')
+      const rootDeps = workspaceRoot === -1 ? [] : direct[workspaceRoot]!.wanted
+      const versionsOf = (i: number): Map<string, string> => directVersions([...direct[i]!.edges, ...direct[i]!.hidden, ...providers[i]!], tree.packages)
+      const pick = (i: number, provided: ReadonlyMap<string, string>): WantedDependency[] => missingOptional(missingOptionalPeers[i]!, {
+        candidates,
+        locked: lockedPeers[i]!,
+        rootDeps,
+        accepts: (name, version) => peersAccept(tree.packages.get(`${name}@${version}`)?.peerDependencies, provided),
+      })
+      extra = direct.map(() => [])
+      let rootVersions = new Map<string, string>()
+      if (workspaceRoot !== -1) {
+        extra[workspaceRoot] = pick(workspaceRoot, versionsOf(workspaceRoot))
+        rootVersions = versionsOf(workspaceRoot)
+        for (const wanted of extra[workspaceRoot]) if (!rootVersions.has(wanted.alias)) rootVersions.set(wanted.alias, wanted.bareSpecifier)
+      }
+      direct.forEach((_, i) => { if (i !== workspaceRoot) extra[i] = pick(i, new Map([...rootVersions, ...versionsOf(i)])) })
+      if (process.env['DBG_OPTH'] !== undefined) missingOptionalPeers.forEach((m, i) => { if (m.size > 0 || extra[i]!.length > 0) console.error('OPTH', opts.importers[i]!.id, JSON.stringify(Object.fromEntries(m)), JSON.stringify(Object.fromEntries(extra[i]!.map((w) => [w.alias, w.bareSpecifier])))) })
       for (const list of missingOptionalPeers) list.clear()
     }
     if (extra.every((list) => list.length === 0)) break
@@ -402,14 +422,65 @@ function missingRequired (missing: ReadonlyArray<[string, UnresolvedPeer]>, cand
   return wanted
 }
 
+interface OptionalPeerChoice {
+  candidates: PeerCandidates
+  locked: ReadonlyMap<string, string>
+  /** The workspace root's dependencies as wanted: a peer the root depends on keeps to the root's range. */
+  rootDeps: readonly WantedDependency[]
+  /** Whether a candidate's own peers accept the versions the importer already has (pnpm's peersAcceptProvidedVersions). */
+  accepts: (name: string, version: string) => boolean
+}
+
 /** Optional peers found missing that a version already in the graph (or lockfile) satisfies, as hidden optional dependencies. */
-function missingOptional (missing: ReadonlyMap<string, readonly string[]>, candidates: PeerCandidates, lockedPeers: ReadonlyMap<string, string>): WantedDependency[] {
+function missingOptional (missing: ReadonlyMap<string, readonly string[]>, choice: OptionalPeerChoice): WantedDependency[] {
   const wanted: WantedDependency[] = []
   for (const [name, ranges] of [...missing].sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)) {
-    const version = pickCandidate(candidates, name, (v) => ranges.every((range) => semver.satisfies(v, range)), lockedPeers.get(name))
+    const rootRange = rootRangeOf(choice.rootDeps, name, ranges)
+    const qualifies = (v: string): boolean => (rootRange === undefined || semver.satisfies(v, rootRange)) && ranges.every((range) => semver.satisfies(v, range)) && choice.accepts(name, v)
+    const version = pickCandidate(choice.candidates, name, qualifies, choice.locked.get(name))
     if (version !== undefined) wanted.push({ alias: name, bareSpecifier: version, optional: true, lockedVersion: version })
   }
   return wanted
+}
+
+/**
+ * The range of the workspace root's dependency on `name` (by alias, else by the package an alias
+ * names, the lowest alias), when it is a range that meets every wanted range: pnpm's getRootRange.
+ */
+function rootRangeOf (rootDeps: readonly WantedDependency[], name: string, ranges: readonly string[]): string | undefined {
+  const aliased = (dep: WantedDependency): string | undefined => {
+    const spec = dep.bareSpecifier.startsWith('npm:') ? safeSpec(dep.alias, dep.bareSpecifier) : undefined
+    return spec?.kind === 'registry' ? spec.name : undefined
+  }
+  const dep = rootDeps.find((candidate) => candidate.alias === name) ??
+    rootDeps.filter((candidate) => aliased(candidate) === name).sort((a, b) => a.alias < b.alias ? -1 : a.alias > b.alias ? 1 : 0)[0]
+  if (dep === undefined) return undefined
+  const range = semver.validRange(peerVersionRange(dep.bareSpecifier))
+  if (range === null) return undefined
+  return ranges.every((wanted) => semver.validRange(wanted) !== null && semver.intersects(range, wanted)) ? range : undefined
+}
+
+/** Each direct dependency's version by alias (the first of an alias), then by the package's own name. */
+function directVersions (edges: ReadonlyArray<{ alias: string, pkgId: string }>, packages: ReadonlyMap<string, ResolvedPackage>): Map<string, string> {
+  const versions = new Map<string, string>()
+  for (const edge of edges) {
+    const version = packages.get(edge.pkgId)?.version
+    if (version !== undefined && !versions.has(edge.alias)) versions.set(edge.alias, version)
+  }
+  for (const edge of edges) {
+    const pkg = packages.get(edge.pkgId)
+    if (pkg !== undefined && pkg.name !== edge.alias && !versions.has(pkg.name)) versions.set(pkg.name, pkg.version)
+  }
+  return versions
+}
+
+/** A candidate's own peer ranges take every version the importer already provides for them. */
+function peersAccept (peerDependencies: Readonly<Record<string, string>> | undefined, provided: ReadonlyMap<string, string>): boolean {
+  for (const [peer, range] of Object.entries(peerDependencies ?? {})) {
+    const version = provided.get(peer)
+    if (version !== undefined && !semver.satisfies(version, peerVersionRange(range), { includePrerelease: true, loose: true })) return false
+  }
+  return true
 }
 
 interface ToLockfileInput {

@@ -108,8 +108,9 @@ export function resolutionPeerViews (input: ResolutionPeersInput): ImporterPeerV
       const pkg = input.packages.get(edge.pkgId)
       if (pkg === undefined || pkg.link === true) continue
       const missing = new Map<string, UnresolvedPeer>()
+      // A package's own peers are looked up among its siblings only; its parent passes the rest up.
       for (const [peer, range] of Object.entries(pkg.peerDependencies)) {
-        const provider = lookup(at.current, peer)
+        const provider = at.current.aliases.get(peer)
         if (provider === undefined) missing.set(peer, { ranges: [range], optional: pkg.peerDependenciesMeta[peer]?.optional === true })
         else if (provider !== true) resolved.set(peer, provider)
       }
@@ -187,4 +188,26 @@ function compareOccurrences (a: { importer: number, depth: number, parentIds: re
     if (a.parentIds[i] !== b.parentIds[i]) return a.parentIds[i]! < b.parentIds[i]! ? -1 : 1
   }
   return a.parentIds.length - b.parentIds.length
+}
+
+/**
+ * The semver range a peer range means: `workspace:` ranges as the workspace protocol reads them
+ * (`*`, `^`, `~` take any version), `npm:name@range` and other schemes by their range, each part
+ * of an `||` alone; what is no range, any version (pnpm's getPeerVersionRange).
+ */
+export function peerVersionRange (range: string): string {
+  if (range.includes('||')) return range.split('||').map((part) => peerVersionRange(part.trim())).join(' || ')
+  if (semver.validRange(range) !== null) return range
+  if (range.startsWith('workspace:')) {
+    const bare = range.slice('workspace:'.length)
+    return bare !== '' && semver.validRange(bare) !== null ? bare : '*'
+  }
+  const colon = range.indexOf(':')
+  if (colon > 0) {
+    const body = range.slice(colon + 1)
+    if (semver.validRange(body) !== null) return body
+    const at = body.lastIndexOf('@')
+    if (at > 0 && semver.validRange(body.slice(at + 1)) !== null) return body.slice(at + 1)
+  }
+  return '*'
 }
