@@ -186,13 +186,18 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
   const shadowed: Edge[][] = direct.map(() => [])
   const missingOptionalPeers = direct.map(() => new Map<string, string[]>())
   let pending: Edge[][] = direct.map((importer) => importer.edges)
+  // What the importer had when the pending dependencies were resolved: peers missing below them are
+  // checked against that (pnpm marks a round's additions and providers after it resolved them).
+  let known: Array<Set<string>> = direct.map((importer) => new Set(importer.edges.map((edge) => edge.alias)))
   for (let round = 0; round <= 20; round++) {
     const topAliases = direct.map((importer, i) => new Set([...importer.edges, ...importer.hidden, ...shadowed[i]!, ...providers[i]!].map((edge) => edge.alias)))
+    const knownNext = topAliases.map((aliases) => new Set(aliases))
     const views = resolutionPeerViews({
       importerIds: opts.importers.map((importer) => importer.id),
       edges: direct.map((importer, i) => round === 0 ? importer.edges : [...importer.edges, ...importer.hidden, ...shadowed[i]!]),
       pending,
       topAliases,
+      ...round === 0 ? {} : { knownAliases: known },
       children: tree.children,
       packages: tree.packages,
     })
@@ -200,9 +205,10 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     let extra: WantedDependency[][] = direct.map(() => [])
     direct.forEach((_, i) => {
       const atTop = topAliases[i]!
-      const required = [...views[i]!.missing].filter(([name, peer]) => !peer.optional && !atTop.has(name))
+      const required = [...views[i]!.missing].filter(([name, peer]) => !peer.optional && !known[i]!.has(name))
+      for (const [name] of required) knownNext[i]!.add(name)
       for (const [name, peer] of views[i]!.missing) {
-        if (!peer.optional || atTop.has(name)) continue
+        if (!peer.optional || known[i]!.has(name)) continue
         const ranges = missingOptionalPeers[i]!.get(name)
         if (ranges === undefined) missingOptionalPeers[i]!.set(name, [...peer.ranges])
         else for (const range of peer.ranges) if (!ranges.includes(range)) ranges.push(range)
@@ -242,6 +248,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     if (extra.every((list) => list.length === 0)) break
     const fresh = direct.map((importer, i) => ({ importerIndex: importer.importerIndex, wanted: extra[i]!, scope: importer.scope, edges: [] as Edge[] }))
     await tree.resolve(fresh)
+    known = knownNext
     pending = fresh.map((entry, i) => {
       for (const edge of entry.edges) (topAliases[i]!.has(edge.alias) ? shadowed[i]! : direct[i]!.hidden).push(edge)
       return entry.edges

@@ -31,6 +31,12 @@ export interface ResolutionPeersInput {
   pending: ReadonlyArray<readonly Edge[]>
   /** Every alias at each importer's top (its dependencies, hoisted peers and providers). */
   topAliases: ReadonlyArray<ReadonlySet<string>>
+  /**
+   * The aliases each importer had before the pending dependencies were added, when they are peers
+   * hoisted in a later round: what pnpm checks the peers their subtrees pass up against when the
+   * subtree is owned elsewhere (the pending ones themselves are not among them yet).
+   */
+  knownAliases?: ReadonlyArray<ReadonlySet<string>>
   children: ReadonlyMap<string, readonly Edge[]>
   packages: ReadonlyMap<string, ResolvedPackage>
 }
@@ -121,7 +127,9 @@ export function resolutionPeerViews (input: ResolutionPeersInput): ImporterPeerV
 
   return input.importerIds.map((id, importer) => {
     const top = tops[importer]!
-    return levelOf(input.pending[importer]!, { importer, depth: 0, parentIds: [id], current: top, above: top })
+    const known = input.knownAliases?.[importer]
+    const above: AliasScope = known === undefined ? top : { aliases: new Map([...known].map((alias) => [alias, true as const])) }
+    return levelOf(input.pending[importer]!, { importer, depth: 0, parentIds: [id], current: top, above })
   })
 }
 
