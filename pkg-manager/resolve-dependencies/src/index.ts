@@ -246,7 +246,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
       for (const list of missingOptionalPeers) list.clear()
     }
     if (extra.every((list) => list.length === 0)) break
-    const fresh = direct.map((importer, i) => ({ importerIndex: importer.importerIndex, wanted: extra[i]!, scope: importer.scope, edges: [] as Edge[] }))
+    const fresh = direct.map((importer, i) => ({ importerIndex: importer.importerIndex, wanted: extra[i]!, scope: importer.scope, edges: [] as Edge[], known: knownNext[i]! }))
     await tree.resolve(fresh)
     known = knownNext
     pending = fresh.map((entry, i) => {

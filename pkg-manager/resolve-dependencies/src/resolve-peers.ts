@@ -76,6 +76,8 @@ export class PeerResolver {
   private readonly peersBelow = new Map<string, ReadonlySet<string>>()
   private readonly cache = new Map<string, PeerNode>()
   private readonly ids = new WeakMap<PeerNode, number>()
+  /** The providers each occurrence was filled with (pnpm's parentPkgsOfNode). */
+  private readonly contextOf = new WeakMap<PeerNode, Context>()
   private nextId = 0
 
   constructor (private readonly opts: ResolvePeersOptions) {
@@ -121,14 +123,55 @@ export class PeerResolver {
     return node
   }
 
-  /** Registers a provider under its alias and its real name; an alias never displaces an exact-name entry. */
-  private provide (context: Map<string, PeerNode>, edge: Edge, node: PeerNode): void {
-    const name = this.opts.packages.get(edge.pkgId)!.name
-    if (this.peerNames.has(edge.alias)) context.set(edge.alias, node)
-    if (name !== edge.alias && this.peerNames.has(name)) {
-      const current = context.get(name)
-      if (current === undefined || this.opts.packages.get(current.pkgId)!.name !== name) context.set(name, node)
+  /**
+   * Registers a provider under its alias and its real name; an alias never displaces an exact-name
+   * entry. A package's dependency leaves a provider from above of the same package and version in
+   * place (pnpm keeps the inherited one), unless that would break a peer diamond below.
+   */
+  private provide (context: Map<string, PeerNode>, edge: Edge, node: PeerNode, from?: { inherited: Context, siblings: readonly Edge[] }): void {
+    const pkg = this.opts.packages.get(edge.pkgId)!
+    const keepsInherited = (key: string): boolean => {
+      if (from === undefined) return false
+      const current = from.inherited.get(key)
+      if (current === undefined || current === node) return false
+      const inherited = this.opts.packages.get(current.pkgId)!
+      return inherited.name === pkg.name && inherited.version === pkg.version && !this.breaksPeerDiamond(current, pkg, context, from.siblings)
     }
+    if (this.peerNames.has(edge.alias) && !keepsInherited(edge.alias)) context.set(edge.alias, node)
+    if (pkg.name !== edge.alias && this.peerNames.has(pkg.name)) {
+      const current = context.get(pkg.name)
+      if ((current === undefined || this.opts.packages.get(current.pkgId)!.name !== pkg.name) && !keepsInherited(pkg.name)) context.set(pkg.name, node)
+    }
+  }
+
+  /**
+   * pnpm's peer diamond: the inherited provider saw other versions of the package's own peers than
+   * are in scope here, and a package below here takes both the package and one of those peers as
+   * peers, so it must get the package that sees the same peers as it does.
+   */
+  private breaksPeerDiamond (inherited: PeerNode, pkg: ResolvedPackage, context: Context, siblings: readonly Edge[]): boolean {
+    const inheritedContext = this.contextOf.get(inherited)
+    if (inheritedContext === undefined) return false
+    const conflicting = Object.keys(pkg.peerDependencies).filter((peer) => {
+      if (!this.peerNames.has(peer)) return false
+      const before = inheritedContext.get(peer)
+      const now = context.get(peer)
+      return before !== undefined && now !== undefined && before.pkgId !== now.pkgId
+    })
+    if (conflicting.length === 0) return false
+    const visited = new Set<string>()
+    const pending = siblings.map((edge) => edge.pkgId)
+    for (let pkgId = pending.pop(); pkgId !== undefined; pkgId = pending.pop()) {
+      if (visited.has(pkgId)) continue
+      const child = this.opts.packages.get(pkgId)
+      if (child === undefined) continue
+      if (Object.hasOwn(child.peerDependencies, pkg.name) && conflicting.some((peer) => Object.hasOwn(child.peerDependencies, peer))) return true
+      const grandchildren = this.opts.children.get(pkgId) ?? []
+      if (grandchildren.some((edge) => edge.alias === pkg.name || this.opts.packages.get(edge.pkgId)?.name === pkg.name)) continue
+      visited.add(pkgId)
+      pending.push(...grandchildren.map((edge) => edge.pkgId))
+    }
+    return false
   }
 
   /**
@@ -138,6 +181,7 @@ export class PeerResolver {
    */
   private fill (node: PeerNode, context: Context, path: readonly string[]): PeerNode {
     const pkgId = node.pkgId
+    this.contextOf.set(node, context)
     const needed = this.peersBelow.get(pkgId)!
     // An occurrence reached through a cycle has fewer children (see below): it neither uses nor fills the cache.
     const throughCycle = path.includes(pkgId)
@@ -160,7 +204,7 @@ export class PeerResolver {
     const edges = (this.opts.children.get(pkgId) ?? []).filter((edge) => edge.pkgId !== pkgId && !containsStep(innerPath, pkgId, edge.pkgId))
     const childContext = new Map(context)
     const shells = edges.map((edge) => ({ edge, child: this.shell(edge.pkgId) }))
-    for (const { edge, child } of shells) this.provide(childContext, edge, child)
+    for (const { edge, child } of shells) this.provide(childContext, edge, child, { inherited: context, siblings: edges })
     // pnpm walks the children already visible as providers first, then the rest.
     const ordered = [...shells.filter(({ edge }) => context.has(edge.alias)), ...shells.filter(({ edge }) => !context.has(edge.alias))]
     for (const { child } of ordered) this.fill(child, childContext, innerPath)

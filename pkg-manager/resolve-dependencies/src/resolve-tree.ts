@@ -60,12 +60,22 @@ export interface WantedDependency {
   injected?: boolean
 }
 
+/** Aliases in scope where a package is resolved: its ancestors' dependencies and the importer's, nearest level first. */
+interface AliasChain { aliases: ReadonlySet<string>, parent?: AliasChain }
+
+function inChain (chain: AliasChain | undefined, alias: string): boolean {
+  for (let at = chain; at !== undefined; at = at.parent) if (at.aliases.has(alias)) return true
+  return false
+}
+
 /** One place a package is wanted: who wants it (the path of package ids from the importer) and with which preferences. */
 interface Occurrence {
   importerIndex: number
   parentPath: readonly string[]
   wanted: WantedDependency
   scope: Scope
+  /** What is in scope above it (pnpm's parentPkgAliases): an optional peer found there is no dependency of it. */
+  aliases: AliasChain
   /** Where to record the resolved edge. */
   edges: Edge[]
   /** The position in `edges`, so concurrent resolution keeps manifest order. */
@@ -130,6 +140,8 @@ export interface GitAccess {
 export class TreeResolver {
   readonly packages = new Map<string, ResolvedPackage>()
   readonly children = new Map<string, Edge[]>()
+  /** Where each package's dependencies were chosen: a better place found later (a peer hoisted to an importer) chooses them again. */
+  private readonly owners = new Map<string, Occurrence>()
   /**
    * Names of direct dependencies that resolved to something other than the lockfile had (changed
    * or new): everywhere below, a dependency on such a name is resolved again instead of taking its
@@ -140,12 +152,16 @@ export class TreeResolver {
 
   constructor (private readonly opts: ResolveTreeOptions) {}
 
-  /** Resolves `direct` (one list per importer, with each importer's scope) and everything below it. */
-  async resolve (direct: Array<{ importerIndex: number, wanted: WantedDependency[], scope: Scope, edges: Edge[] }>): Promise<void> {
+  /**
+   * Resolves `direct` (one list per importer, with each importer's scope) and everything below it.
+   * `known` is what the importer already has (its dependencies' aliases, by default those wanted).
+   */
+  async resolve (direct: Array<{ importerIndex: number, wanted: WantedDependency[], scope: Scope, edges: Edge[], known?: ReadonlySet<string> }>): Promise<void> {
     let level: Occurrence[] = []
     for (const importer of direct) {
+      const aliases: AliasChain = { aliases: importer.known ?? new Set(importer.wanted.map((wanted) => wanted.alias)) }
       importer.wanted.forEach((wanted, slot) => {
-        level.push({ importerIndex: importer.importerIndex, parentPath: [], wanted, scope: importer.scope, edges: importer.edges, slot })
+        level.push({ importerIndex: importer.importerIndex, parentPath: [], wanted, scope: importer.scope, aliases, edges: importer.edges, slot })
       })
     }
     for (let depth = 0; level.length > 0; depth++) {
@@ -162,14 +178,17 @@ export class TreeResolver {
         if (siblings === undefined) bySiblings.set(occurrence.edges, siblings = [])
         siblings.push({ occurrence, pkg })
       })
-      const owners = new Map<string, { occurrence: Occurrence, pkg: ResolvedPackage, childScope: Scope }>()
+      const owners = new Map<string, { occurrence: Occurrence, pkg: ResolvedPackage, childScope: Scope, childAliases: AliasChain }>()
       for (const siblings of bySiblings.values()) {
         const childScope = new Scope(siblings[0]!.occurrence.scope)
         for (const { pkg } of siblings) childScope.add(pkg.name, pkg.version, 'version', depth === 0 ? DIRECT_DEP_WEIGHT : RESOLVED_VERSION_WEIGHT)
+        const childAliases: AliasChain = { aliases: new Set(siblings.map(({ occurrence }) => occurrence.wanted.alias)), parent: siblings[0]!.occurrence.aliases }
         for (const { occurrence, pkg } of siblings) {
-          if (this.children.has(pkg.id) || occurrence.parentPath.includes(pkg.id)) continue
+          if (occurrence.parentPath.includes(pkg.id)) continue
+          const chosen = this.owners.get(pkg.id)
+          if (chosen !== undefined && !isBetterOwner(occurrence, chosen)) continue
           const current = owners.get(pkg.id)
-          if (current === undefined || isBetterOwner(occurrence, current.occurrence)) owners.set(pkg.id, { occurrence, pkg, childScope })
+          if (current === undefined || isBetterOwner(occurrence, current.occurrence)) owners.set(pkg.id, { occurrence, pkg, childScope, childAliases })
         }
       }
       const ordered = [...owners].sort((a, b) => compareOccurrences(a[1].occurrence, b[1].occurrence))
@@ -180,13 +199,15 @@ export class TreeResolver {
           owner.pkg = await this.withManifestRanges(owner.pkg)
         }
       }))
-      for (const [pkgId, { occurrence, pkg, childScope }] of ordered) {
+      for (const [pkgId, { occurrence, pkg, childScope, childAliases }] of ordered) {
         const edges: Edge[] = []
         this.children.set(pkgId, edges)
-        const wanted = childrenOf(pkg, this.opts.lockfile, (name) => this.opts.staleNames.has(name) || this.opts.isUpdating(name))
+        this.owners.set(pkgId, occurrence)
+        const owned = this.shadowPeers(pkg, occurrence.aliases)
+        const wanted = childrenOf(owned, this.opts.lockfile, (name) => this.opts.staleNames.has(name) || this.opts.isUpdating(name))
         if (pkg.dir !== undefined) for (const child of wanted) child.baseDir = pkg.dir
         wanted.forEach((child, slot) => {
-          next.push({ importerIndex: occurrence.importerIndex, parentPath: [...occurrence.parentPath, pkgId], wanted: child, scope: childScope, edges, slot })
+          next.push({ importerIndex: occurrence.importerIndex, parentPath: [...occurrence.parentPath, pkgId], wanted: child, scope: childScope, aliases: childAliases, edges, slot })
         })
       }
       level = next
@@ -195,6 +216,29 @@ export class TreeResolver {
     for (const edges of this.children.values()) compact(edges)
     for (const importer of direct) compact(importer.edges)
   }
+
+  /**
+   * pnpm drops a dependency that the package also takes as an optional peer when a package of
+   * that name is in scope where its owner resolves it: the peer is then found there. The package
+   * as its owner sees it is what the peers phase reads.
+   */
+  private shadowPeers (pkg: ResolvedPackage, aliases: AliasChain): ResolvedPackage {
+    const original = this.unshadowed.get(pkg.id) ?? pkg
+    const shadowable = original.peerShadowable
+    if (shadowable === undefined) return pkg
+    this.unshadowed.set(pkg.id, original)
+    const shadowed = Object.keys(shadowable).filter((alias) => inChain(aliases, alias))
+    const owned: ResolvedPackage = shadowed.length === 0 ? original : {
+      ...original,
+      dependencies: Object.fromEntries(Object.entries(original.dependencies).filter(([alias]) => !shadowed.includes(alias))),
+      peerDependencies: { ...original.peerDependencies, ...Object.fromEntries(shadowed.map((alias) => [alias, shadowable[alias]!])) },
+    }
+    this.packages.set(pkg.id, owned)
+    return owned
+  }
+
+  /** Packages as read, before an owner's scope turned some of their dependencies into peers. */
+  private readonly unshadowed = new Map<string, ResolvedPackage>()
 
   private async resolveOne (occurrence: Occurrence, depth: number): Promise<ResolvedPackage | undefined> {
     const { wanted } = occurrence

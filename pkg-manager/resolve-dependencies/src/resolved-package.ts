@@ -41,8 +41,10 @@ export function fromMeta (id: string, resolution: ResolvedPackage['resolution'],
   const requiredPeer = (alias: string): boolean => autoInstallPeers && own(meta.peerDependencies, alias) !== undefined && own(peerDependenciesMeta, alias)?.optional !== true
   const dependencies = Object.fromEntries(Object.entries(meta.dependencies ?? {})
     .filter(([alias]) => !bundled.has(alias) && own(optionalDependencies, alias) === undefined && !requiredPeer(alias)))
-  // A peer the package also depends on is no peer: its own copy serves it.
+  // A peer the package also depends on is no peer: its own copy serves it (unless its owner has one in scope).
   delete peerDependencies[meta.name]
+  const peerShadowable: Record<string, string> = {}
+  for (const alias of Object.keys(dependencies)) if (own(peerDependencies, alias) !== undefined && alias !== meta.name) peerShadowable[alias] = peerDependencies[alias]!
   for (const alias of [...Object.keys(dependencies), ...Object.keys(optionalDependencies)]) delete peerDependencies[alias]
   const pkg: ResolvedPackage = {
     id,
@@ -56,6 +58,7 @@ export function fromMeta (id: string, resolution: ResolvedPackage['resolution'],
     lockfileFields,
   }
   if (meta.deprecated !== undefined) pkg.deprecated = meta.deprecated
+  if (Object.keys(peerShadowable).length > 0) pkg.peerShadowable = peerShadowable
   return pkg
 }
 

@@ -31,6 +31,8 @@ export interface ResolvedPackage {
   link?: true
   /** Built from the lockfile alone: its dependencies are the locked versions, not the manifest's ranges. */
   fromLockfile?: true
+  /** Dependencies it also takes as optional peers (alias → peer range): peers instead where its owner has one in scope. */
+  peerShadowable?: Record<string, string>
 }
 
 /** A dependency edge from a package or an importer to a resolved package. */
