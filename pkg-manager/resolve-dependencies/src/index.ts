@@ -136,7 +136,8 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
       for (const [alias, written] of Object.entries(importer.manifest[group] ?? {})) {
         const specifier = catalogSpecifier(alias, written, opts.catalogs)?.specifier ?? written
         const spec = safeSpec(alias, specifier)
-        if (spec?.kind === 'registry') {
+        // pnpm takes only a plain version, range or tag as a preference (not an npm: alias).
+        if (spec?.kind === 'registry' && !spec.aliased) {
           const selector = spec.type === 'version' ? spec.version : spec.type === 'range' ? spec.range : spec.tag
           importerScope.add(spec.name, selector, spec.type, DIRECT_DEP_WEIGHT)
         }
@@ -189,6 +190,8 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
   // What the importer had when the pending dependencies were resolved: peers missing below them are
   // checked against that (pnpm marks a round's additions and providers after it resolved them).
   let known: Array<Set<string>> = direct.map((importer) => new Set(importer.edges.map((edge) => edge.alias)))
+  const workspaceRoot = opts.importers.findIndex((importer) => importer.id === '.')
+  const rootDeps = workspaceRoot === -1 ? [] : direct[workspaceRoot]!.wanted
   for (let round = 0; round <= 20; round++) {
     const topAliases = direct.map((importer, i) => new Set([...importer.edges, ...importer.hidden, ...shadowed[i]!, ...providers[i]!].map((edge) => edge.alias)))
     const knownNext = topAliases.map((aliases) => new Set(aliases))
@@ -221,12 +224,10 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
         providers[i]!.push(provider)
         atTop.add(name)
       }
-      extra[i] = missingRequired(required, candidates, lockedPeers[i]!)
+      extra[i] = missingRequired(required, candidates, lockedPeers[i]!, rootDeps)
     })
     if (extra.every((list) => list.length === 0)) {
       // The workspace root's first; the others then see the root's direct dependencies as provided too.
-      const workspaceRoot = opts.importers.findIndex((importer) => importer.id === '.')
-      const rootDeps = workspaceRoot === -1 ? [] : direct[workspaceRoot]!.wanted
       const versionsOf = (i: number): Map<string, string> => directVersions([...direct[i]!.edges, ...direct[i]!.hidden, ...providers[i]!], tree.packages)
       const pick = (i: number, provided: ReadonlyMap<string, string>): WantedDependency[] => missingOptional(missingOptionalPeers[i]!, {
         candidates,
@@ -413,10 +414,19 @@ function missingAtTop (roots: Map<string, PeerNode>, hidden: readonly Edge[], op
   return [...missing].sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)
 }
 
-/** Missing required peers as wanted dependencies: a version already known that satisfies every range, else the ranges. */
-function missingRequired (missing: ReadonlyArray<[string, UnresolvedPeer]>, candidates: PeerCandidates, lockedPeers: ReadonlyMap<string, string>): WantedDependency[] {
+/**
+ * Missing required peers as wanted dependencies: what the workspace root's package.json asks for
+ * the name, else a version already known that satisfies every range, else the ranges.
+ */
+function missingRequired (missing: ReadonlyArray<[string, UnresolvedPeer]>, candidates: PeerCandidates, lockedPeers: ReadonlyMap<string, string>, rootDeps: readonly WantedDependency[]): WantedDependency[] {
   const wanted: WantedDependency[] = []
   for (const [name, { ranges }] of [...missing].sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)) {
+    const rootDep = rootDepOf(rootDeps, name)
+    if (rootDep !== undefined) {
+      const locked = lockedPeers.get(name)
+      wanted.push({ alias: name, bareSpecifier: rootDep.bareSpecifier, optional: false, ...locked === undefined ? {} : { lockedVersion: locked } })
+      continue
+    }
     const existing = pickCandidate(candidates, name, (version) => ranges.every((range) => semver.satisfies(version, range, { loose: true, includePrerelease: true })), lockedPeers.get(name))
     if (existing !== undefined) {
       wanted.push({ alias: name, bareSpecifier: existing, optional: false, lockedVersion: existing })
@@ -455,16 +465,21 @@ function missingOptional (missing: ReadonlyMap<string, readonly string[]>, choic
  * names, the lowest alias), when it is a range that meets every wanted range: pnpm's getRootRange.
  */
 function rootRangeOf (rootDeps: readonly WantedDependency[], name: string, ranges: readonly string[]): string | undefined {
-  const aliased = (dep: WantedDependency): string | undefined => {
-    const spec = dep.bareSpecifier.startsWith('npm:') ? safeSpec(dep.alias, dep.bareSpecifier) : undefined
-    return spec?.kind === 'registry' ? spec.name : undefined
-  }
-  const dep = rootDeps.find((candidate) => candidate.alias === name) ??
-    rootDeps.filter((candidate) => aliased(candidate) === name).sort((a, b) => a.alias < b.alias ? -1 : a.alias > b.alias ? 1 : 0)[0]
+  const dep = rootDepOf(rootDeps, name)
   if (dep === undefined) return undefined
   const range = semver.validRange(peerVersionRange(dep.bareSpecifier))
   if (range === null) return undefined
   return ranges.every((wanted) => semver.validRange(wanted) !== null && semver.intersects(range, wanted)) ? range : undefined
+}
+
+/** The workspace root's dependency on `name`: by alias, else the lowest alias of that package (pnpm's findWorkspaceRootDep). */
+function rootDepOf (rootDeps: readonly WantedDependency[], name: string): WantedDependency | undefined {
+  const aliased = (dep: WantedDependency): string | undefined => {
+    const spec = dep.bareSpecifier.startsWith('npm:') ? safeSpec(dep.alias, dep.bareSpecifier) : undefined
+    return spec?.kind === 'registry' ? spec.name : undefined
+  }
+  return rootDeps.find((candidate) => candidate.alias === name) ??
+    rootDeps.filter((candidate) => aliased(candidate) === name).sort((a, b) => a.alias < b.alias ? -1 : a.alias > b.alias ? 1 : 0)[0]
 }
 
 /** Each direct dependency's version by alias (the first of an alias), then by the package's own name. */
