@@ -139,7 +139,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
         // pnpm takes only a plain version, range or tag as a preference (not an npm: alias).
         if (spec?.kind === 'registry' && !spec.aliased) {
           const selector = spec.type === 'version' ? spec.version : spec.type === 'range' ? spec.range : spec.tag
-          importerScope.add(spec.name, selector, spec.type, DIRECT_DEP_WEIGHT)
+          importerScope.set(spec.name, selector, spec.type, DIRECT_DEP_WEIGHT)
         }
       }
     }

@@ -20,6 +20,13 @@ export class Scope {
   private readonly own = new Map<string, Map<string, { type: 'version' | 'range' | 'tag', weight: number }>>()
   constructor (private readonly parent?: Scope) {}
 
+  /** A selector with this weight, whatever it had (pnpm's preferences from package.json files: one per specifier, however many ask for it). */
+  set (name: string, selector: string, type: 'version' | 'range' | 'tag', weight: number): void {
+    let selectors = this.own.get(name)
+    if (selectors === undefined) this.own.set(name, selectors = new Map())
+    selectors.set(selector, { type, weight })
+  }
+
   add (name: string, selector: string, type: 'version' | 'range' | 'tag', weight: number): void {
     let selectors = this.own.get(name)
     if (selectors === undefined) {
