@@ -25,6 +25,8 @@ export interface PeerNode {
   cycleBroken?: boolean
   /** A provider hoisted to its importer: the occurrence below it that it stands for. */
   providerOf?: PeerNode
+  /** Which importer's resolution filled it first (1, 2, …): peers of the workspace root are settled for later ones. */
+  filledIn?: number
 }
 
 /**
@@ -78,6 +80,12 @@ export class PeerResolver {
   private readonly ids = new WeakMap<PeerNode, number>()
   /** The providers each occurrence was filled with (pnpm's parentPkgsOfNode). */
   private readonly contextOf = new WeakMap<PeerNode, Context>()
+  /**
+   * The workspace root's dependencies as other projects see them: pnpm has their paths by then, so
+   * they are named whole even where they break a cycle among the root's dependencies.
+   */
+  private readonly settled = new WeakSet<PeerNode>()
+  private importerSeq = 0
   private nextId = 0
 
   constructor (private readonly opts: ResolvePeersOptions) {
@@ -91,8 +99,12 @@ export class PeerResolver {
    * `resolvePeersFromWorkspaceRoot`).
    */
   resolveImporter (edges: readonly Edge[], inherited: ReadonlyArray<{ edge: Edge, node: PeerNode }> = [], providers: readonly PeerProvider[] = []): Map<string, PeerNode> {
+    this.importerSeq++
     const context = new Map<string, PeerNode>()
-    for (const { edge, node } of inherited) this.provide(context, edge, node)
+    for (const { edge, node } of inherited) {
+      this.provide(context, edge, node)
+      this.settled.add(node)
+    }
     const nodes = edges.map((edge) => ({ edge, node: this.shell(edge.pkgId) }))
     for (const { edge, node } of nodes) this.provide(context, edge, node)
     const provided = providers.map((provider) => ({ provider, node: this.shell(provider.pkgId) }))
@@ -182,6 +194,7 @@ export class PeerResolver {
   private fill (node: PeerNode, context: Context, path: readonly string[]): PeerNode {
     const pkgId = node.pkgId
     this.contextOf.set(node, context)
+    node.filledIn = this.importerSeq
     const needed = this.peersBelow.get(pkgId)!
     // An occurrence reached through a cycle has fewer children (see below): it neither uses nor fills the cache.
     const throughCycle = path.includes(pkgId)
@@ -193,6 +206,7 @@ export class PeerResolver {
       node.ownPeers = cached.ownPeers
       node.allPeers = cached.allPeers
       node.missing = cached.missing
+      if (cached.filledIn !== undefined) node.filledIn = cached.filledIn
       node.transitivePeerDependencies = cached.transitivePeerDependencies
       return node
     }
@@ -253,7 +267,7 @@ export class PeerResolver {
       // A linked project as a peer: its name and its path from the lockfile's directory (pnpm's `@scope/a@packages+a`).
       ? `${name}@${peer.pkgId.slice('link:'.length).replaceAll('/', '+')}`
       : this.opts.dedupePeers === true ? `${name}@${this.opts.packages.get(peer.pkgId)!.version}`
-        : peer.cycleBroken === true ? this.withPatch(peer.pkgId) : this.depPath(peer)).sort()
+        : peer.cycleBroken === true && !(this.settled.has(peer) && (node.filledIn ?? 0) > (peer.filledIn ?? 0)) ? this.withPatch(peer.pkgId) : this.depPath(peer)).sort()
     node.computing = false
     let suffix = ids.join(')(')
     if (suffix.length > this.opts.peersSuffixMaxLength) suffix = createHash('sha256').update(suffix).digest('hex').slice(0, 32)
