@@ -575,8 +575,10 @@ function toLockfile (input: ToLockfileInput): Lockfile {
     const name = packages.get(variant.pkgId)!.name
     return name === alias ? depPath.slice(name.length + 1) : depPath
   }
-  // What the importers reach after deduplication; a variant reached only through optional edges is
-  // optional. A peer is not an edge of the dependency tree: it never makes its provider required.
+  // What the importers reach after deduplication, as pnpm's lockfile pruner walks it: from the
+  // dependencies each importer lists, through every variant's dependencies and resolved peers; a
+  // variant reached only through optional ones (optional dependencies, optional peers) is optional.
+  // What was hoisted to an importer unlisted counts only where something reaches it.
   const reached = new Map<string, boolean>()
   const visit = (depPath: string, optional: boolean): void => {
     const variant = graph.get(depPath)
@@ -584,8 +586,7 @@ function toLockfile (input: ToLockfileInput): Lockfile {
     const nonOptional = reached.get(depPath)
     if (nonOptional !== undefined && (nonOptional || optional)) return
     reached.set(depPath, !optional)
-    for (const edge of variant.deps.values()) visit(final(edge.depPath), optional || edge.optional)
-    for (const edge of variant.peers.values()) visit(final(edge.depPath), true)
+    for (const edge of [...variant.deps.values(), ...variant.peers.values()]) visit(final(edge.depPath), optional || edge.optional)
   }
   const importers: Record<string, ProjectSnapshot> = {}
   const catalogs: NonNullable<Lockfile['catalogs']> = {}
@@ -605,7 +606,6 @@ function toLockfile (input: ToLockfileInput): Lockfile {
       }
       if (linkedTo === undefined) visit(final(depPath), edge.optional)
     }
-    for (const { edge, depPath } of importerEdges[i]!.hidden) visit(final(depPath), edge.optional)
     const meta = dependenciesMetaOf(input.importers[i]!.manifest)
     if (meta !== undefined && Object.keys(meta).length > 0) project.dependenciesMeta = meta
     const publish = publishConfigOf(input.importers[i]!.manifest)
