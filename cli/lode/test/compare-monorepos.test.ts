@@ -48,6 +48,23 @@ const PACKAGES: PackageSpec[] = [
   { name: 'bc-core', version: '7.29.13', dependencies: { 'bc-dbg': '4.4.3', 'bc-hmt': '7.29.14' } },
   { name: 'bc-jsx', version: '7.29.7', manifest: { peerDependencies: { 'bc-core': '^7.0.0' } } },
   { name: 'bc-react', version: '4.7.0', dependencies: { 'bc-core': '7.29.13', 'bc-jsx': '7.29.7' } },
+  // A required peer the workspace root also depends on, in a version lower than the graph's highest (typescript, vite).
+  { name: 'rx-any-dom', version: '1.0.0', manifest: { peerDependencies: { rx: '>=17.0.0' } } },
+  // Versions several package.json files ask for (typescript 5.8.3, 5.9.3, 6.0.3 and ranges).
+  { name: 'pv', version: '1.0.0' },
+  { name: 'pv', version: '1.1.0' },
+  // A dependency that is also an optional peer, in scope where it is resolved (ajv-formats under @fastify/ajv-compiler).
+  { name: 'uses-ajf', version: '1.0.0', dependencies: { 'aj-formats': '3.0.1' } },
+  // A provider of the same version above and beside (webpack under @docusaurus/core and @docusaurus/bundler, cssnano 7 and 6).
+  { name: 'cn', version: '6.0.0' },
+  { name: 'cn', version: '7.0.0' },
+  { name: 'wp', version: '5.0.0', manifest: { peerDependencies: { cn: '*' }, peerDependenciesMeta: { cn: { optional: true } } } },
+  { name: 'wp-loader', version: '1.0.0', manifest: { peerDependencies: { wp: '^5.0.0' } } },
+  { name: 'wp-bundler', version: '1.0.0', dependencies: { wp: '5.0.0', cn: '6.0.0', 'wp-loader': '1.0.0' } },
+  { name: 'wp-core', version: '1.0.0', dependencies: { wp: '5.0.0', 'wp-bundler': '1.0.0' } },
+  // An optional dependency's required peer, installed for it (@sveltejs/kit and @sveltejs/vite-plugin-svelte).
+  { name: 'kt-plugin', version: '1.0.0' },
+  { name: 'kt', version: '2.0.0', manifest: { peerDependencies: { 'kt-plugin': '^1.0.0' } } },
   // A package that only optional dependencies reach, also an optional peer of another (vite, lint-staged → yaml).
   { name: 'op-yaml', version: '2.9.1' },
   { name: 'op-vite', version: '8.3.8', manifest: { peerDependencies: { 'op-yaml': '^2.4.2' }, peerDependenciesMeta: { 'op-yaml': { optional: true } } } },
@@ -374,6 +391,38 @@ describe('lode writes the lockfile pnpm 11 writes, and installs it as pnpm does,
       'packages/a/package.json': JSON.stringify({ name: 'a', version: '1.0.0', dependencies: { 'bc-react': '4.7.0', sc: '7.2.0' } }),
       'packages/b/package.json': JSON.stringify({ name: 'b', version: '1.0.0', dependencies: { 'bc-react': '4.7.0' } }),
     }))
+  })
+
+  test('a required peer hoisted to a project takes the workspace root\'s specifier for it, not the highest version of the workspace', async () => {
+    await installBoth(await compare({ name: 'root-specifier', version: '1.0.0', private: true, dependencies: { rx: '^17.0.0' } }, {
+      'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+      'packages/x/package.json': JSON.stringify({ name: 'x', version: '1.0.0', dependencies: { 'rx-any-dom': '1.0.0' } }),
+      'packages/y/package.json': JSON.stringify({ name: 'y', version: '1.0.0', dependencies: { rx: '18.3.1' } }),
+    }))
+  })
+
+  test('versions asked for in package.json files weigh once per specifier; an npm: alias is no preference', async () => {
+    await compare({ name: 'preferences', version: '1.0.0', private: true }, {
+      'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+      'packages/a/package.json': JSON.stringify({ name: 'a', version: '1.0.0', dependencies: { pv: '1.0.0' } }),
+      'packages/b/package.json': JSON.stringify({ name: 'b', version: '1.0.0', dependencies: { pv: '1.0.0' } }),
+      'packages/c/package.json': JSON.stringify({ name: 'c', version: '1.0.0', dependencies: { pv: '1.1.0' } }),
+      'packages/d/package.json': JSON.stringify({ name: 'd', version: '1.0.0', dependencies: { pv: '^1.0.0', aj: '^8.0.0' } }),
+      'packages/e/package.json': JSON.stringify({ name: 'e', version: '1.0.0', dependencies: { aj: 'npm:aj', 'aj-pinned': 'npm:aj@8.2.0' } }),
+      'packages/f/package.json': JSON.stringify({ name: 'f', version: '1.0.0', dependencies: { aj: '8.2.0' } }),
+    })
+  })
+
+  test('a dependency that is also an optional peer is left to the peer where its owner has that package in scope', async () => {
+    await installBoth(await compare({ name: 'shadowed-dep', version: '1.0.0', dependencies: { aj: '8.2.0', 'uses-ajf': '1.0.0' } }))
+  })
+
+  test('a package\'s dependency leaves a provider of the same version above it in place for its siblings\' peers', async () => {
+    await installBoth(await compare({ name: 'same-version-provider', version: '1.0.0', dependencies: { cn: '7.0.0', 'wp-core': '1.0.0' } }))
+  })
+
+  test('an optional dependency\'s required peer, installed for it, is optional too; a hoisted peer counts only where something reaches it', async () => {
+    await installBoth(await compare({ name: 'optional-peer-provider', version: '1.0.0', optionalDependencies: { kt: '2.0.0' } }))
   })
 
   test('a package.json with a byte order mark is read, in the root, a workspace project and a file: package', async () => {

@@ -23,7 +23,7 @@ export class Scope {
   /** A selector with this weight, whatever it had (pnpm's preferences from package.json files: one per specifier, however many ask for it). */
   set (name: string, selector: string, type: 'version' | 'range' | 'tag', weight: number): void {
     let selectors = this.own.get(name)
-    if (selectors === undefined) this.own.set(name, selectors = new Map())
+    if (selectors === undefined) this.own.set(name, selectors = new Map<string, { type: 'version' | 'range' | 'tag', weight: number }>())
     selectors.set(selector, { type, weight })
   }
 
