@@ -240,6 +240,17 @@ describe('lode writes the lockfile pnpm 11 writes, and installs it as pnpm does,
         files: { 'pnpm-workspace.yaml': `allowBuilds:\n  builds-bin: ${String(allowed)}\n` },
         args: ['--frozen-lockfile', ...flags as string[]],
       })),
+      // --ignore-scripts with patches configured: pnpm's build step runs all the same (it applies the
+      // patches), so a package that wants a build and a patched one get their own bins, and
+      // ignoredBuilds is recorded.
+      {
+        manifest: { name: 'b10', version: '1.0.0', dependencies: { 'builds-bin': '1.0.0', 'bin-dep': '1.0.0' } },
+        files: {
+          'pnpm-workspace.yaml': 'patchedDependencies:\n  bin-dep@1.0.0: patches/bin-dep@1.0.0.patch\n',
+          'patches/bin-dep@1.0.0.patch': ['diff --git a/cli.js b/cli.js', '--- a/cli.js', '+++ b/cli.js', '@@ -1,2 +1,2 @@', ' #!/usr/bin/env node', '-console.log("bin-dep")', '+console.log("patched")', ''].join('\n'),
+        },
+        args: ['--frozen-lockfile', '--ignore-scripts'],
+      },
       // --ignore-scripts: a build allowBuilds denies is pending too.
       { manifest: { name: 'b8', version: '1.0.0', dependencies: { builds: '1.0.0' } }, files: { 'pnpm-workspace.yaml': 'allowBuilds:\n  builds: false\n' }, args: ['--frozen-lockfile', '--ignore-scripts'] },
       // A command several packages declare.

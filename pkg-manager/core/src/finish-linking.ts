@@ -19,7 +19,8 @@ export interface LinkedState {
   hoistedLocations?: ModulesManifest['hoistedLocations']
   builds: Builds
   /** How many packages wanted to build. */
-  buildCandidates: number
+  /** Whether pnpm's build step would have run over something to build or patch (it then records ignoredBuilds). */
+  buildStepRan: boolean
   prunedAt: string
   skipped: Iterable<string>
   virtualStoreDir: string
@@ -39,8 +40,8 @@ export async function finishLinking (opts: LinkPackagesOptions, state: LinkedSta
     hoistPattern: [...config.hoistPattern],
     included: { ...opts.include },
     injectedDeps: state.injectedDeps ?? {},
-    // pnpm records the ignored builds (maybe none) whenever a package wanted to build and scripts ran.
-    ...(!opts.ignoreScripts && state.buildCandidates > 0 ? { ignoredBuilds: state.builds.ignored } : {}),
+    // pnpm records the ignored builds (maybe none) whenever its build step ran over something to build or patch.
+    ...(state.buildStepRan ? { ignoredBuilds: state.builds.ignored } : {}),
     layoutVersion: LAYOUT_VERSION,
     ...(state.hoistedLocations === undefined ? {} : { hoistedLocations: state.hoistedLocations }),
     nodeLinker: state.nodeLinker,

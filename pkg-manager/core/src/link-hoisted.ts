@@ -123,7 +123,7 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
     nodeLinker: 'hoisted',
     hoistedLocations: plan.hoistedLocations,
     builds,
-    buildCandidates: candidates.length,
+    buildStepRan: !opts.ignoreScripts && candidates.length > 0,
     prunedAt: pruned ? new Date().toUTCString() : previous!.prunedAt,
     skipped: install.skipped,
     virtualStoreDir: config.virtualStoreDir,

@@ -244,8 +244,12 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   result.added = counts.added
   result.reused = counts.reused
   result.downloaded = opts.fetcher.downloaded
-  // pnpm links the own bins of a package that wants to build when it runs builds (allowed or not), not with --ignore-scripts.
-  const ownBinsOf = new Set(opts.ignoreScripts ? [] : wantBuild.map((pkg) => pkg.depPath))
+  // pnpm's build step runs when scripts do, and under --ignore-scripts when patches are configured
+  // (it applies them there): it links the own bins of each new package it would build (one that
+  // wants a build, or a patched one), allowed or not, and records the ignored builds.
+  const patched = (pkg: LaidOutPackage): boolean => pkg.depPath.includes('(patch_hash=')
+  const buildStep = !opts.ignoreScripts || opts.patches.length > 0
+  const ownBinsOf = new Set(buildStep ? [...wantBuild, ...missing.filter(patched)].map((pkg) => pkg.depPath) : [])
   await writeBins(layout, interrupted ? layout.packages : [...missing, ...layout.packages.filter((pkg) => changed.has(pkg.depPath))], hoisted, modulesDir, { ownBins: opts.resolved, ownBinsOf, fresh: new Set(missing), importersThroughLinks: !opts.ignoreScripts })
   // Builds: packages linked now that want one, and those an earlier install ignored (allowBuilds may allow them now).
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
@@ -263,7 +267,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     injectedDeps: injectedDepsRecord(layout.packages, config.dir),
     nodeLinker: 'isolated',
     builds,
-    buildCandidates: buildCandidates.length,
+    buildStepRan: buildStep && (buildCandidates.length > 0 || layout.packages.some(patched)),
     prunedAt: pruneVirtualStore ? new Date().toUTCString() : previous!.prunedAt!,
     skipped: layoutOptions.skipped,
     virtualStoreDir: layout.virtualStoreDir,
