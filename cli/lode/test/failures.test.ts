@@ -306,17 +306,30 @@ test('an install that fails before linking (an outdated lockfile under --frozen-
   assert.deepEqual(changesOutside(withMissing, snapshot(project.dir), []), [], 'the failed resolution changed nothing')
 })
 
-test('a dependency build that fails leaves pnpm-lock.yaml and package.json as they were', async () => {
-  const failing = await TestRegistry.start([{ name: 'a', version: '1.0.0' }, { name: 'breaks', version: '1.0.0', scripts: { postinstall: 'exit 3' } }])
+test('a dependency build that fails leaves package.json, pnpm-lock.yaml and node_modules as they were', async () => {
+  const failing = await TestRegistry.start([
+    { name: 'a', version: '1.0.0', bin: { 'a-cli': 'cli.js' }, files: { 'cli.js': '#!/usr/bin/env node\n' } },
+    { name: 'a', version: '2.0.0', bin: { 'a-cli': 'cli.js' }, files: { 'cli.js': '#!/usr/bin/env node\n' } },
+    { name: 'c', version: '1.0.0', dependencies: { a: '^1.0.0' } },
+    { name: 'gone', version: '1.0.0' },
+    { name: 'breaks', version: '1.0.0', bin: { breaks: 'cli.js' }, dependencies: { a: '2.0.0' }, scripts: { postinstall: 'exit 3' }, files: { 'cli.js': '#!/usr/bin/env node\n' } },
+  ])
   try {
-    const project = makeProject(failing, { name: 'p', version: '1.0.0', dependencies: { a: '1.0.0' } }, { 'pnpm-workspace.yaml': 'allowBuilds:\n  breaks: true\n' })
+    const settings = { 'pnpm-workspace.yaml': 'allowBuilds:\n  breaks: true\n' }
+    // Over an earlier install: a dependency added, one changed, one removed, a hoisted one replaced.
+    const project = makeProject(failing, { name: 'p', version: '1.0.0', dependencies: { a: '1.0.0', c: '1.0.0', gone: '1.0.0' } }, settings)
     assert.equal((await lode(project, ['install'])).code, 0)
-    const lockfile = fs.readFileSync(path.join(project.dir, 'pnpm-lock.yaml'), 'utf8')
-    fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', dependencies: { a: '1.0.0', breaks: '1.0.0' } }))
+    fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', dependencies: { a: '2.0.0', c: '1.0.0', breaks: '1.0.0' } }))
+    const before = snapshot(project.dir)
     const result = await lode(project, ['install'])
     assert.equal(result.code, 1)
     assert.match(result.stderr, /breaks@1\.0\.0/)
-    assert.equal(fs.readFileSync(path.join(project.dir, 'pnpm-lock.yaml'), 'utf8'), lockfile)
+    assert.deepEqual(changesOutside(before, snapshot(project.dir), []), [], 'the failed build changed nothing')
+    // A first install: no node_modules is left behind.
+    const fresh = makeProject(failing, { name: 'q', version: '1.0.0', dependencies: { breaks: '1.0.0' } }, settings)
+    const first = snapshot(fresh.dir)
+    assert.equal((await lode(fresh, ['install'])).code, 1)
+    assert.deepEqual(changesOutside(first, snapshot(fresh.dir), []), [])
   } finally {
     await failing.close()
   }

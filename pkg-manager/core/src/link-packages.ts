@@ -11,6 +11,7 @@ import type { HoistedDependency, LaidOutPackage, Layout, LayoutOptions, ModulesM
 import { DEPENDENCY_GROUPS, parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
 import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
 import type { LinkToWrite } from '@lode/worker.link'
+import { writeSymlinks } from '@lode/worker.link/symlinks'
 import type { LinkPool } from '@lode/worker.pools'
 
 import { runBuilds } from './dependency-builds.js'
@@ -200,6 +201,13 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   // The package directories this install creates: removed again if it fails before they are all in place.
   const created = missing.length === layout.packages.length ? missing : missing.filter((pkg) => !fs.existsSync(path.dirname(pkg.siblingsDir)))
   // Everything is planned (a name that fails the rule has failed by now): node_modules starts changing.
+  // The directories a failed build's rollback removes again if this install makes them (the install
+  // lock made the root's node_modules, and removes it if it is left empty).
+  const madeDirs = [
+    ...opts.importers.flatMap((importer) => [path.join(importer.dir, 'node_modules'), path.join(importer.dir, 'node_modules', '.bin')]),
+    layout.virtualStoreDir,
+  ]
+  const modulesDirsExisted = new Map(madeDirs.map((dir) => [dir, fs.existsSync(dir)]))
   await fsp.mkdir(modulesDir, { recursive: true })
   await fsp.writeFile(marker, '')
   // The link pool imports the packages (each with its dependencies' links) and writes the other
@@ -234,10 +242,12 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     throw err
   }
   const { wantBuild, counts } = imported
-  // Every package is in place: from here node_modules changes for good. The last install's record goes first, so a cut-short install never looks done.
-  await fsp.rm(path.join(modulesDir, STATE_FILE), { force: true })
+  // Every package is in place: the links change now. The last install's record goes first, so a
+  // cut-short install never looks done (it is put back if a build fails).
+  const stateFile = path.join(modulesDir, STATE_FILE)
+  const lastState = fs.existsSync(stateFile) ? await fsp.readFile(stateFile) : undefined
+  await fsp.rm(stateFile, { force: true })
   await prune?.remove()
-  await preparedLock.commit()
   // Awaited by the caller's own close(); a failure meanwhile is not an unhandled rejection.
   opts.linkPool?.close().catch(() => {})
   const hoisted = planHoisted()
@@ -254,7 +264,20 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   // Builds: packages linked now that want one, and those an earlier install ignored (allowBuilds may allow them now).
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
   const buildCandidates = [...wantBuild, ...(previous?.ignoredBuilds ?? []).flatMap((depPath) => byDepPath.get(depPath) ?? [])]
-  const builds = await runBuilds(buildCandidates, { ...opts, lockfile })
+  let builds: Awaited<ReturnType<typeof runBuilds>>
+  try {
+    builds = await runBuilds(buildCandidates, { ...opts, lockfile })
+  } catch (err) {
+    // A dependency's build failed: node_modules goes back to what the last install left.
+    await restoreLastInstall({ layout, hoisted, modulesDir, previous, changed, created, existed: modulesDirsExisted, ownBins: opts.resolved, ignoreScripts: opts.ignoreScripts })
+    if (lastState !== undefined) await fsp.writeFile(stateFile, lastState)
+    await preparedLock.discard()
+    await fsp.rm(marker, { force: true })
+    throw err
+  }
+  // From here node_modules changes for good.
+  await preparedLock.commit()
+  await prune?.removeStaleDirs()
   if (builds.built.length > 0) {
     // A build can replace a bin (esbuild puts its native executable in place of a JS launcher): the
     // shims of built packages are written again, as pnpm does.
@@ -273,6 +296,37 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     virtualStoreDir: layout.virtualStoreDir,
   })
   return result
+}
+
+/**
+ * After a failed build: the package directories this install created go, and the links and `.bin`
+ * shims it changed are written as the last install left them; with no last install, the
+ * node_modules directories it created go whole, else the links it made.
+ */
+async function restoreLastInstall (input: { layout: Layout, hoisted: readonly HoistedDependency[], modulesDir: string, previous: PreviousInstall | undefined, changed: ReadonlySet<string>, created: readonly LaidOutPackage[], existed: ReadonlyMap<string, boolean>, ownBins: boolean, ignoreScripts: boolean }): Promise<void> {
+  const { layout, hoisted, modulesDir, previous } = input
+  await Promise.all(input.created.map(async (pkg) => { await fsp.rm(path.dirname(pkg.siblingsDir), { recursive: true, force: true }) }))
+  if (previous === undefined) {
+    for (const [dir, existed] of [...input.existed].reverse()) if (!existed) await fsp.rm(dir, { recursive: true, force: true })
+    const dirs = { modulesDir, virtualStoreDir: layout.virtualStoreDir }
+    await Promise.all([...layout.directLinks.map((link) => link.path), ...hoisted.map((dep) => hoistedPath(dirs, dep))].map(async (link) => { await fsp.rm(link, { force: true }) }))
+    return
+  }
+  const byDepPath = new Map(previous.layout.packages.map((pkg) => [pkg.depPath, pkg]))
+  const previousHoisted = Object.entries(previous.hoisted).flatMap(([depPath, aliases]) => {
+    const pkg = byDepPath.get(depPath)
+    return pkg === undefined ? [] : Object.entries(aliases).map(([alias, type]): HoistedDependency => ({ alias, depPath, dir: pkg.dir, type }))
+  })
+  // This install's links that the last one did not have go (pruning in the other direction), then the last one's are written.
+  const undo = await planPrune({ modulesDir, previous: layout, previousHoisted: hoistedDependenciesRecord(hoisted), next: previous.layout, nextHoisted: previousHoisted, pruneVirtualStore: false })
+  await undo.remove()
+  const changedBack = previous.layout.packages.filter((pkg) => input.changed.has(pkg.depPath))
+  writeSymlinks([
+    ...previous.layout.directLinks.map((link): LinkToWrite => [link.path, link.target]),
+    ...previousHoisted.map((dep): LinkToWrite => [hoistedPath({ modulesDir, virtualStoreDir: previous.layout.virtualStoreDir }, dep), dep.dir]),
+    ...changedBack.flatMap((pkg) => pkg.links.map((link): LinkToWrite => [link.path, link.target])),
+  ])
+  await writeBins(previous.layout, changedBack, previousHoisted, modulesDir, { ownBins: input.ownBins, importersThroughLinks: !input.ignoreScripts })
 }
 
 /**

@@ -29,10 +29,12 @@ export interface PruneInput {
  * package directories in `.pnpm`. The importer's `.bin` directories are written whole by each
  * install, so they are emptied here. Planned first, removed later: `changed` holds the dependency
  * paths of packages whose dependencies changed (their links and `.bin` need writing again), and
- * nothing is removed until `remove()`, which an install calls once its new packages are all in
- * place, so an install that fails before leaves node_modules as it was.
+ * nothing is removed until `remove()` (the links and `.bin` directories), which an install calls
+ * once its new packages are all in place, and `removeStaleDirs()` (the orphaned package
+ * directories), once its builds have passed: an install that fails before can still put
+ * node_modules back as it was.
  */
-export async function planPrune (input: PruneInput): Promise<{ changed: string[], remove: () => Promise<void> }> {
+export async function planPrune (input: PruneInput): Promise<{ changed: string[], remove: () => Promise<void>, removeStaleDirs: () => Promise<void> }> {
   const { modulesDir } = input
   // Direct dependency links each importer no longer has.
   const nextDirect = new Set(input.next.importers.flatMap((importer) => importer.direct.map((dep) => path.join(importer.modulesDir, dep.alias))))
@@ -60,17 +62,21 @@ export async function planPrune (input: PruneInput): Promise<{ changed: string[]
   const staleHoisted = Object.entries(input.previousHoisted).flatMap(([depPath, aliases]) => Object.entries(aliases)
     .map(([alias, type]) => hoistedPath(dirs, { alias, depPath, dir: '', type }))
     .filter((link) => !nextHoisted.has(link)))
+  // The links and .bin directories go first; the stale packages' directories last, once nothing can
+  // fail (the links could still be put back from them).
+  const removeStaleDirs = async (): Promise<void> => {
+    await Promise.all(staleDirs.map(async (dir) => { await fs.rm(dir, { recursive: true, force: true }) }))
+  }
   const remove = async (): Promise<void> => {
     await Promise.all([
       ...removedDirect.map(async (link) => { await removeLink(link.modulesDir, link.alias) }),
-      ...staleDirs.map(async (dir) => { await fs.rm(dir, { recursive: true, force: true }) }),
       ...staleHoisted.map(async (link) => { await fs.rm(link, { force: true }) }),
       ...droppedLinks.map(async (link) => { await fs.rm(link, { force: true }) }),
       ...input.next.importers.map(async (importer) => { await fs.rm(path.join(importer.modulesDir, '.bin'), { recursive: true, force: true }) }),
       fs.rm(path.join(virtualStoreDir, 'node_modules', '.bin'), { recursive: true, force: true }),
     ])
   }
-  return { changed, remove }
+  return { changed, remove, removeStaleDirs }
 }
 
 /** Removes `node_modules/<alias>`, and its scope directory when that is left empty. */
