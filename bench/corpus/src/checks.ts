@@ -7,6 +7,7 @@ import type { Repo } from './repos.js'
 import { failure } from './tools.js'
 import type { Run, Tool, ToolName } from './tools.js'
 import { compareSnapshots, countByKind, readImporters, snapshot } from './tree.js'
+import type { Snapshot } from './tree.js'
 import { missingDependencies, removeDependency } from './trim.js'
 import type { Missing } from './trim.js'
 
@@ -194,6 +195,11 @@ export interface DResult {
   pnpmSaysUpToDate: boolean
   /** What pnpm's install changed in lode's node_modules and lockfile, written to d.txt. */
   changes: number
+  /**
+   * Of those, the ones pnpm also makes installing again over a tree it installed itself (it relinks
+   * the shims inside `.pnpm` through the links there): pnpm's own, not lode's. Undefined when not measured.
+   */
+  pnpmOwn?: number
   /** The node_modules changes counted by kind. */
   byKind: string
   /** `pnpm exec node` resolving every importer's direct dependencies. */
@@ -217,7 +223,19 @@ export async function checkD (ctx: Context): Promise<DResult> {
   const install = await run(ctx, 'pnpm', 'd-pnpm-install', ['install', '--frozen-lockfile', '--ignore-scripts'], pnpmAt, ctx.stores.lode)
   result.pnpmInstall = outcome(install)
   result.pnpmSaysUpToDate = /Already up to date/i.test(install.output)
-  const changes = compareSnapshots(before, snapshot(copy.project, names, ctx.stores.lode), ['lode', 'after pnpm'])
+  const after = snapshot(copy.project, names, ctx.stores.lode)
+  const changes = compareSnapshots(before, after, ['lode', 'after pnpm'])
+  // pnpm over its own tree: installed, then installed again the same way.
+  const own = prepare(ctx, 'd-pnpm', result.lockfile)
+  if (outcome(await run(ctx, 'pnpm', 'd-pnpm-first', ['install', '--frozen-lockfile', '--ignore-scripts'], own, ctx.stores.pnpm)) === 'ok') {
+    const ownBefore = snapshot(own.project, names, ctx.stores.pnpm)
+    if (outcome(await run(ctx, 'pnpm', 'd-pnpm-again', ['install', '--frozen-lockfile', '--ignore-scripts'], own, ctx.stores.pnpm)) === 'ok') {
+      const ownAfter = snapshot(own.project, names, ctx.stores.pnpm)
+      const changedKeys = (a: Snapshot, b: Snapshot): string[] => [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k))
+      const ownKeys = new Set(changedKeys(ownBefore, ownAfter).filter((k) => ownAfter.get(k) === after.get(k)))
+      result.pnpmOwn = changedKeys(before, after).filter((k) => ownKeys.has(k)).length
+    }
+  }
   const lockfileLines = writeDiff(lockfileBefore, copy.lockfile, ['lode', 'after pnpm'], path.join(ctx.out, 'd-lockfile.diff'))
   result.changes = changes.length + lockfileLines
   result.byKind = [countByKind(changes), lockfileLines > 0 ? `${lockfileLines} lockfile lines` : ''].filter((s) => s !== '').join(', ')
