@@ -160,6 +160,22 @@ export interface CResult {
   differences: number
   /** The same, counted by kind (`403 .bin shims, 3 .modules.yaml`). */
   byKind: string
+  /**
+   * What differs outside what (c) compares, listed apart: lode's own state file, and values of
+   * `.modules.yaml` keys both write that name the tool (`packageManager`) or hold the same entries
+   * in another order (`pendingBuilds`, in the order pnpm's fetches finished).
+   */
+  outside?: string[]
+}
+
+/** Differences (c) leaves out: see CResult.outside. */
+function outsideCheck (key: string, pnpm: string | undefined, lode: string | undefined): string | undefined {
+  if (pnpm === undefined && /(^|\/)node_modules\/\.lode-state\.json$/.test(key)) return 'lode\'s state file'
+  if (pnpm === undefined || lode === undefined) return undefined
+  if (key === '.modules.yaml#packageManager') return 'packageManager (the tool)'
+  const sorted = (value: string): string => value.split('\n').sort().join('\n')
+  if (key === '.modules.yaml#pendingBuilds' && sorted(pnpm) === sorted(lode)) return 'pendingBuilds order'
+  return undefined
 }
 
 /** (c) A frozen install without scripts: the same node_modules as pnpm's. */
@@ -176,11 +192,16 @@ export async function checkC (ctx: Context): Promise<CResult> {
   fs.rmSync(report, { force: true })
   if (result.installed.lode !== 'ok' || result.installed.pnpm !== 'ok') return result
   const importers = readImporters(copies.pnpm.lockfile).map((i) => i.importer)
-  const differences = compareSnapshots(
-    snapshot(copies.pnpm.project, importers, ctx.stores.pnpm),
-    snapshot(copies.lode.project, importers, ctx.stores.lode),
-    ['pnpm', 'lode'],
-  )
+  const byPnpm = snapshot(copies.pnpm.project, importers, ctx.stores.pnpm)
+  const byLode = snapshot(copies.lode.project, importers, ctx.stores.lode)
+  const outside = new Map<string, string>()
+  for (const key of new Set([...byPnpm.keys(), ...byLode.keys()])) {
+    const what = byPnpm.get(key) === byLode.get(key) ? undefined : outsideCheck(key, byPnpm.get(key), byLode.get(key))
+    if (what !== undefined) outside.set(key, what)
+  }
+  const keep = (snap: Snapshot): Snapshot => new Map([...snap].filter(([key]) => !outside.has(key)))
+  const differences = compareSnapshots(keep(byPnpm), keep(byLode), ['pnpm', 'lode'])
+  result.outside = [...outside.values()]
   result.differences = differences.length
   result.byKind = countByKind(differences)
   if (differences.length > 0) fs.writeFileSync(report, differences.map((d) => d.text).join('\n') + '\n')

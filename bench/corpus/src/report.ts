@@ -41,7 +41,8 @@ const fresh = (lockfile: InstalledLockfile): string => lockfile === 'fresh' ? ' 
 
 function cellC (c: CResult): string {
   const tool = failed(c.installed.lode) !== null ? `lode ✘ ${failed(c.installed.lode)}` : failed(c.installed.pnpm) !== null ? `pnpm ✘ ${failed(c.installed.pnpm)}` : null
-  return `${tool ?? (c.differences === 0 ? '✔' : `${c.differences} differences (${c.byKind})`)}${fresh(c.lockfile)}`
+  const outside = c.outside === undefined || c.outside.length === 0 ? '' : ` (apart: ${c.outside.join(', ')})`
+  return `${tool ?? (c.differences === 0 ? `✔${outside}` : `${c.differences} differences (${c.byKind})${outside}`)}${fresh(c.lockfile)}`
 }
 
 function cellD (d: DResult): string {
