@@ -221,6 +221,8 @@ export interface DResult {
    * the shims inside `.pnpm` through the links there): pnpm's own, not lode's. Undefined when not measured.
    */
   pnpmOwn?: number
+  /** Whether pnpm says `Already up to date` installing again over its own tree (kit's file: dependencies, say, it copies again anyway). */
+  pnpmOwnUpToDate?: boolean
   /** The node_modules changes counted by kind. */
   byKind: string
   /** `pnpm exec node` resolving every importer's direct dependencies. */
@@ -250,7 +252,9 @@ export async function checkD (ctx: Context): Promise<DResult> {
   const own = prepare(ctx, 'd-pnpm', result.lockfile)
   if (outcome(await run(ctx, 'pnpm', 'd-pnpm-first', ['install', '--frozen-lockfile', '--ignore-scripts'], own, ctx.stores.pnpm)) === 'ok') {
     const ownBefore = snapshot(own.project, names, ctx.stores.pnpm)
-    if (outcome(await run(ctx, 'pnpm', 'd-pnpm-again', ['install', '--frozen-lockfile', '--ignore-scripts'], own, ctx.stores.pnpm)) === 'ok') {
+    const again = await run(ctx, 'pnpm', 'd-pnpm-again', ['install', '--frozen-lockfile', '--ignore-scripts'], own, ctx.stores.pnpm)
+    result.pnpmOwnUpToDate = /Already up to date/i.test(again.output)
+    if (outcome(again) === 'ok') {
       const ownAfter = snapshot(own.project, names, ctx.stores.pnpm)
       const changedKeys = (a: Snapshot, b: Snapshot): string[] => [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k))
       const ownKeys = new Set(changedKeys(ownBefore, ownAfter).filter((k) => ownAfter.get(k) === after.get(k)))

@@ -49,7 +49,8 @@ function cellD (d: DResult): string {
   if (failed(d.lodeInstall) !== null) return `lode ✘ ${failed(d.lodeInstall)}`
   if (failed(d.pnpmInstall) !== null) return `pnpm install ✘ ${failed(d.pnpmInstall)}`
   const own = d.pnpmOwn === undefined || d.pnpmOwn === 0 ? '' : `, ${d.pnpmOwn} of them pnpm's own (it makes them over its own tree too)`
-  const install = d.changes === 0 && d.pnpmSaysUpToDate ? '✔' : `pnpm ${d.pnpmSaysUpToDate ? 'up to date' : 'reinstalls'}, ${d.changes} changes (${d.byKind}${own})`
+  const reinstalls = d.pnpmOwnUpToDate === false ? 'reinstalls (as over its own tree)' : 'reinstalls'
+  const install = d.changes === 0 && d.pnpmSaysUpToDate ? '✔' : `pnpm ${d.pnpmSaysUpToDate ? 'up to date' : reinstalls}, ${d.changes} changes (${d.byKind}${own})`
   const exec = failed(d.exec) !== null ? `exec ✘ ${failed(d.exec)}` : d.unresolved.length === 0 ? 'exec ✔' : `exec: ${d.unresolved.length} unresolved`
   return `${install}; ${exec}${fresh(d.lockfile)}`
 }
