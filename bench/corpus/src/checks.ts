@@ -248,9 +248,13 @@ export async function checkD (ctx: Context): Promise<DResult> {
   result.pnpmSaysUpToDate = /Already up to date/i.test(install.output)
   const after = snapshot(copy.project, names, ctx.stores.lode)
   const changes = compareSnapshots(before, after, ['lode', 'after pnpm'])
-  // pnpm over its own tree: installed, then installed again the same way.
+  // pnpm over its own tree: installed, then installed again the same way, without its
+  // .pnpm-workspace-state-v1.json as over lode's tree: lode writes that file, but not the route
+  // pnpm adds by default for the @jsr scope (a registry host lode does not name), so pnpm does not
+  // take it as its own and goes through its install again there.
   const own = prepare(ctx, 'd-pnpm', result.lockfile)
   if (outcome(await run(ctx, 'pnpm', 'd-pnpm-first', ['install', '--frozen-lockfile', '--ignore-scripts'], own, ctx.stores.pnpm)) === 'ok') {
+    fs.rmSync(path.join(own.project, 'node_modules', '.pnpm-workspace-state-v1.json'), { force: true })
     const ownBefore = snapshot(own.project, names, ctx.stores.pnpm)
     const again = await run(ctx, 'pnpm', 'd-pnpm-again', ['install', '--frozen-lockfile', '--ignore-scripts'], own, ctx.stores.pnpm)
     result.pnpmOwnUpToDate = /Already up to date/i.test(again.output)
