@@ -217,8 +217,6 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
         else for (const range of peer.ranges) if (!ranges.includes(range)) ranges.push(range)
       }
       if (!opts.autoInstallPeers) return
-      if (process.env['DBG_RP'] !== undefined) console.error('RP', opts.importers[i]!.id, JSON.stringify(Object.fromEntries([...views[i]!.resolved].filter(([n]) => !atTop.has(n) && !required.some(([p]) => p === n)).map(([n, p]) => [n, p.pkgId]))))
-      if (process.env['DBG_RQ'] !== undefined && required.length > 0) console.error('RQ', opts.importers[i]!.id, JSON.stringify(required))
       for (const [name, provider] of views[i]!.resolved) {
         if (atTop.has(name) || required.some(([peer]) => peer === name)) continue
         providers[i]!.push(provider)
@@ -243,7 +241,6 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
         for (const wanted of extra[workspaceRoot]) if (!rootVersions.has(wanted.alias)) rootVersions.set(wanted.alias, wanted.bareSpecifier)
       }
       direct.forEach((_, i) => { if (i !== workspaceRoot) extra[i] = pick(i, new Map([...rootVersions, ...versionsOf(i)])) })
-      if (process.env['DBG_OPTH'] !== undefined) missingOptionalPeers.forEach((m, i) => { if (m.size > 0 || extra[i]!.length > 0) console.error('OPTH', opts.importers[i]!.id, JSON.stringify(Object.fromEntries(m)), JSON.stringify(Object.fromEntries(extra[i]!.map((w) => [w.alias, w.bareSpecifier])))) })
       for (const list of missingOptionalPeers) list.clear()
     }
     if (extra.every((list) => list.length === 0)) break
@@ -259,7 +256,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
   const roots = resolveImporterPeers(peers, direct.map((importer) => [...importer.edges, ...importer.hidden]), rootIndex, providers)
 
   // Required peers still missing (autoInstallPeers off, or ranges no version meets) are issues, as in pnpm.
-  const missingIssues = direct.flatMap((importer, i) => missingAtTop(roots[i]!, importer.hidden, false).flatMap(([peer, missing]) =>
+  const missingIssues = direct.flatMap((importer, i) => missingAtTop(roots[i]!, importer.hidden).flatMap(([peer, missing]) =>
     [...missing.wantedBy].flatMap(([range, wantedBy]) => wantedBy.map((by): PeerIssue => ({ kind: 'missing', peer, range, wantedBy: by })))))
   const lockfile = toLockfile({
     importers: opts.importers,
@@ -398,14 +395,14 @@ function pickCandidate (candidates: PeerCandidates, name: string, qualifies: (ve
   return highest(resolved) ?? highest([...resolved, ...candidates.lockfileOnly.get(name) ?? []])
 }
 
-/** Missing peers at an importer's top (not provided, not hoisted yet), by name, in name order. */
-function missingAtTop (roots: Map<string, PeerNode>, hidden: readonly Edge[], optional: boolean): Array<[string, MissingPeer]> {
+/** Missing required peers at an importer's top (not provided, not hoisted), by name, in name order: the issues pnpm reports. */
+function missingAtTop (roots: Map<string, PeerNode>, hidden: readonly Edge[]): Array<[string, MissingPeer]> {
   const missing = new Map<string, MissingPeer>()
   for (const node of roots.values()) {
     // A hoisted provider's own missing peers are its occurrence's below, counted there.
     if (node.providerOf !== undefined) continue
     for (const [name, peer] of node.missing) {
-      if (peer.optional !== optional || roots.has(name) || hidden.some((edge) => edge.alias === name)) continue
+      if (peer.optional || roots.has(name) || hidden.some((edge) => edge.alias === name)) continue
       const current = missing.get(name)
       if (current === undefined) missing.set(name, { ...peer, wantedBy: new Map(peer.wantedBy) })
       else for (const [range, by] of peer.wantedBy) current.wantedBy.set(range, [...(current.wantedBy.get(range) ?? []), ...by])
