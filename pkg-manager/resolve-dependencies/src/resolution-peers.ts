@@ -52,30 +52,27 @@ export interface ResolutionPeersInput {
 export function resolutionPeerViews (input: ResolutionPeersInput): ImporterPeerView[] {
   const tops = input.topAliases.map((aliases): AliasScope => ({ aliases: new Map([...aliases].map((alias) => [alias, true as const])) }))
   const owners = new Map<string, Owner>()
-  const claim = (roots: ReadonlyArray<readonly Edge[]>): void => {
-    let level = roots.flatMap((list, importer) => list.map((edge) => ({ edge, importer, depth: 0, parentIds: [input.importerIds[importer]!], aliasPath: [] as string[], scope: tops[importer]! })))
-    while (level.length > 0) {
-      const best = new Map<string, typeof level[number]>()
-      for (const occurrence of level) {
-        if (owners.has(occurrence.edge.pkgId)) continue
-        const current = best.get(occurrence.edge.pkgId)
-        if (current === undefined || compareOccurrences(occurrence, current) < 0) best.set(occurrence.edge.pkgId, occurrence)
-      }
-      const next: typeof level = []
-      for (const [pkgId, occurrence] of best) {
-        owners.set(pkgId, { importer: occurrence.importer, depth: occurrence.depth, parentIds: occurrence.parentIds, aliasPath: [...occurrence.aliasPath, occurrence.edge.alias], scope: occurrence.scope })
-        if (input.packages.get(pkgId)?.link === true) continue
-        const parentIds = [...occurrence.parentIds, pkgId]
-        const aliasPath = [...occurrence.aliasPath, occurrence.edge.alias]
-        const scope = childScope(input.children.get(pkgId) ?? [], aliasPath, occurrence.scope)
-        for (const edge of input.children.get(pkgId) ?? []) {
-          if (!parentIds.includes(edge.pkgId)) next.push({ edge, importer: occurrence.importer, depth: occurrence.depth + 1, parentIds, aliasPath, scope })
-        }
-      }
-      level = next
+  let level = input.edges.flatMap((list, importer) => list.map((edge) => ({ edge, importer, depth: 0, parentIds: [input.importerIds[importer]!], aliasPath: [] as string[], scope: tops[importer]! })))
+  while (level.length > 0) {
+    const best = new Map<string, typeof level[number]>()
+    for (const occurrence of level) {
+      if (owners.has(occurrence.edge.pkgId)) continue
+      const current = best.get(occurrence.edge.pkgId)
+      if (current === undefined || compareOccurrences(occurrence, current) < 0) best.set(occurrence.edge.pkgId, occurrence)
     }
+    const next: typeof level = []
+    for (const [pkgId, occurrence] of best) {
+      owners.set(pkgId, { importer: occurrence.importer, depth: occurrence.depth, parentIds: occurrence.parentIds, aliasPath: [...occurrence.aliasPath, occurrence.edge.alias], scope: occurrence.scope })
+      if (input.packages.get(pkgId)?.link === true) continue
+      const parentIds = [...occurrence.parentIds, pkgId]
+      const aliasPath = [...occurrence.aliasPath, occurrence.edge.alias]
+      const scope = childScope(input.children.get(pkgId) ?? [], aliasPath, occurrence.scope)
+      for (const edge of input.children.get(pkgId) ?? []) {
+        if (!parentIds.includes(edge.pkgId)) next.push({ edge, importer: occurrence.importer, depth: occurrence.depth + 1, parentIds, aliasPath, scope })
+      }
+    }
+    level = next
   }
-  claim(input.edges)
 
   // What an owner's dependencies pass up, in the owner's own place in the tree.
   const inner = new Map<string, Level>()
