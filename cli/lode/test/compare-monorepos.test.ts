@@ -4,8 +4,10 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 
+
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 import type { PackageSpec } from '@lode/__utils__.test-fixtures'
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml'
 
 import { cloneProject, compareLockfiles, listing, lode, makeProject, pnpm, readLockfileText } from './helpers.js'
 import type { Project } from './helpers.js'
@@ -81,6 +83,18 @@ const PACKAGES: PackageSpec[] = [
   { name: 'aj-formats', version: '3.0.1', dependencies: { aj: '^8.0.0' }, manifest: { peerDependencies: { aj: '^8.0.0' }, peerDependenciesMeta: { aj: { optional: true } } } },
   { name: 'uses-aj', version: '1.0.0', dependencies: { aj: '8.2.0', 'aj-formats': '3.0.1' } },
   { name: 'uses-aj-latest', version: '1.0.0', dependencies: { aj: '^8.3.0', 'aj-formats': '3.0.1' } },
+  // A lockfile brought up to date: engines as a list (@expo/bunyan), a required peer another version of which a new dependency brings (@babel/core).
+  { name: 'eng-list', version: '1.0.0', manifest: { engines: ['node >=0.10.0'] } },
+  { name: 'hp', version: '1.0.0' },
+  { name: 'hp', version: '1.1.0' },
+  { name: 'hp-plugin', version: '1.0.0', manifest: { peerDependencies: { hp: '^1.0.0' } } },
+  { name: 'hp-old', version: '1.0.0', dependencies: { hp: '1.0.0' } },
+  { name: 'hp-new', version: '1.0.0', dependencies: { hp: '1.1.0' } },
+  { name: 'hq', version: '1.0.0', manifest: { peerDependencies: { sc: '*' }, peerDependenciesMeta: { sc: { optional: true } } } },
+  { name: 'hq', version: '1.1.0' },
+  { name: 'hq-plugin', version: '1.0.0', manifest: { peerDependencies: { hq: '^1.0.0' } } },
+  { name: 'hq-old', version: '1.0.0', dependencies: { hq: '1.0.0' } },
+  { name: 'hq-new', version: '1.0.0', dependencies: { hq: '1.1.0' } },
   // Bins: a package with its own, depending on another with one.
   // Interpreters from a shebang (with flags, through env -S), from the extension, or none.
   {
@@ -121,6 +135,18 @@ async function installBoth ({ pnpmProject, lodeProject }: Compared, args = ['--f
   const shims = (project: Project): Record<string, string> => Object.fromEntries(tree(project).filter((file) => file.split(path.sep).includes('.bin') && !file.includes(' -> '))
     .map((file) => [file, fs.readFileSync(path.join(project.dir, file), 'utf8').replaceAll(project.dir, '<project>')]))
   assert.deepEqual(shims(lodeProject), shims(pnpmProject))
+}
+
+/** Both bring `lockfile` up to date with `manifest` (`install --lockfile-only`): the same lockfile. */
+async function bothUpdate ({ pnpmProject, lodeProject }: Compared, lockfile: string, manifest: Record<string, unknown>): Promise<void> {
+  for (const { dir } of [pnpmProject, lodeProject]) {
+    fs.writeFileSync(path.join(dir, 'pnpm-lock.yaml'), lockfile)
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest))
+  }
+  await pnpm(pnpmProject, ['install', '--lockfile-only'])
+  const byLode = await lode(lodeProject, ['install', '--lockfile-only'])
+  assert.equal(byLode.code, 0, byLode.stderr)
+  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
 }
 
 function requireFrom (project: Project, importer: string, name: string): unknown {
@@ -336,6 +362,28 @@ describe('lode writes the lockfile pnpm 11 writes, and installs it as pnpm does,
     assert.equal(byLode.code, 0, byLode.stderr)
     assert.equal(readLockfileText(projects.pnpmProject), older)
     assert.equal(readLockfileText(projects.lodeProject), older)
+  })
+
+  test('a lockfile out of date is brought up to date as pnpm 11 does it: manifests read again, peers hoisted anew, each edge\'s own snapshot', async () => {
+    const projects = await compare({ name: 'stale', version: '1.0.0', dependencies: { 'eng-list': '1.0.0', 'hp-plugin': '1.0.0', 'hp-old': '1.0.0', 'aj-formats': '3.0.1', 'uses-aj': '1.0.0', 'uses-aj-latest': '1.0.0' } })
+    // As an older pnpm wrote it: engines normalized otherwise, and ajv-formats with its optional peer
+    // resolved per parent (a variant for each ajv, the first in key order not the direct dependency's).
+    const older = parseYaml(readLockfileText(projects.lodeProject)) as { importers: Record<string, { dependencies: Record<string, { version: string }> }>, packages: Record<string, Record<string, unknown>>, snapshots: Record<string, Record<string, Record<string, string>>> }
+    older.packages['eng-list@1.0.0']!['engines'] = { node: '>=0.10.0' }
+    delete older.snapshots['aj-formats@3.0.1']
+    older.snapshots['aj-formats@3.0.1(aj@8.2.0)'] = { optionalDependencies: { aj: '8.2.0' } }
+    older.snapshots['aj-formats@3.0.1(aj@8.3.0)'] = { optionalDependencies: { aj: '8.3.0' } }
+    older.importers['.']!.dependencies['aj-formats']!.version = '3.0.1(aj@8.3.0)'
+    older.snapshots['uses-aj@1.0.0']!['dependencies']!['aj-formats'] = '3.0.1(aj@8.2.0)'
+    older.snapshots['uses-aj-latest@1.0.0']!['dependencies']!['aj-formats'] = '3.0.1(aj@8.3.0)'
+    // A new dependency brings another version of a hoisted peer: the locked one stays while its
+    // package keeps its dependency path.
+    await bothUpdate(projects, stringifyYaml(older), { name: 'stale', version: '1.0.0', dependencies: { 'eng-list': '1.0.0', 'hp-plugin': '1.0.0', 'hp-old': '1.0.0', 'aj-formats': '3.0.1', 'uses-aj': '1.0.0', 'uses-aj-latest': '1.0.0', 'hp-new': '1.0.0' } })
+    assert.match(readLockfileText(projects.lodeProject), /hp-plugin@1\.0\.0\(hp@1\.0\.0\)/)
+    // The locked one gets a peer of its own now (as @babel/core when supports-color came to the root): hoisted anew.
+    const moved = await compare({ name: 'stale-moved', version: '1.0.0', dependencies: { 'hq-plugin': '1.0.0', 'hq-old': '1.0.0' } })
+    await bothUpdate(moved, readLockfileText(moved.lodeProject), { name: 'stale-moved', version: '1.0.0', dependencies: { 'hq-plugin': '1.0.0', 'hq-old': '1.0.0', 'hq-new': '1.0.0', sc: '7.2.0' } })
+    assert.match(readLockfileText(moved.lodeProject), /hq-plugin@1\.0\.0\(hq@1\.1\.0\)/)
   })
 
   test('a dependency that is also an optional peer takes the version the parent provides, else its own', async () => {

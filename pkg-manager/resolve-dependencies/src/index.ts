@@ -22,7 +22,7 @@ import { peerVersionRange, resolutionPeerViews } from './resolution-peers.js'
 import type { UnresolvedPeer } from './resolution-peers.js'
 import { PeerResolver } from './resolve-peers.js'
 import type { MissingPeer, PeerIssue, PeerNode, PeerProvider } from './resolve-peers.js'
-import { Scope, TreeResolver } from './resolve-tree.js'
+import { Scope, TreeResolver, depPathOfRef } from './resolve-tree.js'
 import type { GitAccess, WantedDependency } from './resolve-tree.js'
 import type { Edge, Importer, ResolvedPackage } from './types.js'
 
@@ -95,6 +95,23 @@ export interface ResolveDependenciesResult {
 
 /** The wanted dependency graph of every importer, as a `pnpm-lock.yaml` v9 document. */
 export async function resolveDependencies (opts: ResolveDependenciesOptions): Promise<ResolveDependenciesResult> {
+  // A missing required peer keeps the version the lockfile gave it only while that package keeps
+  // its dependency path (pnpm pins a locked peer provider that is stable): when it gets peers of its
+  // own now, the peer is hoisted anew, from the versions this resolution reached.
+  const said: Array<() => void> = []
+  const quiet = { ...opts, onInfo: (message: string) => { said.push(() => { opts.onInfo(message) }) }, onWarning: (message: string) => { said.push(() => { opts.onWarning(message) }) } }
+  let result = await resolveGraph(quiet, new Set())
+  const unstable = new Set(result.lockedPeers.filter((peerKey) => result.lockfile.snapshots?.[peerKey] === undefined).map((peerKey) => peerKey.slice(0, peerKey.indexOf('@', 1))))
+  if (unstable.size > 0) {
+    said.length = 0
+    result = await resolveGraph(quiet, unstable)
+  }
+  for (const say of said) say()
+  const { lockedPeers: _, ...resolved } = result
+  return resolved
+}
+
+async function resolveGraph (opts: ResolveDependenciesOptions, unpinned: ReadonlySet<string>): Promise<ResolveDependenciesResult & { lockedPeers: string[] }> {
   const deprecated = { direct: [] as string[], subdependencies: [] as string[] }
   const immature = new Map<string, ReleaseAgeViolation>()
   // Changed overrides can change any package's manifest: every package is read again (pnpm's full
@@ -164,8 +181,12 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
       const catalogUnchanged = catalog === undefined || own(own(opts.lockfile?.catalogs, catalog.name), alias)?.specifier === catalog.specifier
       if (lockedDep !== undefined && lockedDep.specifier === specifier && catalogUnchanged && !staleNames.has(alias)) {
         const version = lockedVersionOf(lockedDep.version)
-        if (version !== undefined) entry.lockedVersion = version
-        else entry.lockedRef = lockedDep.version
+        if (version !== undefined) {
+          entry.lockedVersion = version
+          entry.lockedKey = depPathOfRef(lockedDep.version, alias)
+        } else {
+          entry.lockedRef = lockedDep.version
+        }
       }
       wanted.push(entry)
       groups.push(group)
@@ -181,7 +202,9 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
   // required peer is missing, the optional peers found missing meanwhile get the highest version
   // already in the graph as hidden optional dependencies. A hoisted dependency whose name is taken
   // already is resolved (its subtree is looked at) but not used: pnpm keeps the first of an alias.
-  const lockedPeers = opts.importers.map((importer) => peersLockedBy(opts.lockfile?.importers[importer.id]))
+  const lockedPeers = opts.importers.map((importer) => peersLockedBy(opts.lockfile, importer.id))
+  /** `name@version` of each required peer hoisted at the version the lockfile gave it. */
+  const pinnedPeers = new Set<string>()
   const rootIndex = opts.resolvePeersFromWorkspaceRoot === false ? -1 : opts.importers.findIndex((importer) => importer.id === '.')
   const providers: PeerProvider[][] = direct.map(() => [])
   const shadowed: Edge[][] = direct.map(() => [])
@@ -222,7 +245,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
         providers[i]!.push(provider)
         atTop.add(name)
       }
-      extra[i] = missingRequired(required, candidates, lockedPeers[i]!, rootDeps)
+      extra[i] = missingRequired(required, candidates, lockedPeers[i]!, rootDeps, unpinned, pinnedPeers)
     })
     if (extra.every((list) => list.length === 0)) {
       // The workspace root's first; the others then see the root's direct dependencies as provided too.
@@ -273,7 +296,7 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
     injectWorkspacePackages: opts.injectWorkspacePackages === true,
   })
   const sortedImmature = [...immature].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([, violation]) => violation)
-  return { lockfile, peerIssues: [...peers.issues, ...missingIssues], deprecated, immature: sortedImmature }
+  return { lockfile, peerIssues: [...peers.issues, ...missingIssues], deprecated, immature: sortedImmature, lockedPeers: [...pinnedPeers] }
 }
 
 /** A project's `publishConfig.directory` and `publishConfig.linkDirectory`, when they are set. */
@@ -372,27 +395,40 @@ function peerCandidates (packages: ReadonlyMap<string, ResolvedPackage>, lockfil
 }
 
 /**
- * Peer versions the importer's locked dependencies were resolved with (`1.0.0(peer@2.0.0)`), by
- * name: pnpm keeps a missing peer at the version the lockfile gave it while that still fits.
+ * Peer versions the importer's locked dependencies were resolved with (`1.0.0(peer@2.0.0)`, nested
+ * ones too), by name, in the order met; every package's for an importer the lockfile does not list.
  */
-function peersLockedBy (importer: ProjectSnapshot | undefined): Map<string, string> {
-  const locked = new Map<string, string>()
-  for (const group of DEPENDENCY_GROUPS) {
-    for (const { version } of Object.values(importer?.[group] ?? {})) {
-      for (const [, name, peerVersion] of version.matchAll(/\(((?:@[^()/@]+\/)?[^()@]+)@([^()]+)\)/g)) {
-        if (semver.valid(peerVersion) !== null && !locked.has(name!)) locked.set(name!, peerVersion!)
-      }
+function peersLockedBy (lockfile: Lockfile | undefined, importerId: string): Map<string, Set<string>> {
+  const locked = new Map<string, Set<string>>()
+  const importer = lockfile?.importers[importerId]
+  const keys = importer === undefined
+    ? Object.keys(lockfile?.snapshots ?? {})
+    : DEPENDENCY_GROUPS.flatMap((group) => Object.values(importer[group] ?? {}).map(({ version }) => version))
+  for (const key of keys) {
+    for (const [, name, peerVersion] of key.matchAll(/\(((?:@[^()/@]+\/)?[^()@]+)@([^()]+)\)/g)) {
+      if (semver.valid(peerVersion) === null) continue
+      let versions = locked.get(name!)
+      if (versions === undefined) locked.set(name!, versions = new Set())
+      versions.add(peerVersion!)
     }
   }
   return locked
 }
 
-/** The candidate the lockfile gave the importer if it still `qualifies`, else the highest that does: from the resolved tier first, then from all. */
-function pickCandidate (candidates: PeerCandidates, name: string, qualifies: (version: string) => boolean, locked?: string): string | undefined {
-  if (locked !== undefined && qualifies(locked) && (candidates.resolved.get(name)?.includes(locked) === true || candidates.lockfileOnly.get(name)?.includes(locked) === true)) return locked
-  const highest = (versions: readonly string[]): string | undefined => versions.filter(qualifies).sort(semver.rcompare)[0]
+/**
+ * The highest version that `qualifies`, as pnpm picks a hoisted peer's: an optional peer's from the
+ * versions the lockfile gave the importer that this resolution reached, then from those it
+ * reached, then from the locked ones; a required peer's from those reached; then from all known.
+ */
+function pickCandidate (candidates: PeerCandidates, name: string, qualifies: (version: string) => boolean, locked?: ReadonlySet<string>): string | undefined {
+  const highest = (versions: Iterable<string>): string | undefined => [...versions].filter(qualifies).sort(semver.rcompare)[0]
   const resolved = candidates.resolved.get(name) ?? []
-  return highest(resolved) ?? highest([...resolved, ...candidates.lockfileOnly.get(name) ?? []])
+  const tiers = locked === undefined ? [resolved] : [resolved.filter((version) => locked.has(version)), resolved, locked]
+  for (const tier of tiers) {
+    const picked = highest(tier)
+    if (picked !== undefined) return picked
+  }
+  return highest([...resolved, ...candidates.lockfileOnly.get(name) ?? []])
 }
 
 /** Missing required peers at an importer's top (not provided, not hoisted), by name, in name order: the issues pnpm reports. */
@@ -415,30 +451,33 @@ function missingAtTop (roots: Map<string, PeerNode>, hidden: readonly Edge[]): A
  * Missing required peers as wanted dependencies: what the workspace root's package.json asks for
  * the name, else a version already known that satisfies every range, else the ranges.
  */
-function missingRequired (missing: ReadonlyArray<[string, UnresolvedPeer]>, candidates: PeerCandidates, lockedPeers: ReadonlyMap<string, string>, rootDeps: readonly WantedDependency[]): WantedDependency[] {
+function missingRequired (missing: ReadonlyArray<[string, UnresolvedPeer]>, candidates: PeerCandidates, lockedPeers: ReadonlyMap<string, ReadonlySet<string>>, rootDeps: readonly WantedDependency[], unpinned: ReadonlySet<string>, pinned: Set<string>): WantedDependency[] {
   const wanted: WantedDependency[] = []
   for (const [name, { ranges }] of [...missing].sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)) {
     const rootDep = rootDepOf(rootDeps, name)
     if (rootDep !== undefined) {
-      const locked = lockedPeers.get(name)
-      wanted.push({ alias: name, bareSpecifier: rootDep.bareSpecifier, optional: false, ...locked === undefined ? {} : { lockedVersion: locked } })
+      const locked = lockedPeers.get(name)?.values().next().value
+      wanted.push({ alias: name, bareSpecifier: rootDep.bareSpecifier, optional: false, hoisted: true, ...locked === undefined ? {} : { lockedVersion: locked } })
       continue
     }
-    const existing = pickCandidate(candidates, name, (version) => ranges.every((range) => semver.satisfies(version, range, { loose: true, includePrerelease: true })), lockedPeers.get(name))
+    const qualifies = (version: string): boolean => ranges.every((range) => semver.satisfies(version, range, { loose: true, includePrerelease: true }))
+    const locked = unpinned.has(name) ? undefined : [...lockedPeers.get(name) ?? []].find((version) => qualifies(version) && candidates.resolved.get(name)?.includes(version) === true)
+    if (locked !== undefined) pinned.add(`${name}@${locked}`)
+    const existing = locked ?? pickCandidate(candidates, name, qualifies)
     if (existing !== undefined) {
-      wanted.push({ alias: name, bareSpecifier: existing, optional: false, lockedVersion: existing })
+      wanted.push({ alias: name, bareSpecifier: existing, optional: false, lockedVersion: existing, hoisted: true })
       continue
     }
     const range = ranges.length === 1 ? ranges[0]! : ranges.join(' ')
     if (semver.validRange(range, { loose: true }) === null) continue
-    wanted.push({ alias: name, bareSpecifier: range, optional: false })
+    wanted.push({ alias: name, bareSpecifier: range, optional: false, hoisted: true })
   }
   return wanted
 }
 
 interface OptionalPeerChoice {
   candidates: PeerCandidates
-  locked: ReadonlyMap<string, string>
+  locked: ReadonlyMap<string, ReadonlySet<string>>
   /** The workspace root's dependencies as wanted: a peer the root depends on keeps to the root's range. */
   rootDeps: readonly WantedDependency[]
   /** Whether a candidate's own peers accept the versions the importer already has (pnpm's peersAcceptProvidedVersions). */
@@ -452,7 +491,7 @@ function missingOptional (missing: ReadonlyMap<string, readonly string[]>, choic
     const rootRange = rootRangeOf(choice.rootDeps, name, ranges)
     const qualifies = (v: string): boolean => (rootRange === undefined || semver.satisfies(v, rootRange)) && ranges.every((range) => semver.satisfies(v, range)) && choice.accepts(name, v)
     const version = pickCandidate(choice.candidates, name, qualifies, choice.locked.get(name))
-    if (version !== undefined) wanted.push({ alias: name, bareSpecifier: version, optional: true, lockedVersion: version })
+    if (version !== undefined) wanted.push({ alias: name, bareSpecifier: version, optional: true, lockedVersion: version, hoisted: true })
   }
   return wanted
 }

@@ -1,5 +1,6 @@
 import path from 'node:path'
 
+import { own } from '@lode/core.safe-name'
 import { LodeError } from '@lode/fs.error'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import type { ManifestHook } from '@lode/pkg-manager.read-package-hook'
@@ -59,12 +60,16 @@ export interface WantedDependency {
   optional: boolean
   /** A version the lockfile pins for this edge; kept when it still satisfies the specifier. */
   lockedVersion?: string
+  /** The snapshot the lockfile names for this edge (`a@1.0.0(b@2.0.0)`): its dependencies are the locked ones. */
+  lockedKey?: string
   /** The lockfile's reference for this edge (`1.0.0`, `name@<url>`, `file:x`), for non-registry specs. */
   lockedRef?: string
   /** The directory of the package that declares it, when that is a directory (`file:` resolves from there). */
   baseDir?: string
   /** `dependenciesMeta.<alias>.injected` of the project that declares it: a workspace project is copied, not linked. */
   injected?: boolean
+  /** A peer hoisted to an importer: its locked version is kept, but read from the registry (pnpm has no lockfile entry for the edge). */
+  hoisted?: true
 }
 
 /** Aliases in scope where a package is resolved: its ancestors' dependencies and the importer's, nearest level first. */
@@ -211,7 +216,7 @@ export class TreeResolver {
         this.children.set(pkgId, edges)
         this.owners.set(pkgId, occurrence)
         const owned = this.shadowPeers(pkg, occurrence.aliases)
-        const wanted = childrenOf(owned, this.opts.lockfile, (name) => this.opts.staleNames.has(name) || this.opts.isUpdating(name))
+        const wanted = childrenOf(owned, this.opts.lockfile, occurrence.wanted.lockedKey, (name) => this.opts.staleNames.has(name) || this.opts.isUpdating(name))
         if (pkg.dir !== undefined) for (const child of wanted) child.baseDir = pkg.dir
         wanted.forEach((child, slot) => {
           next.push({ importerIndex: occurrence.importerIndex, parentPath: [...occurrence.parentPath, pkgId], wanted: child, scope: childScope, aliases: childAliases, edges, slot })
@@ -229,23 +234,24 @@ export class TreeResolver {
    * that name is in scope where its owner resolves it: the peer is then found there. The package
    * as its owner sees it is what the peers phase reads.
    */
-  private shadowPeers (pkg: ResolvedPackage, aliases: AliasChain): ResolvedPackage {
-    const original = this.unshadowed.get(pkg.id) ?? pkg
-    const shadowable = original.peerShadowable
-    if (shadowable === undefined) return pkg
-    this.unshadowed.set(pkg.id, original)
-    const shadowed = Object.keys(shadowable).filter((alias) => inChain(aliases, alias))
-    const owned: ResolvedPackage = shadowed.length === 0 ? original : {
-      ...original,
-      dependencies: Object.fromEntries(Object.entries(original.dependencies).filter(([alias]) => !shadowed.includes(alias))),
-      peerDependencies: { ...original.peerDependencies, ...Object.fromEntries(shadowed.map((alias) => [alias, shadowable[alias]!])) },
+  private shadowPeers (read: ResolvedPackage, aliases: AliasChain): ResolvedPackage {
+    // The owner's reading decides the peers; the rest of the lockfile entry stays as first read.
+    const first = this.packages.get(read.id)
+    const pkg: ResolvedPackage = first === undefined || first === read ? read : {
+      ...read,
+      lockfileFields: { ...withoutPeers(first.lockfileFields), ...onlyPeers(read.lockfileFields) },
+      ...first.deprecated === undefined ? {} : { deprecated: first.deprecated },
+    }
+    const shadowable = pkg.peerShadowable
+    const shadowed = shadowable === undefined ? [] : Object.keys(shadowable).filter((alias) => inChain(aliases, alias))
+    const owned: ResolvedPackage = shadowed.length === 0 ? pkg : {
+      ...pkg,
+      dependencies: Object.fromEntries(Object.entries(pkg.dependencies).filter(([alias]) => !shadowed.includes(alias))),
+      peerDependencies: { ...pkg.peerDependencies, ...Object.fromEntries(shadowed.map((alias) => [alias, shadowable![alias]!])) },
     }
     this.packages.set(pkg.id, owned)
     return owned
   }
-
-  /** Packages as read, before an owner's scope turned some of their dependencies into peers. */
-  private readonly unshadowed = new Map<string, ResolvedPackage>()
 
   private async resolveOne (occurrence: Occurrence, depth: number): Promise<ResolvedPackage | undefined> {
     const { wanted } = occurrence
@@ -286,9 +292,12 @@ export class TreeResolver {
     const link = async (project: { dir: string, version: string }): Promise<ResolvedPackage> => this.remember(await this.workspaceProject(project.dir, wanted, occurrence, project.version), depth)
     if (local !== undefined && this.opts.preferWorkspacePackages) return link(local)
     if (lockedVersion !== undefined) {
-      if (this.opts.reuseLockedManifests) {
-        const locked = lockedPackage(this.opts.lockfile, `${spec.name}@${lockedVersion}`)
-        if (locked !== undefined) return this.remember(locked, depth)
+      const id = `${spec.name}@${lockedVersion}`
+      if (wanted.hoisted !== true && this.opts.lockfile?.packages?.[id] !== undefined && snapshotOf(this.opts.lockfile, id) !== undefined) {
+        const key = `locked\t${id}`
+        let pending = this.pending.get(key)
+        if (pending === undefined) this.pending.set(key, pending = this.lockedAsManifestSays(id, spec.name, lockedVersion))
+        return this.remember((await pending)!, depth)
       }
       wantedSpec = { type: 'version', name: spec.name, version: lockedVersion }
     }
@@ -337,6 +346,34 @@ export class TreeResolver {
       ? semver.maxSatisfying(versions, '*', { includePrerelease: true }) ?? versions.reduce((max, version) => version > max ? version : max)
       : versions.includes(range) ? range : semver.maxSatisfying(versions, range, { loose: true })
     return picked === null ? undefined : candidates.find(({ version }) => version === picked)
+  }
+
+  /**
+   * A registry package the lockfile pins, as pnpm reads it when it resolves again: the registry's
+   * manifest (its dependency ranges; the locked versions are kept through the snapshot), with the
+   * peers the lockfile recorded while its settings still hold (pnpm's keepLockedPeerDependencies),
+   * and the lockfile's fields under the manifest's (applyLockedPackageSnapshot).
+   */
+  private async lockedAsManifestSays (id: string, name: string, version: string): Promise<ResolvedPackage> {
+    const info = this.opts.lockfile!.packages![id]!
+    const meta = { ...this.opts.readPackageHook(await this.opts.resolver.lockedManifest(name, version)) }
+    if (this.opts.reuseLockedManifests) {
+      delete meta.peerDependencies
+      delete meta.peerDependenciesMeta
+      if (info.peerDependencies !== undefined) meta.peerDependencies = { ...info.peerDependencies }
+      if (info.peerDependenciesMeta !== undefined) meta.peerDependenciesMeta = structuredClone(info.peerDependenciesMeta)
+    }
+    const pkg = fromMeta(id, info.resolution, meta, this.opts.autoInstallPeers)
+    const { resolution: _, ...recorded } = info
+    if (info.peerDependencies === undefined) {
+      pkg.lockfileFields = { ...recorded, ...pkg.lockfileFields }
+      if (info.hasBin === true) pkg.lockfileFields.hasBin = true
+      else delete pkg.lockfileFields.hasBin
+    } else if (pkg.lockfileFields.deprecated === undefined && info.deprecated !== undefined) {
+      pkg.lockfileFields.deprecated = info.deprecated
+    }
+    if (typeof pkg.lockfileFields.deprecated === 'string') pkg.deprecated = pkg.lockfileFields.deprecated
+    return pkg
   }
 
   /** The package as its registry manifest describes it (dependency ranges), in place of its lockfile form. */
@@ -513,9 +550,13 @@ export class TreeResolver {
     return (await pending)!
   }
 
+  /**
+   * Records a package the first time it is seen, and returns it as this occurrence read it (from
+   * the lockfile or the registry): the occurrence that owns its dependencies decides which reading
+   * the package keeps (pnpm's installOwnerPeerDependencies).
+   */
   private remember (pkg: ResolvedPackage, depth: number): ResolvedPackage {
-    const known = this.packages.get(pkg.id)
-    if (known !== undefined) return known
+    if (this.packages.has(pkg.id)) return pkg
     this.packages.set(pkg.id, pkg)
     this.opts.onResolved(pkg)
     if (pkg.deprecated !== undefined) this.opts.onDeprecated(pkg, depth === 0)
@@ -527,11 +568,20 @@ export class TreeResolver {
  * The lockfile key a reference names (pnpm's `refToRelative`): `name@<id>` as it is, else the
  * alias's own package (`git+https://…#<commit>` is `<alias>@git+https://…#<commit>`).
  */
-function depPathOfRef (ref: string, alias: string): string {
+export function depPathOfRef (ref: string, alias: string): string {
   if (ref.startsWith('@')) return ref
-  const at = ref.indexOf('@')
-  const colon = ref.indexOf(':')
+  const bare = ref.replace(/\(.*$/, '')
+  const at = bare.indexOf('@')
+  const colon = bare.indexOf(':')
   return at !== -1 && (colon === -1 || at < colon) ? ref : `${alias}@${ref}`
+}
+
+function withoutPeers ({ peerDependencies: _, peerDependenciesMeta: __, ...rest }: ResolvedPackage['lockfileFields']): ResolvedPackage['lockfileFields'] {
+  return rest
+}
+
+function onlyPeers ({ peerDependencies, peerDependenciesMeta }: ResolvedPackage['lockfileFields']): ResolvedPackage['lockfileFields'] {
+  return { ...peerDependencies === undefined ? {} : { peerDependencies }, ...peerDependenciesMeta === undefined ? {} : { peerDependenciesMeta } }
 }
 
 function compact (edges: Edge[]): void {
@@ -562,8 +612,8 @@ function isBetterOwner (candidate: Occurrence, current: Occurrence): boolean {
 }
 
 /** The dependencies a package asks for: from its manifest, or pinned by the lockfile's snapshot. */
-function childrenOf (pkg: ResolvedPackage, lockfile: Lockfile | undefined, unlocked: (name: string) => boolean): WantedDependency[] {
-  const locked = lockedChildren(lockfile, pkg.id)
+function childrenOf (pkg: ResolvedPackage, lockfile: Lockfile | undefined, lockedKey: string | undefined, unlocked: (name: string) => boolean): WantedDependency[] {
+  const locked = lockedChildren(lockfile, pkg.id, lockedKey)
   for (const name of locked.keys()) if (unlocked(name)) locked.delete(name)
   const wanted: WantedDependency[] = []
   const add = (deps: Record<string, string>, optional: boolean): void => {
@@ -571,8 +621,13 @@ function childrenOf (pkg: ResolvedPackage, lockfile: Lockfile | undefined, unloc
       const lockedRef = locked.get(alias)
       const entry: WantedDependency = { alias, bareSpecifier, optional }
       if (lockedRef !== undefined) {
-        if (lockedRef.includes(':')) entry.lockedRef = lockedRef
-        else entry.lockedVersion = lockedRef.slice(lockedRef.indexOf('@', 1) + 1)
+        const bare = lockedRef.replace(/\(.*$/, '')
+        if (bare.includes(':')) {
+          entry.lockedRef = bare
+        } else {
+          entry.lockedVersion = bare.slice(bare.indexOf('@', 1) + 1)
+          entry.lockedKey = depPathOfRef(lockedRef, alias)
+        }
       }
       wanted.push(entry)
     }
@@ -582,13 +637,18 @@ function childrenOf (pkg: ResolvedPackage, lockfile: Lockfile | undefined, unloc
   return wanted
 }
 
-/** alias → locked reference (without peer suffix) of a package's children in the lockfile, if it has a snapshot. */
-function lockedChildren (lockfile: Lockfile | undefined, pkgId: string): Map<string, string> {
+/**
+ * alias → locked reference of a package's children in the lockfile (from the snapshot the edge
+ * names, else any of its variants). A peer under `dependencies` was resolved from above: it is no locked child (pnpm
+ * leaves those under `optionalDependencies`).
+ */
+function lockedChildren (lockfile: Lockfile | undefined, pkgId: string, lockedKey: string | undefined): Map<string, string> {
   const out = new Map<string, string>()
-  const snapshot = snapshotOf(lockfile, pkgId)
+  const named = lockedKey !== undefined && (lockedKey === pkgId || lockedKey.startsWith(`${pkgId}(`)) ? lockfile?.snapshots?.[lockedKey] : undefined
+  const snapshot = named ?? snapshotOf(lockfile, pkgId)
   if (snapshot === undefined) return out
-  for (const deps of [snapshot.dependencies, snapshot.optionalDependencies]) {
-    for (const [alias, ref] of Object.entries(deps ?? {})) out.set(alias, ref.replace(/\(.*$/, ''))
-  }
+  const peers = lockfile?.packages?.[pkgId]?.peerDependencies ?? {}
+  for (const [alias, ref] of Object.entries(snapshot.dependencies ?? {})) if (own(peers, alias) === undefined) out.set(alias, ref)
+  for (const [alias, ref] of Object.entries(snapshot.optionalDependencies ?? {})) out.set(alias, ref)
   return out
 }

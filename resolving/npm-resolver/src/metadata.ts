@@ -25,6 +25,8 @@ export interface MetadataRequest {
   full: boolean
   /** Under prefer-offline: whether a cached packument can answer without a request. */
   canUseCached: (packument: Packument) => boolean
+  /** What is asked never changes once published (a version's manifest): a cached packument that `canUseCached` answers without a request, prefer-offline or not. */
+  immutable?: boolean
 }
 
 interface Loaded {
@@ -71,7 +73,7 @@ export class MetadataSource {
       }
       return { entry: cached, unverified: true }
     }
-    if (this.opts.preferOffline && cached !== undefined && (cached.full || !request.full) && request.canUseCached(cached.packument)) {
+    if ((this.opts.preferOffline || request.immutable === true) && cached !== undefined && (cached.full || !request.full) && request.canUseCached(cached.packument)) {
       return { entry: cached, unverified: true }
     }
     // Validators only apply to the same kind of document.

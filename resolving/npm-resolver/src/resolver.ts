@@ -122,6 +122,19 @@ export class NpmResolver {
   }
 
   /**
+   * The registry manifest of a version the lockfile pins (pnpm reads it for every locked package it
+   * resolves again): a cached packument that has the version answers without a request, as a
+   * published version does not change; no release-age or trust check (the lockfile chose it).
+   */
+  async lockedManifest (name: string, version: string): Promise<PackageMeta> {
+    const registry = this.registryFor(name)
+    const packument = await this.metadata.get({ name, registry, full: false, immutable: true, canUseCached: (cached) => cached.versions.get(version) !== undefined })
+    const meta = packument.versions.get(version)
+    if (meta === undefined) throw noMatchingVersion({ type: 'version', name, version }, packument, registry)
+    return meta
+  }
+
+  /**
    * pnpm's pick from `packument`: from the versions old enough, else (nothing fitting is) the lowest
    * fitting version, reported as immature; undefined when no version fits.
    */
