@@ -107,6 +107,22 @@ test('--offline resolves from a warm cache and names a cold package; --prefer-of
   assert.match(stderr, /gamma is not in the metadata cache/)
 })
 
+test('--offline brings an outdated lockfile up to date from the lockfile\'s own records when the metadata cache is cold', async () => {
+  const project = makeProject(registry, { name: 'p', version: '1.0.0', dependencies: { alpha: '1.2.0', beta: '^2.0.0' } })
+  assert.equal((await lode(project, ['install', '--lockfile-only'])).code, 0)
+  // The packuments go (the lockfile verification's verdicts stay).
+  const cache = path.join(project.home, '.cache')
+  const metadata = fs.globSync('**/lode-metadata-v*', { cwd: cache })
+  assert.notEqual(metadata.length, 0)
+  for (const dir of metadata) fs.rmSync(path.join(cache, dir), { recursive: true })
+  fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', dependencies: { beta: '^2.0.0' } }))
+  const offline = await lode(project, ['install', '--lockfile-only', '--offline'])
+  assert.equal(offline.code, 0, offline.stderr)
+  const lockfile = readLockfileText(project)
+  assert.doesNotMatch(lockfile, /specifier: 1\.2\.0/)
+  assert.match(lockfile, /\n {2}beta@2\.0\.0:\n {4}dependencies:\n {6}alpha: 1\.2\.0\n/)
+})
+
 test('a registry package depending on a tarball URL or git is refused (blockExoticSubdeps); the registry\'s own URL is not', async () => {
   const other = registry.url.replace('127.0.0.1', 'localhost')
   await registry.publish({ name: 'exotic-url', version: '1.0.0', dependencies: { alpha: `${other}alpha/-/alpha-1.0.0.tgz` } })

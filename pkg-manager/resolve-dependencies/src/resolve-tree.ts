@@ -356,7 +356,15 @@ export class TreeResolver {
    */
   private async lockedAsManifestSays (id: string, name: string, version: string): Promise<ResolvedPackage> {
     const info = this.opts.lockfile!.packages![id]!
-    const meta = { ...this.opts.readPackageHook(await this.opts.resolver.lockedManifest(name, version)) }
+    let manifest
+    try {
+      manifest = await this.opts.resolver.lockedManifest(name, version)
+    } catch (err) {
+      // --offline without the packument cached: the lockfile's own record of it still serves.
+      if (err instanceof LodeError && err.code === 'ERR_LODE_NO_OFFLINE_META') return lockedPackage(this.opts.lockfile, id)!
+      throw err
+    }
+    const meta = { ...this.opts.readPackageHook(manifest) }
     if (this.opts.reuseLockedManifests) {
       delete meta.peerDependencies
       delete meta.peerDependenciesMeta
