@@ -34,7 +34,7 @@ export function lockedPackage (lockfile: Lockfile | undefined, pkgId: string): R
     const out: Record<string, string> = {}
     for (const [alias, ref] of Object.entries(deps ?? {})) {
       if (own(peerDependencies, alias) !== undefined) continue
-      const bare = ref.replace(/\(.*$/, '')
+      const bare = withoutPeerSuffix(ref)
       out[alias] = specOfRef(bare)
     }
     return out
@@ -53,6 +53,12 @@ export function lockedPackage (lockfile: Lockfile | undefined, pkgId: string): R
   }
   if (typeof info.deprecated === 'string') pkg.deprecated = info.deprecated
   return pkg
+}
+
+/** `1.0.0(peer@2.0.0)` → `1.0.0`. */
+export function withoutPeerSuffix (ref: string): string {
+  const open = ref.indexOf('(')
+  return open === -1 ? ref : ref.slice(0, open)
 }
 
 /** The specifier that reproduces a snapshot reference: `1.0.0`, `npm:name@1.0.0`, `file:x`, a URL, `link:x`. */

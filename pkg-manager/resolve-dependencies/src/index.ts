@@ -17,6 +17,7 @@ import type { Catalogs } from './catalogs.js'
 import { dedupeInjectedDeps } from './dedupe-injected-deps.js'
 import { dedupePeerDependents } from './dedupe-peer-dependents.js'
 import type { VariantNode } from './dedupe-peer-dependents.js'
+import { withoutPeerSuffix } from './from-lockfile.js'
 import { dependenciesMetaOf, importerDependencies } from './importer-dependencies.js'
 import { peerVersionRange, resolutionPeerViews } from './resolution-peers.js'
 import type { UnresolvedPeer } from './resolution-peers.js'
@@ -354,12 +355,6 @@ function safeSpec (alias: string, specifier: string): ReturnType<typeof parseWan
   } catch {
     return undefined
   }
-}
-
-/** `1.0.0(peer@2.0.0)` → `1.0.0`. */
-function withoutPeerSuffix (ref: string): string {
-  const open = ref.indexOf('(')
-  return open === -1 ? ref : ref.slice(0, open)
 }
 
 /** `1.0.0(peer@2)` → `1.0.0`; `name@1.0.0` (an alias) → `1.0.0`; links and files → undefined. */

@@ -11,7 +11,7 @@ import { DIRECT_DEP_WEIGHT, RESOLVED_VERSION_WEIGHT, parseWantedSpec, satisfiesL
 import type { NpmResolver, PreferredVersions, RegistrySpec, ReleaseAgeViolation, WantedSpec } from '@lode/resolving.npm-resolver'
 import semver from 'semver'
 
-import { lockedPackage, snapshotOf } from './from-lockfile.js'
+import { lockedPackage, snapshotOf, withoutPeerSuffix } from './from-lockfile.js'
 import { fromMeta, fromRegistry } from './resolved-package.js'
 import type { Edge, ResolvedPackage } from './types.js'
 
@@ -293,11 +293,12 @@ export class TreeResolver {
     if (local !== undefined && this.opts.preferWorkspacePackages) return link(local)
     if (lockedVersion !== undefined) {
       const id = `${spec.name}@${lockedVersion}`
-      if (wanted.hoisted !== true && this.opts.lockfile?.packages?.[id] !== undefined && snapshotOf(this.opts.lockfile, id) !== undefined) {
+      if (wanted.hoisted !== true && this.opts.lockfile?.packages?.[id] !== undefined) {
         const key = `locked\t${id}`
         let pending = this.pending.get(key)
-        if (pending === undefined) this.pending.set(key, pending = this.lockedAsManifestSays(id, spec.name, lockedVersion))
-        return this.remember((await pending)!, depth)
+        // A packages entry without a snapshot is not a locked package; the lookup scans the snapshots, so it is memoized.
+        if (pending === undefined && snapshotOf(this.opts.lockfile, id) !== undefined) this.pending.set(key, pending = this.lockedAsManifestSays(id, spec.name, lockedVersion))
+        if (pending !== undefined) return this.remember((await pending)!, depth)
       }
       wantedSpec = { type: 'version', name: spec.name, version: lockedVersion }
     }
@@ -578,7 +579,7 @@ export class TreeResolver {
  */
 export function depPathOfRef (ref: string, alias: string): string {
   if (ref.startsWith('@')) return ref
-  const bare = ref.replace(/\(.*$/, '')
+  const bare = withoutPeerSuffix(ref)
   const at = bare.indexOf('@')
   const colon = bare.indexOf(':')
   return at !== -1 && (colon === -1 || at < colon) ? ref : `${alias}@${ref}`
@@ -629,7 +630,7 @@ function childrenOf (pkg: ResolvedPackage, lockfile: Lockfile | undefined, locke
       const lockedRef = locked.get(alias)
       const entry: WantedDependency = { alias, bareSpecifier, optional }
       if (lockedRef !== undefined) {
-        const bare = lockedRef.replace(/\(.*$/, '')
+        const bare = withoutPeerSuffix(lockedRef)
         if (bare.includes(':')) {
           entry.lockedRef = bare
         } else {
