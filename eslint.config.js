@@ -1,7 +1,40 @@
-// Lint: typescript-eslint's type-aware rules, import order, and no unused code.
+// Lint: typescript-eslint's type-aware rules, import order, no unused code, and the layers: a
+// package imports only from its own tier and the tiers below it (ARCHITECTURE.md). File cycles
+// and package cycles are checked by scripts/check-imports.mjs, which `npm run lint` runs too.
 import js from '@eslint/js'
+import stylistic from '@stylistic/eslint-plugin'
 import { importX } from 'eslint-plugin-import-x'
 import tseslint from 'typescript-eslint'
+
+const BUILTINS = { regex: '^(fs|path|os|crypto|child_process|zlib|url|util|http|net|stream|worker_threads)(/|$)', message: 'Use the node: prefix for built-ins.' }
+
+// Which tiers each tier's source may import (`@lode/<tier>.<package>`), bottom first. `cli` sits on
+// pkg-manager/core alone among pkg-manager's packages (its API), plus the worker entries its bundle names.
+const TIERS = {
+  core: ['core'],
+  fs: ['core', 'fs'],
+  store: ['core', 'fs', 'store'],
+  worker: ['core', 'fs', 'store', 'worker'],
+  resolving: ['core', 'fs', 'resolving'],
+  'pkg-manager': ['core', 'fs', 'store', 'worker', 'resolving', 'pkg-manager'],
+  cli: ['core', 'pkg-manager'],
+}
+
+function layerRules (tier) {
+  const allowed = TIERS[tier].join('|')
+  return {
+    'no-restricted-imports': ['error', {
+      patterns: [
+        BUILTINS,
+        {
+          regex: `^@lode/(?!(${allowed})\\.)`,
+          message: `${tier}/ imports only from ${TIERS[tier].join(', ')} (the layers of ARCHITECTURE.md: never upward).`,
+        },
+        ...tier === 'pkg-manager' ? [{ regex: '^@lode/pkg-manager\\.core(/|$)', message: 'pkg-manager/core orchestrates the other packages; none of them imports it.' }] : [],
+      ],
+    }],
+  }
+}
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'toolchain/**', 'bench/.cache/**', 'bench/.work/**', 'bench/fixtures/**'] },
@@ -11,7 +44,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
-    plugins: { 'import-x': importX },
+    plugins: { 'import-x': importX, '@stylistic': stylistic },
     rules: {
       'import-x/order': ['error', {
         groups: ['builtin', ['external', 'internal'], ['parent', 'sibling', 'index']],
@@ -19,7 +52,7 @@ export default tseslint.config(
         alphabetize: { order: 'asc', caseInsensitive: true },
       }],
       'import-x/no-duplicates': 'error',
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^(fs|path|os|crypto|child_process|zlib|url|util|http|net|stream|worker_threads)(/|$)', message: 'Use the node: prefix for built-ins.' }] }],
+      'no-restricted-imports': ['error', { patterns: [BUILTINS] }],
       'import-x/no-default-export': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
@@ -29,8 +62,14 @@ export default tseslint.config(
       }],
       'no-unused-private-class-members': 'error',
       'no-unreachable': 'error',
+      // Code lines stay readable beside a diff; prose (messages, comments, URLs) may run longer.
+      '@stylistic/max-len': ['error', { code: 140, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true, ignoreComments: true, ignoreUrls: true }],
     },
   },
+  ...Object.keys(TIERS).map((tier) => ({
+    files: [`${tier}/*/src/**/*.ts`],
+    rules: layerRules(tier),
+  })),
   {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,

@@ -6,9 +6,11 @@ import path from 'node:path'
 const root = path.resolve(import.meta.dirname, '..')
 const workspace = fs.readFileSync(path.join(root, 'pnpm-workspace.yaml'), 'utf8')
 const globs = [...workspace.matchAll(/^ {2}- (\S+)\/\*$/gm)].map((m) => m[1])
-const dirs = globs.filter((top) => fs.existsSync(path.join(root, top))).flatMap((top) => fs.readdirSync(path.join(root, top), { withFileTypes: true })
-  .filter((d) => d.isDirectory() && fs.existsSync(path.join(root, top, d.name, 'package.json')))
-  .map((d) => `${top}/${d.name}`))
+const dirs = globs
+  .filter((top) => fs.existsSync(path.join(root, top)))
+  .flatMap((top) => fs.readdirSync(path.join(root, top), { withFileTypes: true })
+    .filter((d) => d.isDirectory() && fs.existsSync(path.join(root, top, d.name, 'package.json')))
+    .map((d) => `${top}/${d.name}`))
 const byName = new Map(dirs.map((dir) => [JSON.parse(fs.readFileSync(path.join(root, dir, 'package.json'), 'utf8')).name, dir]))
 
 for (const dir of dirs) {

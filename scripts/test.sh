@@ -6,6 +6,7 @@ bash "$root/scripts/setup.sh"
 . "$root/scripts/env.sh"
 cd "$root"
 eslint --max-warnings=0 .
+node scripts/check-imports.mjs
 # Tests make temp dirs (projects, stores, caches) under os.tmpdir(); keep them in one place that goes afterwards.
 TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/lode-test-XXXXXX")
 export TMPDIR

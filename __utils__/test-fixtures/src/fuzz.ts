@@ -180,7 +180,10 @@ export async function fuzz (module: URL, name: string, defaultIterations: number
   const progress = new Int32Array(heartbeat)
   const keepGoing = process.env['LODE_FUZZ_KEEP_GOING'] === '1'
   const job: Job = { module: module.href, name, seed, iterations, keepGoing, heartbeat }
-  const worker = new Worker(new URL(import.meta.url), { workerData: { lodeFuzz: job }, resourceLimits: { maxOldGenerationSizeMb: 1024, stackSizeMb: 1 } })
+  const worker = new Worker(new URL(import.meta.url), {
+    workerData: { lodeFuzz: job },
+    resourceLimits: { maxOldGenerationSizeMb: 1024, stackSizeMb: 1 },
+  })
   let watchdog: NodeJS.Timeout | undefined
   const report = await new Promise<Report>((resolve) => {
     let last = -1

@@ -138,7 +138,10 @@ export class TestRegistry {
     if (versions === undefined) return undefined
     const modified = versions.map((v) => v.publishedAt).sort().at(-1)!
     const versionDocs = Object.fromEntries(versions.map((v) => {
-      const doc: Record<string, unknown> = { ...v.manifest, dist: { integrity: v.integrity, tarball: v.tarballUrl, ...v.attestations === undefined ? {} : { attestations: v.attestations } } }
+      const doc: Record<string, unknown> = {
+        ...v.manifest,
+        dist: { integrity: v.integrity, tarball: v.tarballUrl, ...v.attestations === undefined ? {} : { attestations: v.attestations } },
+      }
       if (v.deprecated !== undefined) doc['deprecated'] = v.deprecated
       if (v.npmUser !== undefined) doc['_npmUser'] = v.npmUser
       if (doc['scripts'] !== undefined && hasInstallScript(doc['scripts'] as Record<string, unknown>)) doc['hasInstallScript'] = true

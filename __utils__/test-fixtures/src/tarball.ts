@@ -70,7 +70,9 @@ export interface PackageSpec {
 }
 
 /** An npm-style package tarball: `package/package.json`, an `index.js` that exports its name and version, and `files`. */
-export async function buildPackageTarball (spec: PackageSpec): Promise<{ tarball: Buffer, integrity: string, manifest: Record<string, unknown> }> {
+export async function buildPackageTarball (
+  spec: PackageSpec
+): Promise<{ tarball: Buffer, integrity: string, manifest: Record<string, unknown> }> {
   const manifest: Record<string, unknown> = { name: spec.name, version: spec.version, main: 'index.js' }
   if (spec.dependencies !== undefined) manifest['dependencies'] = spec.dependencies
   if (spec.bin !== undefined) manifest['bin'] = spec.bin

@@ -61,7 +61,14 @@ function prepare (ctx: Context, label: string, lockfile: InstalledLockfile = 'co
   return { project, home: path.join(dir, 'home'), lockfile: path.join(project, 'pnpm-lock.yaml') }
 }
 
-async function run (ctx: Context, tool: ToolName, label: string, args: string[], at: { project: string, home: string }, store?: string): Promise<Run> {
+async function run (
+  ctx: Context,
+  tool: ToolName,
+  label: string,
+  args: string[],
+  at: { project: string, home: string },
+  store?: string
+): Promise<Run> {
   ctx.log(`${ctx.repo.name}: ${tool} ${args.join(' ')}`)
   const result = await ctx.tools[tool].run(args, { cwd: at.project, home: at.home, log: path.join(ctx.out, `${label}.log`), ...(store === undefined ? {} : { store }) })
   ctx.log(`${ctx.repo.name}: ${tool} ${result.ok ? 'done' : 'FAILED'} in ${(result.ms / 1000).toFixed(1)} s`)
@@ -260,7 +267,8 @@ export async function checkD (ctx: Context): Promise<DResult> {
     result.pnpmOwnUpToDate = /Already up to date/i.test(again.output)
     if (outcome(again) === 'ok') {
       const ownAfter = snapshot(own.project, names, ctx.stores.pnpm)
-      const changedKeys = (a: Snapshot, b: Snapshot): string[] => [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k))
+      const changedKeys = (a: Snapshot, b: Snapshot): string[] => [...new Set([...a.keys(), ...b.keys()])]
+        .filter((k) => a.get(k) !== b.get(k))
       const ownKeys = new Set(changedKeys(ownBefore, ownAfter).filter((k) => ownAfter.get(k) === after.get(k)))
       result.pnpmOwn = changedKeys(before, after).filter((k) => ownKeys.has(k)).length
     }

@@ -17,7 +17,11 @@ export interface ImportStats {
  * Imports tarballs into a cold store the way an install will: read, handed to the store pool,
  * index rows queued on the batching writer. Keeps `inFlight` tarballs queued so both threads stay busy.
  */
-export async function importIntoStore (storeDir: string, tarballs: LockedTarball[], opts: { threads?: number, inFlight?: number, clock: () => number }): Promise<ImportStats> {
+export async function importIntoStore (
+  storeDir: string,
+  tarballs: LockedTarball[],
+  opts: { threads?: number, inFlight?: number, clock: () => number }
+): Promise<ImportStats> {
   const started = opts.clock()
   const pool = new StorePool(opts.threads === undefined ? {} : { threads: opts.threads })
   const index = new StoreIndex(storeDir)
@@ -28,7 +32,14 @@ export async function importIntoStore (storeDir: string, tarballs: LockedTarball
       const tarball = tarballs[next++]!
       const data = await fs.promises.readFile(tarball.file)
       stats.tarballBytes += data.length
-      const { files, unpackedSize } = await addTarballToStore({ pool, index, storeDir, pkgId: tarball.pkgId, integrity: tarball.integrity, tarball: data })
+      const { files, unpackedSize } = await addTarballToStore({
+        pool,
+        index,
+        storeDir,
+        pkgId: tarball.pkgId,
+        integrity: tarball.integrity,
+        tarball: data,
+      })
       stats.packages++
       // `packFiles`' list: path, digest and mode of each file.
       stats.files += files.split('\0').length / 3

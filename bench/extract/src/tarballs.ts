@@ -49,7 +49,11 @@ function tarballUrl (registry: string, tarball: LockedTarball): string {
  * Downloads the tarballs not yet in their cache files (integrity-checked), `concurrency` at a
  * time over one keep-alive dispatcher. Returns how many were downloaded.
  */
-export async function downloadMissing (registry: string, tarballs: LockedTarball[], opts: { concurrency: number, log: (line: string) => void }): Promise<number> {
+export async function downloadMissing (
+  registry: string,
+  tarballs: LockedTarball[],
+  opts: { concurrency: number, log: (line: string) => void }
+): Promise<number> {
   const missing = tarballs.filter((t) => !fs.existsSync(t.file))
   if (missing.length === 0) return 0
   fs.mkdirSync(path.dirname(missing[0]!.file), { recursive: true })

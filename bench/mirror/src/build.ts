@@ -230,7 +230,10 @@ export async function storePackument (dir: string, name: string, docs: Packument
  * version's upstream tarball URL from before the cut-off, or undefined when upstream has no such
  * package.
  */
-export async function fillPackument (upstream: Upstream, opts: { dir: string, name: string, cutoff: Date }): Promise<Map<string, string> | undefined> {
+export async function fillPackument (
+  upstream: Upstream,
+  opts: { dir: string, name: string, cutoff: Date }
+): Promise<Map<string, string> | undefined> {
   const docs = await fetchPackument(upstream, opts.name)
   if (docs === undefined) return undefined
   const urls = tarballUrls(docs.full)
@@ -258,7 +261,10 @@ export function matchesIntegrity (data: Buffer, integrity: string): boolean {
  * Downloads `url` into `file` (atomically), checked against `integrity` when given. Returns false
  * when upstream has no such file.
  */
-export async function fillTarball (upstream: Upstream, opts: { url: string, file: string, integrity?: string, label: string }): Promise<boolean> {
+export async function fillTarball (
+  upstream: Upstream,
+  opts: { url: string, file: string, integrity?: string, label: string }
+): Promise<boolean> {
   const data = await get(upstream, opts.url)
   if (data === undefined) return false
   if (opts.integrity !== undefined && !matchesIntegrity(data, opts.integrity)) {
@@ -272,7 +278,11 @@ export async function fillTarball (upstream: Upstream, opts: { url: string, file
  * Runs `task` over `items`, `concurrency` at a time. The first failure aborts the others (through
  * `abort`) and is thrown once every task has stopped, so nothing is written after this settles.
  */
-async function runPool<T> (items: T[], opts: { concurrency: number, abort: AbortController, onDone: (done: number) => void }, task: (item: T) => Promise<void>): Promise<void> {
+async function runPool<T> (
+  items: T[],
+  opts: { concurrency: number, abort: AbortController, onDone: (done: number) => void },
+  task: (item: T) => Promise<void>
+): Promise<void> {
   let next = 0
   let done = 0
   let failure: { error: unknown } | undefined

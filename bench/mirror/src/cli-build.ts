@@ -18,7 +18,8 @@ const { values, positionals } = parseArgs({
 })
 const cutoff = new Date(values.cutoff ?? '')
 const concurrency = Number(values.concurrency)
-if (values.dir === undefined || Number.isNaN(cutoff.getTime()) || positionals.length === 0 || !(Number.isInteger(concurrency) && concurrency > 0)) {
+if (values.dir === undefined || Number.isNaN(cutoff.getTime()) || positionals.length === 0
+  || !(Number.isInteger(concurrency) && concurrency > 0)) {
   console.error(usage)
   process.exit(2)
 }

@@ -1,3 +1,4 @@
+import { splitNameAt } from '@lode/core.dep-path'
 import semver from 'semver'
 import { parse } from 'yaml'
 
@@ -43,10 +44,8 @@ export function readLockfile (text: string, machine: Machine): LockedPackage[] {
   const doc = parse(text) as { packages?: Record<string, LockfileEntry | null> } | null
   const result: LockedPackage[] = []
   for (const [key, entry] of Object.entries(doc?.packages ?? {})) {
-    const at = key.indexOf('@', 1)
-    if (at === -1) continue
-    const name = key.slice(0, at)
-    const version = key.slice(at + 1)
+    const { name, rest: version } = splitNameAt(key)
+    if (version === undefined) continue
     if (semver.valid(version) === null) continue
     if (!isPackageName(name)) throw new Error(`pnpm-lock.yaml: invalid package name in ${JSON.stringify(key)}`)
     const integrity = entry?.resolution?.integrity

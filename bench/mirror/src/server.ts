@@ -66,7 +66,11 @@ export async function startMirrorServer (opts: MirrorServerOptions): Promise<Mir
   const lazy = opts.upstream === undefined || opts.cutoff === undefined
     ? undefined
     : {
-        upstream: { registry: withTrailingSlash(opts.upstream), dispatcher: new Agent({ connections: 16, keepAliveTimeout: 10_000 }), signal: abort.signal },
+        upstream: {
+          registry: withTrailingSlash(opts.upstream),
+          dispatcher: new Agent({ connections: 16, keepAliveTimeout: 10_000 }),
+          signal: abort.signal,
+        },
         cutoff: opts.cutoff,
       }
 
@@ -150,7 +154,13 @@ export async function startMirrorServer (opts: MirrorServerOptions): Promise<Mir
     send(req, res, 200, { 'content-type': 'application/octet-stream' }, data)
   }
 
-  function send (req: http.IncomingMessage, res: http.ServerResponse, status: number, headers: http.OutgoingHttpHeaders, body: Buffer): void {
+  function send (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    status: number,
+    headers: http.OutgoingHttpHeaders,
+    body: Buffer
+  ): void {
     res.writeHead(status, status === 304 ? headers : { ...headers, 'content-length': body.length })
     if (req.method === 'HEAD') {
       res.end()

@@ -53,7 +53,8 @@ for (let i = 0; i < PROJECTS; i++) {
   for (const name of Object.keys(dependencies)) delete devDependencies[name]
   const links = i === 0 ? 0 : Math.floor(random() * 4)
   for (let k = 0; k < links; k++) dependencies[projectName(Math.floor(random() * i))] = 'workspace:*'
-  const sort = (deps: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(deps).sort(([a], [b]) => a.localeCompare(b)))
+  const sort = (deps: Record<string, string>): Record<string, string> =>
+    Object.fromEntries(Object.entries(deps).sort(([a], [b]) => a.localeCompare(b)))
   const manifest = {
     name: projectName(i),
     version: '1.0.0',

@@ -233,7 +233,12 @@ async function benchFixture (fixture: Fixture, tools: Tool[], registry: string):
   return {
     fixture: fixture.name,
     date: new Date().toISOString(),
-    machine: { cpus: os.availableParallelism(), memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, kernel: os.release() },
+    machine: {
+      cpus: os.availableParallelism(),
+      memoryGb: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      kernel: os.release(),
+    },
     network: { rttMs, bandwidthMbit },
     tools: tools.map((t) => ({ name: t.name, version: t.version })),
     runs,

@@ -1,7 +1,8 @@
-import { LodeError } from '@lode/fs.error'
+import { LodeError } from '@lode/core.error'
 import type { ConfigOverrides, InstallEvent } from '@lode/pkg-manager.core'
 import type { QuickKey } from '@lode/pkg-manager.core/quick-check'
 
+import type { MainContext } from './context.js'
 import { writeLodeError } from './report-error.js'
 import { selectedProjects, selectsProjects, takeSelection } from './selection.js'
 import { VERSION } from './version.js'
@@ -65,13 +66,6 @@ Options for install:
   -v, --version         Print lode's version
   -h, --help            Print this help
 `
-
-export interface MainContext {
-  env: Readonly<Record<string, string | undefined>>
-  cwd: string
-  stdout: NodeJS.WritableStream & { isTTY?: boolean }
-  stderr: NodeJS.WritableStream
-}
 
 const COMMANDS = ['install', 'i', 'add', 'remove', 'rm', 'uninstall', 'un', 'update', 'up', 'upgrade', 'rebuild', 'rb', 'run', 'run-script', 'exec']
 
@@ -140,8 +134,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
       },
     })
   } catch (err) {
-    ctx.stderr.write(`[ERR_LODE_BAD_ARGUMENTS] ${(err as Error).message}\n\nRun lode --help for the options.\n`)
-    return 1
+    return writeLodeError(new LodeError('BAD_ARGUMENTS', (err as Error).message, { hint: 'Run lode --help for the options.' }), ctx.stderr)
   }
   const { values, positionals } = parsed
   if (values.version === true) {
@@ -154,13 +147,11 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     return command === undefined && values.help !== true ? 1 : 0
   }
   if (!COMMANDS.includes(command)) {
-    ctx.stderr.write(`[ERR_LODE_UNKNOWN_COMMAND] Unknown command "${command}", and package.json has no script of that name.\n\nRun lode --help for the commands, or lode run for the scripts.\n`)
-    return 1
+    return writeLodeError(new LodeError('UNKNOWN_COMMAND', `Unknown command "${command}", and package.json has no script of that name.`, { hint: 'Run lode --help for the commands, or lode run for the scripts.' }), ctx.stderr)
   }
   const reporterName = values.reporter ?? 'default'
   if (!['default', 'append-only', 'silent'].includes(reporterName)) {
-    ctx.stderr.write(`[ERR_LODE_BAD_ARGUMENTS] Unknown reporter "${reporterName}".\n\nUse default, append-only or silent.\n`)
-    return 1
+    return writeLodeError(new LodeError('BAD_ARGUMENTS', `Unknown reporter "${reporterName}".`, { hint: 'Use default, append-only or silent.' }), ctx.stderr)
   }
   const silent = reporterName === 'silent'
   // On a terminal the progress line is rewritten in place; elsewhere only the final one is printed.
@@ -290,7 +281,9 @@ function quickFlags (values: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** pnpm's `--prod` (no devDependencies), `--dev` (only devDependencies) and `--no-optional`. */
-function includedGroups (values: { prod?: boolean, production?: boolean, dev?: boolean, optional?: boolean }): { dependencies: boolean, devDependencies: boolean, optionalDependencies: boolean } {
+function includedGroups (
+  values: { prod?: boolean, production?: boolean, dev?: boolean, optional?: boolean }
+): { dependencies: boolean, devDependencies: boolean, optionalDependencies: boolean } {
   const prod = values.prod === true || values.production === true
   const dev = values.dev === true
   return {
@@ -357,7 +350,12 @@ export function formatDuration (ms: number): string {
   return minutes > 0 ? `${minutes}m${seconds > 0 ? ` ${seconds}s` : ''}` : `${seconds}s`
 }
 
-function report (event: InstallEvent, print: (line: string) => void, showProgress: (line: string, done: boolean) => void, style: LabelStyle): void {
+function report (
+  event: InstallEvent,
+  print: (line: string) => void,
+  showProgress: (line: string, done: boolean) => void,
+  style: LabelStyle
+): void {
   switch (event.type) {
     case 'warning': print(`${style.warn} ${event.message}`); break
     case 'info': print(event.message); break

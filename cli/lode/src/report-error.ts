@@ -1,4 +1,4 @@
-import { fileSystemError, isLodeError } from '@lode/fs.error'
+import { fileSystemError, isLodeError } from '@lode/core.error'
 
 /**
  * Writes a `LodeError` as lode prints errors (its code as a label, the message, then the hint) and

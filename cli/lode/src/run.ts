@@ -2,10 +2,11 @@ import { spawn } from 'node:child_process'
 import os from 'node:os'
 import path from 'node:path'
 
+import { isLodeError, LodeError } from '@lode/core.error'
 import { own } from '@lode/core.safe-name'
-import { isLodeError } from '@lode/fs.error'
 
-import type { MainContext } from './index.js'
+import type { MainContext } from './context.js'
+import { writeLodeError } from './report-error.js'
 import { selectedProjects, selectsProjects, takeSelection, type Selection } from './selection.js'
 import { VERSION } from './version.js'
 
@@ -36,8 +37,7 @@ export async function runCommand (argv: readonly string[], ctx: MainContext): Pr
     return 0
   }
   if (own(scripts, name) === undefined) {
-    ctx.stderr.write(`[ERR_LODE_NO_SCRIPT] Missing script: ${name}\n\nCommand "${name}" not found. Run lode run to list the scripts in package.json.\n`)
-    return 1
+    return writeLodeError(new LodeError('NO_SCRIPT', `Missing script: ${name}`, { hint: `Command "${name}" not found. Run lode run to list the scripts in package.json.` }), ctx.stderr)
   }
     try {
     for (const [event, args] of [[`pre${name}`, []], [name, rest.slice(1)], [`post${name}`, []]] as const) {
@@ -60,8 +60,7 @@ export async function execCommand (argv: readonly string[], ctx: MainContext): P
   const { selection, rest } = takeSelection(argv)
   const [command, ...args] = rest
   if (command === undefined) {
-    ctx.stderr.write('[ERR_LODE_BAD_ARGUMENTS] lode exec needs a command to run.\n\nFor example: lode exec tsc --version\n')
-    return 1
+    return writeLodeError(new LodeError('BAD_ARGUMENTS', 'lode exec needs a command to run.', { hint: 'For example: lode exec tsc --version' }), ctx.stderr)
   }
   if (!selectsProjects(selection)) {
     const { findWorkspaceDir } = await import('@lode/pkg-manager.core')
@@ -82,10 +81,9 @@ async function execIn (dir: string, command: string, args: readonly string[], ct
   return await new Promise<number>((resolve) => {
     const child = spawn(command, args, { cwd: dir, env, stdio: 'inherit' })
     child.on('error', (err: NodeJS.ErrnoException) => {
-      ctx.stderr.write(err.code === 'ENOENT'
-        ? `[ERR_LODE_EXEC_NOT_FOUND] Command "${command}" not found in ${bin} or on PATH.\n\nInstall the package that provides it, or check its name.\n`
-        : `[ERR_LODE_EXEC_FAILED] ${command}: ${err.message}\n`)
-      resolve(1)
+      resolve(writeLodeError(err.code === 'ENOENT'
+        ? new LodeError('EXEC_NOT_FOUND', `Command "${command}" not found in ${bin} or on PATH.`, { hint: 'Install the package that provides it, or check its name.' })
+        : new LodeError('EXEC_FAILED', `${command}: ${err.message}`), ctx.stderr))
     })
     // A command killed by a signal exits as a shell reports it: 128 + the signal's number.
     child.on('exit', (code, signal) => { resolve(code ?? 128 + (signal === null ? 0 : os.constants.signals[signal])) })
@@ -99,8 +97,7 @@ async function execIn (dir: string, command: string, args: readonly string[], ct
 async function runInProjects (argv: readonly string[], selection: Selection, ctx: MainContext): Promise<number> {
   const [name, ...args] = argv
   if (name === undefined) {
-    ctx.stderr.write('[ERR_LODE_BAD_ARGUMENTS] lode run -r needs the name of a script.\n\nFor example: lode -r run build\n')
-    return 1
+    return writeLodeError(new LodeError('BAD_ARGUMENTS', 'lode run -r needs the name of a script.', { hint: 'For example: lode -r run build' }), ctx.stderr)
   }
   const [{ lodeUserAgent }, { runProjectScript, scriptsOf }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.lifecycle')])
   const userAgent = lodeUserAgent(VERSION)
@@ -108,8 +105,7 @@ async function runInProjects (argv: readonly string[], selection: Selection, ctx
   if (typeof projects === 'number') return projects
   const withScript = projects.filter((project) => own(scriptsOf(project.manifest), name) !== undefined)
   if (withScript.length === 0) {
-    ctx.stderr.write(`[ERR_LODE_RECURSIVE_RUN_NO_SCRIPT] None of the selected projects has a "${name}" script.\n`)
-    return 1
+    return writeLodeError(new LodeError('RECURSIVE_RUN_NO_SCRIPT', `None of the selected projects has a "${name}" script.`), ctx.stderr)
   }
   for (const project of withScript) {
     const where = project.id === '.' ? (project.manifest['name'] as string | undefined ?? '.') : project.id
@@ -123,7 +119,7 @@ async function runInProjects (argv: readonly string[], selection: Selection, ctx
     } catch (err) {
       if (!isLodeError(err)) throw err
       const exitCode = (err as { exitCode?: number }).exitCode ?? 1
-      ctx.stderr.write(`[ERR_LODE_RECURSIVE_RUN_FIRST_FAIL] ${where}: ${err.message}\n`)
+      writeLodeError(new LodeError('RECURSIVE_RUN_FIRST_FAIL', `${where}: ${err.message}`), ctx.stderr)
       return exitCode
     }
   }

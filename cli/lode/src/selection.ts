@@ -1,8 +1,9 @@
 import path from 'node:path'
 
+import { LodeError } from '@lode/core.error'
 import type { WorkspaceProject } from '@lode/pkg-manager.core'
 
-import type { MainContext } from './index.js'
+import type { MainContext } from './context.js'
 import { writeLodeError } from './report-error.js'
 
 /** Which workspace projects a command runs in: `-r`, `--filter`/`-F`, `-w`, `--fail-if-no-match`. */
@@ -40,7 +41,10 @@ export function selectsProjects (selection: Selection): boolean {
  * The projects a selection names, each after the projects it depends on. `-r` alone takes every
  * project but the root, as pnpm does; filters may select the root. Errors are `LodeError`s.
  */
-export async function selectProjects (selection: Selection, cwd: string): Promise<{ projects: WorkspaceProject[], total: number, unmatched: string[], rootDir: string } | undefined> {
+export async function selectProjects (
+  selection: Selection,
+  cwd: string
+): Promise<{ projects: WorkspaceProject[], total: number, unmatched: string[], rootDir: string } | undefined> {
   const { findWorkspaceDir, findWorkspaceProjects, filterProjects, readWorkspacePackages, sortProjects } = await import('@lode/pkg-manager.core')
   const rootDir = await findWorkspaceDir(cwd)
   if (rootDir === undefined) return undefined
@@ -60,12 +64,10 @@ export async function selectedProjects (selection: Selection, ctx: Pick<MainCont
     return writeLodeError(err, ctx.stderr)
   }
   if (found === undefined) {
-    ctx.stderr.write(`[ERR_LODE_NOT_A_WORKSPACE] ${ctx.cwd} is not in a workspace: no pnpm-workspace.yaml here or above.\n\nRun the command without -r or --filter, or add a pnpm-workspace.yaml listing the projects.\n`)
-    return 1
+    return writeLodeError(new LodeError('NOT_A_WORKSPACE', `${ctx.cwd} is not in a workspace: no pnpm-workspace.yaml here or above.`, { hint: 'Run the command without -r or --filter, or add a pnpm-workspace.yaml listing the projects.' }), ctx.stderr)
   }
   if (found.unmatched.length > 0 && selection.failIfNoMatch) {
-    ctx.stderr.write(`[ERR_LODE_FILTER_NO_MATCH] No projects matched the filters ${found.unmatched.map((f) => `"${f}"`).join(', ')} in "${found.rootDir}".\n`)
-    return 1
+    return writeLodeError(new LodeError('FILTER_NO_MATCH', `No projects matched the filters ${found.unmatched.map((f) => `"${f}"`).join(', ')} in "${found.rootDir}".`), ctx.stderr)
   }
   if (found.projects.length === 0) {
     ctx.stdout.write(`No projects matched the filters in "${found.rootDir}"\n`)

@@ -37,7 +37,10 @@ test('the API example in pkg-manager/core/README.md runs as written', async () =
     const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as { added: number, downloaded: number, changes: unknown[], timings: { resolveMs: number, linkMs: number, totalMs: number } }
     assert.equal(last.added, 60)
     assert.equal(last.changes.length, 60)
-    assert.ok(last.timings.totalMs + 1 >= last.timings.resolveMs + last.timings.linkMs && last.timings.resolveMs > 0 && last.timings.linkMs > 0, JSON.stringify(last.timings))
+    assert.ok(
+      last.timings.totalMs + 1 >= last.timings.resolveMs + last.timings.linkMs && last.timings.resolveMs > 0 && last.timings.linkMs > 0,
+      JSON.stringify(last.timings)
+    )
   } finally {
     fs.rmSync(script, { force: true })
   }

@@ -368,7 +368,11 @@ describe('lode writes the lockfile pnpm 11 writes, and installs it as pnpm does,
     const projects = await compare({ name: 'stale', version: '1.0.0', dependencies: { 'eng-list': '1.0.0', 'hp-plugin': '1.0.0', 'hp-old': '1.0.0', 'aj-formats': '3.0.1', 'uses-aj': '1.0.0', 'uses-aj-latest': '1.0.0' } })
     // As an older pnpm wrote it: engines normalized otherwise, and ajv-formats with its optional peer
     // resolved per parent (a variant for each ajv, the first in key order not the direct dependency's).
-    const older = parseYaml(readLockfileText(projects.lodeProject)) as { importers: Record<string, { dependencies: Record<string, { version: string }> }>, packages: Record<string, Record<string, unknown>>, snapshots: Record<string, Record<string, Record<string, string>>> }
+    const older = parseYaml(readLockfileText(projects.lodeProject)) as {
+      importers: Record<string, { dependencies: Record<string, { version: string }> }>
+      packages: Record<string, Record<string, unknown>>
+      snapshots: Record<string, Record<string, Record<string, string>>>
+    }
     older.packages['eng-list@1.0.0']!['engines'] = { node: '>=0.10.0' }
     delete older.snapshots['aj-formats@3.0.1']
     older.snapshots['aj-formats@3.0.1(aj@8.2.0)'] = { optionalDependencies: { aj: '8.2.0' } }

@@ -111,7 +111,10 @@ async function rerunBoth (projects: { pnpmProject: Project, lodeProject: Project
   assert.equal(readLockfileText(projects.lodeProject), readLockfileText(projects.pnpmProject))
 }
 
-async function compare (manifest: Record<string, unknown>, files: Record<string, string | Buffer> = {}): Promise<{ pnpmProject: Project, lodeProject: Project }> {
+async function compare (
+  manifest: Record<string, unknown>,
+  files: Record<string, string | Buffer> = {}
+): Promise<{ pnpmProject: Project, lodeProject: Project }> {
   return await compareLockfiles(registry, manifest, files)
 }
 

@@ -33,7 +33,11 @@ export interface CommitSpec {
 }
 
 /** A bare repository at `<root>/<name>.git` with these commits, one after the other on `main`; returns their hashes. */
-export async function makeRepo (root: string, name: string, commits: CommitSpec[]): Promise<{ dir: string, url: string, commits: string[] }> {
+export async function makeRepo (
+  root: string,
+  name: string,
+  commits: CommitSpec[]
+): Promise<{ dir: string, url: string, commits: string[] }> {
   const work = path.join(root, 'work', name)
   fs.mkdirSync(work, { recursive: true })
   await git(['init', '-q', '-b', 'main'], work)

@@ -82,7 +82,10 @@ function gitProject (manifest: Record<string, unknown>, files: Record<string, st
 }
 
 /** Installs with pnpm and lode (copies of one project); both must succeed and write the same lockfile and `.pnpm` files. */
-async function installBoth (manifest: Record<string, unknown>, files: Record<string, string> = {}): Promise<{ pnpmProject: Project, lodeProject: Project }> {
+async function installBoth (
+  manifest: Record<string, unknown>,
+  files: Record<string, string> = {}
+): Promise<{ pnpmProject: Project, lodeProject: Project }> {
   const pnpmProject = gitProject(manifest, files)
   const lodeProject = cloneProject(pnpmProject)
   await pnpm(pnpmProject, ['install'])

@@ -19,7 +19,11 @@ export interface Project {
 }
 
 /** A project dir with `package.json` (and optional extra files) and an isolated home whose `.npmrc` names the test registry. */
-export function makeProject (registry: TestRegistry, manifest: Record<string, unknown>, files: Record<string, string | Buffer> = {}): Project {
+export function makeProject (
+  registry: TestRegistry,
+  manifest: Record<string, unknown>,
+  files: Record<string, string | Buffer> = {}
+): Project {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-cli-'))
   const dir = path.join(root, 'project')
   const home = path.join(root, 'home')
@@ -63,7 +67,10 @@ export interface RunResult {
 
 async function runNode (script: string, args: string[], project: Project, extraEnv: Record<string, string>): Promise<RunResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [script, ...args], { cwd: project.dir, env: { ...isolatedEnv(project.home), ...extraEnv } })
+    const { stdout, stderr } = await run(process.execPath, [script, ...args], {
+      cwd: project.dir,
+      env: { ...isolatedEnv(project.home), ...extraEnv },
+    })
     return { code: 0, stdout, stderr }
   } catch (err) {
     const { code, stdout, stderr } = err as { code: number, stdout: string, stderr: string }
@@ -84,7 +91,11 @@ export async function lode (project: Project, args: string[], env: Record<string
 }
 
 /** pnpm 11 and lode resolve copies of one project (`--lockfile-only`): the same pnpm-lock.yaml, byte for byte. */
-export async function compareLockfiles (registry: TestRegistry, manifest: Record<string, unknown>, files: Record<string, string | Buffer> = {}): Promise<{ pnpmProject: Project, lodeProject: Project }> {
+export async function compareLockfiles (
+  registry: TestRegistry,
+  manifest: Record<string, unknown>,
+  files: Record<string, string | Buffer> = {}
+): Promise<{ pnpmProject: Project, lodeProject: Project }> {
   const pnpmProject = makeProject(registry, manifest, files)
   const lodeProject = cloneProject(pnpmProject)
   await pnpm(pnpmProject, ['install', '--lockfile-only'])

@@ -21,7 +21,11 @@ after(async () => { await registry.close() })
  * Runs lode with a module hook that records every module Node loads, so a test can tell the quick
  * check (Node's built-ins and the CLI) from the full install path (settings parsed, installer loaded).
  */
-async function lodeRecordingModules (project: Project, args: string[], env: Record<string, string> = {}): Promise<{ stdout: string, code: number, loadedInstaller: boolean }> {
+async function lodeRecordingModules (
+  project: Project,
+  args: string[],
+  env: Record<string, string> = {}
+): Promise<{ stdout: string, code: number, loadedInstaller: boolean }> {
   const hook = path.join(project.home, 'record-modules.mjs')
   const list = path.join(project.home, 'modules.txt')
   fs.writeFileSync(hook, `import { registerHooks } from 'node:module'

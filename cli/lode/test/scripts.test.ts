@@ -119,7 +119,9 @@ test('-r and --filter run a script or a command in the selected projects, each a
   assert.deepEqual(await logOf(lodeBin, lodeProject, ['--filter', '@x/*', 'exec', 'node', '-e', 'require("fs").appendFileSync(process.env.LOG_FILE, require("path").basename(process.cwd()) + "\\n")']), ['c', 'b'])
 
   const env = { PATH: process.env['PATH'] ?? '', HOME: lodeProject.home }
-  const failing = (args: string[]): Promise<{ code: number, stdout: string, stderr: string }> => run(process.execPath, [lodeBin, ...args], { cwd: lodeProject.dir, env }).then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (err: { code: number, stdout: string, stderr: string }) => err)
+  const failing = (args: string[]): Promise<{ code: number, stdout: string, stderr: string }> =>
+    run(process.execPath, [lodeBin, ...args], { cwd: lodeProject.dir, env })
+      .then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (err: { code: number, stdout: string, stderr: string }) => err)
   const noMatch = await failing(['--filter', 'nope', '--fail-if-no-match', 'run', 'build'])
   assert.equal(noMatch.code, 1)
   assert.match(noMatch.stderr, /^\[ERR_LODE_FILTER_NO_MATCH\] No projects matched the filters "nope"/)

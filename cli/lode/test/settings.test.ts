@@ -45,7 +45,10 @@ before(async () => { registry = await TestRegistry.start(PACKAGES) })
 after(async () => { await registry.close() })
 
 /** The same project for lode and for pnpm. */
-function twoProjects (manifest: Record<string, unknown>, files: Record<string, string> = {}): { lodeProject: Project, pnpmProject: Project } {
+function twoProjects (
+  manifest: Record<string, unknown>,
+  files: Record<string, string> = {}
+): { lodeProject: Project, pnpmProject: Project } {
   const lodeProject = makeProject(registry, manifest, files)
   return { lodeProject, pnpmProject: cloneProject(lodeProject) }
 }

@@ -1,6 +1,6 @@
 import path from 'node:path'
 
-import { LodeError } from '@lode/fs.error'
+import { LodeError } from '@lode/core.error'
 import validateNpmPackageName from 'validate-npm-package-name'
 
 /**

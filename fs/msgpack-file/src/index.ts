@@ -1,8 +1,8 @@
 import fs from 'node:fs/promises'
 import { crc32 } from 'node:zlib'
 
-import { LodeError, fileSystemError, hasErrno } from '@lode/fs.error'
-import { MSGPACK_FILE_MAGIC } from '@lode/fs.formats'
+import { MSGPACK_FILE_MAGIC } from '@lode/core.constants'
+import { LodeError, fileSystemError, hasErrno } from '@lode/core.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import { Packr } from 'msgpackr'
 

@@ -1,4 +1,5 @@
-import { LodeError } from '@lode/fs.error'
+import { MANIFEST_DEPENDENCY_FIELDS } from '@lode/core.constants'
+import { LodeError } from '@lode/core.error'
 
 /**
  * A `package.json`'s text as an object. Invalid JSON is `ERR_LODE_INVALID_PACKAGE_JSON` naming
@@ -29,7 +30,6 @@ function positionOf (text: string, message: string): string {
   return ` (line ${line}, column ${column})`
 }
 
-const DEPENDENCY_GROUPS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const
 
 const isMap = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
@@ -42,7 +42,7 @@ const isMap = (value: unknown): value is Record<string, unknown> => typeof value
 export function checkDependencyGroups (manifest: Record<string, unknown>, where: string): void {
   const invalid = (field: string, what: string): LodeError =>
     new LodeError('INVALID_PACKAGE_JSON', `"${field}" in ${where} must ${what}.`, { hint: `Fix "${field}" in ${where} and run again.` })
-  for (const group of DEPENDENCY_GROUPS) {
+  for (const group of MANIFEST_DEPENDENCY_FIELDS) {
     const deps = manifest[group]
     if (deps !== undefined && (!isMap(deps) || !Object.values(deps).every((v) => typeof v === 'string'))) throw invalid(group, 'map package names to version strings')
   }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
-import { hasErrno } from '@lode/fs.error'
+import { hasErrno } from '@lode/core.error'
 
 /**
  * Writes `data` to `file` atomically: to a temp file beside it, then renamed over it, so a reader

@@ -7,7 +7,11 @@ const path = process.getBuiltinModule('node:path')
  * else `~/Library/Preferences/pnpm` on macOS, `%LOCALAPPDATA%/pnpm/config` on Windows and
  * `~/.config/pnpm` elsewhere.
  */
-export function globalConfigFile (env: Readonly<Record<string, string | undefined>>, home: string, platform: NodeJS.Platform = process.platform): string {
+export function globalConfigFile (
+  env: Readonly<Record<string, string | undefined>>,
+  home: string,
+  platform: NodeJS.Platform = process.platform
+): string {
   const xdg = env['XDG_CONFIG_HOME']
   const dir = xdg !== undefined && xdg !== ''
     ? path.join(xdg, 'pnpm')

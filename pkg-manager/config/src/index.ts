@@ -4,7 +4,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { inspect } from 'node:util'
 
-import { LodeError, fileSystemError, hasErrno } from '@lode/fs.error'
+import { MODULES_DIR, VIRTUAL_STORE_DIR } from '@lode/core.constants'
+import { LodeError, fileSystemError, hasErrno } from '@lode/core.error'
 import { parseYaml } from '@lode/pkg-manager.lockfile/yaml'
 import ini from 'ini'
 
@@ -204,7 +205,8 @@ export function getConfig (opts: GetConfigOptions): Config {
   const setting = settingReader(workspace, (name) => Object.hasOwn(projectSettings, name) ? workspaceFile : globalFile)
   const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0
   const isBool = (v: unknown): v is boolean => typeof v === 'boolean'
-  const optionalString = (name: string): string | undefined => setting<string | undefined>(name, (v): v is string | undefined => isString(v), undefined)
+  const optionalString = (name: string): string | undefined =>
+    setting<string | undefined>(name, (v): v is string | undefined => isString(v), undefined)
   const shamefullyHoist = opts.overrides.shamefullyHoist ?? setting<boolean | undefined>('shamefullyHoist', (v): v is boolean | undefined => isBool(v), undefined)
   const isNodeLinker = (v: unknown): v is 'isolated' | 'hoisted' => v === 'isolated' || v === 'hoisted'
   if (workspace['nodeLinker'] === 'pnp' || opts.overrides.nodeLinker === 'pnp') {
@@ -275,7 +277,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     // As pnpm 11: shamefullyHoist true is publicHoistPattern `*`; false is the default, whatever publicHoistPattern says.
     publicHoistPattern: shamefullyHoist === undefined ? setting('publicHoistPattern', isStrings, []) : shamefullyHoist ? ['*'] : [],
     nodeLinker: opts.overrides.nodeLinker ?? setting('nodeLinker', isNodeLinker, 'isolated'),
-    virtualStoreDir: path.resolve(dir, opts.overrides.virtualStoreDir ?? setting('virtualStoreDir', isString, path.join('node_modules', '.pnpm'))),
+    virtualStoreDir: path.resolve(dir, opts.overrides.virtualStoreDir ?? setting('virtualStoreDir', isString, path.join(MODULES_DIR, VIRTUAL_STORE_DIR))),
     virtualStoreDirMaxLength: setting('virtualStoreDirMaxLength', (v): v is number => isNumber(v) && Number.isInteger(v) && v > 0, 120),
     confirmModulesPurge: setting('confirmModulesPurge', isBool, true) && !isCI(env),
     modulesCacheMaxAge: setting('modulesCacheMaxAge', isNumber, 10_080),
@@ -305,7 +307,10 @@ export function getConfig (opts: GetConfigOptions): Config {
     pmOnFail: setting<Config['pmOnFail']>('pmOnFail', (v): v is Config['pmOnFail'] => typeof v === 'string' && ['download', 'error', 'warn', 'ignore'].includes(v), undefined),
     userAgent: lodeUserAgent(opts.lodeVersion),
     lodeVersion: opts.lodeVersion,
-    explicitSettings: [...new Set([...Object.keys(workspace), ...Object.keys(opts.overrides).filter((name) => opts.overrides[name as keyof ConfigOverrides] !== undefined)])].sort(),
+    explicitSettings: [...new Set([
+      ...Object.keys(workspace),
+      ...Object.keys(opts.overrides).filter((name) => opts.overrides[name as keyof ConfigOverrides] !== undefined),
+    ])].sort(),
     warnings: [...global.warnings, ...project.warnings, ...npmrcWarnings],
   }
   return Object.freeze(config)

@@ -1,4 +1,4 @@
-import { LodeError } from '@lode/fs.error'
+import { LodeError } from '@lode/core.error'
 
 import { PNPM_SETTINGS, camelCase } from './settings.js'
 

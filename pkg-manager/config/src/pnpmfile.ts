@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import { LodeError } from '@lode/fs.error'
+import { LodeError } from '@lode/core.error'
 
 /** The pnpmfiles pnpm 11 loads from the workspace root unless told not to (`.mjs` first). */
 const DEFAULT_PNPMFILES = ['.pnpmfile.mjs', '.pnpmfile.cjs']

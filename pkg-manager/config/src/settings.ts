@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util'
 
-import { LodeError } from '@lode/fs.error'
+import { LodeError } from '@lode/core.error'
 
 /**
  * What lode does with each setting pnpm 11 knows (its config reader's list: pnpm's and npm's typed

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
-import { LodeError, fileSystemError, hasErrno } from '@lode/fs.error'
+import { LodeError, fileSystemError, hasErrno } from '@lode/core.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import { duplicateKey, overlongFlowLine, overlongFlowLineMessage, yaml } from '@lode/pkg-manager.lockfile/yaml'
 import compareSemver from 'semver/functions/compare.js'
@@ -140,7 +140,9 @@ function writeDocument (doc: Document, file: string): string {
 function dropEmptyValues (map: YAMLMap): void {
   map.items = map.items.filter((pair) => {
     const value = pair.value
-    if (value === null || value === undefined || (yaml().isScalar(value) && value.value === null) || (yaml().isMap(value) && value.items.length === 0)) return false
+    if (value === null || value === undefined
+      || (yaml().isScalar(value) && value.value === null)
+      || (yaml().isMap(value) && value.items.length === 0)) return false
     if (yaml().isMap(value)) dropEmptyValues(value)
     return true
   })
@@ -185,7 +187,8 @@ function orderKeys<T extends Pair<unknown, unknown>> (items: T[], originalKeys: 
 
 /** A new key gets a blank line before it when every original key but the first has one, or when its neighbour does. */
 function markBlankLines (items: Array<Pair<unknown, unknown>>, originalKeys: string[]): void {
-  const keyNode = (pair: Pair<unknown, unknown> | undefined): Scalar | undefined => pair !== undefined && yaml().isScalar(pair.key) ? pair.key : undefined
+  const keyNode = (pair: Pair<unknown, unknown> | undefined): Scalar | undefined =>
+    pair !== undefined && yaml().isScalar(pair.key) ? pair.key : undefined
   const originalRest = items.filter((item) => originalKeys.includes(keyOf(item)) && keyOf(item) !== originalKeys[0])
   const blankStyle = originalRest.length > 0 && originalRest.every((item) => keyNode(item)?.spaceBefore === true)
   for (let i = 1; i < items.length; i++) {

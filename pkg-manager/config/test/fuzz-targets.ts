@@ -130,7 +130,13 @@ function assertConfig (config: Config): void {
   for (const catalog of Object.values(config.catalogs)) assert.ok(isStringMap(catalog), 'catalogs map names to specifiers')
   assert.ok(isStringMap(config.overrides) && isStringMap(config.patchedDependencies) && isStringMap(config.allowedDeprecatedVersions))
   assert.ok(Object.values(config.allowBuilds).every((v) => typeof v === 'boolean'))
-  for (const list of [config.hoistPattern, config.publicHoistPattern, config.minimumReleaseAgeExclude, config.ignoredOptionalDependencies, config.ca]) {
+  for (const list of [
+    config.hoistPattern,
+    config.publicHoistPattern,
+    config.minimumReleaseAgeExclude,
+    config.ignoredOptionalDependencies,
+    config.ca,
+  ]) {
     assert.ok(list.every((s) => typeof s === 'string'))
   }
   // Concurrencies go to p-limit, which takes whole numbers only.

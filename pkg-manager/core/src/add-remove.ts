@@ -1,12 +1,13 @@
 import path from 'node:path'
 
+import type { DependencyGroup } from '@lode/core.constants'
+import { splitNameAt } from '@lode/core.dep-path'
+import { LodeError } from '@lode/core.error'
+import { createMatcher } from '@lode/core.matcher'
 import { own } from '@lode/core.safe-name'
-import { LodeError } from '@lode/fs.error'
-import { createMatcher } from '@lode/fs.matcher'
-import type { DependencyGroup } from '@lode/pkg-manager.lockfile'
 import { parseWantedSpec } from '@lode/resolving.npm-resolver/spec'
 
-import type { InstallOptions, InstallResult } from './full-install.js'
+import type { InstallOptions, InstallResult } from './install-types.js'
 import { installAndRecord } from './install.js'
 import { readProjectManifest } from './project-manifest.js'
 
@@ -40,7 +41,14 @@ export async function add (opts: AddOptions): Promise<InstallResult> {
   const group = opts.peer === true ? 'devDependencies' : opts.group
   return await installAndRecord({
     ...opts,
-    edits: targetsOf(opts).map(({ importerId }) => ({ importerId, dependencies, group, peer: opts.peer === true, exact: opts.exact === true, savePrefix: opts.config.savePrefix })),
+    edits: targetsOf(opts).map(({ importerId }) => ({
+      importerId,
+      dependencies,
+      group,
+      peer: opts.peer === true,
+      exact: opts.exact === true,
+      savePrefix: opts.config.savePrefix,
+    })),
   })
 }
 
@@ -65,7 +73,13 @@ export async function remove (opts: RemoveOptions): Promise<InstallResult> {
   }
   return await installAndRecord({
     ...opts,
-    edits: targets.map(({ importerId, specs }) => ({ importerId, dependencies: [], remove: opts.dependencies.filter((name) => specs.has(name)), exact: false, savePrefix: opts.config.savePrefix })),
+    edits: targets.map(({ importerId, specs }) => ({
+      importerId,
+      dependencies: [],
+      remove: opts.dependencies.filter((name) => specs.has(name)),
+      exact: false,
+      savePrefix: opts.config.savePrefix,
+    })),
   })
 }
 
@@ -87,7 +101,10 @@ export async function update (opts: UpdateOptions): Promise<InstallResult> {
   const matches = opts.dependencies.length === 0 ? () => true : createMatcher(opts.dependencies)
   const targets = await Promise.all(targetsOf(opts).map(async (target) => ({ ...target, specs: await specsOf(target.dir, false) })))
   const named = opts.dependencies.filter((pattern) => !pattern.startsWith('!'))
-  const unmatched = named.filter((pattern) => { const one = createMatcher([pattern]); return targets.every(({ specs }) => ![...specs.keys()].some(one)) })
+  const unmatched = named.filter((pattern) => {
+    const one = createMatcher([pattern])
+    return targets.every(({ specs }) => ![...specs.keys()].some(one))
+  })
   if (named.length > 0 && unmatched.length === named.length) {
     throw new LodeError('NO_PACKAGE_IN_DEPENDENCIES', `None of the specified packages were found in the dependencies of ${targets.length === 1 ? path.join(targets[0]!.dir, 'package.json') : `any of the ${targets.length} projects`}: ${unmatched.join(', ')}.`, {
       hint: 'Check the names; lode update updates direct dependencies (and wherever else they occur).',
@@ -141,12 +158,11 @@ function safeRegistrySpec (alias: string, spec: string): { name: string, aliased
  * Anything else is `ERR_LODE_INVALID_SPEC`.
  */
 export function parseAddSpec (raw: string): { alias: string, bareSpecifier?: string } {
-  const at = raw.indexOf('@', 1)
-  const alias = at === -1 ? raw : raw.slice(0, at)
+  const { name: alias, rest } = splitNameAt(raw)
   if (!/^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/.test(alias)) {
     throw new LodeError('INVALID_SPEC', `"${raw}" is not a package name with an optional version, range, tag or alias.`, {
       hint: 'For example: lode add react, lode add react@^18, lode add my-react@npm:react@18.',
     })
   }
-  return at === -1 ? { alias } : { alias, bareSpecifier: raw.slice(at + 1) }
+  return rest === undefined ? { alias } : { alias, bareSpecifier: rest }
 }

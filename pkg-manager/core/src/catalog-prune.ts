@@ -1,3 +1,5 @@
+import { MANIFEST_DEPENDENCY_FIELDS } from '@lode/core.constants'
+import { nameOf } from '@lode/core.dep-path'
 import { pruneWorkspaceCatalogs } from '@lode/pkg-manager.config'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 
@@ -25,7 +27,7 @@ export async function pruneUnusedCatalogs (dir: string, input: CatalogPruneInput
     else set.add(specifier)
   }
   for (const manifest of input.manifests) {
-    for (const group of ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies']) {
+    for (const group of MANIFEST_DEPENDENCY_FIELDS) {
       const deps = manifest[group]
       if (typeof deps !== 'object' || deps === null) continue
       for (const [name, specifier] of Object.entries(deps)) if (typeof specifier === 'string') reference(name, specifier)
@@ -34,8 +36,7 @@ export async function pruneUnusedCatalogs (dir: string, input: CatalogPruneInput
   for (const [selector, value] of Object.entries(input.overrides)) {
     if (!value.startsWith('catalog:')) continue
     const target = selector.slice(selector.lastIndexOf('>') + 1)
-    const at = target.indexOf('@', 1)
-    reference(at === -1 ? target : target.slice(0, at), value)
+    reference(nameOf(target), value)
   }
   for (const [catalog, entries] of Object.entries(input.lockfileCatalogs ?? {})) {
     for (const name of Object.keys(entries)) reference(name, catalog === 'default' ? 'catalog:' : `catalog:${catalog}`)

@@ -1,7 +1,7 @@
-import { LodeError } from '@lode/fs.error'
+import { pkgIdOf } from '@lode/core.dep-path'
+import { LodeError } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config'
 import { createAllowBuild, runDependencyBuilds } from '@lode/pkg-manager.lifecycle'
-import { pkgIdOf } from '@lode/pkg-manager.linker'
 import type { LaidOutPackage } from '@lode/pkg-manager.linker'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 
@@ -24,8 +24,15 @@ export interface BuildCandidate {
   deps: ReadonlyArray<string | { depPath?: string | undefined }>
 }
 
+interface BuildPackagesOptions {
+  config: Config
+  lockfile: Lockfile
+  onWarning?: ((message: string) => void) | undefined
+  signal?: AbortSignal | undefined
+}
+
 /** Runs the builds of `packages` (in dependency order, `childConcurrency` at a time); returns the dependency paths built. */
-export async function buildPackages (packages: readonly BuildCandidate[], opts: { config: Config, lockfile: Lockfile, onWarning?: ((message: string) => void) | undefined, signal?: AbortSignal | undefined }): Promise<string[]> {
+export async function buildPackages (packages: readonly BuildCandidate[], opts: BuildPackagesOptions): Promise<string[]> {
   if (packages.length === 0) return []
   return await runDependencyBuilds(packages.map((pkg) => ({
     depPath: pkg.depPath,
@@ -49,20 +56,39 @@ export interface Builds {
   built: string[]
 }
 
+interface RunBuildsOptions {
+  config: Config
+  lockfile: Lockfile
+  ignoreScripts: boolean
+  importersWithInstallScripts?: readonly string[] | undefined
+  onWarning?: ((message: string) => void) | undefined
+  signal?: AbortSignal | undefined
+}
+
 /**
  * The builds of an install, either layout: the candidates `allowBuilds` allows run (see
  * `buildPackages`); with `ignoreScripts`, as with pnpm 11, nothing is ignored or fails and every
  * wanted build is pending, denied ones too (the projects' own install scripts first).
  */
-export async function runBuilds (candidates: readonly BuildCandidate[], opts: { config: Config, lockfile: Lockfile, ignoreScripts: boolean, importersWithInstallScripts?: readonly string[] | undefined, onWarning?: ((message: string) => void) | undefined, signal?: AbortSignal | undefined }): Promise<Builds> {
+export async function runBuilds (candidates: readonly BuildCandidate[], opts: RunBuildsOptions): Promise<Builds> {
   const { allowed, ignored } = planBuilds(opts.config.allowBuilds, candidates)
   // Pending: every package that wants to build, those allowBuilds denies too (as pnpm records them).
-  if (opts.ignoreScripts) return { ignored: [], pending: [...opts.importersWithInstallScripts ?? [], ...[...new Set(candidates.map((pkg) => pkg.depPath))].sort()], built: [] }
+  if (opts.ignoreScripts) {
+    return {
+      ignored: [],
+      pending: [...opts.importersWithInstallScripts ?? [], ...[...new Set(candidates.map((pkg) => pkg.depPath))].sort()],
+      built: [],
+    }
+  }
   return { ignored, pending: [], built: await buildPackages(allowed, opts) }
 }
 
 /** Ignored builds: `ERR_LODE_IGNORED_BUILDS` naming them with `strictDepBuilds`, else a warning. */
-export function reportIgnoredBuilds (ignored: readonly string[], strict: boolean, onWarning: ((message: string) => void) | undefined): void {
+export function reportIgnoredBuilds (
+  ignored: readonly string[],
+  strict: boolean,
+  onWarning: ((message: string) => void) | undefined
+): void {
   if (ignored.length === 0) return
   const names = [...new Set(ignored.map(pkgIdOf))].sort()
   if (strict) {

@@ -1,12 +1,13 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
+import { DEPENDENCY_GROUPS } from '@lode/core.constants'
+import type { DependencyGroup } from '@lode/core.constants'
 import { own } from '@lode/core.safe-name'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
-import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
+import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { parseWantedSpec } from '@lode/resolving.npm-resolver/spec'
 
-const GROUPS: readonly DependencyGroup[] = ['dependencies', 'devDependencies', 'optionalDependencies']
 
 /** Dependencies `lode add` puts in one project's package.json, and those `lode remove` takes out. */
 export interface DependencyEdit {
@@ -37,7 +38,7 @@ export interface DependencyEdit {
 export function applyEdit<T extends Record<string, unknown>> (manifest: T, edit: DependencyEdit, specOf = resolutionSpec): T {
   const result: Record<string, unknown> = { ...manifest }
   for (const name of edit.remove ?? []) {
-    for (const group of [...GROUPS, 'peerDependencies']) {
+    for (const group of [...DEPENDENCY_GROUPS, 'peerDependencies']) {
       const deps = result[group] as Record<string, string> | undefined
       if (deps === undefined || own(deps, name) === undefined) continue
       const { [name]: _removed, ...rest } = deps
@@ -47,9 +48,9 @@ export function applyEdit<T extends Record<string, unknown>> (manifest: T, edit:
     }
   }
   for (const dep of edit.dependencies) {
-    const current = GROUPS.find((group) => own(result[group] as Record<string, string> | undefined, dep.alias) !== undefined)
+    const current = DEPENDENCY_GROUPS.find((group) => own(result[group] as Record<string, string> | undefined, dep.alias) !== undefined)
     const target = edit.group ?? current ?? 'dependencies'
-    for (const group of GROUPS) {
+    for (const group of DEPENDENCY_GROUPS) {
       const deps = result[group] as Record<string, string> | undefined
       if (group !== target && deps !== undefined && own(deps, dep.alias) !== undefined) {
         const { [dep.alias]: _removed, ...rest } = deps
@@ -60,7 +61,7 @@ export function applyEdit<T extends Record<string, unknown>> (manifest: T, edit:
     if (edit.peer === true) result['peerDependencies'] = { ...result['peerDependencies'] as Record<string, string> | undefined, [dep.alias]: specOf(dep) }
   }
   // pnpm writes every dependency group of an edited manifest sorted.
-  for (const group of [...GROUPS, 'peerDependencies']) {
+  for (const group of [...DEPENDENCY_GROUPS, 'peerDependencies']) {
     if (result[group] !== undefined) result[group] = sortKeys(result[group] as Record<string, string>)
   }
   return result as T
@@ -90,7 +91,7 @@ export function savedSpecifiers (lockfile: Lockfile, edit: DependencyEdit, manif
       continue
     }
     const wanted = parseWantedSpec(dep.alias, spec, 'the command line')
-    const resolved = GROUPS.map((group) => importer?.[group]?.[dep.alias]).find((entry) => entry !== undefined)
+    const resolved = DEPENDENCY_GROUPS.map((group) => importer?.[group]?.[dep.alias]).find((entry) => entry !== undefined)
     const prefix = wanted.kind !== 'registry' || resolved === undefined
       ? undefined
       : wanted.type === 'tag' ? tagPrefix(dep, edit, manifest) : pinnedPrefix(wanted.type === 'version' ? wanted.version : wanted.range)
@@ -107,7 +108,10 @@ export function savedSpecifiers (lockfile: Lockfile, edit: DependencyEdit, manif
 /** For a tag or no spec: what the spec already in package.json pins (pnpm keeps it), else `savePrefix` (none with `-E`). */
 function tagPrefix (dep: DependencyEdit['dependencies'][number], edit: DependencyEdit, manifest: Record<string, unknown>): string {
   if (edit.exact) return ''
-  const existing = dep.bareSpecifier === undefined || edit.latest === true ? GROUPS.map((group) => (manifest[group] as Record<string, string> | undefined)?.[dep.alias]).find((spec) => spec !== undefined) : undefined
+  const existing = dep.bareSpecifier === undefined || edit.latest === true
+    ? DEPENDENCY_GROUPS.map((group) => (manifest[group] as Record<string, string> | undefined)?.[dep.alias])
+      .find((spec) => spec !== undefined)
+    : undefined
   // An alias's range is what follows its target's name (`npm:dep@^1.0.0`).
   return (existing === undefined ? undefined : pinnedPrefix(existing.replace(/^npm:@?[^@]+@/, ''))) ?? edit.savePrefix
 }
@@ -142,9 +146,9 @@ export function forgetUpdated (lockfile: Lockfile, edits: readonly DependencyEdi
   for (const edit of edits) {
     const importer = result.importers[edit.importerId]
     if (edit.update === undefined || edit.update.length === 0 || importer === undefined) continue
-    const updated = new Set(edit.update === 'all' ? GROUPS.flatMap((group) => Object.keys(importer[group] ?? {})) : edit.update)
+    const updated = new Set(edit.update === 'all' ? DEPENDENCY_GROUPS.flatMap((group) => Object.keys(importer[group] ?? {})) : edit.update)
     const trimmed = { ...importer }
-    for (const group of GROUPS) {
+    for (const group of DEPENDENCY_GROUPS) {
       const deps = importer[group]
       if (deps !== undefined) trimmed[group] = Object.fromEntries(Object.entries(deps).filter(([alias]) => !updated.has(alias)))
     }

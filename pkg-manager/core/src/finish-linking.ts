@@ -1,14 +1,28 @@
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
+import { INSTALLING_MARKER } from '@lode/core.constants'
 import { LAYOUT_VERSION, writeModulesManifest } from '@lode/pkg-manager.linker'
 import type { ModulesManifest } from '@lode/pkg-manager.linker'
 import { storePath } from '@lode/store.cafs'
 
 import { reportIgnoredBuilds } from './dependency-builds.js'
 import type { Builds } from './dependency-builds.js'
-import type { LinkPackagesOptions } from './link-packages.js'
-import { INSTALLING_MARKER } from './quick-check.js'
+import type { LinkPackagesOptions } from './link-types.js'
+
+/**
+ * pnpm keeps orphaned packages in `.pnpm` until `modulesCacheMaxAge` minutes have passed since the
+ * last pruning (`.modules.yaml#prunedAt`): whether this install prunes, and the time it records.
+ */
+export function virtualStorePruning (
+  lastPrunedAt: string | undefined,
+  maxAgeMinutes: number,
+  now: number
+): { due: boolean, prunedAt: string } {
+  const last = lastPrunedAt === undefined ? NaN : Date.parse(lastPrunedAt)
+  const due = Number.isNaN(last) || now - last > maxAgeMinutes * 60_000
+  return { due, prunedAt: due || lastPrunedAt === undefined ? new Date(now).toUTCString() : lastPrunedAt }
+}
 
 export interface LinkedState {
   hoistedDependencies: ModulesManifest['hoistedDependencies']

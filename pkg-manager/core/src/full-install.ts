@@ -1,14 +1,18 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import { LodeError } from '@lode/fs.error'
+import type { DependencyGroup } from '@lode/core.constants'
+import { DEPENDENCY_GROUPS, MODULES_DIR, VIRTUAL_STORE_DIR, WANTED_LOCKFILE } from '@lode/core.constants'
+import { nameOf } from '@lode/core.dep-path'
+import { LodeError } from '@lode/core.error'
 import { PNPM_VERSION, mergeReleaseAgeExcludes, updateWorkspaceYaml } from '@lode/pkg-manager.config'
 import type { Config } from '@lode/pkg-manager.config'
 import { runProjectScript } from '@lode/pkg-manager.lifecycle'
-import { DEPENDENCY_GROUPS, readInstalledLockfile, readLockfile, writeLockfile, writeLockfileText } from '@lode/pkg-manager.lockfile'
-import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
+import { readInstalledLockfile, readLockfile, writeLockfile, writeLockfileText } from '@lode/pkg-manager.lockfile'
+import type { Lockfile } from '@lode/pkg-manager.lockfile'
+import { PackageFetcher, currentPlatform, PipelineTrace } from '@lode/pkg-manager.package-requester'
 import { createReadPackageHooks, overridesMap, packageExtensionsChecksum, parseOverrides, replaceVersionReferences } from '@lode/pkg-manager.read-package-hook'
-import type { PeerIssue, ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
+import type { ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
 import { catalogSpecifier } from '@lode/pkg-manager.resolve-dependencies/catalogs'
 import { findWorkspaceProjects, sortProjects, type WorkspaceProject } from '@lode/pkg-manager.workspace'
 import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
@@ -18,95 +22,16 @@ import { storePath } from '@lode/store.cafs'
 import { LinkPool } from '@lode/worker.pools'
 
 import { pruneUnusedCatalogs } from './catalog-prune.js'
-import { applyEdit, savedSpecifiers, writeEditedManifest, type DependencyEdit } from './dependency-edit.js'
+import { applyEdit, savedSpecifiers, writeEditedManifest } from './dependency-edit.js'
+import type { InstallEvent, InstallOptions, InstallResult } from './install-types.js'
 import { checkProjects, skippedPackages } from './installability.js'
 import { linkPackages } from './link-packages.js'
-import type { DirectDependencyChange } from './link-packages.js'
 import { outdatedLockfileReason } from './lockfile-satisfies.js'
-import { PackageFetcher, currentPlatform } from './package-fetcher.js'
 import { loadPatches } from './patches.js'
 import { applyPeerDependencyRules, peerIssuesError } from './peer-rules.js'
-import { PipelineTrace } from './pipeline-trace.js'
 import { writePnpmWorkspaceState } from './pnpm-workspace-state.js'
 import { readProjectManifest } from './project-manifest.js'
 import { recordVerifiedLockfile, verifyLockfile } from './verify-lockfile.js'
-import type { LockfileVerificationEvent } from './verify-lockfile.js'
-
-/** What an install reports while it runs; a reporter (the CLI's, or a caller's) turns them into output. */
-export type InstallEvent =
-  | { type: 'warning', message: string }
-  | { type: 'info', message: string }
-  | { type: 'deprecated', direct: string[], subdependencies: string[] }
-  | { type: 'peer-issues', issues: PeerIssue[] }
-  | { type: 'progress', resolved: number, reused: number, downloaded: number, added: number, done: boolean }
-  | { type: 'lockfile', written: boolean, file: string }
-  | { type: 'up-to-date' }
-  /** Output of one of the project's scripts, when `scriptsStdio` is `pipe`. */
-  | { type: 'script-output', script: string, output: string }
-  /** Packages added to and removed from node_modules, where the store is, and the virtual store (relative to the workspace root). */
-  | { type: 'packages', added: number, removed: number, storeDir: string, virtualStoreDir: string }
-  /** Direct dependencies added and removed, for pnpm's summary. */
-  | { type: 'summary', changes: DirectDependencyChange[] }
-  /** The lockfile's check against the supply-chain policies (see verify-lockfile.ts). */
-  | LockfileVerificationEvent
-
-export interface InstallOptions {
-  config: Config
-  /** Resolve and write `pnpm-lock.yaml` only; nothing is downloaded or linked. */
-  lockfileOnly?: boolean
-  /** Install the lockfile as it is, failing with `ERR_LODE_OUTDATED_LOCKFILE` when it does not match package.json (default: `config.frozenLockfile`, on in CI). */
-  frozenLockfile?: boolean
-  /** Install an up-to-date lockfile without resolving (default true). */
-  preferFrozenLockfile?: boolean
-  /** Dependency groups to put in node_modules (default: all); the lockfile always has all. */
-  include?: Readonly<Record<DependencyGroup, boolean>>
-  /** Run no scripts: the project's own are skipped, dependency builds are recorded as pending in `.modules.yaml`. */
-  ignoreScripts?: boolean
-  /** The project's own scripts: `inherit` shows their output as they run (the CLI); `pipe` (default) reports it as `script-output` events. */
-  scriptsStdio?: 'inherit' | 'pipe'
-  /**
-   * The CLI's `quickKey` for this install (see quick-check.ts): recorded with the install's state so
-   * that the next `lode install` with the same key can answer "up to date" before loading anything.
-   */
-  quickKey?: string
-  /** Write a per-100 ms trace of packages resolved, downloaded, extracted and linked to this file (JSON lines). */
-  tracePipeline?: string
-  /**
-   * Cancels the install: requests stop, no new package is fetched or linked, and the promise
-   * rejects with the signal's reason. The store and node_modules stay consistent (every write
-   * is atomic), and the next install completes what this one started.
-   */
-  signal?: AbortSignal
-  /** The clock, in ms since the epoch (minimumReleaseAge, cache times). */
-  now: () => number
-  /** Dependencies to add to a project's package.json first (`add`); the lockfile is then never frozen. */
-  edits?: readonly DependencyEdit[]
-  /**
-   * pnpm's `install --filter`: the importer ids (`packages/a`) whose node_modules are installed (and
-   * whose scripts run), the root's always with them; the other projects keep what they have. The
-   * lockfile covers every project.
-   */
-  projects?: readonly string[]
-  onEvent?: (event: InstallEvent) => void
-}
-
-export interface InstallResult {
-  lockfileChanged: boolean
-  /** Packages in the lockfile. */
-  packages: number
-  /** Packages newly put in node_modules, how many of them the store already had, and how many were downloaded. */
-  added: number
-  reused: number
-  downloaded: number
-  /** Packages the last install had and this one does not. */
-  removed: number
-  /** Direct dependencies added and removed. */
-  changes: DirectDependencyChange[]
-  /** Nothing had changed since the last install: nothing was read beyond the inputs. */
-  upToDate?: true
-  /** Milliseconds spent resolving (0 when the lockfile was used as it is), then fetching and linking, and in all. */
-  timings: { resolveMs: number, linkMs: number, totalMs: number }
-}
 
 /**
  * Installs the project in `config.dir`: resolves every dependency (reusing the lockfile where it
@@ -117,7 +42,9 @@ export interface InstallResult {
 export async function installFull (opts: InstallOptions): Promise<InstallResult> {
   // Into an empty node_modules there will be packages to import: the link threads start first, and
   // boot while the lockfile is read and checked.
-  const linkPool = opts.lockfileOnly !== true && !fs.existsSync(path.join(opts.config.dir, 'node_modules', '.pnpm')) ? new LinkPool() : undefined
+  const linkPool = opts.lockfileOnly !== true && !fs.existsSync(path.join(opts.config.dir, MODULES_DIR, VIRTUAL_STORE_DIR))
+    ? new LinkPool()
+    : undefined
   try {
     return await installWith(opts, linkPool)
   } finally {
@@ -138,7 +65,7 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
     })
   }
   const wanted = config.useLockfile ? await readLockfile(config.dir) : undefined
-  if (!config.useLockfile && ((await fs.promises.stat(path.join(config.dir, 'pnpm-lock.yaml')).catch(() => undefined))?.size ?? 0) > 0) {
+  if (!config.useLockfile && ((await fs.promises.stat(path.join(config.dir, WANTED_LOCKFILE)).catch(() => undefined))?.size ?? 0) > 0) {
     emit({ type: 'warning', message: 'A pnpm-lock.yaml file exists. The current configuration prohibits to read or write a lockfile' })
   }
   const edits = opts.edits ?? []
@@ -173,7 +100,11 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
   // pnpm installs the workspace root in every filtered install too.
   const selected = opts.projects === undefined ? undefined : new Set(['.', ...opts.projects])
   if (workspace) emit({ type: 'info', message: selected === undefined ? `Scope: all ${projects.length} workspace projects` : `Scope: ${new Set(opts.projects).size} of ${projects.length} workspace projects` })
-  const importers = projects.map((project) => ({ id: project.id, dir: project.dir, manifest: hooks.project(project.manifest as ProjectManifest, project.dir) }))
+  const importers = projects.map((project) => ({
+    id: project.id,
+    dir: project.dir,
+    manifest: hooks.project(project.manifest as ProjectManifest, project.dir),
+  }))
   const patches = loadPatches(config.patchedDependencies, config.dir)
   const lockfileSettings = {
     overrides: overridesMap(overrides),
@@ -183,16 +114,28 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
   }
   // As pnpm: a frozen install needs pnpm-lock.yaml as soon as any project has dependencies (one
   // without resolves nothing and writes it).
-  if (frozen && wanted === undefined && importers.some(({ manifest }) => DEPENDENCY_GROUPS.some((group) => Object.keys(manifest[group] ?? {}).length > 0))) {
+  if (frozen && wanted === undefined
+    && importers.some(({ manifest }) => DEPENDENCY_GROUPS.some((group) => Object.keys(manifest[group] ?? {}).length > 0))) {
     throw new LodeError('NO_LOCKFILE', 'Cannot install with "frozen-lockfile" because pnpm-lock.yaml is absent.', {
       hint: 'Note that in CI environments this setting is true by default. If you still need to run install in such cases, use "lode install --no-frozen-lockfile".',
     })
   }
-  const outdated = outdatedLockfileReason(current?.lockfile, importers, { autoInstallPeers: config.autoInstallPeers, dedupePeers: config.dedupePeers, catalogs: config.catalogs, injectWorkspacePackages: config.injectWorkspacePackages, ...lockfileSettings })
+  const outdated = outdatedLockfileReason(current?.lockfile, importers, {
+    autoInstallPeers: config.autoInstallPeers,
+    dedupePeers: config.dedupePeers,
+    catalogs: config.catalogs,
+    injectWorkspacePackages: config.injectWorkspacePackages,
+    ...lockfileSettings,
+  })
   const client = new RegistryClient({
     authHeader: createAuthHeaderLookup(config.rawNpmrc, config.registry),
     networkConcurrency: config.networkConcurrency,
-    retry: { retries: config.fetchRetries, factor: config.fetchRetryFactor, minTimeout: config.fetchRetryMintimeout, maxTimeout: config.fetchRetryMaxtimeout },
+    retry: {
+      retries: config.fetchRetries,
+      factor: config.fetchRetryFactor,
+      minTimeout: config.fetchRetryMintimeout,
+      maxTimeout: config.fetchRetryMaxtimeout,
+    },
     timeout: config.fetchTimeout,
     strictSsl: config.strictSsl,
     ca: config.ca,
@@ -234,7 +177,10 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
     }
     // The project's own install scripts (pnpm's order): preinstall before anything is installed, the rest after.
     const runScripts = opts.lockfileOnly !== true && opts.ignoreScripts !== true
-    const projectScript = async (event: string, project: { dir: string, manifest: object } = { dir: config.dir, manifest: rawManifest }): Promise<void> => {
+    const projectScript = async (
+      event: string,
+      project: { dir: string, manifest: object } = { dir: config.dir, manifest: rawManifest }
+    ): Promise<void> => {
       await runProjectScript(event, {
         dir: project.dir,
         manifest: project.manifest,
@@ -259,7 +205,8 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
     }
     // Fetching during resolution takes every package resolved; with groups left out (--prod), only the linked ones are fetched.
     const include = opts.include
-    const prefetching = opts.lockfileOnly !== true && selected === undefined && (include === undefined || (include.dependencies && include.devDependencies && include.optionalDependencies))
+    const prefetching = opts.lockfileOnly !== true && selected === undefined
+      && (include === undefined || (include.dependencies && include.devDependencies && include.optionalDependencies))
     const resolveStart = performance.now()
     // Installed as it is, the lockfile is written only where pnpm writes it: restored from node_modules'
     // own, or (--lockfile-only) as pnpm serializes what it read (an older pnpm's forms in today's).
@@ -279,9 +226,13 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
     // strictPeerDependencies, peer issues in a plain install (pnpm's add, remove and update never
     // fail on them; pnpm fails once everything is written).
     const resolvedNow = !useLockfileAsIs && (opts.lockfileOnly !== true || outdated !== undefined)
-    if (config.engineStrict && resolvedNow) skippedPackages(resolved.lockfile, { engineStrict: true, nodeVersion: config.nodeVersion, platform: currentPlatform() })
+    if (config.engineStrict && resolvedNow) {
+      skippedPackages(resolved.lockfile, { engineStrict: true, nodeVersion: config.nodeVersion, platform: currentPlatform() })
+    }
     const peerIssues = applyPeerDependencyRules(resolved.peerIssues, config.peerDependencyRules)
-    if (config.strictPeerDependencies && resolvedNow && !editing && peerIssues.length > 0) throw peerIssuesError(peerIssues, { autoInstallPeers: config.autoInstallPeers })
+    if (config.strictPeerDependencies && resolvedNow && !editing && peerIssues.length > 0) {
+      throw peerIssuesError(peerIssues, { autoInstallPeers: config.autoInstallPeers })
+    }
     const packages = Object.keys(resolved.lockfile.packages ?? {}).length
     if (useLockfileAsIs) trace?.count('resolved', packages)
     emit({ type: 'progress', resolved: packages, added: 0, reused: 0, downloaded: 0, done: false })
@@ -291,6 +242,7 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
       ? { added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], committed: await resolved.commit() }
       : await linkPackages({
         config,
+        now: opts.now,
         lockfile: resolved.lockfile,
         fetcher,
         packageManager: `lode@${config.lodeVersion}`,
@@ -324,10 +276,16 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
       }
     }
     if (peerIssues.length > 0) emit({ type: 'peer-issues', issues: peerIssues })
-    emit({ type: 'lockfile', written: linked.committed, file: path.join(config.dir, 'pnpm-lock.yaml') })
+    emit({ type: 'lockfile', written: linked.committed, file: path.join(config.dir, WANTED_LOCKFILE) })
     if (linked.changes.length > 0) emit({ type: 'summary', changes: linked.changes })
     if (resolved.immature.length > 0) await excludeFromReleaseAge(config, resolved.immature, emit)
-    if (config.catalogPrune) await pruneUnusedCatalogs(config.dir, { manifests: projects.map((project) => project.manifest), overrides: config.overrides, lockfileCatalogs: config.useLockfile ? resolved.lockfile.catalogs : undefined })
+    if (config.catalogPrune) {
+      await pruneUnusedCatalogs(config.dir, {
+        manifests: projects.map((project) => project.manifest),
+        overrides: config.overrides,
+        lockfileCatalogs: config.useLockfile ? resolved.lockfile.catalogs : undefined,
+      })
+    }
     // pnpm's record of the install, for pnpm's repeat install and verifyDepsBeforeRun.
     if (opts.lockfileOnly !== true) await writePnpmWorkspaceState({ config, projects, selected, include: include ?? ALL_GROUPS, lockfile: resolved.lockfile, now: opts.now }, (message) => { emit({ type: 'warning', message }) })
     const linkMs = performance.now() - linkStart
@@ -361,8 +319,7 @@ function catalogOverrides (overrides: Readonly<Record<string, string>>, catalogs
   return Object.fromEntries(Object.entries(overrides).map(([selector, value]) => {
     if (!value.startsWith('catalog:')) return [selector, value]
     const target = selector.slice(selector.lastIndexOf('>') + 1)
-    const name = target.slice(0, target.indexOf('@', 1) === -1 ? undefined : target.indexOf('@', 1))
-    return [selector, catalogSpecifier(name, value, catalogs)!.specifier]
+    return [selector, catalogSpecifier(nameOf(target), value, catalogs)!.specifier]
   }))
 }
 
@@ -373,7 +330,9 @@ function catalogOverrides (overrides: Readonly<Record<string, string>>, catalogs
  */
 async function excludeFromReleaseAge (config: Config, immature: ReleaseAgeViolation[], emit: (event: InstallEvent) => void): Promise<void> {
   const added = mergeReleaseAgeExcludes(immature.map((v) => `${v.name}@${v.version}`))
-  await updateWorkspaceYaml(config.dir, { minimumReleaseAgeExclude: mergeReleaseAgeExcludes([...config.minimumReleaseAgeExclude, ...added]) })
+  await updateWorkspaceYaml(config.dir, {
+    minimumReleaseAgeExclude: mergeReleaseAgeExcludes([...config.minimumReleaseAgeExclude, ...added]),
+  })
   emit({
     type: 'info',
     message: `Added ${added.length} ${added.length === 1 ? 'entry' : 'entries'} to minimumReleaseAgeExclude in pnpm-workspace.yaml (set minimumReleaseAgeStrict to true to fail on these instead):\n  ${added.join('\n  ')}`,

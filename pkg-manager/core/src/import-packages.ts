@@ -1,13 +1,12 @@
-import { LodeError } from '@lode/fs.error'
+import { LodeError } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config'
 import type { LaidOutPackage } from '@lode/pkg-manager.linker'
+import type { PackageFetcher, StoredPackage, PipelineTrace } from '@lode/pkg-manager.package-requester'
 import type { LinkToWrite, PackageToImport } from '@lode/worker.link'
 import { writeSymlinks } from '@lode/worker.link/symlinks'
 import { LinkPool } from '@lode/worker.pools'
 
-import type { PackageFetcher, StoredPackage } from './package-fetcher.js'
 import type { Patch } from './patches.js'
-import type { PipelineTrace } from './pipeline-trace.js'
 
 // Packages per link task: enough to keep messaging cheap, few enough that threads share the work.
 const LINK_BATCH = 16
@@ -54,7 +53,10 @@ export interface ImportCounts {
  * there is no package to import and no pool running. Settles only when no task is under way, so the caller may go on
  * meanwhile. Resolves with the packages whose rows say they build (install scripts or binding.gyp).
  */
-export async function importPackages (packages: readonly LaidOutPackage[], opts: ImportOptions): Promise<{ wantBuild: LaidOutPackage[], counts: ImportCounts }> {
+export async function importPackages (
+  packages: readonly LaidOutPackage[],
+  opts: ImportOptions
+): Promise<{ wantBuild: LaidOutPackage[], counts: ImportCounts }> {
   const { config } = opts
   const counts: ImportCounts = { added: 0, reused: 0 }
   const wantBuild: LaidOutPackage[] = []

@@ -2,10 +2,10 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 
-import { hasErrno } from '@lode/fs.error'
+import { INSTALL_LOCK_FILE, VIRTUAL_STORE_DIR } from '@lode/core.constants'
+import { hasErrno } from '@lode/core.error'
 
 /** The lock file in node_modules that one install of a project holds at a time. */
-export const INSTALL_LOCK = '.lode-install.lock'
 
 // How often a waiting install looks at the lock again.
 const POLL_MS = 100
@@ -31,7 +31,7 @@ export interface LockOptions {
  * what the first left. A lock whose process is gone (killed) is taken over.
  */
 export async function lockProject (modulesDir: string, opts: LockOptions): Promise<InstallLock> {
-  const file = path.join(modulesDir, INSTALL_LOCK)
+  const file = path.join(modulesDir, INSTALL_LOCK_FILE)
   let created: string | undefined
   let waited = false
   for (;;) {
@@ -60,7 +60,7 @@ export async function lockProject (modulesDir: string, opts: LockOptions): Promi
     release: async ({ failed }) => {
       await fs.promises.rm(file, { force: true })
       if (!failed || created === undefined) return
-      for (const dir of [path.join(modulesDir, '.pnpm'), modulesDir]) {
+      for (const dir of [path.join(modulesDir, VIRTUAL_STORE_DIR), modulesDir]) {
         try {
           await fs.promises.rmdir(dir)
         } catch (err) {

@@ -3,10 +3,11 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
+import { INSTALLING_MARKER, LODE_STATE_FILE, MODULES_DIR, MODULES_MANIFEST_FILE, WANTED_LOCKFILE } from '@lode/core.constants'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 
-import type { InstallOptions } from './full-install.js'
-import { INSTALLED_LOCKFILE, INSTALLING_MARKER, STATE_FILE, WANTED_LOCKFILE, fileStamp, filesDigest, readOrNull, watchedDirs } from './quick-check.js'
+import type { InstallOptions } from './install-types.js'
+import { INSTALLED_LOCKFILE, fileStamp, filesDigest, readOrNull, watchedDirs } from './quick-check.js'
 import type { FileStamp, QuickState } from './quick-check.js'
 
 interface InstallState {
@@ -44,11 +45,16 @@ export interface InstallInputs {
 export async function installInputs (opts: InstallOptions): Promise<InstallInputs | undefined> {
   const frozen = opts.frozenLockfile ?? opts.config.frozenLockfile
   const hash = createHash('sha256')
-  hash.update(JSON.stringify({ config: opts.config, include: opts.include, preferFrozen: opts.preferFrozenLockfile, projects: opts.projects }))
+  hash.update(JSON.stringify({
+    config: opts.config,
+    include: opts.include,
+    preferFrozen: opts.preferFrozenLockfile,
+    projects: opts.projects,
+  }))
   const patterns = opts.config.workspacePackages ?? []
   const manifests = patterns.length === 0 ? ['package.json'] : await (await import('@lode/pkg-manager.workspace')).findWorkspaceManifests(opts.config.dir, patterns)
   // With `lockfile: false`, pnpm-lock.yaml is no input (and is never written back).
-  const files = [...manifests, ...opts.config.useLockfile ? [WANTED_LOCKFILE] : [], path.join('node_modules', '.modules.yaml')]
+  const files = [...manifests, ...opts.config.useLockfile ? [WANTED_LOCKFILE] : [], path.join(MODULES_DIR, MODULES_MANIFEST_FILE)]
   let lockfileStandIn: Buffer | undefined
   const stamps: FileStamp[] = []
   const contents: Record<string, Uint8Array> = {}
@@ -74,7 +80,7 @@ export async function installInputs (opts: InstallOptions): Promise<InstallInput
 export async function upToDateState (dir: string, inputs: string): Promise<InstallState | undefined> {
   try {
     if (fs.existsSync(path.join(dir, 'node_modules', INSTALLING_MARKER))) return undefined
-    const state = JSON.parse(await fsp.readFile(path.join(dir, 'node_modules', STATE_FILE), 'utf8')) as Partial<InstallState>
+    const state = JSON.parse(await fsp.readFile(path.join(dir, 'node_modules', LODE_STATE_FILE), 'utf8')) as Partial<InstallState>
     return state.inputs === inputs && typeof state.packages === 'number' ? state as InstallState : undefined
   } catch {
     return undefined
@@ -101,5 +107,5 @@ export async function writeInstallState (opts: InstallOptions, inputs: InstallIn
       frozenSetting: opts.config.frozenLockfile,
     }
   }
-  await writeFileAtomic(path.join(dir, 'node_modules', STATE_FILE), JSON.stringify(state))
+  await writeFileAtomic(path.join(dir, 'node_modules', LODE_STATE_FILE), JSON.stringify(state))
 }

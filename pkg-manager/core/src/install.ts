@@ -1,15 +1,14 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import { fileSystemError } from '@lode/fs.error'
-import { PNPM_WORKSPACE_STATE_FILE } from '@lode/fs.formats'
+import { INSTALLING_MARKER, LODE_STATE_FILE, PNPM_WORKSPACE_STATE_FILE, WANTED_LOCKFILE } from '@lode/core.constants'
+import { fileSystemError } from '@lode/core.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 
-import type { InstallOptions, InstallResult } from './full-install.js'
 import { lockProject } from './install-lock.js'
 import type { InstallLock } from './install-lock.js'
 import { installInputs, upToDateState, writeInstallState } from './install-state.js'
-import { INSTALLING_MARKER, STATE_FILE, WANTED_LOCKFILE } from './quick-check.js'
+import type { InstallOptions, InstallResult } from './install-types.js'
 
 /**
  * Installs the project in `config.dir` (see `installFull`). When nothing it depends on changed
@@ -47,7 +46,7 @@ async function installLocked (opts: InstallOptions, started: number): Promise<In
   const linking = opts.lockfileOnly !== true
   // No record of a finished install: there is work, and no reason to read the inputs before it,
   // unless pnpm 11 installed node_modules and its record says nothing changed since.
-  if (linking && !fs.existsSync(path.join(opts.config.dir, 'node_modules', STATE_FILE))) return await vouchedByPnpm(opts, started) ?? await recordInstall(opts)
+  if (linking && !fs.existsSync(path.join(opts.config.dir, 'node_modules', LODE_STATE_FILE))) return await vouchedByPnpm(opts, started) ?? await recordInstall(opts)
   const before = linking ? await installInputs(opts) : undefined
   const state = before === undefined ? undefined : await upToDateState(opts.config.dir, before.digest)
   if (state !== undefined) {
@@ -58,7 +57,17 @@ async function installLocked (opts: InstallOptions, started: number): Promise<In
     if (opts.quickKey !== undefined && state.quick?.key !== opts.quickKey) await writeInstallState(opts, before!, state.packages)
     opts.onEvent?.({ type: 'up-to-date' })
     const totalMs = Math.round(performance.now() - started)
-    return { lockfileChanged, packages: state.packages, added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], upToDate: true, timings: { resolveMs: 0, linkMs: 0, totalMs } }
+    return {
+      lockfileChanged,
+      packages: state.packages,
+      added: 0,
+      reused: 0,
+      downloaded: 0,
+      removed: 0,
+      changes: [],
+      upToDate: true,
+      timings: { resolveMs: 0, linkMs: 0, totalMs },
+    }
   }
   return await recordInstall(opts)
 }
@@ -69,7 +78,10 @@ async function installLocked (opts: InstallOptions, started: number): Promise<In
  */
 async function vouchedByPnpm (opts: InstallOptions, started: number): Promise<InstallResult | undefined> {
   const modulesDir = path.join(opts.config.dir, 'node_modules')
-  if (opts.projects !== undefined || !fs.existsSync(path.join(modulesDir, PNPM_WORKSPACE_STATE_FILE)) || fs.existsSync(path.join(modulesDir, INSTALLING_MARKER))) return undefined
+  if (opts.projects !== undefined || !fs.existsSync(path.join(modulesDir, PNPM_WORKSPACE_STATE_FILE))
+    || fs.existsSync(path.join(modulesDir, INSTALLING_MARKER))) {
+    return undefined
+  }
   const inputs = await installInputs(opts)
   if (inputs === undefined || inputs.lockfileStandIn !== undefined) return undefined
   const { pnpmStateVouches } = await import('./pnpm-workspace-state.js')
@@ -79,7 +91,17 @@ async function vouchedByPnpm (opts: InstallOptions, started: number): Promise<In
   const packages = Object.keys(parseLockfile(Buffer.from(inputs.contents[WANTED_LOCKFILE]!).toString('utf8'), path.join(opts.config.dir, WANTED_LOCKFILE)).lockfile.packages ?? {}).length
   await writeInstallState(opts, inputs, packages)
   opts.onEvent?.({ type: 'up-to-date' })
-  return { lockfileChanged: false, packages, added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], upToDate: true, timings: { resolveMs: 0, linkMs: 0, totalMs: Math.round(performance.now() - started) } }
+  return {
+    lockfileChanged: false,
+    packages,
+    added: 0,
+    reused: 0,
+    downloaded: 0,
+    removed: 0,
+    changes: [],
+    upToDate: true,
+    timings: { resolveMs: 0, linkMs: 0, totalMs: Math.round(performance.now() - started) },
+  }
 }
 
 /** Installs with `installFull` (holding the project's install lock) and records the new state after. */

@@ -1,5 +1,6 @@
-import { LodeError } from '@lode/fs.error'
-import { pkgIdOf, platformMismatch } from '@lode/pkg-manager.linker'
+import { pkgIdOf } from '@lode/core.dep-path'
+import { LodeError } from '@lode/core.error'
+import { platformMismatch } from '@lode/pkg-manager.linker'
 import type { Platform } from '@lode/pkg-manager.linker'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import semver from 'semver'
@@ -59,7 +60,10 @@ export interface ProjectsCheckOptions {
  * error with `engineStrict`, else a warning. `id` is the project's directory from the workspace
  * root (`.` for the root), `dir` the directory the error names.
  */
-export function checkProjects (projects: ReadonlyArray<{ id: string, dir: string, manifest: Record<string, unknown> }>, opts: ProjectsCheckOptions): void {
+export function checkProjects (
+  projects: ReadonlyArray<{ id: string, dir: string, manifest: Record<string, unknown> }>,
+  opts: ProjectsCheckOptions
+): void {
   for (const { id, dir, manifest } of projects) {
     const where = id === '.' ? '' : `${id}: `
     const platform = platformMismatch(manifest, opts.platform)
@@ -94,9 +98,13 @@ export function skippedPackages (lockfile: Lockfile, opts: PackagesCheckOptions)
   const current = { node: opts.nodeVersion }
   for (const [depPath, snapshot] of Object.entries(lockfile.snapshots ?? {})) {
     const info = lockfile.packages?.[pkgIdOf(depPath)]
-    if (info === undefined || (info.os === undefined && info.cpu === undefined && info.libc === undefined && info.engines === undefined)) continue
+    if (info === undefined || (info.os === undefined && info.cpu === undefined && info.libc === undefined && info.engines === undefined)) {
+      continue
+    }
     const optional = snapshot.optional === true
-    const platform = info.os === undefined && info.cpu === undefined && info.libc === undefined ? undefined : platformMismatch(info, opts.platform)
+    const platform = info.os === undefined && info.cpu === undefined && info.libc === undefined
+      ? undefined
+      : platformMismatch(info, opts.platform)
     if (platform !== undefined) {
       if (optional) skipped.add(depPath)
       else if (opts.engineStrict) {

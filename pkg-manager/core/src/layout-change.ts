@@ -1,7 +1,8 @@
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import { LodeError, hasErrno } from '@lode/fs.error'
+import { MODULES_MANIFEST_FILE, VIRTUAL_STORE_DIR } from '@lode/core.constants'
+import { LodeError, hasErrno } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config'
 import type { ModulesManifest } from '@lode/pkg-manager.linker'
 
@@ -23,7 +24,8 @@ export function layoutChange (config: Config, manifest: ModulesManifest | undefi
   if (manifest === undefined) return undefined
   if ((manifest.virtualStoreDirMaxLength ?? 120) !== config.virtualStoreDirMaxLength) return { code: 'VIRTUAL_STORE_DIR_MAX_LENGTH_DIFF', setting: 'virtualStoreDirMaxLength' }
   const publicHoistPattern = manifest.publicHoistPattern ?? []
-  if (publicHoistPattern.length !== config.publicHoistPattern.length || publicHoistPattern.some((pattern, i) => pattern !== config.publicHoistPattern[i])) {
+  if (publicHoistPattern.length !== config.publicHoistPattern.length
+    || publicHoistPattern.some((pattern, i) => pattern !== config.publicHoistPattern[i])) {
     return { code: 'PUBLIC_HOIST_PATTERN_DIFF', setting: 'publicHoistPattern' }
   }
   if ((manifest.nodeLinker ?? 'isolated') !== config.nodeLinker) return { code: 'NODE_LINKER_DIFF', setting: 'nodeLinker' }
@@ -33,7 +35,7 @@ export function layoutChange (config: Config, manifest: ModulesManifest | undefi
 
 /** The virtual store `.modules.yaml` names (relative to node_modules), absolute. */
 export function recordedVirtualStoreDir (manifest: ModulesManifest, modulesDir: string): string {
-  return path.resolve(modulesDir, manifest.virtualStoreDir ?? '.pnpm')
+  return path.resolve(modulesDir, manifest.virtualStoreDir ?? VIRTUAL_STORE_DIR)
 }
 
 /**
@@ -68,7 +70,7 @@ export async function purgeModulesDir (modulesDir: string, virtualStoreDirs: rea
   }
   const inside = new Set(virtualStoreDirs.filter((dir) => path.dirname(dir) === modulesDir).map((dir) => path.basename(dir)))
   await Promise.all(entries.map(async (entry) => {
-    if (entry.startsWith('.') && entry !== '.bin' && entry !== '.modules.yaml' && !inside.has(entry)) return
+    if (entry.startsWith('.') && entry !== '.bin' && entry !== MODULES_MANIFEST_FILE && !inside.has(entry)) return
     await fsp.rm(path.join(modulesDir, entry), { recursive: true, force: true })
   }))
 }

@@ -2,22 +2,23 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
+import type { DependencyGroup } from '@lode/core.constants'
+import { CURRENT_LOCKFILE, DEPENDENCY_GROUPS, INSTALLING_MARKER, LODE_STATE_FILE, MODULES_MANIFEST_FILE, VIRTUAL_STORE_DIR, WANTED_LOCKFILE } from '@lode/core.constants'
+import { parseDepPath } from '@lode/core.dep-path'
 import { joinModulesDir } from '@lode/core.safe-name'
 import { removeAtomicTemps, writeFileAtomic } from '@lode/fs.write-file-atomic'
 import { linkModulesDirBins, planHoistedLayout, readModulesManifest } from '@lode/pkg-manager.linker'
 import type { HoistedDependency, HoistedLayout, HoistedPackage, ModulesManifest } from '@lode/pkg-manager.linker'
-import { DEPENDENCY_GROUPS } from '@lode/pkg-manager.lockfile'
-import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
+import type { Lockfile } from '@lode/pkg-manager.lockfile'
+import type { PackageFetcher, PackageToFetch, StoredPackage } from '@lode/pkg-manager.package-requester'
 import type { LinkToWrite, PackageToImport } from '@lode/worker.link'
 import { writeSymlinks } from '@lode/worker.link/symlinks'
 import { LinkPool } from '@lode/worker.pools'
 
 import { runBuilds } from './dependency-builds.js'
-import { finishLinking } from './finish-linking.js'
+import { finishLinking, virtualStorePruning } from './finish-linking.js'
 import { patchOf } from './import-packages.js'
-import type { DirectDependencyChange, LinkPackagesOptions, LinkPackagesResult } from './link-packages.js'
-import type { PackageFetcher, PackageToFetch, StoredPackage } from './package-fetcher.js'
-import { INSTALLING_MARKER, STATE_FILE } from './quick-check.js'
+import type { DirectDependencyChange, LinkPackagesOptions, LinkPackagesResult } from './link-types.js'
 
 // Store index rows read at a time, and packages per link task (a task never splits a package from those nested in it).
 const ROWS_CHUNK = 256
@@ -62,7 +63,12 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
   const marker = path.join(modulesDir, INSTALLING_MARKER)
   const interrupted = fs.existsSync(marker)
   if (interrupted) {
-    await Promise.all([path.join(config.dir, 'pnpm-lock.yaml'), path.join(modulesDir, '.pnpm', 'lock.yaml'), path.join(modulesDir, '.modules.yaml'), path.join(modulesDir, STATE_FILE)].map(removeAtomicTemps))
+    await Promise.all([
+      path.join(config.dir, WANTED_LOCKFILE),
+      path.join(modulesDir, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE),
+      path.join(modulesDir, MODULES_MANIFEST_FILE),
+      path.join(modulesDir, LODE_STATE_FILE),
+    ].map(removeAtomicTemps))
   }
   const toImport = plan.packages.filter((pkg) => !isInPlace(pkg, previous?.hoistedLocations, lockfile))
   const reusedBefore = Object.keys(previous?.hoistedLocations ?? {})
@@ -83,7 +89,7 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
   // From here node_modules changes for good.
   await fsp.mkdir(modulesDir, { recursive: true })
   await fsp.writeFile(marker, '')
-  await fsp.rm(path.join(modulesDir, STATE_FILE), { force: true })
+  await fsp.rm(path.join(modulesDir, LODE_STATE_FILE), { force: true })
   await removeStale(plan, previous, install.previousLinks, config.dir, modulesDir)
   const linkPool = opts.linkPool ?? new LinkPool()
   try {
@@ -95,7 +101,7 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
   result.downloaded = opts.fetcher.downloaded
   opts.onProgress?.({ added: result.added, reused: result.reused, downloaded: result.downloaded })
   writeSymlinks(linksOf(plan, modulesDir))
-  await writeFileAtomic(path.join(modulesDir, '.pnpm', 'lock.yaml'), install.installedText)
+  await writeFileAtomic(path.join(modulesDir, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE), install.installedText)
   // The .bin of a node_modules that lost its packages goes too.
   const emptied = [...new Set(Object.values(previous?.hoistedLocations ?? {}).flat().map((location) => path.join(config.dir, location.slice(0, location.lastIndexOf('/node_modules/') + '/node_modules'.length))))]
     .filter((dir) => !plan.modulesDirs.includes(dir))
@@ -111,20 +117,22 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
     const imported = new Set(toImport)
     for (const depPath of builds.built) {
       const built = firstPlace.get(depPath)!
-      await copyBuiltFiles(built.dir, plan.packages.filter((pkg) => pkg.depPath === depPath && pkg !== built && imported.has(pkg)).map((pkg) => pkg.dir))
+      await copyBuiltFiles(
+        built.dir,
+        plan.packages.filter((pkg) => pkg.depPath === depPath && pkg !== built && imported.has(pkg)).map((pkg) => pkg.dir)
+      )
     }
     // A build can write the file a command points at.
     await writeAllBins(plan, lockfile, [])
   }
-  const lastPruned = previous?.prunedAt === undefined ? NaN : Date.parse(previous.prunedAt)
-  const pruned = Number.isNaN(lastPruned) || Date.now() - lastPruned > config.modulesCacheMaxAge * 60_000
+  const { prunedAt } = virtualStorePruning(previous?.prunedAt, config.modulesCacheMaxAge, opts.now())
   result.committed = await finishLinking(opts, {
     hoistedDependencies: Object.fromEntries(plan.workspaceLinks.map((link) => [link.depPath, { [link.alias]: link.type }])),
     nodeLinker: 'hoisted',
     hoistedLocations: plan.hoistedLocations,
     builds,
     buildStepRan: !opts.ignoreScripts && candidates.length > 0,
-    prunedAt: pruned ? new Date().toUTCString() : previous!.prunedAt,
+    prunedAt,
     skipped: install.skipped,
     virtualStoreDir: config.virtualStoreDir,
   })
@@ -132,7 +140,11 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
 }
 
 /** The symlinks of the importers' `link:` dependencies of `lockfile` (the last install's, to unlink those dropped). */
-export function linkedDependencies (lockfile: Lockfile, importers: ReadonlyArray<{ id: string, dir: string }>, include: Readonly<Record<DependencyGroup, boolean>>): string[] {
+export function linkedDependencies (
+  lockfile: Lockfile,
+  importers: ReadonlyArray<{ id: string, dir: string }>,
+  include: Readonly<Record<DependencyGroup, boolean>>
+): string[] {
   return importers.flatMap(({ id, dir }) => DEPENDENCY_GROUPS.filter((group) => include[group]).flatMap((group) =>
     Object.entries(lockfile.importers[id]?.[group] ?? {}).flatMap(([alias, { version }]) => version.startsWith('link:') ? [joinModulesDir(path.join(dir, 'node_modules'), alias)] : [])))
 }
@@ -140,7 +152,7 @@ export function linkedDependencies (lockfile: Lockfile, importers: ReadonlyArray
 /** A place the last install filled with this very package (pnpm checks the version in its package.json). */
 function isInPlace (pkg: HoistedPackage, locations: ModulesManifest['hoistedLocations'], lockfile: Lockfile): boolean {
   if (locations?.[pkg.depPath]?.includes(pkg.location) !== true) return false
-  const version = lockfile.packages?.[pkg.pkgId]?.version ?? pkg.pkgId.slice(pkg.pkgId.indexOf('@', 1) + 1)
+  const version = lockfile.packages?.[pkg.pkgId]?.version ?? parseDepPath(pkg.pkgId).version
   try {
     return (JSON.parse(fs.readFileSync(path.join(pkg.dir, 'package.json'), 'utf8')) as { version?: unknown }).version === version
   } catch {
@@ -157,7 +169,11 @@ function uniqueByDepPath (packages: readonly HoistedPackage[]): HoistedPackage[]
  * rest) and waits for all of them: a failure rejects before anything else happens. Keyed by
  * dependency path.
  */
-export async function fetchAll (fetcher: PackageFetcher, packages: ReadonlyArray<PackageToFetch & { depPath: string }>, onReused?: (reused: number) => void): Promise<Map<string, StoredPackage>> {
+export async function fetchAll (
+  fetcher: PackageFetcher,
+  packages: ReadonlyArray<PackageToFetch & { depPath: string }>,
+  onReused?: (reused: number) => void
+): Promise<Map<string, StoredPackage>> {
   const rows = new Map<string, StoredPackage>()
   const pending: Array<Promise<void>> = []
   let reused = 0
@@ -185,13 +201,20 @@ export async function fetchAll (fetcher: PackageFetcher, packages: ReadonlyArray
  * linked into the root's node_modules. A place the plan keeps for another package is replaced on
  * import instead.
  */
-async function removeStale (plan: HoistedLayout, previous: ModulesManifest | undefined, previousLinks: readonly string[] | undefined, lockfileDir: string, modulesDir: string): Promise<void> {
+async function removeStale (
+  plan: HoistedLayout,
+  previous: ModulesManifest | undefined,
+  previousLinks: readonly string[] | undefined,
+  lockfileDir: string,
+  modulesDir: string
+): Promise<void> {
   if (previous === undefined) return
   const places = new Set(plan.packages.map((pkg) => pkg.location))
   const stale = [...new Set(Object.values(previous.hoistedLocations ?? {}).flat())].filter((location) => !places.has(location))
   const nextLinks = new Set(linksOf(plan, modulesDir).map(([link]) => link))
   const staleLinks = [
-    ...Object.values(previous.hoistedDependencies).flatMap((aliases) => Object.keys(aliases).map((alias) => joinModulesDir(modulesDir, alias))),
+    ...Object.values(previous.hoistedDependencies)
+      .flatMap((aliases) => Object.keys(aliases).map((alias) => joinModulesDir(modulesDir, alias))),
     ...(previousLinks ?? []),
   ].filter((link) => !nextLinks.has(link))
   await Promise.all([
@@ -218,7 +241,11 @@ function linksOf (plan: HoistedLayout, modulesDir: string): LinkToWrite[] {
  * and the packages nested in it go in one task, in order, so no thread writes into a directory
  * another is replacing. Returns how many were imported.
  */
-async function importInPlace (packages: readonly HoistedPackage[], rows: ReadonlyMap<string, StoredPackage>, ctx: { opts: LinkPackagesOptions, linkPool: LinkPool }): Promise<number> {
+async function importInPlace (
+  packages: readonly HoistedPackage[],
+  rows: ReadonlyMap<string, StoredPackage>,
+  ctx: { opts: LinkPackagesOptions, linkPool: LinkPool }
+): Promise<number> {
   const { opts, linkPool } = ctx
   const { config } = opts
   // Grouped by the package each is in at the top of its importer's node_modules (`node_modules/a`
@@ -230,7 +257,12 @@ async function importInPlace (packages: readonly HoistedPackage[], rows: Readonl
     const top = parts.slice(0, modules + (parts[modules + 1]?.startsWith('@') === true ? 3 : 2)).join('/')
     const patch = patchOf(pkg.depPath, opts.patches)
     const group = groups.get(top) ?? []
-    group.push({ dir: pkg.dir, files: rows.get(pkg.depPath)!.files, replace: true, ...(patch === undefined ? {} : { patch: { file: patch.file, label: pkg.pkgId } }) })
+    group.push({
+      dir: pkg.dir,
+      files: rows.get(pkg.depPath)!.files,
+      replace: true,
+      ...(patch === undefined ? {} : { patch: { file: patch.file, label: pkg.pkgId } }),
+    })
     groups.set(top, group)
   }
   const tasks: Array<Promise<void>> = []
@@ -241,7 +273,11 @@ async function importInPlace (packages: readonly HoistedPackage[], rows: Readonl
     if (batch.length === 0) return
     const packagesOfTask = batch
     batch = []
-    tasks.push(linkPool.link({ storeDir: config.storeDir, method: config.packageImportMethod, packages: packagesOfTask }).then((outcome) => {
+    tasks.push(linkPool.link({
+      storeDir: config.storeDir,
+      method: config.packageImportMethod,
+      packages: packagesOfTask,
+    }).then((outcome) => {
       if (outcome.crossDevice && !warnedCrossDevice) {
         warnedCrossDevice = true
         opts.onWarning?.(`The store ${config.storeDir} is on another file system than ${config.dir}: files are cloned or copied instead of hardlinked. Set store-dir to a directory on the same file system to save space and time.`)
@@ -269,7 +305,11 @@ async function writeAllBins (plan: HoistedLayout, lockfile: Lockfile, otherModul
   const importers = new Map(plan.importers.map((importer) => [importer.modulesDir, importer]))
   for (const modulesDir of [...plan.modulesDirs, ...otherModulesDirs]) {
     const directAliases = importers.get(modulesDir)?.directAliases
-    await linkModulesDirBins(modulesDir, { manifests, withoutBins, ...(directAliases === undefined ? {} : { directAliases: new Set(directAliases) }) })
+    await linkModulesDirBins(modulesDir, {
+      manifests,
+      withoutBins,
+      ...(directAliases === undefined ? {} : { directAliases: new Set(directAliases) }),
+    })
   }
 }
 
@@ -277,7 +317,11 @@ async function writeAllBins (plan: HoistedLayout, lockfile: Lockfile, otherModul
  * After builds in the hoisted layout (`lode rebuild`): each built package's files go to its other
  * places, and the `.bin` of every `node_modules` holding one of them is written again.
  */
-export async function spreadHoistedBuilds (built: readonly string[], hoistedLocations: Readonly<Record<string, readonly string[]>>, lockfileDir: string): Promise<void> {
+export async function spreadHoistedBuilds (
+  built: readonly string[],
+  hoistedLocations: Readonly<Record<string, readonly string[]>>,
+  lockfileDir: string
+): Promise<void> {
   const modulesDirs = new Set<string>()
   for (const depPath of built) {
     const dirs = (hoistedLocations[depPath] ?? []).map((location) => path.join(lockfileDir, location))

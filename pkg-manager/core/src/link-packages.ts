@@ -2,108 +2,28 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
+import type { DependencyGroup } from '@lode/core.constants'
+import { CURRENT_LOCKFILE, DEPENDENCY_GROUPS, INSTALLING_MARKER, LODE_STATE_FILE, MODULES_MANIFEST_FILE, VIRTUAL_STORE_DIR, WANTED_LOCKFILE } from '@lode/core.constants'
+import { pkgIdOf, refToDepPath, splitNameAt } from '@lode/core.dep-path'
 import { own } from '@lode/core.safe-name'
 import { prepareFileAtomic, removeAtomicTemps } from '@lode/fs.write-file-atomic'
 import type { PreparedFile } from '@lode/fs.write-file-atomic'
-import type { Config } from '@lode/pkg-manager.config'
-import { hoistedDependenciesRecord, hoistedPath, injectedDepsRecord, pkgIdOf, planHoisting, planWorkspaceHoisting, planLayout, planPrune, reachableDepPaths, readModulesManifest, refToDepPath } from '@lode/pkg-manager.linker'
+import { hoistedDependenciesRecord, hoistedPath, injectedDepsRecord, planHoisting, planWorkspaceHoisting, planLayout, planPrune, reachableDepPaths, readModulesManifest } from '@lode/pkg-manager.linker'
 import type { HoistedDependency, LaidOutPackage, Layout, LayoutOptions, ModulesManifest } from '@lode/pkg-manager.linker'
-import { DEPENDENCY_GROUPS, parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
-import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
+import { parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
+import type { Lockfile } from '@lode/pkg-manager.lockfile'
+import { currentPlatform } from '@lode/pkg-manager.package-requester'
 import type { LinkToWrite } from '@lode/worker.link'
 import { writeSymlinks } from '@lode/worker.link/symlinks'
-import type { LinkPool } from '@lode/worker.pools'
 
 import { runBuilds } from './dependency-builds.js'
-import { finishLinking } from './finish-linking.js'
+import { finishLinking, virtualStorePruning } from './finish-linking.js'
 import { importPackages } from './import-packages.js'
 import { skippedPackages } from './installability.js'
 import { assertCanPurge, layoutChange, purgeModulesDir, recordedVirtualStoreDir } from './layout-change.js'
 import { fetchAll, linkHoisted, linkedDependencies } from './link-hoisted.js'
-import { currentPlatform } from './package-fetcher.js'
-import type { PackageFetcher } from './package-fetcher.js'
-import type { Patch } from './patches.js'
-import type { PipelineTrace } from './pipeline-trace.js'
-import { INSTALLING_MARKER, STATE_FILE } from './quick-check.js'
+import type { LinkPackagesOptions, LinkPackagesResult, DirectDependencyChange } from './link-types.js'
 import { writeBins } from './write-bins.js'
-
-export interface LinkPackagesOptions {
-  config: Config
-  lockfile: Lockfile
-  /** Gets packages into the store (it may have started during resolution). */
-  fetcher: PackageFetcher
-  /** `lode@<version>`, recorded in `.modules.yaml`. */
-  packageManager: string
-  /** The importers to install (`.`, and every project of a workspace), with their directories and names. */
-  importers: ReadonlyArray<{ id: string, dir: string, name?: string | undefined, version?: string | undefined }>
-  /** Importers with install scripts of their own, in the importers' order: pending builds under --ignore-scripts. */
-  importersWithInstallScripts?: readonly string[] | undefined
-  /** The importers' dependency groups to install. */
-  include: Readonly<Record<DependencyGroup, boolean>>
-  onWarning?: (message: string) => void
-  onInfo?: ((message: string) => void) | undefined
-  /** Called as packages are fetched and linked. */
-  onProgress?: (counts: { added: number, reused: number, downloaded: number }) => void
-  trace?: PipelineTrace | undefined
-  /** Stops fetching and linking new packages (those under way finish, whole). */
-  signal?: AbortSignal | undefined
-  /** Run no build scripts: they are recorded as pending in `.modules.yaml`. */
-  ignoreScripts: boolean
-  /** Patches (`patchedDependencies`): a package whose dependency path has `patch_hash=` gets its patch applied when imported. */
-  patches: readonly Patch[]
-  /**
-   * The lockfile was resolved by this install (not installed as it was). pnpm then also links each
-   * package's own bins into its `node_modules/.bin`; installing a lockfile as it is, it does not.
-   */
-  resolved: boolean
-  /**
-   * pnpm's filtered install (`install --filter`): only these importers are installed; the others
-   * keep what the last install gave them, and nothing of theirs is pruned.
-   */
-  selectedImporters?: ReadonlySet<string> | undefined
-  /** `.pnpm/lock.yaml` when the caller has read it already (it is read here otherwise). */
-  installedLockfile?: Lockfile | undefined
-  /** The lockfile's text when it is installed exactly as read: `.pnpm/lock.yaml` gets it as it is. */
-  lockfileText?: string | undefined
-  /**
-   * A link pool started early by the caller (its threads boot while the lockfile is read); one is
-   * started here otherwise. Once the packages are imported, its closing starts here (its threads
-   * end while the bins are written); the caller awaits `close()` as it would anyway.
-   */
-  linkPool?: LinkPool | undefined
-  /**
-   * Writes what the install changes outside node_modules (pnpm-lock.yaml, and package.json for an
-   * edit), called once node_modules is complete: an install that fails before changes neither.
-   * Resolves with whether it wrote the lockfile.
-   */
-  commit?: (() => Promise<boolean>) | undefined
-}
-
-export interface LinkPackagesResult {
-  /** Packages newly imported into `node_modules/.pnpm`. */
-  added: number
-  /** Of those, packages the store already had. */
-  reused: number
-  downloaded: number
-  /** Packages the last install had and this one does not. */
-  removed: number
-  /** Direct dependencies added or removed (a changed version is both), by group, sorted by alias. */
-  changes: DirectDependencyChange[]
-  /** What `commit` resolved with: the lockfile was written. */
-  committed: boolean
-}
-
-export interface DirectDependencyChange {
-  group: DependencyGroup
-  change: '+' | '-'
-  alias: string
-  /** The package's name when the alias differs (`npm:` aliases). */
-  name?: string
-  /** The version (or `link:` / other reference). */
-  version: string
-  /** For a workspace project: its path from the workspace root. */
-  linkedFrom?: string
-}
 
 /**
  * Puts the lockfile's packages on disk in pnpm's isolated layout, in two phases. First the
@@ -119,7 +39,9 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   const { config } = opts
   const modulesDir = path.join(config.dir, 'node_modules')
   let installed = opts.installedLockfile ?? await readInstalledLockfile(modulesDir)
-  const lockfile = opts.selectedImporters === undefined ? opts.lockfile : installedLockfile(opts.lockfile, installed, opts.selectedImporters)
+  const lockfile = opts.selectedImporters === undefined
+    ? opts.lockfile
+    : installedLockfile(opts.lockfile, installed, opts.selectedImporters)
   const layoutOptions = {
     skipped: skippedPackages(lockfile, { engineStrict: config.engineStrict, nodeVersion: config.nodeVersion, platform: currentPlatform() }),
     lockfileDir: config.dir,
@@ -146,7 +68,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     opts.onInfo?.(`Recreating ${modulesDir}`)
     await fsp.mkdir(modulesDir, { recursive: true })
     await fsp.writeFile(path.join(modulesDir, INSTALLING_MARKER), '')
-    await fsp.rm(path.join(modulesDir, STATE_FILE), { force: true })
+    await fsp.rm(path.join(modulesDir, LODE_STATE_FILE), { force: true })
     // Every project's, not only the root's (pnpm's purge of the root alone leaves the projects' links into the old layout dangling).
     const virtualStoreDirs = [config.virtualStoreDir, recordedVirtualStoreDir(modules, modulesDir)]
     await Promise.all(opts.importers.map(async (importer) => { await purgeModulesDir(path.join(importer.dir, 'node_modules'), virtualStoreDirs) }))
@@ -156,7 +78,9 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     return await linkHoisted(opts, {
       lockfile,
       skipped: layoutOptions.skipped,
-      installedText: opts.selectedImporters === undefined ? opts.lockfileText ?? stringifyLockfile(lockfile) : stringifyLockfile(reachedOnly(lockfile, layout, layoutOptions.skipped)),
+      installedText: opts.selectedImporters === undefined
+        ? opts.lockfileText ?? stringifyLockfile(lockfile)
+        : stringifyLockfile(reachedOnly(lockfile, layout, layoutOptions.skipped)),
       changes: directChanges(installed, lockfile, opts.include, (ref) => opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version, layoutOptions.skipped),
       previousLinks: installed === undefined ? undefined : linkedDependencies(installed, opts.importers, opts.include),
     })
@@ -168,7 +92,12 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   const interrupted = fs.existsSync(marker)
   // What the killed install's atomic writes left behind.
   if (interrupted) {
-    await Promise.all([path.join(config.dir, 'pnpm-lock.yaml'), path.join(modulesDir, '.pnpm', 'lock.yaml'), path.join(modulesDir, '.modules.yaml'), path.join(modulesDir, STATE_FILE)].map(removeAtomicTemps))
+    await Promise.all([
+      path.join(config.dir, WANTED_LOCKFILE),
+      path.join(modulesDir, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE),
+      path.join(modulesDir, MODULES_MANIFEST_FILE),
+      path.join(modulesDir, LODE_STATE_FILE),
+    ].map(removeAtomicTemps))
   }
   // Into a node_modules without `.pnpm`, every package goes (one check instead of one per package).
   const missing = fs.existsSync(layout.virtualStoreDir) ? layout.packages.filter((pkg) => !fs.existsSync(pkg.dir)) : layout.packages
@@ -193,13 +122,20 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     hoistedPlan = [...planHoisting(layout, { ...hoistOptions, reserved: hoistedProjects.map((dep) => dep.alias) }), ...hoistedProjects]
     return hoistedPlan
   }
-  // pnpm keeps orphaned packages in .pnpm until modulesCacheMaxAge has passed since the last pruning.
-  const lastPruned = previous?.prunedAt === undefined ? NaN : Date.parse(previous.prunedAt)
-  const pruneVirtualStore = Number.isNaN(lastPruned) || Date.now() - lastPruned > config.modulesCacheMaxAge * 60_000
-  const prune = previous === undefined ? undefined : await planPrune({ modulesDir, previous: previous.layout, previousHoisted: previous.hoisted, next: layout, nextHoisted: planHoisted(), pruneVirtualStore })
+  const { due: pruneVirtualStore, prunedAt } = virtualStorePruning(previous?.prunedAt, config.modulesCacheMaxAge, opts.now())
+  const prune = previous === undefined ? undefined : await planPrune({
+    modulesDir,
+    previous: previous.layout,
+    previousHoisted: previous.hoisted,
+    next: layout,
+    nextHoisted: planHoisted(),
+    pruneVirtualStore,
+  })
   const changed = new Set(prune?.changed)
   // The package directories this install creates: removed again if it fails before they are all in place.
-  const created = missing.length === layout.packages.length ? missing : missing.filter((pkg) => !fs.existsSync(path.dirname(pkg.siblingsDir)))
+  const created = missing.length === layout.packages.length
+    ? missing
+    : missing.filter((pkg) => !fs.existsSync(path.dirname(pkg.siblingsDir)))
   // Everything is planned (a name that fails the rule has failed by now): node_modules starts changing.
   // The directories a failed build's rollback removes again if this install makes them (the install
   // lock made the root's node_modules, and removes it if it is left empty).
@@ -230,8 +166,10 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   let imported: Awaited<typeof importing>
   try {
     // Written beside its place while the packages are imported; put in place once they all are.
-    const installedText = opts.selectedImporters === undefined ? opts.lockfileText ?? stringifyLockfile(lockfile) : stringifyLockfile(reachedOnly(lockfile, layout, layoutOptions.skipped))
-    preparedLock = await prepareFileAtomic(path.join(modulesDir, '.pnpm', 'lock.yaml'), installedText)
+    const installedText = opts.selectedImporters === undefined
+      ? opts.lockfileText ?? stringifyLockfile(lockfile)
+      : stringifyLockfile(reachedOnly(lockfile, layout, layoutOptions.skipped))
+    preparedLock = await prepareFileAtomic(path.join(modulesDir, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE), installedText)
     imported = await importing
   } catch (err) {
     // A download, an extraction or an import failed: node_modules goes back to what it was (see the comment on the marker).
@@ -244,7 +182,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   const { wantBuild, counts } = imported
   // Every package is in place: the links change now. The last install's record goes first, so a
   // cut-short install never looks done (it is put back if a build fails).
-  const stateFile = path.join(modulesDir, STATE_FILE)
+  const stateFile = path.join(modulesDir, LODE_STATE_FILE)
   const lastState = fs.existsSync(stateFile) ? await fsp.readFile(stateFile) : undefined
   await fsp.rm(stateFile, { force: true })
   await prune?.remove()
@@ -260,7 +198,13 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   const patched = (pkg: LaidOutPackage): boolean => pkg.depPath.includes('(patch_hash=')
   const buildStep = !opts.ignoreScripts || opts.patches.length > 0
   const ownBinsOf = new Set(buildStep ? [...wantBuild, ...missing.filter(patched)].map((pkg) => pkg.depPath) : [])
-  await writeBins(layout, interrupted ? layout.packages : [...missing, ...layout.packages.filter((pkg) => changed.has(pkg.depPath))], hoisted, modulesDir, { ownBins: opts.resolved, ownBinsOf, fresh: new Set(missing), importersThroughLinks: !opts.ignoreScripts })
+  await writeBins(
+    layout,
+    interrupted ? layout.packages : [...missing, ...layout.packages.filter((pkg) => changed.has(pkg.depPath))],
+    hoisted,
+    modulesDir,
+    { ownBins: opts.resolved, ownBinsOf, fresh: new Set(missing), importersThroughLinks: !opts.ignoreScripts }
+  )
   // Builds: packages linked now that want one, and those an earlier install ignored (allowBuilds may allow them now).
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
   const buildCandidates = [...wantBuild, ...(previous?.ignoredBuilds ?? []).flatMap((depPath) => byDepPath.get(depPath) ?? [])]
@@ -269,7 +213,17 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     builds = await runBuilds(buildCandidates, { ...opts, lockfile })
   } catch (err) {
     // A dependency's build failed: node_modules goes back to what the last install left.
-    await restoreLastInstall({ layout, hoisted, modulesDir, previous, changed, created, existed: modulesDirsExisted, ownBins: opts.resolved, ignoreScripts: opts.ignoreScripts })
+    await restoreLastInstall({
+      layout,
+      hoisted,
+      modulesDir,
+      previous,
+      changed,
+      created,
+      existed: modulesDirsExisted,
+      ownBins: opts.resolved,
+      ignoreScripts: opts.ignoreScripts,
+    })
     if (lastState !== undefined) await fsp.writeFile(stateFile, lastState)
     await preparedLock.discard()
     await fsp.rm(marker, { force: true })
@@ -282,7 +236,8 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     // A build can replace a bin (esbuild puts its native executable in place of a JS launcher): the
     // shims of built packages are written again, as pnpm does.
     const built = new Set(builds.built)
-    const dependents = layout.packages.filter((pkg) => built.has(pkg.depPath) || pkg.deps.some((dep) => dep.depPath !== undefined && built.has(dep.depPath)))
+    const dependents = layout.packages.filter((pkg) =>
+      built.has(pkg.depPath) || pkg.deps.some((dep) => dep.depPath !== undefined && built.has(dep.depPath)))
     await writeBins(layout, dependents, hoisted, modulesDir, { ownBins: opts.resolved, ownBinsOf, importersThroughLinks: true })
   }
   result.committed = await finishLinking(opts, {
@@ -291,11 +246,23 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
     nodeLinker: 'isolated',
     builds,
     buildStepRan: buildStep && (buildCandidates.length > 0 || layout.packages.some(patched)),
-    prunedAt: pruneVirtualStore ? new Date().toUTCString() : previous!.prunedAt!,
+    prunedAt,
     skipped: layoutOptions.skipped,
     virtualStoreDir: layout.virtualStoreDir,
   })
   return result
+}
+
+interface RestoreInput {
+  layout: Layout
+  hoisted: readonly HoistedDependency[]
+  modulesDir: string
+  previous: PreviousInstall | undefined
+  changed: ReadonlySet<string>
+  created: readonly LaidOutPackage[]
+  existed: ReadonlyMap<string, boolean>
+  ownBins: boolean
+  ignoreScripts: boolean
 }
 
 /**
@@ -303,30 +270,46 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
  * shims it changed are written as the last install left them; with no last install, the
  * node_modules directories it created go whole, else the links it made.
  */
-async function restoreLastInstall (input: { layout: Layout, hoisted: readonly HoistedDependency[], modulesDir: string, previous: PreviousInstall | undefined, changed: ReadonlySet<string>, created: readonly LaidOutPackage[], existed: ReadonlyMap<string, boolean>, ownBins: boolean, ignoreScripts: boolean }): Promise<void> {
+async function restoreLastInstall (input: RestoreInput): Promise<void> {
   const { layout, hoisted, modulesDir, previous } = input
   await Promise.all(input.created.map(async (pkg) => { await fsp.rm(path.dirname(pkg.siblingsDir), { recursive: true, force: true }) }))
   if (previous === undefined) {
     for (const [dir, existed] of [...input.existed].reverse()) if (!existed) await fsp.rm(dir, { recursive: true, force: true })
     const dirs = { modulesDir, virtualStoreDir: layout.virtualStoreDir }
-    await Promise.all([...layout.directLinks.map((link) => link.path), ...hoisted.map((dep) => hoistedPath(dirs, dep))].map(async (link) => { await fsp.rm(link, { force: true }) }))
+    await Promise.all([...layout.directLinks.map((link) => link.path), ...hoisted.map((dep) => hoistedPath(dirs, dep))]
+      .map(async (link) => { await fsp.rm(link, { force: true }) }))
     return
   }
   const byDepPath = new Map(previous.layout.packages.map((pkg) => [pkg.depPath, pkg]))
   const previousHoisted = Object.entries(previous.hoisted).flatMap(([depPath, aliases]) => {
     const pkg = byDepPath.get(depPath)
-    return pkg === undefined ? [] : Object.entries(aliases).map(([alias, type]): HoistedDependency => ({ alias, depPath, dir: pkg.dir, type }))
+    return pkg === undefined
+      ? []
+      : Object.entries(aliases).map(([alias, type]): HoistedDependency => ({ alias, depPath, dir: pkg.dir, type }))
   })
   // This install's links that the last one did not have go (pruning in the other direction), then the last one's are written.
-  const undo = await planPrune({ modulesDir, previous: layout, previousHoisted: hoistedDependenciesRecord(hoisted), next: previous.layout, nextHoisted: previousHoisted, pruneVirtualStore: false })
+  const undo = await planPrune({
+    modulesDir,
+    previous: layout,
+    previousHoisted: hoistedDependenciesRecord(hoisted),
+    next: previous.layout,
+    nextHoisted: previousHoisted,
+    pruneVirtualStore: false,
+  })
   await undo.remove()
   const changedBack = previous.layout.packages.filter((pkg) => input.changed.has(pkg.depPath))
   writeSymlinks([
     ...previous.layout.directLinks.map((link): LinkToWrite => [link.path, link.target]),
-    ...previousHoisted.map((dep): LinkToWrite => [hoistedPath({ modulesDir, virtualStoreDir: previous.layout.virtualStoreDir }, dep), dep.dir]),
+    ...previousHoisted.map((dep): LinkToWrite => [
+      hoistedPath({ modulesDir, virtualStoreDir: previous.layout.virtualStoreDir }, dep),
+      dep.dir,
+    ]),
     ...changedBack.flatMap((pkg) => pkg.links.map((link): LinkToWrite => [link.path, link.target])),
   ])
-  await writeBins(previous.layout, changedBack, previousHoisted, modulesDir, { ownBins: input.ownBins, importersThroughLinks: !input.ignoreScripts })
+  await writeBins(previous.layout, changedBack, previousHoisted, modulesDir, {
+    ownBins: input.ownBins,
+    importersThroughLinks: !input.ignoreScripts,
+  })
 }
 
 /**
@@ -335,11 +318,20 @@ async function restoreLastInstall (input: { layout: Layout, hoisted: readonly Ho
  * install before, those the last install wrote as they are now are left alone (the pruning removed
  * what changed).
  */
-function otherLinks (layout: Layout, hoisted: readonly HoistedDependency[], modulesDir: string, importing: ReadonlySet<LaidOutPackage>, previous: PreviousInstall | undefined, changed: ReadonlySet<string>): LinkToWrite[] {
+function otherLinks (
+  layout: Layout,
+  hoisted: readonly HoistedDependency[],
+  modulesDir: string,
+  importing: ReadonlySet<LaidOutPackage>,
+  previous: PreviousInstall | undefined,
+  changed: ReadonlySet<string>
+): LinkToWrite[] {
   const before = new Set(previous?.layout.packages.map((pkg) => pkg.depPath))
   const links: LinkToWrite[] = layout.directLinks.map((link) => [link.path, link.target])
   for (const dep of hoisted) {
-    if (own(previous?.hoisted[dep.depPath], dep.alias) !== dep.type) links.push([hoistedPath({ modulesDir, virtualStoreDir: layout.virtualStoreDir }, dep), dep.dir])
+    if (own(previous?.hoisted[dep.depPath], dep.alias) !== dep.type) {
+      links.push([hoistedPath({ modulesDir, virtualStoreDir: layout.virtualStoreDir }, dep), dep.dir])
+    }
   }
   for (const pkg of layout.packages) {
     if (importing.has(pkg) || (before.has(pkg.depPath) && !changed.has(pkg.depPath))) continue
@@ -349,7 +341,13 @@ function otherLinks (layout: Layout, hoisted: readonly HoistedDependency[], modu
 }
 
 /** pnpm's summary: direct dependencies the importer gained or lost since the last install, per group (not those skipped, which it did not gain). */
-function directChanges (before: Lockfile | undefined, after: Lockfile, include: Readonly<Record<DependencyGroup, boolean>>, linkedVersion: (ref: string) => string | undefined, skipped: ReadonlySet<string>): DirectDependencyChange[] {
+function directChanges (
+  before: Lockfile | undefined,
+  after: Lockfile,
+  include: Readonly<Record<DependencyGroup, boolean>>,
+  linkedVersion: (ref: string) => string | undefined,
+  skipped: ReadonlySet<string>
+): DirectDependencyChange[] {
   const changes: DirectDependencyChange[] = []
   for (const group of ['dependencies', 'optionalDependencies', 'devDependencies'] as const) {
     if (!include[group]) continue
@@ -360,12 +358,12 @@ function directChanges (before: Lockfile | undefined, after: Lockfile, include: 
       const version = ref.startsWith('link:') ? linkedVersion(ref) : undefined
       if (version !== undefined) return { group, change, alias, version, linkedFrom: ref.slice('link:'.length) }
       const bare = ref.replace(/\(.*$/, '')
-      const at = bare.indexOf('@', 1)
-      const named = at > 0 && !bare.startsWith('link:') && !bare.startsWith('file:') && (!bare.includes(':') || at < bare.indexOf(':'))
+      const { name, rest = bare } = splitNameAt(bare)
+      const named = name !== bare && !bare.startsWith('link:') && !bare.startsWith('file:') && (!bare.includes(':') || name.length < bare.indexOf(':'))
       // A package whose id is not its version (a git commit, a URL) has its version in its lockfile entry, which pnpm shows.
       const recorded = (change === '+' ? after : before)?.packages?.[named ? bare : `${alias}@${bare}`]?.version
-      const shown = typeof recorded === 'string' ? recorded : named ? bare.slice(at + 1) : bare
-      return named ? { group, change, alias, name: bare.slice(0, at), version: shown } : { group, change, alias, version: shown }
+      const shown = typeof recorded === 'string' ? recorded : named ? rest : bare
+      return named ? { group, change, alias, name, version: shown } : { group, change, alias, version: shown }
     }
     for (const alias of [...new Set([...Object.keys(old), ...Object.keys(now)])].sort()) {
       const was = own(old, alias)?.version
@@ -388,20 +386,29 @@ function installedLockfile (next: Lockfile, installed: Lockfile | undefined, sel
     const kept = selected.has(id) ? snapshot : installed?.importers[id]
     if (kept !== undefined) importers[id] = kept
   }
-  return { ...next, importers, packages: { ...installed?.packages, ...next.packages }, snapshots: { ...installed?.snapshots, ...next.snapshots } }
+  return {
+    ...next,
+    importers,
+    packages: { ...installed?.packages, ...next.packages },
+    snapshots: { ...installed?.snapshots, ...next.snapshots },
+  }
 }
 
 /** The lockfile with only the packages the layout reached (or skipped), as `.pnpm/lock.yaml` records them. */
 function reachedOnly (lockfile: Lockfile, layout: Layout, skipped: ReadonlySet<string>): Lockfile {
   const depPaths = new Set([...layout.packages.map((pkg) => pkg.depPath), ...skipped])
   const snapshots = Object.fromEntries(Object.entries(lockfile.snapshots ?? {}).filter(([depPath]) => depPaths.has(depPath)))
-  const pkgIds = new Set(Object.keys(snapshots).map(pkgIdOf))
-  return { ...lockfile, snapshots, packages: Object.fromEntries(Object.entries(lockfile.packages ?? {}).filter(([pkgId]) => pkgIds.has(pkgId))) }
+  const pkgIds = new Set<string>(Object.keys(snapshots).map(pkgIdOf))
+  return {
+    ...lockfile,
+    snapshots,
+    packages: Object.fromEntries(Object.entries(lockfile.packages ?? {}).filter(([pkgId]) => pkgIds.has(pkgId))),
+  }
 }
 
 /** `.pnpm/lock.yaml`, what the last install put on disk; undefined when there is none (or it is unreadable). */
 async function readInstalledLockfile (modulesDir: string): Promise<Lockfile | undefined> {
-  const file = path.join(modulesDir, '.pnpm', 'lock.yaml')
+  const file = path.join(modulesDir, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE)
   try {
     return parseLockfile(await fsp.readFile(file, 'utf8'), file).lockfile
   } catch {
@@ -424,14 +431,25 @@ interface PreviousInstall {
  * one installed now (it stood in for a missing pnpm-lock.yaml) with the same groups, the layout
  * planned now is the last one too.
  */
-async function readPreviousInstall (modulesDir: string, layoutOptions: LayoutOptions, lockfile: Lockfile | undefined, now: { lockfile: Lockfile, layout: Layout }): Promise<PreviousInstall | undefined> {
+async function readPreviousInstall (
+  modulesDir: string,
+  layoutOptions: LayoutOptions,
+  lockfile: Lockfile | undefined,
+  now: { lockfile: Lockfile, layout: Layout }
+): Promise<PreviousInstall | undefined> {
   if (lockfile === undefined) return undefined
   const manifest = await readModulesManifest(modulesDir)
   const include = manifest?.included ?? layoutOptions.include
   const sameGroups = DEPENDENCY_GROUPS.every((group) => include[group] === layoutOptions.include[group])
   try {
     const layout = lockfile === now.lockfile && sameGroups ? now.layout : planLayout(lockfile, { ...layoutOptions, include })
-    return { lockfile, layout, hoisted: manifest?.hoistedDependencies ?? {}, prunedAt: manifest?.prunedAt, ignoredBuilds: manifest?.ignoredBuilds ?? [] }
+    return {
+      lockfile,
+      layout,
+      hoisted: manifest?.hoistedDependencies ?? {},
+      prunedAt: manifest?.prunedAt,
+      ignoredBuilds: manifest?.ignoredBuilds ?? [],
+    }
   } catch {
     return undefined
   }

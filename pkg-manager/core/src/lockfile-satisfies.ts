@@ -1,8 +1,10 @@
 import { isDeepStrictEqual } from 'node:util'
 
+import { DEPENDENCY_GROUPS } from '@lode/core.constants'
+import type { DependencyGroup } from '@lode/core.constants'
+import { pkgIdOf, refToDepPath } from '@lode/core.dep-path'
 import { own } from '@lode/core.safe-name'
-import { pkgIdOf, refToDepPath } from '@lode/pkg-manager.linker'
-import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
+import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { dependenciesMetaOf, importerDependencies, publishConfigOf } from '@lode/pkg-manager.resolve-dependencies'
 import type { ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
 
@@ -22,7 +24,11 @@ export interface LockfileSettingsToMatch {
  * check): missing, written with other settings, or its importer's specifiers differ from
  * package.json's. Undefined when it is up to date.
  */
-export function outdatedLockfileReason (lockfile: Lockfile | undefined, importers: ReadonlyArray<{ id: string, manifest: ProjectManifest }>, settings: LockfileSettingsToMatch): string | undefined {
+export function outdatedLockfileReason (
+  lockfile: Lockfile | undefined,
+  importers: ReadonlyArray<{ id: string, manifest: ProjectManifest }>,
+  settings: LockfileSettingsToMatch
+): string | undefined {
   if (lockfile === undefined) return 'there is no pnpm-lock.yaml'
   if ((lockfile.settings?.autoInstallPeers ?? true) !== settings.autoInstallPeers) {
     return `pnpm-lock.yaml was written with autoInstallPeers: ${String(lockfile.settings?.autoInstallPeers)}, the setting is ${String(settings.autoInstallPeers)}`
@@ -60,7 +66,7 @@ function brokenLockfileReason (lockfile: Lockfile): string | undefined {
     return Object.hasOwn(snapshots, depPath) ? undefined : `pnpm-lock.yaml has no snapshots entry for ${depPath}`
   }
   for (const importer of Object.values(lockfile.importers)) {
-    for (const group of GROUPS) {
+    for (const group of DEPENDENCY_GROUPS) {
       for (const [alias, { version }] of Object.entries(importer[group] ?? {})) {
         const reason = missing(alias, version)
         if (reason !== undefined) return reason
@@ -88,12 +94,21 @@ function brokenLockfileReason (lockfile: Lockfile): string | undefined {
 function mayInject (lockfile: Lockfile, importers: ReadonlyArray<{ manifest: ProjectManifest }>): boolean {
   const names = new Set(importers.map(({ manifest }) => manifest.name))
   const local = (ref: string): boolean => ref.startsWith('workspace:') || ref.startsWith('link:') || ref.startsWith('file:')
-  if (Object.values(lockfile.importers).some((importer) => GROUPS.some((group) => Object.values(importer[group] ?? {}).some(({ version }) => local(version))))) return true
+  if (Object.values(lockfile.importers).some((importer) =>
+    DEPENDENCY_GROUPS.some((group) => Object.values(importer[group] ?? {}).some(({ version }) => local(version))))) {
+    return true
+  }
   return importers.some(({ manifest }) => Object.values(dependenciesMetaOf(manifest) ?? {}).some((meta) => meta['injected'] === true) ||
-    GROUPS.some((group) => Object.entries(manifest[group] ?? {}).some(([alias, specifier]) => local(specifier) || names.has(alias))))
+    DEPENDENCY_GROUPS.some((group) => Object.entries(manifest[group] ?? {})
+      .some(([alias, specifier]) => local(specifier) || names.has(alias))))
 }
 
-function importerOutdated (lockfile: Lockfile, id: string, manifest: ProjectManifest, settings: LockfileSettingsToMatch): string | undefined {
+function importerOutdated (
+  lockfile: Lockfile,
+  id: string,
+  manifest: ProjectManifest,
+  settings: LockfileSettingsToMatch
+): string | undefined {
   const importer = lockfile.importers[id]
   if (importer === undefined) return id === '.' ? 'pnpm-lock.yaml has no entry for the project' : 'pnpm-lock.yaml has no entry for this project'
   const publish = publishConfigOf(manifest)
@@ -103,7 +118,9 @@ function importerOutdated (lockfile: Lockfile, id: string, manifest: ProjectMani
   if (!isDeepStrictEqual(dependenciesMetaOf(manifest) ?? {}, importer.dependenciesMeta ?? {})) return `the dependenciesMeta in pnpm-lock.yaml (${JSON.stringify(importer.dependenciesMeta ?? {})}) differ from those in package.json (${JSON.stringify(dependenciesMetaOf(manifest) ?? {})})`
   const wanted = importerDependencies(manifest, settings.autoInstallPeers)
   const locked = new Map<string, { group: DependencyGroup, specifier: string }>()
-  for (const group of GROUPS) for (const [alias, { specifier }] of Object.entries(importer[group] ?? {})) locked.set(alias, { group, specifier })
+  for (const group of DEPENDENCY_GROUPS) {
+    for (const [alias, { specifier }] of Object.entries(importer[group] ?? {})) locked.set(alias, { group, specifier })
+  }
   for (const [alias, { group, specifier }] of wanted) {
     const entry = locked.get(alias)
     // An optional dependency the registry could not resolve is left out of the lockfile: pnpm installs the lockfile anyway.
@@ -124,4 +141,3 @@ function importerOutdated (lockfile: Lockfile, id: string, manifest: ProjectMani
   return undefined
 }
 
-const GROUPS: readonly DependencyGroup[] = ['dependencies', 'devDependencies', 'optionalDependencies']

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 
-import { LodeError } from '@lode/fs.error'
+import { splitNameAt } from '@lode/core.dep-path'
+import { LodeError } from '@lode/core.error'
 import satisfies from 'semver/functions/satisfies.js'
 import validVersion from 'semver/functions/valid.js'
 import validRange from 'semver/ranges/valid.js'
@@ -37,22 +38,18 @@ export function loadPatches (patchedDependencies: Readonly<Record<string, string
  * range that contains the version (two is `ERR_LODE_PATCH_KEY_CONFLICT`), then a bare name.
  */
 export function patchFor (patches: readonly Patch[], pkgId: string): Patch | undefined {
-  const at = pkgId.indexOf('@', 1)
-  const name = pkgId.slice(0, at)
-  const version = pkgId.slice(at + 1)
+  const { name, rest: version = '' } = splitNameAt(pkgId)
   let all: Patch | undefined
   const ranges: Patch[] = []
   for (const patch of patches) {
-    const keyAt = patch.key.indexOf('@', 1)
-    const keyName = keyAt === -1 ? patch.key : patch.key.slice(0, keyAt)
+    const { name: keyName, rest: selector } = splitNameAt(patch.key)
     if (keyName !== name) continue
-    if (keyAt === -1) { all = patch; continue }
-    const selector = patch.key.slice(keyAt + 1)
+    if (selector === undefined) { all = patch; continue }
     if (selector === version) return patch
     if (validVersion(selector) === null && validRange(selector) !== null && satisfies(version, selector)) ranges.push(patch)
   }
   if (ranges.length > 1) {
-    throw new LodeError('PATCH_KEY_CONFLICT', `Unable to choose between ${ranges.length} version ranges to patch ${pkgId}: ${ranges.map((patch) => patch.key.slice(patch.key.indexOf('@', 1) + 1)).join(', ')}`, {
+    throw new LodeError('PATCH_KEY_CONFLICT', `Unable to choose between ${ranges.length} version ranges to patch ${pkgId}: ${ranges.map((patch) => splitNameAt(patch.key).rest).join(', ')}`, {
       hint: 'Make the ranges in patchedDependencies not overlap, or add an exact version.',
     })
   }

@@ -1,5 +1,6 @@
-import { LodeError } from '@lode/fs.error'
-import { createMatcher } from '@lode/fs.matcher'
+import { splitNameAt } from '@lode/core.dep-path'
+import { LodeError } from '@lode/core.error'
+import { createMatcher } from '@lode/core.matcher'
 import type { PeerDependencyRules } from '@lode/pkg-manager.config'
 import type { PeerIssue } from '@lode/pkg-manager.resolve-dependencies'
 import semver from 'semver'
@@ -28,15 +29,15 @@ function parseSelector (selector: string): Selector {
   const split = selector.lastIndexOf('>')
   if (split === -1) return { peer: selector }
   const parent = selector.slice(0, split)
-  const at = parent.indexOf('@', 1)
-  return { peer: selector.slice(split + 1), parent: at === -1 ? { name: parent } : { name: parent.slice(0, at), range: parent.slice(at + 1) } }
+  const { name, rest: range } = splitNameAt(parent)
+  return { peer: selector.slice(split + 1), parent: range === undefined ? { name } : { name, range } }
 }
 
 /** Whether the package that wants the peer (`name@version`) is the rule's parent. */
 function parentMatches (parent: NonNullable<Selector['parent']>, wantedBy: string): boolean {
-  const at = wantedBy.indexOf('@', 1)
-  if (wantedBy.slice(0, at) !== parent.name) return false
-  return parent.range === undefined || semver.satisfies(wantedBy.slice(at + 1), parent.range, { includePrerelease: true })
+  const { name, rest: version } = splitNameAt(wantedBy)
+  if (name !== parent.name) return false
+  return parent.range === undefined || semver.satisfies(version ?? '', parent.range, { includePrerelease: true })
 }
 
 /**

@@ -9,12 +9,13 @@ import path from 'node:path'
 import { setTimeout } from 'node:timers/promises'
 import { isDeepStrictEqual } from 'node:util'
 
-import { hasErrno } from '@lode/fs.error'
-import { PNPM_WORKSPACE_STATE_FILE, STORE_VERSION, WANTED_LOCKFILE } from '@lode/fs.formats'
+import type { DependencyGroup } from '@lode/core.constants'
+import { CURRENT_LOCKFILE, MANIFEST_DEPENDENCY_FIELDS, MODULES_DIR, MODULES_MANIFEST_FILE, PNPM_WORKSPACE_STATE_FILE, STORE_VERSION, VIRTUAL_STORE_DIR, WANTED_LOCKFILE } from '@lode/core.constants'
+import { hasErrno } from '@lode/core.error'
 import { parsePackageJson } from '@lode/fs.package-json'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
-import type { DependencyGroup, Lockfile } from '@lode/pkg-manager.lockfile'
+import type { Lockfile } from '@lode/pkg-manager.lockfile'
 
 /** The settings pnpm records, in its order (its `WORKSPACE_STATE_SETTING_KEYS`, then the registry keys). */
 const SETTING_KEYS = [
@@ -71,7 +72,8 @@ export async function writePnpmWorkspaceState (opts: PnpmWorkspaceStateOptions, 
       filteredInstall,
     }
     const validation = recordValidation(opts, manifests)
-    const changedNs = Math.max(0, ...Object.values(validation?.files ?? {}).map((signature) => Math.max(signature.mtimeNs, signature.ctimeNs)))
+    const changedNs = Math.max(0, ...Object.values(validation?.files ?? {})
+      .map((signature) => Math.max(signature.mtimeNs, signature.ctimeNs)))
     const recordedAtNs = await filesystemNowNs(path.dirname(file), changedNs)
     if (recordedAtNs === undefined) {
       state['filteredInstall'] = true
@@ -88,7 +90,13 @@ export async function writePnpmWorkspaceState (opts: PnpmWorkspaceStateOptions, 
 
 // pnpm's values for settings it did not record (its `SETTING_UNSET_EQUIVALENTS`).
 const UNSET_EQUIVALENTS: Readonly<Record<string, unknown>> = {
-  allowBuilds: {}, dangerouslyAllowAllBuilds: false, enableGlobalVirtualStore: false, extendNodePath: true, runtime: true, trustLockfile: false, virtualStoreDirMaxLength: 120,
+  allowBuilds: {},
+  dangerouslyAllowAllBuilds: false,
+  enableGlobalVirtualStore: false,
+  extendNodePath: true,
+  runtime: true,
+  trustLockfile: false,
+  virtualStoreDirMaxLength: 120,
 }
 // Not compared: catalogs (pnpm does not either), and the registry keys, compared on their own below.
 const UNCOMPARED = new Set(['catalogs', 'autoDedupe', 'defaultRegistry', 'registryPrefixes', 'registryRoutes'])
@@ -111,11 +119,22 @@ export interface PnpmVouchOptions {
  */
 export function pnpmStateVouches (opts: PnpmVouchOptions): boolean {
   const { config } = opts
-  let state: { filteredInstall?: unknown, projects?: Record<string, unknown>, settings?: Record<string, unknown>, validation?: { lockfile?: unknown, manifests?: Record<string, unknown> } }
-  let modules: { storeDir?: unknown, virtualStoreDir?: string, virtualStoreDirMaxLength?: number, publicHoistPattern?: string[], nodeLinker?: string }
+  let state: {
+    filteredInstall?: unknown
+    projects?: Record<string, unknown>
+    settings?: Record<string, unknown>
+    validation?: { lockfile?: unknown, manifests?: Record<string, unknown> }
+  }
+  let modules: {
+    storeDir?: unknown
+    virtualStoreDir?: string
+    virtualStoreDirMaxLength?: number
+    publicHoistPattern?: string[]
+    nodeLinker?: string
+  }
   try {
     state = JSON.parse(fs.readFileSync(path.join(config.dir, 'node_modules', PNPM_WORKSPACE_STATE_FILE), 'utf8')) as typeof state
-    modules = JSON.parse(Buffer.from(opts.contents[path.join('node_modules', '.modules.yaml')] ?? '').toString('utf8')) as typeof modules
+    modules = JSON.parse(Buffer.from(opts.contents[path.join(MODULES_DIR, MODULES_MANIFEST_FILE)] ?? '').toString('utf8')) as typeof modules
   } catch {
     return false
   }
@@ -128,11 +147,16 @@ export function pnpmStateVouches (opts: PnpmVouchOptions): boolean {
   }
   const routes = (settings['registryRoutes'] ?? {}) as Record<string, unknown>
   if (Object.entries(config.scopedRegistries).some(([scope, url]) => routes[scope] !== url)) return false
-  if (modules.storeDir !== path.join(config.storeDir, STORE_VERSION) || path.resolve(config.dir, 'node_modules', modules.virtualStoreDir ?? '.pnpm') !== config.virtualStoreDir) return false
+  if (modules.storeDir !== path.join(config.storeDir, STORE_VERSION)
+    || path.resolve(config.dir, MODULES_DIR, modules.virtualStoreDir ?? VIRTUAL_STORE_DIR) !== config.virtualStoreDir) {
+    return false
+  }
   const lockfile = opts.contents[WANTED_LOCKFILE]
   if (lockfile === undefined || validation.lockfile !== createHash('sha256').update(lockfile).digest('hex').slice(0, DIGEST_LENGTH)) return false
   const projects = opts.manifestFiles.map((file) => ({ id: path.dirname(file) === '.' ? '.' : path.dirname(file).split(path.sep).join('/'), dir: path.join(config.dir, path.dirname(file)), content: opts.contents[file] }))
-  if (Object.keys(state.projects ?? {}).length !== projects.length || Object.keys(validation.manifests).length !== projects.length) return false
+  if (Object.keys(state.projects ?? {}).length !== projects.length || Object.keys(validation.manifests).length !== projects.length) {
+    return false
+  }
   return projects.every(({ id, dir, content }) => {
     if (content === undefined || state.projects?.[dir] === undefined) return false
     const file = path.join(dir, 'package.json')
@@ -219,7 +243,10 @@ function stateSettings ({ config, include }: Pick<PnpmWorkspaceStateOptions, 'co
  * lockfile's signature and digest, each recorded project's manifest digest, the bins of workspace
  * projects, and the lockfile's local dependencies. A filtered install records its projects only.
  */
-function recordValidation (opts: PnpmWorkspaceStateOptions, manifests: ReadonlyArray<{ id: string, dir: string, manifest: Record<string, unknown> }>): (Record<string, unknown> & { files: Record<string, FileSignature> }) | undefined {
+function recordValidation (
+  opts: PnpmWorkspaceStateOptions,
+  manifests: ReadonlyArray<{ id: string, dir: string, manifest: Record<string, unknown> }>
+): (Record<string, unknown> & { files: Record<string, FileSignature> }) | undefined {
   const { dir } = opts.config
   const files: Record<string, FileSignature> = {}
   for (const patch of Object.values(opts.config.patchedDependencies)) {
@@ -228,7 +255,7 @@ function recordValidation (opts: PnpmWorkspaceStateOptions, manifests: ReadonlyA
     if (signature !== undefined) files[patchFile] = signature
   }
   const wantedPath = path.join(dir, WANTED_LOCKFILE)
-  const lockfilePath = fs.existsSync(wantedPath) ? wantedPath : path.join(dir, 'node_modules', '.pnpm', 'lock.yaml')
+  const lockfilePath = fs.existsSync(wantedPath) ? wantedPath : path.join(dir, MODULES_DIR, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE)
   const lockfile = fileSignature(lockfilePath)
   if (lockfile === undefined) return undefined
   files[lockfilePath] = lockfile
@@ -253,7 +280,7 @@ function recordValidation (opts: PnpmWorkspaceStateOptions, manifests: ReadonlyA
 }
 
 function hasDependencies (manifest: Record<string, unknown>): boolean {
-  return ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'].some((group) => {
+  return MANIFEST_DEPENDENCY_FIELDS.some((group) => {
     const deps = manifest[group]
     return typeof deps === 'object' && deps !== null && Object.keys(deps).length > 0
   })

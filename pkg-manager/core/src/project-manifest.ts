@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
-import { LodeError, hasErrno } from '@lode/fs.error'
+import { LodeError, hasErrno } from '@lode/core.error'
 import { checkDependencyGroups, parsePackageJson } from '@lode/fs.package-json'
 import type { ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
 

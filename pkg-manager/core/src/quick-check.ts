@@ -5,6 +5,7 @@
 // import of a builtin builds a facade that runs every lazy getter (~3 ms for node:fs). node:crypto
 // (~6 ms to load) is left for when a file's stamp changed: the no-op compares stamps and hashes
 // its key in JS.
+import { CURRENT_LOCKFILE, INSTALLING_MARKER, LODE_STATE_FILE, MODULES_DIR, VIRTUAL_STORE_DIR, WANTED_LOCKFILE } from '@lode/core.constants'
 import { CI_ENV_VARS } from '@lode/pkg-manager.config/ci'
 import { globalConfigFile } from '@lode/pkg-manager.config/global-config-file'
 
@@ -12,13 +13,8 @@ const fs = process.getBuiltinModule('node:fs')
 const os = process.getBuiltinModule('node:os')
 const path = process.getBuiltinModule('node:path')
 
-/** Where lode records the inputs of the last complete install (its own file; pnpm keeps `.pnpm-workspace-state-v1.json`). */
-export const STATE_FILE = '.lode-state.json'
-/** Present while node_modules is being changed: an install cut short must not look done. */
-export const INSTALLING_MARKER = '.lode-installing'
-export const WANTED_LOCKFILE = 'pnpm-lock.yaml'
 /** The lockfile of what node_modules holds, relative to the install's directory. */
-export const INSTALLED_LOCKFILE = path.join('node_modules', '.pnpm', 'lock.yaml')
+export const INSTALLED_LOCKFILE = path.join(MODULES_DIR, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE)
 
 /** What the CLI knows before loading anything, in one digest, and the directory the install runs in. */
 export interface QuickKey {
@@ -124,13 +120,18 @@ function installDir (dir: string): string {
  * `.npmrc`, pnpm's global `config.yaml`, `pnpm-workspace.yaml`). Any change makes the key differ,
  * and the install takes the full path, which decides for itself whether anything is to be done.
  */
-export function quickKey (opts: { cwd: string, env: Readonly<Record<string, string | undefined>>, flags: Readonly<Record<string, unknown>>, version: string }): QuickKey {
+export function quickKey (
+  opts: { cwd: string, env: Readonly<Record<string, string | undefined>>, flags: Readonly<Record<string, unknown>>, version: string }
+): QuickKey {
   const dir = installDir(path.resolve(opts.cwd))
   const { env } = opts
   const home = env['HOME'] ?? os.homedir()
   const userconfig = env['npm_config_userconfig'] ?? env['NPM_CONFIG_USERCONFIG'] ?? path.join(home, '.npmrc')
   const hash = new KeyHash()
-  hash.update(JSON.stringify([opts.version, Object.entries(opts.flags).filter(([, v]) => v !== undefined).sort(([a], [b]) => byCodeUnit(a, b))]))
+  hash.update(JSON.stringify([
+    opts.version,
+    Object.entries(opts.flags).filter(([, v]) => v !== undefined).sort(([a], [b]) => byCodeUnit(a, b)),
+  ]))
   const names = new Set([...CI_ENV_VARS, ...Object.keys(env).filter((name) => SETTINGS_ENV.test(name))])
   for (const file of [userconfig, path.join(dir, '.npmrc'), globalConfigFile(env, home), path.join(dir, 'pnpm-workspace.yaml')]) {
     const content = readOrNull(file)
@@ -159,7 +160,7 @@ export function quickUpToDate (quick: QuickKey, opts: { frozenLockfile?: boolean
   if (fs.existsSync(path.join(modulesDir, INSTALLING_MARKER))) return undefined
   let state: { packages?: unknown, quick?: QuickState }
   try {
-    state = JSON.parse(fs.readFileSync(path.join(modulesDir, STATE_FILE), 'utf8')) as typeof state
+    state = JSON.parse(fs.readFileSync(path.join(modulesDir, LODE_STATE_FILE), 'utf8')) as typeof state
   } catch {
     return undefined
   }
@@ -176,7 +177,7 @@ export function quickUpToDate (quick: QuickKey, opts: { frozenLockfile?: boolean
   if (sameStamps(stamps, recorded.stamps)) return state.packages
   if (filesDigest(quick.dir, recorded.files) === recorded.digest) {
     // Touched, not changed (a checkout, an editor's save): the new stamps spare the next run the reading.
-    writeAtomic(path.join(modulesDir, STATE_FILE), JSON.stringify({ ...state, quick: { ...recorded, stamps } }))
+    writeAtomic(path.join(modulesDir, LODE_STATE_FILE), JSON.stringify({ ...state, quick: { ...recorded, stamps } }))
     return state.packages
   }
   const frozen = opts.frozenLockfile ?? (recorded.frozenSetting !== false)

@@ -1,7 +1,8 @@
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import { LodeError } from '@lode/fs.error'
+import { CURRENT_LOCKFILE, VIRTUAL_STORE_DIR } from '@lode/core.constants'
+import { LodeError } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config'
 import { planHoisting, planLayout, readModulesManifest, writeModulesManifest } from '@lode/pkg-manager.linker'
 import { parseLockfile } from '@lode/pkg-manager.lockfile'
@@ -28,7 +29,7 @@ export async function rebuild (opts: RebuildOptions): Promise<string[]> {
   const { config } = opts
   const modulesDir = path.join(config.dir, 'node_modules')
   const modules = await readModulesManifest(modulesDir)
-  const currentFile = path.join(modulesDir, '.pnpm', 'lock.yaml')
+  const currentFile = path.join(modulesDir, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE)
   let text: string
   try {
     text = await fsp.readFile(currentFile, 'utf8')
@@ -48,12 +49,18 @@ export async function rebuild (opts: RebuildOptions): Promise<string[]> {
   const hoistedLocations = modules?.nodeLinker === 'hoisted' ? modules.hoistedLocations ?? {} : undefined
   const installed = hoistedLocations === undefined
     ? layout.packages
-    : layout.packages.flatMap((pkg) => { const first = hoistedLocations[pkg.depPath]?.[0]; return first === undefined ? [] : [{ ...pkg, dir: path.join(config.dir, first) }] })
+    : layout.packages.flatMap((pkg) => {
+      const first = hoistedLocations[pkg.depPath]?.[0]
+      return first === undefined ? [] : [{ ...pkg, dir: path.join(config.dir, first) }]
+    })
   const keyOf = (resolution: object): string | undefined => 'integrity' in resolution && typeof resolution.integrity === 'string' ? resolution.integrity : undefined
   const index = new StoreIndex(config.storeDir)
   let rows
   try {
-    rows = index.getMany(installed.flatMap((pkg) => { const integrity = keyOf(pkg.resolution); return integrity === undefined ? [] : [storeIndexKey(integrity, pkg.pkgId)] }))
+    rows = index.getMany(installed.flatMap((pkg) => {
+      const integrity = keyOf(pkg.resolution)
+      return integrity === undefined ? [] : [storeIndexKey(integrity, pkg.pkgId)]
+    }))
   } finally {
     index.close()
   }
@@ -69,11 +76,22 @@ export async function rebuild (opts: RebuildOptions): Promise<string[]> {
     await spreadHoistedBuilds(built, hoistedLocations, config.dir)
   } else if (built.length > 0) {
     const builtPaths = new Set(built)
-    const dependents = layout.packages.filter((pkg) => builtPaths.has(pkg.depPath) || pkg.deps.some((dep) => dep.depPath !== undefined && builtPaths.has(dep.depPath)))
-    await writeBins(layout, dependents, planHoisting(layout, { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern }), modulesDir, { ownBins: true, importersThroughLinks: true })
+    const dependents = layout.packages.filter((pkg) =>
+      builtPaths.has(pkg.depPath) || pkg.deps.some((dep) => dep.depPath !== undefined && builtPaths.has(dep.depPath)))
+    await writeBins(
+      layout,
+      dependents,
+      planHoisting(layout, { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern }),
+      modulesDir,
+      { ownBins: true, importersThroughLinks: true }
+    )
   }
   if (modules !== undefined) {
-    const stillIgnored = [...new Set([...(modules.ignoredBuilds ?? []).filter((depPath) => !built.includes(depPath) && (wanted.size === 0 ? ignored.includes(depPath) : true)), ...ignored])].sort()
+    const stillIgnored = [...new Set([
+      ...(modules.ignoredBuilds ?? [])
+        .filter((depPath) => !built.includes(depPath) && (wanted.size === 0 ? ignored.includes(depPath) : true)),
+      ...ignored,
+    ])].sort()
     const { ignoredBuilds: _previous, ...rest } = modules
     await writeModulesManifest(modulesDir, {
       ...rest,

@@ -1,7 +1,9 @@
-import { LodeError } from '@lode/fs.error'
+import { splitNameAt } from '@lode/core.dep-path'
+import { LodeError } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config'
 import { writeLockfile } from '@lode/pkg-manager.lockfile'
 import type { Lockfile, ReadLockfile } from '@lode/pkg-manager.lockfile'
+import type { PackageFetcher, PipelineTrace } from '@lode/pkg-manager.package-requester'
 import type { ReadPackageHooks } from '@lode/pkg-manager.read-package-hook'
 import { resolveDependencies } from '@lode/pkg-manager.resolve-dependencies'
 import type { PeerIssue, ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
@@ -12,11 +14,9 @@ import type { RegistryClient } from '@lode/resolving.registry-client'
 import semver from 'semver'
 
 import { forgetUpdated } from './dependency-edit.js'
-import type { InstallEvent, InstallOptions } from './full-install.js'
-import type { PackageFetcher } from './package-fetcher.js'
+import type { InstallEvent, InstallOptions } from './install-types.js'
 import { patchFor } from './patches.js'
 import type { Patch } from './patches.js'
-import type { PipelineTrace } from './pipeline-trace.js'
 
 // The resolution of an install whose lockfile does not do as it is: split from full-install so that
 // an install from an up-to-date lockfile does not load the resolver.
@@ -27,7 +27,12 @@ export interface ResolveInput {
   importers: ReadonlyArray<{ id: string, dir: string, manifest: ProjectManifest }>
   current: ReadLockfile | undefined
   hooks: ReadPackageHooks
-  lockfileSettings: { overrides: Record<string, string> | undefined, packageExtensionsChecksum: string | undefined, ignoredOptionalDependencies: readonly string[], patchedDependencies: Record<string, string> }
+  lockfileSettings: {
+    overrides: Record<string, string> | undefined
+    packageExtensionsChecksum: string | undefined
+    ignoredOptionalDependencies: readonly string[]
+    patchedDependencies: Record<string, string>
+  }
   patches: readonly Patch[]
   client: RegistryClient
   emit: (event: InstallEvent) => void
@@ -44,7 +49,9 @@ export interface ResolveInput {
  * Resolves the dependency graph. `commit` writes pnpm-lock.yaml (unless the result is what it
  * already says) and, for `add`, package.json: the install calls it once node_modules is complete.
  */
-export async function resolve ({ config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher, gitFetcher, saveEdit }: ResolveInput): Promise<{ lockfile: Lockfile, commit: () => Promise<boolean>, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
+export async function resolve (
+  { config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher, gitFetcher, saveEdit }: ResolveInput
+): Promise<{ lockfile: Lockfile, commit: () => Promise<boolean>, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
   const resolver = new NpmResolver({
     client,
     cacheDir: config.cacheDir,
@@ -73,7 +80,8 @@ export async function resolve ({ config, opts, importers, current, hooks, lockfi
       git: {
         // pnpm's probe: a HEAD on the repository's page, with its own short retries; any failure is "not public".
         isPublic: async (url) => {
-          const status = await client.head(url, { subject: url, retry: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2_000 } }).catch(() => 0)
+          const status = await client.head(url, { subject: url, retry: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2_000 } })
+            .catch(() => 0)
           return status >= 200 && status < 300
         },
         fetch: async (source) => await gitFetcher.fetchGit(source),
@@ -101,14 +109,19 @@ export async function resolve ({ config, opts, importers, current, hooks, lockfi
     if (result.immature.length > 0 && config.minimumReleaseAgeStrict) throw immatureError(result.immature)
     // allowedDeprecatedVersions: deprecations the user accepted are not reported.
     const reported = (pkgId: string): boolean => {
-      const at = pkgId.indexOf('@', 1)
-      const range = config.allowedDeprecatedVersions[pkgId.slice(0, at)]
-      return range === undefined || !semver.satisfies(pkgId.slice(at + 1), range)
+      const { name, rest } = splitNameAt(pkgId)
+      const range = config.allowedDeprecatedVersions[name]
+      return range === undefined || !semver.satisfies(rest ?? '', range)
     }
-    const deprecated = { direct: result.deprecated.direct.filter(reported), subdependencies: result.deprecated.subdependencies.filter(reported) }
+    const deprecated = {
+      direct: result.deprecated.direct.filter(reported),
+      subdependencies: result.deprecated.subdependencies.filter(reported),
+    }
     if (deprecated.direct.length > 0 || deprecated.subdependencies.length > 0) emit({ type: 'deprecated', ...deprecated })
-    const writeLockfileNow = async (): Promise<boolean> => config.useLockfile && await writeLockfile(config.dir, result.lockfile, current?.envDocument)
-    const commit = async (): Promise<boolean> => saveEdit === undefined ? await writeLockfileNow() : await saveEdit(result.lockfile, writeLockfileNow)
+    const writeLockfileNow = async (): Promise<boolean> =>
+      config.useLockfile && await writeLockfile(config.dir, result.lockfile, current?.envDocument)
+    const commit = async (): Promise<boolean> =>
+      saveEdit === undefined ? await writeLockfileNow() : await saveEdit(result.lockfile, writeLockfileNow)
     return { lockfile: result.lockfile, commit, peerIssues: result.peerIssues, immature: result.immature }
   } finally {
     await resolver.close()

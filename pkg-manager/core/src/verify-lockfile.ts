@@ -8,9 +8,10 @@ import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 
+import { LOCKFILE_VERIFIED_CACHE_FILE, WANTED_LOCKFILE } from '@lode/core.constants'
+import { splitNameAt } from '@lode/core.dep-path'
+import { LodeError, hasErrno } from '@lode/core.error'
 import { isValidPackageName } from '@lode/core.safe-name'
-import { LodeError, hasErrno } from '@lode/fs.error'
-import { LOCKFILE_VERIFIED_CACHE_FILE } from '@lode/fs.formats'
 import type { Config } from '@lode/pkg-manager.config'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { LockfileVerifier, isGitHostedArchive, policyCovers, verificationPolicy } from '@lode/resolving.npm-resolver'
@@ -70,7 +71,11 @@ export async function verifyLockfile (opts: VerifyLockfileOptions): Promise<void
   if (config.trustLockfile || Object.keys(lockfile.packages ?? {}).length === 0) return
   const verifierOptions = lockfileVerifierOptions(opts)
   const policy = verificationPolicy(verifierOptions)
-  const cache = opts.text === undefined ? undefined : { file: path.join(config.cacheDir, LOCKFILE_VERIFIED_CACHE_FILE), lockfile: path.join(config.dir, 'pnpm-lock.yaml'), hash: digest(opts.text) }
+  const cache = opts.text === undefined ? undefined : {
+    file: path.join(config.cacheDir, LOCKFILE_VERIFIED_CACHE_FILE),
+    lockfile: path.join(config.dir, WANTED_LOCKFILE),
+    hash: digest(opts.text),
+  }
   if (cache !== undefined) {
     const verifiedAt = cachedVerdict(cache.file, cache.hash, policy)
     if (verifiedAt !== undefined) {
@@ -87,7 +92,8 @@ export async function verifyLockfile (opts: VerifyLockfileOptions): Promise<void
   let failed = true
   try {
     const limit = pLimit(CONCURRENCY)
-    const outcomes = await Promise.allSettled(candidates.map(async (candidate) => await limit(async () => await verifier.verify(candidate))))
+    const outcomes = await Promise.allSettled(candidates.map(async (candidate) =>
+      await limit(async () => await verifier.verify(candidate))))
     // A registry that could not answer (a package it does not have, a network failure) fails the install, as with pnpm.
     const unanswered = outcomes.find((outcome) => outcome.status === 'rejected')
     if (unanswered !== undefined) throw unanswered.reason
@@ -101,7 +107,13 @@ export async function verifyLockfile (opts: VerifyLockfileOptions): Promise<void
     await verifier.close()
     opts.onEvent({ type: 'lockfile-verification', status: failed ? 'failed' : 'done', entries: candidates.length, elapsedMs: Math.round(performance.now() - started) })
   }
-  if (cache !== undefined) appendRecord(cache.file, { lockfile: { hash: cache.hash, path: cache.lockfile }, verifiedAt: new Date(opts.now()).toISOString(), policy })
+  if (cache !== undefined) {
+    appendRecord(cache.file, {
+      lockfile: { hash: cache.hash, path: cache.lockfile },
+      verifiedAt: new Date(opts.now()).toISOString(),
+      policy,
+    })
+  }
 }
 
 /**
@@ -110,7 +122,7 @@ export async function verifyLockfile (opts: VerifyLockfileOptions): Promise<void
  */
 export function recordVerifiedLockfile (config: Config, now: () => number): void {
   if (config.trustLockfile || !config.useLockfile) return
-  const lockfile = path.join(config.dir, 'pnpm-lock.yaml')
+  const lockfile = path.join(config.dir, WANTED_LOCKFILE)
   let text: string
   try {
     text = fs.readFileSync(lockfile, 'utf8')
@@ -119,7 +131,11 @@ export function recordVerifiedLockfile (config: Config, now: () => number): void
     throw err
   }
   const policy = verificationPolicy(lockfileVerifierPolicyOptions(config))
-  appendRecord(path.join(config.cacheDir, LOCKFILE_VERIFIED_CACHE_FILE), { lockfile: { hash: digest(text), path: lockfile }, verifiedAt: new Date(now()).toISOString(), policy })
+  appendRecord(path.join(config.cacheDir, LOCKFILE_VERIFIED_CACHE_FILE), {
+    lockfile: { hash: digest(text), path: lockfile },
+    verifiedAt: new Date(now()).toISOString(),
+    policy,
+  })
 }
 
 function lockfileVerifierPolicyOptions (config: Config): Pick<LockfileVerifierOptions, 'registries' | 'minimumReleaseAge' | 'minimumReleaseAgeExclude' | 'trustPolicy'> {
@@ -170,10 +186,8 @@ function collectCandidates (lockfile: Lockfile): { candidates: Candidate[], shap
   const candidates = new Map<string, Candidate>()
   const shapeViolations: Violation[] = []
   for (const [key, info] of Object.entries(lockfile.packages ?? {})) {
-    const at = key.indexOf('@', 1)
-    if (at === -1) continue
-    const name = key.slice(0, at)
-    const raw = key.slice(at + 1)
+    const { name, rest: raw } = splitNameAt(key)
+    if (raw === undefined) continue
     const nonSemver = semver.valid(raw) === null
     const version = typeof info.version === 'string' ? info.version : nonSemver ? undefined : raw
     if (name === '' || version === undefined || version === '') continue

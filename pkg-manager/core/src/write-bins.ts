@@ -24,7 +24,13 @@ export interface WriteBinsOptions {
  * its dependencies' (and, after a resolution, its own) in its `node_modules/.bin`, where its
  * scripts find them.
  */
-export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPackage[], hoisted: readonly HoistedDependency[], modulesDir: string, opts: WriteBinsOptions): Promise<void> {
+export async function writeBins (
+  layout: Layout,
+  linkedNow: readonly LaidOutPackage[],
+  hoisted: readonly HoistedDependency[],
+  modulesDir: string,
+  opts: WriteBinsOptions
+): Promise<void> {
   const { ownBins, ownBinsOf, fresh = new Set(), importersThroughLinks } = opts
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
   const hoistedModules = path.join(layout.virtualStoreDir, 'node_modules')
@@ -38,7 +44,11 @@ export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPack
     ({ dir: throughLink ? path.join(modules, alias) : dir, nodePath: [], nodePathFrom: hoistedModules, linked: true, target: dir })
   // The packages of a node_modules the .bin sits in (an importer's, the hoisted ones): as pnpm,
   // the shims name their targets through the package's link there.
-  const throughLinks = (modules: string, deps: ReadonlyArray<{ alias: string, depPath?: string | undefined, dir?: string | undefined }>, projects = false): BinProvider[] => deps.flatMap((dep) => {
+  const throughLinks = (
+    modules: string,
+    deps: ReadonlyArray<{ alias: string, depPath?: string | undefined, dir?: string | undefined }>,
+    projects = false
+  ): BinProvider[] => deps.flatMap((dep) => {
     const pkg = dep.depPath === undefined ? undefined : byDepPath.get(dep.depPath)
     // A publicly hoisted workspace project (its id is no package's): its bins through its link, as a linked project's.
     if (pkg === undefined) return !projects || dep.dir === undefined ? [] : [linkedProvider(modules, dep.alias, dep.dir, true)]
@@ -47,7 +57,9 @@ export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPack
   // A linked project's bins, with only the hoisted packages on NODE_PATH, as pnpm writes them: through
   // its link, or (with --ignore-scripts) at its own directory.
   const linkedWithBins = (modules: string, deps: readonly Dependency[], throughLink: boolean): BinProvider[] => deps.flatMap((dep) =>
-    dep.depPath === undefined ? [linkedProvider(modules, dep.alias, dep.dir, throughLink)] : throughLink ? throughLinks(modules, [dep]) : withBins([dep]))
+    dep.depPath === undefined
+      ? [linkedProvider(modules, dep.alias, dep.dir, throughLink)]
+      : throughLink ? throughLinks(modules, [dep]) : withBins([dep]))
   const manifests = new Map<string, Promise<Record<string, unknown>>>()
   // A few directories at a time: thousands of concurrent reads and writes would run out of file
   // handles, and one at a time leaves a workspace of a hundred projects waiting on each in turn.
@@ -82,7 +94,9 @@ export async function writeBins (layout: Layout, linkedNow: readonly LaidOutPack
     // A package imported just now has no .bin of an earlier install to drop. Otherwise synchronously,
     // and only where there is a .bin (few packages): a round trip through libuv's threads, or an
     // ENOENT error object, per package adds up over a thousand packages.
-    if (!fresh.has(pkg) && fs.lstatSync(binDir, { throwIfNoEntry: false }) !== undefined) fs.rmSync(binDir, { recursive: true, force: true })
+    if (!fresh.has(pkg) && fs.lstatSync(binDir, { throwIfNoEntry: false }) !== undefined) {
+      fs.rmSync(binDir, { recursive: true, force: true })
+    }
     if (providers.length > 0) await limit(async () => await linkBins(binDir, providers, { manifests }))
   })
   await Promise.all([...importers, privateHoisted, ...packages])

@@ -1,3 +1,4 @@
+import { splitNameAt } from '@lode/core.dep-path'
 import validVersion from 'semver/functions/valid.js'
 
 interface Rules {
@@ -41,27 +42,24 @@ export function createAllowBuild (allowBuilds: Readonly<Record<string, boolean>>
 
 /** `name@1.0.0 || 2.0.0` → `name@1.0.0`, `name@2.0.0`; anything else as it is. */
 function expand (key: string): string[] {
-  const at = key.indexOf('@', 1)
-  if (at === -1) return [key]
-  const versions = key.slice(at + 1).split('||').map((v) => v.trim())
+  const { name, rest } = splitNameAt(key)
+  if (rest === undefined) return [key]
+  const versions = rest.split('||').map((v) => v.trim())
   if (!versions.every((v) => validVersion(v) !== null)) return [key]
-  return versions.map((version) => `${key.slice(0, at)}@${version}`)
+  return versions.map((version) => `${name}@${version}`)
 }
 
 /** `name@1.0.0` → its name and version; a version that is not semver (a URL, a commit) is none. */
 function parseId (pkgId: string): { name: string, version: string | undefined } {
-  const at = pkgId.indexOf('@', 1)
-  if (at === -1) return { name: pkgId, version: undefined }
-  const version = pkgId.slice(at + 1)
-  return { name: pkgId.slice(0, at), version: validVersion(version) === version ? version : undefined }
+  const { name, rest: version } = splitNameAt(pkgId)
+  return { name, version: version !== undefined && validVersion(version) === version ? version : undefined }
 }
 
 /** A key naming one package's source rather than a name or version: its version part is a URL, a path or a commit. */
 function isIdKey (key: string): boolean {
   if (key.includes('||')) return false
-  const at = key.indexOf('@', 1)
-  if (at !== -1) {
-    const version = key.slice(at + 1)
+  const { rest: version } = splitNameAt(key)
+  if (version !== undefined) {
     if (validVersion(version) === version) return false
     return version.includes(':') || version.includes('/') || version.includes('#')
   }
@@ -78,14 +76,13 @@ function gitRepoKey (pkgId: string): string | undefined {
     const hash = pkgId.indexOf('#')
     return hash === -1 ? pkgId : pkgId.slice(0, hash)
   }
-  const at = pkgId.indexOf('@', 1)
-  if (at === -1) return undefined
-  const url = pkgId.slice(at + 1)
+  const { name, rest: url } = splitNameAt(pkgId)
+  if (url === undefined) return undefined
   const github = /^https:\/\/codeload\.github\.com\/([^/]+)\/([^/]+)\/tar\.gz\//.exec(url)
   const bitbucket = /^https:\/\/bitbucket\.org\/([^/]+)\/([^/]+)\/get\//.exec(url)
   const gitlab = /^https:\/\/([^/]+)\/(.+?)\/-\/archive\/[^/]+\//.exec(url)
   const repo = github !== null ? `github.com/${github[1]!}/${github[2]!}`
     : bitbucket !== null ? `bitbucket.org/${bitbucket[1]!}/${bitbucket[2]!}`
       : gitlab !== null ? `${gitlab[1]!}/${gitlab[2]!}` : undefined
-  return repo === undefined ? undefined : `${pkgId.slice(0, at)}@git+https://${repo}.git`
+  return repo === undefined ? undefined : `${name}@git+https://${repo}.git`
 }

@@ -1,7 +1,8 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
-import { LodeError } from '@lode/fs.error'
+import { nameOf } from '@lode/core.dep-path'
+import { LodeError } from '@lode/core.error'
 import { parsePackageJson } from '@lode/fs.package-json'
 import pLimit from 'p-limit'
 
@@ -94,7 +95,7 @@ async function runBuild (target: BuildTarget, opts: BuildOptions): Promise<boole
         return false
       }
       throw new LodeError('LIFECYCLE_SCRIPT_FAILED', message, {
-        hint: `Fix the cause above, or set ${JSON.stringify(target.pkgId.slice(0, target.pkgId.indexOf('@', 1)))}: false in allowBuilds (pnpm-workspace.yaml) to skip its build.`,
+        hint: `Fix the cause above, or set ${JSON.stringify(nameOf(target.pkgId))}: false in allowBuilds (pnpm-workspace.yaml) to skip its build.`,
         cause: err,
       })
     }

@@ -1,6 +1,6 @@
 import path from 'node:path'
 
-import { LodeError } from '@lode/fs.error'
+import { LodeError } from '@lode/core.error'
 
 import { loadRunScript } from './load-run-script.js'
 

@@ -1,8 +1,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
+import { hasErrno } from '@lode/core.error'
 import { isSafeBinName, joinInside, own } from '@lode/core.safe-name'
-import { hasErrno } from '@lode/fs.error'
 import { parsePackageJson } from '@lode/fs.package-json'
 import compareVersions from 'semver/functions/compare.js'
 import validVersion from 'semver/functions/valid.js'
@@ -69,7 +69,9 @@ export async function linkBins (binDir: string, providers: readonly BinProvider[
       if (!hasErrno(err, 'ENOENT') && !hasErrno(err, 'ENOTDIR')) throw err
       if (provider.own === true) continue
     }
-    const nodePath = provider.nodePathFrom === undefined ? provider.nodePath : nodePathOfPackage(head === undefined ? provider.dir : fs.realpathSync(provider.target ?? provider.dir), provider.nodePathFrom)
+    const nodePath = provider.nodePathFrom === undefined
+      ? provider.nodePath
+      : nodePathOfPackage(head === undefined ? provider.dir : fs.realpathSync(provider.target ?? provider.dir), provider.nodePathFrom)
     writeShShim(target, path.join(binDir, command), { nodePath, head })
   }
   return [...chosen.keys()]
@@ -112,7 +114,9 @@ export async function linkModulesDirBins (modulesDir: string, opts: ModulesDirBi
     const pkgName = typeof manifest['name'] === 'string' ? manifest['name'] : ''
     const pkgVersion = typeof manifest['version'] === 'string' ? manifest['version'] : '0.0.0'
     const placed = fs.lstatSync(dir).isDirectory()
-    for (const [command, file] of binsOf(dir, manifest)) commands.push({ command, target: path.join(dir, file), pkgName, pkgVersion, direct: opts.directAliases?.has(alias) === true, placed })
+    for (const [command, file] of binsOf(dir, manifest)) {
+      commands.push({ command, target: path.join(dir, file), pkgName, pkgVersion, direct: opts.directAliases?.has(alias) === true, placed })
+    }
   }
   const choose = (candidates: typeof commands): Map<string, (typeof commands)[number]> => {
     const chosen = new Map<string, (typeof commands)[number]>()
@@ -183,11 +187,17 @@ function makeExecutable (file: string, mode: number): void {
 const BIN_OWNERS: Readonly<Record<string, readonly string[] | undefined>> = { npx: ['npm'], pn: ['pnpm', '@pnpm/exe'], pnpm: ['@pnpm/exe'], pnpx: ['pnpm', '@pnpm/exe'], pnx: ['pnpm', '@pnpm/exe'] }
 
 /** pnpm's choice between two packages declaring one command: the one named as it, else the greater name, else the greater version. */
-function preferredCommand (candidate: { command: string, pkgName: string, pkgVersion: string }, current: { command: string, pkgName: string, pkgVersion: string }): boolean {
-  const owns = (cmd: { command: string, pkgName: string }): boolean => cmd.command === cmd.pkgName || own(BIN_OWNERS, cmd.command)?.includes(cmd.pkgName) === true
+function preferredCommand (
+  candidate: { command: string, pkgName: string, pkgVersion: string },
+  current: { command: string, pkgName: string, pkgVersion: string }
+): boolean {
+  const owns = (cmd: { command: string, pkgName: string }): boolean => cmd.command === cmd.pkgName
+    || own(BIN_OWNERS, cmd.command)?.includes(cmd.pkgName) === true
   if (owns(candidate) !== owns(current)) return owns(candidate)
   if (candidate.pkgName !== current.pkgName) return candidate.pkgName.localeCompare(current.pkgName) > 0
-  return validVersion(candidate.pkgVersion) !== null && validVersion(current.pkgVersion) !== null && compareVersions(candidate.pkgVersion, current.pkgVersion) > 0
+  return validVersion(candidate.pkgVersion) !== null
+    && validVersion(current.pkgVersion) !== null
+    && compareVersions(candidate.pkgVersion, current.pkgVersion) > 0
 }
 
 /** The packages of a `node_modules` (`name` and `@scope/name`), dot entries aside. */

@@ -1,7 +1,7 @@
 import path from 'node:path'
 
+import { createMatcher } from '@lode/core.matcher'
 import { joinModulesDir } from '@lode/core.safe-name'
-import { createMatcher } from '@lode/fs.matcher'
 
 import type { Dependency, Layout } from './layout.js'
 
@@ -40,7 +40,8 @@ export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDepend
   const privateRoot = rootDir === undefined || isInside(rootDir, path.join(layout.virtualStoreDir, 'node_modules'))
     ? new Map<string, string>()
     : new Map(layout.direct.flatMap((dep) => dep.depPath !== undefined && isPrivate(dep.alias) ? [[dep.alias, dep.depPath] as const] : []))
-  const taken = new Set([...layout.direct.filter((dep) => !privateRoot.has(dep.alias)).map((dep) => dep.alias), ...opts.reserved ?? []].map((alias) => alias.toLowerCase()))
+  const taken = new Set([...layout.direct.filter((dep) => !privateRoot.has(dep.alias)).map((dep) => dep.alias), ...opts.reserved ?? []]
+    .map((alias) => alias.toLowerCase()))
   // pnpm's graph walk: each step takes the unvisited packages among the previous step's children;
   // a level's steps are made before going deeper, then each step's subtree is walked in turn.
   const visited = new Set<string>()
@@ -49,18 +50,22 @@ export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDepend
     visited.add(depPath)
     return byDepPath.has(depPath)
   })
-  const childrenOf = (depPath: string): string[] => byDepPath.get(depPath)!.deps.flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath])
+  const childrenOf = (depPath: string): string[] => byDepPath.get(depPath)!.deps
+    .flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath])
   const walk = (depth: number, step: readonly string[]): Array<{ depPath: string, depth: number }> => {
     const nextSteps = step.map((depPath) => makeStep(childrenOf(depPath)))
     return [...step.map((depPath) => ({ depPath, depth })), ...nextSteps.flatMap((next) => walk(depth + 1, next))]
   }
-  const nodes = walk(0, makeStep(layout.importers.flatMap((importer) => importer.direct.flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath]))))
+  const nodes = walk(0, makeStep(layout.importers.flatMap((importer) =>
+    importer.direct.flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath]))))
   nodes.sort((a, b) => a.depth - b.depth || (a.depPath < b.depPath ? -1 : a.depPath > b.depPath ? 1 : 0))
   // First, a root above all importers whose children are their direct dependencies (the first of
   // an alias wins; a link to a project is not in pnpm's graph and takes no alias): a workspace
   // project's direct dependencies are hoisted unless the root has the name.
   const rootChildren = new Map<string, Dependency>()
-  for (const importer of layout.importers) for (const dep of importer.direct) if (dep.depPath !== undefined && !rootChildren.has(dep.alias)) rootChildren.set(dep.alias, dep)
+  for (const importer of layout.importers) {
+    for (const dep of importer.direct) if (dep.depPath !== undefined && !rootChildren.has(dep.alias)) rootChildren.set(dep.alias, dep)
+  }
   const hoisted: HoistedDependency[] = []
   for (const deps of [[...rootChildren.values()], ...nodes.map((node) => byDepPath.get(node.depPath)!.deps)]) {
     for (const child of deps) {
@@ -80,10 +85,16 @@ export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDepend
  * package is then hoisted under such a name only when no project is (pass them as `reserved` to
  * `planHoisting`). `depPath` is the project's id (as `.modules.yaml` records it).
  */
-export function planWorkspaceHoisting (projects: ReadonlyArray<{ id: string, dir: string, name?: string | undefined }>, layout: Layout, opts: HoistOptions): HoistedDependency[] {
+export function planWorkspaceHoisting (
+  projects: ReadonlyArray<{ id: string, dir: string, name?: string | undefined }>,
+  layout: Layout,
+  opts: HoistOptions
+): HoistedDependency[] {
   const typeOf = hoistTypeMatcher(opts)
   // The importers' links (to these same projects) do not take a name; their packages do.
-  const taken = new Set(layout.importers.flatMap((importer) => importer.direct.filter((dep) => dep.depPath !== undefined).map((dep) => dep.alias.toLowerCase())))
+  const taken = new Set(layout.importers.flatMap((importer) => importer.direct
+    .filter((dep) => dep.depPath !== undefined)
+    .map((dep) => dep.alias.toLowerCase())))
   const out: HoistedDependency[] = []
   for (const project of projects) {
     if (project.id === '.' || project.name === undefined) continue

@@ -1,15 +1,17 @@
 import path from 'node:path'
 
+import { DEPENDENCY_GROUPS } from '@lode/core.constants'
+import type { DependencyGroup } from '@lode/core.constants'
+import { nameOf, parseDepPath, pkgIdOf, refToDepPath } from '@lode/core.dep-path'
+import { LodeError } from '@lode/core.error'
 import { joinModulesDir } from '@lode/core.safe-name'
-import { LodeError } from '@lode/fs.error'
-import type { DependencyGroup, Lockfile, Resolution } from '@lode/pkg-manager.lockfile'
+import type { Lockfile, Resolution } from '@lode/pkg-manager.lockfile'
 import { HoisterDependencyKind, hoist } from '@yarnpkg/nm/hoist'
 import type { HoisterResult, HoisterTree } from '@yarnpkg/nm/hoist'
 import validVersion from 'semver/functions/valid.js'
 
 import { hoistTypeMatcher } from './hoist.js'
 import type { HoistedDependency, HoistOptions } from './hoist.js'
-import { nameOf, pkgIdOf, refToDepPath } from './layout.js'
 import type { Symlink } from './layout.js'
 
 /** A package of the hoisted layout: one of the places a dependency path is put. */
@@ -76,7 +78,7 @@ export function planHoistedLayout (lockfile: Lockfile, opts: HoistedLayoutOption
     const snapshot = lockfile.importers[id] ?? {}
     const refs: Record<string, string> = {}
     // pnpm's merge order: dependencies, devDependencies, optionalDependencies.
-    for (const group of ['dependencies', 'devDependencies', 'optionalDependencies'] as const) {
+    for (const group of DEPENDENCY_GROUPS) {
       if (!opts.include[group]) continue
       for (const [alias, { version }] of Object.entries(snapshot[group] ?? {})) refs[alias] = version
     }
@@ -154,7 +156,11 @@ export function planHoistedLayout (lockfile: Lockfile, opts: HoistedLayoutOption
  * `name@version` (the peer variants of a package are one package to the hoister), and the
  * workspace projects as children of the root that nothing is hoisted past.
  */
-function hoisterTree (lockfile: Lockfile, opts: HoistedLayoutOptions, importers: ReadonlyArray<{ id: string, refs: Record<string, string> }>): HoisterTree {
+function hoisterTree (
+  lockfile: Lockfile,
+  opts: HoistedLayoutOptions,
+  importers: ReadonlyArray<{ id: string, refs: Record<string, string> }>
+): HoisterTree {
   const nodes = new Map<string, HoisterTree>()
   const firstDepPath = new Map<string, string>()
   const toTree = (deps: Record<string, string>): Set<HoisterTree> => new Set(Object.entries(deps).map(([alias, ref]) => nodeOf(alias, ref)))
@@ -164,7 +170,14 @@ function hoisterTree (lockfile: Lockfile, opts: HoistedLayoutOptions, importers:
       const key = `${alias}:${ref}`
       let node = nodes.get(key)
       if (node === undefined) {
-        node = { name: alias, identName: alias, reference: ref, dependencyKind: HoisterDependencyKind.REGULAR, dependencies: new Set(), peerNames: new Set() }
+        node = {
+          name: alias,
+          identName: alias,
+          reference: ref,
+          dependencyKind: HoisterDependencyKind.REGULAR,
+          dependencies: new Set(),
+          peerNames: new Set(),
+        }
         nodes.set(key, node)
       }
       return node
@@ -189,7 +202,9 @@ function hoisterTree (lockfile: Lockfile, opts: HoistedLayoutOptions, importers:
       reference: firstDepPath.get(id)!,
       dependencyKind: HoisterDependencyKind.REGULAR,
       dependencies: new Set(),
-      peerNames: new Set(opts.autoInstallPeers ? [] : [...Object.keys(info.peerDependencies ?? {}), ...(snapshot.transitivePeerDependencies ?? [])]),
+      peerNames: new Set(opts.autoInstallPeers
+        ? []
+        : [...Object.keys(info.peerDependencies ?? {}), ...(snapshot.transitivePeerDependencies ?? [])]),
     }
     nodes.set(key, node)
     node.dependencies = toTree({ ...snapshot.dependencies, ...(opts.include.optionalDependencies ? snapshot.optionalDependencies : {}) })
@@ -208,8 +223,6 @@ function hoisterTree (lockfile: Lockfile, opts: HoistedLayoutOptions, importers:
 
 /** The version a dependency path names (`1.0.0` of `a@1.0.0(b@2.0.0)` or `a@1.0.0(patch_hash=…)`), when it is a semver version. */
 function versionOf (depPath: string): string | undefined {
-  const raw = depPath.slice(depPath.indexOf('@', 1) + 1)
-  const paren = raw.indexOf('(')
-  const version = paren === -1 ? raw : raw.slice(0, paren)
+  const { version } = parseDepPath(depPath)
   return validVersion(version) === null ? undefined : version
 }

@@ -1,5 +1,4 @@
-export { VIRTUAL_STORE_DIR_MAX_LENGTH, depPathToFilename } from './dep-path-to-filename.js'
-export { nameOf, pkgIdOf, planLayout, reachableDepPaths, refToDepPath } from './layout.js'
+export { planLayout, reachableDepPaths } from './layout.js'
 export type { Dependency, ImporterLayout, LaidOutPackage, Layout, LayoutOptions, Symlink } from './layout.js'
 export { linkBins, linkModulesDirBins } from './bins.js'
 export type { BinProvider, LinkBinsOptions, ModulesDirBinsOptions } from './bins.js'

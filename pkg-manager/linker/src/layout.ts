@@ -1,9 +1,10 @@
 import path from 'node:path'
 
+import type { DependencyGroup } from '@lode/core.constants'
+import { depPathToFilename, nameOf, pkgIdOf, refToDepPath } from '@lode/core.dep-path'
 import { joinModulesDir, own } from '@lode/core.safe-name'
-import type { DependencyGroup, Lockfile, Resolution } from '@lode/pkg-manager.lockfile'
+import type { Lockfile, Resolution } from '@lode/pkg-manager.lockfile'
 
-import { depPathToFilename } from './dep-path-to-filename.js'
 
 /** A package of the isolated layout: where its files go in `node_modules/.pnpm`. */
 export interface LaidOutPackage {
@@ -96,9 +97,21 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
       const info = lockfile.packages?.[pkgId]
       if (info === undefined) throw new Error(`The lockfile has no packages entry for ${pkgId}`)
       const snapshot = lockfile.snapshots?.[depPath] ?? {}
-      const requiredPeers = Object.keys(info.peerDependencies ?? {}).filter((peer) => own(info.peerDependenciesMeta, peer)?.optional !== true &&
+      const requiredPeers = Object.keys(info.peerDependencies ?? {}).filter((peer) =>
+        own(info.peerDependenciesMeta, peer)?.optional !== true &&
         (own(snapshot.dependencies, peer) !== undefined || own(snapshot.optionalDependencies, peer) !== undefined))
-      packages.set(depPath, { depPath, pkgId, name: nameOf(depPath), dir: dirOf(depPath), siblingsDir: siblingsDirOf(depPath), resolution: info.resolution, hasBin: info.hasBin === true, deps: [], links: [], requiredPeers })
+      packages.set(depPath, {
+        depPath,
+        pkgId,
+        name: nameOf(depPath),
+        dir: dirOf(depPath),
+        siblingsDir: siblingsDirOf(depPath),
+        resolution: info.resolution,
+        hasBin: info.hasBin === true,
+        deps: [],
+        links: [],
+        requiredPeers,
+      })
       pending.push(depPath)
     }
     return packages.get(depPath)!.dir
@@ -174,19 +187,3 @@ export function reachableDepPaths (lockfile: Lockfile, opts: Pick<LayoutOptions,
   return reached
 }
 
-/** A lockfile reference to a dependency path: `1.0.0(peer@2.0.0)` under its alias, or a full `name@version` (aliases, `file:`, URLs). */
-export function refToDepPath (alias: string, ref: string): string {
-  const paren = ref.indexOf('(')
-  const head = paren === -1 ? ref : ref.slice(0, paren)
-  return head.includes('@') && !head.startsWith('file:') ? ref : `${alias}@${ref}`
-}
-
-/** The dependency path without its peer suffix: its key in the lockfile's `packages`. */
-export function pkgIdOf (depPath: string): string {
-  const paren = depPath.indexOf('(', depPath.indexOf('@', 1))
-  return paren === -1 ? depPath : depPath.slice(0, paren)
-}
-
-export function nameOf (depPath: string): string {
-  return depPath.slice(0, depPath.indexOf('@', 1))
-}

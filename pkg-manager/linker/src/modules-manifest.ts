@@ -1,7 +1,8 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
-import { hasErrno } from '@lode/fs.error'
+import { MODULES_MANIFEST_FILE } from '@lode/core.constants'
+import { hasErrno } from '@lode/core.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 
 import type { HoistedDependency } from './hoist.js'
@@ -67,13 +68,13 @@ const KEY_ORDER: ReadonlyArray<keyof ModulesManifest> = [
 export async function writeModulesManifest (modulesDir: string, manifest: ModulesManifest): Promise<void> {
   const ordered: Record<string, unknown> = {}
   for (const key of KEY_ORDER) if (manifest[key] !== undefined) ordered[key] = key === 'skipped' ? [...manifest.skipped].sort() : manifest[key]
-  await writeFileAtomic(path.join(modulesDir, '.modules.yaml'), JSON.stringify(ordered, null, 2))
+  await writeFileAtomic(path.join(modulesDir, MODULES_MANIFEST_FILE), JSON.stringify(ordered, null, 2))
 }
 
 /** The `.modules.yaml` of `modulesDir`, or undefined when there is none (or it is unreadable: the install starts over). */
 export async function readModulesManifest (modulesDir: string): Promise<ModulesManifest | undefined> {
   try {
-    return JSON.parse(await fs.readFile(path.join(modulesDir, '.modules.yaml'), 'utf8')) as ModulesManifest
+    return JSON.parse(await fs.readFile(path.join(modulesDir, MODULES_MANIFEST_FILE), 'utf8')) as ModulesManifest
   } catch (err) {
     if (hasErrno(err, 'ENOENT') || err instanceof SyntaxError) return undefined
     throw err

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
+import { CURRENT_LOCKFILE } from '@lode/core.constants'
 import { joinModulesDir } from '@lode/core.safe-name'
 
 import type { HoistedDependency } from './hoist.js'
@@ -34,11 +35,15 @@ export interface PruneInput {
  * directories), once its builds have passed: an install that fails before can still put
  * node_modules back as it was.
  */
-export async function planPrune (input: PruneInput): Promise<{ changed: string[], remove: () => Promise<void>, removeStaleDirs: () => Promise<void> }> {
+export async function planPrune (
+  input: PruneInput
+): Promise<{ changed: string[], remove: () => Promise<void>, removeStaleDirs: () => Promise<void> }> {
   const { modulesDir } = input
   // Direct dependency links each importer no longer has.
-  const nextDirect = new Set(input.next.importers.flatMap((importer) => importer.direct.map((dep) => path.join(importer.modulesDir, dep.alias))))
-  const removedDirect = input.previous.importers.flatMap((importer) => importer.direct.map((dep) => ({ modulesDir: importer.modulesDir, alias: dep.alias })))
+  const nextDirect = new Set(input.next.importers.flatMap((importer) =>
+    importer.direct.map((dep) => path.join(importer.modulesDir, dep.alias))))
+  const removedDirect = input.previous.importers
+    .flatMap((importer) => importer.direct.map((dep) => ({ modulesDir: importer.modulesDir, alias: dep.alias })))
     .filter((link) => !nextDirect.has(path.join(link.modulesDir, link.alias)))
   const before = new Map(input.previous.packages.map((pkg) => [pkg.depPath, pkg]))
   const changed: string[] = []
@@ -55,7 +60,7 @@ export async function planPrune (input: PruneInput): Promise<{ changed: string[]
   // `.pnpm/<dir name>`: two levels above `node_modules/<name>` (three for a scoped name).
   const used = new Set(input.next.packages.map((pkg) => path.basename(path.dirname(pkg.siblingsDir))))
   const staleDirs = input.pruneVirtualStore
-    ? (await fs.readdir(virtualStoreDir).catch(() => [] as string[])).filter((entry) => entry !== 'node_modules' && entry !== 'lock.yaml' && !used.has(entry)).map((entry) => path.join(virtualStoreDir, entry))
+    ? (await fs.readdir(virtualStoreDir).catch(() => [] as string[])).filter((entry) => entry !== 'node_modules' && entry !== CURRENT_LOCKFILE && !used.has(entry)).map((entry) => path.join(virtualStoreDir, entry))
     : []
   const dirs = { modulesDir, virtualStoreDir }
   const nextHoisted = new Set(input.nextHoisted.map((dep) => hoistedPath(dirs, dep)))

@@ -1,8 +1,8 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
-import { LodeError, fileSystemError, hasErrno } from '@lode/fs.error'
-import { LOCKFILE_VERSION, WANTED_LOCKFILE } from '@lode/fs.formats'
+import { CURRENT_LOCKFILE, LOCKFILE_VERSION, MODULES_DIR, VIRTUAL_STORE_DIR, WANTED_LOCKFILE } from '@lode/core.constants'
+import { LodeError, fileSystemError, hasErrno } from '@lode/core.error'
 import type * as Yaml from 'yaml'
 
 import { lockfileShapeError } from './check-shape.js'
@@ -31,7 +31,7 @@ export async function readLockfile (dir: string): Promise<ReadLockfile | undefin
 
 /** `<dir>/node_modules/.pnpm/lock.yaml`, what the last install put on disk (pnpm's current lockfile); `undefined` when there is none. */
 export async function readInstalledLockfile (dir: string): Promise<ReadLockfile | undefined> {
-  return await readLockfileAt(path.join(dir, 'node_modules', '.pnpm', 'lock.yaml'))
+  return await readLockfileAt(path.join(dir, MODULES_DIR, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE))
 }
 
 async function readLockfileAt (file: string): Promise<ReadLockfile | undefined> {

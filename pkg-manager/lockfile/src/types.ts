@@ -19,8 +19,6 @@ export interface ResolvedDependency {
   version: string
 }
 
-export type DependencyGroup = 'dependencies' | 'devDependencies' | 'optionalDependencies'
-export const DEPENDENCY_GROUPS: readonly DependencyGroup[] = ['dependencies', 'devDependencies', 'optionalDependencies']
 
 export interface ProjectSnapshot {
   dependencies?: Record<string, ResolvedDependency>

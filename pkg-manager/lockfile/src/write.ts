@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
-import { WANTED_LOCKFILE } from '@lode/fs.formats'
+import { WANTED_LOCKFILE } from '@lode/core.constants'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 
 import type { Lockfile } from './types.js'

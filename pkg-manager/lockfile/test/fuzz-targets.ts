@@ -37,7 +37,8 @@ const extra = corpusDir === ''
 // Built when first used: the generator below needs its tables.
 let written: string[] | undefined
 let all: string[] | undefined
-const writtenLockfiles = (): string[] => written ??= Array.from({ length: 20 }, (_, i) => stringifyLockfile(randomLockfile(createRandom(i))))
+const writtenLockfiles = (): string[] => written ??= Array.from({ length: 20 }, (_, i) =>
+  stringifyLockfile(randomLockfile(createRandom(i))))
 
 const MUTATE: MutateOptions = {
   tokens: [': ', ':', '- ', '-', '? ', '{', '}', '[', ']', ', ', "'", '"', '#', ' #', '&a ', '*a', '!!str ', '!!binary ', '|', '|-', '>', '%YAML 1.1\n---\n', '---\n', '...\n', '<<: ', '~', 'null', 'true', '1.5', '0x1F', '.inf', '\\u00e9', '\\x', '\\', '\\U', '\\U0010FFFF', '\\UFFFFFFFF', '\\uD800',
@@ -48,7 +49,9 @@ const MUTATE: MutateOptions = {
 }
 
 function lockfileText (random: Random): string {
-  const base = random.chance(0.03) && large.length > 0 ? random.pick(large) : random.chance(0.2) ? random.pick(writtenLockfiles()) : random.pick(extra.length > 0 && random.chance(0.5) ? extra : small)
+  const base = random.chance(0.03) && large.length > 0
+    ? random.pick(large)
+    : random.chance(0.2) ? random.pick(writtenLockfiles()) : random.pick(extra.length > 0 && random.chance(0.5) ? extra : small)
   return random.chance(0.05) ? base : mutate(random, base, MUTATE)
 }
 
@@ -180,7 +183,10 @@ function randomEntry (random: Random, known: Record<string, (random: Random) => 
 }
 
 const strings = (random: Random): string[] => Array.from({ length: random.int(4) }, () => randomString(random))
-const dependency = (random: Random): { specifier: string, version: string } => ({ specifier: randomString(random), version: randomString(random) })
+const dependency = (random: Random): { specifier: string, version: string } => ({
+  specifier: randomString(random),
+  version: randomString(random),
+})
 
 /** A lockfile of the declared shape, with odd strings and numbers in it. */
 export function randomLockfile (random: Random): Lockfile {
@@ -193,7 +199,11 @@ export function randomLockfile (random: Random): Lockfile {
   }))
   const lockfile: Lockfile = { lockfileVersion: '9.0', importers }
   const sections: Record<string, (random: Random) => unknown> = {
-    settings: (r) => ({ autoInstallPeers: r.chance(0.5), excludeLinksFromLockfile: r.chance(0.5), ...(r.chance(0.3) ? { peersSuffixMaxLength: r.pick(NUMBERS) } : {}) }),
+    settings: (r) => ({
+      autoInstallPeers: r.chance(0.5),
+      excludeLinksFromLockfile: r.chance(0.5),
+      ...(r.chance(0.3) ? { peersSuffixMaxLength: r.pick(NUMBERS) } : {}),
+    }),
     catalogs: (r) => randomMap(r, 2, (r2) => randomMap(r2, 2, dependency)),
     overrides: (r) => randomMap(r, 3, randomString),
     packageExtensionsChecksum: randomString,

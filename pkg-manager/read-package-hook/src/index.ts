@@ -1,4 +1,4 @@
-import { createMatcher } from '@lode/fs.matcher'
+import { createMatcher } from '@lode/core.matcher'
 
 import { compatibilityExtensions, createPackageExtender } from './extensions.js'
 import type { PackageExtension } from './extensions.js'
@@ -36,7 +36,8 @@ function createOptionalDependenciesRemover (patterns: readonly string[]): Manife
   return (manifest) => {
     const names = Object.keys(manifest.optionalDependencies ?? {}).filter(ignored)
     if (names.length === 0) return manifest
-    const without = (deps: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(deps).filter(([name]) => !names.includes(name)))
+    const without = (deps: Record<string, string>): Record<string, string> =>
+      Object.fromEntries(Object.entries(deps).filter(([name]) => !names.includes(name)))
     const copy = { ...manifest, optionalDependencies: without(manifest.optionalDependencies ?? {}) }
     if (manifest.dependencies !== undefined) copy.dependencies = without(manifest.dependencies)
     return copy
@@ -48,7 +49,9 @@ export function createReadPackageHooks (opts: ReadPackageHookOptions): ReadPacka
   const base: ManifestHook[] = []
   if (Object.keys(opts.packageExtensions).length > 0) base.push(createPackageExtender(opts.packageExtensions))
   if (opts.overrides.length > 0) base.push(createVersionsOverrider(opts.overrides, opts.rootDir))
-  if (opts.ignoredOptionalDependencies !== undefined && opts.ignoredOptionalDependencies.length > 0) base.push(createOptionalDependenciesRemover(opts.ignoredOptionalDependencies))
+  if (opts.ignoredOptionalDependencies !== undefined && opts.ignoredOptionalDependencies.length > 0) {
+    base.push(createOptionalDependenciesRemover(opts.ignoredOptionalDependencies))
+  }
   const forDependencies = opts.ignoreCompatibilityDb ? base : [createPackageExtender(compatibilityExtensions()), ...base]
   return {
     project: (manifest, projectDir) => base.reduce((m, hook) => hook(m, projectDir), manifest),

@@ -1,3 +1,5 @@
+import { MANIFEST_DEPENDENCY_FIELDS } from '@lode/core.constants'
+
 /** The fields of a manifest the hooks read and change; anything else passes through untouched. */
 export interface HookedManifest {
   name?: string
@@ -15,7 +17,7 @@ export type ManifestHook = <T extends HookedManifest>(manifest: T, projectDir?: 
 /** A shallow copy with its own dependency maps, safe for a hook to change. */
 export function copyManifest<T extends HookedManifest> (manifest: T): T {
   const copy = { ...manifest }
-  for (const field of ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const) {
+  for (const field of MANIFEST_DEPENDENCY_FIELDS) {
     if (manifest[field] !== undefined) copy[field] = { ...manifest[field] }
   }
   if (manifest.peerDependenciesMeta !== undefined) copy.peerDependenciesMeta = { ...manifest.peerDependenciesMeta }

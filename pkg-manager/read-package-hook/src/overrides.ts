@@ -1,7 +1,7 @@
 import path from 'node:path'
 
+import { LodeError } from '@lode/core.error'
 import { own } from '@lode/core.safe-name'
-import { LodeError } from '@lode/fs.error'
 import satisfies from 'semver/functions/satisfies.js'
 import validVersion from 'semver/functions/valid.js'
 import intersects from 'semver/ranges/intersects.js'
@@ -76,8 +76,15 @@ function parsePackageSelector (selector: string, whole: string): PackageSelector
  * `$name` values replaced by the root project's own specifier for `name` (pnpm's deprecated
  * version references). Throws `ERR_LODE_CANNOT_RESOLVE_OVERRIDE_VERSION` for a name it lacks.
  */
-export function replaceVersionReferences (overrides: Readonly<Record<string, string>>, rootManifest: HookedManifest): Record<string, string> {
-  const direct: Record<string, string> = { ...rootManifest.devDependencies, ...rootManifest.dependencies, ...rootManifest.optionalDependencies }
+export function replaceVersionReferences (
+  overrides: Readonly<Record<string, string>>,
+  rootManifest: HookedManifest
+): Record<string, string> {
+  const direct: Record<string, string> = {
+    ...rootManifest.devDependencies,
+    ...rootManifest.dependencies,
+    ...rootManifest.optionalDependencies,
+  }
   return Object.fromEntries(Object.entries(overrides).map(([selector, specifier]) => {
     if (!specifier.startsWith('$')) return [selector, specifier]
     const name = specifier.slice(1)
@@ -106,7 +113,9 @@ type PreparedOverride = Override & { localTarget: LocalTarget | undefined }
  */
 export function createVersionsOverrider (overrides: readonly Override[], rootDir: string): ManifestHook {
   const convergeVersions = new Map(overrides.filter((o) => o.converge === true).map((o) => [o.targetPkg.name, o.newSpecifier]))
-  const explicit = overrides.filter((o) => o.converge !== true).map((o): PreparedOverride => ({ ...o, localTarget: localTarget(o.newSpecifier, rootDir) }))
+  const explicit = overrides
+    .filter((o) => o.converge !== true)
+    .map((o): PreparedOverride => ({ ...o, localTarget: localTarget(o.newSpecifier, rootDir) }))
   const scoped = explicit.filter((o) => o.parentPkg !== undefined)
   const generic = explicit.filter((o) => o.parentPkg === undefined)
   return <T extends HookedManifest>(manifest: T, projectDir?: string): T => {

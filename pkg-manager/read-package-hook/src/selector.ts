@@ -1,3 +1,4 @@
+import { splitNameAt } from '@lode/core.dep-path'
 import validateName from 'validate-npm-package-name'
 
 /**
@@ -6,10 +7,7 @@ import validateName from 'validate-npm-package-name'
  * undefined for a bare name and `''` for `name@`.
  */
 export function parseSelector (selector: string): { name?: string, range?: string } {
-  const at = selector.indexOf('@', 1)
-  if (at !== -1) {
-    const name = selector.slice(0, at)
-    return validateName(name).validForOldPackages ? { name, range: selector.slice(at + 1) } : {}
-  }
+  const { name, rest: range } = splitNameAt(selector)
+  if (range !== undefined) return validateName(name).validForOldPackages ? { name, range } : {}
   return validateName(selector).validForOldPackages ? { name: selector } : {}
 }

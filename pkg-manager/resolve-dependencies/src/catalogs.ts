@@ -1,5 +1,5 @@
+import { LodeError } from '@lode/core.error'
 import { own } from '@lode/core.safe-name'
-import { LodeError } from '@lode/fs.error'
 
 /** pnpm's catalogs (`catalog`, `catalogs.<name>`): catalog name → package name → specifier. */
 export type Catalogs = Readonly<Record<string, Readonly<Record<string, string>>>>
@@ -14,7 +14,11 @@ export function catalogName (specifier: string): string {
  * `ERR_LODE_CATALOG_ENTRY_NOT_FOUND`. Undefined for any other specifier.
  * (`@lode/pkg-manager.resolve-dependencies/catalogs`: installs that resolve nothing load only this.)
  */
-export function catalogSpecifier (alias: string, specifier: string, catalogs: Catalogs | undefined): { name: string, specifier: string } | undefined {
+export function catalogSpecifier (
+  alias: string,
+  specifier: string,
+  catalogs: Catalogs | undefined
+): { name: string, specifier: string } | undefined {
   if (!specifier.startsWith('catalog:')) return undefined
   const name = catalogName(specifier)
   const entry = own(own(catalogs, name), alias)

@@ -147,7 +147,12 @@ function collapseCycles (graph: ReadonlyMap<string, VariantNode>, groups: Readon
     return [...out].sort((a, b) => a - b)
   })
   const { componentOf, count } = stronglyConnected(adjacency)
-  const components = Array.from({ length: count }, () => ({ groups: [] as string[][], dependencies: new Set<number>(), cyclic: false, size: 0 }))
+  const components = Array.from({ length: count }, () => ({
+    groups: [] as string[][],
+    dependencies: new Set<number>(),
+    cyclic: false,
+    size: 0,
+  }))
   sorted.forEach((group, i) => {
     const component = components[componentOf[i]!]!
     component.groups.push(group)

@@ -1,3 +1,4 @@
+import { splitNameAt, withoutPeersSuffix } from '@lode/core.dep-path'
 import { own } from '@lode/core.safe-name'
 import type { Lockfile, SnapshotInfo } from '@lode/pkg-manager.lockfile'
 
@@ -14,9 +15,7 @@ export function lockedPackage (lockfile: Lockfile | undefined, pkgId: string): R
   const depPath = snapshotKeyOf(lockfile, pkgId)
   if (depPath === undefined) return undefined
   const snapshot = lockfile!.snapshots![depPath]!
-  const at = pkgId.indexOf('@', 1)
-  const name = pkgId.slice(0, at)
-  const version = pkgId.slice(at + 1)
+  const { name, rest: version = '' } = splitNameAt(pkgId)
   const { resolution, ...lockfileFields } = info
   const peerDependencies: Record<string, string> = { ...info.peerDependencies }
   const peerDependenciesMeta: Record<string, { optional?: boolean }> = { ...info.peerDependenciesMeta }
@@ -34,7 +33,7 @@ export function lockedPackage (lockfile: Lockfile | undefined, pkgId: string): R
     const out: Record<string, string> = {}
     for (const [alias, ref] of Object.entries(deps ?? {})) {
       if (own(peerDependencies, alias) !== undefined) continue
-      const bare = withoutPeerSuffix(ref)
+      const bare = withoutPeersSuffix(ref)
       out[alias] = specOfRef(bare)
     }
     return out
@@ -56,11 +55,6 @@ export function lockedPackage (lockfile: Lockfile | undefined, pkgId: string): R
 }
 
 /** `1.0.0(peer@2.0.0)` → `1.0.0`. */
-export function withoutPeerSuffix (ref: string): string {
-  const open = ref.indexOf('(')
-  return open === -1 ? ref : ref.slice(0, open)
-}
-
 /** The specifier that reproduces a snapshot reference: `1.0.0`, `npm:name@1.0.0`, `file:x`, a URL, `link:x`. */
 function specOfRef (ref: string): string {
   const named = /^(@?[^@:/]+(?:\/[^@:/]+)?)@(.*)$/.exec(ref)

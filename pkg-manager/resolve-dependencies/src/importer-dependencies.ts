@@ -1,4 +1,5 @@
-import type { DependencyGroup } from '@lode/pkg-manager.lockfile'
+
+import type { DependencyGroup } from '@lode/core.constants'
 
 import type { ProjectManifest } from './types.js'
 

@@ -1,11 +1,12 @@
 import path from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 
+import type { DependencyGroup } from '@lode/core.constants'
+import { DEPENDENCY_GROUPS, LOCKFILE_VERSION } from '@lode/core.constants'
+import { nameOf, refToDepPath, splitNameAt, withoutPeersSuffix } from '@lode/core.dep-path'
+import { LodeError } from '@lode/core.error'
 import { own } from '@lode/core.safe-name'
-import { LodeError } from '@lode/fs.error'
-import { LOCKFILE_VERSION } from '@lode/fs.formats'
-import { DEPENDENCY_GROUPS } from '@lode/pkg-manager.lockfile'
-import type { DependencyGroup, Lockfile, PackageInfo, ProjectSnapshot, SnapshotInfo } from '@lode/pkg-manager.lockfile'
+import type { Lockfile, PackageInfo, ProjectSnapshot, SnapshotInfo } from '@lode/pkg-manager.lockfile'
 import { parseOverrides } from '@lode/pkg-manager.read-package-hook'
 import type { ManifestHook, Override } from '@lode/pkg-manager.read-package-hook'
 import { DIRECT_DEP_WEIGHT, EXISTING_VERSION_WEIGHT, parseWantedSpec } from '@lode/resolving.npm-resolver'
@@ -17,13 +18,12 @@ import type { Catalogs } from './catalogs.js'
 import { dedupeInjectedDeps } from './dedupe-injected-deps.js'
 import { dedupePeerDependents } from './dedupe-peer-dependents.js'
 import type { VariantNode } from './dedupe-peer-dependents.js'
-import { withoutPeerSuffix } from './from-lockfile.js'
 import { dependenciesMetaOf, importerDependencies } from './importer-dependencies.js'
 import { peerVersionRange, resolutionPeerViews } from './resolution-peers.js'
 import type { UnresolvedPeer } from './resolution-peers.js'
 import { PeerResolver } from './resolve-peers.js'
 import type { MissingPeer, PeerIssue, PeerNode, PeerProvider } from './resolve-peers.js'
-import { Scope, TreeResolver, depPathOfRef } from './resolve-tree.js'
+import { Scope, TreeResolver } from './resolve-tree.js'
 import type { GitAccess, WantedDependency } from './resolve-tree.js'
 import type { Edge, Importer, ResolvedPackage } from './types.js'
 
@@ -100,9 +100,13 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
   // its dependency path (pnpm pins a locked peer provider that is stable): when it gets peers of its
   // own now, the peer is hoisted anew, from the versions this resolution reached.
   const said: Array<() => void> = []
-  const quiet = { ...opts, onInfo: (message: string) => { said.push(() => { opts.onInfo(message) }) }, onWarning: (message: string) => { said.push(() => { opts.onWarning(message) }) } }
+  const quiet = {
+    ...opts,
+    onInfo: (message: string) => { said.push(() => { opts.onInfo(message) }) },
+    onWarning: (message: string) => { said.push(() => { opts.onWarning(message) }) },
+  }
   let result = await resolveGraph(quiet, new Set())
-  const unstable = new Set(result.lockedPeers.filter((peerKey) => result.lockfile.snapshots?.[peerKey] === undefined).map((peerKey) => peerKey.slice(0, peerKey.indexOf('@', 1))))
+  const unstable = new Set(result.lockedPeers.filter((peerKey) => result.lockfile.snapshots?.[peerKey] === undefined).map(nameOf))
   if (unstable.size > 0) {
     said.length = 0
     result = await resolveGraph(quiet, unstable)
@@ -112,14 +116,22 @@ export async function resolveDependencies (opts: ResolveDependenciesOptions): Pr
   return resolved
 }
 
-async function resolveGraph (opts: ResolveDependenciesOptions, unpinned: ReadonlySet<string>): Promise<ResolveDependenciesResult & { lockedPeers: string[] }> {
+async function resolveGraph (
+  opts: ResolveDependenciesOptions,
+  unpinned: ReadonlySet<string>
+): Promise<ResolveDependenciesResult & { lockedPeers: string[] }> {
   const deprecated = { direct: [] as string[], subdependencies: [] as string[] }
   const immature = new Map<string, ReleaseAgeViolation>()
   // Changed overrides can change any package's manifest: every package is read again (pnpm's full
   // resolution), locked versions still kept where they satisfy, except for the targets of removed overrides.
-  const settingsChanged = opts.lockfile !== undefined && (!isDeepStrictEqual(opts.lockfile.overrides ?? {}, opts.lockfileSettings.overrides ?? {}) ||
+  const settingsChanged = opts.lockfile !== undefined && (
+    !isDeepStrictEqual(opts.lockfile.overrides ?? {}, opts.lockfileSettings.overrides ?? {}) ||
     opts.lockfile.packageExtensionsChecksum !== opts.lockfileSettings.packageExtensionsChecksum ||
-    !isDeepStrictEqual([...opts.lockfile.ignoredOptionalDependencies ?? []].sort(), [...opts.lockfileSettings.ignoredOptionalDependencies ?? []].sort()))
+    !isDeepStrictEqual(
+      [...opts.lockfile.ignoredOptionalDependencies ?? []].sort(),
+      [...opts.lockfileSettings.ignoredOptionalDependencies ?? []].sort()
+    )
+  )
   const staleNames = settingsChanged ? staleOverrideTargets(opts.lockfile?.overrides, opts.lockfileSettings.overrides) : new Set<string>()
   const updating = new Set(opts.updating === 'all' ? [] : opts.updating)
   const isUpdating = (name: string): boolean => opts.updating === 'all' || updating.has(name)
@@ -139,7 +151,11 @@ async function resolveGraph (opts: ResolveDependenciesOptions, unpinned: Readonl
     lockfileDir: opts.lockfileDir,
     importerDirs: opts.importers.map((importer) => importer.dir),
     // A project published from a directory of its own (publishConfig.directory) is linked to it, as pnpm links it.
-    workspaceProjects: opts.importers.map((importer) => ({ name: importer.manifest.name, version: importer.manifest.version, dir: linkedDirOf(importer) })),
+    workspaceProjects: opts.importers.map((importer) => ({
+      name: importer.manifest.name,
+      version: importer.manifest.version,
+      dir: linkedDirOf(importer),
+    })),
     blockExoticSubdeps: opts.blockExoticSubdeps,
     linkWorkspacePackages: opts.linkWorkspacePackages ?? false,
     preferWorkspacePackages: opts.preferWorkspacePackages,
@@ -163,9 +179,8 @@ async function resolveGraph (opts: ResolveDependenciesOptions, unpinned: Readonl
     }
   }
   for (const pkgId of Object.keys(opts.lockfile?.packages ?? {})) {
-    const at = pkgId.indexOf('@', 1)
-    const version = pkgId.slice(at + 1)
-    if (semver.valid(version) !== null && !staleNames.has(pkgId.slice(0, at)) && !isUpdating(pkgId.slice(0, at))) importerScope.add(pkgId.slice(0, at), version, 'version', EXISTING_VERSION_WEIGHT)
+    const { name, rest: version = '' } = splitNameAt(pkgId)
+    if (semver.valid(version) !== null && !staleNames.has(name) && !isUpdating(name)) importerScope.add(name, version, 'version', EXISTING_VERSION_WEIGHT)
   }
 
   const direct = opts.importers.map((importer, importerIndex) => {
@@ -179,12 +194,13 @@ async function resolveGraph (opts: ResolveDependenciesOptions, unpinned: Readonl
       const entry: WantedDependency = { alias, bareSpecifier: catalog?.specifier ?? specifier, optional: group === 'optionalDependencies' }
       if (catalog !== undefined) entry.written = specifier
       if (own(dependenciesMetaOf(importer.manifest), alias)?.injected === true) entry.injected = true
-      const catalogUnchanged = catalog === undefined || own(own(opts.lockfile?.catalogs, catalog.name), alias)?.specifier === catalog.specifier
+      const catalogUnchanged = catalog === undefined
+        || own(own(opts.lockfile?.catalogs, catalog.name), alias)?.specifier === catalog.specifier
       if (lockedDep !== undefined && lockedDep.specifier === specifier && catalogUnchanged && !staleNames.has(alias)) {
         const version = lockedVersionOf(lockedDep.version)
         if (version !== undefined) {
           entry.lockedVersion = version
-          entry.lockedKey = depPathOfRef(lockedDep.version, alias)
+          entry.lockedKey = refToDepPath(alias, lockedDep.version)
         } else {
           entry.lockedRef = lockedDep.version
         }
@@ -217,7 +233,8 @@ async function resolveGraph (opts: ResolveDependenciesOptions, unpinned: Readonl
   const workspaceRoot = opts.importers.findIndex((importer) => importer.id === '.')
   const rootDeps = workspaceRoot === -1 ? [] : direct[workspaceRoot]!.wanted
   for (let round = 0; round <= 20; round++) {
-    const topAliases = direct.map((importer, i) => new Set([...importer.edges, ...importer.hidden, ...shadowed[i]!, ...providers[i]!].map((edge) => edge.alias)))
+    const topAliases = direct.map((importer, i) => new Set([...importer.edges, ...importer.hidden, ...shadowed[i]!, ...providers[i]!]
+      .map((edge) => edge.alias)))
     const knownNext = topAliases.map((aliases) => new Set(aliases))
     const views = resolutionPeerViews({
       importerIds: opts.importers.map((importer) => importer.id),
@@ -250,7 +267,10 @@ async function resolveGraph (opts: ResolveDependenciesOptions, unpinned: Readonl
     })
     if (extra.every((list) => list.length === 0)) {
       // The workspace root's first; the others then see the root's direct dependencies as provided too.
-      const versionsOf = (i: number): Map<string, string> => directVersions([...direct[i]!.edges, ...direct[i]!.hidden, ...providers[i]!], tree.packages)
+      const versionsOf = (i: number): Map<string, string> => directVersions(
+        [...direct[i]!.edges, ...direct[i]!.hidden, ...providers[i]!],
+        tree.packages
+      )
       const pick = (i: number, provided: ReadonlyMap<string, string>): WantedDependency[] => missingOptional(missingOptionalPeers[i]!, {
         candidates,
         locked: lockedPeers[i]!,
@@ -268,7 +288,13 @@ async function resolveGraph (opts: ResolveDependenciesOptions, unpinned: Readonl
       for (const list of missingOptionalPeers) list.clear()
     }
     if (extra.every((list) => list.length === 0)) break
-    const fresh = direct.map((importer, i) => ({ importerIndex: importer.importerIndex, wanted: extra[i]!, scope: importer.scope, edges: [] as Edge[], known: knownNext[i]! }))
+    const fresh = direct.map((importer, i) => ({
+      importerIndex: importer.importerIndex,
+      wanted: extra[i]!,
+      scope: importer.scope,
+      edges: [] as Edge[],
+      known: knownNext[i]!,
+    }))
     await tree.resolve(fresh)
     known = knownNext
     pending = fresh.map((entry, i) => {
@@ -276,7 +302,13 @@ async function resolveGraph (opts: ResolveDependenciesOptions, unpinned: Readonl
       return entry.edges
     })
   }
-  const peers = new PeerResolver({ packages: tree.packages, children: tree.children, peersSuffixMaxLength: opts.peersSuffixMaxLength, dedupePeers: opts.dedupePeers === true, ...(opts.patchHashOf === undefined ? {} : { patchHashOf: opts.patchHashOf }) })
+  const peers = new PeerResolver({
+    packages: tree.packages,
+    children: tree.children,
+    peersSuffixMaxLength: opts.peersSuffixMaxLength,
+    dedupePeers: opts.dedupePeers === true,
+    ...(opts.patchHashOf === undefined ? {} : { patchHashOf: opts.patchHashOf }),
+  })
   const roots = resolveImporterPeers(peers, direct.map((importer) => [...importer.edges, ...importer.hidden]), rootIndex, providers)
 
   // Required peers still missing (autoInstallPeers off, or ranges no version meets) are issues, as in pnpm.
@@ -318,7 +350,12 @@ function linkedDirOf (importer: Importer): string {
  * Every importer's peer nodes, its hoisted providers among them. The workspace root's dependencies
  * (`rootIndex`, -1 for none) also provide peers to the other projects' dependencies, after their own.
  */
-function resolveImporterPeers (peers: PeerResolver, edges: Edge[][], rootIndex: number, providers: PeerProvider[][]): Array<Map<string, PeerNode>> {
+function resolveImporterPeers (
+  peers: PeerResolver,
+  edges: Edge[][],
+  rootIndex: number,
+  providers: PeerProvider[][]
+): Array<Map<string, PeerNode>> {
   if (rootIndex === -1 || edges.length === 1) return edges.map((list, i) => peers.resolveImporter(list, [], providers[i]))
   const root = peers.resolveImporter(edges[rootIndex]!, [], providers[rootIndex])
   const inherited = [
@@ -329,12 +366,17 @@ function resolveImporterPeers (peers: PeerResolver, edges: Edge[][], rootIndex: 
 }
 
 /** Names whose global, rangeless override was removed: their locked versions are dropped, as pnpm does. */
-function staleOverrideTargets (locked: Readonly<Record<string, string>> | undefined, current: Readonly<Record<string, string>> | undefined): Set<string> {
+function staleOverrideTargets (
+  locked: Readonly<Record<string, string>> | undefined,
+  current: Readonly<Record<string, string>> | undefined
+): Set<string> {
   const names = new Set<string>()
   for (const selector of Object.keys(locked ?? {})) {
     if (current?.[selector] !== undefined) continue
     const [override] = tryParseOverrides({ [selector]: '' })
-    if (override !== undefined && override.parentPkg === undefined && override.targetPkg.range === undefined) names.add(override.targetPkg.name)
+    if (override !== undefined && override.parentPkg === undefined && override.targetPkg.range === undefined) {
+      names.add(override.targetPkg.name)
+    }
   }
   return names
 }
@@ -359,10 +401,9 @@ function safeSpec (alias: string, specifier: string): ReturnType<typeof parseWan
 
 /** `1.0.0(peer@2)` → `1.0.0`; `name@1.0.0` (an alias) → `1.0.0`; links and files → undefined. */
 function lockedVersionOf (ref: string): string | undefined {
-  const bare = withoutPeerSuffix(ref)
+  const bare = withoutPeersSuffix(ref)
   if (bare.includes(':')) return undefined
-  const at = bare.indexOf('@', 1)
-  return at > 0 ? bare.slice(at + 1) : bare
+  return splitNameAt(bare).rest ?? bare
 }
 
 /**
@@ -381,9 +422,7 @@ function peerCandidates (packages: ReadonlyMap<string, ResolvedPackage>, lockfil
   for (const pkg of packages.values()) if (semver.valid(pkg.version) !== null) add(resolved, pkg.name, pkg.version)
   const lockfileOnly = new Map<string, string[]>()
   for (const pkgId of Object.keys(lockfile?.packages ?? {})) {
-    const at = pkgId.indexOf('@', 1)
-    const name = pkgId.slice(0, at)
-    const version = pkgId.slice(at + 1)
+    const { name, rest: version = '' } = splitNameAt(pkgId)
     if (semver.valid(version) !== null && resolved.get(name)?.includes(version) !== true) add(lockfileOnly, name, version)
   }
   return { resolved, lockfileOnly }
@@ -415,7 +454,12 @@ function peersLockedBy (lockfile: Lockfile | undefined, importerId: string): Map
  * versions the lockfile gave the importer that this resolution reached, then from those it
  * reached, then from the locked ones; a required peer's from those reached; then from all known.
  */
-function pickCandidate (candidates: PeerCandidates, name: string, qualifies: (version: string) => boolean, locked?: ReadonlySet<string>): string | undefined {
+function pickCandidate (
+  candidates: PeerCandidates,
+  name: string,
+  qualifies: (version: string) => boolean,
+  locked?: ReadonlySet<string>
+): string | undefined {
   const highest = (versions: Iterable<string>): string | undefined => [...versions].filter(qualifies).sort(semver.rcompare)[0]
   const resolved = candidates.resolved.get(name) ?? []
   const tiers = locked === undefined ? [resolved] : [resolved.filter((version) => locked.has(version)), resolved, locked]
@@ -446,17 +490,33 @@ function missingAtTop (roots: Map<string, PeerNode>, hidden: readonly Edge[]): A
  * Missing required peers as wanted dependencies: what the workspace root's package.json asks for
  * the name, else a version already known that satisfies every range, else the ranges.
  */
-function missingRequired (missing: ReadonlyArray<[string, UnresolvedPeer]>, candidates: PeerCandidates, lockedPeers: ReadonlyMap<string, ReadonlySet<string>>, rootDeps: readonly WantedDependency[], unpinned: ReadonlySet<string>, pinned: Set<string>): WantedDependency[] {
+function missingRequired (
+  missing: ReadonlyArray<[string, UnresolvedPeer]>,
+  candidates: PeerCandidates,
+  lockedPeers: ReadonlyMap<string, ReadonlySet<string>>,
+  rootDeps: readonly WantedDependency[],
+  unpinned: ReadonlySet<string>,
+  pinned: Set<string>
+): WantedDependency[] {
   const wanted: WantedDependency[] = []
   for (const [name, { ranges }] of [...missing].sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)) {
     const rootDep = rootDepOf(rootDeps, name)
     if (rootDep !== undefined) {
       const locked = lockedPeers.get(name)?.values().next().value
-      wanted.push({ alias: name, bareSpecifier: rootDep.bareSpecifier, optional: false, hoisted: true, ...locked === undefined ? {} : { lockedVersion: locked } })
+      wanted.push({
+        alias: name,
+        bareSpecifier: rootDep.bareSpecifier,
+        optional: false,
+        hoisted: true,
+        ...locked === undefined ? {} : { lockedVersion: locked },
+      })
       continue
     }
-    const qualifies = (version: string): boolean => ranges.every((range) => semver.satisfies(version, range, { loose: true, includePrerelease: true }))
-    const locked = unpinned.has(name) ? undefined : [...lockedPeers.get(name) ?? []].find((version) => qualifies(version) && candidates.resolved.get(name)?.includes(version) === true)
+    const qualifies = (version: string): boolean => ranges.every((range) =>
+      semver.satisfies(version, range, { loose: true, includePrerelease: true }))
+    const locked = unpinned.has(name)
+      ? undefined
+      : [...lockedPeers.get(name) ?? []].find((version) => qualifies(version) && candidates.resolved.get(name)?.includes(version) === true)
     if (locked !== undefined) pinned.add(`${name}@${locked}`)
     const existing = locked ?? pickCandidate(candidates, name, qualifies)
     if (existing !== undefined) {
@@ -484,7 +544,9 @@ function missingOptional (missing: ReadonlyMap<string, readonly string[]>, choic
   const wanted: WantedDependency[] = []
   for (const [name, ranges] of [...missing].sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)) {
     const rootRange = rootRangeOf(choice.rootDeps, name, ranges)
-    const qualifies = (v: string): boolean => (rootRange === undefined || semver.satisfies(v, rootRange)) && ranges.every((range) => semver.satisfies(v, range)) && choice.accepts(name, v)
+    const qualifies = (v: string): boolean => (rootRange === undefined || semver.satisfies(v, rootRange))
+      && ranges.every((range) => semver.satisfies(v, range))
+      && choice.accepts(name, v)
     const version = pickCandidate(choice.candidates, name, qualifies, choice.locked.get(name))
     if (version !== undefined) wanted.push({ alias: name, bareSpecifier: version, optional: true, lockedVersion: version, hoisted: true })
   }
@@ -514,7 +576,10 @@ function rootDepOf (rootDeps: readonly WantedDependency[], name: string): Wanted
 }
 
 /** Each direct dependency's version by alias (the first of an alias), then by the package's own name. */
-function directVersions (edges: ReadonlyArray<{ alias: string, pkgId: string }>, packages: ReadonlyMap<string, ResolvedPackage>): Map<string, string> {
+function directVersions (
+  edges: ReadonlyArray<{ alias: string, pkgId: string }>,
+  packages: ReadonlyMap<string, ResolvedPackage>
+): Map<string, string> {
   const versions = new Map<string, string>()
   for (const edge of edges) {
     const version = packages.get(edge.pkgId)?.version
@@ -567,13 +632,23 @@ function toLockfile (input: ToLockfileInput): Lockfile {
     const depPath = peers.depPath(node)
     const pkg = packages.get(node.pkgId)!
     if (pkg.link === true || graph.has(depPath)) return depPath
-    const variant: Variant = { pkgId: node.pkgId, children: new Map(), peerNames: new Set(node.allPeers.keys()), deps: new Map(), peers: new Map(), transitivePeerDependencies: node.transitivePeerDependencies }
+    const variant: Variant = {
+      pkgId: node.pkgId,
+      children: new Map(),
+      peerNames: new Set(node.allPeers.keys()),
+      deps: new Map(),
+      peers: new Map(),
+      transitivePeerDependencies: node.transitivePeerDependencies,
+    }
     graph.set(depPath, variant)
     const siblings = variantsOf.get(node.pkgId)
     if (siblings === undefined) variantsOf.set(node.pkgId, new Set([depPath]))
     else siblings.add(depPath)
     for (const [alias, { node: child, optional }] of node.children) variant.deps.set(alias, { depPath: add(child), optional })
-    for (const [peer, provider] of node.ownPeers) variant.peers.set(peer, { depPath: add(provider), optional: own(pkg.peerDependenciesMeta, peer)?.optional === true })
+    for (const [peer, provider] of node.ownPeers) variant.peers.set(peer, {
+      depPath: add(provider),
+      optional: own(pkg.peerDependenciesMeta, peer)?.optional === true,
+    })
     for (const [alias, { depPath: child }] of [...variant.deps, ...variant.peers]) variant.children.set(alias, child)
     return depPath
   }
@@ -633,7 +708,7 @@ function toLockfile (input: ToLockfileInput): Lockfile {
       if (wanted.written !== undefined) {
         const catalog = catalogName(wanted.written)
         // The catalogs section names the version alone, without the importer's peer suffix.
-        ;((catalogs[catalog] ??= {})[edge.alias] = { specifier: wanted.bareSpecifier, version: withoutPeerSuffix(version) })
+        ;((catalogs[catalog] ??= {})[edge.alias] = { specifier: wanted.bareSpecifier, version: withoutPeersSuffix(version) })
       }
       if (linkedTo === undefined) visit(final(depPath), edge.optional)
     }
@@ -662,15 +737,31 @@ function toLockfile (input: ToLockfileInput): Lockfile {
   const settings: Lockfile['settings'] = { autoInstallPeers: input.autoInstallPeers, ...input.dedupePeers ? { dedupePeers: true } : {}, excludeLinksFromLockfile: false }
   if (input.peersSuffixMaxLength !== 1000) settings.peersSuffixMaxLength = input.peersSuffixMaxLength
   if (input.injectWorkspacePackages) settings.injectWorkspacePackages = true
-  const lockfile: Lockfile = { ...input.lockfile, lockfileVersion: LOCKFILE_VERSION, settings, importers, packages: packagesSection, snapshots: snapshotsSection }
-  if (input.settings.overrides !== undefined && Object.keys(input.settings.overrides).length > 0) lockfile.overrides = input.settings.overrides
-  else delete lockfile.overrides
+  const lockfile: Lockfile = {
+    ...input.lockfile,
+    lockfileVersion: LOCKFILE_VERSION,
+    settings,
+    importers,
+    packages: packagesSection,
+    snapshots: snapshotsSection,
+  }
+  if (input.settings.overrides !== undefined && Object.keys(input.settings.overrides).length > 0) {
+    lockfile.overrides = input.settings.overrides
+  } else {
+    delete lockfile.overrides
+  }
   if (input.settings.packageExtensionsChecksum !== undefined) lockfile.packageExtensionsChecksum = input.settings.packageExtensionsChecksum
   else delete lockfile.packageExtensionsChecksum
-  if (input.settings.ignoredOptionalDependencies !== undefined && input.settings.ignoredOptionalDependencies.length > 0) lockfile.ignoredOptionalDependencies = [...input.settings.ignoredOptionalDependencies]
-  else delete lockfile.ignoredOptionalDependencies
-  if (input.settings.patchedDependencies !== undefined && Object.keys(input.settings.patchedDependencies).length > 0) lockfile.patchedDependencies = input.settings.patchedDependencies
-  else delete lockfile.patchedDependencies
+  if (input.settings.ignoredOptionalDependencies !== undefined && input.settings.ignoredOptionalDependencies.length > 0) {
+    lockfile.ignoredOptionalDependencies = [...input.settings.ignoredOptionalDependencies]
+  } else {
+    delete lockfile.ignoredOptionalDependencies
+  }
+  if (input.settings.patchedDependencies !== undefined && Object.keys(input.settings.patchedDependencies).length > 0) {
+    lockfile.patchedDependencies = input.settings.patchedDependencies
+  } else {
+    delete lockfile.patchedDependencies
+  }
   if (Object.keys(catalogs).length > 0) lockfile.catalogs = catalogs
   else delete lockfile.catalogs
   return lockfile

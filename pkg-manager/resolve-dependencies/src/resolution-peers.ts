@@ -52,7 +52,14 @@ export interface ResolutionPeersInput {
 export function resolutionPeerViews (input: ResolutionPeersInput): ImporterPeerView[] {
   const tops = input.topAliases.map((aliases): AliasScope => ({ aliases: new Map([...aliases].map((alias) => [alias, true as const])) }))
   const owners = new Map<string, Owner>()
-  let level = input.edges.flatMap((list, importer) => list.map((edge) => ({ edge, importer, depth: 0, parentIds: [input.importerIds[importer]!], aliasPath: [] as string[], scope: tops[importer]! })))
+  let level = input.edges.flatMap((list, importer) => list.map((edge) => ({
+    edge,
+    importer,
+    depth: 0,
+    parentIds: [input.importerIds[importer]!],
+    aliasPath: [] as string[],
+    scope: tops[importer]!,
+  })))
   while (level.length > 0) {
     const best = new Map<string, typeof level[number]>()
     for (const occurrence of level) {
@@ -62,13 +69,21 @@ export function resolutionPeerViews (input: ResolutionPeersInput): ImporterPeerV
     }
     const next: typeof level = []
     for (const [pkgId, occurrence] of best) {
-      owners.set(pkgId, { importer: occurrence.importer, depth: occurrence.depth, parentIds: occurrence.parentIds, aliasPath: [...occurrence.aliasPath, occurrence.edge.alias], scope: occurrence.scope })
+      owners.set(pkgId, {
+        importer: occurrence.importer,
+        depth: occurrence.depth,
+        parentIds: occurrence.parentIds,
+        aliasPath: [...occurrence.aliasPath, occurrence.edge.alias],
+        scope: occurrence.scope,
+      })
       if (input.packages.get(pkgId)?.link === true) continue
       const parentIds = [...occurrence.parentIds, pkgId]
       const aliasPath = [...occurrence.aliasPath, occurrence.edge.alias]
       const scope = childScope(input.children.get(pkgId) ?? [], aliasPath, occurrence.scope)
       for (const edge of input.children.get(pkgId) ?? []) {
-        if (!parentIds.includes(edge.pkgId)) next.push({ edge, importer: occurrence.importer, depth: occurrence.depth + 1, parentIds, aliasPath, scope })
+        if (!parentIds.includes(edge.pkgId)) {
+          next.push({ edge, importer: occurrence.importer, depth: occurrence.depth + 1, parentIds, aliasPath, scope })
+        }
       }
     }
     level = next
@@ -85,12 +100,21 @@ export function resolutionPeerViews (input: ResolutionPeersInput): ImporterPeerV
     const owner = owners.get(pkgId)!
     const children = (input.children.get(pkgId) ?? []).filter((edge) => !owner.parentIds.includes(edge.pkgId) && edge.pkgId !== pkgId)
     const scope = childScope(children, owner.aliasPath, owner.scope)
-    const level = levelOf(children, { importer: owner.importer, depth: owner.depth + 1, parentIds: [...owner.parentIds, pkgId], current: scope, above: owner.scope })
+    const level = levelOf(children, {
+      importer: owner.importer,
+      depth: owner.depth + 1,
+      parentIds: [...owner.parentIds, pkgId],
+      current: scope,
+      above: owner.scope,
+    })
     inner.set(pkgId, level)
     return level
   }
 
-  const levelOf = (edges: readonly Edge[], at: { importer: number, depth: number, parentIds: string[], current: AliasScope, above: AliasScope }): Level => {
+  const levelOf = (
+    edges: readonly Edge[],
+    at: { importer: number, depth: number, parentIds: string[], current: AliasScope, above: AliasScope }
+  ): Level => {
     const parentKey = at.parentIds.join('\0')
     const fromOwners: Level[] = []
     const fromOthers: Level[] = []
@@ -119,7 +143,10 @@ export function resolutionPeerViews (input: ResolutionPeersInput): ImporterPeerV
       }
       own.push(missing)
     }
-    return { missing: mergeUnresolved([...own, ...fromOwners.map((level) => level.missing), ...fromOthers.map((level) => level.missing)]), resolved }
+    return {
+      missing: mergeUnresolved([...own, ...fromOwners.map((level) => level.missing), ...fromOthers.map((level) => level.missing)]),
+      resolved,
+    }
   }
 
   return input.importerIds.map((id, importer) => {
@@ -133,7 +160,9 @@ export function resolutionPeerViews (input: ResolutionPeersInput): ImporterPeerV
 /** The scope of a package's dependencies: each a provider at its place in the tree, before the ancestors' scope. */
 function childScope (edges: readonly Edge[], aliasPath: readonly string[], parent: AliasScope): AliasScope {
   const aliases = new Map<string, PeerProvider | true>()
-  for (const edge of edges) if (!aliases.has(edge.alias)) aliases.set(edge.alias, { alias: edge.alias, pkgId: edge.pkgId, path: [...aliasPath, edge.alias] })
+  for (const edge of edges) {
+    if (!aliases.has(edge.alias)) aliases.set(edge.alias, { alias: edge.alias, pkgId: edge.pkgId, path: [...aliasPath, edge.alias] })
+  }
   return { aliases, parent }
 }
 
@@ -187,7 +216,10 @@ function rangesIntersect (ranges: readonly string[]): boolean {
   return true
 }
 
-function compareOccurrences (a: { importer: number, depth: number, parentIds: readonly string[] }, b: { importer: number, depth: number, parentIds: readonly string[] }): number {
+function compareOccurrences (
+  a: { importer: number, depth: number, parentIds: readonly string[] },
+  b: { importer: number, depth: number, parentIds: readonly string[] }
+): number {
   if (a.importer !== b.importer) return a.importer - b.importer
   for (let i = 0; i < Math.min(a.parentIds.length, b.parentIds.length); i++) {
     if (a.parentIds[i] !== b.parentIds[i]) return a.parentIds[i]! < b.parentIds[i]! ? -1 : 1

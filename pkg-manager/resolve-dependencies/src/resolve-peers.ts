@@ -98,7 +98,11 @@ export class PeerResolver {
    * below, and before them `inherited` providers (the workspace root's dependencies, pnpm's
    * `resolvePeersFromWorkspaceRoot`).
    */
-  resolveImporter (edges: readonly Edge[], inherited: ReadonlyArray<{ edge: Edge, node: PeerNode }> = [], providers: readonly PeerProvider[] = []): Map<string, PeerNode> {
+  resolveImporter (
+    edges: readonly Edge[],
+    inherited: ReadonlyArray<{ edge: Edge, node: PeerNode }> = [],
+    providers: readonly PeerProvider[] = []
+  ): Map<string, PeerNode> {
     this.importerSeq++
     const context = new Map<string, PeerNode>()
     for (const { edge, node } of inherited) {
@@ -118,7 +122,13 @@ export class PeerResolver {
       let found: PeerNode | undefined = out.get(provider.path[0]!)
       for (const alias of provider.path.slice(1)) found = found?.children.get(alias)?.node
       if (found?.pkgId === provider.pkgId) {
-        Object.assign(node, { children: found.children, ownPeers: found.ownPeers, allPeers: found.allPeers, missing: found.missing, transitivePeerDependencies: found.transitivePeerDependencies })
+        Object.assign(node, {
+          children: found.children,
+          ownPeers: found.ownPeers,
+          allPeers: found.allPeers,
+          missing: found.missing,
+          transitivePeerDependencies: found.transitivePeerDependencies,
+        })
         node.providerOf = found
         if (found.cycleBroken === true) node.cycleBroken = true
       } else {
@@ -130,7 +140,14 @@ export class PeerResolver {
   }
 
   private shell (pkgId: string): PeerNode {
-    const node: PeerNode = { pkgId, children: new Map(), ownPeers: new Map(), allPeers: new Map(), missing: new Map(), transitivePeerDependencies: [] }
+    const node: PeerNode = {
+      pkgId,
+      children: new Map(),
+      ownPeers: new Map(),
+      allPeers: new Map(),
+      missing: new Map(),
+      transitivePeerDependencies: [],
+    }
     this.ids.set(node, this.nextId++)
     return node
   }
@@ -140,19 +157,28 @@ export class PeerResolver {
    * entry. A package's dependency leaves a provider from above of the same package and version in
    * place (pnpm keeps the inherited one), unless that would break a peer diamond below.
    */
-  private provide (context: Map<string, PeerNode>, edge: Edge, node: PeerNode, from?: { inherited: Context, siblings: readonly Edge[] }): void {
+  private provide (
+    context: Map<string, PeerNode>,
+    edge: Edge,
+    node: PeerNode,
+    from?: { inherited: Context, siblings: readonly Edge[] }
+  ): void {
     const pkg = this.opts.packages.get(edge.pkgId)!
     const keepsInherited = (key: string): boolean => {
       if (from === undefined) return false
       const current = from.inherited.get(key)
       if (current === undefined || current === node) return false
       const inherited = this.opts.packages.get(current.pkgId)!
-      return inherited.name === pkg.name && inherited.version === pkg.version && !this.breaksPeerDiamond(current, pkg, context, from.siblings)
+      return inherited.name === pkg.name
+        && inherited.version === pkg.version
+        && !this.breaksPeerDiamond(current, pkg, context, from.siblings)
     }
     if (this.peerNames.has(edge.alias) && !keepsInherited(edge.alias)) context.set(edge.alias, node)
     if (pkg.name !== edge.alias && this.peerNames.has(pkg.name)) {
       const current = context.get(pkg.name)
-      if ((current === undefined || this.opts.packages.get(current.pkgId)!.name !== pkg.name) && !keepsInherited(pkg.name)) context.set(pkg.name, node)
+      if ((current === undefined || this.opts.packages.get(current.pkgId)!.name !== pkg.name) && !keepsInherited(pkg.name)) {
+        context.set(pkg.name, node)
+      }
     }
   }
 
@@ -177,7 +203,9 @@ export class PeerResolver {
       if (visited.has(pkgId)) continue
       const child = this.opts.packages.get(pkgId)
       if (child === undefined) continue
-      if (Object.hasOwn(child.peerDependencies, pkg.name) && conflicting.some((peer) => Object.hasOwn(child.peerDependencies, peer))) return true
+      if (Object.hasOwn(child.peerDependencies, pkg.name) && conflicting.some((peer) => Object.hasOwn(child.peerDependencies, peer))) {
+        return true
+      }
       const grandchildren = this.opts.children.get(pkgId) ?? []
       if (grandchildren.some((edge) => edge.alias === pkg.name || this.opts.packages.get(edge.pkgId)?.name === pkg.name)) continue
       visited.add(pkgId)
@@ -215,7 +243,8 @@ export class PeerResolver {
     // pnpm unrolls a dependency cycle once: an edge is dropped only when the path already went
     // from this package to that child (or a package depends on itself).
     const innerPath = [...path, pkgId]
-    const edges = (this.opts.children.get(pkgId) ?? []).filter((edge) => edge.pkgId !== pkgId && !containsStep(innerPath, pkgId, edge.pkgId))
+    const edges = (this.opts.children.get(pkgId) ?? [])
+      .filter((edge) => edge.pkgId !== pkgId && !containsStep(innerPath, pkgId, edge.pkgId))
     const childContext = new Map(context)
     const shells = edges.map((edge) => ({ edge, child: this.shell(edge.pkgId) }))
     for (const { edge, child } of shells) this.provide(childContext, edge, child, { inherited: context, siblings: edges })
@@ -246,7 +275,9 @@ export class PeerResolver {
     }
     node.allPeers.delete(pkg.name)
     const own = new Set(Object.keys(pkg.peerDependencies))
-    node.transitivePeerDependencies.push(...[...new Set([...node.allPeers.keys(), ...node.missing.keys()])].filter((peer) => !own.has(peer)).sort())
+    node.transitivePeerDependencies.push(...[...new Set([...node.allPeers.keys(), ...node.missing.keys()])]
+      .filter((peer) => !own.has(peer))
+      .sort())
     return node
   }
 
@@ -267,7 +298,9 @@ export class PeerResolver {
       // A linked project as a peer: its name and its path from the lockfile's directory (pnpm's `@scope/a@packages+a`).
       ? `${name}@${peer.pkgId.slice('link:'.length).replaceAll('/', '+')}`
       : this.opts.dedupePeers === true ? `${name}@${this.opts.packages.get(peer.pkgId)!.version}`
-        : peer.cycleBroken === true && !(this.settled.has(peer) && (node.filledIn ?? 0) > (peer.filledIn ?? 0)) ? this.withPatch(peer.pkgId) : this.depPath(peer)).sort()
+        : peer.cycleBroken === true && !(this.settled.has(peer) && (node.filledIn ?? 0) > (peer.filledIn ?? 0))
+          ? this.withPatch(peer.pkgId)
+          : this.depPath(peer)).sort()
     node.computing = false
     let suffix = ids.join(')(')
     if (suffix.length > this.opts.peersSuffixMaxLength) suffix = createHash('sha256').update(suffix).digest('hex').slice(0, 32)
@@ -353,7 +386,11 @@ function markPeerCycles (siblings: Array<{ alias: string, name: string, node: Pe
 function mergeMissing (into: Map<string, MissingPeer>, missing: MissingPeer): void {
   const current = into.get(missing.name)
   if (current === undefined) {
-    into.set(missing.name, { name: missing.name, optional: missing.optional, wantedBy: new Map([...missing.wantedBy].map(([range, by]) => [range, [...by]])) })
+    into.set(missing.name, {
+      name: missing.name,
+      optional: missing.optional,
+      wantedBy: new Map([...missing.wantedBy].map(([range, by]) => [range, [...by]])),
+    })
     return
   }
   current.optional &&= missing.optional

@@ -1,7 +1,8 @@
 import path from 'node:path'
 
+import { refToDepPath, splitNameAt, withoutPeersSuffix } from '@lode/core.dep-path'
+import { LodeError } from '@lode/core.error'
 import { own } from '@lode/core.safe-name'
-import { LodeError } from '@lode/fs.error'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import type { ManifestHook } from '@lode/pkg-manager.read-package-hook'
 import { isGitResolution, resolveGit } from '@lode/resolving.git-resolver'
@@ -11,7 +12,7 @@ import { DIRECT_DEP_WEIGHT, RESOLVED_VERSION_WEIGHT, parseWantedSpec, satisfiesL
 import type { NpmResolver, PreferredVersions, RegistrySpec, ReleaseAgeViolation, WantedSpec } from '@lode/resolving.npm-resolver'
 import semver from 'semver'
 
-import { lockedPackage, snapshotOf, withoutPeerSuffix } from './from-lockfile.js'
+import { lockedPackage, snapshotOf } from './from-lockfile.js'
 import { fromMeta, fromRegistry } from './resolved-package.js'
 import type { Edge, ResolvedPackage } from './types.js'
 
@@ -138,7 +139,9 @@ export interface GitAccess {
   /** Whether a hosted repository's page is public (pnpm: an HTTP HEAD answering 2xx): its archive is then downloaded instead of cloning it. */
   isPublic: (url: string) => Promise<boolean>
   /** Fetches a git package (into the store) for its manifest; an archive's integrity comes with it. */
-  fetch: (source: { id: string, resolution: GitResolution, subject: string }) => Promise<{ manifest: Record<string, unknown>, integrity?: string }>
+  fetch: (
+    source: { id: string, resolution: GitResolution, subject: string }
+  ) => Promise<{ manifest: Record<string, unknown>, integrity?: string }>
   signal?: AbortSignal | undefined
 }
 
@@ -168,12 +171,22 @@ export class TreeResolver {
    * Resolves `direct` (one list per importer, with each importer's scope) and everything below it.
    * `known` is what the importer already has (its dependencies' aliases, by default those wanted).
    */
-  async resolve (direct: Array<{ importerIndex: number, wanted: WantedDependency[], scope: Scope, edges: Edge[], known?: ReadonlySet<string> }>): Promise<void> {
+  async resolve (
+    direct: Array<{ importerIndex: number, wanted: WantedDependency[], scope: Scope, edges: Edge[], known?: ReadonlySet<string> }>
+  ): Promise<void> {
     let level: Occurrence[] = []
     for (const importer of direct) {
       const aliases: AliasChain = { aliases: importer.known ?? new Set(importer.wanted.map((wanted) => wanted.alias)) }
       importer.wanted.forEach((wanted, slot) => {
-        level.push({ importerIndex: importer.importerIndex, parentPath: [], wanted, scope: importer.scope, aliases, edges: importer.edges, slot })
+        level.push({
+          importerIndex: importer.importerIndex,
+          parentPath: [],
+          wanted,
+          scope: importer.scope,
+          aliases,
+          edges: importer.edges,
+          slot,
+        })
       })
     }
     for (let depth = 0; level.length > 0; depth++) {
@@ -184,7 +197,9 @@ export class TreeResolver {
       level.forEach((occurrence, i) => {
         const pkg = resolved[i]
         if (pkg === undefined) return
-        if (depth === 0 && occurrence.wanted.lockedVersion !== pkg.version && occurrence.wanted.lockedRef === undefined) this.updatedNames.add(pkg.name)
+        if (depth === 0 && occurrence.wanted.lockedVersion !== pkg.version && occurrence.wanted.lockedRef === undefined) {
+          this.updatedNames.add(pkg.name)
+        }
         occurrence.edges[occurrence.slot] = { alias: occurrence.wanted.alias, pkgId: pkg.id, optional: occurrence.wanted.optional }
         let siblings = bySiblings.get(occurrence.edges)
         if (siblings === undefined) bySiblings.set(occurrence.edges, siblings = [])
@@ -194,20 +209,26 @@ export class TreeResolver {
       for (const siblings of bySiblings.values()) {
         const childScope = new Scope(siblings[0]!.occurrence.scope)
         for (const { pkg } of siblings) childScope.add(pkg.name, pkg.version, 'version', depth === 0 ? DIRECT_DEP_WEIGHT : RESOLVED_VERSION_WEIGHT)
-        const childAliases: AliasChain = { aliases: new Set(siblings.map(({ occurrence }) => occurrence.wanted.alias)), parent: siblings[0]!.occurrence.aliases }
+        const childAliases: AliasChain = {
+          aliases: new Set(siblings.map(({ occurrence }) => occurrence.wanted.alias)),
+          parent: siblings[0]!.occurrence.aliases,
+        }
         for (const { occurrence, pkg } of siblings) {
           if (occurrence.parentPath.includes(pkg.id)) continue
           const chosen = this.owners.get(pkg.id)
           if (chosen !== undefined && !isBetterOwner(occurrence, chosen)) continue
           const current = owners.get(pkg.id)
-          if (current === undefined || isBetterOwner(occurrence, current.occurrence)) owners.set(pkg.id, { occurrence, pkg, childScope, childAliases })
+          if (current === undefined || isBetterOwner(occurrence, current.occurrence)) {
+            owners.set(pkg.id, { occurrence, pkg, childScope, childAliases })
+          }
         }
       }
       const ordered = [...owners].sort((a, b) => compareOccurrences(a[1].occurrence, b[1].occurrence))
       // A package taken from the lockfile knows only its locked versions; when one of its
       // dependencies is a direct dependency that changed, its real ranges are needed to resolve it again.
       await Promise.all(ordered.map(async ([, owner]) => {
-        if (owner.pkg.fromLockfile === true && Object.keys({ ...owner.pkg.dependencies, ...owner.pkg.optionalDependencies }).some((alias) => this.updatedNames.has(alias))) {
+        if (owner.pkg.fromLockfile === true
+          && Object.keys({ ...owner.pkg.dependencies, ...owner.pkg.optionalDependencies }).some((alias) => this.updatedNames.has(alias))) {
           owner.pkg = await this.withManifestRanges(owner.pkg)
         }
       }))
@@ -216,10 +237,23 @@ export class TreeResolver {
         this.children.set(pkgId, edges)
         this.owners.set(pkgId, occurrence)
         const owned = this.shadowPeers(pkg, occurrence.aliases)
-        const wanted = childrenOf(owned, this.opts.lockfile, occurrence.wanted.lockedKey, (name) => this.opts.staleNames.has(name) || this.opts.isUpdating(name))
+        const wanted = childrenOf(
+          owned,
+          this.opts.lockfile,
+          occurrence.wanted.lockedKey,
+          (name) => this.opts.staleNames.has(name) || this.opts.isUpdating(name)
+        )
         if (pkg.dir !== undefined) for (const child of wanted) child.baseDir = pkg.dir
         wanted.forEach((child, slot) => {
-          next.push({ importerIndex: occurrence.importerIndex, parentPath: [...occurrence.parentPath, pkgId], wanted: child, scope: childScope, aliases: childAliases, edges, slot })
+          next.push({
+            importerIndex: occurrence.importerIndex,
+            parentPath: [...occurrence.parentPath, pkgId],
+            wanted: child,
+            scope: childScope,
+            aliases: childAliases,
+            edges,
+            slot,
+          })
         })
       }
       level = next
@@ -283,13 +317,16 @@ export class TreeResolver {
     }
     let wantedSpec: RegistrySpec = spec
     const relock = depth > 0 && this.updatedNames.has(spec.name)
-    const lockedVersion = relock || wanted.lockedVersion === undefined || !satisfiesLockedRange(wanted.lockedVersion, spec) ? undefined : wanted.lockedVersion
+    const lockedVersion = relock || wanted.lockedVersion === undefined || !satisfiesLockedRange(wanted.lockedVersion, spec)
+      ? undefined
+      : wanted.lockedVersion
     const keepsLocked = lockedVersion !== undefined
     // pnpm's linkWorkspacePackages: a version the lockfile pins stays; else a workspace project the
     // range takes is linked with preferWorkspacePackages, or else when the registry has nothing newer.
     const linkable = !keepsLocked && (this.opts.linkWorkspacePackages === 'deep' || (this.opts.linkWorkspacePackages && depth === 0))
     const local = linkable ? this.workspaceMatch(spec) : undefined
-    const link = async (project: { dir: string, version: string }): Promise<ResolvedPackage> => this.remember(await this.workspaceProject(project.dir, wanted, occurrence, project.version), depth)
+    const link = async (project: { dir: string, version: string }): Promise<ResolvedPackage> =>
+      this.remember(await this.workspaceProject(project.dir, wanted, occurrence, project.version), depth)
     if (local !== undefined && this.opts.preferWorkspacePackages) return link(local)
     if (lockedVersion !== undefined) {
       const id = `${spec.name}@${lockedVersion}`
@@ -297,7 +334,9 @@ export class TreeResolver {
         const key = `locked\t${id}`
         let pending = this.pending.get(key)
         // A packages entry without a snapshot is not a locked package; the lookup scans the snapshots, so it is memoized.
-        if (pending === undefined && snapshotOf(this.opts.lockfile, id) !== undefined) this.pending.set(key, pending = this.lockedAsManifestSays(id, spec.name, lockedVersion))
+        if (pending === undefined && snapshotOf(this.opts.lockfile, id) !== undefined) {
+          this.pending.set(key, pending = this.lockedAsManifestSays(id, spec.name, lockedVersion))
+        }
         if (pending !== undefined) return this.remember((await pending)!, depth)
       }
       wantedSpec = { type: 'version', name: spec.name, version: lockedVersion }
@@ -339,7 +378,8 @@ export class TreeResolver {
    * `pickMatchingLocalVersionOrNull`: a tag takes any version; `*`, `^`, `~` any, prereleases too).
    */
   private workspaceMatch (spec: RegistrySpec): { dir: string, version: string } | undefined {
-    const candidates = this.opts.workspaceProjects.flatMap(({ name, version, dir }) => name === spec.name && version !== undefined ? [{ dir, version }] : [])
+    const candidates = this.opts.workspaceProjects.flatMap(({ name, version, dir }) =>
+      name === spec.name && version !== undefined ? [{ dir, version }] : [])
     if (candidates.length === 0) return undefined
     const versions = candidates.map(({ version }) => version)
     const range = spec.type === 'tag' ? '*' : spec.type === 'version' ? spec.version : spec.range
@@ -424,10 +464,10 @@ export class TreeResolver {
         })
       }
     } else {
-      const at = body.indexOf('@', 1)
-      const named = at > 0 || (body.startsWith('@') && at === -1 && body.includes('/')) ? (at > 0 ? body.slice(0, at) : body) : undefined
+      const split = splitNameAt(body)
+      const named = split.rest !== undefined || (body.startsWith('@') && body.includes('/')) ? split.name : undefined
       const name = named ?? wanted.alias
-      const range = named === undefined ? body : at > 0 ? body.slice(at + 1) : '*'
+      const range = named === undefined ? body : split.rest ?? '*'
       const candidates = this.opts.workspaceProjects.filter((candidate) => candidate.name === name)
       if (candidates.length === 0) {
         throw new LodeError('WORKSPACE_PKG_NOT_FOUND', `"${wanted.alias}@${specifier}" is in the dependencies of ${where}, but no package named "${name}" is present in the workspace.`, {
@@ -435,7 +475,8 @@ export class TreeResolver {
         })
       }
       const anyVersion = range === '*' || range === '^' || range === '~' || range === ''
-      project = candidates.find((candidate) => anyVersion || (candidate.version !== undefined && semver.satisfies(candidate.version, range, { loose: true })))
+      project = candidates.find((candidate) =>
+        anyVersion || (candidate.version !== undefined && semver.satisfies(candidate.version, range, { loose: true })))
       if (project === undefined) {
         throw new LodeError('NO_MATCHING_VERSION_INSIDE_WORKSPACE', `"${wanted.alias}@${specifier}" in ${where} wants ${name}@${range}, but the workspace has ${candidates.map((candidate) => `${name}@${candidate.version ?? '(no version)'}`).join(', ')}.`, {
           hint: 'Change the range, or the version of the workspace project.',
@@ -451,7 +492,12 @@ export class TreeResolver {
    * the directory package `name@file:<its path from the lockfile's directory>`, its peers resolved
    * where it is used and its own dependencies (not its devDependencies) installed beside it.
    */
-  private async workspaceProject (dir: string, wanted: WantedDependency, occurrence: Occurrence, version: string): Promise<ResolvedPackage> {
+  private async workspaceProject (
+    dir: string,
+    wanted: WantedDependency,
+    occurrence: Occurrence,
+    version: string
+  ): Promise<ResolvedPackage> {
     if (this.opts.injectWorkspacePackages !== true && wanted.injected !== true) return this.linked(dir, wanted.alias, version)
     const key = `inject\t${dir}`
     let pending = this.pending.get(key)
@@ -478,7 +524,19 @@ export class TreeResolver {
    */
   private linked (dir: string, alias: string, version: string): ResolvedPackage {
     const id = `link:${path.relative(this.opts.lockfileDir, dir).split(path.sep).join('/')}`
-    return { id, name: alias, version, dir, resolution: {}, dependencies: {}, optionalDependencies: {}, peerDependencies: {}, peerDependenciesMeta: {}, lockfileFields: {}, link: true }
+    return {
+      id,
+      name: alias,
+      version,
+      dir,
+      resolution: {},
+      dependencies: {},
+      optionalDependencies: {},
+      peerDependencies: {},
+      peerDependenciesMeta: {},
+      lockfileFields: {},
+      link: true,
+    }
   }
 
   private async resolveLocal (spec: WantedSpec & { kind: 'local' }, wanted: WantedDependency, occurrence: Occurrence): Promise<ResolvedPackage> {
@@ -530,20 +588,26 @@ export class TreeResolver {
    */
   private async resolveGitDependency (spec: WantedSpec & { kind: 'git' }, wanted: WantedDependency, git: GitAccess): Promise<ResolvedPackage> {
     const subject = `${wanted.alias}@${wanted.bareSpecifier}`
-    const lockedId = wanted.lockedRef === undefined ? undefined : depPathOfRef(wanted.lockedRef, wanted.alias)
+    const lockedId = wanted.lockedRef === undefined ? undefined : refToDepPath(wanted.alias, wanted.lockedRef)
     const locked = lockedId === undefined ? undefined : this.opts.lockfile?.packages?.[lockedId]
     if (lockedId !== undefined && locked !== undefined && isGitResolution(locked.resolution)) {
       if (this.opts.reuseLockedManifests) {
         const pkg = lockedPackage(this.opts.lockfile, lockedId)
         if (pkg !== undefined) return pkg
       }
-      const id = lockedId.slice(lockedId.indexOf('@', 1) + 1)
+      const id = splitNameAt(lockedId).rest ?? lockedId
       return await this.gitPackage(`locked\t${lockedId}`, wanted.alias, git, () => Promise.resolve({ id, resolution: locked.resolution as GitResolution }), subject)
     }
     return await this.gitPackage(`git\t${spec.spec}`, wanted.alias, git, async () => await resolveGit(spec.git, { subject, isPublic: git.isPublic, signal: git.signal }), subject)
   }
 
-  private async gitPackage (key: string, alias: string, git: GitAccess, resolve: () => Promise<{ id: string, resolution: GitResolution }>, subject: string): Promise<ResolvedPackage> {
+  private async gitPackage (
+    key: string,
+    alias: string,
+    git: GitAccess,
+    resolve: () => Promise<{ id: string, resolution: GitResolution }>,
+    subject: string
+  ): Promise<ResolvedPackage> {
     let pending = this.pending.get(key)
     if (pending === undefined) {
       pending = resolve().then(async ({ id, resolution }) => {
@@ -577,20 +641,15 @@ export class TreeResolver {
  * The lockfile key a reference names (pnpm's `refToRelative`): `name@<id>` as it is, else the
  * alias's own package (`git+https://…#<commit>` is `<alias>@git+https://…#<commit>`).
  */
-export function depPathOfRef (ref: string, alias: string): string {
-  if (ref.startsWith('@')) return ref
-  const bare = withoutPeerSuffix(ref)
-  const at = bare.indexOf('@')
-  const colon = bare.indexOf(':')
-  return at !== -1 && (colon === -1 || at < colon) ? ref : `${alias}@${ref}`
-}
-
 function withoutPeers ({ peerDependencies: _, peerDependenciesMeta: __, ...rest }: ResolvedPackage['lockfileFields']): ResolvedPackage['lockfileFields'] {
   return rest
 }
 
 function onlyPeers ({ peerDependencies, peerDependenciesMeta }: ResolvedPackage['lockfileFields']): ResolvedPackage['lockfileFields'] {
-  return { ...peerDependencies === undefined ? {} : { peerDependencies }, ...peerDependenciesMeta === undefined ? {} : { peerDependenciesMeta } }
+  return {
+    ...peerDependencies === undefined ? {} : { peerDependencies },
+    ...peerDependenciesMeta === undefined ? {} : { peerDependenciesMeta },
+  }
 }
 
 function compact (edges: Edge[]): void {
@@ -621,7 +680,12 @@ function isBetterOwner (candidate: Occurrence, current: Occurrence): boolean {
 }
 
 /** The dependencies a package asks for: from its manifest, or pinned by the lockfile's snapshot. */
-function childrenOf (pkg: ResolvedPackage, lockfile: Lockfile | undefined, lockedKey: string | undefined, unlocked: (name: string) => boolean): WantedDependency[] {
+function childrenOf (
+  pkg: ResolvedPackage,
+  lockfile: Lockfile | undefined,
+  lockedKey: string | undefined,
+  unlocked: (name: string) => boolean
+): WantedDependency[] {
   const locked = lockedChildren(lockfile, pkg.id, lockedKey)
   for (const name of locked.keys()) if (unlocked(name)) locked.delete(name)
   const wanted: WantedDependency[] = []
@@ -630,12 +694,12 @@ function childrenOf (pkg: ResolvedPackage, lockfile: Lockfile | undefined, locke
       const lockedRef = locked.get(alias)
       const entry: WantedDependency = { alias, bareSpecifier, optional }
       if (lockedRef !== undefined) {
-        const bare = withoutPeerSuffix(lockedRef)
+        const bare = withoutPeersSuffix(lockedRef)
         if (bare.includes(':')) {
           entry.lockedRef = bare
         } else {
-          entry.lockedVersion = bare.slice(bare.indexOf('@', 1) + 1)
-          entry.lockedKey = depPathOfRef(lockedRef, alias)
+          entry.lockedVersion = splitNameAt(bare).rest ?? bare
+          entry.lockedKey = refToDepPath(alias, lockedRef)
         }
       }
       wanted.push(entry)

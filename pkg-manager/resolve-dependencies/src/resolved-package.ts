@@ -12,7 +12,9 @@ export function fromRegistry (resolved: ResolvedRegistryPackage, autoInstallPeer
 /** A resolved package from its manifest: the edges it wants, and its lockfile `packages` entry. */
 export function fromMeta (id: string, resolution: ResolvedPackage['resolution'], meta: PackageMeta, autoInstallPeers: boolean): ResolvedPackage {
   // Every name the package declares may become a path (its peers too, when they are installed for it): refused before any is used.
-  for (const deps of [meta.dependencies, meta.optionalDependencies, meta.peerDependencies, meta.peerDependenciesMeta]) assertValidDependencyNames(deps, id)
+  for (const deps of [meta.dependencies, meta.optionalDependencies, meta.peerDependencies, meta.peerDependenciesMeta]) {
+    assertValidDependencyNames(deps, id)
+  }
   const lockfileFields: ResolvedPackage['lockfileFields'] = {}
   // pnpm records `version` when the key does not say it (file:, URLs), except for directories.
   if (id.slice(1).includes(':') && !('directory' in resolution)) lockfileFields.version = meta.version
@@ -32,19 +34,28 @@ export function fromMeta (id: string, resolution: ResolvedPackage['resolution'],
   for (const [peer, peerMeta] of Object.entries(peerDependenciesMeta)) {
     if (peerMeta.optional === true && own(peerDependencies, peer) === undefined) peerDependencies[peer] = '*'
   }
-  const declaredPeers = Object.fromEntries(Object.entries(peerDependencies).filter(([peer]) => peer !== meta.name && own(optionalDependencies, peer) === undefined))
+  const declaredPeers = Object.fromEntries(Object.entries(peerDependencies)
+    .filter(([peer]) => peer !== meta.name && own(optionalDependencies, peer) === undefined))
   if (Object.keys(declaredPeers).length > 0) lockfileFields.peerDependencies = declaredPeers
-  const optionalPeers = Object.fromEntries(Object.entries(peerDependenciesMeta).filter(([, m]) => m.optional === true).map(([peer]) => [peer, { optional: true as const }]))
+  const optionalPeers = Object.fromEntries(Object.entries(peerDependenciesMeta)
+    .filter(([, m]) => m.optional === true)
+    .map(([peer]) => [peer, { optional: true as const }]))
   if (Object.keys(optionalPeers).length > 0) lockfileFields.peerDependenciesMeta = optionalPeers
   if (meta.bundledDependencies !== undefined) lockfileFields.bundledDependencies = meta.bundledDependencies
-  const bundled = new Set(meta.bundledDependencies === true ? Object.keys(meta.dependencies ?? {}) : Array.isArray(meta.bundledDependencies) ? meta.bundledDependencies : [])
-  const requiredPeer = (alias: string): boolean => autoInstallPeers && own(meta.peerDependencies, alias) !== undefined && own(peerDependenciesMeta, alias)?.optional !== true
+  const bundled = new Set(meta.bundledDependencies === true
+    ? Object.keys(meta.dependencies ?? {})
+    : Array.isArray(meta.bundledDependencies) ? meta.bundledDependencies : [])
+  const requiredPeer = (alias: string): boolean => autoInstallPeers
+    && own(meta.peerDependencies, alias) !== undefined
+    && own(peerDependenciesMeta, alias)?.optional !== true
   const dependencies = Object.fromEntries(Object.entries(meta.dependencies ?? {})
     .filter(([alias]) => !bundled.has(alias) && own(optionalDependencies, alias) === undefined && !requiredPeer(alias)))
   // A peer the package also depends on is no peer: its own copy serves it (unless its owner has one in scope).
   delete peerDependencies[meta.name]
   const peerShadowable: Record<string, string> = {}
-  for (const alias of Object.keys(dependencies)) if (own(peerDependencies, alias) !== undefined && alias !== meta.name) peerShadowable[alias] = peerDependencies[alias]!
+  for (const alias of Object.keys(dependencies)) {
+    if (own(peerDependencies, alias) !== undefined && alias !== meta.name) peerShadowable[alias] = peerDependencies[alias]!
+  }
   for (const alias of [...Object.keys(dependencies), ...Object.keys(optionalDependencies)]) delete peerDependencies[alias]
   const pkg: ResolvedPackage = {
     id,

@@ -1,4 +1,5 @@
-import type { DependencyGroup, PackageInfo, Resolution } from '@lode/pkg-manager.lockfile'
+import type { DependencyGroup } from '@lode/core.constants'
+import type { PackageInfo, Resolution } from '@lode/pkg-manager.lockfile'
 import type { HookedManifest } from '@lode/pkg-manager.read-package-hook'
 
 /** The fields of a project's package.json that resolution reads (the same the manifest hooks change). */

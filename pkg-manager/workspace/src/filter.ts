@@ -1,10 +1,10 @@
 import path from 'node:path'
 
-import { LodeError } from '@lode/fs.error'
-import { createMatcher } from '@lode/fs.matcher'
+import { LodeError } from '@lode/core.error'
+import { createMatcher } from '@lode/core.matcher'
 
 import { workspaceDependencies } from './graph.js'
-import type { WorkspaceProject } from './index.js'
+import type { WorkspaceProject } from './types.js'
 
 /** One `--filter` selector taken apart, as pnpm reads it. */
 export interface ProjectSelector {
@@ -76,7 +76,11 @@ export interface FilterResult<T extends WorkspaceProject> {
  * project but the workspace root when there are only excluding ones), less what the excluding
  * selectors match.
  */
-export function filterProjects<T extends WorkspaceProject> (projects: readonly T[], rawSelectors: readonly string[], cwd: string): FilterResult<T> {
+export function filterProjects<T extends WorkspaceProject> (
+  projects: readonly T[],
+  rawSelectors: readonly string[],
+  cwd: string
+): FilterResult<T> {
   const selectors = rawSelectors.map((raw) => parseProjectSelector(raw, cwd))
   const dependencies = workspaceDependencies(projects)
   const dependents = new Map<string, string[]>(projects.map((project) => [project.id, []]))
@@ -95,7 +99,12 @@ export function filterProjects<T extends WorkspaceProject> (projects: readonly T
   return { selected, unmatched }
 }
 
-function select (projects: readonly WorkspaceProject[], selector: ProjectSelector, dependencies: Map<string, string[]>, dependents: Map<string, string[]>): Set<string> {
+function select (
+  projects: readonly WorkspaceProject[],
+  selector: ProjectSelector,
+  dependencies: Map<string, string[]>,
+  dependents: Map<string, string[]>
+): Set<string> {
   const nameMatches = nameMatcher(selector.namePattern, projects)
   const seeds = projects.filter((project) => nameMatches(project) && inDir(project, selector.parentDir)).map((project) => project.id)
   const picked = new Set<string>(selector.excludeSelf ? [] : seeds)

@@ -1,8 +1,10 @@
 import path from 'node:path'
 
-import type { WorkspaceProject } from './index.js'
+import { MANIFEST_DEPENDENCY_FIELDS } from '@lode/core.constants'
+import { splitNameAt } from '@lode/core.dep-path'
 
-const GROUPS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const
+import type { WorkspaceProject } from './types.js'
+
 
 /**
  * Which projects each project depends on inside the workspace: `workspace:` specifiers (by name,
@@ -20,7 +22,7 @@ export function workspaceDependencies (projects: readonly WorkspaceProject[]): M
   const edges = new Map<string, string[]>()
   for (const project of projects) {
     const found = new Set<string>()
-    for (const group of GROUPS) {
+    for (const group of MANIFEST_DEPENDENCY_FIELDS) {
       const deps = project.manifest[group]
       if (deps === null || typeof deps !== 'object') continue
       for (const [alias, specifier] of Object.entries(deps as Record<string, unknown>)) {
@@ -34,15 +36,21 @@ export function workspaceDependencies (projects: readonly WorkspaceProject[]): M
   return edges
 }
 
-function targetOf (alias: string, specifier: string, dir: string, byName: Map<string, WorkspaceProject>, byDir: Map<string, WorkspaceProject>): WorkspaceProject | undefined {
+function targetOf (
+  alias: string,
+  specifier: string,
+  dir: string,
+  byName: Map<string, WorkspaceProject>,
+  byDir: Map<string, WorkspaceProject>
+): WorkspaceProject | undefined {
   for (const protocol of ['link:', 'file:']) {
     if (specifier.startsWith(protocol)) return byDir.get(path.resolve(dir, specifier.slice(protocol.length)))
   }
   if (!specifier.startsWith('workspace:')) return undefined
   const body = specifier.slice('workspace:'.length)
   if (body.startsWith('.')) return byDir.get(path.resolve(dir, body))
-  const at = body.indexOf('@', 1)
-  return byName.get(at > 0 ? body.slice(0, at) : alias)
+  const { name, rest } = splitNameAt(body)
+  return byName.get(rest === undefined ? alias : name)
 }
 
 /**

@@ -1,16 +1,12 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import { LodeError, fileSystemError, hasErrno } from '@lode/fs.error'
+import { LodeError, fileSystemError, hasErrno } from '@lode/core.error'
 import { checkDependencyGroups, parsePackageJson } from '@lode/fs.package-json'
 
-/** A project of a workspace: its directory, its id in the lockfile (`.`, `packages/a`) and its package.json. */
-export interface WorkspaceProject {
-  dir: string
-  /** The path from the workspace root, `/`-separated: the project's key in `importers`. */
-  id: string
-  manifest: Record<string, unknown>
-}
+import type { WorkspaceProject } from './types.js'
+
+export type { WorkspaceProject } from './types.js'
 
 /**
  * The workspace root `dir` belongs to: the nearest directory, `dir` or above, with a
@@ -86,7 +82,13 @@ export async function findWorkspaceManifests (rootDir: string, patterns: readonl
     // regular expression in a callback, where an expression V8 cannot compile is an uncaught exception.
     for (const glob of manifestGlobs.filter((g) => !g.startsWith('!'))) {
       const applying = aboveRoot(glob) ? negations : negations.filter((negation) => !aboveRoot(negation.slice(1)))
-      for (const file of globSync([glob, ...applying], { cwd: rootDir, ignore: IGNORED, dot: false, onlyFiles: true, expandDirectories: false })) files.add(file)
+      for (const file of globSync([glob, ...applying], {
+        cwd: rootDir,
+        ignore: IGNORED,
+        dot: false,
+        onlyFiles: true,
+        expandDirectories: false,
+      })) files.add(file)
     }
   } catch (err) {
     // The glob library's own failures on a pattern: a regular expression V8 cannot compile, and a

@@ -66,7 +66,10 @@ interface Input { patterns: string[], manifests: string[], selectors: string[] }
 
 export const projects: FuzzTarget = {
   generate (random: Random): Input {
-    const patterns = Array.from({ length: 1 + random.int(3) }, () => random.chance(0.3) ? mutate(random, random.pick(PATTERNS), OPTIONS).slice(0, 10_000) : random.pick(PATTERNS))
+    const patterns = Array.from(
+      { length: 1 + random.int(3) },
+      () => random.chance(0.3) ? mutate(random, random.pick(PATTERNS), OPTIONS).slice(0, 10_000) : random.pick(PATTERNS)
+    )
       // Nothing above the fuzz's own directory: `/**` or `../../../**` would list the machine's files.
       .map((pattern) => /^!?(?:[/\\]|[A-Za-z]:)/.test(pattern) || (pattern.match(/\.\.(?:[/\\]|$)/g)?.length ?? 0) > 2 ? 'packages/*' : pattern)
     const manifests = PROJECTS.map(() => {

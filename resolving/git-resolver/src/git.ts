@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 
-import { LodeError } from '@lode/fs.error'
+import { LodeError } from '@lode/core.error'
 
 /** A git command that ran and failed: its stderr says why (credentials in it redacted). */
 export class GitCommandError extends Error {

@@ -1,4 +1,4 @@
-import { LodeError } from '@lode/fs.error'
+import { LodeError } from '@lode/core.error'
 import hostedGitInfo from '@pnpm/hosted-git-info'
 
 /** What follows `#` in a git specifier: a commit-ish, or `semver:<range>`, and `path:<dir>`, joined by `&`. */

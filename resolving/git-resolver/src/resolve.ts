@@ -1,4 +1,4 @@
-import { LodeError, isLodeError } from '@lode/fs.error'
+import { LodeError, isLodeError } from '@lode/core.error'
 import validVersion from 'semver/functions/valid.js'
 import maxSatisfying from 'semver/ranges/max-satisfying.js'
 
@@ -71,7 +71,10 @@ export function gitPackageId ({ repo, commit, path }: { repo: string, commit: st
  * HTTPS that git can reach (with credentials it has) but that is not provably public is cloned,
  * never downloaded from the archive endpoint, which would carry no credentials.
  */
-async function hostedRepo (hosted: HostedRepo, opts: ResolveGitOptions): Promise<{ repo: string, tarballUrl: ((commit: string) => string) | undefined }> {
+async function hostedRepo (
+  hosted: HostedRepo,
+  opts: ResolveGitOptions
+): Promise<{ repo: string, tarballUrl: ((commit: string) => string) | undefined }> {
   const preferSsh = hosted.written === 'sshurl'
   const isPublic = await opts.isPublic(hosted.httpsUrl.replace(/\.git$/, ''))
   let repo: string | undefined

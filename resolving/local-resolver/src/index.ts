@@ -4,7 +4,7 @@ import path from 'node:path'
 import { Readable } from 'node:stream'
 import { gunzipSync } from 'node:zlib'
 
-import { LodeError, hasErrno } from '@lode/fs.error'
+import { LodeError, hasErrno } from '@lode/core.error'
 import { parsePackageJson } from '@lode/fs.package-json'
 import { trimManifest } from '@lode/resolving.npm-resolver'
 import type { PackageMeta } from '@lode/resolving.npm-resolver'

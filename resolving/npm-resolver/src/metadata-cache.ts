@@ -1,11 +1,12 @@
 import path from 'node:path'
 
+import { METADATA_CACHE_DIR, METADATA_CACHE_EXT } from '@lode/core.constants'
+import { LodeError, isLodeError } from '@lode/core.error'
 import { isValidPackageName, joinInside } from '@lode/core.safe-name'
-import { LodeError, isLodeError } from '@lode/fs.error'
-import { METADATA_CACHE_DIR, METADATA_CACHE_EXT } from '@lode/fs.formats'
 import { decodeMsgpackPart, encodeMsgpackPart, readMsgpackFile, writeMsgpackFile } from '@lode/fs.msgpack-file'
 
-import type { PackageMeta, Packument } from './packument.js'
+import type { Packument } from './packument.js'
+import type { PackageMeta } from './types.js'
 import { PackageVersions } from './versions.js'
 import type { EncodedVersions } from './versions.js'
 
@@ -70,6 +71,9 @@ export async function readCachedMetadata (file: string, onDamaged: (message: str
 }
 
 export async function writeCachedMetadata (file: string, entry: CachedMetadata): Promise<void> {
-  const stored: StoredMetadata = { ...entry, packument: { ...entry.packument, versions: entry.packument.versions.encode(encodeMsgpackPart) } }
+  const stored: StoredMetadata = {
+    ...entry,
+    packument: { ...entry.packument, versions: entry.packument.versions.encode(encodeMsgpackPart) },
+  }
   await writeMsgpackFile(file, stored)
 }

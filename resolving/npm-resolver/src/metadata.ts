@@ -1,4 +1,4 @@
-import { LodeError } from '@lode/fs.error'
+import { LodeError } from '@lode/core.error'
 import { ACCEPT_ABBREVIATED, ACCEPT_FULL, redactUrl } from '@lode/resolving.registry-client'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 
@@ -73,7 +73,8 @@ export class MetadataSource {
       }
       return { entry: cached, unverified: true }
     }
-    if ((this.opts.preferOffline || request.immutable === true) && cached !== undefined && (cached.full || !request.full) && request.canUseCached(cached.packument)) {
+    if ((this.opts.preferOffline || request.immutable === true) && cached !== undefined
+      && (cached.full || !request.full) && request.canUseCached(cached.packument)) {
       return { entry: cached, unverified: true }
     }
     // Validators only apply to the same kind of document.
@@ -93,7 +94,11 @@ export class MetadataSource {
     } catch (err) {
       throw new LodeError('BAD_PACKUMENT', `The registry ${redactUrl(request.registry)} sent metadata for ${request.name} that is not valid JSON.`, { cause: err })
     }
-    const entry: CachedMetadata = { packument: trimPackument(request.name, request.registry, doc), fetchedAt: this.opts.now(), full: request.full }
+    const entry: CachedMetadata = {
+      packument: trimPackument(request.name, request.registry, doc),
+      fetchedAt: this.opts.now(),
+      full: request.full,
+    }
     if (response.etag !== undefined) entry.etag = response.etag
     if (response.lastModified !== undefined) entry.lastModified = response.lastModified
     this.write(file, entry)

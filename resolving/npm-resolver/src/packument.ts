@@ -1,31 +1,8 @@
-import { LodeError } from '@lode/fs.error'
+import { LodeError } from '@lode/core.error'
 import { redactUrl } from '@lode/resolving.registry-client'
 
-import { trustEvidenceOf } from './trust.js'
+import type { PackageMeta, TrustEvidence } from './types.js'
 import { PackageVersions } from './versions.js'
-
-/** The fields of one version that resolution, the lockfile and linking need; nothing else is kept. */
-export interface PackageMeta {
-  name: string
-  version: string
-  dependencies?: Record<string, string>
-  optionalDependencies?: Record<string, string>
-  peerDependencies?: Record<string, string>
-  peerDependenciesMeta?: Record<string, { optional?: boolean }>
-  bundledDependencies?: string[] | boolean
-  engines?: Record<string, string>
-  /** As the manifest writes them: a list, or one string (kept as is: pnpm writes it back so). */
-  os?: string | string[]
-  cpu?: string | string[]
-  libc?: string | string[]
-  hasBin?: boolean
-  hasInstallScript?: boolean
-  deprecated?: string
-  dist: { tarball: string, integrity: string }
-}
-
-/** What a version's publication proves (pnpm 11's trust evidence, strongest first). */
-export type TrustEvidence = 'stagedPublish' | 'trustedPublisher' | 'provenance'
 
 /** A packument cut down to what resolution reads. `time` and `trust` only when the full document was fetched. */
 export interface Packument {
@@ -41,6 +18,20 @@ export interface Packument {
 type Json = Record<string, unknown>
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * What a full packument's version doc proves about its publication, as pnpm 11 reads it: a staged
+ * publish (`_npmUser.approver`), a trusted publisher (`_npmUser.trustedPublisher` with a provenance
+ * attestation), or a provenance attestation alone (`dist.attestations.provenance`).
+ */
+export function trustEvidenceOf (raw: Readonly<Record<string, unknown>>): TrustEvidence | undefined {
+  const npmUser = isObject(raw['_npmUser']) ? raw['_npmUser'] : {}
+  const dist = isObject(raw['dist']) ? raw['dist'] : {}
+  const provenance = isObject(dist['attestations']) && isPresent(dist['attestations']['provenance'])
+  if (isPresent(npmUser['approver'])) return 'stagedPublish'
+  if (isPresent(npmUser['trustedPublisher']) && provenance) return 'trustedPublisher'
+  return provenance ? 'provenance' : undefined
+}
 
 /**
  * Validates a registry's JSON document for `name` and keeps what resolution needs. Registry data
@@ -60,7 +51,9 @@ export function trimPackument (name: string, registryUrl: string, doc: unknown):
     versions.push([version, meta])
     const evidence = trustEvidenceOf(raw as Json)
     // Defined, not assigned: a version named `__proto__` is a key like any other.
-    if (evidence !== undefined) Object.defineProperty(trust, version, { value: evidence, enumerable: true, writable: true, configurable: true })
+    if (evidence !== undefined) {
+      Object.defineProperty(trust, version, { value: evidence, enumerable: true, writable: true, configurable: true })
+    }
   }
   const packument: Packument = { name, distTags: stringRecord(doc['dist-tags']) ?? {}, versions: PackageVersions.fromEntries(versions) }
   if (typeof doc['modified'] === 'string') packument.modified = doc['modified']
@@ -129,4 +122,9 @@ function stringList (value: unknown): string[] | undefined {
   if (!Array.isArray(value)) return undefined
   const list = value.filter((v): v is string => typeof v === 'string')
   return list.length > 0 ? list : undefined
+}
+
+// What pnpm's truthiness checks accept: anything but a missing, null, false, 0 or empty value.
+function isPresent (value: unknown): boolean {
+  return value !== undefined && value !== null && value !== false && value !== 0 && value !== ''
 }

@@ -156,7 +156,9 @@ function groupByPreference (packument: Packument, range: string, preferred: Pref
 
 function nonDeprecatedPick (packument: Packument, candidates: readonly string[], picked: string, range: string): string | undefined {
   if (!packument.versions.isDeprecated(picked) || candidates.length <= 1) return undefined
-  const fine = (version: string): boolean => version !== picked && packument.versions.has(version) && !packument.versions.isDeprecated(version)
+  const fine = (version: string): boolean => version !== picked
+    && packument.versions.has(version)
+    && !packument.versions.isDeprecated(version)
   if (range === '*' && !satisfiesLoose(picked, range)) {
     // A prerelease `latest` under `*`: prefer a non-deprecated build of the same release.
     const pickedParsed = parseVersion(picked)

@@ -1,16 +1,18 @@
-import { LodeError } from '@lode/fs.error'
-import { createMatcher } from '@lode/fs.matcher'
+import { splitNameAt } from '@lode/core.dep-path'
+import { LodeError } from '@lode/core.error'
+import { createMatcher } from '@lode/core.matcher'
 import { redactUrl } from '@lode/resolving.registry-client'
 
 import { MetadataSource } from './metadata.js'
 import type { MetadataSourceOptions } from './metadata.js'
-import type { PackageMeta, Packument } from './packument.js'
+import type { Packument } from './packument.js'
 import { narrowToPublishedBy, narrowVersions, pickLowestVersion, pickVersion } from './pick-version.js'
 import type { PreferredVersions } from './pick-version.js'
 import { registryFor } from './registries.js'
 import type { Registries } from './registries.js'
 import type { RegistrySpec } from './spec.js'
 import { trustDowngrade } from './trust.js'
+import type { PackageMeta } from './types.js'
 
 export interface NpmResolverOptions extends MetadataSourceOptions {
   registries: Registries
@@ -74,7 +76,9 @@ export class NpmResolver {
     const registry = this.registryFor(spec.name)
     const releaseAge = this.publishedBy !== undefined && !this.exclude(spec.name) ? this.publishedBy : undefined
     const view = (packument: Packument): Packument =>
-      releaseAge !== undefined && packument.time !== undefined ? narrowToPublishedBy(withTrusted(packument, this.exclude), releaseAge) : packument
+      releaseAge !== undefined && packument.time !== undefined
+        ? narrowToPublishedBy(withTrusted(packument, this.exclude), releaseAge)
+        : packument
     // trustPolicy judges a version by its publisher: only the full document says who that was.
     const trustExclude = this.trustExclude
     const trusting = trustExclude !== undefined && !trustExclude(spec.name)
@@ -128,7 +132,13 @@ export class NpmResolver {
    */
   async lockedManifest (name: string, version: string): Promise<PackageMeta> {
     const registry = this.registryFor(name)
-    const packument = await this.metadata.get({ name, registry, full: false, immutable: true, canUseCached: (cached) => cached.versions.get(version) !== undefined })
+    const packument = await this.metadata.get({
+      name,
+      registry,
+      full: false,
+      immutable: true,
+      canUseCached: (cached) => cached.versions.get(version) !== undefined,
+    })
     const meta = packument.versions.get(version)
     if (meta === undefined) throw noMatchingVersion({ type: 'version', name, version }, packument, registry)
     return meta
@@ -148,7 +158,14 @@ export class NpmResolver {
     if (young === undefined) return undefined
     const resolved: Omit<ResolvedRegistryPackage, 'registry'> = { name: spec.name, version: young, meta: packument.versions.get(young)! }
     const publishedAt = packument.time?.[young]
-    if (publishedAt !== undefined) resolved.immature = { name: spec.name, version: young, publishedAt: new Date(publishedAt).toISOString(), cutoff: releaseAge.toISOString() }
+    if (publishedAt !== undefined) {
+      resolved.immature = {
+        name: spec.name,
+        version: young,
+        publishedAt: new Date(publishedAt).toISOString(),
+        cutoff: releaseAge.toISOString(),
+      }
+    }
     return resolved
   }
 
@@ -175,13 +192,13 @@ export function releaseAgeExclusions (patterns: readonly string[]): (name: strin
   const names: string[] = []
   const versions = new Map<string, Set<string>>()
   for (const pattern of patterns) {
-    const at = pattern.indexOf('@', 1)
-    if (at === -1) {
+    const { name, rest } = splitNameAt(pattern)
+    if (rest === undefined) {
       names.push(pattern)
     } else {
-      const set = versions.get(pattern.slice(0, at)) ?? new Set()
-      for (const version of pattern.slice(at + 1).split('||')) set.add(version.trim())
-      versions.set(pattern.slice(0, at), set)
+      const set = versions.get(name) ?? new Set()
+      for (const version of rest.split('||')) set.add(version.trim())
+      versions.set(name, set)
     }
   }
   const nameMatches = createMatcher(names)

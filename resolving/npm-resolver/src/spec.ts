@@ -1,5 +1,5 @@
+import { LodeError } from '@lode/core.error'
 import { assertValidDependencyName } from '@lode/core.safe-name'
-import { LodeError } from '@lode/fs.error'
 import { parseGitSpec } from '@lode/resolving.git-resolver/parse'
 import type { GitSpec } from '@lode/resolving.git-resolver/parse'
 import validVersion from 'semver/functions/valid.js'
@@ -41,7 +41,9 @@ export function parseWantedSpec (alias: string, bareSpecifier: string, where: st
     const target = spec.slice('npm:'.length)
     // `npm:<range>` keeps the alias's name; otherwise the last `@` after the first character ends the name.
     const at = target.lastIndexOf('@')
-    const [name, selector] = validRange(target) !== null ? [alias, target] : at < 1 ? [target, DEFAULT_TAG] : [target.slice(0, at), target.slice(at + 1)]
+    const [name, selector] = validRange(target) !== null
+      ? [alias, target]
+      : at < 1 ? [target, DEFAULT_TAG] : [target.slice(0, at), target.slice(at + 1)]
     // So does the target's name (`.pnpm/<name>@<version>/node_modules/<name>`).
     assertValidDependencyName(name, `${where} (in "${alias}": "${bareSpecifier}")`)
     const registry = registrySpec(name, selector)

@@ -1,24 +1,11 @@
-import { LodeError } from '@lode/fs.error'
+import { LodeError } from '@lode/core.error'
 import semver from 'semver'
 
-import type { Packument, TrustEvidence } from './packument.js'
+import type { Packument } from './packument.js'
+import type { TrustEvidence } from './types.js'
 
 // pnpm 11's ranking of what a version's publication proves (its npm-resolver `trustChecks`).
 const TRUST_RANK: Readonly<Record<TrustEvidence, number>> = { stagedPublish: 3, trustedPublisher: 2, provenance: 1 }
-
-/**
- * What a full packument's version doc proves about its publication, as pnpm 11 reads it: a staged
- * publish (`_npmUser.approver`), a trusted publisher (`_npmUser.trustedPublisher` with a provenance
- * attestation), or a provenance attestation alone (`dist.attestations.provenance`).
- */
-export function trustEvidenceOf (raw: Readonly<Record<string, unknown>>): TrustEvidence | undefined {
-  const npmUser = isObject(raw['_npmUser']) ? raw['_npmUser'] : {}
-  const dist = isObject(raw['dist']) ? raw['dist'] : {}
-  const provenance = isObject(dist['attestations']) && isPresent(dist['attestations']['provenance'])
-  if (isPresent(npmUser['approver'])) return 'stagedPublish'
-  if (isPresent(npmUser['trustedPublisher']) && provenance) return 'trustedPublisher'
-  return provenance ? 'provenance' : undefined
-}
 
 export interface TrustCheck {
   /** `trustPolicyExclude`: the name (any version) or this version is exempt. */
@@ -75,13 +62,4 @@ function describe (evidence: TrustEvidence | undefined): string {
     case 'provenance': return 'provenance attestation'
     default: return 'no trust evidence'
   }
-}
-
-function isObject (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-// What pnpm's truthiness checks accept: anything but a missing, null, false, 0 or empty value.
-function isPresent (value: unknown): boolean {
-  return value !== undefined && value !== null && value !== false && value !== 0 && value !== ''
 }

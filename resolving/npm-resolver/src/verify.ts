@@ -246,7 +246,9 @@ export class LockfileVerifier {
 }
 
 /** A resolution that is a tarball fetched over http(s) (a registry's, or one at a URL), not a git host's archive. */
-function isRemoteTarball (resolution: Readonly<Record<string, unknown>> | null | undefined): resolution is Readonly<Record<string, unknown>> {
+function isRemoteTarball (
+  resolution: Readonly<Record<string, unknown>> | null | undefined
+): resolution is Readonly<Record<string, unknown>> {
   if (typeof resolution !== 'object' || resolution === null) return false
   if (resolution['type'] !== undefined && resolution['type'] !== null) return false
   const tarball = resolution['tarball']
@@ -284,7 +286,8 @@ function earliestIntegratedTime (body: unknown): string | undefined {
   if (!Array.isArray(attestations)) return undefined
   let earliest: number | undefined
   for (const attestation of attestations) {
-    const entries = (attestation as { bundle?: { verificationMaterial?: { tlogEntries?: unknown } } } | null)?.bundle?.verificationMaterial?.tlogEntries
+    const entries = (attestation as { bundle?: { verificationMaterial?: { tlogEntries?: unknown } } } | null)
+      ?.bundle?.verificationMaterial?.tlogEntries
     if (!Array.isArray(entries)) continue
     for (const tlog of entries) {
       const raw = (tlog as { integratedTime?: unknown } | null)?.integratedTime

@@ -1,4 +1,4 @@
-import type { PackageMeta } from './packument.js'
+import type { PackageMeta } from './types.js'
 
 /**
  * A packument's versions as the metadata cache stores them: every version's fields encoded on
@@ -47,7 +47,11 @@ export class PackageVersions {
   /** Versions from the cache; `decode` turns one version's bytes back into its fields. */
   static decode (encoded: EncodedVersions, decode: (bytes: Uint8Array) => PackageMeta): PackageVersions {
     const { ends, data } = encoded
-    return new PackageVersions(encoded.names, (position) => decode(data.subarray(position === 0 ? 0 : ends[position - 1], ends[position])), new Set(encoded.deprecated))
+    return new PackageVersions(
+      encoded.names,
+      (position) => decode(data.subarray(position === 0 ? 0 : ends[position - 1], ends[position])),
+      new Set(encoded.deprecated)
+    )
   }
 
   /** For the cache: each version encoded by `encode` (whose result may be reused by its next call). */
@@ -85,7 +89,11 @@ export class PackageVersions {
   filter (keep: (version: string) => boolean): PackageVersions {
     const kept: number[] = []
     this.names.forEach((version, position) => { if (keep(version)) kept.push(position) })
-    return new PackageVersions(kept.map((position) => this.names[position]!), (position) => this.at(kept[position]!), new Set([...this.deprecated].filter(keep)))
+    return new PackageVersions(
+      kept.map((position) => this.names[position]!),
+      (position) => this.at(kept[position]!),
+      new Set([...this.deprecated].filter(keep))
+    )
   }
 
   private at (position: number): PackageMeta {

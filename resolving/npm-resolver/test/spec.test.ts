@@ -106,7 +106,15 @@ function npaType (spec: string): NpaType {
 function comparable (wanted: WantedSpec): Record<string, unknown> {
   if (wanted.kind !== 'git') return { ...wanted }
   const { hosted, url, committish, range, path } = wanted.git
-  return { ...wanted, git: { ...(hosted === undefined ? { url } : { hosted: hosted.type }), ...(committish === undefined ? {} : { committish }), ...(range === undefined ? {} : { range }), ...(path === undefined ? {} : { path }) } }
+  return {
+    ...wanted,
+    git: {
+      ...(hosted === undefined ? { url } : { hosted: hosted.type }),
+      ...(committish === undefined ? {} : { committish }),
+      ...(range === undefined ? {} : { range }),
+      ...(path === undefined ? {} : { path }),
+    },
+  }
 }
 
 test('specifiers are classified as npm-package-arg classifies them, except where pnpm 11 decides otherwise', () => {

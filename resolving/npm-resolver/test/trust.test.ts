@@ -45,7 +45,10 @@ before(async () => {
 })
 after(async () => { await registry.close() })
 
-async function withResolver (opts: Partial<NpmResolverOptions>, fn: (resolver: NpmResolver, warnings: string[]) => Promise<void>): Promise<void> {
+async function withResolver (
+  opts: Partial<NpmResolverOptions>,
+  fn: (resolver: NpmResolver, warnings: string[]) => Promise<void>
+): Promise<void> {
   const client = new RegistryClient({ authHeader: () => undefined, networkConcurrency: 4, retry: { retries: 0, factor: 1, minTimeout: 1, maxTimeout: 1 }, timeout: 5000, strictSsl: true, userAgent: 'lode-test' })
   const warnings: string[] = []
   const resolver = new NpmResolver({

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import zlib from 'node:zlib'
 
-import { LodeError } from '@lode/fs.error'
+import { LodeError } from '@lode/core.error'
 import pLimit from 'p-limit'
 import type { Dispatcher, request as undiciRequest } from 'undici'
 
@@ -321,7 +321,9 @@ export class RegistryClient {
     }
     const hop = this.hopTo(target, redactUrl(target.href))
     if (first.url.startsWith('https:') && target.protocol === 'http:') return { ...hop, authorization: undefined, authSource: undefined }
-    if (hop.authorization === undefined && target.origin === new URL(first.url).origin) return { ...hop, authorization: first.authorization, authSource: first.authSource }
+    if (hop.authorization === undefined && target.origin === new URL(first.url).origin) {
+      return { ...hop, authorization: first.authorization, authSource: first.authSource }
+    }
     return hop
   }
 

@@ -75,7 +75,13 @@ async function getTarball (run: Run, pkg: PublishedPackage, url = pkg.tarballUrl
 }
 
 test('the default deadlines follow fetch-timeout: pnpm\'s 60 s gives headers 20 s, a whole response 5 minutes', () => {
-  assert.deepEqual(networkDeadlines({ timeout: 60_000 }), { stall: 60_000, headers: 20_000, response: 300_000, lowSpeedLimit: 100, lowSpeedTime: 20_000 })
+  assert.deepEqual(networkDeadlines({ timeout: 60_000 }), {
+    stall: 60_000,
+    headers: 20_000,
+    response: 300_000,
+    lowSpeedLimit: 100,
+    lowSpeedTime: 20_000,
+  })
   assert.deepEqual(networkDeadlines({ timeout: 0 }), { stall: 0, headers: 0, response: 0, lowSpeedLimit: 100, lowSpeedTime: 0 })
   assert.equal(networkDeadlines({ timeout: 60_000, headersTimeout: 5000 }).headers, 5000)
 })

@@ -3,8 +3,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { threadId } from 'node:worker_threads'
 
-import { hasErrno } from '@lode/fs.error'
-import { STORE_HASH_ALGORITHM, STORE_TMP_DIR } from '@lode/fs.formats'
+import { STORE_HASH_ALGORITHM, STORE_TMP_DIR } from '@lode/core.constants'
+import { hasErrno } from '@lode/core.error'
 
 import { casFilePath, contentPathFromHex, modeIsExecutable, storePath } from './layout.js'
 

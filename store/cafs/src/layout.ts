@@ -1,7 +1,7 @@
 // The store's layout alone, without the writer's hashing (node:crypto): what the link threads need.
 import path from 'node:path'
 
-import { STORE_FILES_DIR, STORE_VERSION } from '@lode/fs.formats'
+import { STORE_FILES_DIR, STORE_VERSION } from '@lode/core.constants'
 
 /** `<storeDir>/v11`: the versioned store directory that holds `files/` and `index.db`. */
 export function storePath (storeDir: string): string {

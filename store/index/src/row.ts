@@ -1,4 +1,4 @@
-import { STORE_HASH_ALGORITHM } from '@lode/fs.formats'
+import { STORE_HASH_ALGORITHM } from '@lode/core.constants'
 import type { CasFileInfo } from '@lode/store.cafs'
 import { Packr } from 'msgpackr'
 // The one function, not the package's index: extract threads load this module, and semver's
@@ -56,7 +56,10 @@ export interface PackageFilesIndex {
 }
 
 /** The row for a package extracted from a tarball: its files and its `package.json`, if any. */
-export function createPackageFilesIndex (files: Map<string, CasFileInfo>, manifest: Record<string, unknown> | undefined): PackageFilesIndex {
+export function createPackageFilesIndex (
+  files: Map<string, CasFileInfo>,
+  manifest: Record<string, unknown> | undefined
+): PackageFilesIndex {
   const bundled = manifest === undefined ? undefined : bundleManifest(manifest)
   return {
     requiresBuild: requiresBuild(bundled, files),

@@ -1,8 +1,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import { LodeError } from '@lode/fs.error'
-import { STORE_INDEX_FILE } from '@lode/fs.formats'
+import { STORE_INDEX_FILE } from '@lode/core.constants'
+import { LodeError } from '@lode/core.error'
 import { storePath } from '@lode/store.cafs'
 import Database from 'better-sqlite3'
 

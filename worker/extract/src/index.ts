@@ -1,8 +1,8 @@
 import path from 'node:path'
 import { constants as zlibConstants, createGunzip, gunzipSync } from 'node:zlib'
 
-import { LodeError, toLodeErrorData } from '@lode/fs.error'
-import type { LodeErrorData } from '@lode/fs.error'
+import { LodeError, toLodeErrorData } from '@lode/core.error'
+import type { LodeErrorData } from '@lode/core.error'
 import { createCasWriter, packFiles } from '@lode/store.cafs'
 import type { CasFileInfo, CasWriter } from '@lode/store.cafs'
 import { createPackageFilesIndex, encodeRow } from '@lode/store.index/row'

@@ -23,7 +23,10 @@ function arrayBufferOf (data: Buffer): ArrayBuffer {
 }
 
 /** The extracted package's index row decoded, after checking that the other fields agree with it. */
-async function run (entries: TarEntry[], storeDir = tempStore()): Promise<{ files: Map<string, CasFileInfo>, manifest: BundledManifest | undefined, unpackedSize: number }> {
+async function run (
+  entries: TarEntry[],
+  storeDir = tempStore()
+): Promise<{ files: Map<string, CasFileInfo>, manifest: BundledManifest | undefined, unpackedSize: number }> {
   const { tarball, integrity } = await buildTarball(entries)
   const result = await extract({ tarball: arrayBufferOf(tarball), integrity, storeDir, pkgId: 'pkg@1.0.0' })
   if (!result.ok) assert.fail(`extract failed: ${result.error.code} ${result.error.message}`)

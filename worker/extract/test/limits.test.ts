@@ -31,14 +31,20 @@ function tempStore (): string {
   return storeDir
 }
 
-async function extractTarball (tarball: Buffer, opts: { storeDir?: string, limits?: Partial<ExtractLimits> } = {}): Promise<ExtractedPackage> {
+async function extractTarball (
+  tarball: Buffer,
+  opts: { storeDir?: string, limits?: Partial<ExtractLimits> } = {}
+): Promise<ExtractedPackage> {
   const result = await extract({ tarball: new Uint8Array(tarball).buffer, integrity: integrityOf(tarball), storeDir: opts.storeDir ?? tempStore(), pkgId: 'big@1.0.0', ...(opts.limits === undefined ? {} : { limits: opts.limits }) })
   if (!result.ok) assert.fail(`extract failed: ${result.error.code} ${result.error.message}`)
   return result.value
 }
 
 /** The error extracting `tarball` gives; it must name the package, and leave no temp file behind. */
-async function extractError (tarball: Buffer, limits?: Partial<ExtractLimits>): Promise<{ code: string, message: string, hint: string | undefined, storeDir: string }> {
+async function extractError (
+  tarball: Buffer,
+  limits?: Partial<ExtractLimits>
+): Promise<{ code: string, message: string, hint: string | undefined, storeDir: string }> {
   const storeDir = tempStore()
   const result = await extract({ tarball: new Uint8Array(tarball).buffer, integrity: integrityOf(tarball), storeDir, pkgId: 'evil@6.6.6', ...(limits === undefined ? {} : { limits }) })
   if (result.ok) assert.fail('extract should have failed')

@@ -54,9 +54,13 @@ function * tarChunks (entries: StreamedEntry[], opts: GzipTarOptions): Generator
 /** The gzipped tar archive of `entries`, built a chunk at a time. */
 export async function gzipTar (entries: StreamedEntry[], opts: GzipTarOptions = {}): Promise<Buffer> {
   const out: Buffer[] = []
-  await pipeline(Readable.from(tarChunks(entries, opts), { objectMode: false }), createGzip({ level: opts.level ?? 6 }), async (source: AsyncIterable<Buffer>) => {
-    for await (const chunk of source) out.push(chunk)
-  })
+  await pipeline(
+    Readable.from(tarChunks(entries, opts), { objectMode: false }),
+    createGzip({ level: opts.level ?? 6 }),
+    async (source: AsyncIterable<Buffer>) => {
+      for await (const chunk of source) out.push(chunk)
+    }
+  )
   return Buffer.concat(out)
 }
 

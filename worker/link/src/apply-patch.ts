@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 
+import { LodeError } from '@lode/core.error'
 import { joinInside } from '@lode/core.safe-name'
-import { LodeError } from '@lode/fs.error'
 import { applyPatch, parsePatch } from 'diff'
 
 /**

@@ -2,8 +2,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { threadId } from 'node:worker_threads'
 
-import { LodeError, hasErrno, toLodeErrorData } from '@lode/fs.error'
-import type { LodeErrorData } from '@lode/fs.error'
+import { LodeError, hasErrno, toLodeErrorData } from '@lode/core.error'
+import type { LodeErrorData } from '@lode/core.error'
 import { contentPathFromHex, modeIsExecutable, storePath } from '@lode/store.cafs/layout'
 
 import type { applyPatchFile } from './apply-patch.js'

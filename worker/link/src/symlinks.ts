@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import { LodeError, hasErrno } from '@lode/fs.error'
+import { LodeError, hasErrno } from '@lode/core.error'
 
 /** A symlink to write: where it goes and what it points at, both absolute (written relative). */
 export type LinkToWrite = readonly [path: string, target: string]

@@ -1,7 +1,7 @@
 import { getCompileCacheDir } from 'node:module'
 import os from 'node:os'
 
-import { fromLodeErrorData } from '@lode/fs.error'
+import { fromLodeErrorData } from '@lode/core.error'
 import { storeIndexKey } from '@lode/store.index'
 import type { StoreIndex } from '@lode/store.index'
 import type { ExtractedPackage, ExtractLimits, ExtractResult, ExtractTask } from '@lode/worker.extract'
@@ -47,7 +47,10 @@ export class StorePool {
    * Rejects with a `LodeError` for bad input (integrity, not gzip, not tar, unsafe path, past
    * `limits`, whose defaults are `DEFAULT_EXTRACT_LIMITS` of `@lode/worker.extract`).
    */
-  async extract (tarball: Uint8Array, opts: { integrity: string, storeDir: string, pkgId: string, limits?: Partial<ExtractLimits> }): Promise<ExtractedPackage> {
+  async extract (
+    tarball: Uint8Array,
+    opts: { integrity: string, storeDir: string, pkgId: string, limits?: Partial<ExtractLimits> }
+  ): Promise<ExtractedPackage> {
     const buffer = ownedArrayBuffer(tarball)
     const result = await this.pool.run({ tarball: buffer, ...opts }, { transferList: [buffer] })
     if (!result.ok) throw fromLodeErrorData(result.error)

@@ -18,7 +18,11 @@ export function tempDir (prefix: string): string {
  * Writes `count` package tarballs to `dir` and a list of them for `import-tarballs`. Packages share
  * some files (a licence, a common helper) and each has its own, some large, some executable.
  */
-export async function writeTarballs (dir: string, count: number, opts: { bigEvery?: number } = {}): Promise<{ items: TarballItem[], listFile: string }> {
+export async function writeTarballs (
+  dir: string,
+  count: number,
+  opts: { bigEvery?: number } = {}
+): Promise<{ items: TarballItem[], listFile: string }> {
   const items: TarballItem[] = []
   for (let i = 0; i < count; i++) {
     const name = `pkg-${i}`

@@ -69,7 +69,14 @@ async function lodeImportAll (storeDir: string): Promise<Map<string, string>> {
         const response = await fetch(pkg.tarballUrl)
         assert.equal(response.status, 200)
         const pkgId = `${pkg.name}@${pkg.version}`
-        await addTarballToStore({ pool, index, storeDir, pkgId, integrity: pkg.integrity, tarball: new Uint8Array(await response.arrayBuffer()) })
+        await addTarballToStore({
+          pool,
+          index,
+          storeDir,
+          pkgId,
+          integrity: pkg.integrity,
+          tarball: new Uint8Array(await response.arrayBuffer()),
+        })
         keys.set(pkgId, storeIndexKey(pkg.integrity, pkgId))
       }
     }
@@ -123,7 +130,10 @@ test('lode reads the rows pnpm 11 writes, and they equal the rows lode writes fo
       const theirs = pnpmRows.get(key)!
       const ours = lodeIndex.get(key)!
       assert.deepEqual(Object.keys(ours), Object.keys(theirs), `${pkgId}: same fields in the same order`)
-      const withoutTimes = (row: typeof ours): unknown => ({ ...row, files: [...row.files].map(([file, { checkedAt: _, ...info }]) => [file, info]).sort() })
+      const withoutTimes = (row: typeof ours): unknown => ({
+        ...row,
+        files: [...row.files].map(([file, { checkedAt: _, ...info }]) => [file, info]).sort(),
+      })
       assert.deepEqual(withoutTimes(ours), withoutTimes(theirs), `${pkgId}: same row`)
       for (const info of theirs.files.values()) assert.equal(typeof info.checkedAt, 'number')
     }

@@ -12,7 +12,10 @@ import { assertStoreConsistent, tempDir, writeTarballs } from './helpers.js'
 
 const importScript = path.join(import.meta.dirname, 'fixtures', 'import-tarballs.js')
 
-function startImport (storeDir: string, listFile: string): { child: ReturnType<typeof spawn>, exit: Promise<{ code: number | null, signal: NodeJS.Signals | null }> } {
+function startImport (
+  storeDir: string,
+  listFile: string
+): { child: ReturnType<typeof spawn>, exit: Promise<{ code: number | null, signal: NodeJS.Signals | null }> } {
   const child = spawn(process.execPath, [importScript, storeDir, listFile], { stdio: ['ignore', 'pipe', 'inherit'] })
   const exit = new Promise<{ code: number | null, signal: NodeJS.Signals | null }>((resolve, reject) => {
     child.on('error', reject)

@@ -1,11 +1,12 @@
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import { LodeError, hasErrno, isLodeError } from '@lode/fs.error'
+import { nameOf } from '@lode/core.dep-path'
+import { LodeError, hasErrno, isLodeError } from '@lode/core.error'
 import { parsePackageJson } from '@lode/fs.package-json'
 import type { Config } from '@lode/pkg-manager.config'
 import { createAllowBuild } from '@lode/pkg-manager.lifecycle'
-import { nameOf, platformMismatch } from '@lode/pkg-manager.linker'
+import { platformMismatch } from '@lode/pkg-manager.linker'
 import type { Platform, PlatformFields } from '@lode/pkg-manager.linker'
 import type { Resolution } from '@lode/pkg-manager.lockfile'
 import { isGitResolution } from '@lode/resolving.git-resolver'
@@ -158,7 +159,12 @@ export class PackageFetcher {
       download: async (url) => await this.download({ pkgId: source.subject, resolution: { integrity: '', tarball: url } }),
       extract: async (tarball, integrity) => {
         const { storePool } = this.openPool()
-        const extracted = await storePool.extract(tarball, { integrity, storeDir: this.opts.config.storeDir, pkgId: source.subject, limits: this.limits })
+        const extracted = await storePool.extract(tarball, {
+          integrity,
+          storeDir: this.opts.config.storeDir,
+          pkgId: source.subject,
+          limits: this.limits,
+        })
         return decodeRow(extracted.row).files
       },
       allowBuild: this.allowBuild,
@@ -172,9 +178,19 @@ export class PackageFetcher {
     const name = typeof fetched.manifest['name'] === 'string' ? fetched.manifest['name'] : source.subject
     const { requiresBuild, manifest, algo, files } = createPackageFilesIndex(fetched.files, fetched.manifest)
     // pnpm's key order for a git package's row.
-    const row: PackageFilesIndex = { requiresBuild: requiresBuild === true, requiresPrepare: fetched.requiresPrepare, manifest, algo, files }
+    const row: PackageFilesIndex = {
+      requiresBuild: requiresBuild === true,
+      requiresPrepare: fetched.requiresPrepare,
+      manifest,
+      algo,
+      files,
+    }
     index.queueWriteEncoded(this.gitKey(`${name}@${source.id}`), encodeRow(row))
-    return { stored: storedPackage(row), manifest: fetched.manifest, ...fetched.integrity === undefined ? {} : { integrity: fetched.integrity } }
+    return {
+      stored: storedPackage(row),
+      manifest: fetched.manifest,
+      ...fetched.integrity === undefined ? {} : { integrity: fetched.integrity },
+    }
   }
 
   private openIndex (): StoreIndex {
@@ -202,7 +218,15 @@ export class PackageFetcher {
         const tarball = await this.download(pkg)
         this.opts.trace?.count('downloaded', 1)
         try {
-          const { files, requiresBuild } = await addTarballToStore({ pool: storePool, index, storeDir: this.opts.config.storeDir, pkgId: pkg.pkgId, integrity, tarball, limits: this.limits })
+          const { files, requiresBuild } = await addTarballToStore({
+            pool: storePool,
+            index,
+            storeDir: this.opts.config.storeDir,
+            pkgId: pkg.pkgId,
+            integrity,
+            tarball,
+            limits: this.limits,
+          })
           this.downloaded++
           this.opts.trace?.count('extracted', 1)
           return { files, requiresBuild }

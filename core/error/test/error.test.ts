@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 
-import { LodeError, fileSystemError, fromLodeErrorData, hasErrno, isLodeError, toLodeErrorData } from '@lode/fs.error'
+import { LodeError, fileSystemError, fromLodeErrorData, hasErrno, isLodeError, toLodeErrorData } from '@lode/core.error'
 
 test('LodeError prefixes its code and survives a round trip as plain data', () => {
   const err = new LodeError('TARBALL_INTEGRITY', 'bad tarball', { hint: 'clear the cache' })

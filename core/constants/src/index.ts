@@ -1,6 +1,6 @@
 /**
- * The names and versions of every on-disk format lode reads or writes. A format change is a
- * change here plus a read path for the old one.
+ * The names and versions of every on-disk format lode reads or writes, and the manifest fields
+ * every layer reads. A format change is a change here plus a read path for the old one.
  */
 
 /** pnpm's store layout version: `<store>/v11/files/…` and `<store>/v11/index.db`. */
@@ -24,6 +24,27 @@ export const MSGPACK_FILE_MAGIC = 'LMP1'
 export const LOCKFILE_VERSION = '9.0'
 /** The lockfile's name in the workspace root, shared with pnpm. */
 export const WANTED_LOCKFILE = 'pnpm-lock.yaml'
+
+/** The directory packages are installed into, in each project. */
+export const MODULES_DIR = 'node_modules'
+/** pnpm's virtual store inside the root `node_modules`: `.pnpm/<dep path as file name>/node_modules/<name>`. */
+export const VIRTUAL_STORE_DIR = '.pnpm'
+/** The lockfile of what `node_modules` holds (pnpm's current lockfile), inside the virtual store. */
+export const CURRENT_LOCKFILE = 'lock.yaml'
+/** pnpm's record of how `node_modules` was laid out (layout version, hoisting, store), in each `node_modules`. */
+export const MODULES_MANIFEST_FILE = '.modules.yaml'
+/** Where lode records the inputs of the last complete install, in the root `node_modules` (its own no-op check). */
+export const LODE_STATE_FILE = '.lode-state.json'
+/** Present in the root `node_modules` while it is being changed: an install cut short must not look done. */
+export const INSTALLING_MARKER = '.lode-installing'
+/** The project's install lock, in the root `node_modules`, held by one lode process at a time. */
+export const INSTALL_LOCK_FILE = '.lode-install.lock'
+
+/** The dependency fields of a manifest that install packages, in pnpm's order (`peerDependencies` is not one). */
+export const DEPENDENCY_GROUPS = ['dependencies', 'devDependencies', 'optionalDependencies'] as const
+export type DependencyGroup = typeof DEPENDENCY_GROUPS[number]
+/** Every field of a manifest that names other packages, peers included. */
+export const MANIFEST_DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const
 /**
  * lode's registry metadata cache, inside the cache dir: `<cache>/<dir>/<registry>/<name>.mpk`.
  * Its own directory so a pnpm sharing the cache dir never reads lode's files; bump the suffix

@@ -3,8 +3,8 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import { LodeError, hasErrno, isLodeError } from '@lode/fs.error'
-import { STORE_TMP_DIR } from '@lode/fs.formats'
+import { STORE_TMP_DIR, WANTED_LOCKFILE } from '@lode/core.constants'
+import { LodeError, hasErrno, isLodeError } from '@lode/core.error'
 import { parsePackageJson } from '@lode/fs.package-json'
 import { runProjectScript, scriptsOf } from '@lode/pkg-manager.lifecycle'
 import { GitCommandError, redactCredentials, runGit } from '@lode/resolving.git-resolver'
@@ -87,7 +87,12 @@ export function gitIndexKey (id: string, built: boolean): string {
   return `${id}\t${built ? 'built' : 'not-built'}`
 }
 
-async function checkout (source: GitPackageSource, { repo, commit }: { repo: string, commit: string }, dir: string, opts: FetchGitOptions): Promise<void> {
+async function checkout (
+  source: GitPackageSource,
+  { repo, commit }: { repo: string, commit: string },
+  dir: string,
+  opts: FetchGitOptions
+): Promise<void> {
   // The lockfile is anyone's: a repository that git would read as an option, or a commit that is
   // not one, goes no further.
   if (!/^[0-9a-f]{40}$/i.test(commit)) {
@@ -96,7 +101,8 @@ async function checkout (source: GitPackageSource, { repo, commit }: { repo: str
   if (repo === '' || repo.startsWith('-') || repo.includes('\0')) {
     throw new LodeError('INVALID_GIT_REPOSITORY', `pnpm-lock.yaml gives ${source.subject} the git repository "${redactCredentials(repo)}", which git cannot be given.`, { hint: 'Fix or remove its entry in pnpm-lock.yaml and install again.' })
   }
-  const run = async (args: string[], cwd?: string): Promise<string> => await runGit(args, { cwd, subject: source.subject, signal: opts.signal })
+  const run = async (args: string[], cwd?: string): Promise<string> =>
+    await runGit(args, { cwd, subject: source.subject, signal: opts.signal })
   try {
     await run(['clone', '--', repo, dir])
     await run(['checkout', commit], dir)
@@ -217,7 +223,7 @@ function packageManagerOf (root: string): 'npm' | 'yarn' | 'pnpm' | 'bun' {
   const has = (file: string): boolean => fs.existsSync(path.join(root, file))
   if (has('package-lock.json')) return 'npm'
   if (has('yarn.lock')) return 'yarn'
-  if (has('pnpm-lock.yaml') || has('shrinkwrap.yaml')) return 'pnpm'
+  if (has(WANTED_LOCKFILE) || has('shrinkwrap.yaml')) return 'pnpm'
   if (has('bun.lockb') || has('bun.lock')) return 'bun'
   if (has('pnpm-workspace.yaml')) return 'pnpm'
   return 'npm'

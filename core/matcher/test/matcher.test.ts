@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 
-import { createMatcher } from '@lode/fs.matcher'
+import { createMatcher } from '@lode/core.matcher'
 
 test('globs, exclusions in order, a lone exclusion', () => {
   const scoped = createMatcher(['@babel/*', '!@babel/core'])

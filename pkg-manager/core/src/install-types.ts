@@ -1,0 +1,85 @@
+// The install's contract with its callers (the CLI, the API): what it takes, what it reports while
+// it runs, what it returns.
+import type { DependencyGroup } from '@lode/core.constants'
+import type { Config } from '@lode/pkg-manager.config'
+import type { PeerIssue } from '@lode/pkg-manager.resolve-dependencies'
+
+import type { DependencyEdit } from './dependency-edit.js'
+import type { DirectDependencyChange } from './link-types.js'
+import type { LockfileVerificationEvent } from './verify-lockfile.js'
+
+/** What an install reports while it runs; a reporter (the CLI's, or a caller's) turns them into output. */
+export type InstallEvent =
+  | { type: 'warning', message: string }
+  | { type: 'info', message: string }
+  | { type: 'deprecated', direct: string[], subdependencies: string[] }
+  | { type: 'peer-issues', issues: PeerIssue[] }
+  | { type: 'progress', resolved: number, reused: number, downloaded: number, added: number, done: boolean }
+  | { type: 'lockfile', written: boolean, file: string }
+  | { type: 'up-to-date' }
+  /** Output of one of the project's scripts, when `scriptsStdio` is `pipe`. */
+  | { type: 'script-output', script: string, output: string }
+  /** Packages added to and removed from node_modules, where the store is, and the virtual store (relative to the workspace root). */
+  | { type: 'packages', added: number, removed: number, storeDir: string, virtualStoreDir: string }
+  /** Direct dependencies added and removed, for pnpm's summary. */
+  | { type: 'summary', changes: DirectDependencyChange[] }
+  /** The lockfile's check against the supply-chain policies (see verify-lockfile.ts). */
+  | LockfileVerificationEvent
+
+export interface InstallOptions {
+  config: Config
+  /** Resolve and write `pnpm-lock.yaml` only; nothing is downloaded or linked. */
+  lockfileOnly?: boolean
+  /** Install the lockfile as it is, failing with `ERR_LODE_OUTDATED_LOCKFILE` when it does not match package.json (default: `config.frozenLockfile`, on in CI). */
+  frozenLockfile?: boolean
+  /** Install an up-to-date lockfile without resolving (default true). */
+  preferFrozenLockfile?: boolean
+  /** Dependency groups to put in node_modules (default: all); the lockfile always has all. */
+  include?: Readonly<Record<DependencyGroup, boolean>>
+  /** Run no scripts: the project's own are skipped, dependency builds are recorded as pending in `.modules.yaml`. */
+  ignoreScripts?: boolean
+  /** The project's own scripts: `inherit` shows their output as they run (the CLI); `pipe` (default) reports it as `script-output` events. */
+  scriptsStdio?: 'inherit' | 'pipe'
+  /**
+   * The CLI's `quickKey` for this install (see quick-check.ts): recorded with the install's state so
+   * that the next `lode install` with the same key can answer "up to date" before loading anything.
+   */
+  quickKey?: string
+  /** Write a per-100 ms trace of packages resolved, downloaded, extracted and linked to this file (JSON lines). */
+  tracePipeline?: string
+  /**
+   * Cancels the install: requests stop, no new package is fetched or linked, and the promise
+   * rejects with the signal's reason. The store and node_modules stay consistent (every write
+   * is atomic), and the next install completes what this one started.
+   */
+  signal?: AbortSignal
+  /** The clock, in ms since the epoch (minimumReleaseAge, cache times). */
+  now: () => number
+  /** Dependencies to add to a project's package.json first (`add`); the lockfile is then never frozen. */
+  edits?: readonly DependencyEdit[]
+  /**
+   * pnpm's `install --filter`: the importer ids (`packages/a`) whose node_modules are installed (and
+   * whose scripts run), the root's always with them; the other projects keep what they have. The
+   * lockfile covers every project.
+   */
+  projects?: readonly string[]
+  onEvent?: (event: InstallEvent) => void
+}
+
+export interface InstallResult {
+  lockfileChanged: boolean
+  /** Packages in the lockfile. */
+  packages: number
+  /** Packages newly put in node_modules, how many of them the store already had, and how many were downloaded. */
+  added: number
+  reused: number
+  downloaded: number
+  /** Packages the last install had and this one does not. */
+  removed: number
+  /** Direct dependencies added and removed. */
+  changes: DirectDependencyChange[]
+  /** Nothing had changed since the last install: nothing was read beyond the inputs. */
+  upToDate?: true
+  /** Milliseconds spent resolving (0 when the lockfile was used as it is), then fetching and linking, and in all. */
+  timings: { resolveMs: number, linkMs: number, totalMs: number }
+}
