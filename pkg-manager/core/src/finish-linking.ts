@@ -1,7 +1,8 @@
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import { INSTALLING_MARKER } from '@lode/core.constants'
+import { CURRENT_LOCKFILE, INSTALLING_MARKER, LODE_STATE_FILE, MODULES_MANIFEST_FILE, VIRTUAL_STORE_DIR, WANTED_LOCKFILE } from '@lode/core.constants'
+import { removeAtomicTemps } from '@lode/fs.write-file-atomic'
 import { LAYOUT_VERSION, writeModulesManifest } from '@lode/pkg-manager.linker'
 import type { ModulesManifest } from '@lode/pkg-manager.linker'
 import { storePath } from '@lode/store.cafs'
@@ -74,4 +75,14 @@ export async function finishLinking (opts: LinkPackagesOptions, state: LinkedSta
   await fsp.rm(path.join(modulesDir, INSTALLING_MARKER), { force: true })
   reportIgnoredBuilds(state.builds.ignored, config.strictDepBuilds, opts.onWarning)
   return committed
+}
+
+/** The temp files an install killed mid-write left beside the files it writes atomically. */
+export async function removeInterruptedWrites (lockfileDir: string, modulesDir: string): Promise<void> {
+  await Promise.all([
+    path.join(lockfileDir, WANTED_LOCKFILE),
+    path.join(modulesDir, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE),
+    path.join(modulesDir, MODULES_MANIFEST_FILE),
+    path.join(modulesDir, LODE_STATE_FILE),
+  ].map(removeAtomicTemps))
 }

@@ -56,18 +56,7 @@ async function installLocked (opts: InstallOptions, started: number): Promise<In
     // Up to date, but the CLI's quick check did not know it (new settings key, or an API install before): record it for next time.
     if (opts.quickKey !== undefined && state.quick?.key !== opts.quickKey) await writeInstallState(opts, before!, state.packages)
     opts.onEvent?.({ type: 'up-to-date' })
-    const totalMs = Math.round(performance.now() - started)
-    return {
-      lockfileChanged,
-      packages: state.packages,
-      added: 0,
-      reused: 0,
-      downloaded: 0,
-      removed: 0,
-      changes: [],
-      upToDate: true,
-      timings: { resolveMs: 0, linkMs: 0, totalMs },
-    }
+    return upToDateResult(state.packages, lockfileChanged, started)
   }
   return await recordInstall(opts)
 }
@@ -91,17 +80,7 @@ async function vouchedByPnpm (opts: InstallOptions, started: number): Promise<In
   const packages = Object.keys(parseLockfile(Buffer.from(inputs.contents[WANTED_LOCKFILE]!).toString('utf8'), path.join(opts.config.dir, WANTED_LOCKFILE)).lockfile.packages ?? {}).length
   await writeInstallState(opts, inputs, packages)
   opts.onEvent?.({ type: 'up-to-date' })
-  return {
-    lockfileChanged: false,
-    packages,
-    added: 0,
-    reused: 0,
-    downloaded: 0,
-    removed: 0,
-    changes: [],
-    upToDate: true,
-    timings: { resolveMs: 0, linkMs: 0, totalMs: Math.round(performance.now() - started) },
-  }
+  return upToDateResult(packages, false, started)
 }
 
 /** Installs with `installFull` (holding the project's install lock) and records the new state after. */
@@ -120,4 +99,19 @@ async function recordInstall (opts: InstallOptions): Promise<InstallResult> {
     if (after !== undefined) await writeInstallState(opts, after, result.packages)
   }
   return result
+}
+
+/** What an install that found nothing to do returns. */
+function upToDateResult (packages: number, lockfileChanged: boolean, started: number): InstallResult {
+  return {
+    lockfileChanged,
+    packages,
+    added: 0,
+    reused: 0,
+    downloaded: 0,
+    removed: 0,
+    changes: [],
+    upToDate: true,
+    timings: { resolveMs: 0, linkMs: 0, totalMs: Math.round(performance.now() - started) },
+  }
 }

@@ -3,10 +3,10 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import type { DependencyGroup } from '@lode/core.constants'
-import { CURRENT_LOCKFILE, DEPENDENCY_GROUPS, INSTALLING_MARKER, LODE_STATE_FILE, MODULES_MANIFEST_FILE, VIRTUAL_STORE_DIR, WANTED_LOCKFILE } from '@lode/core.constants'
+import { CURRENT_LOCKFILE, DEPENDENCY_GROUPS, INSTALLING_MARKER, LODE_STATE_FILE, VIRTUAL_STORE_DIR } from '@lode/core.constants'
 import { parseDepPath } from '@lode/core.dep-path'
 import { joinModulesDir } from '@lode/core.safe-name'
-import { removeAtomicTemps, writeFileAtomic } from '@lode/fs.write-file-atomic'
+import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import { linkModulesDirBins, planHoistedLayout, readModulesManifest } from '@lode/pkg-manager.linker'
 import type { HoistedDependency, HoistedLayout, HoistedPackage, ModulesManifest } from '@lode/pkg-manager.linker'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
@@ -16,7 +16,7 @@ import { writeSymlinks } from '@lode/worker.link/symlinks'
 import { LinkPool } from '@lode/worker.pools'
 
 import { runBuilds } from './dependency-builds.js'
-import { finishLinking, virtualStorePruning } from './finish-linking.js'
+import { finishLinking, virtualStorePruning, removeInterruptedWrites } from './finish-linking.js'
 import { patchOf } from './import-packages.js'
 import type { DirectDependencyChange, LinkPackagesOptions, LinkPackagesResult } from './link-types.js'
 
@@ -63,12 +63,7 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
   const marker = path.join(modulesDir, INSTALLING_MARKER)
   const interrupted = fs.existsSync(marker)
   if (interrupted) {
-    await Promise.all([
-      path.join(config.dir, WANTED_LOCKFILE),
-      path.join(modulesDir, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE),
-      path.join(modulesDir, MODULES_MANIFEST_FILE),
-      path.join(modulesDir, LODE_STATE_FILE),
-    ].map(removeAtomicTemps))
+    await removeInterruptedWrites(config.dir, modulesDir)
   }
   const toImport = plan.packages.filter((pkg) => !isInPlace(pkg, previous?.hoistedLocations, lockfile))
   const reusedBefore = Object.keys(previous?.hoistedLocations ?? {})

@@ -3,10 +3,10 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import type { DependencyGroup } from '@lode/core.constants'
-import { CURRENT_LOCKFILE, DEPENDENCY_GROUPS, INSTALLING_MARKER, LODE_STATE_FILE, MODULES_MANIFEST_FILE, VIRTUAL_STORE_DIR, WANTED_LOCKFILE } from '@lode/core.constants'
+import { CURRENT_LOCKFILE, DEPENDENCY_GROUPS, INSTALLING_MARKER, LODE_STATE_FILE, VIRTUAL_STORE_DIR } from '@lode/core.constants'
 import { pkgIdOf, refToDepPath, splitNameAt } from '@lode/core.dep-path'
 import { own } from '@lode/core.safe-name'
-import { prepareFileAtomic, removeAtomicTemps } from '@lode/fs.write-file-atomic'
+import { prepareFileAtomic } from '@lode/fs.write-file-atomic'
 import type { PreparedFile } from '@lode/fs.write-file-atomic'
 import { hoistedDependenciesRecord, hoistedPath, injectedDepsRecord, planHoisting, planWorkspaceHoisting, planLayout, planPrune, reachableDepPaths, readModulesManifest } from '@lode/pkg-manager.linker'
 import type { HoistedDependency, LaidOutPackage, Layout, LayoutOptions, ModulesManifest } from '@lode/pkg-manager.linker'
@@ -17,7 +17,7 @@ import type { LinkToWrite } from '@lode/worker.link'
 import { writeSymlinks } from '@lode/worker.link/symlinks'
 
 import { runBuilds } from './dependency-builds.js'
-import { finishLinking, virtualStorePruning } from './finish-linking.js'
+import { finishLinking, virtualStorePruning, removeInterruptedWrites } from './finish-linking.js'
 import { importPackages } from './import-packages.js'
 import { skippedPackages } from './installability.js'
 import { assertCanPurge, layoutChange, purgeModulesDir, recordedVirtualStoreDir } from './layout-change.js'
@@ -92,12 +92,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   const interrupted = fs.existsSync(marker)
   // What the killed install's atomic writes left behind.
   if (interrupted) {
-    await Promise.all([
-      path.join(config.dir, WANTED_LOCKFILE),
-      path.join(modulesDir, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE),
-      path.join(modulesDir, MODULES_MANIFEST_FILE),
-      path.join(modulesDir, LODE_STATE_FILE),
-    ].map(removeAtomicTemps))
+    await removeInterruptedWrites(config.dir, modulesDir)
   }
   // Into a node_modules without `.pnpm`, every package goes (one check instead of one per package).
   const missing = fs.existsSync(layout.virtualStoreDir) ? layout.packages.filter((pkg) => !fs.existsSync(pkg.dir)) : layout.packages
