@@ -46,9 +46,9 @@ export function indexOfPeersSuffix (depPath: string): number {
 }
 
 /** A dependency path (or a lockfile reference, `1.0.0(b@2.0.0)`) without its peer suffix. */
-export function withoutPeersSuffix<T extends string> (depPath: T): T extends DepPath ? PkgId : string {
+export function withoutPeersSuffix (depPath: string): string {
   const index = indexOfPeersSuffix(depPath)
-  return (index === -1 ? depPath : depPath.slice(0, index)) as T extends DepPath ? PkgId : string
+  return index === -1 ? depPath : depPath.slice(0, index)
 }
 
 /** The package id a dependency path names: its key in the lockfile's `packages`. */
