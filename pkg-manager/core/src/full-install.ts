@@ -10,7 +10,9 @@ import type { Config } from '@lode/pkg-manager.config'
 import { runProjectScript } from '@lode/pkg-manager.lifecycle'
 import { readInstalledLockfile, readLockfile, writeLockfile, writeLockfileText } from '@lode/pkg-manager.lockfile'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
-import { PackageFetcher, currentPlatform, PipelineTrace } from '@lode/pkg-manager.package-requester'
+import { currentPlatform, checkProjects, skippedPackages } from '@lode/pkg-manager.package-is-installable'
+import { PackageFetcher, PipelineTrace } from '@lode/pkg-manager.package-requester'
+import { loadPatches } from '@lode/pkg-manager.patching'
 import { createReadPackageHooks, overridesMap, packageExtensionsChecksum, parseOverrides, replaceVersionReferences } from '@lode/pkg-manager.read-package-hook'
 import type { ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
 import { catalogSpecifier } from '@lode/pkg-manager.resolve-dependencies/catalogs'
@@ -24,10 +26,8 @@ import { LinkPool } from '@lode/worker.pools'
 import { pruneUnusedCatalogs } from './catalog-prune.js'
 import { applyEdit, savedSpecifiers, writeEditedManifest } from './dependency-edit.js'
 import type { InstallEvent, InstallOptions, InstallResult } from './install-types.js'
-import { checkProjects, skippedPackages } from './installability.js'
-import { linkPackages } from './link-packages.js'
+import { linkAndBuild } from './link-and-build.js'
 import { outdatedLockfileReason } from './lockfile-satisfies.js'
-import { loadPatches } from './patches.js'
 import { applyPeerDependencyRules, peerIssuesError } from './peer-rules.js'
 import { writePnpmWorkspaceState } from './pnpm-workspace-state.js'
 import { readProjectManifest } from './project-manifest.js'
@@ -240,7 +240,7 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
     const linkStart = performance.now()
     const linked = opts.lockfileOnly === true
       ? { added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], committed: await resolved.commit() }
-      : await linkPackages({
+      : await linkAndBuild({
         config,
         now: opts.now,
         lockfile: resolved.lockfile,
@@ -261,8 +261,7 @@ async function installWith (opts: InstallOptions, linkPool: LinkPool | undefined
         lockfileText: useLockfileAsIs && current.envDocument === undefined ? current.text : undefined,
         linkPool,
         onInfo: (message) => { emit({ type: 'info', message }) },
-        commit: resolved.commit,
-      })
+      }, resolved.commit)
     // A lockfile resolved under the policies passes them: recorded so, as pnpm records it.
     if (!useLockfileAsIs) recordVerifiedLockfile(config, opts.now)
     if (linked.added > 0 || linked.removed > 0) emit({ type: 'packages', added: linked.added, removed: linked.removed, storeDir: storePath(config.storeDir), virtualStoreDir: path.relative(config.dir, config.virtualStoreDir).split(path.sep).join('/') })

@@ -4,13 +4,10 @@ import path from 'node:path'
 import { CURRENT_LOCKFILE, VIRTUAL_STORE_DIR } from '@lode/core.constants'
 import { LodeError } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config'
-import { planHoisting, planLayout, readModulesManifest, writeModulesManifest } from '@lode/pkg-manager.linker'
+import { buildPackages, planBuilds, reportIgnoredBuilds } from '@lode/pkg-manager.lifecycle'
+import { planHoisting, planLayout, readModulesManifest, spreadHoistedBuilds, writeBinsOfBuilt, writeModulesManifest } from '@lode/pkg-manager.linker'
 import { parseLockfile } from '@lode/pkg-manager.lockfile'
 import { StoreIndex, storeIndexKey } from '@lode/store.index'
-
-import { buildPackages, planBuilds, reportIgnoredBuilds } from './dependency-builds.js'
-import { spreadHoistedBuilds } from './link-hoisted.js'
-import { writeBins } from './write-bins.js'
 
 export interface RebuildOptions {
   config: Config
@@ -71,20 +68,13 @@ export async function rebuild (opts: RebuildOptions): Promise<string[]> {
     return integrity !== undefined && rows.get(storeIndexKey(integrity, pkg.pkgId))?.requiresBuild === true
   })
   const { allowed, ignored } = planBuilds(config.allowBuilds, candidates)
-  const built = await buildPackages(allowed, { config, lockfile, onWarning: opts.onWarning, signal: opts.signal })
+  const isOptional = (depPath: string): boolean => lockfile.snapshots?.[depPath]?.optional === true
+  const built = await buildPackages(allowed, { config, isOptional, onWarning: opts.onWarning, signal: opts.signal })
   if (built.length > 0 && hoistedLocations !== undefined) {
     await spreadHoistedBuilds(built, hoistedLocations, config.dir)
   } else if (built.length > 0) {
-    const builtPaths = new Set(built)
-    const dependents = layout.packages.filter((pkg) =>
-      builtPaths.has(pkg.depPath) || pkg.deps.some((dep) => dep.depPath !== undefined && builtPaths.has(dep.depPath)))
-    await writeBins(
-      layout,
-      dependents,
-      planHoisting(layout, { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern }),
-      modulesDir,
-      { ownBins: true, importersThroughLinks: true }
-    )
+    const hoisted = planHoisting(layout, { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern })
+    await writeBinsOfBuilt(layout, built, hoisted, modulesDir, { ownBins: true })
   }
   if (modules !== undefined) {
     const stillIgnored = [...new Set([

@@ -4,6 +4,8 @@ import type { Config } from '@lode/pkg-manager.config'
 import { writeLockfile } from '@lode/pkg-manager.lockfile'
 import type { Lockfile, ReadLockfile } from '@lode/pkg-manager.lockfile'
 import type { PackageFetcher, PipelineTrace } from '@lode/pkg-manager.package-requester'
+import { patchFor } from '@lode/pkg-manager.patching'
+import type { Patch } from '@lode/pkg-manager.patching'
 import type { ReadPackageHooks } from '@lode/pkg-manager.read-package-hook'
 import { resolveDependencies } from '@lode/pkg-manager.resolve-dependencies'
 import type { PeerIssue, ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
@@ -15,8 +17,6 @@ import semver from 'semver'
 
 import { forgetUpdated } from './dependency-edit.js'
 import type { InstallEvent, InstallOptions } from './install-types.js'
-import { patchFor } from './patches.js'
-import type { Patch } from './patches.js'
 
 // The resolution of an install whose lockfile does not do as it is: split from full-install so that
 // an install from an up-to-date lockfile does not load the resolver.

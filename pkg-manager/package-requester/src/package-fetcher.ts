@@ -6,9 +6,9 @@ import { LodeError, hasErrno, isLodeError } from '@lode/core.error'
 import { parsePackageJson } from '@lode/fs.package-json'
 import type { Config } from '@lode/pkg-manager.config'
 import { createAllowBuild } from '@lode/pkg-manager.lifecycle'
-import { platformMismatch } from '@lode/pkg-manager.linker'
-import type { Platform, PlatformFields } from '@lode/pkg-manager.linker'
 import type { Resolution } from '@lode/pkg-manager.lockfile'
+import { currentPlatform, platformMismatch } from '@lode/pkg-manager.package-is-installable'
+import type { Platform, PlatformFields } from '@lode/pkg-manager.package-is-installable'
 import { isGitResolution } from '@lode/resolving.git-resolver'
 import { registryTarballUrl } from '@lode/resolving.npm-resolver/registries'
 import { redactUrl } from '@lode/resolving.registry-client'
@@ -18,7 +18,6 @@ import { StoreIndex, createPackageFilesIndex, decodeRow, encodeRow, storeIndexKe
 import type { PackageFilesIndex } from '@lode/store.index'
 import { DEFAULT_EXTRACT_LIMITS } from '@lode/worker.extract/limits'
 import { StorePool, addTarballToStore } from '@lode/worker.pools'
-import { familySync } from 'detect-libc'
 import pLimit from 'p-limit'
 import type { LimitFunction } from 'p-limit'
 
@@ -300,7 +299,3 @@ function integrityKey (pkg: PackageToFetch): string | undefined {
   return integrity === undefined ? undefined : storeIndexKey(integrity, pkg.pkgId)
 }
 
-/** The platform packages' `os`, `cpu` and `libc` fields are checked against. */
-export function currentPlatform (): Platform {
-  return { os: process.platform, cpu: process.arch, libc: familySync() ?? undefined }
-}

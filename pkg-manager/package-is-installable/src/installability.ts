@@ -1,9 +1,10 @@
 import { pkgIdOf } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
-import { platformMismatch } from '@lode/pkg-manager.linker'
-import type { Platform } from '@lode/pkg-manager.linker'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import semver from 'semver'
+
+import { platformMismatch } from './platform.js'
+import type { Platform } from './platform.js'
 
 // pnpm 11's installability checks (its package-is-installable): a package's `os`, `cpu` and `libc`
 // are checked first, then its `engines.node` (and, for the workspace's own projects, `engines.pnpm`).

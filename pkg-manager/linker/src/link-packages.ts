@@ -3,45 +3,93 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import type { DependencyGroup } from '@lode/core.constants'
-import { CURRENT_LOCKFILE, DEPENDENCY_GROUPS, INSTALLING_MARKER, LODE_STATE_FILE, VIRTUAL_STORE_DIR } from '@lode/core.constants'
-import { pkgIdOf, refToDepPath, splitNameAt } from '@lode/core.dep-path'
+import { CURRENT_LOCKFILE, DEPENDENCY_GROUPS, INSTALLING_MARKER, LODE_STATE_FILE, MODULES_DIR, VIRTUAL_STORE_DIR } from '@lode/core.constants'
+import { nameOf, pkgIdOf, refToDepPath, splitNameAt, withoutPeersSuffix } from '@lode/core.dep-path'
 import { own } from '@lode/core.safe-name'
 import { prepareFileAtomic } from '@lode/fs.write-file-atomic'
 import type { PreparedFile } from '@lode/fs.write-file-atomic'
-import { hoistedDependenciesRecord, hoistedPath, injectedDepsRecord, planHoisting, planWorkspaceHoisting, planLayout, planPrune, reachableDepPaths, readModulesManifest } from '@lode/pkg-manager.linker'
-import type { HoistedDependency, LaidOutPackage, Layout, LayoutOptions, ModulesManifest } from '@lode/pkg-manager.linker'
 import { parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
-import { currentPlatform } from '@lode/pkg-manager.package-requester'
+import { currentPlatform, skippedPackages } from '@lode/pkg-manager.package-is-installable'
 import type { LinkToWrite } from '@lode/worker.link'
 import { writeSymlinks } from '@lode/worker.link/symlinks'
 
-import { runBuilds } from './dependency-builds.js'
-import { finishLinking, virtualStorePruning, removeInterruptedWrites } from './finish-linking.js'
+import { recordLayout, removeInstallingMarker, removeInterruptedWrites, virtualStorePruning } from './finish-linking.js'
+import { hoistedPath, planHoisting, planWorkspaceHoisting } from './hoist.js'
+import type { HoistedDependency } from './hoist.js'
 import { importPackages } from './import-packages.js'
-import { skippedPackages } from './installability.js'
+import type { ImportedPackages } from './import-packages.js'
 import { assertCanPurge, layoutChange, purgeModulesDir, recordedVirtualStoreDir } from './layout-change.js'
+import { planLayout, reachableDepPaths } from './layout.js'
+import type { LaidOutPackage, Layout, LayoutOptions } from './layout.js'
 import { fetchAll, linkHoisted, linkedDependencies } from './link-hoisted.js'
-import type { LinkPackagesOptions, LinkPackagesResult, DirectDependencyChange } from './link-types.js'
-import { writeBins } from './write-bins.js'
+import type { DirectDependencyChange, LinkedPackages, LinkPackagesOptions } from './link-types.js'
+import { hoistedDependenciesRecord, injectedDepsRecord, readModulesManifest } from './modules-manifest.js'
+import type { ModulesManifest } from './modules-manifest.js'
+import { planPrune } from './prune.js'
+import { writeBins, writeBinsOfBuilt } from './write-bins.js'
 
 /**
- * Puts the lockfile's packages on disk in pnpm's isolated layout, in two phases. First the
- * packages not there yet are imported (see `importPackages`: fetched into the store when it lacks
- * them, imported by the link pool with their dependencies' symlinks beside them, in directories of
- * their own) while `.pnpm/lock.yaml` is written beside its place: a failed download, extraction
- * or import removes those new directories again and changes nothing else. Then, with every
- * package in place: what the last install left and this one does not want is pruned, the other
- * symlinks, `.pnpm/lock.yaml`, the bins, the builds, `.modules.yaml` and `commit` (pnpm-lock.yaml).
- * Until the end, a marker in node_modules tells the next install that this one did not finish.
+ * Puts the lockfile's packages on disk in pnpm's layout (`nodeLinker`), up to the builds (see
+ * `LinkedPackages`). node_modules laid out with other layout settings (nodeLinker,
+ * virtualStoreDir, …) is laid out anew, as with pnpm.
  */
-export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPackagesResult> {
+export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkedPackages> {
   const { config } = opts
-  const modulesDir = path.join(config.dir, 'node_modules')
+  const modulesDir = path.join(config.dir, MODULES_DIR)
   let installed = opts.installedLockfile ?? await readInstalledLockfile(modulesDir)
   const lockfile = opts.selectedImporters === undefined
     ? opts.lockfile
     : installedLockfile(opts.lockfile, installed, opts.selectedImporters)
+  const { layout, layoutOptions } = planIsolatedLayout(lockfile, opts)
+  const modules = await readModulesManifest(modulesDir)
+  const change = layoutChange(config, modules, modulesDir)
+  if (modules !== undefined && change !== undefined) {
+    assertCanPurge(change, { config, modulesDir, filtered: opts.selectedImporters !== undefined })
+    // Every package in the store first: a failed download leaves node_modules as it was.
+    await fetchAll(opts.fetcher, layout.packages)
+    opts.onInfo?.(`Recreating ${modulesDir}`)
+    await fsp.mkdir(modulesDir, { recursive: true })
+    await fsp.writeFile(path.join(modulesDir, INSTALLING_MARKER), '')
+    await fsp.rm(path.join(modulesDir, LODE_STATE_FILE), { force: true })
+    // Every project's, not only the root's (pnpm's purge of the root alone leaves the projects' links into the old layout dangling).
+    const virtualStoreDirs = [config.virtualStoreDir, recordedVirtualStoreDir(modules, modulesDir)]
+    await Promise.all(opts.importers.map(async (importer) => {
+      await purgeModulesDir(path.join(importer.dir, MODULES_DIR), virtualStoreDirs)
+    }))
+    installed = undefined
+  }
+  const installedText = (): string => opts.selectedImporters === undefined
+    ? opts.lockfileText ?? stringifyLockfile(lockfile)
+    : stringifyLockfile(reachedOnly(lockfile, layout, layoutOptions.skipped))
+  const linkedVersion = (ref: string): string | undefined =>
+    opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version
+  if (config.nodeLinker === 'hoisted') {
+    return await linkHoisted(opts, {
+      lockfile,
+      skipped: layoutOptions.skipped,
+      installedText: installedText(),
+      changes: directChanges(installed, lockfile, opts.include, linkedVersion, layoutOptions.skipped),
+      previousLinks: installed === undefined ? undefined : linkedDependencies(installed, opts.importers, opts.include),
+    })
+  }
+  const previous = await readPreviousInstall(modulesDir, layoutOptions, installed, { lockfile, layout })
+  return await linkIsolated(opts, {
+    lockfile,
+    layout,
+    skipped: layoutOptions.skipped,
+    previous,
+    installedText,
+    changes: directChanges(previous?.lockfile, lockfile, opts.include, linkedVersion, layoutOptions.skipped),
+  })
+}
+
+/** The isolated layout of `lockfile`, and the options it was planned with (their `skipped` complete). */
+function planIsolatedLayout (
+  lockfile: Lockfile,
+  opts: LinkPackagesOptions
+): { layout: Layout, layoutOptions: LayoutOptions & { skipped: Set<string> } } {
+  const { config } = opts
   const layoutOptions = {
     skipped: skippedPackages(lockfile, { engineStrict: config.engineStrict, nodeVersion: config.nodeVersion, platform: currentPlatform() }),
     lockfileDir: config.dir,
@@ -58,56 +106,41 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
       if (!laidOut.has(depPath)) layoutOptions.skipped.add(depPath)
     }
   }
-  // node_modules laid out with other layout settings (nodeLinker, virtualStoreDir, …) is laid out anew, as with pnpm.
-  const modules = await readModulesManifest(modulesDir)
-  const change = layoutChange(config, modules, modulesDir)
-  if (modules !== undefined && change !== undefined) {
-    assertCanPurge(change, { config, modulesDir, filtered: opts.selectedImporters !== undefined })
-    // Every package in the store first: a failed download leaves node_modules as it was.
-    await fetchAll(opts.fetcher, layout.packages)
-    opts.onInfo?.(`Recreating ${modulesDir}`)
-    await fsp.mkdir(modulesDir, { recursive: true })
-    await fsp.writeFile(path.join(modulesDir, INSTALLING_MARKER), '')
-    await fsp.rm(path.join(modulesDir, LODE_STATE_FILE), { force: true })
-    // Every project's, not only the root's (pnpm's purge of the root alone leaves the projects' links into the old layout dangling).
-    const virtualStoreDirs = [config.virtualStoreDir, recordedVirtualStoreDir(modules, modulesDir)]
-    await Promise.all(opts.importers.map(async (importer) => { await purgeModulesDir(path.join(importer.dir, 'node_modules'), virtualStoreDirs) }))
-    installed = undefined
-  }
-  if (config.nodeLinker === 'hoisted') {
-    return await linkHoisted(opts, {
-      lockfile,
-      skipped: layoutOptions.skipped,
-      installedText: opts.selectedImporters === undefined
-        ? opts.lockfileText ?? stringifyLockfile(lockfile)
-        : stringifyLockfile(reachedOnly(lockfile, layout, layoutOptions.skipped)),
-      changes: directChanges(installed, lockfile, opts.include, (ref) => opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version, layoutOptions.skipped),
-      previousLinks: installed === undefined ? undefined : linkedDependencies(installed, opts.importers, opts.include),
-    })
-  }
-  const previous = await readPreviousInstall(modulesDir, layoutOptions, installed, { lockfile, layout })
+  return { layout, layoutOptions }
+}
+
+interface IsolatedInstall {
+  lockfile: Lockfile
+  layout: Layout
+  skipped: ReadonlySet<string>
+  previous: PreviousInstall | undefined
+  /** `.pnpm/lock.yaml` as it will be written. */
+  installedText: () => string
+  changes: DirectDependencyChange[]
+}
+
+/**
+ * pnpm's isolated layout, in two phases. First the packages not there yet are imported (see
+ * `importPackages`: fetched into the store when it lacks them, imported by the link pool with their
+ * dependencies' symlinks beside them, in directories of their own) while `.pnpm/lock.yaml` is
+ * written beside its place: a failed download, extraction or import removes those new directories
+ * again and changes nothing else. Then, with every package in place: what the last install left
+ * and this one does not want is pruned, and the other symlinks and the bins are written. Until
+ * `done`, a marker in node_modules tells the next install that this one did not finish.
+ */
+async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall): Promise<LinkedPackages> {
+  const { config } = opts
+  const { layout, previous } = install
+  const modulesDir = path.join(config.dir, MODULES_DIR)
   // A marker for the time node_modules is being changed: when an install was killed, the next one
   // redoes what it cannot see as done (each package's .bin).
   const marker = path.join(modulesDir, INSTALLING_MARKER)
   const interrupted = fs.existsSync(marker)
   // What the killed install's atomic writes left behind.
-  if (interrupted) {
-    await removeInterruptedWrites(config.dir, modulesDir)
-  }
+  if (interrupted) await removeInterruptedWrites(config.dir, modulesDir)
   // Into a node_modules without `.pnpm`, every package goes (one check instead of one per package).
   const missing = fs.existsSync(layout.virtualStoreDir) ? layout.packages.filter((pkg) => !fs.existsSync(pkg.dir)) : layout.packages
   const nextIds = new Set(layout.packages.map((pkg) => pkg.depPath))
-  const result: LinkPackagesResult = {
-    added: 0,
-    reused: 0,
-    downloaded: 0,
-    removed: previous?.layout.packages.filter((pkg) => !nextIds.has(pkg.depPath)).length ?? 0,
-    committed: false,
-    changes: directChanges(previous?.lockfile, lockfile, opts.include, (ref) => opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version, layoutOptions.skipped),
-  }
-  const progress = (counts: { added: number, reused: number }): void => {
-    opts.onProgress?.({ added: counts.added, reused: counts.reused, downloaded: opts.fetcher.downloaded })
-  }
   // Hoisting is planned when first needed: in a fresh node_modules, once the first packages are on their way.
   let hoistedPlan: HoistedDependency[] | undefined
   const planHoisted = (): HoistedDependency[] => {
@@ -135,45 +168,18 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   // The directories a failed build's rollback removes again if this install makes them (the install
   // lock made the root's node_modules, and removes it if it is left empty).
   const madeDirs = [
-    ...opts.importers.flatMap((importer) => [path.join(importer.dir, 'node_modules'), path.join(importer.dir, 'node_modules', '.bin')]),
+    ...opts.importers.flatMap((importer) => [path.join(importer.dir, MODULES_DIR), path.join(importer.dir, MODULES_DIR, '.bin')]),
     layout.virtualStoreDir,
   ]
-  const modulesDirsExisted = new Map(madeDirs.map((dir) => [dir, fs.existsSync(dir)]))
+  const existed = new Map(madeDirs.map((dir) => [dir, fs.existsSync(dir)]))
   await fsp.mkdir(modulesDir, { recursive: true })
   await fsp.writeFile(marker, '')
-  // The link pool imports the packages (each with its dependencies' links) and writes the other
-  // links, while this thread writes `.pnpm/lock.yaml`.
-  const importing = importPackages(missing, {
-    config,
+  const { imported, preparedLock } = await importNewPackages(missing, created, {
+    opts,
     modulesDir,
-    fetcher: opts.fetcher,
-    linkPool: opts.linkPool,
-    patches: opts.patches,
-    trace: opts.trace,
-    signal: opts.signal,
-    onWarning: opts.onWarning,
-    onProgress: progress,
+    installedText: install.installedText,
     links: () => otherLinks(layout, planHoisted(), modulesDir, new Set(missing), interrupted ? undefined : previous, changed),
   })
-  // Awaited below; a failure meanwhile is not an unhandled rejection.
-  importing.catch(() => {})
-  let preparedLock: PreparedFile | undefined
-  let imported: Awaited<typeof importing>
-  try {
-    // Written beside its place while the packages are imported; put in place once they all are.
-    const installedText = opts.selectedImporters === undefined
-      ? opts.lockfileText ?? stringifyLockfile(lockfile)
-      : stringifyLockfile(reachedOnly(lockfile, layout, layoutOptions.skipped))
-    preparedLock = await prepareFileAtomic(path.join(modulesDir, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE), installedText)
-    imported = await importing
-  } catch (err) {
-    // A download, an extraction or an import failed: node_modules goes back to what it was (see the comment on the marker).
-    await importing.catch(() => {})
-    await preparedLock?.discard()
-    await Promise.all(created.map(async (pkg) => { await fsp.rm(path.dirname(pkg.siblingsDir), { recursive: true, force: true }) }))
-    await fsp.rm(marker, { force: true })
-    throw err
-  }
   const { wantBuild, counts } = imported
   // Every package is in place: the links change now. The last install's record goes first, so a
   // cut-short install never looks done (it is put back if a build fails).
@@ -184,9 +190,6 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   // Awaited by the caller's own close(); a failure meanwhile is not an unhandled rejection.
   opts.linkPool?.close().catch(() => {})
   const hoisted = planHoisted()
-  result.added = counts.added
-  result.reused = counts.reused
-  result.downloaded = opts.fetcher.downloaded
   // pnpm's build step runs when scripts do, and under --ignore-scripts when patches are configured
   // (it applies them there): it links the own bins of each new package it would build (one that
   // wants a build, or a patched one), allowed or not, and records the ignored builds.
@@ -203,49 +206,81 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkPack
   // Builds: packages linked now that want one, and those an earlier install ignored (allowBuilds may allow them now).
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
   const buildCandidates = [...wantBuild, ...(previous?.ignoredBuilds ?? []).flatMap((depPath) => byDepPath.get(depPath) ?? [])]
-  let builds: Awaited<ReturnType<typeof runBuilds>>
+  return {
+    counts: {
+      ...counts,
+      downloaded: opts.fetcher.downloaded,
+      removed: previous?.layout.packages.filter((pkg) => !nextIds.has(pkg.depPath)).length ?? 0,
+      changes: install.changes,
+    },
+    lockfile: install.lockfile,
+    buildCandidates,
+    rollBack: async () => {
+      await restoreLastInstall({
+        layout, hoisted, modulesDir, previous, changed, created, existed, ownBins: opts.resolved, ignoreScripts: opts.ignoreScripts,
+      })
+      if (lastState !== undefined) await fsp.writeFile(stateFile, lastState)
+      await preparedLock.discard()
+      await removeInstallingMarker(modulesDir)
+    },
+    // From here node_modules changes for good.
+    complete: async (builds) => {
+      await preparedLock.commit()
+      await prune?.removeStaleDirs()
+      await writeBinsOfBuilt(layout, builds.built, hoisted, modulesDir, { ownBins: opts.resolved, ownBinsOf })
+      await recordLayout(opts, {
+        hoistedDependencies: hoistedDependenciesRecord(hoisted),
+        injectedDeps: injectedDepsRecord(layout.packages, config.dir),
+        nodeLinker: 'isolated',
+        builds,
+        buildStepRan: buildStep && (buildCandidates.length > 0 || layout.packages.some(patched)),
+        prunedAt,
+        skipped: install.skipped,
+        virtualStoreDir: layout.virtualStoreDir,
+      })
+    },
+    done: async () => { await removeInstallingMarker(modulesDir) },
+  }
+}
+
+/**
+ * The link pool imports the packages (each with its dependencies' links) and writes the other
+ * links, while this thread writes `.pnpm/lock.yaml` beside its place. A download, an extraction or
+ * an import that fails takes node_modules back to what it was: the directories `created` go, and
+ * the marker.
+ */
+async function importNewPackages (
+  missing: readonly LaidOutPackage[],
+  created: readonly LaidOutPackage[],
+  ctx: { opts: LinkPackagesOptions, modulesDir: string, installedText: () => string, links: () => LinkToWrite[] }
+): Promise<{ imported: ImportedPackages, preparedLock: PreparedFile }> {
+  const { opts, modulesDir } = ctx
+  const importing = importPackages(missing, {
+    config: opts.config,
+    modulesDir,
+    fetcher: opts.fetcher,
+    linkPool: opts.linkPool,
+    patches: opts.patches,
+    trace: opts.trace,
+    signal: opts.signal,
+    onWarning: opts.onWarning,
+    onProgress: (counts) => { opts.onProgress?.({ added: counts.added, reused: counts.reused, downloaded: opts.fetcher.downloaded }) },
+    links: ctx.links,
+  })
+  // Awaited below; a failure meanwhile is not an unhandled rejection.
+  importing.catch(() => {})
+  let preparedLock: PreparedFile | undefined
   try {
-    builds = await runBuilds(buildCandidates, { ...opts, lockfile })
+    // Written beside its place while the packages are imported; put in place once they all are.
+    preparedLock = await prepareFileAtomic(path.join(modulesDir, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE), ctx.installedText())
+    return { imported: await importing, preparedLock }
   } catch (err) {
-    // A dependency's build failed: node_modules goes back to what the last install left.
-    await restoreLastInstall({
-      layout,
-      hoisted,
-      modulesDir,
-      previous,
-      changed,
-      created,
-      existed: modulesDirsExisted,
-      ownBins: opts.resolved,
-      ignoreScripts: opts.ignoreScripts,
-    })
-    if (lastState !== undefined) await fsp.writeFile(stateFile, lastState)
-    await preparedLock.discard()
-    await fsp.rm(marker, { force: true })
+    await importing.catch(() => {})
+    await preparedLock?.discard()
+    await Promise.all(created.map(async (pkg) => { await fsp.rm(path.dirname(pkg.siblingsDir), { recursive: true, force: true }) }))
+    await removeInstallingMarker(modulesDir)
     throw err
   }
-  // From here node_modules changes for good.
-  await preparedLock.commit()
-  await prune?.removeStaleDirs()
-  if (builds.built.length > 0) {
-    // A build can replace a bin (esbuild puts its native executable in place of a JS launcher): the
-    // shims of built packages are written again, as pnpm does.
-    const built = new Set(builds.built)
-    const dependents = layout.packages.filter((pkg) =>
-      built.has(pkg.depPath) || pkg.deps.some((dep) => dep.depPath !== undefined && built.has(dep.depPath)))
-    await writeBins(layout, dependents, hoisted, modulesDir, { ownBins: opts.resolved, ownBinsOf, importersThroughLinks: true })
-  }
-  result.committed = await finishLinking(opts, {
-    hoistedDependencies: hoistedDependenciesRecord(hoisted),
-    injectedDeps: injectedDepsRecord(layout.packages, config.dir),
-    nodeLinker: 'isolated',
-    builds,
-    buildStepRan: buildStep && (buildCandidates.length > 0 || layout.packages.some(patched)),
-    prunedAt,
-    skipped: layoutOptions.skipped,
-    virtualStoreDir: layout.virtualStoreDir,
-  })
-  return result
 }
 
 interface RestoreInput {
@@ -352,13 +387,13 @@ function directChanges (
       // A workspace project: pnpm shows its version and where it is (`a 1.0.0 <- packages/a`).
       const version = ref.startsWith('link:') ? linkedVersion(ref) : undefined
       if (version !== undefined) return { group, change, alias, version, linkedFrom: ref.slice('link:'.length) }
-      const bare = ref.replace(/\(.*$/, '')
-      const { name, rest = bare } = splitNameAt(bare)
-      const named = name !== bare && !bare.startsWith('link:') && !bare.startsWith('file:') && (!bare.includes(':') || name.length < bare.indexOf(':'))
+      const pkgId = pkgIdOf(refToDepPath(alias, ref))
+      // A reference that names its package (an `npm:` alias, `name@1.0.0`) is shown with the name.
+      const named = pkgIdOf(ref) === pkgId
       // A package whose id is not its version (a git commit, a URL) has its version in its lockfile entry, which pnpm shows.
-      const recorded = (change === '+' ? after : before)?.packages?.[named ? bare : `${alias}@${bare}`]?.version
-      const shown = typeof recorded === 'string' ? recorded : named ? rest : bare
-      return named ? { group, change, alias, name, version: shown } : { group, change, alias, version: shown }
+      const recorded = (change === '+' ? after : before)?.packages?.[pkgId]?.version
+      const shown = typeof recorded === 'string' ? recorded : named ? splitNameAt(pkgId).rest ?? pkgId : withoutPeersSuffix(ref)
+      return named ? { group, change, alias, name: nameOf(pkgId), version: shown } : { group, change, alias, version: shown }
     }
     for (const alias of [...new Set([...Object.keys(old), ...Object.keys(now)])].sort()) {
       const was = own(old, alias)?.version

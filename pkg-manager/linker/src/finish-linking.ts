@@ -1,15 +1,14 @@
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import { CURRENT_LOCKFILE, INSTALLING_MARKER, LODE_STATE_FILE, MODULES_MANIFEST_FILE, VIRTUAL_STORE_DIR, WANTED_LOCKFILE } from '@lode/core.constants'
+import { CURRENT_LOCKFILE, INSTALLING_MARKER, MODULES_DIR, LODE_STATE_FILE, MODULES_MANIFEST_FILE, VIRTUAL_STORE_DIR, WANTED_LOCKFILE } from '@lode/core.constants'
 import { removeAtomicTemps } from '@lode/fs.write-file-atomic'
-import { LAYOUT_VERSION, writeModulesManifest } from '@lode/pkg-manager.linker'
-import type { ModulesManifest } from '@lode/pkg-manager.linker'
+import type { Builds } from '@lode/pkg-manager.lifecycle'
 import { storePath } from '@lode/store.cafs'
 
-import { reportIgnoredBuilds } from './dependency-builds.js'
-import type { Builds } from './dependency-builds.js'
 import type { LinkPackagesOptions } from './link-types.js'
+import { LAYOUT_VERSION, writeModulesManifest } from './modules-manifest.js'
+import type { ModulesManifest } from './modules-manifest.js'
 
 /**
  * pnpm keeps orphaned packages in `.pnpm` until `modulesCacheMaxAge` minutes have passed since the
@@ -33,7 +32,6 @@ export interface LinkedState {
   /** `nodeLinker: hoisted`: where each package is. */
   hoistedLocations?: ModulesManifest['hoistedLocations']
   builds: Builds
-  /** How many packages wanted to build. */
   /** Whether pnpm's build step would have run over something to build or patch (it then records ignoredBuilds). */
   buildStepRan: boolean
   prunedAt: string
@@ -41,15 +39,10 @@ export interface LinkedState {
   virtualStoreDir: string
 }
 
-/**
- * The end of an install, either layout, once node_modules is complete: `.modules.yaml` as pnpm 11
- * writes it, then `commit` (pnpm-lock.yaml, and package.json for an edit), then the marker of an
- * install under way goes, and ignored builds are reported (an error with `strictDepBuilds`).
- * Resolves with whether the lockfile was written.
- */
-export async function finishLinking (opts: LinkPackagesOptions, state: LinkedState): Promise<boolean> {
+/** The record of a complete node_modules, either layout: `.modules.yaml` as pnpm 11 writes it. */
+export async function recordLayout (opts: LinkPackagesOptions, state: LinkedState): Promise<void> {
   const { config } = opts
-  const modulesDir = path.join(config.dir, 'node_modules')
+  const modulesDir = path.join(config.dir, MODULES_DIR)
   await writeModulesManifest(modulesDir, {
     hoistedDependencies: state.hoistedDependencies,
     hoistPattern: [...config.hoistPattern],
@@ -70,11 +63,11 @@ export async function finishLinking (opts: LinkPackagesOptions, state: LinkedSta
     virtualStoreDirMaxLength: config.virtualStoreDirMaxLength,
     ...(Object.keys(config.allowBuilds).length > 0 ? { allowBuilds: { ...config.allowBuilds } } : {}),
   })
-  // pnpm-lock.yaml (and package.json, for add/remove/update) change only now that node_modules is complete.
-  const committed = await opts.commit?.() ?? false
+}
+
+/** The marker of an install under way (see `linkPackages`) goes: the install is over. */
+export async function removeInstallingMarker (modulesDir: string): Promise<void> {
   await fsp.rm(path.join(modulesDir, INSTALLING_MARKER), { force: true })
-  reportIgnoredBuilds(state.builds.ignored, config.strictDepBuilds, opts.onWarning)
-  return committed
 }
 
 /** The temp files an install killed mid-write left beside the files it writes atomically. */

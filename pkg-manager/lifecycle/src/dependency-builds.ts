@@ -1,15 +1,14 @@
 import { pkgIdOf } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
-import type { Config } from '@lode/pkg-manager.config'
-import { createAllowBuild, runDependencyBuilds } from '@lode/pkg-manager.lifecycle'
-import type { LaidOutPackage } from '@lode/pkg-manager.linker'
-import type { Lockfile } from '@lode/pkg-manager.lockfile'
+
+import { createAllowBuild } from './allow-builds.js'
+import { runDependencyBuilds } from './build.js'
 
 /**
  * pnpm 11's decision for packages that want to build: `allowBuilds` allows them (they run), skips
  * them (`false`, quietly), or does not mention them (ignored: an error with `strictDepBuilds`).
  */
-export function planBuilds<T extends Pick<LaidOutPackage, 'depPath' | 'pkgId'>> (allowBuilds: Readonly<Record<string, boolean>>, candidates: readonly T[]): { allowed: T[], ignored: string[] } {
+export function planBuilds<T extends Pick<BuildCandidate, 'depPath' | 'pkgId'>> (allowBuilds: Readonly<Record<string, boolean>>, candidates: readonly T[]): { allowed: T[], ignored: string[] } {
   const allowBuild = createAllowBuild(allowBuilds)
   const allowed = [...new Map(candidates.filter((pkg) => allowBuild(pkg.pkgId) === true).map((pkg) => [pkg.depPath, pkg])).values()]
   const ignored = [...new Set(candidates.filter((pkg) => allowBuild(pkg.pkgId) === undefined).map((pkg) => pkg.depPath))].sort()
@@ -24,9 +23,20 @@ export interface BuildCandidate {
   deps: ReadonlyArray<string | { depPath?: string | undefined }>
 }
 
-interface BuildPackagesOptions {
-  config: Config
-  lockfile: Lockfile
+/** The settings dependency builds follow (the install's `Config` has them under these names). */
+export interface BuildSettings {
+  allowBuilds: Readonly<Record<string, boolean>>
+  /** How many builds run at a time. */
+  childConcurrency: number
+  /** The lockfile's directory (the scripts' `INIT_CWD`). */
+  dir: string
+  userAgent: string
+}
+
+export interface BuildPackagesOptions {
+  config: BuildSettings
+  /** Whether only optional dependencies reach a package (its failed build is a warning, as in pnpm). */
+  isOptional: (depPath: string) => boolean
   onWarning?: ((message: string) => void) | undefined
   signal?: AbortSignal | undefined
 }
@@ -39,7 +49,7 @@ export async function buildPackages (packages: readonly BuildCandidate[], opts: 
     pkgId: pkg.pkgId,
     dir: pkg.dir,
     deps: pkg.deps.flatMap((dep) => typeof dep === 'string' ? [dep] : dep.depPath === undefined ? [] : [dep.depPath]),
-    optional: opts.lockfile.snapshots?.[pkg.depPath]?.optional === true,
+    optional: opts.isOptional(pkg.depPath),
   })), {
     concurrency: opts.config.childConcurrency,
     initCwd: opts.config.dir,
@@ -56,13 +66,9 @@ export interface Builds {
   built: string[]
 }
 
-interface RunBuildsOptions {
-  config: Config
-  lockfile: Lockfile
+export interface RunBuildsOptions extends BuildPackagesOptions {
   ignoreScripts: boolean
   importersWithInstallScripts?: readonly string[] | undefined
-  onWarning?: ((message: string) => void) | undefined
-  signal?: AbortSignal | undefined
 }
 
 /**

@@ -1,3 +1,5 @@
+import { familySync } from 'detect-libc'
+
 /** What the platform checks compare: `process.platform`, `process.arch` and the C library family (Linux only). */
 export interface Platform {
   os: string
@@ -38,4 +40,9 @@ function admits (field: string | readonly string[] | undefined, value: string): 
     }
   }
   return matched || excluded === list.length
+}
+
+/** The platform packages' `os`, `cpu` and `libc` fields are checked against. */
+export function currentPlatform (): Platform {
+  return { os: process.platform, cpu: process.arch, libc: familySync() ?? undefined }
 }

@@ -1,12 +1,12 @@
-import { LodeError } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config'
-import type { LaidOutPackage } from '@lode/pkg-manager.linker'
-import type { PackageFetcher, StoredPackage, PipelineTrace } from '@lode/pkg-manager.package-requester'
+import { patchOf } from '@lode/pkg-manager.patching'
+import type { Patch } from '@lode/pkg-manager.patching'
 import type { LinkToWrite, PackageToImport } from '@lode/worker.link'
 import { writeSymlinks } from '@lode/worker.link/symlinks'
 import { LinkPool } from '@lode/worker.pools'
 
-import type { Patch } from './patches.js'
+import type { LaidOutPackage } from './layout.js'
+import type { LinkTrace, PackageInStore, PackageSource } from './link-types.js'
 
 // Packages per link task: enough to keep messaging cheap, few enough that threads share the work.
 const LINK_BATCH = 16
@@ -22,11 +22,11 @@ export interface ImportOptions {
   config: Config
   /** The node_modules the packages go to (named in the warning about a store on another file system). */
   modulesDir: string
-  fetcher: PackageFetcher
+  fetcher: PackageSource
   /** A pool started early by the caller (its threads boot while the lockfile is read); one is started here otherwise. */
   linkPool?: LinkPool | undefined
   patches: readonly Patch[]
-  trace?: PipelineTrace | undefined
+  trace?: LinkTrace | undefined
   signal?: AbortSignal | undefined
   onWarning?: ((message: string) => void) | undefined
   /** After each package read or fetched, and each batch imported. */
@@ -36,6 +36,12 @@ export interface ImportOptions {
    * already there); asked for once every package is in the store (its task on its way).
    */
   links: () => readonly LinkToWrite[]
+}
+
+/** The packages imported, and those of them whose rows say they build (install scripts or binding.gyp). */
+export interface ImportedPackages {
+  wantBuild: LaidOutPackage[]
+  counts: ImportCounts
 }
 
 export interface ImportCounts {
@@ -56,7 +62,7 @@ export interface ImportCounts {
 export async function importPackages (
   packages: readonly LaidOutPackage[],
   opts: ImportOptions
-): Promise<{ wantBuild: LaidOutPackage[], counts: ImportCounts }> {
+): Promise<ImportedPackages> {
   const { config } = opts
   const counts: ImportCounts = { added: 0, reused: 0 }
   const wantBuild: LaidOutPackage[] = []
@@ -91,7 +97,7 @@ export async function importPackages (
     batch = []
     batchLinks = []
   }
-  const add = (pkg: LaidOutPackage, stored: StoredPackage): void => {
+  const add = (pkg: LaidOutPackage, stored: PackageInStore): void => {
     if (stored.requiresBuild) wantBuild.push(pkg)
     const patch = patchOf(pkg.depPath, opts.patches)
     batch.push({ dir: pkg.dir, files: stored.files, ...(patch === undefined ? {} : { patch: { file: patch.file, label: pkg.pkgId } }) })
@@ -135,17 +141,4 @@ export async function importPackages (
   if (failure !== undefined) throw failure
   opts.signal?.throwIfAborted()
   return { wantBuild, counts }
-}
-
-/** The patch a dependency path names (`name@1.0.0(patch_hash=…)`). */
-export function patchOf (depPath: string, patches: readonly Patch[]): Patch | undefined {
-  const hash = /\(patch_hash=([0-9a-f]+)\)/.exec(depPath)?.[1]
-  if (hash === undefined) return undefined
-  const patch = patches.find((candidate) => candidate.hash === hash)
-  if (patch === undefined) {
-    throw new LodeError('PATCH_NOT_FOUND', `pnpm-lock.yaml wants ${depPath} patched, but no patch in patchedDependencies has that hash.`, {
-      hint: 'Restore the patch file (and its entry in pnpm-workspace.yaml), or install without --frozen-lockfile to update the lockfile.',
-    })
-  }
-  return patch
 }

@@ -1,9 +1,12 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import { linkBins } from '@lode/pkg-manager.linker'
-import type { BinProvider, Dependency, HoistedDependency, LaidOutPackage, Layout } from '@lode/pkg-manager.linker'
 import pLimit from 'p-limit'
+
+import { linkBins } from './bins.js'
+import type { BinProvider } from './bins.js'
+import type { HoistedDependency } from './hoist.js'
+import type { Dependency, LaidOutPackage, Layout } from './layout.js'
 
 export interface WriteBinsOptions {
   /** After a resolution, pnpm also links each package's own bins into its `node_modules/.bin`. */
@@ -102,3 +105,21 @@ export async function writeBins (
   await Promise.all([...importers, privateHoisted, ...packages])
 }
 
+
+/**
+ * A build can replace a bin (esbuild puts its native executable in place of a JS launcher): the
+ * shims of the built packages and of the packages depending on them are written again, as pnpm does.
+ */
+export async function writeBinsOfBuilt (
+  layout: Layout,
+  built: readonly string[],
+  hoisted: readonly HoistedDependency[],
+  modulesDir: string,
+  opts: Pick<WriteBinsOptions, 'ownBins' | 'ownBinsOf'>
+): Promise<void> {
+  if (built.length === 0) return
+  const builtPaths = new Set(built)
+  const dependents = layout.packages.filter((pkg) =>
+    builtPaths.has(pkg.depPath) || pkg.deps.some((dep) => dep.depPath !== undefined && builtPaths.has(dep.depPath)))
+  await writeBins(layout, dependents, hoisted, modulesDir, { ...opts, importersThroughLinks: true })
+}

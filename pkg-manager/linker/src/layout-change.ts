@@ -4,7 +4,8 @@ import path from 'node:path'
 import { MODULES_MANIFEST_FILE, VIRTUAL_STORE_DIR } from '@lode/core.constants'
 import { LodeError, hasErrno } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config'
-import type { ModulesManifest } from '@lode/pkg-manager.linker'
+
+import type { ModulesManifest } from './modules-manifest.js'
 
 /** A layout setting that differs from the one node_modules was laid out with. */
 export interface LayoutChange {

@@ -1,11 +1,36 @@
-// What linking takes and returns: the contract between the install and the steps that lay out node_modules.
+// What linking takes and returns: the contract between the install and the steps that lay out
+// node_modules, and the small interfaces the linker needs of the steps before it.
 import type { DependencyGroup } from '@lode/core.constants'
 import type { Config } from '@lode/pkg-manager.config'
-import type { Lockfile } from '@lode/pkg-manager.lockfile'
-import type { PackageFetcher, PipelineTrace } from '@lode/pkg-manager.package-requester'
+import type { BuildCandidate, Builds } from '@lode/pkg-manager.lifecycle'
+import type { Lockfile, Resolution } from '@lode/pkg-manager.lockfile'
+import type { Patch } from '@lode/pkg-manager.patching'
 import type { LinkPool } from '@lode/worker.pools'
 
-import type { Patch } from './patches.js'
+/** A package's files in the store, as a link task carries them, and whether it wants a build. */
+export interface PackageInStore {
+  files: string
+  requiresBuild: boolean
+}
+
+/**
+ * What the linker needs of the package requester: each package's files in the store, fetched
+ * when the store lacks them (the requester's `PackageFetcher` is one).
+ */
+export interface PackageSource {
+  /** Packages downloaded so far (for progress). */
+  readonly downloaded: number
+  /** The rows of `packages`, in order: a row at hand, or the promise of one being fetched; `reused` counts those at hand. */
+  rows: (packages: ReadonlyArray<{ pkgId: string, resolution: Resolution }>) => {
+    rows: Array<PackageInStore | Promise<PackageInStore>>
+    reused: number
+  }
+}
+
+/** Where the linker reports its work (the requester's `PipelineTrace` is one). */
+export interface LinkTrace {
+  count: (stage: 'linked', n: number) => void
+}
 
 export interface LinkPackagesOptions {
   /** The clock, in ms since the epoch (`.modules.yaml#prunedAt`). */
@@ -13,7 +38,7 @@ export interface LinkPackagesOptions {
   config: Config
   lockfile: Lockfile
   /** Gets packages into the store (it may have started during resolution). */
-  fetcher: PackageFetcher
+  fetcher: PackageSource
   /** `lode@<version>`, recorded in `.modules.yaml`. */
   packageManager: string
   /** The importers to install (`.`, and every project of a workspace), with their directories and names. */
@@ -22,11 +47,11 @@ export interface LinkPackagesOptions {
   importersWithInstallScripts?: readonly string[] | undefined
   /** The importers' dependency groups to install. */
   include: Readonly<Record<DependencyGroup, boolean>>
-  onWarning?: (message: string) => void
+  onWarning?: ((message: string) => void) | undefined
   onInfo?: ((message: string) => void) | undefined
   /** Called as packages are fetched and linked. */
-  onProgress?: (counts: { added: number, reused: number, downloaded: number }) => void
-  trace?: PipelineTrace | undefined
+  onProgress?: ((counts: { added: number, reused: number, downloaded: number }) => void) | undefined
+  trace?: LinkTrace | undefined
   /** Stops fetching and linking new packages (those under way finish, whole). */
   signal?: AbortSignal | undefined
   /** Run no build scripts: they are recorded as pending in `.modules.yaml`. */
@@ -53,16 +78,11 @@ export interface LinkPackagesOptions {
    * end while the bins are written); the caller awaits `close()` as it would anyway.
    */
   linkPool?: LinkPool | undefined
-  /**
-   * Writes what the install changes outside node_modules (pnpm-lock.yaml, and package.json for an
-   * edit), called once node_modules is complete: an install that fails before changes neither.
-   * Resolves with whether it wrote the lockfile.
-   */
-  commit?: (() => Promise<boolean>) | undefined
 }
 
-export interface LinkPackagesResult {
-  /** Packages newly imported into `node_modules/.pnpm`. */
+/** What linking did, for the install's summary. */
+export interface LinkCounts {
+  /** Packages newly imported into `node_modules/.pnpm` (or their places, hoisted). */
   added: number
   /** Of those, packages the store already had. */
   reused: number
@@ -71,8 +91,26 @@ export interface LinkPackagesResult {
   removed: number
   /** Direct dependencies added or removed (a changed version is both), by group, sorted by alias. */
   changes: DirectDependencyChange[]
-  /** What `commit` resolved with: the lockfile was written. */
-  committed: boolean
+}
+
+/**
+ * node_modules with every package in place and every link written, but not yet final: the
+ * caller runs the builds, then `complete`s it (or `rollBack`s it when a build fails), writes what
+ * changes outside node_modules, and calls `done`. Until `done`, a marker in node_modules tells the
+ * next install that this one did not finish.
+ */
+export interface LinkedPackages {
+  counts: LinkCounts
+  /** The lockfile laid out (for a filtered install, the selected importers merged with what the others had). */
+  lockfile: Lockfile
+  /** The packages to build where they are: new ones that want a build, and those an earlier install ignored. */
+  buildCandidates: readonly BuildCandidate[]
+  /** A build failed: node_modules goes back to what the last install left (isolated layout). */
+  rollBack: () => Promise<void>
+  /** The builds are done: what they change is linked again, the last removals are made, `.modules.yaml` is written. */
+  complete: (builds: Builds) => Promise<void>
+  /** The install is over: the marker of an install under way goes. */
+  done: () => Promise<void>
 }
 
 export interface DirectDependencyChange {

@@ -3,22 +3,24 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import type { DependencyGroup } from '@lode/core.constants'
-import { CURRENT_LOCKFILE, DEPENDENCY_GROUPS, INSTALLING_MARKER, LODE_STATE_FILE, VIRTUAL_STORE_DIR } from '@lode/core.constants'
+import { CURRENT_LOCKFILE, DEPENDENCY_GROUPS, INSTALLING_MARKER, LODE_STATE_FILE, MODULES_DIR, VIRTUAL_STORE_DIR } from '@lode/core.constants'
 import { parseDepPath } from '@lode/core.dep-path'
 import { joinModulesDir } from '@lode/core.safe-name'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
-import { linkModulesDirBins, planHoistedLayout, readModulesManifest } from '@lode/pkg-manager.linker'
-import type { HoistedDependency, HoistedLayout, HoistedPackage, ModulesManifest } from '@lode/pkg-manager.linker'
-import type { Lockfile } from '@lode/pkg-manager.lockfile'
-import type { PackageFetcher, PackageToFetch, StoredPackage } from '@lode/pkg-manager.package-requester'
+import type { Lockfile, Resolution } from '@lode/pkg-manager.lockfile'
+import { patchOf } from '@lode/pkg-manager.patching'
 import type { LinkToWrite, PackageToImport } from '@lode/worker.link'
 import { writeSymlinks } from '@lode/worker.link/symlinks'
 import { LinkPool } from '@lode/worker.pools'
 
-import { runBuilds } from './dependency-builds.js'
-import { finishLinking, virtualStorePruning, removeInterruptedWrites } from './finish-linking.js'
-import { patchOf } from './import-packages.js'
-import type { DirectDependencyChange, LinkPackagesOptions, LinkPackagesResult } from './link-types.js'
+import { linkModulesDirBins } from './bins.js'
+import { recordLayout, removeInstallingMarker, removeInterruptedWrites, virtualStorePruning } from './finish-linking.js'
+import type { HoistedDependency } from './hoist.js'
+import { planHoistedLayout } from './hoisted-layout.js'
+import type { HoistedLayout, HoistedPackage } from './hoisted-layout.js'
+import type { DirectDependencyChange, LinkedPackages, LinkPackagesOptions, PackageInStore, PackageSource } from './link-types.js'
+import { readModulesManifest } from './modules-manifest.js'
+import type { ModulesManifest } from './modules-manifest.js'
 
 // Store index rows read at a time, and packages per link task (a task never splits a package from those nested in it).
 const ROWS_CHUNK = 256
@@ -42,13 +44,14 @@ export interface HoistedInstall {
  * its place (as `.modules.yaml`'s `hoistedLocations` and its package.json say) is got into the
  * store, so that a failed download changes nothing; then the places the plan no longer has are
  * removed, the packages imported (a place holding another version is replaced, the packages
- * nested in it kept), the `link:` dependencies and the workspace projects linked, each
- * `node_modules/.bin` written, the builds run where the packages are, and the state written.
+ * nested in it kept), the `link:` dependencies and the workspace projects linked, and each
+ * `node_modules/.bin` written. The builds run where the packages are (not rolled back when one
+ * fails, unlike the isolated layout's).
  */
-export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedInstall): Promise<LinkPackagesResult> {
+export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedInstall): Promise<LinkedPackages> {
   const { config } = opts
   const { lockfile } = install
-  const modulesDir = path.join(config.dir, 'node_modules')
+  const modulesDir = path.join(config.dir, MODULES_DIR)
   const manifest = await readModulesManifest(modulesDir)
   // A purge (or an isolated node_modules) left no record of places: nothing is known to be in place.
   const previous = manifest?.nodeLinker === 'hoisted' ? manifest : undefined
@@ -61,23 +64,12 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
     hoist: { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern },
   })
   const marker = path.join(modulesDir, INSTALLING_MARKER)
-  const interrupted = fs.existsSync(marker)
-  if (interrupted) {
-    await removeInterruptedWrites(config.dir, modulesDir)
-  }
+  if (fs.existsSync(marker)) await removeInterruptedWrites(config.dir, modulesDir)
   const toImport = plan.packages.filter((pkg) => !isInPlace(pkg, previous?.hoistedLocations, lockfile))
-  const reusedBefore = Object.keys(previous?.hoistedLocations ?? {})
-  const result: LinkPackagesResult = {
-    added: 0,
-    reused: 0,
-    downloaded: 0,
-    removed: reusedBefore.filter((depPath) => plan.hoistedLocations[depPath] === undefined).length,
-    committed: false,
-    changes: install.changes,
-  }
+  const counts = { added: 0, reused: 0, downloaded: 0 }
   // Into the store first: nothing in node_modules changes before every package is there.
   const rows = await fetchAll(opts.fetcher, uniqueByDepPath(toImport), (reused) => {
-    result.reused = reused
+    counts.reused = reused
     opts.onProgress?.({ added: 0, reused, downloaded: opts.fetcher.downloaded })
   })
   opts.signal?.throwIfAborted()
@@ -88,17 +80,18 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
   await removeStale(plan, previous, install.previousLinks, config.dir, modulesDir)
   const linkPool = opts.linkPool ?? new LinkPool()
   try {
-    result.added = await importInPlace(toImport, rows, { opts, linkPool })
+    counts.added = await importInPlace(toImport, rows, { opts, linkPool })
   } finally {
     if (opts.linkPool === undefined) await linkPool.close()
     else opts.linkPool.close().catch(() => {})
   }
-  result.downloaded = opts.fetcher.downloaded
-  opts.onProgress?.({ added: result.added, reused: result.reused, downloaded: result.downloaded })
+  counts.downloaded = opts.fetcher.downloaded
+  opts.onProgress?.(counts)
   writeSymlinks(linksOf(plan, modulesDir))
   await writeFileAtomic(path.join(modulesDir, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE), install.installedText)
   // The .bin of a node_modules that lost its packages goes too.
-  const emptied = [...new Set(Object.values(previous?.hoistedLocations ?? {}).flat().map((location) => path.join(config.dir, location.slice(0, location.lastIndexOf('/node_modules/') + '/node_modules'.length))))]
+  const emptied = [...new Set(Object.values(previous?.hoistedLocations ?? {}).flat()
+    .map((location) => path.join(config.dir, location.slice(0, location.lastIndexOf('/node_modules/') + '/node_modules'.length))))]
     .filter((dir) => !plan.modulesDirs.includes(dir))
   await writeAllBins(plan, lockfile, emptied)
   // Builds: the packages imported now that want one (each where it is first put; its other places
@@ -106,32 +99,45 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
   const firstPlace = new Map<string, HoistedPackage>()
   for (const pkg of plan.packages) if (!firstPlace.has(pkg.depPath)) firstPlace.set(pkg.depPath, pkg)
   const wantBuild = [...new Set(toImport.filter((pkg) => rows.get(pkg.depPath)?.requiresBuild === true).map((pkg) => pkg.depPath))]
-  const candidates = [...wantBuild, ...(manifest?.ignoredBuilds ?? [])].flatMap((depPath) => firstPlace.get(depPath) ?? [])
-  const builds = await runBuilds(candidates, { ...opts, lockfile })
-  if (builds.built.length > 0) {
-    const imported = new Set(toImport)
-    for (const depPath of builds.built) {
-      const built = firstPlace.get(depPath)!
-      await copyBuiltFiles(
-        built.dir,
-        plan.packages.filter((pkg) => pkg.depPath === depPath && pkg !== built && imported.has(pkg)).map((pkg) => pkg.dir)
-      )
-    }
-    // A build can write the file a command points at.
-    await writeAllBins(plan, lockfile, [])
+  const buildCandidates = [...wantBuild, ...(manifest?.ignoredBuilds ?? [])].flatMap((depPath) => firstPlace.get(depPath) ?? [])
+  const reusedBefore = Object.keys(previous?.hoistedLocations ?? {})
+  return {
+    counts: {
+      ...counts,
+      removed: reusedBefore.filter((depPath) => plan.hoistedLocations[depPath] === undefined).length,
+      changes: install.changes,
+    },
+    lockfile,
+    buildCandidates,
+    // Nothing to go back to: the marker stays, and the next install finishes this one's work.
+    rollBack: async () => {},
+    complete: async (builds) => {
+      if (builds.built.length > 0) {
+        const imported = new Set(toImport)
+        for (const depPath of builds.built) {
+          const built = firstPlace.get(depPath)!
+          await copyBuiltFiles(
+            built.dir,
+            plan.packages.filter((pkg) => pkg.depPath === depPath && pkg !== built && imported.has(pkg)).map((pkg) => pkg.dir)
+          )
+        }
+        // A build can write the file a command points at.
+        await writeAllBins(plan, lockfile, [])
+      }
+      const { prunedAt } = virtualStorePruning(previous?.prunedAt, config.modulesCacheMaxAge, opts.now())
+      await recordLayout(opts, {
+        hoistedDependencies: Object.fromEntries(plan.workspaceLinks.map((link) => [link.depPath, { [link.alias]: link.type }])),
+        nodeLinker: 'hoisted',
+        hoistedLocations: plan.hoistedLocations,
+        builds,
+        buildStepRan: !opts.ignoreScripts && buildCandidates.length > 0,
+        prunedAt,
+        skipped: install.skipped,
+        virtualStoreDir: config.virtualStoreDir,
+      })
+    },
+    done: async () => { await removeInstallingMarker(modulesDir) },
   }
-  const { prunedAt } = virtualStorePruning(previous?.prunedAt, config.modulesCacheMaxAge, opts.now())
-  result.committed = await finishLinking(opts, {
-    hoistedDependencies: Object.fromEntries(plan.workspaceLinks.map((link) => [link.depPath, { [link.alias]: link.type }])),
-    nodeLinker: 'hoisted',
-    hoistedLocations: plan.hoistedLocations,
-    builds,
-    buildStepRan: !opts.ignoreScripts && candidates.length > 0,
-    prunedAt,
-    skipped: install.skipped,
-    virtualStoreDir: config.virtualStoreDir,
-  })
-  return result
 }
 
 /** The symlinks of the importers' `link:` dependencies of `lockfile` (the last install's, to unlink those dropped). */
@@ -165,11 +171,11 @@ function uniqueByDepPath (packages: readonly HoistedPackage[]): HoistedPackage[]
  * dependency path.
  */
 export async function fetchAll (
-  fetcher: PackageFetcher,
-  packages: ReadonlyArray<PackageToFetch & { depPath: string }>,
+  fetcher: PackageSource,
+  packages: ReadonlyArray<{ pkgId: string, resolution: Resolution, depPath: string }>,
   onReused?: (reused: number) => void
-): Promise<Map<string, StoredPackage>> {
-  const rows = new Map<string, StoredPackage>()
+): Promise<Map<string, PackageInStore>> {
+  const rows = new Map<string, PackageInStore>()
   const pending: Array<Promise<void>> = []
   let reused = 0
   for (let start = 0; start < packages.length; start += ROWS_CHUNK) {
@@ -238,7 +244,7 @@ function linksOf (plan: HoistedLayout, modulesDir: string): LinkToWrite[] {
  */
 async function importInPlace (
   packages: readonly HoistedPackage[],
-  rows: ReadonlyMap<string, StoredPackage>,
+  rows: ReadonlyMap<string, PackageInStore>,
   ctx: { opts: LinkPackagesOptions, linkPool: LinkPool }
 ): Promise<number> {
   const { opts, linkPool } = ctx

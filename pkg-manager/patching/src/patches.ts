@@ -55,3 +55,16 @@ export function patchFor (patches: readonly Patch[], pkgId: string): Patch | und
   }
   return ranges[0] ?? all
 }
+
+/** The patch a dependency path names (`name@1.0.0(patch_hash=…)`). */
+export function patchOf (depPath: string, patches: readonly Patch[]): Patch | undefined {
+  const hash = /\(patch_hash=([0-9a-f]+)\)/.exec(depPath)?.[1]
+  if (hash === undefined) return undefined
+  const patch = patches.find((candidate) => candidate.hash === hash)
+  if (patch === undefined) {
+    throw new LodeError('PATCH_NOT_FOUND', `pnpm-lock.yaml wants ${depPath} patched, but no patch in patchedDependencies has that hash.`, {
+      hint: 'Restore the patch file (and its entry in pnpm-workspace.yaml), or install without --frozen-lockfile to update the lockfile.',
+    })
+  }
+  return patch
+}

@@ -1,0 +1,38 @@
+import { reportIgnoredBuilds, runBuilds } from '@lode/pkg-manager.lifecycle'
+import type { Builds } from '@lode/pkg-manager.lifecycle'
+import { linkPackages } from '@lode/pkg-manager.linker'
+import type { LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
+
+/**
+ * node_modules from the lockfile, in pnpm's order: the packages are linked (the linker), the
+ * dependencies built (lifecycle; a failed build takes node_modules back to what the last install
+ * left), node_modules is completed, then `commit` writes what changes outside it (pnpm-lock.yaml,
+ * and package.json for an edit) and the install is marked done. Ignored builds are reported last:
+ * with `strictDepBuilds` an error, once everything is written, as in pnpm.
+ */
+export async function linkAndBuild (
+  opts: LinkPackagesOptions,
+  commit: () => Promise<boolean>
+): Promise<LinkCounts & { committed: boolean }> {
+  const linked = await linkPackages(opts)
+  let builds: Builds
+  try {
+    builds = await runBuilds(linked.buildCandidates, {
+      config: opts.config,
+      isOptional: (depPath) => linked.lockfile.snapshots?.[depPath]?.optional === true,
+      ignoreScripts: opts.ignoreScripts,
+      importersWithInstallScripts: opts.importersWithInstallScripts,
+      onWarning: opts.onWarning,
+      signal: opts.signal,
+    })
+  } catch (err) {
+    await linked.rollBack()
+    throw err
+  }
+  await linked.complete(builds)
+  // pnpm-lock.yaml (and package.json, for add/remove/update) change only now that node_modules is complete.
+  const committed = await commit()
+  await linked.done()
+  reportIgnoredBuilds(builds.ignored, opts.config.strictDepBuilds, opts.onWarning)
+  return { ...linked.counts, committed }
+}
