@@ -1,6 +1,6 @@
 import { LodeError } from '@lode/core.error'
 import type { ConfigOverrides, InstallEvent } from '@lode/pkg-manager.core'
-import type { QuickKey } from '@lode/pkg-manager.core/quick-check'
+import type { QuickKey } from '@lode/pkg-manager.install-state/quick-check'
 
 import type { MainContext } from './context.js'
 import { writeLodeError } from './report-error.js'
@@ -189,7 +189,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     // installer is loaded. Anything it cannot vouch for takes the full path, which decides itself.
     let quick: QuickKey | undefined
     if (installing && values['lockfile-only'] !== true && values.filter === undefined && tracePipeline === undefined) {
-      const { quickKey, quickUpToDate } = await import('@lode/pkg-manager.core/quick-check')
+      const { quickKey, quickUpToDate } = await import('@lode/pkg-manager.install-state/quick-check')
       quick = quickKey({ cwd: path.resolve(ctx.cwd, values.dir ?? '.'), env: ctx.env, flags: quickFlags(values), version: VERSION })
       if (quickUpToDate(quick, { frozenLockfile: values['frozen-lockfile'] }) !== undefined) {
         print('Already up to date')

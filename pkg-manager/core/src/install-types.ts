@@ -3,10 +3,10 @@
 import type { DependencyGroup } from '@lode/core.constants'
 import type { Config } from '@lode/pkg-manager.config'
 import type { DirectDependencyChange } from '@lode/pkg-manager.linker'
+import type { LockfileVerificationEvent } from '@lode/pkg-manager.lockfile-verification'
+import type { DependencyEdit } from '@lode/pkg-manager.manifest-edit'
 import type { PeerIssue } from '@lode/pkg-manager.resolve-dependencies'
 
-import type { DependencyEdit } from './dependency-edit.js'
-import type { LockfileVerificationEvent } from './verify-lockfile.js'
 
 /** What an install reports while it runs; a reporter (the CLI's, or a caller's) turns them into output. */
 export type InstallEvent =

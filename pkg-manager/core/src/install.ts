@@ -3,12 +3,11 @@ import path from 'node:path'
 
 import { INSTALLING_MARKER, LODE_STATE_FILE, PNPM_WORKSPACE_STATE_FILE, WANTED_LOCKFILE } from '@lode/core.constants'
 import { fileSystemError } from '@lode/core.error'
-import { writeFileAtomic } from '@lode/fs.write-file-atomic'
+import { lockProject, installInputs, upToDateState, writeInstallState } from '@lode/pkg-manager.install-state'
+import type { InstallLock } from '@lode/pkg-manager.install-state'
 
-import { lockProject } from './install-lock.js'
-import type { InstallLock } from './install-lock.js'
-import { installInputs, upToDateState, writeInstallState } from './install-state.js'
 import type { InstallOptions, InstallResult } from './install-types.js'
+import { writeWantedLockfile } from './lockfile-commit.js'
 
 /**
  * Installs the project in `config.dir` (see `installFull`). When nothing it depends on changed
@@ -51,8 +50,8 @@ async function installLocked (opts: InstallOptions, started: number): Promise<In
   const state = before === undefined ? undefined : await upToDateState(opts.config.dir, before.digest)
   if (state !== undefined) {
     // pnpm-lock.yaml deleted over an intact node_modules: node_modules' lockfile is written back, as the full path would.
-    const lockfileChanged = before!.lockfileStandIn !== undefined
-    if (lockfileChanged) await writeFileAtomic(path.join(opts.config.dir, WANTED_LOCKFILE), before!.lockfileStandIn!)
+    const standIn = before!.lockfileStandIn
+    const lockfileChanged = standIn !== undefined && await writeWantedLockfile(opts.config.dir, { text: standIn.toString('utf8') })
     // Up to date, but the CLI's quick check did not know it (new settings key, or an API install before): record it for next time.
     if (opts.quickKey !== undefined && state.quick?.key !== opts.quickKey) await writeInstallState(opts, before!, state.packages)
     opts.onEvent?.({ type: 'up-to-date' })
@@ -73,7 +72,7 @@ async function vouchedByPnpm (opts: InstallOptions, started: number): Promise<In
   }
   const inputs = await installInputs(opts)
   if (inputs === undefined || inputs.lockfileStandIn !== undefined) return undefined
-  const { pnpmStateVouches } = await import('./pnpm-workspace-state.js')
+  const { pnpmStateVouches } = await import('@lode/pkg-manager.install-state/pnpm-workspace-state')
   const include = opts.include ?? { dependencies: true, devDependencies: true, optionalDependencies: true }
   if (!pnpmStateVouches({ config: opts.config, include, contents: inputs.contents, manifestFiles: inputs.files.filter((file) => path.basename(file) === 'package.json') })) return undefined
   const { parseLockfile } = await import('@lode/pkg-manager.lockfile')

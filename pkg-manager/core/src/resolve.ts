@@ -1,57 +1,38 @@
 import { splitNameAt } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
-import type { Config } from '@lode/pkg-manager.config'
-import { writeLockfile } from '@lode/pkg-manager.lockfile'
-import type { Lockfile, ReadLockfile } from '@lode/pkg-manager.lockfile'
-import type { PackageFetcher, PipelineTrace } from '@lode/pkg-manager.package-requester'
+import type { Lockfile } from '@lode/pkg-manager.lockfile'
+import { forgetUpdated } from '@lode/pkg-manager.manifest-edit'
 import { patchFor } from '@lode/pkg-manager.patching'
-import type { Patch } from '@lode/pkg-manager.patching'
-import type { ReadPackageHooks } from '@lode/pkg-manager.read-package-hook'
 import { resolveDependencies } from '@lode/pkg-manager.resolve-dependencies'
-import type { PeerIssue, ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
+import type { PeerIssue } from '@lode/pkg-manager.resolve-dependencies'
 import { NpmResolver } from '@lode/resolving.npm-resolver'
 import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import { redactUrl } from '@lode/resolving.registry-client'
-import type { RegistryClient } from '@lode/resolving.registry-client'
 import semver from 'semver'
 
-import { forgetUpdated } from './dependency-edit.js'
-import type { InstallEvent, InstallOptions } from './install-types.js'
+import type { InstallContext } from './install-context.js'
+import type { Installer } from './installer.js'
 
 // The resolution of an install whose lockfile does not do as it is: split from full-install so that
 // an install from an up-to-date lockfile does not load the resolver.
 
-export interface ResolveInput {
-  config: Config
-  opts: InstallOptions
-  importers: ReadonlyArray<{ id: string, dir: string, manifest: ProjectManifest }>
-  current: ReadLockfile | undefined
-  hooks: ReadPackageHooks
-  lockfileSettings: {
-    overrides: Record<string, string> | undefined
-    packageExtensionsChecksum: string | undefined
-    ignoredOptionalDependencies: readonly string[]
-    patchedDependencies: Record<string, string>
-  }
-  patches: readonly Patch[]
-  client: RegistryClient
-  emit: (event: InstallEvent) => void
-  trace: PipelineTrace | undefined
-  /** Starts each package's download as soon as it is resolved (not for --lockfile-only). */
-  fetcher: PackageFetcher | undefined
-  /** Fetches git packages into the store during resolution (their manifests are needed), even for --lockfile-only. */
-  gitFetcher: PackageFetcher
-  /** Writes the lockfile (through the callback) and package.json for `add`. */
-  saveEdit: ((lockfile: Lockfile, writeLockfileNow: () => Promise<boolean>) => Promise<boolean>) | undefined
+/** What resolution found: the lockfile (written by the install once node_modules is complete), peer issues, and versions picked although too young. */
+export interface Resolution {
+  lockfile: Lockfile
+  peerIssues: PeerIssue[]
+  immature: ReleaseAgeViolation[]
 }
 
 /**
- * Resolves the dependency graph. `commit` writes pnpm-lock.yaml (unless the result is what it
- * already says) and, for `add`, package.json: the install calls it once node_modules is complete.
+ * Resolves the dependency graph over the installer's registry client. With `prefetch`, each
+ * package's download starts as soon as it is resolved (not for --lockfile-only, nor when only
+ * some packages will be linked); git packages are fetched in any case (their manifests are needed).
  */
-export async function resolve (
-  { config, opts, importers, current, hooks, lockfileSettings, patches, client, emit, trace, fetcher, gitFetcher, saveEdit }: ResolveInput
-): Promise<{ lockfile: Lockfile, commit: () => Promise<boolean>, peerIssues: PeerIssue[], immature: ReleaseAgeViolation[] }> {
+export async function resolve (ctx: InstallContext, installer: Installer, prefetch: boolean): Promise<Resolution> {
+  const { config, opts, importers, current, hooks, lockfileSettings, patches, emit } = ctx
+  const { client, trace } = installer
+  const fetcher = prefetch ? installer.fetcher : undefined
+  const gitFetcher = installer.fetcher
   const resolver = new NpmResolver({
     client,
     cacheDir: config.cacheDir,
@@ -118,11 +99,7 @@ export async function resolve (
       subdependencies: result.deprecated.subdependencies.filter(reported),
     }
     if (deprecated.direct.length > 0 || deprecated.subdependencies.length > 0) emit({ type: 'deprecated', ...deprecated })
-    const writeLockfileNow = async (): Promise<boolean> =>
-      config.useLockfile && await writeLockfile(config.dir, result.lockfile, current?.envDocument)
-    const commit = async (): Promise<boolean> =>
-      saveEdit === undefined ? await writeLockfileNow() : await saveEdit(result.lockfile, writeLockfileNow)
-    return { lockfile: result.lockfile, commit, peerIssues: result.peerIssues, immature: result.immature }
+    return { lockfile: result.lockfile, peerIssues: result.peerIssues, immature: result.immature }
   } finally {
     await resolver.close()
   }

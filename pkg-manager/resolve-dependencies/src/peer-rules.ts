@@ -2,8 +2,9 @@ import { splitNameAt } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
 import { createMatcher } from '@lode/core.matcher'
 import type { PeerDependencyRules } from '@lode/pkg-manager.config'
-import type { PeerIssue } from '@lode/pkg-manager.resolve-dependencies'
 import semver from 'semver'
+
+import type { PeerIssue } from './resolve-peers.js'
 
 /**
  * The peer issues pnpm's `peerDependencyRules` leave to report: `ignoreMissing` patterns drop

@@ -3,12 +3,24 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
+import type { DependencyGroup } from '@lode/core.constants'
 import { INSTALLING_MARKER, LODE_STATE_FILE, MODULES_DIR, MODULES_MANIFEST_FILE, WANTED_LOCKFILE } from '@lode/core.constants'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
+import type { Config } from '@lode/pkg-manager.config'
 
-import type { InstallOptions } from './install-types.js'
 import { INSTALLED_LOCKFILE, fileStamp, filesDigest, readOrNull, watchedDirs } from './quick-check.js'
 import type { FileStamp, QuickState } from './quick-check.js'
+
+/** What of an install's options its record depends on (the install's options have them under these names). */
+export interface StateOptions {
+  config: Config
+  frozenLockfile?: boolean | undefined
+  include?: Readonly<Record<DependencyGroup, boolean>> | undefined
+  preferFrozenLockfile?: boolean | undefined
+  projects?: readonly string[] | undefined
+  /** The CLI's key for the quick check (see quick-check.ts). */
+  quickKey?: string | undefined
+}
 
 interface InstallState {
   /** SHA-256 over the settings, the options that shape node_modules, and the files below. */
@@ -42,7 +54,7 @@ export interface InstallInputs {
  * frozen puts node_modules' lockfile in its place (pnpm does, and the CLI's quick check too), so a
  * deleted lockfile over an intact node_modules is up to date once that is written back.
  */
-export async function installInputs (opts: InstallOptions): Promise<InstallInputs | undefined> {
+export async function installInputs (opts: StateOptions): Promise<InstallInputs | undefined> {
   const frozen = opts.frozenLockfile ?? opts.config.frozenLockfile
   const hash = createHash('sha256')
   hash.update(JSON.stringify({
@@ -91,7 +103,7 @@ export async function upToDateState (dir: string, inputs: string): Promise<Insta
  * Records a complete install's inputs; with the CLI's quick key, also what its check before
  * loading anything compares (see quick-check.ts).
  */
-export async function writeInstallState (opts: InstallOptions, inputs: InstallInputs, packages: number): Promise<void> {
+export async function writeInstallState (opts: StateOptions, inputs: InstallInputs, packages: number): Promise<void> {
   const { dir } = opts.config
   const state: InstallState = { inputs: inputs.digest, packages }
   if (opts.quickKey !== undefined) {

@@ -156,3 +156,25 @@ export function forgetUpdated (lockfile: Lockfile, edits: readonly DependencyEdi
   }
   return result
 }
+
+/**
+ * `add` and `update`, once resolved: each edited dependency's saved specifier (`savedSpecifiers`)
+ * goes into its importer's entry in the lockfile (changed in place) and into its project's
+ * package.json. Returns the manifests to write (`writeEditedManifest`) once the lockfile is.
+ */
+export function saveEdits (
+  lockfile: Lockfile,
+  edited: ReadonlyArray<{ edit: DependencyEdit, project: { dir: string, manifest: Record<string, unknown> } }>
+): Array<{ dir: string, manifest: Record<string, unknown> }> {
+  return edited.map(({ edit, project }) => {
+    const saved = savedSpecifiers(lockfile, edit, project.manifest)
+    const snapshot = lockfile.importers[edit.importerId]
+    for (const group of DEPENDENCY_GROUPS) {
+      for (const [alias, entry] of Object.entries(snapshot?.[group] ?? {})) {
+        const specifier = saved.get(alias)
+        if (specifier !== undefined) entry.specifier = specifier
+      }
+    }
+    return { dir: project.dir, manifest: applyEdit(project.manifest, edit, (dep) => saved.get(dep.alias) ?? dep.bareSpecifier ?? 'latest') }
+  })
+}

@@ -1,0 +1,189 @@
+import fs from 'node:fs'
+import path from 'node:path'
+
+import { DEPENDENCY_GROUPS, WANTED_LOCKFILE } from '@lode/core.constants'
+import { nameOf } from '@lode/core.dep-path'
+import { LodeError } from '@lode/core.error'
+import { PNPM_VERSION } from '@lode/pkg-manager.config'
+import type { Config } from '@lode/pkg-manager.config'
+import { readInstalledLockfile, readLockfile } from '@lode/pkg-manager.lockfile'
+import type { ReadLockfile } from '@lode/pkg-manager.lockfile'
+import { outdatedLockfileReason } from '@lode/pkg-manager.lockfile-verification'
+import { applyEdit } from '@lode/pkg-manager.manifest-edit'
+import type { DependencyEdit } from '@lode/pkg-manager.manifest-edit'
+import { checkProjects, currentPlatform } from '@lode/pkg-manager.package-is-installable'
+import { loadPatches } from '@lode/pkg-manager.patching'
+import type { Patch } from '@lode/pkg-manager.patching'
+import { createReadPackageHooks, overridesMap, packageExtensionsChecksum, parseOverrides, replaceVersionReferences } from '@lode/pkg-manager.read-package-hook'
+import type { ReadPackageHooks } from '@lode/pkg-manager.read-package-hook'
+import type { ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
+import { catalogSpecifier } from '@lode/pkg-manager.resolve-dependencies/catalogs'
+import { findWorkspaceProjects } from '@lode/pkg-manager.workspace'
+import type { WorkspaceProject } from '@lode/pkg-manager.workspace'
+
+import type { InstallEvent, InstallOptions } from './install-types.js'
+import { readProjectManifest } from './project-manifest.js'
+
+/** Everything an install reads before it changes anything: read once, then passed down the steps. */
+export interface InstallContext {
+  config: Config
+  opts: InstallOptions
+  emit: (event: InstallEvent) => void
+  /** The root's package.json as read (its own scripts run from it). */
+  rootManifest: ProjectManifest
+  /** pnpm-lock.yaml as read (undefined without one, or with `lockfile: false`). */
+  wanted: ReadLockfile | undefined
+  /** node_modules' own lockfile, standing in for a missing pnpm-lock.yaml (pnpm's behaviour, when not frozen). */
+  installed: ReadLockfile | undefined
+  /** The lockfile the install starts from: `wanted`, else `installed`. */
+  current: ReadLockfile | undefined
+  /** `add`, `remove`, `update`: the edits, each with the project it changes. */
+  edited: ReadonlyArray<{ edit: DependencyEdit, project: WorkspaceProject }>
+  frozen: boolean
+  /** The workspace's projects (one for a single project), their manifests edited. */
+  projects: WorkspaceProject[]
+  /** The importers as the resolver sees them: manifests through the read-package hooks. */
+  importers: Array<{ id: string, dir: string, manifest: ProjectManifest }>
+  /** pnpm's `install --filter`: the importer ids installed, the root's always with them. */
+  selected: ReadonlySet<string> | undefined
+  hooks: ReadPackageHooks
+  patches: Patch[]
+  /** The settings recorded in the lockfile (an outdated lockfile differs in them). */
+  lockfileSettings: {
+    overrides: Record<string, string> | undefined
+    packageExtensionsChecksum: string | undefined
+    ignoredOptionalDependencies: readonly string[]
+    patchedDependencies: Record<string, string>
+  }
+  /** Why `current` does not satisfy the projects (undefined when it does). */
+  outdated: string | undefined
+}
+
+/**
+ * Reads what the install depends on, as pnpm reads it, failing before anything is written: the
+ * root's package.json, pnpm-lock.yaml (or node_modules' lockfile standing in), the workspace's
+ * projects (checked for this platform and engines), the edits applied to their manifests, the
+ * read-package hooks, the patches, and whether the lockfile is up to date with all of them.
+ */
+export async function readInstallContext (opts: InstallOptions): Promise<InstallContext> {
+  const { config } = opts
+  const emit = opts.onEvent ?? (() => {})
+  const rootManifest = await readProjectManifest(config.dir)
+  const { wanted, installed, frozen } = await readLockfiles(opts, emit)
+  const current = wanted ?? installed
+  const overrides = parseOverrides(replaceVersionReferences(catalogOverrides(config.overrides, config.catalogs), rootManifest))
+  const hooks = createReadPackageHooks({
+    ignoreCompatibilityDb: config.ignoreCompatibilityDb,
+    packageExtensions: config.packageExtensions,
+    overrides,
+    rootDir: config.dir,
+    ignoredOptionalDependencies: config.ignoredOptionalDependencies,
+  })
+  const { projects, edited } = await readProjects(opts, rootManifest, emit)
+  // pnpm installs the workspace root in every filtered install too.
+  const selected = opts.projects === undefined ? undefined : new Set(['.', ...opts.projects])
+  if (isWorkspace(config)) {
+    emit({ type: 'info', message: selected === undefined ? `Scope: all ${projects.length} workspace projects` : `Scope: ${new Set(opts.projects).size} of ${projects.length} workspace projects` })
+  }
+  const importers = projects.map((project) => ({
+    id: project.id,
+    dir: project.dir,
+    manifest: hooks.project(project.manifest as ProjectManifest, project.dir),
+  }))
+  const patches = loadPatches(config.patchedDependencies, config.dir)
+  const lockfileSettings = {
+    overrides: overridesMap(overrides),
+    packageExtensionsChecksum: packageExtensionsChecksum(config.packageExtensions),
+    ignoredOptionalDependencies: config.ignoredOptionalDependencies,
+    patchedDependencies: Object.fromEntries(patches.map((patch) => [patch.key, patch.hash])),
+  }
+  // As pnpm: a frozen install needs pnpm-lock.yaml as soon as any project has dependencies (one
+  // without resolves nothing and writes it).
+  if (frozen && wanted === undefined
+    && importers.some(({ manifest }) => DEPENDENCY_GROUPS.some((group) => Object.keys(manifest[group] ?? {}).length > 0))) {
+    throw new LodeError('NO_LOCKFILE', 'Cannot install with "frozen-lockfile" because pnpm-lock.yaml is absent.', {
+      hint: 'Note that in CI environments this setting is true by default. If you still need to run install in such cases, use "lode install --no-frozen-lockfile".',
+    })
+  }
+  const outdated = outdatedLockfileReason(current?.lockfile, importers, {
+    autoInstallPeers: config.autoInstallPeers,
+    dedupePeers: config.dedupePeers,
+    catalogs: config.catalogs,
+    injectWorkspacePackages: config.injectWorkspacePackages,
+    ...lockfileSettings,
+  })
+  return {
+    config, opts, emit, rootManifest, wanted, installed, current, edited, frozen,
+    projects, importers, selected, hooks, patches, lockfileSettings, outdated,
+  }
+}
+
+function isWorkspace (config: Config): boolean {
+  return config.workspacePackages !== undefined && config.workspacePackages.length > 0
+}
+
+/**
+ * pnpm-lock.yaml, and without it (unless frozen) node_modules' own lockfile, which stands in for it
+ * as in pnpm: a deleted lockfile brings back the versions installed (not newer ones), with nothing
+ * fetched. With `lockfile: false` (pnpm's), pnpm-lock.yaml is neither read nor written.
+ */
+async function readLockfiles (
+  opts: InstallOptions,
+  emit: (event: InstallEvent) => void
+): Promise<{ wanted: ReadLockfile | undefined, installed: ReadLockfile | undefined, frozen: boolean }> {
+  const { config } = opts
+  if (!config.useLockfile && opts.lockfileOnly === true) {
+    throw new LodeError('CONFIG_CONFLICT_LOCKFILE_ONLY_WITH_NO_LOCKFILE', 'Cannot generate a pnpm-lock.yaml because lockfile is set to false.', {
+      hint: 'Remove lockfile: false from pnpm-workspace.yaml, or install without --lockfile-only.',
+    })
+  }
+  const wanted = config.useLockfile ? await readLockfile(config.dir) : undefined
+  if (!config.useLockfile && ((await fs.promises.stat(path.join(config.dir, WANTED_LOCKFILE)).catch(() => undefined))?.size ?? 0) > 0) {
+    emit({ type: 'warning', message: 'A pnpm-lock.yaml file exists. The current configuration prohibits to read or write a lockfile' })
+  }
+  const frozen = (opts.edits ?? []).length === 0 && (opts.frozenLockfile ?? config.frozenLockfile)
+  const installed = wanted === undefined && !frozen ? await readInstalledLockfile(config.dir).catch(() => undefined) : undefined
+  return { wanted, installed, frozen }
+}
+
+/**
+ * The importers of the one lockfile: every project of a workspace, or the single project, checked
+ * as pnpm checks them when it reads them, with the edits of `add`/`remove`/`update` applied.
+ */
+async function readProjects (
+  opts: InstallOptions,
+  rootManifest: ProjectManifest,
+  emit: (event: InstallEvent) => void
+): Promise<{ projects: WorkspaceProject[], edited: Array<{ edit: DependencyEdit, project: WorkspaceProject }> }> {
+  const { config } = opts
+  const found: WorkspaceProject[] = isWorkspace(config)
+    ? await findWorkspaceProjects(config.dir, config.workspacePackages ?? [])
+    : [{ id: '.', dir: config.dir, manifest: rootManifest as Record<string, unknown> }]
+  checkProjects(found, {
+    engineStrict: config.engineStrict,
+    current: { node: config.nodeVersion, pnpm: PNPM_VERSION },
+    platform: currentPlatform(),
+    onWarning: (message) => { emit({ type: 'warning', message }) },
+  })
+  const edited = (opts.edits ?? []).map((edit) => {
+    const project = found.find((candidate) => candidate.id === edit.importerId)
+    if (project === undefined) {
+      throw new LodeError('PROJECT_NOT_FOUND', `There is no project "${edit.importerId}" in the workspace at ${config.dir}.`, { hint: 'Check the packages globs in pnpm-workspace.yaml.' })
+    }
+    return { edit, project }
+  })
+  const projects = found.map((project) => {
+    const edit = edited.find((entry) => entry.project === project)?.edit
+    return edit === undefined ? project : { ...project, manifest: applyEdit(project.manifest, edit) }
+  })
+  return { projects, edited }
+}
+
+/** Override values `catalog:` and `catalog:name` become the catalog's specifier for the overridden package, as pnpm records them. */
+function catalogOverrides (overrides: Readonly<Record<string, string>>, catalogs: Config['catalogs']): Record<string, string> {
+  return Object.fromEntries(Object.entries(overrides).map(([selector, value]) => {
+    if (!value.startsWith('catalog:')) return [selector, value]
+    const target = selector.slice(selector.lastIndexOf('>') + 1)
+    return [selector, catalogSpecifier(nameOf(target), value, catalogs)!.specifier]
+  }))
+}

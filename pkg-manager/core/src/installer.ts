@@ -1,0 +1,84 @@
+import fs from 'node:fs'
+import path from 'node:path'
+
+import { MODULES_DIR, VIRTUAL_STORE_DIR } from '@lode/core.constants'
+import type { Config } from '@lode/pkg-manager.config'
+import { PackageFetcher, PipelineTrace } from '@lode/pkg-manager.package-requester'
+import { registryFor } from '@lode/resolving.npm-resolver/registries'
+import { RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry-client'
+import { LinkPool } from '@lode/worker.pools'
+
+export interface InstallerOptions {
+  config: Config
+  /** Links into node_modules (not `--lockfile-only`). */
+  linking: boolean
+  ignoreScripts: boolean | undefined
+  /** Where to write the pipeline trace (`--trace-pipeline`). */
+  tracePipeline: string | undefined
+  signal: AbortSignal | undefined
+  onWarning: (message: string) => void
+}
+
+/**
+ * What one install runs on: the registry client, the package fetcher (the store pool and the store
+ * index), the link pool and the pipeline trace. Made once per install, ended by one `close()`.
+ * The client connects, and the pools start their threads, only when first used; except the link
+ * pool, started at once when node_modules has no `.pnpm` (there will be packages to import, and its
+ * threads boot while the install reads its inputs).
+ */
+export class Installer {
+  readonly client: RegistryClient
+  readonly fetcher: PackageFetcher
+  readonly trace: PipelineTrace | undefined
+  readonly linkPool: LinkPool | undefined
+
+  constructor (opts: InstallerOptions) {
+    const { config } = opts
+    this.linkPool = opts.linking && !fs.existsSync(path.join(config.dir, MODULES_DIR, VIRTUAL_STORE_DIR)) ? new LinkPool() : undefined
+    this.client = new RegistryClient({
+      authHeader: createAuthHeaderLookup(config.rawNpmrc, config.registry),
+      networkConcurrency: config.networkConcurrency,
+      retry: {
+        retries: config.fetchRetries,
+        factor: config.fetchRetryFactor,
+        minTimeout: config.fetchRetryMintimeout,
+        maxTimeout: config.fetchRetryMaxtimeout,
+      },
+      timeout: config.fetchTimeout,
+      strictSsl: config.strictSsl,
+      ca: config.ca,
+      proxy: { httpProxy: config.httpProxy, httpsProxy: config.httpsProxy, noProxy: config.noProxy },
+      userAgent: config.userAgent,
+      onWarning: opts.onWarning,
+      signal: opts.signal,
+    })
+    this.trace = opts.tracePipeline === undefined ? undefined : new PipelineTrace(opts.tracePipeline)
+    const registries = { default: config.registry, scoped: config.scopedRegistries }
+    this.fetcher = new PackageFetcher({
+      config,
+      client: this.client,
+      registryFor: (name) => registryFor(registries, name),
+      trace: this.trace,
+      signal: opts.signal,
+      onWarning: opts.onWarning,
+      ignoreScripts: opts.ignoreScripts,
+    })
+  }
+
+  /** Ends everything, each part even when an earlier one failed to close: downloads and store writes first, then the link threads. */
+  async close (): Promise<void> {
+    try {
+      await this.fetcher.close()
+    } finally {
+      try {
+        await this.client.close()
+      } finally {
+        try {
+          await this.trace?.finish()
+        } finally {
+          await this.linkPool?.close()
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,5 @@
+export { pruneUnusedCatalogs } from './catalog-prune.js'
+export type { CatalogPruneInput } from './catalog-prune.js'
+export { applyEdit, forgetUpdated, saveEdits, writeEditedManifest } from './dependency-edit.js'
+export type { DependencyEdit } from './dependency-edit.js'
+export { excludeFromReleaseAge } from './release-age-exclude.js'
