@@ -90,6 +90,11 @@ export async function lode (project: Project, args: string[], env: Record<string
   return await runNode(lodeBin, [...args, '--reporter=append-only'], project, env)
 }
 
+/** lode with exactly these arguments (`lode` adds `--reporter=append-only`, which a script or `--` would take). */
+export async function lodeExactly (project: Project, args: string[], env: Record<string, string> = {}): Promise<RunResult> {
+  return await runNode(lodeBin, args, project, env)
+}
+
 /** pnpm 11 and lode resolve copies of one project (`--lockfile-only`): the same pnpm-lock.yaml, byte for byte. */
 export async function compareLockfiles (
   registry: TestRegistry,

@@ -5,10 +5,10 @@ import path from 'node:path'
 import { isLodeError, LodeError } from '@lode/core.error'
 import { own } from '@lode/core.safe-name'
 
-import type { MainContext } from './context.js'
-import { writeLodeError } from './report-error.js'
-import { selectedProjects, selectsProjects, takeSelection, type Selection } from './selection.js'
-import { VERSION } from './version.js'
+import type { MainContext } from '../context.js'
+import { writeLodeError } from '../report-error.js'
+import { selectedProjects, selectsProjects, takeSelection, type Selection } from '../selection.js'
+import { VERSION } from '../version.js'
 
 /**
  * `lode run <script> [args…]`: the project's script with its `pre` and `post` scripts (pnpm's

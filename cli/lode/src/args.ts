@@ -1,0 +1,110 @@
+import { LodeError } from '@lode/core.error'
+import type { ConfigOverrides } from '@lode/pkg-manager.core'
+
+// Node's modules through process.getBuiltinModule, not `import` (see index.ts).
+const { parseArgs } = process.getBuiltinModule('node:util')
+
+/** One option of a command: its parser type and its line in `lode <cmd> --help`. */
+export interface OptionSpec {
+  type: 'boolean' | 'string'
+  short?: string
+  multiple?: boolean
+  /** The argument's name in the help (`<dir>`). */
+  arg?: string
+  help: string
+  /** Left out of the help (accepted for pnpm's spelling of another option). */
+  hidden?: boolean
+}
+
+export type OptionSpecs = Readonly<Record<string, OptionSpec>>
+
+export interface ParsedArgs {
+  values: Record<string, string | boolean | string[] | undefined>
+  positionals: string[]
+  /** `--config.<key>=<value>`, as settings that win over every file. */
+  config: ConfigOverrides
+}
+
+/**
+ * A command's arguments, read as pnpm reads them: `--flag`, `--no-flag` and `--flag=true|false`
+ * for a boolean, `--name value` and `--name=value` for a string, `--config.<key>=<value>` for a
+ * setting, and `--` ending the options (what follows is positional). An option the command does
+ * not have is `ERR_LODE_BAD_ARGUMENTS` naming it.
+ */
+export function parseCommandArgs (argv: readonly string[], options: OptionSpecs, command: string): ParsedArgs {
+  const config: ConfigOverrides = {}
+  const args: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--') {
+      args.push(...argv.slice(i))
+      break
+    }
+    const config_ = /^--config\.([^=]+)(?:=(.*))?$/.exec(arg)
+    if (config_ !== null) {
+      const value = config_[2] ?? (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('-') ? argv[++i]! : 'true')
+      setConfig(config, config_[1]!, value)
+      continue
+    }
+    const flag = /^--([^=]+)=(true|false)$/.exec(arg)
+    if (flag !== null && options[flag[1]!]?.type === 'boolean') {
+      args.push(flag[2] === 'true' ? `--${flag[1]!}` : `--no-${flag[1]!}`)
+      continue
+    }
+    args.push(arg)
+  }
+  const parserOptions = Object.fromEntries(Object.entries(options).map(([name, spec]) => [name, {
+    type: spec.type,
+    ...(spec.short === undefined ? {} : { short: spec.short }),
+    ...(spec.multiple === true ? { multiple: true } : {}),
+  }]))
+  try {
+    const { values, positionals } = parseArgs({ args, options: parserOptions, allowPositionals: true, allowNegative: true, strict: true })
+    return { values: values as ParsedArgs['values'], positionals, config }
+  } catch (err) {
+    throw new LodeError('BAD_ARGUMENTS', (err as Error).message, { hint: `Run lode ${command} --help for its options.` })
+  }
+}
+
+/** The settings `--config.<key>` may set, by pnpm's names (kebab-case or camelCase), and how each value is read. */
+const CONFIG_KEYS: Readonly<Record<string, [keyof ConfigOverrides, 'string' | 'boolean']>> = {
+  'registry': ['registry', 'string'],
+  'cache-dir': ['cacheDir', 'string'],
+  'store-dir': ['storeDir', 'string'],
+  'offline': ['offline', 'boolean'],
+  'prefer-offline': ['preferOffline', 'boolean'],
+  'frozen-lockfile': ['frozenLockfile', 'boolean'],
+  'node-linker': ['nodeLinker', 'string'],
+  'shamefully-hoist': ['shamefullyHoist', 'boolean'],
+  'virtual-store-dir': ['virtualStoreDir', 'string'],
+}
+
+function setConfig (config: ConfigOverrides, key: string, value: string): void {
+  const kebab = key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)
+  const known = CONFIG_KEYS[kebab]
+  if (known === undefined) {
+    throw new LodeError('UNSUPPORTED_CLI_SETTING', `--config.${key} is not a setting lode takes on the command line.`, {
+      hint: `Set ${key} in pnpm-workspace.yaml (or .npmrc for registry and auth settings); on the command line lode takes --config. with ${Object.keys(CONFIG_KEYS).join(', ')}.`,
+    })
+  }
+  const [name, type] = known
+  if (type === 'string') {
+    (config as Record<string, string>)[name] = value
+    return
+  }
+  if (value !== 'true' && value !== 'false') {
+    throw new LodeError('BAD_ARGUMENTS', `--config.${key} is ${JSON.stringify(value)}; it takes true or false.`, { hint: `For example: --config.${key}=true` })
+  }
+  (config as Record<string, boolean>)[name] = value === 'true'
+}
+
+/** A command's help: its usage lines, what it does, and its options as pnpm lists them. */
+export function renderHelp (usage: readonly string[], description: string, options: OptionSpecs): string {
+  const rows = Object.entries(options).filter(([, spec]) => spec.hidden !== true).map(([name, spec]) => {
+    const flag = `${spec.short === undefined ? '    ' : `-${spec.short}, `}--${name}${spec.arg === undefined ? '' : ` ${spec.arg}`}`
+    return [flag, spec.help] as const
+  })
+  const width = Math.max(...rows.map(([flag]) => flag.length)) + 2
+  const lines = rows.map(([flag, help]) => `  ${flag.padEnd(width)}${help}`)
+  return `Usage: ${usage.join('\n       ')}\n\n${description}\n\nOptions:\n${lines.join('\n')}\n`
+}

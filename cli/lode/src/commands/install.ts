@@ -1,0 +1,189 @@
+import { LodeError } from '@lode/core.error'
+import type { ConfigOverrides } from '@lode/pkg-manager.core'
+import type { QuickKey } from '@lode/pkg-manager.install-state/quick-check'
+
+import type { ParsedArgs } from '../args.js'
+import type { MainContext } from '../context.js'
+import { writeLodeError } from '../report-error.js'
+import { createReporter, formatDuration } from '../reporter.js'
+import type { Reporter, ReporterName } from '../reporter.js'
+import { selectedProjects, selectsProjects } from '../selection.js'
+import { VERSION } from '../version.js'
+import type { CommandInput } from './types.js'
+
+const path = process.getBuiltinModule('node:path')
+
+type Values = ParsedArgs['values']
+type Kind = 'install' | 'add' | 'remove' | 'update'
+
+const KINDS: Readonly<Record<string, Kind>> = {
+  install: 'install', i: 'install', add: 'add', remove: 'remove', rm: 'remove', uninstall: 'remove', un: 'remove', update: 'update', up: 'update', upgrade: 'update',
+}
+
+/**
+ * `install`, `add`, `remove` and `update`: the settings read (the command line's win), the
+ * projects selected, then the install API called; its events go to the reporter. `install` first
+ * asks the quick check, which answers "up to date" before the installer is even loaded.
+ */
+export async function installCommand (input: CommandInput, ctx: MainContext): Promise<number> {
+  const kind = KINDS[input.name]!
+  const values = input.args!.values
+  const positionals = input.args!.positionals
+  const reporter = createReporter((values['reporter'] ?? 'default') as ReporterName, ctx)
+  const started = Date.now()
+  try {
+    const tracePipeline = values['trace-pipeline'] as string | undefined ?? ctx.env['LODE_TRACE_PIPELINE']
+    // The no-op: answered from the last install's record before any setting is parsed or the
+    // installer is loaded. Anything it cannot vouch for takes the full path, which decides itself.
+    let quick: QuickKey | undefined
+    const quickCheck = kind === 'install' && values['lockfile-only'] !== true && values['filter'] === undefined
+      && tracePipeline === undefined && Object.keys(input.args!.config).length === 0
+    if (quickCheck) {
+      const { quickKey, quickUpToDate } = await import('@lode/pkg-manager.install-state/quick-check')
+      quick = quickKey({ cwd: path.resolve(ctx.cwd, values['dir'] as string | undefined ?? '.'), env: ctx.env, flags: quickFlags(values), version: VERSION })
+      if (quickUpToDate(quick, { frozenLockfile: values['frozen-lockfile'] as boolean | undefined }) !== undefined) {
+        reporter.print('Already up to date')
+        reporter.print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
+        return 0
+      }
+    }
+    const code = await runInstall(kind, { values, positionals, config: input.args!.config, quick, tracePipeline, reporter }, ctx)
+    if (code !== 0) return code
+    reporter.print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
+    return 0
+  } catch (err) {
+    return writeLodeError(err, ctx.stderr, reporter.style().error)
+  }
+}
+
+interface InstallInput {
+  values: Values
+  positionals: string[]
+  config: ConfigOverrides
+  quick: QuickKey | undefined
+  tracePipeline: string | undefined
+  reporter: Reporter
+}
+
+async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): Promise<number> {
+  const { values, positionals, reporter } = input
+  // Loaded only for a command that needs it, so `lode --version` stays instant.
+  const { add, checkPackageManager, findWorkspaceDir, getConfig, install, readProjectManifest, remove, update } = await import('@lode/pkg-manager.core')
+  // Inside a project of a workspace, the whole workspace is installed from its root, as pnpm does.
+  const projectDir = path.resolve(ctx.cwd, values['dir'] as string | undefined ?? '.')
+  const workspaceDir = await findWorkspaceDir(projectDir)
+  const config = getConfig({
+    dir: workspaceDir ?? projectDir,
+    env: ctx.env,
+    overrides: { ...settingsOf(values), ...input.config },
+    lodeVersion: VERSION,
+    command: kind === 'add' || kind === 'update' ? kind : 'install',
+  })
+  for (const warning of config.warnings) reporter.print(`${reporter.style().warn} ${warning}`)
+  // As pnpm: the root package.json's packageManager (or devEngines.packageManager) naming another package manager.
+  const otherPackageManager = checkPackageManager(await readProjectManifest(config.dir), config.pmOnFail)
+  if (otherPackageManager !== undefined) reporter.print(`${reporter.style().warn} ${otherPackageManager}`)
+  const common = {
+    config,
+    ignoreScripts: values['ignore-scripts'] === true,
+    scriptsStdio: reporter.silent ? 'pipe' as const : 'inherit' as const,
+    now: () => Date.now(),
+    onEvent: reporter.onEvent,
+  }
+  const workspaceRoot = values['workspace-root'] === true
+  // add/remove/update with -r or --filter change every selected project (pnpm's recursive forms).
+  const selection = {
+    recursive: values['recursive'] === true,
+    filters: values['filter'] as string[] | undefined ?? [],
+    workspaceRoot,
+    failIfNoMatch: values['fail-if-no-match'] === true,
+  }
+  // install: the whole workspace (also with -r or -w), or with --filter only the projects selected.
+  let projectDirs: string[] = [workspaceRoot ? config.dir : projectDir]
+  let projectIds: string[] | undefined
+  if (kind === 'install' ? selection.filters.length > 0 : selectsProjects(selection)) {
+    const selected = await selectedProjects(selection, { ...ctx, cwd: projectDir }, false)
+    if (typeof selected === 'number') return selected
+    projectDirs = selected.map((project) => project.dir)
+    projectIds = selected.map((project) => project.id)
+  }
+  const names = positionals
+  if (kind === 'remove') {
+    if (names.length === 0) throw new LodeError('MISSING_PACKAGE_NAME', '`lode remove` requires the package name.', { hint: 'For example: lode remove react.' })
+    await remove({ ...common, dependencies: names, projectDirs })
+  } else if (kind === 'update') {
+    await update({ ...common, dependencies: names, projectDirs, latest: values['latest'] === true })
+  } else if (kind === 'add') {
+    if (names.length === 0) throw new LodeError('MISSING_PACKAGE_NAME', '`lode add` requires the package name.', { hint: 'For example: lode add react, or lode add -D typescript.' })
+    // As in pnpm, adding to a workspace's root must be asked for.
+    const inWorkspace = config.workspacePackages !== undefined && config.workspacePackages.length > 0
+    const onlyRoot = workspaceDir !== undefined && projectDirs.length === 1 && projectDirs[0] === workspaceDir
+    if (inWorkspace && onlyRoot && !workspaceRoot && !selectsProjects(selection)) {
+      throw new LodeError('ADDING_TO_ROOT', 'Running this command will add the dependency to the workspace root, which might not be what you want.', {
+        hint: 'If you really meant it, make it explicit by running this command again with the -w flag (or --workspace-root).',
+      })
+    }
+    const group = saveGroup(values)
+    const exact = values['save-exact'] === true
+    await add({ ...common, dependencies: names, projectDirs, exact, peer: values['save-peer'] === true, ...(group === undefined ? {} : { group }) })
+  } else {
+    await install({
+      ...common,
+      lockfileOnly: values['lockfile-only'] === true,
+      ...(values['frozen-lockfile'] !== undefined ? { frozenLockfile: values['frozen-lockfile'] as boolean } : {}),
+      ...(values['prefer-frozen-lockfile'] !== undefined ? { preferFrozenLockfile: values['prefer-frozen-lockfile'] as boolean } : {}),
+      include: includedGroups(values),
+      ...(input.tracePipeline !== undefined ? { tracePipeline: path.resolve(ctx.cwd, input.tracePipeline) } : {}),
+      ...(projectIds !== undefined ? { projects: projectIds } : {}),
+      ...(input.quick !== undefined && input.quick.dir === config.dir ? { quickKey: input.quick.key } : {}),
+    })
+  }
+  return 0
+}
+
+/** The settings the command line gives (they win over every file). */
+function settingsOf (values: Values): ConfigOverrides {
+  const overrides: ConfigOverrides = {}
+  const text = (name: string): string | undefined => values[name] as string | undefined
+  if (text('registry') !== undefined) overrides.registry = text('registry')!
+  if (text('cache-dir') !== undefined) overrides.cacheDir = text('cache-dir')!
+  if (text('store-dir') !== undefined) overrides.storeDir = text('store-dir')!
+  if (values['offline'] === true) overrides.offline = true
+  if (values['prefer-offline'] === true) overrides.preferOffline = true
+  if (text('node-linker') !== undefined) overrides.nodeLinker = text('node-linker')!
+  if (values['shamefully-hoist'] !== undefined) overrides.shamefullyHoist = values['shamefully-hoist'] as boolean
+  if (text('virtual-store-dir') !== undefined) overrides.virtualStoreDir = text('virtual-store-dir')!
+  return overrides
+}
+
+/** `add`'s group: -D, -O, -P (or pnpm's --dev, --prod); undefined keeps a dependency where it is. */
+function saveGroup (values: Values): 'dependencies' | 'devDependencies' | 'optionalDependencies' | undefined {
+  if (values['save-dev'] === true || values['dev'] === true) return 'devDependencies'
+  if (values['save-optional'] === true) return 'optionalDependencies'
+  if (values['save-prod'] === true || values['prod'] === true) return 'dependencies'
+  return undefined
+}
+
+/**
+ * The flags that shape what an install puts in node_modules, for the quick check's key. Not among
+ * them: `--frozen-lockfile` (a recorded install's lockfile satisfied its manifests), the reporter,
+ * and how the network is used.
+ */
+function quickFlags (values: Values): Record<string, unknown> {
+  const names = [
+    'prod', 'production', 'dev', 'optional', 'ignore-scripts', 'prefer-frozen-lockfile', 'registry', 'cache-dir', 'store-dir',
+    'recursive', 'workspace-root', 'node-linker', 'shamefully-hoist', 'virtual-store-dir',
+  ]
+  return Object.fromEntries(names.map((name) => [name, values[name]]))
+}
+
+/** pnpm's `--prod` (no devDependencies), `--dev` (only devDependencies) and `--no-optional`. */
+function includedGroups (values: Values): { dependencies: boolean, devDependencies: boolean, optionalDependencies: boolean } {
+  const prod = values['prod'] === true || values['production'] === true
+  const dev = values['dev'] === true
+  return {
+    dependencies: !dev || prod,
+    devDependencies: !prod || dev,
+    optionalDependencies: values['optional'] !== false && (!dev || prod),
+  }
+}

@@ -1,0 +1,165 @@
+import type { OptionSpecs } from '../args.js'
+import type { CommandInput, CommandSpec } from './types.js'
+
+// Every command of the CLI: its names, its options, its help, and the module that runs it (loaded
+// only when it runs, so that `lode --version` and the no-op install load little). A new command is
+// a module under commands/ and an entry here.
+
+const COMMON: OptionSpecs = {
+  dir: { type: 'string', short: 'C', arg: '<dir>', help: 'Run as if lode was started in <dir>' },
+  reporter: { type: 'string', arg: '<name>', help: 'default, append-only or silent' },
+  help: { type: 'boolean', short: 'h', help: 'Print this help' },
+  version: { type: 'boolean', short: 'v', help: 'Print lode\'s version', hidden: true },
+}
+
+const SETTINGS: OptionSpecs = {
+  registry: { type: 'string', arg: '<url>', help: 'The default registry' },
+  'cache-dir': { type: 'string', arg: '<dir>', help: 'Where registry metadata is cached' },
+  'store-dir': { type: 'string', arg: '<dir>', help: 'The content-addressable store' },
+  offline: { type: 'boolean', help: 'Use only the metadata cache; fail on a cache miss' },
+  'prefer-offline': { type: 'boolean', help: 'Use cached metadata when it can answer, ask the registry otherwise' },
+  'node-linker': { type: 'string', arg: '<isolated|hoisted>', help: 'How node_modules is laid out (nodeLinker)' },
+  'shamefully-hoist': { type: 'boolean', help: 'Hoist every dependency into node_modules (publicHoistPattern *)' },
+  'virtual-store-dir': { type: 'string', arg: '<dir>', help: 'Where the packages of the isolated layout go (default node_modules/.pnpm)' },
+  'ignore-scripts': { type: 'boolean', help: 'Run no scripts' },
+}
+
+const SELECTION: OptionSpecs = {
+  recursive: { type: 'boolean', short: 'r', help: 'In every project of the workspace but the root' },
+  filter: { type: 'string', short: 'F', multiple: true, arg: '<selector>', help: 'In the projects pnpm\'s selector picks (name, @scope/*, {dir}, ./dir, name..., ...name, ^, !)' },
+  'workspace-root': { type: 'boolean', short: 'w', help: 'In the workspace root' },
+  'fail-if-no-match': { type: 'boolean', help: 'Fail when a selector matches no project' },
+}
+
+const INSTALL: OptionSpecs = {
+  'lockfile-only': { type: 'boolean', help: 'Only resolve and write pnpm-lock.yaml' },
+  'frozen-lockfile': { type: 'boolean', help: 'Install pnpm-lock.yaml as it is; fail if it is out of date (default in CI)' },
+  'prefer-frozen-lockfile': { type: 'boolean', help: 'Install an up-to-date pnpm-lock.yaml without resolving (default)' },
+  prod: { type: 'boolean', short: 'P', help: 'Skip devDependencies' },
+  production: { type: 'boolean', help: 'Skip devDependencies', hidden: true },
+  dev: { type: 'boolean', short: 'D', help: 'Only devDependencies' },
+  optional: { type: 'boolean', help: 'With --no-optional, skip optionalDependencies' },
+  'trace-pipeline': { type: 'string', arg: '<file>', help: 'Record packages resolved, downloaded, extracted and linked per 100 ms (JSON lines; also LODE_TRACE_PIPELINE)' },
+}
+
+export type { CommandInput, CommandSpec } from './types.js'
+
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    names: ['install', 'i'],
+    summary: 'Install the project\'s dependencies (pnpm-lock.yaml and node_modules)',
+    usage: ['lode install [options]'],
+    description: 'Installs every dependency of the project (in a workspace, of every project, from its root; with --filter, of the projects selected), as pnpm does: pnpm-lock.yaml is reused where it still satisfies package.json.',
+    options: { ...INSTALL, ...SETTINGS, ...SELECTION, ...COMMON },
+    run: async (input, ctx) => await (await import('./install.js')).installCommand(input, ctx),
+  },
+  {
+    names: ['add'],
+    summary: 'Add dependencies to package.json and install',
+    usage: ['lode add <name>[@<tag|version|range>]...', 'lode add <alias>@npm:<name>[@<range>]', 'lode add <name>@workspace:<range>'],
+    description: 'Resolves each dependency, saves it in package.json with the specifier pnpm would write (savePrefix), and installs. Nothing is written when resolution fails.',
+    options: {
+      'save-dev': { type: 'boolean', short: 'D', help: 'Save to devDependencies' },
+      'save-prod': { type: 'boolean', short: 'P', help: 'Save to dependencies' },
+      'save-optional': { type: 'boolean', short: 'O', help: 'Save to optionalDependencies' },
+      'save-exact': { type: 'boolean', short: 'E', help: 'Save the exact version, without savePrefix' },
+      'save-peer': { type: 'boolean', help: 'Save to peerDependencies, and install as a dev dependency' },
+      dev: { type: 'boolean', help: 'Save to devDependencies', hidden: true },
+      prod: { type: 'boolean', help: 'Save to dependencies', hidden: true },
+      ...SETTINGS,
+      ...SELECTION,
+      ...COMMON,
+    },
+    run: async (input, ctx) => await (await import('./install.js')).installCommand(input, ctx),
+  },
+  {
+    names: ['remove', 'rm', 'uninstall', 'un'],
+    summary: 'Remove dependencies from package.json and node_modules',
+    usage: ['lode remove <name>...'],
+    description: 'Removes the dependencies from every dependency group of package.json, then the lockfile and node_modules follow.',
+    options: { ...SETTINGS, ...SELECTION, ...COMMON },
+    run: async (input, ctx) => await (await import('./install.js')).installCommand(input, ctx),
+  },
+  {
+    names: ['update', 'up', 'upgrade'],
+    summary: 'Update dependencies to the newest versions their ranges allow',
+    usage: ['lode update [<name>|<pattern>]...'],
+    description: 'Resolves the direct dependencies named or matched ("@babel/*", "!eslint"; all of them when none is named) again, to the newest version their range allows; package.json keeps each range\'s prefix.',
+    options: { latest: { type: 'boolean', short: 'L', help: 'To the latest versions, ranges aside' }, ...SETTINGS, ...SELECTION, ...COMMON },
+    run: async (input, ctx) => await (await import('./install.js')).installCommand(input, ctx),
+  },
+  {
+    names: ['rebuild', 'rb'],
+    summary: 'Run the build scripts of installed packages (after --ignore-scripts, say)',
+    usage: ['lode rebuild [<name>...]'],
+    description: 'Runs the build scripts of the installed packages that have them and that allowBuilds allows (or of the named ones), then the builds .modules.yaml records as pending.',
+    options: { 'store-dir': SETTINGS['store-dir']!, ...COMMON },
+    run: async (input, ctx) => await (await import('./rebuild.js')).rebuildCommand(input, ctx),
+  },
+  {
+    names: ['run', 'run-script'],
+    summary: 'Run a script of package.json, with its pre and post scripts',
+    usage: ['lode run <script> [<args>...]', 'lode <script> [<args>...]   (when no command has that name)'],
+    description: 'Runs the script with node_modules/.bin on PATH; what follows its name is passed to it. Without a name, lists the scripts. With -r or --filter (before the name), in each selected project that has it.',
+    options: { ...SELECTION, help: COMMON['help']! },
+    passThrough: true,
+    run: async (input, ctx) => await (await import('./run.js')).runCommand([...input.leading, ...input.rest], ctx),
+  },
+  {
+    names: ['test', 't', 'tst', 'start'],
+    summary: 'Run the test (or start) script of package.json',
+    usage: ['lode test [<args>...]', 'lode start [<args>...]'],
+    description: 'As lode run test and lode run start.',
+    options: { ...SELECTION, help: COMMON['help']! },
+    passThrough: true,
+    run: async (input, ctx) => await (await import('./run.js')).runCommand(scriptArgv(input), ctx),
+  },
+  {
+    names: ['exec'],
+    summary: 'Run a command with node_modules/.bin on PATH',
+    usage: ['lode exec <command> [<args>...]'],
+    description: 'Runs the command in the project (with -r or --filter before it, in each selected project in turn); its exit code is lode\'s.',
+    options: { ...SELECTION, help: COMMON['help']! },
+    passThrough: true,
+    run: async (input, ctx) => await (await import('./run.js')).execCommand([...input.leading, ...input.rest], ctx),
+  },
+]
+
+/** `lode test` is `lode run test`; `lode start`, `lode run start`. */
+function scriptArgv (input: CommandInput): string[] {
+  return [...input.leading, input.name === 'start' ? 'start' : 'test', ...input.rest]
+}
+
+/**
+ * pnpm 11's commands lode does not have yet: refused by name (`ERR_LODE_COMMAND_NOT_IMPLEMENTED`),
+ * never taken for a script of that name as an unknown name is.
+ */
+export const PNPM_ONLY_COMMANDS: readonly string[] = [
+  'approve-builds', 'audit', 'bin', 'c', 'cache', 'cat-file', 'cat-index', 'clean', 'config', 'create', 'dedupe', 'deploy',
+  'dlx', 'doctor', 'env', 'fetch', 'find-hash', 'get', 'ignored-builds', 'import', 'init', 'install-test', 'it', 'la',
+  'licenses', 'link', 'list', 'll', 'ln', 'ls', 'm', 'multi', 'outdated', 'pack', 'patch', 'patch-commit', 'patch-remove',
+  'prune', 'publish', 'recursive', 'root', 'rt', 'runtime', 'self-update', 'server', 'set', 'setup', 'stage', 'store',
+  'unlink', 'why',
+]
+
+export function findCommand (name: string): CommandSpec | undefined {
+  return COMMANDS.find((spec) => spec.names.includes(name))
+}
+
+/** `lode --help`. */
+export function mainHelp (): string {
+  const rows = COMMANDS.map((spec) => [spec.names.join(', '), spec.summary] as const)
+  const width = Math.max(...rows.map(([names]) => names.length)) + 2
+  return `Usage: lode <command> [options]
+
+Commands:
+${rows.map(([names, summary]) => `  ${names.padEnd(width)}${summary}`).join('\n')}
+
+Run lode help <command> (or lode <command> --help) for a command's options.
+In a workspace, -r, --filter <selector> and -w select projects (before run's and exec's name).
+pnpm's other commands (${PNPM_ONLY_COMMANDS.filter((name) => name.length > 3).slice(0, 6).join(', ')}, …) are not in lode yet.
+
+  -v, --version  Print lode's version
+  -h, --help     Print this help
+`
+}

@@ -1,0 +1,149 @@
+import type { InstallEvent } from '@lode/pkg-manager.core'
+
+import type { MainContext } from './context.js'
+
+// What the CLI prints while a command runs: pnpm's reporter, its lines and labels.
+
+export type ReporterName = 'default' | 'append-only' | 'silent'
+export const REPORTERS: readonly ReporterName[] = ['default', 'append-only', 'silent']
+
+export interface Reporter {
+  /** A line (kept above the progress line, which is written again under it). */
+  print: (line: string) => void
+  /** The labels, asked for when first needed (it looks at whether stdout is a terminal). */
+  style: () => LabelStyle
+  /** An install's event, printed as pnpm prints it. */
+  onEvent: (event: InstallEvent) => void
+  silent: boolean
+}
+
+/**
+ * pnpm's reporters: `default` rewrites the progress line in place on a terminal (elsewhere only the
+ * final one is printed), `append-only` never rewrites, `silent` prints nothing.
+ */
+export function createReporter (name: ReporterName, ctx: MainContext): Reporter {
+  const silent = name === 'silent'
+  // Asked on first progress: the no-op prints without looking at what stdout is.
+  let live: boolean | undefined
+  const isLive = (): boolean => (live ??= name === 'default' && ctx.stdout.isTTY === true && ctx.env['CI'] === undefined)
+  let progressLine: string | undefined
+  let progressShownAt = 0
+  const print = (line: string): void => {
+    if (silent) return
+    ctx.stdout.write(progressLine !== undefined ? `\r\x1b[2K${line}\n${progressLine}` : `${line}\n`)
+  }
+  const showProgress = (line: string, done: boolean): void => {
+    if (silent) return
+    if (done) {
+      if (progressLine !== undefined) ctx.stdout.write('\r\x1b[2K')
+      progressLine = undefined
+      ctx.stdout.write(`${line}\n`)
+      return
+    }
+    if (!isLive() || Date.now() - progressShownAt < 100) return
+    progressShownAt = Date.now()
+    progressLine = line
+    ctx.stdout.write(`\r\x1b[2K${line}`)
+  }
+  let labels: LabelStyle | undefined
+  const style = (): LabelStyle => (labels ??= labelStyle(ctx))
+  return { print, style, silent, onEvent: (event) => { report(event, print, showProgress, style()) } }
+}
+
+export interface LabelStyle {
+  warn: string
+  error: (code: string) => string
+}
+
+/** pnpm's labels: ` WARN ` on yellow and ` ERR_… ` on red where colours show, `[WARN]` and `[ERR_…]` otherwise. */
+function labelStyle (ctx: MainContext): LabelStyle {
+  const colors = ctx.env['FORCE_COLOR'] !== undefined && ctx.env['FORCE_COLOR'] !== '0'
+    ? true
+    : ctx.stdout.isTTY === true && ctx.env['NO_COLOR'] === undefined && ctx.env['TERM'] !== 'dumb'
+  return colors
+    ? { warn: '\x1b[30;43m WARN \x1b[39;49m', error: (code) => `\x1b[41m\x1b[30m ${code} \x1b[39m\x1b[49m` }
+    : { warn: '[WARN]', error: (code) => `[${code}]` }
+}
+
+/** pnpm's `++++--` bar: one sign per package, scaled down to 80 columns when there are more. */
+function changeBar (added: number, removed: number, width = 80): string {
+  const total = added + removed
+  if (total <= width) return '+'.repeat(added) + '-'.repeat(removed)
+  const plus = Math.round(width * added / total)
+  return '+'.repeat(plus) + '-'.repeat(width - plus)
+}
+
+/** `500ms`, `2s`, `5m`, `1h`, `3d`: pnpm's age of a cached verdict (pretty-ms, compact: the largest unit only). */
+export function formatAgo (ms: number): string {
+  const elapsed = Math.max(0, Number.isNaN(ms) ? 0 : ms)
+  const units: Array<[string, number]> = [['y', 365 * 86_400_000], ['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]]
+  for (const [unit, size] of units) if (elapsed >= size) return `${Math.floor(elapsed / size)}${unit}`
+  return `${Math.round(elapsed)}ms`
+}
+
+/** `564ms`, `3.2s`, `1m 5.3s`: pnpm's "Done in" duration (pretty-ms). */
+export function formatDuration (ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`
+  const minutes = Math.floor(ms / 60_000)
+  const seconds = Math.floor((ms - minutes * 60_000) / 100) / 10
+  return minutes > 0 ? `${minutes}m${seconds > 0 ? ` ${seconds}s` : ''}` : `${seconds}s`
+}
+
+function report (
+  event: InstallEvent,
+  print: (line: string) => void,
+  showProgress: (line: string, done: boolean) => void,
+  style: LabelStyle
+): void {
+  switch (event.type) {
+    case 'warning': print(`${style.warn} ${event.message}`); break
+    case 'info': print(event.message); break
+    case 'deprecated':
+      for (const id of event.direct) print(`${style.warn} deprecated ${id}`)
+      if (event.subdependencies.length > 0) print(`${style.warn} ${event.subdependencies.length} deprecated subdependencies found: ${[...event.subdependencies].sort().join(', ')}`)
+      break
+    case 'progress': showProgress(`Progress: resolved ${event.resolved}, reused ${event.reused}, downloaded ${event.downloaded}, added ${event.added}${event.done ? ', done' : ''}`, event.done); break
+    case 'peer-issues':
+      // pnpm points at `pnpm peers check` here; lode lists the issues instead.
+      print(`${style.warn} Issues with peer dependencies found:`)
+      for (const issue of event.issues) {
+        print(issue.kind === 'unmet'
+          ? `  ✕ unmet peer ${issue.peer}@${issue.range}: found ${issue.installed} (wanted by ${issue.wantedBy})`
+          : `  ✕ missing peer ${issue.peer}@${issue.range} (wanted by ${issue.wantedBy})`)
+      }
+      break
+    case 'lockfile': print(''); break
+    case 'lockfile-verification':
+      if (event.status === 'cached') print(`✓ Lockfile passes supply-chain policies (verified ${formatAgo(Date.now() - Date.parse(event.verifiedAt))} ago)`)
+      else {
+        const entries = `${event.entries} ${event.entries === 1 ? 'entry' : 'entries'}`
+        if (event.status === 'started') print(`? Verifying lockfile against supply-chain policies (${entries})...`)
+        else if (event.status === 'done') print(`✓ Lockfile passes supply-chain policies (${entries} in ${formatDuration(event.elapsedMs)})`)
+        else print(`✗ Lockfile failed supply-chain policy check (${entries} in ${formatDuration(event.elapsedMs)})`)
+      }
+      break
+    case 'up-to-date': print('Already up to date'); break
+    case 'script-output': break
+    case 'packages':
+      print(`Packages: ${[event.added > 0 ? `+${event.added}` : '', event.removed > 0 ? `-${event.removed}` : ''].filter(Boolean).join(' ')}`)
+      print(changeBar(event.added, event.removed))
+      if (event.added > 0) {
+        print('Packages are hard linked from the content-addressable store to the virtual store.')
+        print(`  Content-addressable store is at: ${event.storeDir}`)
+        print(`  Virtual store is at:             ${event.virtualStoreDir}`)
+      }
+      break
+    case 'summary':
+      for (const group of ['dependencies', 'optionalDependencies', 'devDependencies'] as const) {
+        const changes = event.changes.filter((change) => change.group === group)
+        if (changes.length === 0) continue
+        print(`${group}:`)
+        for (const change of changes) {
+          const from = change.linkedFrom !== undefined ? ` <- ${change.linkedFrom}` : ''
+          print(`${change.change} ${change.alias}${change.name !== undefined && change.name !== change.alias ? ` <- ${change.name}` : ''} ${change.version}${from}`)
+        }
+        print('')
+      }
+      break
+  }
+}

@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { after, before, test } from 'node:test'
+
+import { TestRegistry } from '@lode/__utils__.test-fixtures'
+
+import { lode, lodeExactly, makeProject } from './helpers.js'
+
+// The CLI's commands as modules behind one registry: each command's help, pnpm's flag forms, and
+// pnpm's command names never taken for scripts.
+
+let registry: TestRegistry
+before(async () => {
+  registry = await TestRegistry.start([
+    { name: 'alpha', version: '1.0.0' },
+    { name: 'alpha', version: '1.2.0' },
+  ])
+})
+after(async () => { await registry.close() })
+
+function readJson (file: string): Record<string, unknown> {
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>
+}
+
+test('lode --help lists the commands; lode help <cmd> and lode <cmd> --help print the command\'s options', async () => {
+  const project = makeProject(registry, { name: 'p', version: '1.0.0' })
+  const main = await lode(project, ['--help'])
+  assert.equal(main.code, 0, main.stderr)
+  for (const name of ['install, i', 'add', 'remove, rm', 'update, up', 'rebuild, rb', 'run', 'exec']) assert.match(main.stdout, new RegExp(`^  ${name}`, 'm'))
+  const bare = await lode(project, [])
+  assert.equal(bare.code, 1, 'lode without a command fails, with the help')
+  assert.match(bare.stdout, /^Usage: lode <command>/)
+  const viaHelp = await lode(project, ['help', 'add'])
+  const viaFlag = await lode(project, ['add', '--help'])
+  assert.equal(viaHelp.code, 0, viaHelp.stderr)
+  assert.equal(viaFlag.code, 0, viaFlag.stderr)
+  assert.equal(viaHelp.stdout, viaFlag.stdout)
+  assert.match(viaHelp.stdout, /^Usage: lode add /)
+  assert.match(viaHelp.stdout, /^ {2}-D, --save-dev {2,}Save to devDependencies$/m)
+  assert.doesNotMatch(viaHelp.stdout, /--lockfile-only/, 'only add\'s options')
+  const install = await lode(project, ['i', '-h'])
+  assert.match(install.stdout, /--frozen-lockfile/)
+  assert.match(install.stdout, /Aliases: i$/m)
+  const unknown = await lode(project, ['help', 'nope'])
+  assert.equal(unknown.code, 1)
+  assert.match(unknown.stderr, /^\[ERR_LODE_UNKNOWN_COMMAND\] Unknown command "nope"/)
+  assert.equal(fs.readdirSync(project.dir).join(), 'package.json', 'help writes nothing')
+})
+
+test('a pnpm command lode does not have is refused by name, never run as the script of that name', async () => {
+  const script = 'node -e "require(\'fs\').writeFileSync(\'ran\', \'\')"'
+  const project = makeProject(registry, { name: 'p', version: '1.0.0', scripts: { outdated: script, lint: script } })
+  const refused = await lodeExactly(project, ['outdated'])
+  assert.equal(refused.code, 1)
+  assert.match(refused.stderr, /^\[ERR_LODE_COMMAND_NOT_IMPLEMENTED\] "outdated" is a pnpm command lode does not have yet\./)
+  assert.match(refused.stderr, /lode run outdated/)
+  assert.equal(fs.existsSync(path.join(project.dir, 'ran')), false, 'the script did not run')
+  const run = await lodeExactly(project, ['run', 'outdated'])
+  assert.equal(run.code, 0, run.stderr)
+  assert.equal(fs.existsSync(path.join(project.dir, 'ran')), true, 'lode run runs it')
+  fs.rmSync(path.join(project.dir, 'ran'))
+  // A name that is no command of pnpm's runs the script, as `pnpm lint` does.
+  const lint = await lodeExactly(project, ['lint'])
+  assert.equal(lint.code, 0, lint.stderr)
+  assert.equal(fs.existsSync(path.join(project.dir, 'ran')), true)
+})
+
+test('--flag=false and --flag=true set a boolean option as --no-flag and --flag do', async () => {
+  const manifest = { name: 'p', version: '1.0.0', dependencies: { alpha: '^1.0.0' } }
+  // In CI a lockfile is frozen by default: without pnpm-lock.yaml, a frozen install fails.
+  const frozen = makeProject(registry, manifest)
+  const refused = await lode(frozen, ['install', '--lockfile-only', '--frozen-lockfile=true'])
+  assert.equal(refused.code, 1)
+  assert.match(refused.stderr, /^\[ERR_LODE_NO_LOCKFILE\] /)
+  assert.equal(fs.existsSync(path.join(frozen.dir, 'pnpm-lock.yaml')), false)
+  const project = makeProject(registry, manifest)
+  const result = await lode(project, ['install', '--lockfile-only', '--frozen-lockfile=false'], { CI: 'true' })
+  assert.equal(result.code, 0, result.stderr)
+  assert.match(fs.readFileSync(path.join(project.dir, 'pnpm-lock.yaml'), 'utf8'), /alpha@1\.2\.0:/)
+  const bad = await lode(project, ['install', '--frozen-lockfile=maybe'])
+  assert.equal(bad.code, 1)
+  assert.match(bad.stderr, /^\[ERR_LODE_BAD_ARGUMENTS\] .*--frozen-lockfile/)
+})
+
+test('--config.<key>=<value> sets a setting for the command; one lode does not take is refused before anything is written', async () => {
+  const project = makeProject(registry, { name: 'p', version: '1.0.0', dependencies: { alpha: '1.0.0' } })
+  const storeDir = path.join(project.home, 'cli-store')
+  const result = await lode(project, ['install', `--config.store-dir=${storeDir}`])
+  assert.equal(result.code, 0, result.stderr)
+  assert.ok(fs.existsSync(storeDir), 'the store is where --config.store-dir says')
+  assert.equal(readJson(path.join(project.dir, 'node_modules', 'alpha', 'package.json'))['version'], '1.0.0')
+  const other = makeProject(registry, { name: 'p', version: '1.0.0', dependencies: { alpha: '1.0.0' } })
+  const refused = await lode(other, ['install', '--config.hoist-workspace-packages=false'])
+  assert.equal(refused.code, 1)
+  assert.match(refused.stderr, /^\[ERR_LODE_UNSUPPORTED_CLI_SETTING\] --config\.hoist-workspace-packages is not a setting lode takes on the command line\./)
+  assert.deepEqual(fs.readdirSync(other.dir), ['package.json'], 'nothing written')
+})
+
+test('-- ends the options: what follows is positional; an option a command does not have is refused naming it', async () => {
+  const project = makeProject(registry, { name: 'p', version: '1.0.0' })
+  const added = await lodeExactly(project, ['add', '--reporter=append-only', '--save-exact', '--', 'alpha'])
+  assert.equal(added.code, 0, added.stderr)
+  assert.deepEqual(readJson(path.join(project.dir, 'package.json'))['dependencies'], { alpha: '1.2.0' })
+  const before = fs.readFileSync(path.join(project.dir, 'pnpm-lock.yaml'), 'utf8')
+  const unknown = await lode(project, ['install', '--save-exact'])
+  assert.equal(unknown.code, 1)
+  assert.match(unknown.stderr, /^\[ERR_LODE_BAD_ARGUMENTS\] .*'--save-exact'/)
+  assert.match(unknown.stderr, /lode install --help/)
+  assert.equal(fs.readFileSync(path.join(project.dir, 'pnpm-lock.yaml'), 'utf8'), before)
+})
