@@ -177,7 +177,8 @@ export interface GetConfigOptions {
  * user's, then the project's; `npm_config_*` variables win over both; pnpm-workspace.yaml's
  * `registry`, proxies and `strictSsl` over them), everything else from `pnpm-workspace.yaml`, then
  * the overrides. A pnpm setting lode cannot honour is `ERR_LODE_UNSUPPORTED_SETTING`; see
- * `PNPM_SETTINGS`.
+ * `PNPM_SETTINGS`. Most of its length is the one `Config` literal, a line per setting, where a
+ * setting's source and default are read side by side.
  */
 export function getConfig (opts: GetConfigOptions): Config {
   const { env, dir } = opts

@@ -126,7 +126,8 @@ interface IsolatedInstall {
  * written beside its place: a failed download, extraction or import removes those new directories
  * again and changes nothing else. Then, with every package in place: what the last install left
  * and this one does not want is pruned, and the other symlinks and the bins are written. Until
- * `done`, a marker in node_modules tells the next install that this one did not finish.
+ * `done`, a marker in node_modules tells the next install that this one did not finish. Kept in
+ * one piece (about 100 lines): the handle it returns closes over what each phase made.
  */
 async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall): Promise<LinkedPackages> {
   const { config } = opts
@@ -141,15 +142,7 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
   // Into a node_modules without `.pnpm`, every package goes (one check instead of one per package).
   const missing = fs.existsSync(layout.virtualStoreDir) ? layout.packages.filter((pkg) => !fs.existsSync(pkg.dir)) : layout.packages
   const nextIds = new Set(layout.packages.map((pkg) => pkg.depPath))
-  // Hoisting is planned when first needed: in a fresh node_modules, once the first packages are on their way.
-  let hoistedPlan: HoistedDependency[] | undefined
-  const planHoisted = (): HoistedDependency[] => {
-    if (hoistedPlan !== undefined) return hoistedPlan
-    const hoistOptions = { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern }
-    const hoistedProjects = planWorkspaceHoisting(opts.importers, layout, hoistOptions)
-    hoistedPlan = [...planHoisting(layout, { ...hoistOptions, reserved: hoistedProjects.map((dep) => dep.alias) }), ...hoistedProjects]
-    return hoistedPlan
-  }
+  const planHoisted = hoistingPlanner(opts, layout)
   const { due: pruneVirtualStore, prunedAt } = virtualStorePruning(previous?.prunedAt, config.modulesCacheMaxAge, opts.now())
   const prune = previous === undefined ? undefined : await planPrune({
     modulesDir,
@@ -240,6 +233,21 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
       })
     },
     done: async () => { await removeInstallingMarker(modulesDir) },
+  }
+}
+
+/**
+ * The hoisting of the layout (the workspace's projects first, then pnpm's hoisting by pattern), planned
+ * when first asked for: in a fresh node_modules, once the first packages are on their way.
+ */
+function hoistingPlanner (opts: LinkPackagesOptions, layout: Layout): () => HoistedDependency[] {
+  let plan: HoistedDependency[] | undefined
+  return () => {
+    if (plan !== undefined) return plan
+    const hoistOptions = { hoistPattern: opts.config.hoistPattern, publicHoistPattern: opts.config.publicHoistPattern }
+    const hoistedProjects = planWorkspaceHoisting(opts.importers, layout, hoistOptions)
+    plan = [...planHoisting(layout, { ...hoistOptions, reserved: hoistedProjects.map((dep) => dep.alias) }), ...hoistedProjects]
+    return plan
   }
 }
 

@@ -122,8 +122,56 @@ async function resolveGraph (
 ): Promise<ResolveDependenciesResult & { lockedPeers: string[] }> {
   const deprecated = { direct: [] as string[], subdependencies: [] as string[] }
   const immature = new Map<string, ReleaseAgeViolation>()
-  // Changed overrides can change any package's manifest: every package is read again (pnpm's full
-  // resolution), locked versions still kept where they satisfy, except for the targets of removed overrides.
+  const { tree, staleNames, isUpdating } = createTreeResolver(opts, {
+    onDeprecated: (pkg, direct) => { (direct ? deprecated.direct : deprecated.subdependencies).push(pkg.id) },
+    onImmature: (violation) => { immature.set(`${violation.name}@${violation.version}`, violation) },
+  })
+  const importerScope = importerPreferences(opts, staleNames, isUpdating)
+  const direct = directDependencies(opts, importerScope, staleNames)
+  await tree.resolve(direct)
+  const { providers, pinnedPeers } = await hoistPeers(opts, tree, direct, unpinned)
+  const rootIndex = opts.resolvePeersFromWorkspaceRoot === false ? -1 : opts.importers.findIndex((importer) => importer.id === '.')
+  const peers = new PeerResolver({
+    packages: tree.packages,
+    children: tree.children,
+    peersSuffixMaxLength: opts.peersSuffixMaxLength,
+    dedupePeers: opts.dedupePeers === true,
+    ...(opts.patchHashOf === undefined ? {} : { patchHashOf: opts.patchHashOf }),
+  })
+  const roots = resolveImporterPeers(peers, direct.map((importer) => [...importer.edges, ...importer.hidden]), rootIndex, providers)
+
+  // Required peers still missing (autoInstallPeers off, or ranges no version meets) are issues, as in pnpm.
+  const missingIssues = direct.flatMap((importer, i) => missingAtTop(roots[i]!, importer.hidden).flatMap(([peer, missing]) =>
+    [...missing.wantedBy].flatMap(([range, wantedBy]) => wantedBy.map((by): PeerIssue => ({ kind: 'missing', peer, range, wantedBy: by })))))
+  const lockfile = toLockfile({
+    importers: opts.importers,
+    direct,
+    roots,
+    peers,
+    packages: tree.packages,
+    lockfile: opts.lockfile,
+    autoInstallPeers: opts.autoInstallPeers,
+    peersSuffixMaxLength: opts.peersSuffixMaxLength,
+    settings: opts.lockfileSettings,
+    dedupePeerDependents: opts.dedupePeerDependents,
+    dedupePeers: opts.dedupePeers === true,
+    injectWorkspacePackages: opts.injectWorkspacePackages === true,
+  })
+  const sortedImmature = [...immature].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([, violation]) => violation)
+  return { lockfile, peerIssues: [...peers.issues, ...missingIssues], deprecated, immature: sortedImmature, lockedPeers: [...pinnedPeers] }
+}
+
+/**
+ * The tree resolver of one resolution pass, with what decides which locked versions it keeps:
+ * changed overrides (and extensions, ignored optional dependencies) can change any package's
+ * manifest, so every package is read again (pnpm's full resolution), locked versions still kept
+ * where they satisfy, except for the targets of removed overrides (`staleNames`) and the packages
+ * updated.
+ */
+function createTreeResolver (
+  opts: ResolveDependenciesOptions,
+  report: { onDeprecated: (pkg: ResolvedPackage, direct: boolean) => void, onImmature: (violation: ReleaseAgeViolation) => void }
+): { tree: TreeResolver, staleNames: Set<string>, isUpdating: (name: string) => boolean } {
   const settingsChanged = opts.lockfile !== undefined && (
     !isDeepStrictEqual(opts.lockfile.overrides ?? {}, opts.lockfileSettings.overrides ?? {}) ||
     opts.lockfile.packageExtensionsChecksum !== opts.lockfileSettings.packageExtensionsChecksum ||
@@ -143,9 +191,9 @@ async function resolveGraph (
     isUpdating,
     readPackageHook: opts.readPackageHook ?? ((manifest) => manifest),
     autoInstallPeers: opts.autoInstallPeers,
-    onDeprecated: (pkg, direct) => { (direct ? deprecated.direct : deprecated.subdependencies).push(pkg.id) },
+    onDeprecated: report.onDeprecated,
     onResolved: opts.onPackageResolved ?? (() => {}),
-    onImmature: (violation) => { immature.set(`${violation.name}@${violation.version}`, violation) },
+    onImmature: report.onImmature,
     // pnpm's reporter prints it as an info-level log line.
     onOptionalSkipped: (message) => { opts.onInfo(`info: ${message}`) },
     lockfileDir: opts.lockfileDir,
@@ -164,6 +212,18 @@ async function resolveGraph (
     git: opts.git,
     onWarning: opts.onWarning,
   })
+  return { tree, staleNames, isUpdating }
+}
+
+/**
+ * The versions the importers prefer, as pnpm weighs them: what package.json asks for directly
+ * (a plain version, range or tag, not an npm: alias), then the versions the lockfile has.
+ */
+function importerPreferences (
+  opts: ResolveDependenciesOptions,
+  staleNames: ReadonlySet<string>,
+  isUpdating: (name: string) => boolean
+): Scope {
   const importerScope = new Scope()
   for (const importer of opts.importers) {
     for (const group of DEPENDENCY_GROUPS) {
@@ -183,7 +243,16 @@ async function resolveGraph (
     if (semver.valid(version) !== null && !staleNames.has(name) && !isUpdating(name)) importerScope.add(name, version, 'version', EXISTING_VERSION_WEIGHT)
   }
 
-  const direct = opts.importers.map((importer, importerIndex) => {
+  return importerScope
+}
+
+/** Each importer's direct dependencies as the tree resolver takes them, with the versions locked for them where package.json still asks for them. */
+function directDependencies (
+  opts: ResolveDependenciesOptions,
+  importerScope: Scope,
+  staleNames: ReadonlySet<string>
+): DirectDependencies[] {
+  return opts.importers.map((importer, importerIndex) => {
     const wanted: WantedDependency[] = []
     const groups: DependencyGroup[] = []
     const locked = opts.lockfile?.importers[importer.id]
@@ -210,19 +279,29 @@ async function resolveGraph (
     }
     return { importerIndex, wanted, groups, scope: importerScope, edges: [] as Edge[], hidden: [] as Edge[] }
   })
-  await tree.resolve(direct)
+}
 
-  // Peers hoisted to the importers, as pnpm does, from what it knew of peers while it resolved
-  // (resolution-peers.ts), round by round over what the last round added: missing required peers
-  // are resolved as hidden direct dependencies (autoInstallPeers), and a peer a package below found
-  // among an ancestor's dependencies becomes a provider for the importer's whole tree; once no
-  // required peer is missing, the optional peers found missing meanwhile get the highest version
-  // already in the graph as hidden optional dependencies. A hoisted dependency whose name is taken
-  // already is resolved (its subtree is looked at) but not used: pnpm keeps the first of an alias.
+/**
+ * Peers hoisted to the importers, as pnpm does, from what it knew of peers while it resolved
+ * (resolution-peers.ts), round by round over what the last round added: missing required peers
+ * are resolved as hidden direct dependencies (autoInstallPeers), and a peer a package below found
+ * among an ancestor's dependencies becomes a provider for the importer's whole tree; once no
+ * required peer is missing, the optional peers found missing meanwhile get the highest version
+ * already in the graph as hidden optional dependencies. A hoisted dependency whose name is taken
+ * already is resolved (its subtree is looked at) but not used: pnpm keeps the first of an alias.
+ * Adds to each importer's `hidden`; returns the providers, and the `name@version` of each required
+ * peer hoisted at the version the lockfile gave it. One loop over shared per-importer state, kept
+ * whole (about 100 lines) so that a round reads top to bottom.
+ */
+async function hoistPeers (
+  opts: ResolveDependenciesOptions,
+  tree: TreeResolver,
+  direct: DirectDependencies[],
+  unpinned: ReadonlySet<string>
+): Promise<{ providers: PeerProvider[][], pinnedPeers: Set<string> }> {
   const lockedPeers = opts.importers.map((importer) => peersLockedBy(opts.lockfile, importer.id))
   /** `name@version` of each required peer hoisted at the version the lockfile gave it. */
   const pinnedPeers = new Set<string>()
-  const rootIndex = opts.resolvePeersFromWorkspaceRoot === false ? -1 : opts.importers.findIndex((importer) => importer.id === '.')
   const providers: PeerProvider[][] = direct.map(() => [])
   const shadowed: Edge[][] = direct.map(() => [])
   const missingOptionalPeers = direct.map(() => new Map<string, string[]>())
@@ -302,34 +381,18 @@ async function resolveGraph (
       return entry.edges
     })
   }
-  const peers = new PeerResolver({
-    packages: tree.packages,
-    children: tree.children,
-    peersSuffixMaxLength: opts.peersSuffixMaxLength,
-    dedupePeers: opts.dedupePeers === true,
-    ...(opts.patchHashOf === undefined ? {} : { patchHashOf: opts.patchHashOf }),
-  })
-  const roots = resolveImporterPeers(peers, direct.map((importer) => [...importer.edges, ...importer.hidden]), rootIndex, providers)
+  return { providers, pinnedPeers }
+}
 
-  // Required peers still missing (autoInstallPeers off, or ranges no version meets) are issues, as in pnpm.
-  const missingIssues = direct.flatMap((importer, i) => missingAtTop(roots[i]!, importer.hidden).flatMap(([peer, missing]) =>
-    [...missing.wantedBy].flatMap(([range, wantedBy]) => wantedBy.map((by): PeerIssue => ({ kind: 'missing', peer, range, wantedBy: by })))))
-  const lockfile = toLockfile({
-    importers: opts.importers,
-    direct,
-    roots,
-    peers,
-    packages: tree.packages,
-    lockfile: opts.lockfile,
-    autoInstallPeers: opts.autoInstallPeers,
-    peersSuffixMaxLength: opts.peersSuffixMaxLength,
-    settings: opts.lockfileSettings,
-    dedupePeerDependents: opts.dedupePeerDependents,
-    dedupePeers: opts.dedupePeers === true,
-    injectWorkspacePackages: opts.injectWorkspacePackages === true,
-  })
-  const sortedImmature = [...immature].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([, violation]) => violation)
-  return { lockfile, peerIssues: [...peers.issues, ...missingIssues], deprecated, immature: sortedImmature, lockedPeers: [...pinnedPeers] }
+/** An importer's direct dependencies, and the edges the tree resolver gives them. */
+interface DirectDependencies {
+  importerIndex: number
+  wanted: WantedDependency[]
+  groups: DependencyGroup[]
+  scope: Scope
+  edges: Edge[]
+  /** Hoisted peers (auto-installed), resolved as direct dependencies pnpm does not list. */
+  hidden: Edge[]
 }
 
 /** A project's `publishConfig.directory` and `publishConfig.linkDirectory`, when they are set. */
@@ -624,41 +687,8 @@ interface Variant extends VariantNode {
 }
 
 function toLockfile (input: ToLockfileInput): Lockfile {
-  const { peers, packages } = input
-  // The graph of package variants by dependency path, reached from the importers.
-  const graph = new Map<string, Variant>()
-  const variantsOf = new Map<string, Set<string>>()
-  const add = (node: PeerNode): string => {
-    const depPath = peers.depPath(node)
-    const pkg = packages.get(node.pkgId)!
-    if (pkg.link === true || graph.has(depPath)) return depPath
-    const variant: Variant = {
-      pkgId: node.pkgId,
-      children: new Map(),
-      peerNames: new Set(node.allPeers.keys()),
-      deps: new Map(),
-      peers: new Map(),
-      transitivePeerDependencies: node.transitivePeerDependencies,
-    }
-    graph.set(depPath, variant)
-    const siblings = variantsOf.get(node.pkgId)
-    if (siblings === undefined) variantsOf.set(node.pkgId, new Set([depPath]))
-    else siblings.add(depPath)
-    for (const [alias, { node: child, optional }] of node.children) variant.deps.set(alias, { depPath: add(child), optional })
-    for (const [peer, provider] of node.ownPeers) variant.peers.set(peer, {
-      depPath: add(provider),
-      optional: own(pkg.peerDependenciesMeta, peer)?.optional === true,
-    })
-    for (const [alias, { depPath: child }] of [...variant.deps, ...variant.peers]) variant.children.set(alias, child)
-    return depPath
-  }
-  const importerEdges = input.direct.map((importer, i) => {
-    const roots = input.roots[i]!
-    return {
-      direct: importer.edges.map((edge) => ({ edge, depPath: add(roots.get(edge.alias)!) })),
-      hidden: importer.hidden.map((edge) => ({ edge, depPath: add(roots.get(edge.alias)!) })),
-    }
-  })
+  const { packages } = input
+  const { graph, variantsOf, importerEdges } = variantGraph(input)
   // Copies of workspace projects that would see what the project sees are linked instead (before peer variants merge, as pnpm).
   const injectedLinks = dedupeInjectedDeps({
     graph,
@@ -733,18 +763,62 @@ function toLockfile (input: ToLockfileInput): Lockfile {
     if (!nonOptional) snapshot.optional = true
     snapshotsSection[depPath] = snapshot
   }
-  // In pnpm's order.
+  return lockfileWith(input, { importers, packages: packagesSection, snapshots: snapshotsSection }, catalogs)
+}
+
+/** The graph of package variants by dependency path, reached from the importers, and each importer's edges into it. */
+function variantGraph (input: ToLockfileInput): {
+  graph: Map<string, Variant>
+  variantsOf: Map<string, Set<string>>
+  importerEdges: Array<{ direct: Array<{ edge: Edge, depPath: string }>, hidden: Array<{ edge: Edge, depPath: string }> }>
+} {
+  const { peers, packages } = input
+  const graph = new Map<string, Variant>()
+  const variantsOf = new Map<string, Set<string>>()
+  const add = (node: PeerNode): string => {
+    const depPath = peers.depPath(node)
+    const pkg = packages.get(node.pkgId)!
+    if (pkg.link === true || graph.has(depPath)) return depPath
+    const variant: Variant = {
+      pkgId: node.pkgId,
+      children: new Map(),
+      peerNames: new Set(node.allPeers.keys()),
+      deps: new Map(),
+      peers: new Map(),
+      transitivePeerDependencies: node.transitivePeerDependencies,
+    }
+    graph.set(depPath, variant)
+    const siblings = variantsOf.get(node.pkgId)
+    if (siblings === undefined) variantsOf.set(node.pkgId, new Set([depPath]))
+    else siblings.add(depPath)
+    for (const [alias, { node: child, optional }] of node.children) variant.deps.set(alias, { depPath: add(child), optional })
+    for (const [peer, provider] of node.ownPeers) variant.peers.set(peer, {
+      depPath: add(provider),
+      optional: own(pkg.peerDependenciesMeta, peer)?.optional === true,
+    })
+    for (const [alias, { depPath: child }] of [...variant.deps, ...variant.peers]) variant.children.set(alias, child)
+    return depPath
+  }
+  const importerEdges = input.direct.map((importer, i) => {
+    const roots = input.roots[i]!
+    return {
+      direct: importer.edges.map((edge) => ({ edge, depPath: add(roots.get(edge.alias)!) })),
+      hidden: importer.hidden.map((edge) => ({ edge, depPath: add(roots.get(edge.alias)!) })),
+    }
+  })
+  return { graph, variantsOf, importerEdges }
+}
+
+/** The lockfile of these sections, with its settings and the sections recording what it was resolved with (in pnpm's order); those not in force go. */
+function lockfileWith (
+  input: ToLockfileInput,
+  sections: Pick<Lockfile, 'importers' | 'packages' | 'snapshots'>,
+  catalogs: NonNullable<Lockfile['catalogs']>
+): Lockfile {
   const settings: Lockfile['settings'] = { autoInstallPeers: input.autoInstallPeers, ...input.dedupePeers ? { dedupePeers: true } : {}, excludeLinksFromLockfile: false }
   if (input.peersSuffixMaxLength !== 1000) settings.peersSuffixMaxLength = input.peersSuffixMaxLength
   if (input.injectWorkspacePackages) settings.injectWorkspacePackages = true
-  const lockfile: Lockfile = {
-    ...input.lockfile,
-    lockfileVersion: LOCKFILE_VERSION,
-    settings,
-    importers,
-    packages: packagesSection,
-    snapshots: snapshotsSection,
-  }
+  const lockfile: Lockfile = { ...input.lockfile, lockfileVersion: LOCKFILE_VERSION, settings, ...sections }
   if (input.settings.overrides !== undefined && Object.keys(input.settings.overrides).length > 0) {
     lockfile.overrides = input.settings.overrides
   } else {

@@ -48,6 +48,7 @@ export interface ResolutionPeersInput {
  * other occurrence passes up only what its owner's subtree misses, found among its ancestors'
  * dependencies (not its siblings'), and nothing when the owner is shallower. Peers hoisted to an
  * importer are resolved after the tree, round by round: each round looks at what the last added.
+ * One walk with its memo tables in scope (about 100 lines), kept whole so the passing-up reads as one rule.
  */
 export function resolutionPeerViews (input: ResolutionPeersInput): ImporterPeerView[] {
   const tops = input.topAliases.map((aliases): AliasScope => ({ aliases: new Map([...aliases].map((alias) => [alias, true as const])) }))

@@ -327,7 +327,10 @@ export class RegistryClient {
     return hop
   }
 
-  /** One request, under its deadlines. Throws a `Transient` for what another attempt might fix. */
+  /**
+   * One request, under its deadlines. Throws a `Transient` for what another attempt might fix. The
+   * deadlines, the body stream and the error mapping share the request's timers: one method.
+   */
   private async request (hop: Hop, options: GetOptions): Promise<GetResult | { status: number, location: string | undefined }> {
     const headers: Record<string, string> = {
       accept: options.accept,

@@ -58,7 +58,8 @@ export interface CasFileStream {
  * write cut short leaves a file shorter than its content, which no index row names (rows are
  * written after their files) and which the next write of that content replaces, through a temp
  * file in `<store>/v11/tmp/` renamed over it. `openFile`'s content, streamed rather than held in
- * memory, always goes through such a temp file: only large files pay its rename.
+ * memory, always goes through such a temp file: only large files pay its rename. Its methods are
+ * closures over one thread's state (buffers, the directories made), hence one long factory.
  */
 export function createCasWriter (storeDir: string, opts: CasWriterOptions): CasWriter {
   const root = storePath(storeDir)
