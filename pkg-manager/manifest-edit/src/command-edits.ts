@@ -1,0 +1,133 @@
+import path from 'node:path'
+
+import type { DependencyGroup } from '@lode/core.constants'
+import { splitNameAt } from '@lode/core.dep-path'
+import { LodeError } from '@lode/core.error'
+import { createMatcher } from '@lode/core.matcher'
+import { own } from '@lode/core.safe-name'
+import { parseWantedSpec } from '@lode/resolving.npm-resolver/spec'
+
+import type { DependencyEdit } from './dependency-edit.js'
+
+// The edits of pnpm's `add`, `remove` and `update`, built from what the command was given and the
+// projects it changes; refusals come before anything is resolved or written.
+
+/** A project a command changes: its importer id, directory and package.json. */
+export interface EditTarget {
+  importerId: string
+  dir: string
+  manifest: Readonly<Record<string, unknown>>
+}
+
+export interface AddEditOptions {
+  group?: DependencyGroup | undefined
+  exact: boolean
+  peer: boolean
+  savePrefix: string
+  /** The default catalog: a name given alone that it has is saved as `catalog:`, as pnpm saves it. */
+  defaultCatalog: Readonly<Record<string, string>> | undefined
+}
+
+/** `add`: the same dependencies for each project. */
+export function addEdits (
+  targets: ReadonlyArray<Pick<EditTarget, 'importerId'>>,
+  specs: readonly string[],
+  opts: AddEditOptions
+): DependencyEdit[] {
+  const dependencies = specs.map(parseAddSpec).map((dep) =>
+    dep.bareSpecifier === undefined && own(opts.defaultCatalog, dep.alias) !== undefined ? { ...dep, bareSpecifier: 'catalog:' } : dep)
+  const group = opts.peer ? 'devDependencies' : opts.group
+  const { peer, exact, savePrefix } = opts
+  return targets.map(({ importerId }) => ({ importerId, dependencies, group, peer, exact, savePrefix }))
+}
+
+/**
+ * `remove`: each project loses the names it has, from every group (peers too). A name no project
+ * depends on is `ERR_LODE_CANNOT_REMOVE_MISSING_DEPS`.
+ */
+export function removeEdits (targets: readonly EditTarget[], names: readonly string[], savePrefix: string): DependencyEdit[] {
+  const specs = targets.map((target) => specsOf(target.manifest, true))
+  const missing = names.filter((name) => specs.every((of) => !of.has(name)))
+  if (missing.length > 0) {
+    throw new LodeError('CANNOT_REMOVE_MISSING_DEPS', `Cannot remove ${missing.map((name) => `'${name}'`).join(', ')}: no such ${missing.length === 1 ? 'dependency' : 'dependencies'} found in ${where(targets)}.`, {
+      hint: `Available dependencies: ${[...new Set(specs.flatMap((of) => [...of.keys()]))].join(', ') || 'none'}.`,
+    })
+  }
+  return targets.map(({ importerId }, i) => ({
+    importerId,
+    dependencies: [],
+    remove: names.filter((name) => specs[i]!.has(name)),
+    exact: false,
+    savePrefix,
+  }))
+}
+
+/**
+ * `update`: the direct dependencies named or matched (`@babel/*`, `!eslint`; all when none is
+ * named) resolve again; with `latest`, a registry spec at its `latest` version (an alias at its
+ * target's), others (`workspace:`, `catalog:`, paths, URLs) left alone. A name no project depends
+ * on is `ERR_LODE_NO_PACKAGE_IN_DEPENDENCIES`.
+ */
+export function updateEdits (
+  targets: readonly EditTarget[],
+  patterns: readonly string[],
+  opts: { latest: boolean, savePrefix: string }
+): DependencyEdit[] {
+  const matches = patterns.length === 0 ? () => true : createMatcher(patterns)
+  const specs = targets.map((target) => specsOf(target.manifest, false))
+  const named = patterns.filter((pattern) => !pattern.startsWith('!'))
+  const unmatched = named.filter((pattern) => {
+    const one = createMatcher([pattern])
+    return specs.every((of) => ![...of.keys()].some(one))
+  })
+  if (named.length > 0 && unmatched.length === named.length) {
+    throw new LodeError('NO_PACKAGE_IN_DEPENDENCIES', `None of the specified packages were found in the dependencies of ${where(targets)}: ${unmatched.join(', ')}.`, {
+      hint: 'Check the names; lode update updates direct dependencies (and wherever else they occur).',
+    })
+  }
+  return targets.map(({ importerId }, i) => {
+    const names = [...specs[i]!.keys()].filter(matches)
+    const dependencies = names.flatMap((alias) => {
+      const spec = specs[i]!.get(alias)!
+      if (!opts.latest) return [{ alias, bareSpecifier: spec }]
+      const wanted = registrySpec(alias, spec)
+      return wanted === undefined ? [] : [{ alias, bareSpecifier: wanted.aliased ? `npm:${wanted.name}` : undefined }]
+    })
+    return { importerId, dependencies, update: patterns.length === 0 ? 'all' as const : names, latest: opts.latest, exact: false, savePrefix: opts.savePrefix }
+  })
+}
+
+function where (targets: readonly EditTarget[]): string {
+  return targets.length === 1 ? path.join(targets[0]!.dir, 'package.json') : `any of the ${targets.length} projects`
+}
+
+/** The project's direct dependencies and their specs, from every group (with peers when asked). */
+function specsOf (manifest: Readonly<Record<string, unknown>>, withPeers: boolean): Map<string, string> {
+  const groups = ['dependencies', 'devDependencies', 'optionalDependencies', ...withPeers ? ['peerDependencies'] : []]
+  return new Map(groups.flatMap((group) => Object.entries((manifest[group] ?? {}) as Record<string, string>)))
+}
+
+/** A registry spec (`^1.0.0`, `latest`, `npm:x@1`), or undefined for anything else (`workspace:`, `catalog:`, paths, URLs). */
+function registrySpec (alias: string, spec: string): { name: string, aliased: boolean } | undefined {
+  if (spec.startsWith('catalog:') || spec.startsWith('workspace:')) return undefined
+  try {
+    const wanted = parseWantedSpec(alias, spec, 'package.json')
+    return wanted.kind === 'registry' ? wanted : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * `name`, `name@spec`, `@scope/name@spec` and `alias@npm:name@spec`, as given to `lode add`.
+ * Anything else is `ERR_LODE_INVALID_SPEC`.
+ */
+export function parseAddSpec (raw: string): { alias: string, bareSpecifier?: string } {
+  const { name: alias, rest } = splitNameAt(raw)
+  if (!/^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/.test(alias)) {
+    throw new LodeError('INVALID_SPEC', `"${raw}" is not a package name with an optional version, range, tag or alias.`, {
+      hint: 'For example: lode add react, lode add react@^18, lode add my-react@npm:react@18.',
+    })
+  }
+  return rest === undefined ? { alias } : { alias, bareSpecifier: rest }
+}
