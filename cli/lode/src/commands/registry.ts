@@ -1,9 +1,13 @@
 import type { OptionSpecs } from '../args.js'
+import { installCommand } from './install.js'
+import { rebuildCommand } from './rebuild.js'
+import { execCommand, runCommand } from './run.js'
 import type { CommandInput, CommandSpec } from './types.js'
 
-// Every command of the CLI: its names, its options, its help, and the module that runs it (loaded
-// only when it runs, so that `lode --version` and the no-op install load little). A new command is
-// a module under commands/ and an entry here.
+// Every command of the CLI: its names, its options, its help, and the function that runs it. The
+// command modules are small and load what they need (the installer, the resolver) when they run,
+// so that `lode --version` and the no-op install load little: one bundle chunk for all of them,
+// not a chunk per command. A new command is a module under commands/ and an entry here.
 
 const COMMON: OptionSpecs = {
   dir: { type: 'string', short: 'C', arg: '<dir>', help: 'Run as if lode was started in <dir>' },
@@ -51,7 +55,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage: ['lode install [options]'],
     description: 'Installs every dependency of the project (in a workspace, of every project, from its root; with --filter, of the projects selected), as pnpm does: pnpm-lock.yaml is reused where it still satisfies package.json.',
     options: { ...INSTALL, ...SETTINGS, ...SELECTION, ...COMMON },
-    run: async (input, ctx) => await (await import('./install.js')).installCommand(input, ctx),
+    run: async (input, ctx) => await installCommand(input, ctx),
   },
   {
     names: ['add'],
@@ -70,7 +74,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       ...SELECTION,
       ...COMMON,
     },
-    run: async (input, ctx) => await (await import('./install.js')).installCommand(input, ctx),
+    run: async (input, ctx) => await installCommand(input, ctx),
   },
   {
     names: ['remove', 'rm', 'uninstall', 'un'],
@@ -78,7 +82,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage: ['lode remove <name>...'],
     description: 'Removes the dependencies from every dependency group of package.json, then the lockfile and node_modules follow.',
     options: { ...SETTINGS, ...SELECTION, ...COMMON },
-    run: async (input, ctx) => await (await import('./install.js')).installCommand(input, ctx),
+    run: async (input, ctx) => await installCommand(input, ctx),
   },
   {
     names: ['update', 'up', 'upgrade'],
@@ -86,7 +90,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage: ['lode update [<name>|<pattern>]...'],
     description: 'Resolves the direct dependencies named or matched ("@babel/*", "!eslint"; all of them when none is named) again, to the newest version their range allows; package.json keeps each range\'s prefix.',
     options: { latest: { type: 'boolean', short: 'L', help: 'To the latest versions, ranges aside' }, ...SETTINGS, ...SELECTION, ...COMMON },
-    run: async (input, ctx) => await (await import('./install.js')).installCommand(input, ctx),
+    run: async (input, ctx) => await installCommand(input, ctx),
   },
   {
     names: ['rebuild', 'rb'],
@@ -94,7 +98,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage: ['lode rebuild [<name>...]'],
     description: 'Runs the build scripts of the installed packages that have them and that allowBuilds allows (or of the named ones), then the builds .modules.yaml records as pending.',
     options: { 'store-dir': SETTINGS['store-dir']!, ...COMMON },
-    run: async (input, ctx) => await (await import('./rebuild.js')).rebuildCommand(input, ctx),
+    run: async (input, ctx) => await rebuildCommand(input, ctx),
   },
   {
     names: ['run', 'run-script'],
@@ -103,7 +107,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: 'Runs the script with node_modules/.bin on PATH; what follows its name is passed to it. Without a name, lists the scripts. With -r or --filter (before the name), in each selected project that has it.',
     options: { ...SELECTION, help: COMMON['help']! },
     passThrough: true,
-    run: async (input, ctx) => await (await import('./run.js')).runCommand([...input.leading, ...input.rest], ctx),
+    run: async (input, ctx) => await runCommand([...input.leading, ...input.rest], ctx),
   },
   {
     names: ['test', 't', 'tst', 'start'],
@@ -112,7 +116,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: 'As lode run test and lode run start.',
     options: { ...SELECTION, help: COMMON['help']! },
     passThrough: true,
-    run: async (input, ctx) => await (await import('./run.js')).runCommand(scriptArgv(input), ctx),
+    run: async (input, ctx) => await runCommand(scriptArgv(input), ctx),
   },
   {
     names: ['exec'],
@@ -121,7 +125,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: 'Runs the command in the project (with -r or --filter before it, in each selected project in turn); its exit code is lode\'s.',
     options: { ...SELECTION, help: COMMON['help']! },
     passThrough: true,
-    run: async (input, ctx) => await (await import('./run.js')).execCommand([...input.leading, ...input.rest], ctx),
+    run: async (input, ctx) => await execCommand([...input.leading, ...input.rest], ctx),
   },
 ]
 

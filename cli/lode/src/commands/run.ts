@@ -1,14 +1,12 @@
-import { spawn } from 'node:child_process'
-import os from 'node:os'
-import path from 'node:path'
-
 import { isLodeError, LodeError } from '@lode/core.error'
-import { own } from '@lode/core.safe-name'
 
 import type { MainContext } from '../context.js'
 import { writeLodeError } from '../report-error.js'
 import { selectedProjects, selectsProjects, takeSelection, type Selection } from '../selection.js'
 import { VERSION } from '../version.js'
+
+// Node's modules through process.getBuiltinModule (see index.ts); child_process only when a command runs.
+const path = process.getBuiltinModule('node:path')
 
 /**
  * `lode run <script> [args…]`: the project's script with its `pre` and `post` scripts (pnpm's
@@ -36,7 +34,7 @@ export async function runCommand (argv: readonly string[], ctx: MainContext): Pr
     ctx.stdout.write(entries.length === 0 ? 'There are no scripts in package.json.\n' : `Commands available via "lode run":\n${entries.map(([script, command]) => `  ${script}\n    ${command}`).join('\n')}\n`)
     return 0
   }
-  if (own(scripts, name) === undefined) {
+  if (!Object.hasOwn(scripts, name)) {
     return writeLodeError(new LodeError('NO_SCRIPT', `Missing script: ${name}`, { hint: `Command "${name}" not found. Run lode run to list the scripts in package.json.` }), ctx.stderr)
   }
     try {
@@ -79,6 +77,7 @@ async function execIn (dir: string, command: string, args: readonly string[], ct
   const bin = path.join(dir, 'node_modules', '.bin')
   const env = { ...ctx.env, PATH: [bin, ctx.env['PATH'] ?? ''].join(path.delimiter) }
   return await new Promise<number>((resolve) => {
+    const { spawn } = process.getBuiltinModule('node:child_process')
     const child = spawn(command, args, { cwd: dir, env, stdio: 'inherit' })
     child.on('error', (err: NodeJS.ErrnoException) => {
       resolve(writeLodeError(err.code === 'ENOENT'
@@ -86,7 +85,7 @@ async function execIn (dir: string, command: string, args: readonly string[], ct
         : new LodeError('EXEC_FAILED', `${command}: ${err.message}`), ctx.stderr))
     })
     // A command killed by a signal exits as a shell reports it: 128 + the signal's number.
-    child.on('exit', (code, signal) => { resolve(code ?? 128 + (signal === null ? 0 : os.constants.signals[signal])) })
+    child.on('exit', (code, signal) => { resolve(code ?? 128 + (signal === null ? 0 : process.getBuiltinModule('node:os').constants.signals[signal])) })
   })
 }
 
@@ -103,7 +102,7 @@ async function runInProjects (argv: readonly string[], selection: Selection, ctx
   const userAgent = lodeUserAgent(VERSION)
   const projects = await selectedProjects(selection, ctx)
   if (typeof projects === 'number') return projects
-  const withScript = projects.filter((project) => own(scriptsOf(project.manifest), name) !== undefined)
+  const withScript = projects.filter((project) => Object.hasOwn(scriptsOf(project.manifest), name))
   if (withScript.length === 0) {
     return writeLodeError(new LodeError('RECURSIVE_RUN_NO_SCRIPT', `None of the selected projects has a "${name}" script.`), ctx.stderr)
   }
