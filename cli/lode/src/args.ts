@@ -40,10 +40,12 @@ export function parseCommandArgs (argv: readonly string[], options: OptionSpecs,
       args.push(...argv.slice(i))
       break
     }
-    const config_ = /^--config\.([^=]+)(?:=(.*))?$/.exec(arg)
-    if (config_ !== null) {
-      const value = config_[2] ?? (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('-') ? argv[++i]! : 'true')
-      setConfig(config, config_[1]!, value)
+    const setting = /^--config\.([^=]+)(?:=(.*))?$/.exec(arg)
+    if (setting !== null) {
+      // Without `=`, a boolean takes the next argument only when it is true or false (`--config.offline react` adds react).
+      const next = argv[i + 1]
+      const takesNext = next !== undefined && (configType(setting[1]!) === 'boolean' ? next === 'true' || next === 'false' : !next.startsWith('-'))
+      setConfig(config, setting[1]!, setting[2] ?? (takesNext ? argv[++i]! : 'true'))
       continue
     }
     const flag = /^--([^=]+)=(true|false)$/.exec(arg)
@@ -79,9 +81,16 @@ const CONFIG_KEYS: Readonly<Record<string, [keyof ConfigOverrides, 'string' | 'b
   'virtual-store-dir': ['virtualStoreDir', 'string'],
 }
 
+function configKey (key: string): [keyof ConfigOverrides, 'string' | 'boolean'] | undefined {
+  return CONFIG_KEYS[key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)]
+}
+
+function configType (key: string): 'string' | 'boolean' | undefined {
+  return configKey(key)?.[1]
+}
+
 function setConfig (config: ConfigOverrides, key: string, value: string): void {
-  const kebab = key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)
-  const known = CONFIG_KEYS[kebab]
+  const known = configKey(key)
   if (known === undefined) {
     throw new LodeError('UNSUPPORTED_CLI_SETTING', `--config.${key} is not a setting lode takes on the command line.`, {
       hint: `Set ${key} in pnpm-workspace.yaml (or .npmrc for registry and auth settings); on the command line lode takes --config. with ${Object.keys(CONFIG_KEYS).join(', ')}.`,

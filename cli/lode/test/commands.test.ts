@@ -42,6 +42,9 @@ test('lode --help lists the commands; lode help <cmd> and lode <cmd> --help prin
   const install = await lode(project, ['i', '-h'])
   assert.match(install.stdout, /--frozen-lockfile/)
   assert.match(install.stdout, /Aliases: i$/m)
+  const pnpmOnly = await lode(project, ['help', 'why'])
+  assert.equal(pnpmOnly.code, 1)
+  assert.match(pnpmOnly.stderr, /^\[ERR_LODE_COMMAND_NOT_IMPLEMENTED\] "why" is a pnpm command lode does not have yet\./)
   const unknown = await lode(project, ['help', 'nope'])
   assert.equal(unknown.code, 1)
   assert.match(unknown.stderr, /^\[ERR_LODE_UNKNOWN_COMMAND\] Unknown command "nope"/)
@@ -95,6 +98,13 @@ test('--config.<key>=<value> sets a setting for the command; one lode does not t
   assert.equal(refused.code, 1)
   assert.match(refused.stderr, /^\[ERR_LODE_UNSUPPORTED_CLI_SETTING\] --config\.hoist-workspace-packages is not a setting lode takes on the command line\./)
   assert.deepEqual(fs.readdirSync(other.dir), ['package.json'], 'nothing written')
+  const notBoolean = await lode(other, ['install', '--config.offline=maybe'])
+  assert.equal(notBoolean.code, 1)
+  assert.match(notBoolean.stderr, /^\[ERR_LODE_BAD_ARGUMENTS\] --config\.offline is "maybe"; it takes true or false\./)
+  // Without `=`, a boolean setting leaves the next argument to the command.
+  const added = await lode(other, ['add', '--config.prefer-offline', 'alpha@1.0.0'])
+  assert.equal(added.code, 0, added.stderr)
+  assert.deepEqual(readJson(path.join(other.dir, 'package.json'))['dependencies'], { alpha: '1.0.0' })
 })
 
 test('-- ends the options: what follows is positional; an option a command does not have is refused naming it', async () => {
