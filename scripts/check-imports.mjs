@@ -1,11 +1,12 @@
 // Fails on an import cycle: between the files of a package (type-only imports and dynamic imports
 // count: a cycle held by types is still two files that cannot be read apart) and between the
-// workspace's packages (their package.json dependencies). `npm run lint` runs it.
+// workspace's packages (their package.json dependencies). `npm run lint` runs it; a directory given
+// as the argument is checked instead of this repository (scripts/test/layers.test.mjs).
 import fs from 'node:fs'
 import path from 'node:path'
 import process from 'node:process'
 
-const root = path.resolve(import.meta.dirname, '..')
+const root = path.resolve(process.argv[2] ?? path.join(import.meta.dirname, '..'))
 const workspace = fs.readFileSync(path.join(root, 'pnpm-workspace.yaml'), 'utf8')
 const tops = [...workspace.matchAll(/^ {2}- (\S+)\/\*$/gm)].map((m) => m[1]).filter((top) => fs.existsSync(path.join(root, top)))
 const packageDirs = tops.flatMap((top) => fs.readdirSync(path.join(root, top), { withFileTypes: true })

@@ -1,12 +1,12 @@
 import path from 'node:path'
 
 import type { DependencyGroup } from '@lode/core.constants'
+import { readProjectManifest } from '@lode/pkg-manager.install-context/project-manifest'
 import { addEdits, removeEdits, updateEdits } from '@lode/pkg-manager.manifest-edit'
 import type { EditTarget } from '@lode/pkg-manager.manifest-edit'
 
 import type { InstallOptions, InstallResult } from './install-types.js'
 import { installAndRecord } from './install.js'
-import { readProjectManifest } from './project-manifest.js'
 
 /** What `add`, `remove` and `update` share: the install's options, and the projects they change. */
 export interface ProjectEditOptions extends Omit<InstallOptions, 'edits' | 'frozenLockfile' | 'preferFrozenLockfile'> {

@@ -3,22 +3,23 @@ import path from 'node:path'
 import type { DependencyGroup } from '@lode/core.constants'
 import { WANTED_LOCKFILE } from '@lode/core.constants'
 import { LodeError } from '@lode/core.error'
+import { readInstallContext } from '@lode/pkg-manager.install-context'
+import type { InstallContext } from '@lode/pkg-manager.install-context'
 import { writePnpmWorkspaceState } from '@lode/pkg-manager.install-state/pnpm-workspace-state'
-import { runProjectScript } from '@lode/pkg-manager.lifecycle'
+import { hasInstallScripts, runInstallScripts, runProjectScript } from '@lode/pkg-manager.lifecycle'
 import type { LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { recordVerifiedLockfile, verifyLockfile } from '@lode/pkg-manager.lockfile-verification'
-import { excludeFromReleaseAge, pruneUnusedCatalogs, saveEdits, writeEditedManifest } from '@lode/pkg-manager.manifest-edit'
+import { excludeFromReleaseAge, forgetUpdated, pruneUnusedCatalogs, saveEdits, updatedNames, writeEditedManifest } from '@lode/pkg-manager.manifest-edit'
 import { currentPlatform, skippedPackages } from '@lode/pkg-manager.package-is-installable'
+import { patchFor } from '@lode/pkg-manager.patching'
 import type { PeerIssue } from '@lode/pkg-manager.resolve-dependencies'
 import { applyPeerDependencyRules, peerIssuesError } from '@lode/pkg-manager.resolve-dependencies/peer-rules'
 import { sortProjects } from '@lode/pkg-manager.workspace'
 import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import { storePath } from '@lode/store.cafs'
 
-import { readInstallContext } from './install-context.js'
-import type { InstallContext } from './install-context.js'
-import type { InstallOptions, InstallResult } from './install-types.js'
+import type { InstallEvent, InstallOptions, InstallResult } from './install-types.js'
 import { Installer } from './installer.js'
 import { linkAndBuild } from './link-and-build.js'
 import { writeWantedLockfile } from './lockfile-commit.js'
@@ -42,14 +43,25 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     onWarning: (message) => { opts.onEvent?.({ type: 'warning', message }) },
   })
   try {
-    const ctx = await readInstallContext(opts)
-    return await installWith(ctx, installer, started)
+    const emit = opts.onEvent ?? (() => {})
+    const inputs = await readInstallContext({
+      ...opts,
+      onWarning: (message) => { emit({ type: 'warning', message }) },
+      onInfo: (message) => { emit({ type: 'info', message }) },
+    })
+    return await installWith({ ...inputs, opts, emit }, installer, started)
   } finally {
     await installer.close()
   }
 }
 
-async function installWith (ctx: InstallContext, installer: Installer, started: number): Promise<InstallResult> {
+/** What every step is given: the install's inputs (read once), its options and where its events go. */
+interface InstallRun extends InstallContext {
+  opts: InstallOptions
+  emit: (event: InstallEvent) => void
+}
+
+async function installWith (ctx: InstallRun, installer: Installer, started: number): Promise<InstallResult> {
   const { config, opts, emit } = ctx
   await checkLockfile(ctx, installer)
   const scripts = projectScripts(ctx)
@@ -98,7 +110,7 @@ async function installWith (ctx: InstallContext, installer: Installer, started: 
  * pnpm 11 checks the lockfile it starts from against the supply-chain policies, frozen or not,
  * before using it; its verdict comes first, before whether the lockfile is up to date.
  */
-async function checkLockfile (ctx: InstallContext, installer: Installer): Promise<void> {
+async function checkLockfile (ctx: InstallRun, installer: Installer): Promise<void> {
   const { config, opts, emit, current, wanted, outdated } = ctx
   if (current !== undefined) {
     await verifyLockfile({
@@ -131,9 +143,10 @@ interface InstallPlan {
 /**
  * An up-to-date lockfile is installed as it is (pnpm's frozen and prefer-frozen installs): nothing
  * is resolved, and the resolver's modules are not even loaded. Otherwise the dependencies are
- * resolved (`resolve.ts`), fetching starting as packages are resolved.
+ * resolved (`resolveInstall`, loaded only then), fetching starting as packages are resolved, unless
+ * only some packages will be linked or nothing will be (--lockfile-only).
  */
-async function resolveOrReuse (ctx: InstallContext, installer: Installer): Promise<InstallPlan> {
+async function resolveOrReuse (ctx: InstallRun, installer: Installer): Promise<InstallPlan> {
   const { opts, emit, current } = ctx
   const asIs = ctx.edited.length === 0 && current !== undefined && ctx.outdated === undefined
     && (ctx.frozen || (opts.preferFrozenLockfile ?? true))
@@ -153,7 +166,29 @@ async function resolveOrReuse (ctx: InstallContext, installer: Installer): Promi
   const include = opts.include
   const prefetch = opts.lockfileOnly !== true && ctx.selected === undefined
     && (include === undefined || (include.dependencies && include.devDependencies && include.optionalDependencies))
-  const resolution = await (await import('./resolve.js')).resolve(ctx, installer, prefetch)
+  const fetcher = prefetch ? installer.fetcher : undefined
+  const { resolveInstall } = await import('@lode/pkg-manager.resolve-dependencies/install')
+  const resolution = await resolveInstall({
+    config: ctx.config,
+    now: opts.now,
+    signal: opts.signal,
+    client: installer.client,
+    importers: ctx.importers,
+    lockfile: current === undefined ? undefined : forgetUpdated(current.lockfile, opts.edits ?? []),
+    updating: updatedNames(opts.edits ?? []),
+    readPackageHook: ctx.hooks.dependency,
+    lockfileSettings: ctx.lockfileSettings,
+    patchHashOf: (pkgId) => patchFor(ctx.patches, pkgId)?.hash,
+    // Git packages are fetched in any case: their manifests are needed.
+    fetchGit: async (source) => await installer.fetcher.fetchGit(source),
+    onPackageResolved: (pkg) => {
+      installer.trace?.count('resolved', 1)
+      fetcher?.prefetch({ pkgId: pkg.id, resolution: pkg.resolution, platform: pkg.lockfileFields })
+    },
+    onWarning: (message) => { emit({ type: 'warning', message }) },
+    onInfo: (message) => { emit({ type: 'info', message }) },
+    onDeprecated: (deprecated) => { emit({ type: 'deprecated', ...deprecated }) },
+  })
   return { ...resolution, asIs }
 }
 
@@ -163,7 +198,7 @@ async function resolveOrReuse (ctx: InstallContext, installer: Installer): Promi
  * cannot run; with strictPeerDependencies, peer issues in a plain install (pnpm's add, remove and
  * update never fail on them). Returns the peer issues `peerDependencyRules` leaves.
  */
-function checkResolution (ctx: InstallContext, plan: InstallPlan): PeerIssue[] {
+function checkResolution (ctx: InstallRun, plan: InstallPlan): PeerIssue[] {
   const { config, opts } = ctx
   const resolvedNow = !plan.asIs && (opts.lockfileOnly !== true || ctx.outdated !== undefined)
   if (config.engineStrict && resolvedNow) {
@@ -176,7 +211,7 @@ function checkResolution (ctx: InstallContext, plan: InstallPlan): PeerIssue[] {
   return peerIssues
 }
 
-function linkOptions (ctx: InstallContext, installer: Installer, plan: InstallPlan, packages: number): LinkPackagesOptions {
+function linkOptions (ctx: InstallRun, installer: Installer, plan: InstallPlan, packages: number): LinkPackagesOptions {
   const { config, opts, emit, current } = ctx
   return {
     config,
@@ -207,7 +242,7 @@ function linkOptions (ctx: InstallContext, installer: Installer, plan: InstallPl
  * --lockfile-only): pnpm-lock.yaml, then for `add`/`update` each edited package.json with the
  * specifiers saved (the lockfile records them too). Resolves with whether the lockfile was written.
  */
-async function commitInstall (ctx: InstallContext, plan: InstallPlan): Promise<boolean> {
+async function commitInstall (ctx: InstallRun, plan: InstallPlan): Promise<boolean> {
   const manifests = saveEdits(plan.lockfile, ctx.edited)
   const wanted = lockfileToWrite(ctx, plan)
   const written = wanted !== undefined && await writeWantedLockfile(ctx.config.dir, wanted)
@@ -220,7 +255,7 @@ async function commitInstall (ctx: InstallContext, plan: InstallPlan): Promise<b
  * lockfile standing in for a missing one (byte for byte: lode or pnpm wrote it), or under
  * --lockfile-only the lockfile read, as pnpm serializes it (an older pnpm's forms in today's).
  */
-function lockfileToWrite (ctx: InstallContext, plan: InstallPlan): WantedLockfile | undefined {
+function lockfileToWrite (ctx: InstallRun, plan: InstallPlan): WantedLockfile | undefined {
   const { config, opts, current } = ctx
   if (!config.useLockfile) return undefined
   if (!plan.asIs) return { lockfile: plan.lockfile, envDocument: current?.envDocument }
@@ -234,29 +269,19 @@ function lockfileToWrite (ctx: InstallContext, plan: InstallPlan): WantedLockfil
  * installed, then each selected project's after the projects it depends on. Undefined when no
  * script runs (--lockfile-only, --ignore-scripts).
  */
-function projectScripts (ctx: InstallContext): { run: (event: string) => Promise<void>, runAll: () => Promise<void> } | undefined {
+function projectScripts (ctx: InstallRun): { run: (event: string) => Promise<void>, runAll: () => Promise<void> } | undefined {
   const { config, opts, emit } = ctx
   if (opts.lockfileOnly === true || opts.ignoreScripts === true) return undefined
-  const runScript = async (event: string, project: { dir: string, manifest: object }): Promise<void> => {
-    await runProjectScript(event, {
-      dir: project.dir,
-      manifest: project.manifest,
-      stdio: opts.scriptsStdio ?? 'pipe',
-      userAgent: config.userAgent,
-      onOutput: (script, output) => { emit({ type: 'script-output', script, output }) },
-    })
-  }
+  const scriptOptions = {
+    stdio: opts.scriptsStdio ?? 'pipe',
+    userAgent: config.userAgent,
+    onOutput: (script: string, output: string) => { emit({ type: 'script-output', script, output }) },
+  } as const
   return {
-    run: async (event) => { await runScript(event, { dir: config.dir, manifest: ctx.rootManifest }) },
+    run: async (event) => { await runProjectScript(event, { ...scriptOptions, dir: config.dir, manifest: ctx.rootManifest }) },
     runAll: async () => {
-      const events = opts.include?.devDependencies !== false
-        ? ['preinstall', 'install', 'postinstall', 'preprepare', 'prepare', 'postprepare']
-        : ['preinstall', 'install', 'postinstall']
-      const ordered = sortProjects(ctx.projects)
-      for (const project of ordered.filter((candidate) => ctx.selected === undefined || ctx.selected.has(candidate.id))) {
-        // The root's preinstall already ran.
-        for (const event of project.id === '.' ? events.slice(1) : events) await runScript(event, project)
-      }
+      const selected = sortProjects(ctx.projects).filter((project) => ctx.selected === undefined || ctx.selected.has(project.id))
+      await runInstallScripts(selected, { ...scriptOptions, prepare: opts.include?.devDependencies !== false })
     },
   }
 }
@@ -266,7 +291,7 @@ function projectScripts (ctx: InstallContext): { run: (event: string) => Promise
  * (pnpm-workspace.yaml), catalogs no project uses pruned (`catalogPrune`), and pnpm's own record
  * of node_modules, for pnpm's repeat install and `verifyDepsBeforeRun`.
  */
-async function writeRecords (ctx: InstallContext, plan: InstallPlan): Promise<void> {
+async function writeRecords (ctx: InstallRun, plan: InstallPlan): Promise<void> {
   const { config, opts, emit } = ctx
   if (plan.immature.length > 0) {
     const added = await excludeFromReleaseAge(config.dir, config.minimumReleaseAgeExclude, plan.immature)
@@ -290,10 +315,3 @@ async function writeRecords (ctx: InstallContext, plan: InstallPlan): Promise<vo
 }
 
 const ALL_GROUPS: Readonly<Record<DependencyGroup, boolean>> = { dependencies: true, devDependencies: true, optionalDependencies: true }
-
-/** Whether a project has scripts pnpm runs on install (with --ignore-scripts, `.modules.yaml` records it as a pending build, as pnpm does). */
-function hasInstallScripts (manifest: Record<string, unknown>): boolean {
-  const scripts = manifest['scripts']
-  return typeof scripts === 'object' && scripts !== null
-    && ['preinstall', 'install', 'postinstall', 'prepublish', 'prepare'].some((event) => typeof (scripts as Record<string, unknown>)[event] === 'string')
-}

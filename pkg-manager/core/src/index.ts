@@ -1,15 +1,16 @@
+import type { RebuildOptions } from '@lode/pkg-manager.rebuild'
+
 import type { AddOptions, RemoveOptions, UpdateOptions } from './add-remove.js'
 import type { InstallResult } from './install-types.js'
-import type { RebuildOptions } from './rebuild.js'
 
 export { install } from './install.js'
 export type { AddOptions, ProjectEditOptions, RemoveOptions, UpdateOptions } from './add-remove.js'
 export type { InstallEvent, InstallOptions, InstallResult } from './install-types.js'
 export type { DirectDependencyChange } from '@lode/pkg-manager.linker'
-export { readProjectManifest } from './project-manifest.js'
+export { readProjectManifest } from '@lode/pkg-manager.install-context/project-manifest'
 export { PNPM_SETTINGS, PROJECT_REFUSED_KEYS, checkPackageManager, getConfig, lodeUserAgent, readWorkspacePackages } from '@lode/pkg-manager.config'
 export type { Config, ConfigOverrides } from '@lode/pkg-manager.config'
-export type { RebuildOptions } from './rebuild.js'
+export type { RebuildOptions } from '@lode/pkg-manager.rebuild'
 export { filterProjects, findWorkspaceDir, findWorkspaceProjects, sortProjects } from '@lode/pkg-manager.workspace'
 export type { WorkspaceProject } from '@lode/pkg-manager.workspace'
 
@@ -29,5 +30,5 @@ export async function update (opts: UpdateOptions): Promise<InstallResult> {
 }
 
 export async function rebuild (opts: RebuildOptions): Promise<string[]> {
-  return await (await import('./rebuild.js')).rebuild(opts)
+  return await (await import('@lode/pkg-manager.rebuild')).rebuild(opts)
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import { INSTALLING_MARKER, LODE_STATE_FILE, PNPM_WORKSPACE_STATE_FILE, WANTED_LOCKFILE } from '@lode/core.constants'
+import { LODE_STATE_FILE } from '@lode/core.constants'
 import { fileSystemError } from '@lode/core.error'
 import { lockProject, installInputs, upToDateState, writeInstallState } from '@lode/pkg-manager.install-state'
 import type { InstallLock } from '@lode/pkg-manager.install-state'
@@ -62,22 +62,12 @@ async function installLocked (opts: InstallOptions, started: number): Promise<In
 
 /**
  * "Up to date" when pnpm 11's record of node_modules vouches for these very inputs (see
- * `pnpmStateVouches`): lode records them as its own, and the tree stays as pnpm left it.
+ * `adoptPnpmState`): lode records them as its own, and the tree stays as pnpm left it.
  */
 async function vouchedByPnpm (opts: InstallOptions, started: number): Promise<InstallResult | undefined> {
-  const modulesDir = path.join(opts.config.dir, 'node_modules')
-  if (opts.projects !== undefined || !fs.existsSync(path.join(modulesDir, PNPM_WORKSPACE_STATE_FILE))
-    || fs.existsSync(path.join(modulesDir, INSTALLING_MARKER))) {
-    return undefined
-  }
-  const inputs = await installInputs(opts)
-  if (inputs === undefined || inputs.lockfileStandIn !== undefined) return undefined
-  const { pnpmStateVouches } = await import('@lode/pkg-manager.install-state/pnpm-workspace-state')
-  const include = opts.include ?? { dependencies: true, devDependencies: true, optionalDependencies: true }
-  if (!pnpmStateVouches({ config: opts.config, include, contents: inputs.contents, manifestFiles: inputs.files.filter((file) => path.basename(file) === 'package.json') })) return undefined
-  const { parseLockfile } = await import('@lode/pkg-manager.lockfile')
-  const packages = Object.keys(parseLockfile(Buffer.from(inputs.contents[WANTED_LOCKFILE]!).toString('utf8'), path.join(opts.config.dir, WANTED_LOCKFILE)).lockfile.packages ?? {}).length
-  await writeInstallState(opts, inputs, packages)
+  const { adoptPnpmState } = await import('@lode/pkg-manager.install-state/pnpm-workspace-state')
+  const packages = await adoptPnpmState(opts)
+  if (packages === undefined) return undefined
   opts.onEvent?.({ type: 'up-to-date' })
   return upToDateResult(packages, false, started)
 }

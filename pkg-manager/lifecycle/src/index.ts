@@ -1,7 +1,7 @@
 export { createAllowBuild } from './allow-builds.js'
 export { runDependencyBuilds } from './build.js'
 export type { BuildOptions, BuildTarget } from './build.js'
-export { runProjectScript, scriptsOf } from './project-scripts.js'
+export { hasInstallScripts, runInstallScripts, runProjectScript, scriptsOf } from './project-scripts.js'
 export type { ProjectScriptOptions } from './project-scripts.js'
 export { buildPackages, planBuilds, reportIgnoredBuilds, runBuilds } from './dependency-builds.js'
 export type { BuildCandidate, BuildPackagesOptions, Builds, BuildSettings, RunBuildsOptions } from './dependency-builds.js'

@@ -140,6 +140,11 @@ function sortKeys (deps: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(deps).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
 }
 
+/** What `lode update` resolves afresh, for the resolver: every dependency (`all`), the names given, or nothing. */
+export function updatedNames (edits: readonly DependencyEdit[]): readonly string[] | 'all' {
+  return edits.some((edit) => edit.update === 'all') ? 'all' : edits.flatMap((edit) => edit.update ?? [])
+}
+
 /** The lockfile as `lode update` reads it: each updated project's entries for the updated names dropped, so they resolve afresh. */
 export function forgetUpdated (lockfile: Lockfile, edits: readonly DependencyEdit[]): Lockfile {
   let result = lockfile

@@ -52,7 +52,7 @@ export interface ResolveDependenciesOptions {
   dedupePeers?: boolean
   peersSuffixMaxLength: number
   /** Changes a dependency's manifest before its dependencies are read (compatibility database, packageExtensions, overrides). */
-  readPackageHook?: ManifestHook
+  readPackageHook?: ManifestHook | undefined
   /** Recorded in the lockfile; when they differ from the current lockfile's, nothing in it is reused as is. */
   lockfileSettings: {
     overrides?: Record<string, string> | undefined
@@ -62,7 +62,7 @@ export interface ResolveDependenciesOptions {
     patchedDependencies?: Record<string, string> | undefined
   }
   /** The hash of the patch for a package id: its dependency path gets `(patch_hash=…)`. */
-  patchHashOf?: (pkgId: string) => string | undefined
+  patchHashOf?: ((pkgId: string) => string | undefined) | undefined
   /** pnpm's catalogs (`catalog` is `default`): catalog → package → specifier, for `catalog:` specifiers. */
   catalogs?: Catalogs
   /** The lockfile's directory (absolute): local paths in the lockfile are relative to it. */
@@ -82,7 +82,7 @@ export interface ResolveDependenciesOptions {
   onInfo: (message: string) => void
   onWarning: (message: string) => void
   /** Called once per package as it is resolved (for progress, traces, and fetching early). */
-  onPackageResolved?: (pkg: ResolvedPackage) => void
+  onPackageResolved?: ((pkg: ResolvedPackage) => void) | undefined
 }
 
 export interface ResolveDependenciesResult {

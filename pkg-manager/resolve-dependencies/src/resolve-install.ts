@@ -1,45 +1,53 @@
 import { splitNameAt } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
+import type { Config } from '@lode/pkg-manager.config'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
-import { forgetUpdated } from '@lode/pkg-manager.manifest-edit'
-import { patchFor } from '@lode/pkg-manager.patching'
-import { resolveDependencies } from '@lode/pkg-manager.resolve-dependencies'
-import type { PeerIssue } from '@lode/pkg-manager.resolve-dependencies'
 import { NpmResolver } from '@lode/resolving.npm-resolver'
 import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import { redactUrl } from '@lode/resolving.registry-client'
+import type { RegistryClient } from '@lode/resolving.registry-client'
 import semver from 'semver'
 
-import type { InstallContext } from './install-context.js'
-import type { Installer } from './installer.js'
+import { resolveDependencies } from './index.js'
+import type { ResolveDependenciesOptions } from './index.js'
+import type { PeerIssue } from './resolve-peers.js'
+import type { GitAccess } from './resolve-tree.js'
 
-// The resolution of an install whose lockfile does not do as it is: split from full-install so that
-// an install from an up-to-date lockfile does not load the resolver.
+/** An install's resolution: its importers and lockfile, under its settings, over its registry client. */
+export interface InstallResolutionOptions extends Pick<ResolveDependenciesOptions,
+  'importers' | 'lockfile' | 'updating' | 'lockfileSettings' | 'patchHashOf' | 'readPackageHook' | 'onPackageResolved' | 'onInfo' | 'onWarning'> {
+  config: Config
+  /** The clock, for minimumReleaseAge and the metadata cache. */
+  now: () => number
+  signal?: AbortSignal | undefined
+  client: RegistryClient
+  /** Fetches a git package into the store, for its manifest. */
+  fetchGit: GitAccess['fetch']
+  /** Deprecated packages resolved, the ones `allowedDeprecatedVersions` accepts left out; not called when there are none. */
+  onDeprecated: (deprecated: { direct: string[], subdependencies: string[] }) => void
+}
 
-/** What resolution found: the lockfile (written by the install once node_modules is complete), peer issues, and versions picked although too young. */
-export interface Resolution {
+/** What an install's resolution found: the lockfile, peer issues, and versions picked although too young. */
+export interface InstallResolution {
   lockfile: Lockfile
   peerIssues: PeerIssue[]
   immature: ReleaseAgeViolation[]
 }
 
 /**
- * Resolves the dependency graph over the installer's registry client. With `prefetch`, each
- * package's download starts as soon as it is resolved (not for --lockfile-only, nor when only
- * some packages will be linked); git packages are fetched in any case (their manifests are needed).
+ * Resolves an install's dependency graph with the npm resolver its settings describe (registries,
+ * offline modes, minimumReleaseAge, trust policy), over the install's registry client. With
+ * `minimumReleaseAgeStrict`, a version picked although too young fails the resolution.
  */
-export async function resolve (ctx: InstallContext, installer: Installer, prefetch: boolean): Promise<Resolution> {
-  const { config, opts, importers, current, hooks, lockfileSettings, patches, emit } = ctx
-  const { client, trace } = installer
-  const fetcher = prefetch ? installer.fetcher : undefined
-  const gitFetcher = installer.fetcher
+export async function resolveInstall (opts: InstallResolutionOptions): Promise<InstallResolution> {
+  const { config, client } = opts
   const resolver = new NpmResolver({
     client,
     cacheDir: config.cacheDir,
     offline: config.offline,
     preferOffline: config.preferOffline,
     now: opts.now,
-    onWarning: (message) => { emit({ type: 'warning', message }) },
+    onWarning: opts.onWarning,
     registries: { default: config.registry, scoped: config.scopedRegistries },
     minimumReleaseAge: config.minimumReleaseAge,
     minimumReleaseAgeExclude: config.minimumReleaseAgeExclude,
@@ -47,16 +55,28 @@ export async function resolve (ctx: InstallContext, installer: Installer, prefet
   })
   try {
     const result = await resolveDependencies({
-      importers,
+      importers: opts.importers,
+      lockfile: opts.lockfile,
+      updating: opts.updating,
+      lockfileSettings: opts.lockfileSettings,
+      patchHashOf: opts.patchHashOf,
+      readPackageHook: opts.readPackageHook,
       lockfileDir: config.dir,
       blockExoticSubdeps: config.blockExoticSubdeps,
       linkWorkspacePackages: config.linkWorkspacePackages,
       preferWorkspacePackages: config.preferWorkspacePackages,
       injectWorkspacePackages: config.injectWorkspacePackages,
+      catalogs: config.catalogs,
+      autoInstallPeers: config.autoInstallPeers,
+      dedupePeerDependents: config.dedupePeerDependents,
+      resolvePeersFromWorkspaceRoot: config.resolvePeersFromWorkspaceRoot,
+      dedupePeers: config.dedupePeers,
+      peersSuffixMaxLength: config.peersSuffixMaxLength,
+      resolver,
       fetchBytes: async (url) => {
-        const result = await client.get(url, { accept: '*/*', subject: url })
-        if (result.status !== 200) throw new Error(`unexpected ${result.status} for ${redactUrl(url)}`)
-        return result.body
+        const response = await client.get(url, { accept: '*/*', subject: url })
+        if (response.status !== 200) throw new Error(`unexpected ${response.status} for ${redactUrl(url)}`)
+        return response.body
       },
       git: {
         // pnpm's probe: a HEAD on the repository's page, with its own short retries; any failure is "not public".
@@ -65,27 +85,12 @@ export async function resolve (ctx: InstallContext, installer: Installer, prefet
             .catch(() => 0)
           return status >= 200 && status < 300
         },
-        fetch: async (source) => await gitFetcher.fetchGit(source),
+        fetch: opts.fetchGit,
         signal: opts.signal,
       },
-      onWarning: (message) => { emit({ type: 'warning', message }) },
-      readPackageHook: hooks.dependency,
-      lockfileSettings,
-      patchHashOf: (pkgId) => patchFor(patches, pkgId)?.hash,
-      catalogs: config.catalogs,
-      resolver,
-      lockfile: current === undefined ? undefined : forgetUpdated(current.lockfile, opts.edits ?? []),
-      updating: opts.edits?.some((edit) => edit.update === 'all') === true ? 'all' : opts.edits?.flatMap((edit) => edit.update ?? []),
-      autoInstallPeers: config.autoInstallPeers,
-      dedupePeerDependents: config.dedupePeerDependents,
-      resolvePeersFromWorkspaceRoot: config.resolvePeersFromWorkspaceRoot,
-      dedupePeers: config.dedupePeers,
-      peersSuffixMaxLength: config.peersSuffixMaxLength,
-      onInfo: (message) => { emit({ type: 'info', message }) },
-      onPackageResolved: (pkg) => {
-        trace?.count('resolved', 1)
-        fetcher?.prefetch({ pkgId: pkg.id, resolution: pkg.resolution, platform: pkg.lockfileFields })
-      },
+      onWarning: opts.onWarning,
+      onInfo: opts.onInfo,
+      onPackageResolved: opts.onPackageResolved,
     })
     if (result.immature.length > 0 && config.minimumReleaseAgeStrict) throw immatureError(result.immature)
     // allowedDeprecatedVersions: deprecations the user accepted are not reported.
@@ -98,7 +103,7 @@ export async function resolve (ctx: InstallContext, installer: Installer, prefet
       direct: result.deprecated.direct.filter(reported),
       subdependencies: result.deprecated.subdependencies.filter(reported),
     }
-    if (deprecated.direct.length > 0 || deprecated.subdependencies.length > 0) emit({ type: 'deprecated', ...deprecated })
+    if (deprecated.direct.length > 0 || deprecated.subdependencies.length > 0) opts.onDeprecated(deprecated)
     return { lockfile: result.lockfile, peerIssues: result.peerIssues, immature: result.immature }
   } finally {
     await resolver.close()

@@ -21,14 +21,24 @@ import { catalogSpecifier } from '@lode/pkg-manager.resolve-dependencies/catalog
 import { findWorkspaceProjects } from '@lode/pkg-manager.workspace'
 import type { WorkspaceProject } from '@lode/pkg-manager.workspace'
 
-import type { InstallEvent, InstallOptions } from './install-types.js'
 import { readProjectManifest } from './project-manifest.js'
+
+/** What the install's inputs depend on besides the files: the install's options, as far as reading goes. */
+export interface InstallContextOptions {
+  config: Config
+  /** `add`, `remove`, `update`: edits to the projects' package.json (the lockfile is then never frozen). */
+  edits?: readonly DependencyEdit[]
+  /** pnpm's `install --filter`: the importer ids installed (the root's always with them). */
+  projects?: readonly string[]
+  lockfileOnly?: boolean
+  frozenLockfile?: boolean
+  onWarning: (message: string) => void
+  onInfo: (message: string) => void
+}
 
 /** Everything an install reads before it changes anything: read once, then passed down the steps. */
 export interface InstallContext {
   config: Config
-  opts: InstallOptions
-  emit: (event: InstallEvent) => void
   /** The root's package.json as read (its own scripts run from it). */
   rootManifest: ProjectManifest
   /** pnpm-lock.yaml as read (undefined without one, or with `lockfile: false`). */
@@ -65,11 +75,10 @@ export interface InstallContext {
  * projects (checked for this platform and engines), the edits applied to their manifests, the
  * read-package hooks, the patches, and whether the lockfile is up to date with all of them.
  */
-export async function readInstallContext (opts: InstallOptions): Promise<InstallContext> {
+export async function readInstallContext (opts: InstallContextOptions): Promise<InstallContext> {
   const { config } = opts
-  const emit = opts.onEvent ?? (() => {})
   const rootManifest = await readProjectManifest(config.dir)
-  const { wanted, installed, frozen } = await readLockfiles(opts, emit)
+  const { wanted, installed, frozen } = await readLockfiles(opts)
   const current = wanted ?? installed
   const overrides = parseOverrides(replaceVersionReferences(catalogOverrides(config.overrides, config.catalogs), rootManifest))
   const hooks = createReadPackageHooks({
@@ -79,11 +88,11 @@ export async function readInstallContext (opts: InstallOptions): Promise<Install
     rootDir: config.dir,
     ignoredOptionalDependencies: config.ignoredOptionalDependencies,
   })
-  const { projects, edited } = await readProjects(opts, rootManifest, emit)
+  const { projects, edited } = await readProjects(opts, rootManifest)
   // pnpm installs the workspace root in every filtered install too.
   const selected = opts.projects === undefined ? undefined : new Set(['.', ...opts.projects])
   if (isWorkspace(config)) {
-    emit({ type: 'info', message: selected === undefined ? `Scope: all ${projects.length} workspace projects` : `Scope: ${new Set(opts.projects).size} of ${projects.length} workspace projects` })
+    opts.onInfo(selected === undefined ? `Scope: all ${projects.length} workspace projects` : `Scope: ${new Set(opts.projects).size} of ${projects.length} workspace projects`)
   }
   const importers = projects.map((project) => ({
     id: project.id,
@@ -113,7 +122,7 @@ export async function readInstallContext (opts: InstallOptions): Promise<Install
     ...lockfileSettings,
   })
   return {
-    config, opts, emit, rootManifest, wanted, installed, current, edited, frozen,
+    config, rootManifest, wanted, installed, current, edited, frozen,
     projects, importers, selected, hooks, patches, lockfileSettings, outdated,
   }
 }
@@ -128,8 +137,7 @@ function isWorkspace (config: Config): boolean {
  * fetched. With `lockfile: false` (pnpm's), pnpm-lock.yaml is neither read nor written.
  */
 async function readLockfiles (
-  opts: InstallOptions,
-  emit: (event: InstallEvent) => void
+  opts: InstallContextOptions
 ): Promise<{ wanted: ReadLockfile | undefined, installed: ReadLockfile | undefined, frozen: boolean }> {
   const { config } = opts
   if (!config.useLockfile && opts.lockfileOnly === true) {
@@ -139,7 +147,7 @@ async function readLockfiles (
   }
   const wanted = config.useLockfile ? await readLockfile(config.dir) : undefined
   if (!config.useLockfile && ((await fs.promises.stat(path.join(config.dir, WANTED_LOCKFILE)).catch(() => undefined))?.size ?? 0) > 0) {
-    emit({ type: 'warning', message: 'A pnpm-lock.yaml file exists. The current configuration prohibits to read or write a lockfile' })
+    opts.onWarning('A pnpm-lock.yaml file exists. The current configuration prohibits to read or write a lockfile')
   }
   const frozen = (opts.edits ?? []).length === 0 && (opts.frozenLockfile ?? config.frozenLockfile)
   const installed = wanted === undefined && !frozen ? await readInstalledLockfile(config.dir).catch(() => undefined) : undefined
@@ -151,9 +159,8 @@ async function readLockfiles (
  * as pnpm checks them when it reads them, with the edits of `add`/`remove`/`update` applied.
  */
 async function readProjects (
-  opts: InstallOptions,
-  rootManifest: ProjectManifest,
-  emit: (event: InstallEvent) => void
+  opts: InstallContextOptions,
+  rootManifest: ProjectManifest
 ): Promise<{ projects: WorkspaceProject[], edited: Array<{ edit: DependencyEdit, project: WorkspaceProject }> }> {
   const { config } = opts
   const found: WorkspaceProject[] = isWorkspace(config)
@@ -163,7 +170,7 @@ async function readProjects (
     engineStrict: config.engineStrict,
     current: { node: config.nodeVersion, pnpm: PNPM_VERSION },
     platform: currentPlatform(),
-    onWarning: (message) => { emit({ type: 'warning', message }) },
+    onWarning: opts.onWarning,
   })
   const edited = (opts.edits ?? []).map((edit) => {
     const project = found.find((candidate) => candidate.id === edit.importerId)

@@ -1,0 +1,2 @@
+export { rebuild } from './rebuild.js'
+export type { RebuildOptions } from './rebuild.js'
