@@ -1,5 +1,6 @@
 import type { OptionSpecs } from '../args.js'
 import { installCommand } from './install.js'
+import { pathCommand } from './paths.js'
 import { rebuildCommand } from './rebuild.js'
 import { execCommand, runCommand } from './run.js'
 import type { CommandInput, CommandSpec } from './types.js'
@@ -127,6 +128,22 @@ export const COMMANDS: readonly CommandSpec[] = [
     passThrough: true,
     run: async (input, ctx) => await execCommand([...input.leading, ...input.rest], ctx),
   },
+  {
+    names: ['root'],
+    summary: 'Print the project\'s node_modules directory',
+    usage: ['lode root'],
+    description: 'Prints the node_modules directory of the project lode is in (the nearest directory up with a package.json).',
+    options: { global: { type: 'boolean', short: 'g', help: 'pnpm\'s global directory (lode installs no global packages)' }, ...COMMON },
+    run: async (input, ctx) => await Promise.resolve(pathCommand(input, ctx)),
+  },
+  {
+    names: ['bin'],
+    summary: 'Print the directory of the project\'s executables (node_modules/.bin)',
+    usage: ['lode bin'],
+    description: 'Prints the node_modules/.bin directory of the project lode is in (the nearest directory up with a package.json).',
+    options: { global: { type: 'boolean', short: 'g', help: 'pnpm\'s global bin directory (lode installs no global packages)' }, ...COMMON },
+    run: async (input, ctx) => await Promise.resolve(pathCommand(input, ctx)),
+  },
 ]
 
 /** `lode test` is `lode run test`; `lode start`, `lode run start`. */
@@ -139,10 +156,10 @@ function scriptArgv (input: CommandInput): string[] {
  * never taken for a script of that name as an unknown name is.
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
-  'approve-builds', 'audit', 'bin', 'c', 'cache', 'cat-file', 'cat-index', 'clean', 'config', 'create', 'dedupe', 'deploy',
+  'approve-builds', 'audit', 'c', 'cache', 'cat-file', 'cat-index', 'clean', 'config', 'create', 'dedupe', 'deploy',
   'dlx', 'doctor', 'env', 'fetch', 'find-hash', 'get', 'ignored-builds', 'import', 'init', 'install-test', 'it', 'la',
   'licenses', 'link', 'list', 'll', 'ln', 'ls', 'm', 'multi', 'outdated', 'pack', 'patch', 'patch-commit', 'patch-remove',
-  'prune', 'publish', 'recursive', 'root', 'rt', 'runtime', 'self-update', 'server', 'set', 'setup', 'stage', 'store',
+  'prune', 'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'set', 'setup', 'stage', 'store',
   'unlink', 'why',
 ]
 
