@@ -4,17 +4,55 @@ import path from 'node:path'
 import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
+import type { PackageSpec } from '@lode/__utils__.test-fixtures'
 
-import { lode, makeProject, pnpm } from './helpers.js'
+import { cloneProject, lode, makeProject, pnpm } from './helpers.js'
 import type { Project } from './helpers.js'
 
 // pnpm's commands that inspect a project, beside pnpm 11: what both print, and that they write nothing.
 
+const PACKAGES: PackageSpec[] = [
+  { name: 'alpha', version: '1.0.0' },
+  { name: 'leaf-a', version: '1.0.0' },
+  { name: 'leaf-b', version: '1.0.0' },
+  { name: 'mid', version: '1.0.0', dependencies: { 'leaf-a': '^1.0.0', 'leaf-b': '^1.0.0' } },
+  { name: 'top', version: '1.0.0', dependencies: { mid: '^1.0.0', 'leaf-a': '^1.0.0' } },
+  { name: 'host', version: '1.0.0' },
+  { name: 'host', version: '1.1.0' },
+  { name: 'plugin', version: '1.0.0', dependencies: { 'leaf-b': '^1.0.0' }, manifest: { peerDependencies: { host: '^1.0.0' } } },
+  { name: 'cyc-a', version: '1.0.0', dependencies: { 'cyc-b': '^1.0.0' } },
+  { name: 'cyc-b', version: '1.0.0', dependencies: { 'cyc-a': '^1.0.0' } },
+  { name: 'opt-x', version: '1.0.0', dependencies: { 'leaf-b': '^1.0.0' } },
+  { name: '@sc/thing', version: '2.0.0', dependencies: { 'leaf-a': '^1.0.0' } },
+]
+
 let registry: TestRegistry
 before(async () => {
-  registry = await TestRegistry.start([{ name: 'alpha', version: '1.0.0' }])
+  registry = await TestRegistry.start(PACKAGES)
 })
 after(async () => { await registry.close() })
+
+const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`
+
+/** A workspace with a dependency reached on many paths, a cycle, peer variants, an `npm:` alias, a workspace link and every group. */
+const WORKSPACE: Record<string, string> = {
+  'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+  'packages/p1/package.json': json({
+    name: 'p1',
+    version: '0.1.0',
+    dependencies: { top: '^1.0.0', host: '1.0.0', plugin: '^1.0.0', p2: 'workspace:*', myalias: 'npm:leaf-b@^1.0.0' },
+    devDependencies: { 'cyc-a': '^1.0.0' },
+    optionalDependencies: { 'opt-x': '^1.0.0' },
+  }),
+  'packages/p2/package.json': json({
+    name: 'p2',
+    version: '0.2.0',
+    private: true,
+    dependencies: { host: '1.1.0', plugin: '^1.0.0', 'leaf-a': '^1.0.0' },
+    devDependencies: { '@sc/thing': '^2.0.0' },
+  }),
+  'packages/p3/package.json': json({ name: 'p3', version: '0.3.0' }),
+}
 
 /** The same project, entered in `sub` (its home kept). */
 function inDir (project: Project, sub: string): Project {
@@ -52,4 +90,53 @@ test('lode root -g is refused with a coded error (lode has no global packages); 
   assert.equal(missing.code, 1)
   assert.match(missing.stderr, /^\[ERR_LODE_DIR_NOT_FOUND\] The directory .*nowhere \(--dir\) does not exist\./)
   assert.equal(missing.stdout, '')
+})
+
+test('lode why prints the paths from the projects to a package as pnpm 11 does: tree, --json, --parseable, --depth, groups', async () => {
+  const pnpmProject = makeProject(registry, { name: 'root-ws', version: '1.0.0', private: true, devDependencies: { top: '^1.0.0' } }, WORKSPACE)
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install'])
+  const installed = await lode(lodeProject, ['install'])
+  assert.equal(installed.code, 0, installed.stderr)
+  const lockfile = fs.readFileSync(path.join(lodeProject.dir, 'pnpm-lock.yaml'), 'utf8')
+  const cases: string[][] = [
+    ['leaf-b'], ['leaf-a'], ['cyc-a'], ['host'], ['myalias'], ['plugin'], ['leaf-*', 'cyc-b'], ['host@1.0.0'], ['host@^1.1.0'],
+    ['leaf-b', '--depth', '1'], ['leaf-a', '--depth', '2'], ['leaf-a', '--prod'], ['leaf-a', '--dev'], ['leaf-b', '--no-optional'],
+    ['plugin', '--json'], ['leaf-a', '--json', '--depth', '2'], ['leaf-*', '--parseable'], ['leaf-b', '--parseable', '--depth', '2'],
+    ['nothing-like-it'], ['nothing-like-it', '--json'], ['leaf-a', '--filter', 'p2'], ['@sc/*'],
+  ]
+  for (const args of cases) {
+    for (const where of ['.', 'packages/p2']) {
+      const expected = await pnpm(inDir(pnpmProject, where), ['why', ...args])
+      const actual = await lode(inDir(lodeProject, where), ['why', ...args])
+      assert.equal(actual.code, 0, actual.stderr)
+      assert.equal(actual.stdout.replaceAll(lodeProject.dir, pnpmProject.dir), expected.stdout, `lode why ${args.join(' ')} in ${where}`)
+    }
+  }
+  const tree = await lode(lodeProject, ['why', 'leaf-b'])
+  assert.match(tree.stdout, /^leaf-b@1\.0\.0\n├─┬ mid@1\.0\.0\n│ └─┬ top@1\.0\.0\n│ {3}├── p1@0\.1\.0 \(dependencies\)\n│ {3}└── root-ws@1\.0\.0 \(devDependencies\)\n/)
+  assert.match(tree.stdout, /├─┬ plugin@1\.0\.0 peer#[0-9a-f]{4} \(2 variations\)\n/)
+  assert.match(tree.stdout, /\n\nFound 1 version of leaf-b\n$/)
+  const cycle = await lode(lodeProject, ['why', 'cyc-a'])
+  assert.match(cycle.stdout, /│ └── cyc-a@1\.0\.0 \[circular\]\n/)
+  assert.equal(fs.readFileSync(path.join(lodeProject.dir, 'pnpm-lock.yaml'), 'utf8'), lockfile, 'why writes nothing')
+})
+
+test('lode why without a name, with a query it cannot search by, or with a --depth that is no number fails with a coded error', async () => {
+  const project = makeProject(registry, { name: 'p', version: '1.0.0', dependencies: { alpha: '1.0.0' } })
+  for (const [args, pattern] of [
+    [['why'], /^\[ERR_LODE_MISSING_PACKAGE_NAME\] `lode why` requires the package name\./],
+    [['why', 'alpha@latest'], /^\[ERR_LODE_INVALID_PACKAGE_QUERY\] Invalid query - alpha@latest\./],
+    [['why', 'alpha', '--depth', 'deep'], /^\[ERR_LODE_BAD_ARGUMENTS\] --depth takes a number, not "deep"\./],
+  ] as const) {
+    const result = await lode(project, [...args])
+    assert.equal(result.code, 1, `lode ${args.join(' ')}`)
+    assert.match(result.stderr, pattern)
+    assert.equal(result.stdout, '')
+  }
+  // Nothing installed and no lockfile: nothing to say, as pnpm.
+  const none = await lode(project, ['why', 'alpha'])
+  assert.equal(none.code, 0, none.stderr)
+  assert.equal(none.stdout, '')
+  assert.deepEqual(fs.readdirSync(project.dir), ['package.json'])
 })

@@ -1,4 +1,5 @@
 import type { OptionSpecs } from '../args.js'
+import { whyCommand } from './inspect.js'
 import { installCommand } from './install.js'
 import { pathCommand } from './paths.js'
 import { rebuildCommand } from './rebuild.js'
@@ -45,6 +46,17 @@ const INSTALL: OptionSpecs = {
   dev: { type: 'boolean', short: 'D', help: 'Only devDependencies' },
   optional: { type: 'boolean', help: 'With --no-optional, skip optionalDependencies' },
   'trace-pipeline': { type: 'string', arg: '<file>', help: 'Record packages resolved, downloaded, extracted and linked per 100 ms (JSON lines; also LODE_TRACE_PIPELINE)' },
+}
+
+/** What the commands that inspect the installed dependencies take (pnpm's `list`, `why`). */
+const INSPECT: OptionSpecs = {
+  depth: { type: 'string', arg: '<number>', help: 'How deep to show the tree (Infinity for all)' },
+  json: { type: 'boolean', help: 'Print JSON' },
+  parseable: { type: 'boolean', help: 'Print one line per path' },
+  prod: { type: 'boolean', short: 'P', help: 'Only dependencies and optionalDependencies' },
+  production: { type: 'boolean', help: 'Only dependencies and optionalDependencies', hidden: true },
+  dev: { type: 'boolean', short: 'D', help: 'Only devDependencies' },
+  optional: { type: 'boolean', help: 'With --no-optional, leave out optionalDependencies' },
 }
 
 export type { CommandInput, CommandSpec } from './types.js'
@@ -129,6 +141,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await execCommand([...input.leading, ...input.rest], ctx),
   },
   {
+    names: ['why'],
+    summary: 'Show the packages that depend on a package, up to the projects',
+    usage: ['lode why <pkg>...'],
+    description: 'Shows every path from the projects to each installed package the names, patterns ("babel-*") or name@range select, as a tree from the package up (in a workspace, of every project, or of the ones --filter selects).',
+    options: { ...INSPECT, ...SELECTION, ...COMMON },
+    run: async (input, ctx) => await whyCommand(input, ctx),
+  },
+  {
     names: ['root'],
     summary: 'Print the project\'s node_modules directory',
     usage: ['lode root'],
@@ -160,7 +180,7 @@ export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'dlx', 'doctor', 'env', 'fetch', 'find-hash', 'get', 'ignored-builds', 'import', 'init', 'install-test', 'it', 'la',
   'licenses', 'link', 'list', 'll', 'ln', 'ls', 'm', 'multi', 'outdated', 'pack', 'patch', 'patch-commit', 'patch-remove',
   'prune', 'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'set', 'setup', 'stage', 'store',
-  'unlink', 'why',
+  'unlink',
 ]
 
 export function findCommand (name: string): CommandSpec | undefined {

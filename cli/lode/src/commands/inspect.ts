@@ -1,0 +1,57 @@
+import { LodeError } from '@lode/core.error'
+
+import type { MainContext } from '../context.js'
+import { projectDir } from './paths.js'
+import type { CommandInput } from './types.js'
+
+/**
+ * `lode why <pkg>…`: the packages that depend on it, up to the projects, as pnpm 11 prints them.
+ * In a workspace every project is searched (pnpm's `why` is recursive by default), or the ones
+ * `--filter` selects.
+ */
+export async function whyCommand (input: CommandInput, ctx: MainContext): Promise<number> {
+  const { values, positionals } = input.args!
+  const depth = depthOf(values['depth'])
+  const [{ findWorkspaceDir, findWorkspaceProjects, filterProjects, readWorkspacePackages }, { why }] = await Promise.all([
+    import('@lode/pkg-manager.core'),
+    import('@lode/pkg-manager.inspection'),
+  ])
+  const dir = projectDir(values['dir'] as string | undefined, ctx)
+  const workspaceDir = await findWorkspaceDir(dir)
+  let projectDirs = [dir]
+  if (workspaceDir !== undefined) {
+    const all = await findWorkspaceProjects(workspaceDir, readWorkspacePackages(workspaceDir) ?? [])
+    const filters = values['filter'] as string[] | undefined ?? []
+    projectDirs = (filters.length > 0 ? filterProjects(all, filters, dir).selected : all).map((project) => project.dir)
+  }
+  const output = await why({
+    queries: positionals,
+    lockfileDir: workspaceDir ?? dir,
+    projectDirs,
+    include: includeOf(values),
+    depth,
+    format: values['parseable'] === true ? 'parseable' : values['json'] === true ? 'json' : 'text',
+  })
+  if (output !== '') ctx.stdout.write(output.endsWith('\n') ? output : `${output}\n`)
+  return 0
+}
+
+/** pnpm's dependency-group flags of the inspecting commands: `--prod` leaves out dev dependencies, `--dev` all others, `--no-optional` optional ones. */
+function includeOf (values: Readonly<Record<string, unknown>>): Record<'dependencies' | 'devDependencies' | 'optionalDependencies', boolean> {
+  const prod = values['prod'] === true || values['production'] === true
+  const dev = values['dev'] === true
+  return {
+    dependencies: !dev,
+    devDependencies: !prod,
+    optionalDependencies: !dev && values['optional'] !== false,
+  }
+}
+
+function depthOf (value: unknown): number | undefined {
+  if (typeof value !== 'string') return undefined
+  const depth = Number(value)
+  if (value.trim() === '' || Number.isNaN(depth)) {
+    throw new LodeError('BAD_ARGUMENTS', `--depth takes a number, not "${value}".`, { hint: 'For example: --depth 1, --depth Infinity.' })
+  }
+  return depth
+}

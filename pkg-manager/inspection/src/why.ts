@@ -1,0 +1,145 @@
+import fs from 'node:fs/promises'
+import path from 'node:path'
+
+import type { DependencyGroup } from '@lode/core.constants'
+import { MODULES_DIR, VIRTUAL_STORE_DIR } from '@lode/core.constants'
+import { depPathToFilename, VIRTUAL_STORE_DIR_MAX_LENGTH } from '@lode/core.dep-path'
+import { LodeError } from '@lode/core.error'
+import { readModulesManifest } from '@lode/pkg-manager.linker/modules-manifest'
+import { readInstalledLockfile, readLockfile } from '@lode/pkg-manager.lockfile'
+import type { Lockfile } from '@lode/pkg-manager.lockfile'
+
+import { buildDependencyGraph } from './dependency-graph.js'
+import type { NodeId } from './dependency-graph.js'
+import { dependentsTrees } from './dependents.js'
+import type { DependentNode, DependentsTree } from './dependents.js'
+import { createPackageSearch } from './package-search.js'
+import { renderTextTree } from './text-tree.js'
+import type { TextTreeNode } from './text-tree.js'
+
+export interface WhyOptions {
+  /** Names, name patterns (`babel-*`, `@types/*`) or `name@<version or range>`. */
+  queries: readonly string[]
+  /** The directory of the lockfile (the workspace's root). */
+  lockfileDir: string
+  /** The projects whose dependencies are searched (absolute directories): every project of a workspace, as pnpm. */
+  projectDirs: readonly string[]
+  include: Readonly<Record<DependencyGroup, boolean>>
+  /** How many levels of dependents to show (pnpm's `--depth`; all by default). */
+  depth?: number | undefined
+  /** Read pnpm-lock.yaml rather than what is installed (pnpm's `--lockfile-only`). */
+  lockfileOnly?: boolean | undefined
+  format: 'text' | 'json' | 'parseable'
+}
+
+/**
+ * pnpm's `why`: every package matching the queries, with the packages that depend on it up to the
+ * projects, as a tree, JSON or one `project > … > package` line per path; rendered as pnpm 11
+ * renders them. Reads what is installed (`node_modules/.pnpm/lock.yaml`), else pnpm-lock.yaml;
+ * without either, an empty string.
+ */
+export async function why (opts: WhyOptions): Promise<string> {
+  if (opts.queries.length === 0) {
+    throw new LodeError('MISSING_PACKAGE_NAME', '`lode why` requires the package name.', { hint: 'For example: lode why react, or lode why "@babel/*".' })
+  }
+  const matches = createPackageSearch(opts.queries)
+  const read = opts.lockfileOnly === true
+    ? await readLockfile(opts.lockfileDir)
+    : await readInstalledLockfile(opts.lockfileDir) ?? await readLockfile(opts.lockfileDir)
+  if (read === undefined) return ''
+  const { lockfile } = read
+  const roots: NodeId[] = opts.projectDirs
+    .map((dir) => path.relative(opts.lockfileDir, dir).split(path.sep).join('/') || '.')
+    .filter((importerId) => lockfile.importers[importerId] !== undefined)
+    .map((importerId) => ({ type: 'importer', importerId }))
+  const graph = buildDependencyGraph(lockfile, roots, { lockfileDir: opts.lockfileDir, include: opts.include })
+  const trees = dependentsTrees(graph, lockfile, {
+    matches,
+    projects: await projectNames(lockfile, opts.lockfileDir),
+    pathOf: await virtualStorePaths(opts.lockfileDir),
+  })
+  if (opts.format === 'json') return JSON.stringify(opts.depth === undefined ? trees : trees.map((tree) => ({ ...tree, dependents: truncated(tree.dependents, 1, opts.depth!) })), null, 2)
+  if (opts.format === 'parseable') return trees.flatMap((tree) => pathLines(tree.dependents, [nameAtVersion(tree)], 1, opts.depth)).join('\n')
+  return renderWhy(trees, opts.depth)
+}
+
+/** The trees as text, each block apart, then pnpm's summary (`Found 2 versions of foo`). */
+function renderWhy (trees: readonly DependentsTree[], depth: number | undefined): string {
+  if (trees.length === 0) return ''
+  const variants = peerVariants(trees)
+  const label = (pkg: { name: string, version: string, peersSuffixHash?: string | undefined }): string => {
+    const count = pkg.peersSuffixHash === undefined ? undefined : variants.get(nameAtVersion(pkg))
+    return `${nameAtVersion(pkg)}${count === undefined ? '' : ` peer#${pkg.peersSuffixHash} (${count} variation${count === 1 ? '' : 's'})`}`
+  }
+  const nodes = (dependents: readonly DependentNode[], level: number): TextTreeNode[] => dependents.map((dependent) => ({
+    label: `${dependent.depField === undefined ? label(dependent) : `${nameAtVersion(dependent)} (${dependent.depField})`}`
+      + `${dependent.circular === true ? ' [circular]' : ''}${dependent.deduped === true ? ' [deduped]' : ''}`,
+    children: dependent.dependents !== undefined && (depth === undefined || level < depth) ? nodes(dependent.dependents, level + 1) : [],
+  }))
+  const blocks = trees.map((tree) => tree.dependents.length === 0
+    ? label(tree)
+    : renderTextTree({ label: label(tree), children: nodes(tree.dependents, 1) }).replace(/\n+$/, ''))
+  const found = new Map<string, { versions: Set<string>, count: number }>()
+  for (const tree of trees) {
+    const entry = found.get(tree.name) ?? { versions: new Set<string>(), count: 0 }
+    entry.versions.add(tree.version)
+    entry.count++
+    found.set(tree.name, entry)
+  }
+  const summary = [...found].map(([name, { versions, count }]) =>
+    `Found ${versions.size} version${versions.size === 1 ? '' : 's'}${count > versions.size ? `, ${count} instances` : ''} of ${name}`)
+  return `${blocks.join('\n\n')}\n\n${summary.join('\n')}`
+}
+
+/** `name@version` → how many peer variants of it the output shows, for the ones shown in more than one. */
+function peerVariants (trees: readonly DependentsTree[]): Map<string, number> {
+  const hashes = new Map<string, Set<string>>()
+  const collect = (pkg: DependentNode | DependentsTree): void => {
+    if (pkg.peersSuffixHash !== undefined) {
+      const key = nameAtVersion(pkg)
+      hashes.set(key, (hashes.get(key) ?? new Set()).add(pkg.peersSuffixHash))
+    }
+    for (const dependent of pkg.dependents ?? []) collect(dependent)
+  }
+  for (const tree of trees) collect(tree)
+  return new Map([...hashes].filter(([, set]) => set.size > 1).map(([key, set]) => [key, set.size]))
+}
+
+/** `--depth` in JSON: dependents below the limit lose their own. */
+function truncated (dependents: readonly DependentNode[], level: number, depth: number): DependentNode[] {
+  return dependents.map(({ dependents: above, ...rest }) =>
+    above !== undefined && level < depth ? { ...rest, dependents: truncated(above, level + 1, depth) } : rest)
+}
+
+/** `--parseable`: a line per path, from the project (or where the path stops) down to the package. */
+function pathLines (dependents: readonly DependentNode[], below: readonly string[], level: number, depth: number | undefined): string[] {
+  return dependents.flatMap((dependent) => {
+    const chain = [...below, nameAtVersion(dependent)]
+    return dependent.dependents !== undefined && dependent.dependents.length > 0 && (depth === undefined || level < depth)
+      ? pathLines(dependent.dependents, chain, level + 1, depth)
+      : [[...chain].reverse().join(' > ')]
+  })
+}
+
+function nameAtVersion (pkg: { name: string, version: string }): string {
+  return pkg.version === '' ? pkg.name : `${pkg.name}@${pkg.version}`
+}
+
+/** Each project of the lockfile as `why` names it: its package.json's name and version (pnpm's words for a root without a name). */
+async function projectNames (lockfile: Lockfile, lockfileDir: string): Promise<Map<string, { name: string, version: string }>> {
+  return new Map(await Promise.all(Object.keys(lockfile.importers).map(async (importerId) => {
+    const manifest: { name?: unknown, version?: unknown } = await fs.readFile(path.join(lockfileDir, importerId, 'package.json'), 'utf8')
+      .then((text) => JSON.parse(text) as { name?: unknown, version?: unknown }, () => ({}))
+    const name = typeof manifest.name === 'string' ? manifest.name : importerId === '.' ? 'the root project' : importerId
+    return [importerId, { name, version: typeof manifest.version === 'string' ? manifest.version : '' }] as const
+  })))
+}
+
+/** Where a package of the isolated layout is: `<virtual store>/<dependency path as a directory>/node_modules/<name>`. */
+async function virtualStorePaths (lockfileDir: string): Promise<(depPath: string, name: string) => string> {
+  const modulesDir = path.join(lockfileDir, MODULES_DIR)
+  const modules = await readModulesManifest(modulesDir)
+  const virtualStoreDir = path.resolve(modulesDir, modules?.virtualStoreDir ?? VIRTUAL_STORE_DIR)
+  const maxLength = modules?.virtualStoreDirMaxLength ?? VIRTUAL_STORE_DIR_MAX_LENGTH
+  return (depPath, name) => path.join(virtualStoreDir, depPathToFilename(depPath, maxLength), 'node_modules', name)
+}
