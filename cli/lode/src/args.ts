@@ -53,6 +53,13 @@ export function parseCommandArgs (argv: readonly string[], options: OptionSpecs,
       args.push(flag[2] === 'true' ? `--${flag[1]!}` : `--no-${flag[1]!}`)
       continue
     }
+    // A value option followed by a negative number takes it (`--depth -1`), as pnpm's parser does.
+    const next = argv[i + 1]
+    if (arg.startsWith('--') && options[arg.slice(2)]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      args.push(`${arg}=${next}`)
+      i++
+      continue
+    }
     args.push(arg)
   }
   const parserOptions = Object.fromEntries(Object.entries(options).map(([name, spec]) => [name, {

@@ -140,3 +140,31 @@ test('lode why without a name, with a query it cannot search by, or with a --dep
   assert.equal(none.stdout, '')
   assert.deepEqual(fs.readdirSync(project.dir), ['package.json'])
 })
+
+test('lode list prints the projects\' dependencies as pnpm 11 does: the tree, --depth, groups, --parseable, a workspace from its root or a project', async () => {
+  const pnpmProject = makeProject(registry, { name: 'root-ws', version: '1.0.0', private: true, devDependencies: { top: '^1.0.0' } }, WORKSPACE)
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install'])
+  const installed = await lode(lodeProject, ['install'])
+  assert.equal(installed.code, 0, installed.stderr)
+  const cases: string[][] = [
+    [], ['--depth', '1'], ['--depth', 'Infinity'], ['--depth', '-1'], ['--prod'], ['--dev'], ['--no-optional', '--depth', '2'],
+    ['--parseable'], ['--parseable', '--depth', 'Infinity'], ['--parseable', '--depth', '-1'], ['-r'], ['--filter', 'p2', '--depth', '1'],
+    ['--lockfile-only', '--depth', '1'],
+  ]
+  for (const args of cases) {
+    for (const where of ['.', 'packages/p1', 'packages/p3']) {
+      const expected = await pnpm(inDir(pnpmProject, where), ['list', ...args])
+      const actual = await lode(inDir(lodeProject, where), ['ls', ...args])
+      assert.equal(actual.code, 0, actual.stderr)
+      assert.equal(actual.stdout.replaceAll(lodeProject.dir, pnpmProject.dir), expected.stdout, `lode list ${args.join(' ')} in ${where}`)
+    }
+  }
+  const tree = await lode(lodeProject, ['list', '--depth', 'Infinity'])
+  assert.match(tree.stdout, /^Legend: production dependency, optional only, dev only\n\nroot-ws@1\.0\.0 .* \(PRIVATE\)\n│\n│ {3}devDependencies:\n└─┬ top@1\.0\.0\n/)
+  assert.match(tree.stdout, /├── top@1\.0\.0 \[deduped\]\n/)
+  assert.match(tree.stdout, /\n\n\d+ packages in 4 projects\n$/)
+  const refused = await lode(lodeProject, ['list', 'top'])
+  assert.equal(refused.code, 1)
+  assert.match(refused.stderr, /^\[ERR_LODE_LIST_SEARCH_NOT_IMPLEMENTED\] /)
+})

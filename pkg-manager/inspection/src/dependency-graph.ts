@@ -3,12 +3,15 @@ import path from 'node:path'
 import type { DependencyGroup } from '@lode/core.constants'
 import { pkgIdOf, refToDepPath, splitNameAt } from '@lode/core.dep-path'
 import type { Lockfile, ProjectSnapshot } from '@lode/pkg-manager.lockfile'
+import semver from 'semver'
 
 /** A node of the installed graph: a project of the lockfile (an importer) or a package (a dependency path). */
 export type NodeId = { type: 'importer', importerId: string } | { type: 'package', depPath: string }
 
 export interface GraphEdge {
   alias: string
+  /** The lockfile's reference (`1.0.0(peer@2.0.0)`, `link:../p2`, `name@1.0.0` for an alias). */
+  ref: string
   /** The node the alias names; none for a `link:` outside the workspace (or under a package). */
   target: string | undefined
 }
@@ -39,7 +42,7 @@ export function buildDependencyGraph (
     const edges: GraphEdge[] = []
     for (const [alias, ref] of Object.entries(edgesOf(lockfile, id, opts.include))) {
       const child = childId(id, alias, ref, lockfile, opts.lockfileDir)
-      edges.push({ alias, target: child === undefined ? undefined : serializeNodeId(child) })
+      edges.push({ alias, ref, target: child === undefined ? undefined : serializeNodeId(child) })
       if (child !== undefined && !graph.has(serializeNodeId(child))) queue.push(child)
     }
     graph.set(key, { id, edges })
@@ -79,10 +82,13 @@ function childId (parent: NodeId, alias: string, ref: string, lockfile: Lockfile
   return lockfile.importers[importerId] === undefined ? undefined : { type: 'importer', importerId }
 }
 
-/** A package's name and version as pnpm shows them: the lockfile's `version` for a non-registry package, else its id's. */
+/**
+ * A package's name and version as pnpm shows them: the lockfile's `version` (a non-registry
+ * package's), else its id's when it is a semver version; '' for neither (a `file:` directory).
+ */
 export function nameAndVersion (lockfile: Lockfile, depPath: string): { name: string, version: string } {
   const pkgId = pkgIdOf(depPath)
   const { name, rest } = splitNameAt(pkgId)
   const recorded = lockfile.packages?.[pkgId]?.version
-  return { name, version: typeof recorded === 'string' ? recorded : rest ?? '' }
+  return { name, version: typeof recorded === 'string' ? recorded : rest !== undefined && semver.valid(rest) !== null ? rest : '' }
 }

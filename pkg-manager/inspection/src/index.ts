@@ -1,3 +1,5 @@
+export { list } from './list.js'
+export type { ListOptions } from './list.js'
 export { why } from './why.js'
 export type { WhyOptions } from './why.js'
 export type { DependentNode, DependentsTree } from './dependents.js'

@@ -1,18 +1,14 @@
-import fs from 'node:fs/promises'
 import path from 'node:path'
 
 import type { DependencyGroup } from '@lode/core.constants'
-import { MODULES_DIR, VIRTUAL_STORE_DIR } from '@lode/core.constants'
-import { depPathToFilename, VIRTUAL_STORE_DIR_MAX_LENGTH } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
-import { readModulesManifest } from '@lode/pkg-manager.linker/modules-manifest'
-import { readInstalledLockfile, readLockfile } from '@lode/pkg-manager.lockfile'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 
 import { buildDependencyGraph } from './dependency-graph.js'
 import type { NodeId } from './dependency-graph.js'
 import { dependentsTrees } from './dependents.js'
 import type { DependentNode, DependentsTree } from './dependents.js'
+import { installedLayout, installedLockfile, readManifestFields } from './installed.js'
 import { createPackageSearch } from './package-search.js'
 import { renderTextTree } from './text-tree.js'
 import type { TextTreeNode } from './text-tree.js'
@@ -43,11 +39,8 @@ export async function why (opts: WhyOptions): Promise<string> {
     throw new LodeError('MISSING_PACKAGE_NAME', '`lode why` requires the package name.', { hint: 'For example: lode why react, or lode why "@babel/*".' })
   }
   const matches = createPackageSearch(opts.queries)
-  const read = opts.lockfileOnly === true
-    ? await readLockfile(opts.lockfileDir)
-    : await readInstalledLockfile(opts.lockfileDir) ?? await readLockfile(opts.lockfileDir)
-  if (read === undefined) return ''
-  const { lockfile } = read
+  const lockfile = await installedLockfile(opts.lockfileDir, opts.lockfileOnly === true)
+  if (lockfile === undefined) return ''
   const roots: NodeId[] = opts.projectDirs
     .map((dir) => path.relative(opts.lockfileDir, dir).split(path.sep).join('/') || '.')
     .filter((importerId) => lockfile.importers[importerId] !== undefined)
@@ -56,7 +49,7 @@ export async function why (opts: WhyOptions): Promise<string> {
   const trees = dependentsTrees(graph, lockfile, {
     matches,
     projects: await projectNames(lockfile, opts.lockfileDir),
-    pathOf: await virtualStorePaths(opts.lockfileDir),
+    pathOf: (await installedLayout(opts.lockfileDir, { listing: false })).pathOf,
   })
   if (opts.format === 'json') return JSON.stringify(opts.depth === undefined ? trees : trees.map((tree) => ({ ...tree, dependents: truncated(tree.dependents, 1, opts.depth!) })), null, 2)
   if (opts.format === 'parseable') return trees.flatMap((tree) => pathLines(tree.dependents, [nameAtVersion(tree)], 1, opts.depth)).join('\n')
@@ -128,18 +121,8 @@ function nameAtVersion (pkg: { name: string, version: string }): string {
 /** Each project of the lockfile as `why` names it: its package.json's name and version (pnpm's words for a root without a name). */
 async function projectNames (lockfile: Lockfile, lockfileDir: string): Promise<Map<string, { name: string, version: string }>> {
   return new Map(await Promise.all(Object.keys(lockfile.importers).map(async (importerId) => {
-    const manifest: { name?: unknown, version?: unknown } = await fs.readFile(path.join(lockfileDir, importerId, 'package.json'), 'utf8')
-      .then((text) => JSON.parse(text) as { name?: unknown, version?: unknown }, () => ({}))
-    const name = typeof manifest.name === 'string' ? manifest.name : importerId === '.' ? 'the root project' : importerId
-    return [importerId, { name, version: typeof manifest.version === 'string' ? manifest.version : '' }] as const
+    const manifest = await readManifestFields(path.join(lockfileDir, importerId))
+    const name = typeof manifest['name'] === 'string' ? manifest['name'] : importerId === '.' ? 'the root project' : importerId
+    return [importerId, { name, version: typeof manifest['version'] === 'string' ? manifest['version'] : '' }] as const
   })))
-}
-
-/** Where a package of the isolated layout is: `<virtual store>/<dependency path as a directory>/node_modules/<name>`. */
-async function virtualStorePaths (lockfileDir: string): Promise<(depPath: string, name: string) => string> {
-  const modulesDir = path.join(lockfileDir, MODULES_DIR)
-  const modules = await readModulesManifest(modulesDir)
-  const virtualStoreDir = path.resolve(modulesDir, modules?.virtualStoreDir ?? VIRTUAL_STORE_DIR)
-  const maxLength = modules?.virtualStoreDirMaxLength ?? VIRTUAL_STORE_DIR_MAX_LENGTH
-  return (depPath, name) => path.join(virtualStoreDir, depPathToFilename(depPath, maxLength), 'node_modules', name)
 }

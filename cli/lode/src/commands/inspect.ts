@@ -4,6 +4,8 @@ import type { MainContext } from '../context.js'
 import { projectDir } from './paths.js'
 import type { CommandInput } from './types.js'
 
+const fs = process.getBuiltinModule('node:fs')
+
 /**
  * `lode why <pkg>…`: the packages that depend on it, up to the projects, as pnpm 11 prints them.
  * In a workspace every project is searched (pnpm's `why` is recursive by default), or the ones
@@ -31,6 +33,47 @@ export async function whyCommand (input: CommandInput, ctx: MainContext): Promis
     include: includeOf(values),
     depth,
     format: values['parseable'] === true ? 'parseable' : values['json'] === true ? 'json' : 'text',
+  })
+  if (output !== '') ctx.stdout.write(output.endsWith('\n') ? output : `${output}\n`)
+  return 0
+}
+
+/**
+ * `lode list` / `lode ls`: the projects' dependencies as pnpm 11 lists them. In a workspace, from
+ * its root (or with `-r`, `--filter`) every selected project in one listing; from a project's
+ * directory, that project.
+ */
+export async function listCommand (input: CommandInput, ctx: MainContext): Promise<number> {
+  const { values, positionals } = input.args!
+  if (positionals.length > 0) {
+    throw new LodeError('LIST_SEARCH_NOT_IMPLEMENTED', `lode list does not search for packages yet (${positionals.join(' ')}).`, {
+      hint: `Use lode why ${positionals.join(' ')} for the paths to them, or pnpm list ${positionals.join(' ')}.`,
+    })
+  }
+  const depth = depthOf(values['depth']) ?? 0
+  const [{ findWorkspaceDir, findWorkspaceProjects, filterProjects, readWorkspacePackages }, { list }] = await Promise.all([
+    import('@lode/pkg-manager.core'),
+    import('@lode/pkg-manager.inspection'),
+  ])
+  const dir = projectDir(values['dir'] as string | undefined, ctx)
+  const workspaceDir = await findWorkspaceDir(dir)
+  const filters = values['filter'] as string[] | undefined ?? []
+  const recursive = workspaceDir !== undefined && (values['recursive'] === true || filters.length > 0 || fs.realpathSync(dir) === fs.realpathSync(workspaceDir))
+  let projectDirs = [dir]
+  if (workspaceDir !== undefined && recursive) {
+    const all = (await findWorkspaceProjects(workspaceDir, readWorkspacePackages(workspaceDir) ?? []))
+      .sort((a, b) => a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)
+    const selected = filters.length > 0 ? new Set(filterProjects(all, filters, dir).selected.map((project) => project.dir)) : undefined
+    projectDirs = all.filter((project) => selected === undefined || selected.has(project.dir)).map((project) => project.dir)
+  }
+  const output = await list({
+    lockfileDir: workspaceDir ?? dir,
+    projectDirs,
+    include: includeOf(values),
+    depth,
+    recursive,
+    lockfileOnly: values['lockfile-only'] === true,
+    format: values['parseable'] === true ? 'parseable' : 'text',
   })
   if (output !== '') ctx.stdout.write(output.endsWith('\n') ? output : `${output}\n`)
   return 0

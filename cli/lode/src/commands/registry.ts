@@ -1,5 +1,5 @@
 import type { OptionSpecs } from '../args.js'
-import { whyCommand } from './inspect.js'
+import { listCommand, whyCommand } from './inspect.js'
 import { installCommand } from './install.js'
 import { pathCommand } from './paths.js'
 import { rebuildCommand } from './rebuild.js'
@@ -51,7 +51,6 @@ const INSTALL: OptionSpecs = {
 /** What the commands that inspect the installed dependencies take (pnpm's `list`, `why`). */
 const INSPECT: OptionSpecs = {
   depth: { type: 'string', arg: '<number>', help: 'How deep to show the tree (Infinity for all)' },
-  json: { type: 'boolean', help: 'Print JSON' },
   parseable: { type: 'boolean', help: 'Print one line per path' },
   prod: { type: 'boolean', short: 'P', help: 'Only dependencies and optionalDependencies' },
   production: { type: 'boolean', help: 'Only dependencies and optionalDependencies', hidden: true },
@@ -145,8 +144,16 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'Show the packages that depend on a package, up to the projects',
     usage: ['lode why <pkg>...'],
     description: 'Shows every path from the projects to each installed package the names, patterns ("babel-*") or name@range select, as a tree from the package up (in a workspace, of every project, or of the ones --filter selects).',
-    options: { ...INSPECT, ...SELECTION, ...COMMON },
+    options: { ...INSPECT, json: { type: 'boolean', help: 'Print JSON' }, ...SELECTION, ...COMMON },
     run: async (input, ctx) => await whyCommand(input, ctx),
+  },
+  {
+    names: ['list', 'ls'],
+    summary: 'List the installed dependencies of the projects',
+    usage: ['lode list [options]'],
+    description: 'Lists the dependencies of the project as installed (node_modules/.pnpm/lock.yaml, else pnpm-lock.yaml), --depth levels deep (0: the direct ones). In a workspace, from its root (or with -r or --filter), of every selected project.',
+    options: { ...INSPECT, 'lockfile-only': { type: 'boolean', help: 'Read pnpm-lock.yaml, not what node_modules has' }, ...SELECTION, ...COMMON },
+    run: async (input, ctx) => await listCommand(input, ctx),
   },
   {
     names: ['root'],
@@ -178,7 +185,7 @@ function scriptArgv (input: CommandInput): string[] {
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'approve-builds', 'audit', 'c', 'cache', 'cat-file', 'cat-index', 'clean', 'config', 'create', 'dedupe', 'deploy',
   'dlx', 'doctor', 'env', 'fetch', 'find-hash', 'get', 'ignored-builds', 'import', 'init', 'install-test', 'it', 'la',
-  'licenses', 'link', 'list', 'll', 'ln', 'ls', 'm', 'multi', 'outdated', 'pack', 'patch', 'patch-commit', 'patch-remove',
+  'licenses', 'link', 'll', 'ln', 'm', 'multi', 'outdated', 'pack', 'patch', 'patch-commit', 'patch-remove',
   'prune', 'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'set', 'setup', 'stage', 'store',
   'unlink',
 ]

@@ -1,0 +1,295 @@
+import fs from 'node:fs/promises'
+import path from 'node:path'
+
+import type { DependencyGroup } from '@lode/core.constants'
+import { DEPENDENCY_GROUPS, MODULES_DIR } from '@lode/core.constants'
+import { pkgIdOf } from '@lode/core.dep-path'
+import type { Lockfile } from '@lode/pkg-manager.lockfile'
+
+import { buildDependencyGraph, nameAndVersion, serializeNodeId } from './dependency-graph.js'
+import type { GraphNode, NodeId } from './dependency-graph.js'
+import { lexCompare, peersSuffixHash } from './dependents.js'
+import { installedLayout, installedLockfile, readManifestFields } from './installed.js'
+import { renderTextTree } from './text-tree.js'
+import type { TextTreeNode } from './text-tree.js'
+
+export interface ListOptions {
+  lockfileDir: string
+  /** The projects to list (absolute directories), in order. */
+  projectDirs: readonly string[]
+  include: Readonly<Record<DependencyGroup, boolean>>
+  /** Levels below the projects' own dependencies (pnpm's `--depth`, 0 by default; -1 only the projects). */
+  depth: number
+  /** pnpm's recursive listing (a workspace from its root, or `-r`): a project without dependencies still prints its line at depth -1. */
+  recursive: boolean
+  lockfileOnly?: boolean | undefined
+  format: 'text' | 'parseable'
+}
+
+/** One dependency as listed. */
+interface ListedNode {
+  alias: string
+  name: string
+  version: string
+  path: string
+  isPeer: boolean
+  isSkipped: boolean
+  peersSuffixHash?: string | undefined
+  deduped?: true
+  dependencies?: ListedNode[]
+}
+
+interface ListedProject {
+  name: string | undefined
+  version: string | undefined
+  private: boolean
+  path: string
+  groups: Partial<Record<DependencyGroup, ListedNode[]>>
+  unsaved: ListedNode[]
+}
+
+/**
+ * pnpm's `list`: each project's dependencies from what is installed (`node_modules/.pnpm/lock.yaml`,
+ * else pnpm-lock.yaml), as pnpm 11 prints them: a tree per project under its dependency groups,
+ * `--depth` levels deep, a subtree shown once (`[deduped]` after, across projects), then how many
+ * packages were listed; or `--parseable`, one directory per line.
+ */
+export async function list (opts: ListOptions): Promise<string> {
+  const lockfile = await installedLockfile(opts.lockfileDir, opts.lockfileOnly === true)
+  const projects = await Promise.all(opts.projectDirs.map(async (dir): Promise<ListedProject> => {
+    const manifest = await readManifestFields(dir)
+    return {
+      name: typeof manifest['name'] === 'string' ? manifest['name'] : undefined,
+      version: typeof manifest['version'] === 'string' ? manifest['version'] : undefined,
+      private: Boolean(manifest['private']),
+      path: dir,
+      groups: {},
+      unsaved: [],
+    }
+  }))
+  if (lockfile !== undefined && opts.depth !== -1) await listDependencies(projects, lockfile, opts)
+  return opts.format === 'parseable' ? renderParseable(projects, opts) : renderList(projects, opts)
+}
+
+async function listDependencies (projects: ListedProject[], lockfile: Lockfile, opts: ListOptions): Promise<void> {
+  const importerIdOf = (dir: string): string => path.relative(opts.lockfileDir, dir).split(path.sep).join('/') || '.'
+  const roots: NodeId[] = projects.map((project) => importerIdOf(project.path))
+    .filter((importerId) => lockfile.importers[importerId] !== undefined)
+    .map((importerId) => ({ type: 'importer', importerId }))
+  const graph = buildDependencyGraph(lockfile, roots, { lockfileDir: opts.lockfileDir, include: opts.include })
+  const { pathOf, skipped } = await installedLayout(opts.lockfileDir, { listing: true })
+  const ctx: TreeContext = { graph, lockfile, lockfileDir: opts.lockfileDir, pathOf, skipped, cache: new Map(), ancestors: new Set() }
+  for (const project of projects) {
+    const importerId = importerIdOf(project.path)
+    const importer = lockfile.importers[importerId]
+    if (importer === undefined) continue
+    const groupOf = new Map<string, DependencyGroup>()
+    for (const group of DEPENDENCY_GROUPS.filter((candidate) => opts.include[candidate])) {
+      project.groups[group] = []
+      for (const alias of Object.keys(importer[group] ?? {})) groupOf.set(alias, group)
+    }
+    const key = serializeNodeId({ type: 'importer', importerId })
+    ctx.ancestors = new Set([key])
+    for (const node of withoutCycles(children(key, opts.depth + 1, project.path, ctx).nodes, new Set())) {
+      const group = groupOf.get(node.alias)
+      if (group !== undefined) project.groups[group]!.push(node)
+    }
+    project.unsaved = await unsavedDependencies(opts.lockfileDir, project.path, importer)
+  }
+}
+
+interface TreeContext {
+  graph: ReadonlyMap<string, GraphNode>
+  lockfile: Lockfile
+  lockfileDir: string
+  pathOf: (depPath: string, name: string) => string
+  skipped: ReadonlySet<string>
+  /** Subtrees already listed, by node and levels left: listed again, they are `[deduped]` (pnpm's materialization cache). */
+  cache: Map<string, number>
+  ancestors: Set<string>
+}
+
+/** A node's children, `levels` deep, and how many nodes they hold; edges in alias order, as pnpm expands them. */
+function children (key: string, levels: number, projectDir: string, ctx: TreeContext): { nodes: ListedNode[], count: number } {
+  if (levels <= 0) return { nodes: [], count: 0 }
+  const node = ctx.graph.get(key)!
+  const peers = node.id.type === 'package' ? new Set(Object.keys(ctx.lockfile.packages?.[pkgIdOf(node.id.depPath)]?.peerDependencies ?? {})) : new Set<string>()
+  const linkBase = node.id.type === 'importer' ? path.join(ctx.lockfileDir, node.id.importerId) : ctx.lockfileDir
+  const nodes: ListedNode[] = []
+  let count = 0
+  for (const edge of [...node.edges].sort((a, b) => lexCompare(a.alias, b.alias))) {
+    const listed = listedNode(edge.alias, edge.ref, edge.target, { peers, linkBase, projectDir, ctx })
+    if (edge.target !== undefined && !ctx.ancestors.has(edge.target)) {
+      const cacheKey = levels - 1 === Infinity ? edge.target : `${edge.target}@d${levels - 1}`
+      const cached = ctx.cache.get(cacheKey)
+      if (cached !== undefined) {
+        if (cached > 0) listed.deduped = true
+      } else {
+        ctx.ancestors.add(edge.target)
+        const below = children(edge.target, levels - 1, projectDir, ctx)
+        ctx.ancestors.delete(edge.target)
+        ctx.cache.set(cacheKey, below.count)
+        if (below.nodes.length > 0) {
+          listed.dependencies = below.nodes
+          count += below.count
+        }
+      }
+    }
+    nodes.push(listed)
+    count += 1
+  }
+  return { nodes, count }
+}
+
+function listedNode (
+  alias: string,
+  ref: string,
+  target: string | undefined,
+  where: { peers: ReadonlySet<string>, linkBase: string, projectDir: string, ctx: TreeContext }
+): ListedNode {
+  const { ctx } = where
+  const isPeer = where.peers.has(alias)
+  if (ref.startsWith('link:')) {
+    const dir = path.join(where.linkBase, ref.slice('link:'.length))
+    return { alias, name: alias, version: `link:${path.relative(where.projectDir, dir).split(path.sep).join('/')}`, path: dir, isPeer, isSkipped: false }
+  }
+  const depPath = target === undefined ? undefined : (JSON.parse(target) as { depPath?: string }).depPath
+  if (depPath === undefined) return { alias, name: alias, version: ref, path: '', isPeer, isSkipped: false }
+  const installed = ctx.lockfile.snapshots?.[depPath] !== undefined
+  const { name, version } = installed ? nameAndVersion(ctx.lockfile, depPath) : { name: alias, version: '' }
+  return {
+    alias,
+    name,
+    version: version === '' ? ref : version,
+    path: ctx.pathOf(depPath, name),
+    isPeer,
+    isSkipped: !installed && ctx.skipped.has(depPath),
+    peersSuffixHash: peersSuffixHash(depPath),
+  }
+}
+
+/** A node that is its own ancestor (by directory) loses its subtree and its dedupe mark (pnpm's fixCircularRefs). */
+function withoutCycles (nodes: ListedNode[], ancestors: Set<string>): ListedNode[] {
+  return nodes.map((node) => {
+    if (node.path !== '' && ancestors.has(node.path)) {
+      const { dependencies: _dependencies, deduped: _deduped, ...rest } = node
+      return rest
+    }
+    if (node.dependencies === undefined) return node
+    ancestors.add(node.path)
+    const dependencies = withoutCycles(node.dependencies, ancestors)
+    ancestors.delete(node.path)
+    return { ...node, dependencies }
+  })
+}
+
+/**
+ * pnpm's unsaved dependencies: what the workspace root's node_modules has that the project's lockfile
+ * entry does not name (pnpm reads the root's for every project). Listed by `--parseable` only.
+ */
+async function unsavedDependencies (lockfileDir: string, projectDir: string, importer: Lockfile['importers'][string]): Promise<ListedNode[]> {
+  const modulesDir = path.join(lockfileDir, MODULES_DIR)
+  const saved = new Set(DEPENDENCY_GROUPS.flatMap((group) => Object.keys(importer[group] ?? {})))
+  const entries = await fs.readdir(modulesDir).catch(() => [] as string[])
+  const names = (await Promise.all(entries.filter((entry) => !entry.startsWith('.')).map(async (entry) => entry.startsWith('@')
+    ? (await fs.readdir(path.join(modulesDir, entry)).catch(() => [] as string[])).map((name) => `${entry}/${name}`)
+    : [entry]))).flat()
+  return await Promise.all(names.filter((name) => !saved.has(name)).map(async (name): Promise<ListedNode> => {
+    const dir = path.join(modulesDir, name)
+    const target = await fs.realpath(dir).catch(() => dir)
+    const linked = (await fs.lstat(dir).catch(() => undefined))?.isSymbolicLink() === true
+    const version = linked
+      ? `link:${path.relative(projectDir, target).split(path.sep).join('/')}`
+      : String((await readManifestFields(dir))['version'])
+    return { alias: name, name, version, path: linked ? target : dir, isPeer: false, isSkipped: false }
+  }))
+}
+
+function renderList (projects: readonly ListedProject[], opts: ListOptions): string {
+  const variants = peerVariants(projects)
+  const blocks = projects.flatMap((project) => {
+    const groups = DEPENDENCY_GROUPS.flatMap((group) => {
+      const nodes = project.groups[group] ?? []
+      return nodes.length === 0 ? [] : [{ group: `${group}:`, nodes: textNodes(nodes, variants) }]
+    })
+    if (groups.length === 0 && !(opts.recursive && opts.depth === -1)) return []
+    const label = `${project.name === undefined ? '' : `${nameAtVersion(project.name, project.version ?? '')} `}${project.path}${project.private ? ' (PRIVATE)' : ''}`
+    return [groups.length === 0 ? label : renderTextTree({ label, children: groups }).trimEnd()]
+  })
+  const output = blocks.join('\n\n')
+  if (opts.depth <= -1 || output === '') return output
+  let total = 0
+  const count = (nodes: readonly ListedNode[]): void => {
+    for (const node of nodes) {
+      total++
+      count(node.dependencies ?? [])
+    }
+  }
+  for (const project of projects) for (const group of DEPENDENCY_GROUPS) count(project.groups[group] ?? [])
+  const summary = `${total} package${total === 1 ? '' : 's'}${projects.length > 1 ? ` in ${projects.length} projects` : ''}`
+  return `Legend: production dependency, optional only, dev only\n\n${output}\n\n${summary}`
+}
+
+function textNodes (nodes: readonly ListedNode[], variants: ReadonlyMap<string, number>): TextTreeNode[] {
+  return [...nodes].sort((a, b) => lexCompare(a.name, b.name)).map((node) => {
+    let label = node.alias === node.name
+      ? nameAtVersion(node.name, node.version)
+      : node.version.includes('@') ? `${node.alias}@${node.version}` : `${node.alias}@npm:${node.name}@${node.version}`
+    if (node.isPeer) label += ' peer'
+    if (node.isSkipped) label += ' skipped'
+    const variantCount = node.peersSuffixHash === undefined ? undefined : variants.get(`${node.name}@${node.version}`)
+    if (variantCount !== undefined) label += ` peer#${node.peersSuffixHash} (${variantCount} variation${variantCount === 1 ? '' : 's'})`
+    if (node.deduped === true) label += ' [deduped]'
+    return { label, children: node.deduped === true ? [] : textNodes(node.dependencies ?? [], variants) }
+  })
+}
+
+/** `name@version` → its peer variants, for the ones listed with more than one. */
+function peerVariants (projects: readonly ListedProject[]): Map<string, number> {
+  const hashes = new Map<string, Set<string>>()
+  const walk = (nodes: readonly ListedNode[]): void => {
+    for (const node of nodes) {
+      if (node.peersSuffixHash !== undefined) {
+        const key = `${node.name}@${node.version}`
+        hashes.set(key, (hashes.get(key) ?? new Set()).add(node.peersSuffixHash))
+      }
+      walk(node.dependencies ?? [])
+    }
+  }
+  for (const project of projects) for (const group of DEPENDENCY_GROUPS) walk(project.groups[group] ?? [])
+  return new Map([...hashes].filter(([, set]) => set.size > 1).map(([key, set]) => [key, set.size]))
+}
+
+/**
+ * `--parseable`: each project's directory, then the directories of its dependencies not printed
+ * yet (across projects), sorted by name; a project already printed as a dependency loses its line.
+ */
+function renderParseable (projects: readonly ListedProject[], opts: ListOptions): string {
+  const seen = new Set<string>()
+  const lines = projects.map((project) => {
+    const rootSeen = seen.has(project.path)
+    seen.add(project.path)
+    const { optionalDependencies = [], dependencies = [], devDependencies = [] } = project.groups
+    const all = [...optionalDependencies, ...dependencies, ...devDependencies, ...project.unsaved]
+    const found: ListedNode[] = []
+    const walk = (nodes: readonly ListedNode[]): void => {
+      for (const node of nodes) {
+        if (!seen.has(node.path)) {
+          seen.add(node.path)
+          found.push(node)
+        }
+        walk(node.dependencies ?? [])
+      }
+    }
+    walk(all)
+    found.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+    if (rootSeen && found.length === 0) return ''
+    if (!(opts.recursive && opts.depth === -1) && found.length === 0 && all.length === 0) return ''
+    return [...rootSeen ? [] : [project.path], ...found.map((node) => node.path)].join('\n')
+  })
+  return lines.filter((block) => block !== '').join('\n')
+}
+
+function nameAtVersion (name: string, version: string): string {
+  return version === '' ? name : `${name}@${version}`
+}
