@@ -92,12 +92,18 @@ test('lode root -g is refused with a coded error (lode has no global packages); 
   assert.equal(missing.stdout, '')
 })
 
-test('lode why prints the paths from the projects to a package as pnpm 11 does: tree, --json, --parseable, --depth, groups', async () => {
+/** The workspace installed by pnpm 11 in one copy and by lode in another. */
+async function installedWorkspaces (): Promise<{ pnpmProject: Project, lodeProject: Project }> {
   const pnpmProject = makeProject(registry, { name: 'root-ws', version: '1.0.0', private: true, devDependencies: { top: '^1.0.0' } }, WORKSPACE)
   const lodeProject = cloneProject(pnpmProject)
   await pnpm(pnpmProject, ['install'])
   const installed = await lode(lodeProject, ['install'])
   assert.equal(installed.code, 0, installed.stderr)
+  return { pnpmProject, lodeProject }
+}
+
+test('lode why prints the paths from the projects to a package as pnpm 11 does: tree, --json, --parseable, --depth, groups', async () => {
+  const { pnpmProject, lodeProject } = await installedWorkspaces()
   const lockfile = fs.readFileSync(path.join(lodeProject.dir, 'pnpm-lock.yaml'), 'utf8')
   const cases: string[][] = [
     ['leaf-b'], ['leaf-a'], ['cyc-a'], ['host'], ['myalias'], ['plugin'], ['leaf-*', 'cyc-b'], ['host@1.0.0'], ['host@^1.1.0'],
@@ -142,11 +148,7 @@ test('lode why without a name, with a query it cannot search by, or with a --dep
 })
 
 test('lode list prints the projects\' dependencies as pnpm 11 does: the tree, --depth, groups, --parseable, a workspace from its root or a project', async () => {
-  const pnpmProject = makeProject(registry, { name: 'root-ws', version: '1.0.0', private: true, devDependencies: { top: '^1.0.0' } }, WORKSPACE)
-  const lodeProject = cloneProject(pnpmProject)
-  await pnpm(pnpmProject, ['install'])
-  const installed = await lode(lodeProject, ['install'])
-  assert.equal(installed.code, 0, installed.stderr)
+  const { pnpmProject, lodeProject } = await installedWorkspaces()
   const cases: string[][] = [
     [], ['--depth', '1'], ['--depth', 'Infinity'], ['--depth', '-1'], ['--prod'], ['--dev'], ['--no-optional', '--depth', '2'],
     ['--parseable'], ['--parseable', '--depth', 'Infinity'], ['--parseable', '--depth', '-1'], ['-r'], ['--filter', 'p2', '--depth', '1'],

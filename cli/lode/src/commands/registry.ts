@@ -155,23 +155,21 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: { ...INSPECT, 'lockfile-only': { type: 'boolean', help: 'Read pnpm-lock.yaml, not what node_modules has' }, ...SELECTION, ...COMMON },
     run: async (input, ctx) => await listCommand(input, ctx),
   },
-  {
-    names: ['root'],
-    summary: 'Print the project\'s node_modules directory',
-    usage: ['lode root'],
-    description: 'Prints the node_modules directory of the project lode is in (the nearest directory up with a package.json).',
+  pathCommandSpec('root', 'node_modules directory'),
+  pathCommandSpec('bin', 'node_modules/.bin directory (its executables)'),
+]
+
+/** `lode root` and `lode bin`: a directory of the project, printed. */
+function pathCommandSpec (name: 'root' | 'bin', what: string): CommandSpec {
+  return {
+    names: [name],
+    summary: `Print the project's ${what}`,
+    usage: [`lode ${name}`],
+    description: `Prints the ${what} of the project lode is in (the nearest directory up with a package.json).`,
     options: { global: { type: 'boolean', short: 'g', help: 'pnpm\'s global directory (lode installs no global packages)' }, ...COMMON },
     run: async (input, ctx) => await Promise.resolve(pathCommand(input, ctx)),
-  },
-  {
-    names: ['bin'],
-    summary: 'Print the directory of the project\'s executables (node_modules/.bin)',
-    usage: ['lode bin'],
-    description: 'Prints the node_modules/.bin directory of the project lode is in (the nearest directory up with a package.json).',
-    options: { global: { type: 'boolean', short: 'g', help: 'pnpm\'s global bin directory (lode installs no global packages)' }, ...COMMON },
-    run: async (input, ctx) => await Promise.resolve(pathCommand(input, ctx)),
-  },
-]
+  }
+}
 
 /** `lode test` is `lode run test`; `lode start`, `lode run start`. */
 function scriptArgv (input: CommandInput): string[] {
