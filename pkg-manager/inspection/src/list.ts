@@ -3,8 +3,10 @@ import path from 'node:path'
 
 import type { DependencyGroup } from '@lode/core.constants'
 import { DEPENDENCY_GROUPS, MODULES_DIR } from '@lode/core.constants'
-import { pkgIdOf } from '@lode/core.dep-path'
+import { pkgIdOf, splitNameAt } from '@lode/core.dep-path'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
+import { registryFor, registryTarballUrl } from '@lode/resolving.npm-resolver/registries'
+import type { Registries } from '@lode/resolving.npm-resolver/registries'
 
 import { buildDependencyGraph, nameAndVersion, serializeNodeId } from './dependency-graph.js'
 import type { GraphNode, NodeId } from './dependency-graph.js'
@@ -23,7 +25,9 @@ export interface ListOptions {
   /** pnpm's recursive listing (a workspace from its root, or `-r`): a project without dependencies still prints its line at depth -1. */
   recursive: boolean
   lockfileOnly?: boolean | undefined
-  format: 'text' | 'parseable'
+  /** The registries, for a registry package's tarball URL in `--json` (`resolved`). */
+  registries: Registries
+  format: 'text' | 'parseable' | 'json'
 }
 
 /** One dependency as listed. */
@@ -32,10 +36,14 @@ interface ListedNode {
   name: string
   version: string
   path: string
+  /** Where its tarball is (not for directories, git repositories and links). */
+  resolved?: string | undefined
   isPeer: boolean
   isSkipped: boolean
   peersSuffixHash?: string | undefined
   deduped?: true
+  /** The nodes its deduped subtree holds. */
+  dedupedCount?: number
   dependencies?: ListedNode[]
 }
 
@@ -68,6 +76,7 @@ export async function list (opts: ListOptions): Promise<string> {
     }
   }))
   if (lockfile !== undefined && opts.depth !== -1) await listDependencies(projects, lockfile, opts)
+  if (opts.format === 'json') return renderJson(projects)
   return opts.format === 'parseable' ? renderParseable(projects, opts) : renderList(projects, opts)
 }
 
@@ -78,7 +87,9 @@ async function listDependencies (projects: ListedProject[], lockfile: Lockfile, 
     .map((importerId) => ({ type: 'importer', importerId }))
   const graph = buildDependencyGraph(lockfile, roots, { lockfileDir: opts.lockfileDir, include: opts.include })
   const { pathOf, skipped } = await installedLayout(opts.lockfileDir, { listing: true })
-  const ctx: TreeContext = { graph, lockfile, lockfileDir: opts.lockfileDir, pathOf, skipped, cache: new Map(), ancestors: new Set() }
+  const ctx: TreeContext = {
+    graph, lockfile, lockfileDir: opts.lockfileDir, pathOf, skipped, registries: opts.registries, cache: new Map(), ancestors: new Set(),
+  }
   for (const project of projects) {
     const importerId = importerIdOf(project.path)
     const importer = lockfile.importers[importerId]
@@ -104,6 +115,7 @@ interface TreeContext {
   lockfileDir: string
   pathOf: (depPath: string, name: string) => string
   skipped: ReadonlySet<string>
+  registries: Registries
   /** Subtrees already listed, by node and levels left: listed again, they are `[deduped]` (pnpm's materialization cache). */
   cache: Map<string, number>
   ancestors: Set<string>
@@ -123,7 +135,10 @@ function children (key: string, levels: number, projectDir: string, ctx: TreeCon
       const cacheKey = levels - 1 === Infinity ? edge.target : `${edge.target}@d${levels - 1}`
       const cached = ctx.cache.get(cacheKey)
       if (cached !== undefined) {
-        if (cached > 0) listed.deduped = true
+        if (cached > 0) {
+          listed.deduped = true
+          listed.dedupedCount = cached
+        }
       } else {
         ctx.ancestors.add(edge.target)
         const below = children(edge.target, levels - 1, projectDir, ctx)
@@ -162,17 +177,35 @@ function listedNode (
     name,
     version: version === '' ? ref : version,
     path: ctx.pathOf(depPath, name),
+    resolved: installed ? tarballOf(depPath, name, version, ctx) : undefined,
     isPeer,
     isSkipped: !installed && ctx.skipped.has(depPath),
     peersSuffixHash: peersSuffixHash(depPath),
   }
 }
 
+/**
+ * A package's tarball as `list --json` reports it: a `file:` tarball or a URL as the lockfile has
+ * it, else the registry's URL for its name and version (from the configured registry, where pnpm 11
+ * names the public one whatever is configured); none for a directory or a git repository.
+ */
+function tarballOf (depPath: string, name: string, version: string, ctx: TreeContext): string | undefined {
+  type TarballFields = { type?: unknown, tarball?: unknown, gitHosted?: unknown }
+  const resolution = ctx.lockfile.packages?.[pkgIdOf(depPath)]?.resolution as TarballFields | undefined
+  if (resolution === undefined) return undefined
+  const tarball = typeof resolution.tarball === 'string' ? resolution.tarball : undefined
+  if (resolution.type !== undefined || tarball?.startsWith('file:') === true || resolution.gitHosted === true) return tarball
+  const { rest } = splitNameAt(pkgIdOf(depPath))
+  if (rest?.startsWith('file:') === true) return rest
+  const registry = registryFor(ctx.registries, name)
+  return tarball === undefined ? registryTarballUrl(registry, name, version.replace(/\+.*$/, '')) : new URL(tarball, registry).toString()
+}
+
 /** A node that is its own ancestor (by directory) loses its subtree and its dedupe mark (pnpm's fixCircularRefs). */
 function withoutCycles (nodes: ListedNode[], ancestors: Set<string>): ListedNode[] {
   return nodes.map((node) => {
     if (node.path !== '' && ancestors.has(node.path)) {
-      const { dependencies: _dependencies, deduped: _deduped, ...rest } = node
+      const { dependencies: _dependencies, deduped: _deduped, dedupedCount: _count, ...rest } = node
       return rest
     }
     if (node.dependencies === undefined) return node
@@ -292,4 +325,52 @@ function renderParseable (projects: readonly ListedProject[], opts: ListOptions)
 
 function nameAtVersion (name: string, version: string): string {
   return version === '' ? name : `${name}@${version}`
+}
+
+/**
+ * `--json`: every project (name, version, path, private), then each dependency group and the
+ * root's other node_modules entries (`unsavedDependencies`) keyed by alias. Siblings come in
+ * pnpm's order: by alias, then the shallower subtrees first.
+ */
+function renderJson (projects: readonly ListedProject[]): string {
+  return JSON.stringify(projects.map((project) => {
+    const groups = [...DEPENDENCY_GROUPS.map((group) => [group, project.groups[group] ?? []] as const), ['unsavedDependencies', project.unsaved] as const]
+    return {
+      name: project.name,
+      version: project.version,
+      path: project.path,
+      private: project.private,
+      ...Object.fromEntries(groups.filter(([, nodes]) => nodes.length > 0).map(([group, nodes]) => [group, jsonNodes(nodes)])),
+    }
+  }), null, 2)
+}
+
+interface JsonNode {
+  from: string
+  version: string
+  resolved?: string
+  path: string
+  dependencies?: Record<string, JsonNode>
+  deduped?: true
+  dedupedDependenciesCount?: number
+}
+
+function jsonNodes (nodes: readonly ListedNode[]): Record<string, JsonNode> {
+  const byAlias = [...nodes].sort((a, b) => a.alias < b.alias ? -1 : a.alias > b.alias ? 1 : 0)
+  const ordered = byAlias.map((node, index) => ({ node, index, height: heightOf(node) }))
+    .sort((a, b) => a.height - b.height || a.index - b.index)
+  return Object.fromEntries(ordered.map(({ node }) => {
+    const resolved = node.resolved === undefined ? {} : { resolved: node.resolved }
+    const json: JsonNode = { from: node.name, version: node.version, ...resolved, path: node.path }
+    if ((node.dependencies ?? []).length > 0) json.dependencies = jsonNodes(node.dependencies!)
+    if (node.deduped === true) {
+      json.deduped = true
+      if (node.dedupedCount !== undefined) json.dedupedDependenciesCount = node.dedupedCount
+    }
+    return [node.alias, json]
+  }))
+}
+
+function heightOf (node: ListedNode): number {
+  return (node.dependencies ?? []).reduce((height, child) => Math.max(height, heightOf(child) + 1), 0)
 }

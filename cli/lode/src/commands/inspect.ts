@@ -1,6 +1,7 @@
 import { LodeError } from '@lode/core.error'
 
 import type { MainContext } from '../context.js'
+import { VERSION } from '../version.js'
 import { projectDir } from './paths.js'
 import type { CommandInput } from './types.js'
 
@@ -51,7 +52,7 @@ export async function listCommand (input: CommandInput, ctx: MainContext): Promi
     })
   }
   const depth = depthOf(values['depth']) ?? 0
-  const [{ findWorkspaceDir, findWorkspaceProjects, filterProjects, readWorkspacePackages }, { list }] = await Promise.all([
+  const [{ findWorkspaceDir, findWorkspaceProjects, filterProjects, getConfig, readWorkspacePackages }, { list }] = await Promise.all([
     import('@lode/pkg-manager.core'),
     import('@lode/pkg-manager.inspection'),
   ])
@@ -66,14 +67,17 @@ export async function listCommand (input: CommandInput, ctx: MainContext): Promi
     const selected = filters.length > 0 ? new Set(filterProjects(all, filters, dir).selected.map((project) => project.dir)) : undefined
     projectDirs = all.filter((project) => selected === undefined || selected.has(project.dir)).map((project) => project.dir)
   }
+  // The registries, for `--json`'s tarball URLs.
+  const config = getConfig({ dir: workspaceDir ?? dir, env: ctx.env, overrides: input.args!.config, lodeVersion: VERSION })
   const output = await list({
+    registries: { default: config.registry, scoped: config.scopedRegistries },
     lockfileDir: workspaceDir ?? dir,
     projectDirs,
     include: includeOf(values),
     depth,
     recursive,
     lockfileOnly: values['lockfile-only'] === true,
-    format: values['parseable'] === true ? 'parseable' : 'text',
+    format: values['parseable'] === true ? 'parseable' : values['json'] === true ? 'json' : 'text',
   })
   if (output !== '') ctx.stdout.write(output.endsWith('\n') ? output : `${output}\n`)
   return 0
