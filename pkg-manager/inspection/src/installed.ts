@@ -42,3 +42,38 @@ export async function readManifestFields (dir: string): Promise<Record<string, u
   return await fs.readFile(path.join(dir, 'package.json'), 'utf8')
     .then((text) => JSON.parse(text) as Record<string, unknown>, () => ({}))
 }
+
+/** What `--long` adds about a package, from its package.json. */
+export interface PackageDetails {
+  description?: string | undefined
+  license?: unknown
+  author?: unknown
+  homepage?: string | undefined
+  /** The repository's URL (a string `repository` as it is). */
+  repository?: string | undefined
+}
+
+/** A package's details for `--long`; pnpm's placeholder description when its package.json cannot be read. */
+export async function packageDetails (dir: string): Promise<PackageDetails> {
+  let manifest: Record<string, unknown>
+  try {
+    manifest = JSON.parse(await fs.readFile(path.join(dir, 'package.json'), 'utf8')) as Record<string, unknown>
+  } catch {
+    return { description: '[Could not find additional info about this dependency]' }
+  }
+  const repository = manifest['repository']
+  const url = typeof repository === 'string' ? repository : typeof repository === 'object' && repository !== null ? (repository as { url?: unknown }).url : undefined
+  const text = (value: unknown): string | undefined => typeof value === 'string' ? value : undefined
+  return {
+    description: text(manifest['description']),
+    license: manifest['license'],
+    author: manifest['author'],
+    homepage: text(manifest['homepage']),
+    repository: text(url),
+  }
+}
+
+/** `--long`'s lines under a package's label: description, repository, homepage, each when it has one. */
+export function detailLines (details: PackageDetails | undefined): string[] {
+  return [details?.description, details?.repository, details?.homepage].filter((line): line is string => line !== undefined && line !== '')
+}

@@ -11,7 +11,8 @@ import type { Registries } from '@lode/resolving.npm-resolver/registries'
 import { buildDependencyGraph, nameAndVersion, serializeNodeId } from './dependency-graph.js'
 import type { GraphNode, NodeId } from './dependency-graph.js'
 import { lexCompare, peersSuffixHash } from './dependents.js'
-import { installedLayout, installedLockfile, readManifestFields } from './installed.js'
+import { detailLines, installedLayout, installedLockfile, packageDetails, readManifestFields } from './installed.js'
+import type { PackageDetails } from './installed.js'
 import { renderTextTree } from './text-tree.js'
 import type { TextTreeNode } from './text-tree.js'
 
@@ -28,6 +29,8 @@ export interface ListOptions {
   /** The registries, for a registry package's tarball URL in `--json` (`resolved`). */
   registries: Registries
   format: 'text' | 'parseable' | 'json'
+  /** pnpm's `--long`: each package's description, repository, homepage and directory too. */
+  long?: boolean | undefined
 }
 
 /** One dependency as listed. */
@@ -76,8 +79,9 @@ export async function list (opts: ListOptions): Promise<string> {
     }
   }))
   if (lockfile !== undefined && opts.depth !== -1) await listDependencies(projects, lockfile, opts)
-  if (opts.format === 'json') return renderJson(projects)
-  return opts.format === 'parseable' ? renderParseable(projects, opts) : renderList(projects, opts)
+  const details = opts.long === true ? await detailsOf(projects) : undefined
+  if (opts.format === 'json') return renderJson(projects, details)
+  return opts.format === 'parseable' ? renderParseable(projects, opts) : renderList(projects, opts, details)
 }
 
 async function listDependencies (projects: ListedProject[], lockfile: Lockfile, opts: ListOptions): Promise<void> {
@@ -238,12 +242,28 @@ async function unsavedDependencies (lockfileDir: string, projectDir: string, imp
   }))
 }
 
-function renderList (projects: readonly ListedProject[], opts: ListOptions): string {
+/** `--long`: every listed package's details, read once per directory. */
+async function detailsOf (projects: readonly ListedProject[]): Promise<Map<string, PackageDetails>> {
+  const dirs = new Set<string>()
+  const walk = (nodes: readonly ListedNode[]): void => {
+    for (const node of nodes) {
+      dirs.add(node.path)
+      walk(node.dependencies ?? [])
+    }
+  }
+  for (const project of projects) {
+    for (const group of DEPENDENCY_GROUPS) walk(project.groups[group] ?? [])
+    walk(project.unsaved)
+  }
+  return new Map(await Promise.all([...dirs].map(async (dir) => [dir, await packageDetails(dir)] as const)))
+}
+
+function renderList (projects: readonly ListedProject[], opts: ListOptions, details: ReadonlyMap<string, PackageDetails> | undefined): string {
   const variants = peerVariants(projects)
   const blocks = projects.flatMap((project) => {
     const groups = DEPENDENCY_GROUPS.flatMap((group) => {
       const nodes = project.groups[group] ?? []
-      return nodes.length === 0 ? [] : [{ group: `${group}:`, nodes: textNodes(nodes, variants) }]
+      return nodes.length === 0 ? [] : [{ group: `${group}:`, nodes: textNodes(nodes, variants, details) }]
     })
     if (groups.length === 0 && !(opts.recursive && opts.depth === -1)) return []
     const label = `${project.name === undefined ? '' : `${nameAtVersion(project.name, project.version ?? '')} `}${project.path}${project.private ? ' (PRIVATE)' : ''}`
@@ -263,7 +283,7 @@ function renderList (projects: readonly ListedProject[], opts: ListOptions): str
   return `Legend: production dependency, optional only, dev only\n\n${output}\n\n${summary}`
 }
 
-function textNodes (nodes: readonly ListedNode[], variants: ReadonlyMap<string, number>): TextTreeNode[] {
+function textNodes (nodes: readonly ListedNode[], variants: ReadonlyMap<string, number>, details: ReadonlyMap<string, PackageDetails> | undefined): TextTreeNode[] {
   return [...nodes].sort((a, b) => lexCompare(a.name, b.name)).map((node) => {
     let label = node.alias === node.name
       ? nameAtVersion(node.name, node.version)
@@ -273,7 +293,8 @@ function textNodes (nodes: readonly ListedNode[], variants: ReadonlyMap<string, 
     const variantCount = node.peersSuffixHash === undefined ? undefined : variants.get(`${node.name}@${node.version}`)
     if (variantCount !== undefined) label += ` peer#${node.peersSuffixHash} (${variantCount} variation${variantCount === 1 ? '' : 's'})`
     if (node.deduped === true) label += ' [deduped]'
-    return { label, children: node.deduped === true ? [] : textNodes(node.dependencies ?? [], variants) }
+    const lines = details === undefined ? [label] : [label, ...detailLines(details.get(node.path)), ...node.path === '' ? [] : [node.path]]
+    return { label: lines.join('\n'), children: node.deduped === true ? [] : textNodes(node.dependencies ?? [], variants, details) }
   })
 }
 
@@ -318,9 +339,19 @@ function renderParseable (projects: readonly ListedProject[], opts: ListOptions)
     found.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
     if (rootSeen && found.length === 0) return ''
     if (!(opts.recursive && opts.depth === -1) && found.length === 0 && all.length === 0) return ''
-    return [...rootSeen ? [] : [project.path], ...found.map((node) => node.path)].join('\n')
+    if (opts.long !== true) return [...rootSeen ? [] : [project.path], ...found.map((node) => node.path)].join('\n')
+    const projectLine = project.name === undefined
+      ? project.path
+      : `${project.path}:${project.name}${project.version === undefined ? '' : `@${project.version}`}${project.private ? ':PRIVATE' : ''}`
+    return [...rootSeen ? [] : [projectLine], ...found.map(longParseableLine)].join('\n')
   })
   return lines.filter((block) => block !== '').join('\n')
+}
+
+/** `--parseable --long`: a package's directory and what it is installed as. */
+function longParseableLine (node: ListedNode): string {
+  if (node.alias !== node.name) return node.version.includes('@') ? `${node.path}:${node.alias} ${node.version}` : `${node.path}:${node.alias} npm:${node.name}@${node.version}`
+  return node.version.includes('@') ? `${node.path}:${node.version}` : `${node.path}:${node.name}@${node.version}`
 }
 
 function nameAtVersion (name: string, version: string): string {
@@ -332,7 +363,7 @@ function nameAtVersion (name: string, version: string): string {
  * root's other node_modules entries (`unsavedDependencies`) keyed by alias. Siblings come in
  * pnpm's order: by alias, then the shallower subtrees first.
  */
-function renderJson (projects: readonly ListedProject[]): string {
+function renderJson (projects: readonly ListedProject[], details: ReadonlyMap<string, PackageDetails> | undefined): string {
   return JSON.stringify(projects.map((project) => {
     const groups = [...DEPENDENCY_GROUPS.map((group) => [group, project.groups[group] ?? []] as const), ['unsavedDependencies', project.unsaved] as const]
     return {
@@ -340,12 +371,12 @@ function renderJson (projects: readonly ListedProject[]): string {
       version: project.version,
       path: project.path,
       private: project.private,
-      ...Object.fromEntries(groups.filter(([, nodes]) => nodes.length > 0).map(([group, nodes]) => [group, jsonNodes(nodes)])),
+      ...Object.fromEntries(groups.filter(([, nodes]) => nodes.length > 0).map(([group, nodes]) => [group, jsonNodes(nodes, details)])),
     }
   }), null, 2)
 }
 
-interface JsonNode {
+interface JsonNode extends Partial<Record<'description' | 'license' | 'author' | 'homepage' | 'repository', unknown>> {
   from: string
   version: string
   resolved?: string
@@ -355,14 +386,18 @@ interface JsonNode {
   dedupedDependenciesCount?: number
 }
 
-function jsonNodes (nodes: readonly ListedNode[]): Record<string, JsonNode> {
+function jsonNodes (nodes: readonly ListedNode[], details: ReadonlyMap<string, PackageDetails> | undefined): Record<string, JsonNode> {
   const byAlias = [...nodes].sort((a, b) => a.alias < b.alias ? -1 : a.alias > b.alias ? 1 : 0)
   const ordered = byAlias.map((node, index) => ({ node, index, height: heightOf(node) }))
     .sort((a, b) => a.height - b.height || a.index - b.index)
   return Object.fromEntries(ordered.map(({ node }) => {
     const resolved = node.resolved === undefined ? {} : { resolved: node.resolved }
-    const json: JsonNode = { from: node.name, version: node.version, ...resolved, path: node.path }
-    if ((node.dependencies ?? []).length > 0) json.dependencies = jsonNodes(node.dependencies!)
+    const more = details?.get(node.path)
+    const long = more === undefined ? {} : {
+      description: more.description, license: more.license, author: more.author, homepage: more.homepage, repository: more.repository,
+    }
+    const json: JsonNode = { from: node.name, version: node.version, ...resolved, ...long, path: node.path }
+    if ((node.dependencies ?? []).length > 0) json.dependencies = jsonNodes(node.dependencies!, details)
     if (node.deduped === true) {
       json.deduped = true
       if (node.dedupedCount !== undefined) json.dedupedDependenciesCount = node.dedupedCount

@@ -8,7 +8,8 @@ import { buildDependencyGraph } from './dependency-graph.js'
 import type { NodeId } from './dependency-graph.js'
 import { dependentsTrees } from './dependents.js'
 import type { DependentNode, DependentsTree } from './dependents.js'
-import { installedLayout, installedLockfile, readManifestFields } from './installed.js'
+import { detailLines, installedLayout, installedLockfile, packageDetails, readManifestFields } from './installed.js'
+import type { PackageDetails } from './installed.js'
 import { createPackageSearch } from './package-search.js'
 import { renderTextTree } from './text-tree.js'
 import type { TextTreeNode } from './text-tree.js'
@@ -26,6 +27,8 @@ export interface WhyOptions {
   /** Read pnpm-lock.yaml rather than what is installed (pnpm's `--lockfile-only`). */
   lockfileOnly?: boolean | undefined
   format: 'text' | 'json' | 'parseable'
+  /** pnpm's `--long`: each package's description, repository, homepage and directory too (its directory in `--parseable`). */
+  long?: boolean | undefined
 }
 
 /**
@@ -51,13 +54,24 @@ export async function why (opts: WhyOptions): Promise<string> {
     projects: await projectNames(lockfile, opts.lockfileDir),
     pathOf: (await installedLayout(opts.lockfileDir, { listing: false })).pathOf,
   })
-  if (opts.format === 'json') return JSON.stringify(opts.depth === undefined ? trees : trees.map((tree) => ({ ...tree, dependents: truncated(tree.dependents, 1, opts.depth!) })), null, 2)
-  if (opts.format === 'parseable') return trees.flatMap((tree) => pathLines(tree.dependents, [nameAtVersion(tree)], 1, opts.depth)).join('\n')
-  return renderWhy(trees, opts.depth)
+  const details = opts.long === true && opts.format !== 'parseable'
+    ? new Map(await Promise.all(trees.map(async (tree) => [tree.path, await packageDetails(tree.path)] as const)))
+    : undefined
+  if (opts.format === 'json') {
+    return JSON.stringify(trees.map((tree) => {
+      const shown = opts.depth === undefined ? tree : { ...tree, dependents: truncated(tree.dependents, 1, opts.depth) }
+      const more = details?.get(tree.path)
+      return more === undefined ? shown : { ...shown, description: more.description, repository: more.repository, homepage: more.homepage }
+    }), null, 2)
+  }
+  if (opts.format === 'parseable') {
+    return trees.flatMap((tree) => pathLines(tree.dependents, [`${opts.long === true ? `${tree.path}:` : ''}${nameAtVersion(tree)}`], 1, opts.depth)).join('\n')
+  }
+  return renderWhy(trees, opts.depth, details)
 }
 
 /** The trees as text, each block apart, then pnpm's summary (`Found 2 versions of foo`). */
-function renderWhy (trees: readonly DependentsTree[], depth: number | undefined): string {
+function renderWhy (trees: readonly DependentsTree[], depth: number | undefined, details: ReadonlyMap<string, PackageDetails> | undefined): string {
   if (trees.length === 0) return ''
   const variants = peerVariants(trees)
   const label = (pkg: { name: string, version: string, peersSuffixHash?: string | undefined }): string => {
@@ -69,9 +83,12 @@ function renderWhy (trees: readonly DependentsTree[], depth: number | undefined)
       + `${dependent.circular === true ? ' [circular]' : ''}${dependent.deduped === true ? ' [deduped]' : ''}`,
     children: dependent.dependents !== undefined && (depth === undefined || level < depth) ? nodes(dependent.dependents, level + 1) : [],
   }))
-  const blocks = trees.map((tree) => tree.dependents.length === 0
+  const rootLabel = (tree: DependentsTree): string => details === undefined
     ? label(tree)
-    : renderTextTree({ label: label(tree), children: nodes(tree.dependents, 1) }).replace(/\n+$/, ''))
+    : [label(tree), ...detailLines(details.get(tree.path)), tree.path].join('\n')
+  const blocks = trees.map((tree) => tree.dependents.length === 0
+    ? rootLabel(tree)
+    : renderTextTree({ label: rootLabel(tree), children: nodes(tree.dependents, 1) }).replace(/\n+$/, ''))
   const found = new Map<string, { versions: Set<string>, count: number }>()
   for (const tree of trees) {
     const entry = found.get(tree.name) ?? { versions: new Set<string>(), count: 0 }

@@ -34,6 +34,7 @@ export async function whyCommand (input: CommandInput, ctx: MainContext): Promis
     include: includeOf(values),
     depth,
     format: values['parseable'] === true ? 'parseable' : values['json'] === true ? 'json' : 'text',
+    long: values['long'] === true,
   })
   if (output !== '') ctx.stdout.write(output.endsWith('\n') ? output : `${output}\n`)
   return 0
@@ -78,6 +79,8 @@ export async function listCommand (input: CommandInput, ctx: MainContext): Promi
     recursive,
     lockfileOnly: values['lockfile-only'] === true,
     format: values['parseable'] === true ? 'parseable' : values['json'] === true ? 'json' : 'text',
+    // `ll` and `la` are `list --long`.
+    long: values['long'] === true || input.name === 'll' || input.name === 'la',
   })
   if (output !== '') ctx.stdout.write(output.endsWith('\n') ? output : `${output}\n`)
   return 0

@@ -52,6 +52,7 @@ const INSTALL: OptionSpecs = {
 const INSPECT: OptionSpecs = {
   depth: { type: 'string', arg: '<number>', help: 'How deep to show the tree (Infinity for all)' },
   parseable: { type: 'boolean', help: 'Print one line per path' },
+  long: { type: 'boolean', help: 'Show each package\'s description, repository, homepage and directory' },
   prod: { type: 'boolean', short: 'P', help: 'Only dependencies and optionalDependencies' },
   production: { type: 'boolean', help: 'Only dependencies and optionalDependencies', hidden: true },
   dev: { type: 'boolean', short: 'D', help: 'Only devDependencies' },
@@ -148,7 +149,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await whyCommand(input, ctx),
   },
   {
-    names: ['list', 'ls'],
+    names: ['list', 'ls', 'll', 'la'],
     summary: 'List the installed dependencies of the projects',
     usage: ['lode list [options]'],
     description: 'Lists the dependencies of the project as installed (node_modules/.pnpm/lock.yaml, else pnpm-lock.yaml), --depth levels deep (0: the direct ones). In a workspace, from its root (or with -r or --filter), of every selected project.',
@@ -188,8 +189,8 @@ function scriptArgv (input: CommandInput): string[] {
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'approve-builds', 'audit', 'c', 'cache', 'cat-file', 'cat-index', 'clean', 'config', 'create', 'dedupe', 'deploy',
-  'dlx', 'doctor', 'env', 'fetch', 'find-hash', 'get', 'ignored-builds', 'import', 'init', 'install-test', 'it', 'la',
-  'licenses', 'link', 'll', 'ln', 'm', 'multi', 'outdated', 'pack', 'patch', 'patch-commit', 'patch-remove',
+  'dlx', 'doctor', 'env', 'fetch', 'find-hash', 'get', 'ignored-builds', 'import', 'init', 'install-test', 'it',
+  'licenses', 'link', 'ln', 'm', 'multi', 'outdated', 'pack', 'patch', 'patch-commit', 'patch-remove',
   'prune', 'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'set', 'setup', 'stage', 'store',
   'unlink',
 ]
