@@ -53,6 +53,9 @@ export interface PackageDetails {
   repository?: string | undefined
 }
 
+/** `--long`'s details by package directory (undefined without `--long`). */
+export type Details = ReadonlyMap<string, PackageDetails> | undefined
+
 /** A package's details for `--long`; pnpm's placeholder description when its package.json cannot be read. */
 export async function packageDetails (dir: string): Promise<PackageDetails> {
   let manifest: Record<string, unknown>

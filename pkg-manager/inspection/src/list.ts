@@ -12,7 +12,7 @@ import { buildDependencyGraph, nameAndVersion, serializeNodeId } from './depende
 import type { GraphNode, NodeId } from './dependency-graph.js'
 import { lexCompare, peersSuffixHash } from './dependents.js'
 import { detailLines, installedLayout, installedLockfile, packageDetails, readManifestFields } from './installed.js'
-import type { PackageDetails } from './installed.js'
+import type { Details, PackageDetails } from './installed.js'
 import { renderTextTree } from './text-tree.js'
 import type { TextTreeNode } from './text-tree.js'
 
@@ -258,7 +258,7 @@ async function detailsOf (projects: readonly ListedProject[]): Promise<Map<strin
   return new Map(await Promise.all([...dirs].map(async (dir) => [dir, await packageDetails(dir)] as const)))
 }
 
-function renderList (projects: readonly ListedProject[], opts: ListOptions, details: ReadonlyMap<string, PackageDetails> | undefined): string {
+function renderList (projects: readonly ListedProject[], opts: ListOptions, details: Details): string {
   const variants = peerVariants(projects)
   const blocks = projects.flatMap((project) => {
     const groups = DEPENDENCY_GROUPS.flatMap((group) => {
@@ -283,7 +283,7 @@ function renderList (projects: readonly ListedProject[], opts: ListOptions, deta
   return `Legend: production dependency, optional only, dev only\n\n${output}\n\n${summary}`
 }
 
-function textNodes (nodes: readonly ListedNode[], variants: ReadonlyMap<string, number>, details: ReadonlyMap<string, PackageDetails> | undefined): TextTreeNode[] {
+function textNodes (nodes: readonly ListedNode[], variants: ReadonlyMap<string, number>, details: Details): TextTreeNode[] {
   return [...nodes].sort((a, b) => lexCompare(a.name, b.name)).map((node) => {
     let label = node.alias === node.name
       ? nameAtVersion(node.name, node.version)
@@ -363,7 +363,7 @@ function nameAtVersion (name: string, version: string): string {
  * root's other node_modules entries (`unsavedDependencies`) keyed by alias. Siblings come in
  * pnpm's order: by alias, then the shallower subtrees first.
  */
-function renderJson (projects: readonly ListedProject[], details: ReadonlyMap<string, PackageDetails> | undefined): string {
+function renderJson (projects: readonly ListedProject[], details: Details): string {
   return JSON.stringify(projects.map((project) => {
     const groups = [...DEPENDENCY_GROUPS.map((group) => [group, project.groups[group] ?? []] as const), ['unsavedDependencies', project.unsaved] as const]
     return {
@@ -386,7 +386,7 @@ interface JsonNode extends Partial<Record<'description' | 'license' | 'author' |
   dedupedDependenciesCount?: number
 }
 
-function jsonNodes (nodes: readonly ListedNode[], details: ReadonlyMap<string, PackageDetails> | undefined): Record<string, JsonNode> {
+function jsonNodes (nodes: readonly ListedNode[], details: Details): Record<string, JsonNode> {
   const byAlias = [...nodes].sort((a, b) => a.alias < b.alias ? -1 : a.alias > b.alias ? 1 : 0)
   const ordered = byAlias.map((node, index) => ({ node, index, height: heightOf(node) }))
     .sort((a, b) => a.height - b.height || a.index - b.index)

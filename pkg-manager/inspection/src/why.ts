@@ -9,7 +9,7 @@ import type { NodeId } from './dependency-graph.js'
 import { dependentsTrees } from './dependents.js'
 import type { DependentNode, DependentsTree } from './dependents.js'
 import { detailLines, installedLayout, installedLockfile, packageDetails, readManifestFields } from './installed.js'
-import type { PackageDetails } from './installed.js'
+import type { Details } from './installed.js'
 import { createPackageSearch } from './package-search.js'
 import { renderTextTree } from './text-tree.js'
 import type { TextTreeNode } from './text-tree.js'
@@ -71,7 +71,7 @@ export async function why (opts: WhyOptions): Promise<string> {
 }
 
 /** The trees as text, each block apart, then pnpm's summary (`Found 2 versions of foo`). */
-function renderWhy (trees: readonly DependentsTree[], depth: number | undefined, details: ReadonlyMap<string, PackageDetails> | undefined): string {
+function renderWhy (trees: readonly DependentsTree[], depth: number | undefined, details: Details): string {
   if (trees.length === 0) return ''
   const variants = peerVariants(trees)
   const label = (pkg: { name: string, version: string, peersSuffixHash?: string | undefined }): string => {
