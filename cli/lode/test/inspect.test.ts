@@ -28,6 +28,8 @@ const PACKAGES: PackageSpec[] = [
   { name: 'cyc-b', version: '1.0.0', dependencies: { 'cyc-a': '^1.0.0' } },
   { name: 'opt-x', version: '1.0.0', dependencies: { 'leaf-b': '^1.0.0' } },
   { name: '@sc/thing', version: '2.0.0', dependencies: { 'leaf-a': '^1.0.0' } },
+  { name: 'builder', version: '1.0.0', manifest: { scripts: { postinstall: 'node -e 1' } } },
+  { name: 'other-builder', version: '1.0.0', manifest: { scripts: { install: 'node -e 1' } } },
 ]
 
 let registry: TestRegistry
@@ -183,4 +185,35 @@ test('lode list prints the projects\' dependencies as pnpm 11 does: the tree, --
   const refused = await lode(lodeProject, ['list', 'top'])
   assert.equal(refused.code, 1)
   assert.match(refused.stderr, /^\[ERR_LODE_LIST_SEARCH_NOT_IMPLEMENTED\] /)
+})
+
+test('lode ignored-builds prints the builds the last install left out as pnpm 11 does; lode store path the store', async () => {
+  const pnpmProject = makeProject(registry, { name: 'b', version: '1.0.0', dependencies: { builder: '1.0.0', 'other-builder': '1.0.0', alpha: '1.0.0' } }, {
+    'pnpm-workspace.yaml': 'strictDepBuilds: false\nallowBuilds:\n  refused-one: false\n',
+  })
+  const lodeProject = cloneProject(pnpmProject)
+  const same = async (args: string[], label: string): Promise<string> => {
+    const expected = await pnpm(pnpmProject, args)
+    const actual = await lode(lodeProject, args)
+    assert.equal(actual.code, 0, actual.stderr)
+    assert.equal(actual.stdout.replaceAll(lodeProject.home, pnpmProject.home).replace('"lode rebuild"', '"pnpm rebuild"'), expected.stdout, label)
+    return actual.stdout
+  }
+  await same(['ignored-builds'], 'before any install')
+  await pnpm(pnpmProject, ['install'])
+  assert.equal((await lode(lodeProject, ['install'])).code, 0)
+  const listed = await same(['ignored-builds'], 'after an install that left two builds out')
+  assert.match(listed, /^Automatically ignored builds during installation:\n {2}builder\n {2}other-builder\nhint: .*then run "lode rebuild"\./)
+  assert.match(listed, /\nExplicitly ignored package builds \(via allowBuilds\):\n {2}refused-one\n$/)
+  // lode's store is its own (beside pnpm's, as its index differs); a store named by --store-dir is the same directory.
+  assert.equal((await lode(lodeProject, ['store', 'path'])).stdout, `${path.join(lodeProject.home, '.local', 'share', 'lode', 'store', 'v11')}\n`)
+  await same(['store', 'path', '--store-dir', path.join(path.dirname(lodeProject.dir), 'elsewhere')], 'the store --store-dir names')
+  const plain = makeProject(registry, { name: 'p', version: '1.0.0', dependencies: { alpha: '1.0.0' } })
+  const plainPnpm = cloneProject(plain)
+  await pnpm(plainPnpm, ['install'])
+  assert.equal((await lode(plain, ['install'])).code, 0)
+  assert.equal((await lode(plain, ['ignored-builds'])).stdout, (await pnpm(plainPnpm, ['ignored-builds'])).stdout, 'nothing was left out')
+  const refused = await lode(plain, ['store', 'prune'])
+  assert.equal(refused.code, 1)
+  assert.match(refused.stderr, /^\[ERR_LODE_COMMAND_NOT_IMPLEMENTED\] "store prune" is a pnpm command lode does not have yet\./)
 })

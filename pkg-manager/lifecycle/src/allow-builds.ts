@@ -1,4 +1,4 @@
-import { splitNameAt } from '@lode/core.dep-path'
+import { splitNameAt, withoutPeersSuffix } from '@lode/core.dep-path'
 import validVersion from 'semver/functions/valid.js'
 
 interface Rules {
@@ -85,4 +85,14 @@ function gitRepoKey (pkgId: string): string | undefined {
     : bitbucket !== null ? `bitbucket.org/${bitbucket[1]!}/${bitbucket[2]!}`
       : gitlab !== null ? `${gitlab[1]!}/${gitlab[2]!}` : undefined
   return repo === undefined ? undefined : `${name}@git+https://${repo}.git`
+}
+
+/**
+ * The `allowBuilds` key that would decide an ignored build (pnpm's `allowBuildKeyFromIgnoredBuild`):
+ * a registry package's name, else its whole id (a git or tarball package is allowed only by its id).
+ */
+export function allowBuildKeyOf (depPath: string): string {
+  const pkgId = withoutPeersSuffix(depPath)
+  const { name, rest } = splitNameAt(pkgId)
+  return rest !== undefined && validVersion(rest) !== null ? name : pkgId
 }

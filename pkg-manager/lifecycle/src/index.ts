@@ -1,4 +1,4 @@
-export { createAllowBuild } from './allow-builds.js'
+export { allowBuildKeyOf, createAllowBuild } from './allow-builds.js'
 export { runDependencyBuilds } from './build.js'
 export type { BuildOptions, BuildTarget } from './build.js'
 export { hasInstallScripts, runInstallScripts, runProjectScript, scriptsOf } from './project-scripts.js'

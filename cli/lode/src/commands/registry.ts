@@ -1,9 +1,11 @@
 import type { OptionSpecs } from '../args.js'
+import { ignoredBuildsCommand } from './builds.js'
 import { listCommand, whyCommand } from './inspect.js'
 import { installCommand } from './install.js'
 import { pathCommand } from './paths.js'
 import { rebuildCommand } from './rebuild.js'
 import { execCommand, runCommand } from './run.js'
+import { storeCommand } from './store.js'
 import type { CommandInput, CommandSpec } from './types.js'
 
 // Every command of the CLI: its names, its options, its help, and the function that runs it. The
@@ -162,6 +164,22 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
     run: async (input, ctx) => await listCommand(input, ctx),
   },
+  {
+    names: ['ignored-builds'],
+    summary: 'Print the dependencies whose build scripts were not run',
+    usage: ['lode ignored-builds'],
+    description: 'Prints the dependencies the last install did not build because allowBuilds does not mention them, and the ones allowBuilds turns down.',
+    options: { ...COMMON },
+    run: async (input, ctx) => await ignoredBuildsCommand(input, ctx),
+  },
+  {
+    names: ['store'],
+    summary: 'Inspect the content-addressable store',
+    usage: ['lode store path'],
+    description: 'lode store path prints where the store is (its versioned directory).',
+    options: { 'store-dir': SETTINGS['store-dir']!, ...COMMON },
+    run: async (input, ctx) => await storeCommand(input, ctx),
+  },
   pathCommandSpec('root', 'node_modules directory'),
   pathCommandSpec('bin', 'node_modules/.bin directory (its executables)'),
 ]
@@ -189,9 +207,9 @@ function scriptArgv (input: CommandInput): string[] {
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'approve-builds', 'audit', 'c', 'cache', 'cat-file', 'cat-index', 'clean', 'config', 'create', 'dedupe', 'deploy',
-  'dlx', 'doctor', 'env', 'fetch', 'find-hash', 'get', 'ignored-builds', 'import', 'init', 'install-test', 'it',
+  'dlx', 'doctor', 'env', 'fetch', 'find-hash', 'get', 'import', 'init', 'install-test', 'it',
   'licenses', 'link', 'ln', 'm', 'multi', 'outdated', 'pack', 'patch', 'patch-commit', 'patch-remove',
-  'prune', 'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'set', 'setup', 'stage', 'store',
+  'prune', 'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'set', 'setup', 'stage',
   'unlink',
 ]
 
