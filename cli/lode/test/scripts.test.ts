@@ -51,7 +51,9 @@ test('lode run: pre and post scripts, arguments to the script, bins on PATH, the
   assert.equal((await run(process.execPath, [lodeBin, 'greet', '--y'], { cwd: project.dir, env })).stdout, 'hello from-script --y\n')
   const noCommand = await run(process.execPath, [lodeBin, 'nonsense'], { cwd: project.dir, env }).catch((err: { code: number, stderr: string }) => err)
   assert.equal((noCommand as { code: number }).code, 1)
-  assert.match((noCommand as { stderr: string }).stderr, /^\[ERR_LODE_UNKNOWN_COMMAND\] Unknown command "nonsense", and package.json has no script of that name\./)
+  assert.match((noCommand as { stderr: string }).stderr, /^\[ERR_LODE_UNKNOWN_COMMAND\] Unknown command "nonsense", and package.json has no script of that name \(nor node_modules\/\.bin a command\)\./)
+  // Nor a command nor a script, but a dependency's executable: it runs, as `pnpm vitest run` does.
+  assert.equal((await run(process.execPath, [lodeBin, 'hello-bin', 'there', '--z'], { cwd: project.dir, env })).stdout, 'hello there --z\n')
 
   const failing = await run(process.execPath, [lodeBin, 'run', 'fail'], { cwd: project.dir, env }).catch((err: { code: number, stderr: string }) => err)
   assert.equal((failing as { code: number }).code, 7)
