@@ -12,6 +12,8 @@ export interface Selection {
   filters: string[]
   workspaceRoot: boolean
   failIfNoMatch: boolean
+  /** `run --if-present`: a missing script is no error (read with the selection flags, before the script's name, as pnpm reads it). */
+  ifPresent: boolean
 }
 
 /**
@@ -19,13 +21,14 @@ export interface Selection {
  * pnpm reads them); returns them and the rest, which belongs to the command.
  */
 export function takeSelection (argv: readonly string[]): { selection: Selection, rest: string[] } {
-  const selection: Selection = { recursive: false, filters: [], workspaceRoot: false, failIfNoMatch: false }
+  const selection: Selection = { recursive: false, filters: [], workspaceRoot: false, failIfNoMatch: false, ifPresent: false }
   let i = 0
   for (; i < argv.length; i++) {
     const arg = argv[i]!
     if (arg === '-r' || arg === '--recursive') selection.recursive = true
     else if (arg === '-w' || arg === '--workspace-root') selection.workspaceRoot = true
     else if (arg === '--fail-if-no-match') selection.failIfNoMatch = true
+    else if (arg === '--if-present') selection.ifPresent = true
     else if ((arg === '--filter' || arg === '-F') && i + 1 < argv.length) selection.filters.push(argv[++i]!)
     else if (arg.startsWith('--filter=')) selection.filters.push(arg.slice('--filter='.length))
     else break

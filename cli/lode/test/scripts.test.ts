@@ -61,6 +61,10 @@ test('lode run: pre and post scripts, arguments to the script, bins on PATH, the
   const missing = await run(process.execPath, [lodeBin, 'run', 'nope'], { cwd: project.dir, env }).catch((err: { code: number, stderr: string }) => err)
   assert.equal((missing as { code: number }).code, 1)
   assert.match((missing as { stderr: string }).stderr, /^\[ERR_LODE_NO_SCRIPT\] Missing script: nope/)
+  // --if-present (before the name, where pnpm reads it): a missing script is no error, and nothing runs.
+  const ifPresent = await run(process.execPath, [lodeBin, 'run', '--if-present', 'nope'], { cwd: project.dir, env })
+  assert.equal(ifPresent.stdout, '')
+  assert.equal((await run(process.execPath, [lodeBin, 'run', '--if-present', 'greet', 'z'], { cwd: project.dir, env })).stdout, 'hello from-script z\n')
 
   assert.equal((await run(process.execPath, [lodeBin, 'exec', 'hello-bin', '--x', 'y'], { cwd: project.dir, env })).stdout, 'hello --x y\n')
   const exited = await run(process.execPath, [lodeBin, 'exec', 'sh', '-c', 'exit 5'], { cwd: project.dir, env }).catch((err: { code: number }) => err)
@@ -133,6 +137,9 @@ test('-r and --filter run a script or a command in the selected projects, each a
   const noScript = await failing(['--filter', 'd', 'run', 'build'])
   assert.equal(noScript.code, 1)
   assert.match(noScript.stderr, /^\[ERR_LODE_RECURSIVE_RUN_NO_SCRIPT\] None of the selected projects has a "build" script/)
+  const ifPresent = await failing(['--filter', 'd', 'run', '--if-present', 'build'])
+  assert.equal(ifPresent.code, 0, ifPresent.stderr)
+  assert.equal(ifPresent.stderr, '')
   const badFilter = await failing(['--filter', '...', 'run', 'build'])
   assert.equal(badFilter.code, 1)
   assert.match(badFilter.stderr, /^\[ERR_LODE_INVALID_FILTER\] The filter "..." selects nothing/)

@@ -97,6 +97,7 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
     filters: values['filter'] as string[] | undefined ?? [],
     workspaceRoot,
     failIfNoMatch: values['fail-if-no-match'] === true,
+    ifPresent: false,
   }
   // install: the whole workspace (also with -r or -w), or with --filter only the projects selected.
   let projectDirs: string[] = [workspaceRoot ? config.dir : projectDir]

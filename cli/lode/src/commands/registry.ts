@@ -120,7 +120,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'Run a script of package.json, with its pre and post scripts',
     usage: ['lode run <script> [<args>...]', 'lode <script> [<args>...]   (when no command has that name)'],
     description: 'Runs the script with node_modules/.bin on PATH; what follows its name is passed to it. Without a name, lists the scripts. With -r or --filter (before the name), in each selected project that has it.',
-    options: { ...SELECTION, help: COMMON['help']! },
+    options: { ...SELECTION, 'if-present': { type: 'boolean', help: 'A missing script is no error' }, help: COMMON['help']! },
     passThrough: true,
     run: async (input, ctx) => await runCommand([...input.leading, ...input.rest], ctx),
   },

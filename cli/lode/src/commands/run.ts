@@ -35,6 +35,7 @@ export async function runCommand (argv: readonly string[], ctx: MainContext): Pr
     return 0
   }
   if (!Object.hasOwn(scripts, name)) {
+    if (selection.ifPresent) return 0
     return writeLodeError(new LodeError('NO_SCRIPT', `Missing script: ${name}`, { hint: `Command "${name}" not found. Run lode run to list the scripts in package.json.` }), ctx.stderr)
   }
     try {
@@ -104,6 +105,7 @@ async function runInProjects (argv: readonly string[], selection: Selection, ctx
   if (typeof projects === 'number') return projects
   const withScript = projects.filter((project) => Object.hasOwn(scriptsOf(project.manifest), name))
   if (withScript.length === 0) {
+    if (selection.ifPresent) return 0
     return writeLodeError(new LodeError('RECURSIVE_RUN_NO_SCRIPT', `None of the selected projects has a "${name}" script.`), ctx.stderr)
   }
   for (const project of withScript) {
