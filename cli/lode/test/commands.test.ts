@@ -53,13 +53,13 @@ test('lode --help lists the commands; lode help <cmd> and lode <cmd> --help prin
 
 test('a pnpm command lode does not have is refused by name, never run as the script of that name', async () => {
   const script = 'node -e "require(\'fs\').writeFileSync(\'ran\', \'\')"'
-  const project = makeProject(registry, { name: 'p', version: '1.0.0', scripts: { outdated: script, lint: script } })
-  const refused = await lodeExactly(project, ['outdated'])
+  const project = makeProject(registry, { name: 'p', version: '1.0.0', scripts: { audit: script, lint: script } })
+  const refused = await lodeExactly(project, ['audit'])
   assert.equal(refused.code, 1)
-  assert.match(refused.stderr, /^\[ERR_LODE_COMMAND_NOT_IMPLEMENTED\] "outdated" is a pnpm command lode does not have yet\./)
-  assert.match(refused.stderr, /lode run outdated/)
+  assert.match(refused.stderr, /^\[ERR_LODE_COMMAND_NOT_IMPLEMENTED\] "audit" is a pnpm command lode does not have yet\./)
+  assert.match(refused.stderr, /lode run audit/)
   assert.equal(fs.existsSync(path.join(project.dir, 'ran')), false, 'the script did not run')
-  const run = await lodeExactly(project, ['run', 'outdated'])
+  const run = await lodeExactly(project, ['run', 'audit'])
   assert.equal(run.code, 0, run.stderr)
   assert.equal(fs.existsSync(path.join(project.dir, 'ran')), true, 'lode run runs it')
   fs.rmSync(path.join(project.dir, 'ran'))

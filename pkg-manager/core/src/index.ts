@@ -1,7 +1,9 @@
+import type { OutdatedPackage } from '@lode/pkg-manager.inspection'
 import type { RebuildOptions } from '@lode/pkg-manager.rebuild'
 
 import type { AddOptions, RemoveOptions, UpdateOptions } from './add-remove.js'
 import type { InstallResult } from './install-types.js'
+import type { OutdatedOptions } from './outdated.js'
 
 export { install } from './install.js'
 export type { AddOptions, ProjectEditOptions, RemoveOptions, UpdateOptions } from './add-remove.js'
@@ -11,6 +13,8 @@ export { readProjectManifest } from '@lode/pkg-manager.install-context/project-m
 export { PNPM_SETTINGS, PROJECT_REFUSED_KEYS, checkPackageManager, getConfig, lodeUserAgent, readWorkspacePackages } from '@lode/pkg-manager.config'
 export type { Config, ConfigOverrides } from '@lode/pkg-manager.config'
 export type { RebuildOptions } from '@lode/pkg-manager.rebuild'
+export type { OutdatedOptions } from './outdated.js'
+export type { OutdatedPackage } from '@lode/pkg-manager.inspection'
 export { filterProjects, findWorkspaceDir, findWorkspaceProjects, sortProjects } from '@lode/pkg-manager.workspace'
 export type { WorkspaceProject } from '@lode/pkg-manager.workspace'
 
@@ -31,4 +35,8 @@ export async function update (opts: UpdateOptions): Promise<InstallResult> {
 
 export async function rebuild (opts: RebuildOptions): Promise<string[]> {
   return await (await import('@lode/pkg-manager.rebuild')).rebuild(opts)
+}
+
+export async function outdated (opts: OutdatedOptions): Promise<OutdatedPackage[]> {
+  return await (await import('./outdated.js')).outdated(opts)
 }

@@ -41,18 +41,7 @@ export interface InstallResolution {
  */
 export async function resolveInstall (opts: InstallResolutionOptions): Promise<InstallResolution> {
   const { config, client } = opts
-  const resolver = new NpmResolver({
-    client,
-    cacheDir: config.cacheDir,
-    offline: config.offline,
-    preferOffline: config.preferOffline,
-    now: opts.now,
-    onWarning: opts.onWarning,
-    registries: { default: config.registry, scoped: config.scopedRegistries },
-    minimumReleaseAge: config.minimumReleaseAge,
-    minimumReleaseAgeExclude: config.minimumReleaseAgeExclude,
-    trustPolicy: config.trustPolicy === 'no-downgrade' ? { exclude: config.trustPolicyExclude, ignoreAfter: config.trustPolicyIgnoreAfter } : undefined,
-  })
+  const resolver = npmResolverFor(config, { client, now: opts.now, onWarning: opts.onWarning })
   try {
     const result = await resolveDependencies({
       importers: opts.importers,
@@ -108,6 +97,28 @@ export async function resolveInstall (opts: InstallResolutionOptions): Promise<I
   } finally {
     await resolver.close()
   }
+}
+
+/**
+ * The npm resolver the settings describe: registries, offline modes, `minimumReleaseAge` and its
+ * exclusions, the trust policy; over the caller's registry client. `close()` it when done.
+ */
+export function npmResolverFor (
+  config: Config,
+  opts: { client: RegistryClient, now: () => number, onWarning: (message: string) => void }
+): NpmResolver {
+  return new NpmResolver({
+    client: opts.client,
+    cacheDir: config.cacheDir,
+    offline: config.offline,
+    preferOffline: config.preferOffline,
+    now: opts.now,
+    onWarning: opts.onWarning,
+    registries: { default: config.registry, scoped: config.scopedRegistries },
+    minimumReleaseAge: config.minimumReleaseAge,
+    minimumReleaseAgeExclude: config.minimumReleaseAgeExclude,
+    trustPolicy: config.trustPolicy === 'no-downgrade' ? { exclude: config.trustPolicyExclude, ignoreAfter: config.trustPolicyIgnoreAfter } : undefined,
+  })
 }
 
 /** Strict `minimumReleaseAge`: the versions picked although too young, each with its publish time. */

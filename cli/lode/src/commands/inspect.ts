@@ -87,7 +87,7 @@ export async function listCommand (input: CommandInput, ctx: MainContext): Promi
 }
 
 /** pnpm's dependency-group flags of the inspecting commands: `--prod` leaves out dev dependencies, `--dev` all others, `--no-optional` optional ones. */
-function includeOf (values: Readonly<Record<string, unknown>>): Record<'dependencies' | 'devDependencies' | 'optionalDependencies', boolean> {
+export function includeOf (values: Readonly<Record<string, unknown>>): Record<'dependencies' | 'devDependencies' | 'optionalDependencies', boolean> {
   const prod = values['prod'] === true || values['production'] === true
   const dev = values['dev'] === true
   return {

@@ -2,6 +2,7 @@ import type { OptionSpecs } from '../args.js'
 import { ignoredBuildsCommand } from './builds.js'
 import { listCommand, whyCommand } from './inspect.js'
 import { installCommand } from './install.js'
+import { outdatedCommand } from './outdated.js'
 import { pathCommand } from './paths.js'
 import { rebuildCommand } from './rebuild.js'
 import { execCommand, runCommand } from './run.js'
@@ -165,6 +166,22 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await listCommand(input, ctx),
   },
   {
+    names: ['outdated'],
+    summary: 'Check for newer versions of the project\'s dependencies',
+    usage: ['lode outdated [<name or pattern>...]'],
+    description: 'Lists the direct dependencies with a newer version in the registry: as installed, as pnpm-lock.yaml wants them, and the newest (its latest tag, or with --compatible the newest its range allows). Exits 1 when any is outdated.',
+    options: {
+      format: { type: 'string', arg: '<table|list|json>', help: 'How to print the report (table by default)' },
+      compatible: { type: 'boolean', help: 'The newest versions the ranges allow, not the latest tags' },
+      prod: INSPECT['prod']!,
+      production: INSPECT['production']!,
+      dev: INSPECT['dev']!,
+      optional: INSPECT['optional']!,
+      ...COMMON,
+    },
+    run: async (input, ctx) => await outdatedCommand(input, ctx),
+  },
+  {
     names: ['ignored-builds'],
     summary: 'Print the dependencies whose build scripts were not run',
     usage: ['lode ignored-builds'],
@@ -208,7 +225,7 @@ function scriptArgv (input: CommandInput): string[] {
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'approve-builds', 'audit', 'c', 'cache', 'cat-file', 'cat-index', 'clean', 'config', 'create', 'dedupe', 'deploy',
   'dlx', 'doctor', 'env', 'fetch', 'find-hash', 'get', 'import', 'init', 'install-test', 'it',
-  'licenses', 'link', 'ln', 'm', 'multi', 'outdated', 'pack', 'patch', 'patch-commit', 'patch-remove',
+  'licenses', 'link', 'ln', 'm', 'multi', 'pack', 'patch', 'patch-commit', 'patch-remove',
   'prune', 'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'set', 'setup', 'stage',
   'unlink',
 ]

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { after, before, test } from 'node:test'
+
+import { TestRegistry } from '@lode/__utils__.test-fixtures'
+
+import { cloneProject, lode, makeProject, pnpm } from './helpers.js'
+
+// `lode outdated` beside pnpm 11: the same report (table, list, JSON), the same exit code.
+
+let registry: TestRegistry
+before(async () => {
+  registry = await TestRegistry.start([
+    { name: 'alpha', version: '1.0.0' }, { name: 'alpha', version: '1.1.0' }, { name: 'alpha', version: '2.0.0' },
+    { name: 'beta', version: '1.0.0' }, { name: 'beta', version: '1.0.1' },
+    { name: 'gamma', version: '3.0.0' },
+    { name: '@sc/delta', version: '1.0.0' }, { name: '@sc/delta', version: '1.5.0', manifest: { deprecated: 'use epsilon' } },
+  ])
+})
+after(async () => { await registry.close() })
+
+const MANIFEST = { name: 'x', version: '1.0.0', dependencies: { alpha: '^1.0.0', gamma: '3.0.0' }, devDependencies: { beta: '~1.0.0', '@sc/delta': '^1.0.0' } }
+
+test('lode outdated reports what pnpm 11 reports: installed, wanted and newest versions, by change then name, in every format', async () => {
+  // Locked to the oldest versions: pnpm adds them exactly, then the ranges are widened (the lockfile still satisfies them).
+  const pnpmProject = makeProject(registry, { name: 'x', version: '1.0.0' })
+  await pnpm(pnpmProject, ['add', 'alpha@1.0.0', 'gamma@3.0.0'])
+  await pnpm(pnpmProject, ['add', '-D', 'beta@1.0.0', '@sc/delta@1.0.0'])
+  fs.writeFileSync(path.join(pnpmProject.dir, 'package.json'), JSON.stringify(MANIFEST, null, 2))
+  const lodeProject = cloneProject(pnpmProject)
+  fs.rmSync(path.join(lodeProject.dir, 'node_modules'), { recursive: true, force: true })
+  await pnpm(pnpmProject, ['install', '--no-frozen-lockfile'])
+  fs.copyFileSync(path.join(pnpmProject.dir, 'pnpm-lock.yaml'), path.join(lodeProject.dir, 'pnpm-lock.yaml'))
+  const installed = await lode(lodeProject, ['install', '--frozen-lockfile'])
+  assert.equal(installed.code, 0, installed.stderr)
+  const cases: string[][] = [[], ['--format', 'list'], ['--format', 'json'], ['--prod'], ['--dev', '--format', 'json'], ['alpha', 'be*'], ['--compatible'], ['--compatible', '--format', 'list']]
+  const compare = async (label: string): Promise<void> => {
+    for (const args of cases) {
+      const expected = await pnpm(pnpmProject, ['outdated', ...args], true)
+      const actual = await lode(lodeProject, ['outdated', ...args])
+      assert.equal(actual.stderr, '', `lode outdated ${args.join(' ')} ${label}`)
+      assert.equal(actual.code, expected.code, `exit code of lode outdated ${args.join(' ')} ${label}`)
+      assert.equal(actual.stdout, expected.stdout, `lode outdated ${args.join(' ')} ${label}`)
+    }
+  }
+  await compare('(installed)')
+  const table = await lode(lodeProject, ['outdated'])
+  assert.match(table.stdout, /^┌─+┬─+┬─+┐\n│ Package {9}│ Current │ Latest {13}│\n/)
+  assert.match(table.stdout, /│ @sc\/delta \(dev\) │ 1\.0\.0 {3}│ 1\.5\.0 \(deprecated\) │/)
+  // Before node_modules is installed, what pnpm-lock.yaml wants is "missing".
+  for (const project of [pnpmProject, lodeProject]) fs.rmSync(path.join(project.dir, 'node_modules'), { recursive: true, force: true })
+  await compare('(nothing installed)')
+  const missing = await lode(lodeProject, ['outdated', '--format', 'list'])
+  assert.match(missing.stdout, /^gamma\nmissing \(wanted 3\.0\.0\) => 3\.0\.0\n\nbeta \(dev\)\nmissing \(wanted 1\.0\.0\) => 1\.0\.1\n/)
+})
+
+test('lode outdated: nothing outdated exits 0; no lockfile or an unknown format is a coded error', async () => {
+  const fresh = makeProject(registry, { name: 'y', version: '1.0.0', dependencies: { gamma: '3.0.0' } })
+  const noLockfile = await lode(fresh, ['outdated'])
+  assert.equal(noLockfile.code, 1)
+  assert.match(noLockfile.stderr, /^\[ERR_LODE_OUTDATED_NO_LOCKFILE\] No lockfile in directory ".*"\. Run `lode install` to generate one\./)
+  assert.equal((await lode(fresh, ['install'])).code, 0)
+  const upToDate = await lode(fresh, ['outdated'])
+  assert.equal(upToDate.code, 0, upToDate.stderr)
+  assert.equal(upToDate.stdout, '')
+  assert.equal((await lode(fresh, ['outdated', '--format', 'json'])).stdout, '{}\n')
+  const badFormat = await lode(fresh, ['outdated', '--format', 'xml'])
+  assert.equal(badFormat.code, 1)
+  assert.match(badFormat.stderr, /^\[ERR_LODE_BAD_OUTDATED_FORMAT\] Unsupported format: xml/)
+})

@@ -1,0 +1,131 @@
+import type { DependencyGroup } from '@lode/core.constants'
+import { DEPENDENCY_GROUPS } from '@lode/core.constants'
+import { parseDepPath, pkgIdOf, refToDepPath } from '@lode/core.dep-path'
+import type { Lockfile } from '@lode/pkg-manager.lockfile'
+import semver from 'semver'
+
+import { renderTable } from './table.js'
+
+/** A direct dependency that is not at its latest version (or not installed, or deprecated there). */
+export interface OutdatedPackage {
+  alias: string
+  packageName: string
+  belongsTo: DependencyGroup
+  /** The version installed (node_modules' lockfile); undefined when it is not installed. */
+  current?: string
+  /** The version pnpm-lock.yaml wants. */
+  wanted: string
+  /** The newest version (its range's, with `compatible`); undefined when the registry has none to offer. */
+  latest?: { version: string, deprecated?: string | undefined }
+}
+
+export interface OutdatedOptions {
+  /** The project's every dependency (all groups) → its specifier. */
+  dependencies: Readonly<Record<string, string>>
+  importerId: string
+  wanted: Lockfile
+  /** What is installed (`node_modules/.pnpm/lock.yaml`); undefined before any install. */
+  current: Lockfile | undefined
+  include: Readonly<Record<DependencyGroup, boolean>>
+  /** Only the dependencies whose name this accepts (`lode outdated react "@babel/*"`). */
+  match?: ((name: string) => boolean) | undefined
+  /** The newest version for a dependency: its `latest` tag, or with `--compatible` its range's newest. */
+  latestOf: (alias: string, bareSpecifier: string) => Promise<{ version: string, deprecated?: string | undefined } | undefined>
+}
+
+/**
+ * pnpm's `outdated` for one project: each direct dependency of the included groups that the lockfile
+ * resolves from a registry, with what is installed, what the lockfile wants and the newest
+ * version; listed when these differ, or the newest is deprecated. Sorted by name.
+ */
+export async function outdatedPackages (opts: OutdatedOptions): Promise<OutdatedPackage[]> {
+  const importer = opts.wanted.importers[opts.importerId]
+  const currentImporter = opts.current?.importers[opts.importerId]
+  const found: OutdatedPackage[] = []
+  await Promise.all(DEPENDENCY_GROUPS.filter((group) => opts.include[group] && importer?.[group] !== undefined).flatMap((group) =>
+    Object.entries(importer![group]!).map(async ([alias, { version: wantedRef }]) => {
+      const bareSpecifier = opts.dependencies[alias]
+      if (bareSpecifier === undefined || isLocal(wantedRef) || (opts.match !== undefined && !opts.match(alias))) return
+      const wantedPath = refToDepPath(alias, wantedRef)
+      const packageName = parseDepPath(wantedPath).name || alias
+      const latest = await opts.latestOf(alias, bareSpecifier)
+      if (latest === undefined) return
+      const wanted = shownVersion(wantedRef, wantedPath, opts.wanted)
+      const currentRef = currentImporter?.[group]?.[alias]?.version
+      const current = currentRef === undefined || opts.current === undefined
+        ? undefined
+        : shownVersion(currentRef, refToDepPath(alias, currentRef), opts.current)
+      if (current === undefined || wanted !== current || isLower(wanted, latest.version) || latest.deprecated !== undefined) {
+        found.push({ alias, packageName, belongsTo: group, ...current === undefined ? {} : { current }, wanted, latest })
+      }
+    })))
+  return found.sort((a, b) => a.packageName.localeCompare(b.packageName))
+}
+
+function isLocal (ref: string): boolean {
+  return ref.startsWith('link:') || ref.startsWith('file:') || ref.startsWith('workspace:')
+}
+
+/** The version a lockfile reference stands for: its semver version, else the lockfile's `version` for it, else the reference. */
+function shownVersion (ref: string, depPath: string, lockfile: Lockfile): string {
+  const { version } = parseDepPath(depPath)
+  if (semver.valid(version) !== null) return version
+  if (version.includes('/')) return ref
+  const recorded = lockfile.packages?.[pkgIdOf(depPath)]?.version
+  return typeof recorded === 'string' ? recorded : ref
+}
+
+function isLower (version: string, latest: string): boolean {
+  return semver.valid(version) !== null && semver.valid(latest) !== null && semver.lt(version, latest)
+}
+
+/** How far the newest version is from the wanted one, pnpm's way: a fix, a feature, a breaking change. */
+function changeOf (pkg: OutdatedPackage): number {
+  if (pkg.latest === undefined) return 4
+  if (pkg.wanted === pkg.latest.version) return 0
+  const [from, to] = [semver.parse(pkg.wanted), semver.parse(pkg.latest.version)]
+  if (from === null || to === null) return 4
+  if (from.major !== to.major) return 3
+  if (from.minor !== to.minor) return 2
+  return 1
+}
+
+/** pnpm's order: the smaller changes first, then by name, then by the version installed. */
+function sorted (packages: readonly OutdatedPackage[]): OutdatedPackage[] {
+  return [...packages].sort((a, b) => changeOf(a) - changeOf(b) || a.packageName.localeCompare(b.packageName)
+    || (a.current !== undefined && b.current !== undefined ? a.current.localeCompare(b.current) : 0))
+}
+
+function packageLabel (pkg: OutdatedPackage): string {
+  if (pkg.belongsTo === 'devDependencies') return `${pkg.packageName} (dev)`
+  if (pkg.belongsTo === 'optionalDependencies') return `${pkg.packageName} (optional)`
+  return pkg.packageName
+}
+
+function currentLabel (pkg: OutdatedPackage): string {
+  const current = pkg.current ?? 'missing'
+  return pkg.current === pkg.wanted ? current : `${current} (wanted ${pkg.wanted})`
+}
+
+function latestLabel (pkg: OutdatedPackage): string {
+  if (pkg.latest === undefined) return ''
+  if (pkg.wanted === pkg.latest.version) return pkg.latest.deprecated !== undefined ? 'Deprecated' : pkg.latest.version
+  return pkg.latest.deprecated !== undefined ? `${pkg.latest.version} (deprecated)` : pkg.latest.version
+}
+
+/** The report as pnpm 11 prints it: a table (the default), a list, or JSON keyed by package name. */
+export function renderOutdated (packages: readonly OutdatedPackage[], format: 'table' | 'list' | 'json'): string {
+  const ordered = sorted(packages)
+  if (format === 'json') {
+    return JSON.stringify(Object.fromEntries(ordered.map((pkg) => [pkg.packageName, {
+      current: pkg.current,
+      latest: pkg.latest?.version,
+      wanted: pkg.wanted,
+      isDeprecated: pkg.latest?.deprecated !== undefined,
+      dependencyType: pkg.belongsTo,
+    }])), null, 2)
+  }
+  if (ordered.length === 0) return ''
+  if (format === 'list') return `${ordered.map((pkg) => `${packageLabel(pkg)}\n${currentLabel(pkg)} => ${latestLabel(pkg)}`).join('\n\n')}\n`
+  return renderTable([['Package', 'Current', 'Latest'], ...ordered.map((pkg) => [packageLabel(pkg), currentLabel(pkg), latestLabel(pkg)])])
+}
