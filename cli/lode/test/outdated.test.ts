@@ -69,3 +69,29 @@ test('lode outdated: nothing outdated exits 0; no lockfile or an unknown format 
   assert.equal(badFormat.code, 1)
   assert.match(badFormat.stderr, /^\[ERR_LODE_BAD_OUTDATED_FORMAT\] Unsupported format: xml/)
 })
+
+test('lode outdated -r and --filter report a workspace as pnpm 11 does: a row per package, with its dependents', async () => {
+  const pnpmProject = makeProject(registry, { name: 'root', version: '1.0.0', private: true }, {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+    'packages/a/package.json': JSON.stringify({ name: 'a', version: '1.0.0' }),
+    'packages/b/package.json': JSON.stringify({ name: 'b', version: '1.0.0' }),
+  })
+  await pnpm(pnpmProject, ['--filter', 'a', 'add', 'alpha@1.0.0', 'beta@1.0.0'])
+  await pnpm(pnpmProject, ['--filter', 'b', 'add', 'alpha@1.0.0'])
+  await pnpm(pnpmProject, ['--filter', 'b', 'add', '-D', '@sc/delta@1.0.0'])
+  fs.writeFileSync(path.join(pnpmProject.dir, 'packages/a/package.json'), JSON.stringify({ name: 'a', version: '1.0.0', dependencies: { alpha: '^1.0.0', beta: '~1.0.0' } }))
+  fs.writeFileSync(path.join(pnpmProject.dir, 'packages/b/package.json'), JSON.stringify({ name: 'b', version: '1.0.0', dependencies: { alpha: '^1.0.0' }, devDependencies: { '@sc/delta': '^1.0.0' } }))
+  await pnpm(pnpmProject, ['install', '--no-frozen-lockfile'])
+  const lodeProject = cloneProject(pnpmProject)
+  fs.rmSync(path.join(lodeProject.dir, 'node_modules'), { recursive: true, force: true })
+  for (const dir of ['packages/a', 'packages/b']) fs.rmSync(path.join(lodeProject.dir, dir, 'node_modules'), { recursive: true, force: true })
+  const installed = await lode(lodeProject, ['install', '--frozen-lockfile'])
+  assert.equal(installed.code, 0, installed.stderr)
+  for (const args of [['-r'], ['-r', '--format', 'list'], ['-r', '--format', 'json'], ['--filter', 'b'], ['-r', '--prod'], ['-r', 'alpha']]) {
+    const expected = await pnpm(pnpmProject, ['outdated', ...args], true)
+    const actual = await lode(lodeProject, ['outdated', ...args])
+    assert.equal(actual.code, expected.code, `exit code of lode outdated ${args.join(' ')}`)
+    assert.equal(actual.stdout.replaceAll(lodeProject.dir, pnpmProject.dir), expected.stdout, `lode outdated ${args.join(' ')}`)
+  }
+  assert.match((await lode(lodeProject, ['outdated', '-r'])).stdout, /│ alpha +│ 1\.0\.0 +│ 2\.0\.0 +│ a, b +│/)
+})

@@ -40,3 +40,9 @@ export async function rebuild (opts: RebuildOptions): Promise<string[]> {
 export async function outdated (opts: OutdatedOptions): Promise<OutdatedPackage[]> {
   return await (await import('./outdated.js')).outdated(opts)
 }
+
+export async function outdatedOfProjects (
+  opts: Omit<OutdatedOptions, 'projectDir'> & { projectDirs: readonly string[] }
+): Promise<Array<{ dir: string, name: string | undefined, packages: OutdatedPackage[] }>> {
+  return await (await import('./outdated.js')).outdatedOfProjects(opts)
+}

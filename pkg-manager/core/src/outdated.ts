@@ -35,33 +35,52 @@ export interface OutdatedOptions {
  * the newest. A project with dependencies and no pnpm-lock.yaml is `ERR_LODE_OUTDATED_NO_LOCKFILE`.
  */
 export async function outdated (opts: OutdatedOptions): Promise<OutdatedPackage[]> {
+  const [project] = await outdatedOfProjects({ ...opts, projectDirs: [opts.projectDir ?? '.'] })
+  return project!.packages
+}
+
+/** `outdated` for several projects of the workspace (`lode outdated -r`), over one resolver: each project's name and report. */
+export async function outdatedOfProjects (
+  opts: Omit<OutdatedOptions, 'projectDir'> & { projectDirs: readonly string[] }
+): Promise<Array<{ dir: string, name: string | undefined, packages: OutdatedPackage[] }>> {
   const { config } = opts
-  const projectDir = path.resolve(config.dir, opts.projectDir ?? '.')
-  const manifest = await readProjectManifest(projectDir)
-  const dependencies = Object.assign({}, ...DEPENDENCY_GROUPS.map((group) => manifest[group] ?? {})) as Record<string, string>
-  if (Object.keys(dependencies).length === 0) return []
+  const projects = await Promise.all(opts.projectDirs.map(async (dir) => {
+    const projectDir = path.resolve(config.dir, dir)
+    const manifest = await readProjectManifest(projectDir)
+    const dependencies = Object.assign({}, ...DEPENDENCY_GROUPS.map((group) => manifest[group] ?? {})) as Record<string, string>
+    return { dir: projectDir, name: manifest.name, dependencies }
+  }))
+  const withDependencies = projects.filter((project) => Object.keys(project.dependencies).length > 0)
+  if (withDependencies.length === 0) return projects.map((project) => ({ dir: project.dir, name: project.name, packages: [] }))
   const wanted = (await readLockfile(config.dir))?.lockfile
   if (wanted === undefined) {
     throw new LodeError('OUTDATED_NO_LOCKFILE', `No lockfile in directory "${config.dir}". Run \`lode install\` to generate one.`)
   }
+  const current = (await readInstalledLockfile(config.dir))?.lockfile
   const onWarning = opts.onWarning ?? (() => {})
   const installer = new Installer({ config, linking: false, ignoreScripts: true, tracePipeline: undefined, signal: opts.signal, onWarning })
   const resolver = npmResolverFor(config, { client: installer.client, now: opts.now, onWarning })
+  const match = opts.names === undefined || opts.names.length === 0 ? undefined : createMatcher(opts.names)
   try {
-    return await outdatedPackages({
-      dependencies,
-      importerId: path.relative(config.dir, projectDir).split(path.sep).join('/') || '.',
-      wanted,
-      current: (await readInstalledLockfile(config.dir))?.lockfile,
-      include: opts.include ?? { dependencies: true, devDependencies: true, optionalDependencies: true },
-      match: opts.names === undefined || opts.names.length === 0 ? undefined : createMatcher(opts.names),
-      latestOf: async (alias, bareSpecifier) => {
-        const spec = parseWantedSpec(alias, catalogSpecifier(alias, bareSpecifier, config.catalogs)?.specifier ?? bareSpecifier, path.join(projectDir, 'package.json'))
-        if (spec.kind !== 'registry') return undefined
-        const picked = await resolver.resolve(opts.compatible === true ? spec : { type: 'tag', name: spec.name, tag: 'latest' })
-        return { version: picked.version, deprecated: picked.meta.deprecated }
-      },
-    })
+    return await Promise.all(projects.map(async (project) => ({
+      dir: project.dir,
+      name: project.name,
+      packages: Object.keys(project.dependencies).length === 0 ? [] : await outdatedPackages({
+        dependencies: project.dependencies,
+        importerId: path.relative(config.dir, project.dir).split(path.sep).join('/') || '.',
+        wanted,
+        current,
+        include: opts.include ?? { dependencies: true, devDependencies: true, optionalDependencies: true },
+        match,
+        latestOf: async (alias, bareSpecifier) => {
+          const specifier = catalogSpecifier(alias, bareSpecifier, config.catalogs)?.specifier ?? bareSpecifier
+          const spec = parseWantedSpec(alias, specifier, path.join(project.dir, 'package.json'))
+          if (spec.kind !== 'registry') return undefined
+          const picked = await resolver.resolve(opts.compatible === true ? spec : { type: 'tag', name: spec.name, tag: 'latest' })
+          return { version: picked.version, deprecated: picked.meta.deprecated }
+        },
+      }),
+    })))
   } finally {
     await resolver.close()
     await installer.close()

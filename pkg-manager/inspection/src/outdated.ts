@@ -91,9 +91,13 @@ function changeOf (pkg: OutdatedPackage): number {
 }
 
 /** pnpm's order: the smaller changes first, then by name, then by the version installed. */
+function compareOutdated (a: OutdatedPackage, b: OutdatedPackage): number {
+  return changeOf(a) - changeOf(b) || a.packageName.localeCompare(b.packageName)
+    || (a.current !== undefined && b.current !== undefined ? a.current.localeCompare(b.current) : 0)
+}
+
 function sorted (packages: readonly OutdatedPackage[]): OutdatedPackage[] {
-  return [...packages].sort((a, b) => changeOf(a) - changeOf(b) || a.packageName.localeCompare(b.packageName)
-    || (a.current !== undefined && b.current !== undefined ? a.current.localeCompare(b.current) : 0))
+  return [...packages].sort(compareOutdated)
 }
 
 function packageLabel (pkg: OutdatedPackage): string {
@@ -128,4 +132,54 @@ export function renderOutdated (packages: readonly OutdatedPackage[], format: 't
   if (ordered.length === 0) return ''
   if (format === 'list') return `${ordered.map((pkg) => `${packageLabel(pkg)}\n${currentLabel(pkg)} => ${latestLabel(pkg)}`).join('\n\n')}\n`
   return renderTable([['Package', 'Current', 'Latest'], ...ordered.map((pkg) => [packageLabel(pkg), currentLabel(pkg), latestLabel(pkg)])])
+}
+
+/** One project's report, for `renderOutdatedRecursive`. */
+export interface ProjectOutdated {
+  dir: string
+  name: string | undefined
+  packages: readonly OutdatedPackage[]
+}
+
+/** pnpm's order of groups in a workspace report, after the change, the name and the version installed. */
+const GROUP_ORDER: Readonly<Record<DependencyGroup, number>> = { optionalDependencies: 0, dependencies: 1, devDependencies: 2 }
+
+/**
+ * `outdated -r` as pnpm 11 prints it: one row per package, version installed and group, with the
+ * projects that depend on it (`Dependents`, by name, else directory).
+ */
+export function renderOutdatedRecursive (projects: readonly ProjectOutdated[], format: 'table' | 'list' | 'json'): string {
+  const rows = new Map<string, { pkg: OutdatedPackage, dependents: Array<{ name: string | undefined, location: string }> }>()
+  for (const project of projects) {
+    for (const pkg of project.packages) {
+      const key = JSON.stringify([pkg.packageName, pkg.current, pkg.belongsTo])
+      const row = rows.get(key) ?? { pkg, dependents: [] }
+      row.dependents.push({ name: project.name, location: project.dir })
+      rows.set(key, row)
+    }
+  }
+  const ordered = [...rows.values()]
+    .sort((a, b) => compareOutdated(a.pkg, b.pkg) || GROUP_ORDER[a.pkg.belongsTo] - GROUP_ORDER[b.pkg.belongsTo])
+  const dependentsOf = (row: { dependents: ReadonlyArray<{ name: string | undefined, location: string }> }): string =>
+    row.dependents.map(({ name, location }) => name ?? location).sort().join(', ')
+  if (format === 'json') {
+    return JSON.stringify(Object.fromEntries(ordered.map(({ pkg, dependents }) => [pkg.packageName, {
+      current: pkg.current,
+      latest: pkg.latest?.version,
+      wanted: pkg.wanted,
+      isDeprecated: pkg.latest?.deprecated !== undefined,
+      dependencyType: pkg.belongsTo,
+      dependentPackages: dependents.map(({ name, location }) => ({ name, location })),
+    }])), null, 2)
+  }
+  if (ordered.length === 0) return ''
+  if (format === 'list') {
+    return `${ordered.map((row) => `${packageLabel(row.pkg)}\n${currentLabel(row.pkg)} => ${latestLabel(row.pkg)}\n`
+      + `${row.dependents.length > 1 ? 'Dependents:' : 'Dependent:'} ${dependentsOf(row)}`).join('\n\n')}\n`
+  }
+  const table = [
+    ['Package', 'Current', 'Latest', 'Dependents'],
+    ...ordered.map((row) => [packageLabel(row.pkg), currentLabel(row.pkg), latestLabel(row.pkg), dependentsOf(row)]),
+  ]
+  return renderTable(table, { wrap: { 3: Math.min(30, Math.max(...table.map((row) => row[3]!.length))) } })
 }

@@ -3,13 +3,31 @@
  * every row, one space of padding, cells left-aligned; a cell's lines (split on `\n`) stack in its
  * row. Ends with a newline.
  */
-export function renderTable (rows: ReadonlyArray<readonly string[]>): string {
-  const cells = rows.map((row) => row.map((cell) => cell.split('\n')))
-  const widths = cells[0]!.map((_, column) => Math.max(...cells.map((row) => Math.max(...row[column]!.map((line) => line.length)))))
+export function renderTable (rows: ReadonlyArray<readonly string[]>, opts: { wrap?: Readonly<Record<number, number>> } = {}): string {
+  const cells = rows.map((row) => row.map((cell, column) => {
+    const lines = cell.split('\n')
+    const width = opts.wrap?.[column]
+    return width === undefined ? lines : lines.flatMap((line) => wrapWords(line, width))
+  }))
+  const widestLine = (column: number): number => Math.max(...cells.map((row) => Math.max(...row[column]!.map((line) => line.length))))
+  const widths = cells[0]!.map((_, column) => opts.wrap?.[column] ?? widestLine(column))
   const rule = (left: string, join: string, right: string): string => `${left}${widths.map((width) => '─'.repeat(width + 2)).join(join)}${right}\n`
   const lines = cells.map((row) => {
     const height = Math.max(...row.map((cell) => cell.length))
     return Array.from({ length: height }, (_, line) => `│${row.map((cell, column) => ` ${(cell[line] ?? '').padEnd(widths[column]!)} `).join('│')}│\n`).join('')
   })
   return `${rule('┌', '┬', '┐')}${lines.join(rule('├', '┼', '┤'))}${rule('└', '┴', '┘')}`
+}
+
+/** A line cut into pieces of at most `width` characters, at spaces where it can be (a longer word is cut). */
+function wrapWords (line: string, width: number): string[] {
+  const pieces: string[] = []
+  let rest = line
+  while (rest.length > width) {
+    const space = rest.lastIndexOf(' ', width)
+    const cut = space > 0 ? space : width
+    pieces.push(rest.slice(0, cut).trimEnd())
+    rest = rest.slice(cut).trimStart()
+  }
+  return [...pieces, rest]
 }

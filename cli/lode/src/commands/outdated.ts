@@ -1,6 +1,8 @@
 import { LodeError } from '@lode/core.error'
 
 import type { MainContext } from '../context.js'
+import { selectedProjects, selectsProjects } from '../selection.js'
+import type { Selection } from '../selection.js'
 import { VERSION } from '../version.js'
 import { includeOf } from './inspect.js'
 import { projectDir } from './paths.js'
@@ -18,19 +20,38 @@ export async function outdatedCommand (input: CommandInput, ctx: MainContext): P
   if (!(FORMATS as readonly string[]).includes(format)) {
     throw new LodeError('BAD_OUTDATED_FORMAT', `Unsupported format: ${format}`, { hint: 'Use --format table, list or json.' })
   }
-  const [{ findWorkspaceDir, getConfig, outdated }, { renderOutdated }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.inspection')])
+  const [{ findWorkspaceDir, getConfig, outdatedOfProjects }, { renderOutdated, renderOutdatedRecursive }] = await Promise.all([
+    import('@lode/pkg-manager.core'),
+    import('@lode/pkg-manager.inspection'),
+  ])
   const dir = projectDir(values['dir'] as string | undefined, ctx)
+  const selection: Selection = {
+    recursive: values['recursive'] === true,
+    filters: values['filter'] as string[] | undefined ?? [],
+    workspaceRoot: values['workspace-root'] === true,
+    failIfNoMatch: values['fail-if-no-match'] === true,
+    ifPresent: false,
+  }
+  const recursive = selectsProjects(selection)
+  let projectDirs = [dir]
+  if (recursive) {
+    const selected = await selectedProjects(selection, { ...ctx, cwd: dir }, false)
+    if (typeof selected === 'number') return selected
+    projectDirs = selected.map((project) => project.dir)
+  }
   const config = getConfig({ dir: await findWorkspaceDir(dir) ?? dir, env: ctx.env, overrides: input.args!.config, lodeVersion: VERSION })
-  const packages = await outdated({
+  const projects = await outdatedOfProjects({
     config,
     now: () => Date.now(),
-    projectDir: dir,
+    projectDirs,
     include: includeOf(values),
     names: positionals,
     compatible: values['compatible'] === true,
     onWarning: (message) => { ctx.stderr.write(`WARN  ${message}\n`) },
   })
-  const output = renderOutdated(packages, format as typeof FORMATS[number])
+  const output = recursive
+    ? renderOutdatedRecursive(projects, format as typeof FORMATS[number])
+    : renderOutdated(projects[0]!.packages, format as typeof FORMATS[number])
   if (output !== '') ctx.stdout.write(output.endsWith('\n') ? output : `${output}\n`)
-  return packages.length === 0 ? 0 : 1
+  return projects.every((project) => project.packages.length === 0) ? 0 : 1
 }

@@ -177,6 +177,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       production: INSPECT['production']!,
       dev: INSPECT['dev']!,
       optional: INSPECT['optional']!,
+      ...SELECTION,
       ...COMMON,
     },
     run: async (input, ctx) => await outdatedCommand(input, ctx),
