@@ -3,6 +3,7 @@ import type { RebuildOptions } from '@lode/pkg-manager.rebuild'
 
 import type { AddOptions, RemoveOptions, UpdateOptions } from './add-remove.js'
 import type { InstallResult } from './install-types.js'
+import type { FetchOptions } from './fetch.js'
 import type { OutdatedOptions } from './outdated.js'
 
 export { install } from './install.js'
@@ -14,6 +15,7 @@ export { PNPM_SETTINGS, PROJECT_REFUSED_KEYS, checkPackageManager, getConfig, lo
 export type { Config, ConfigOverrides } from '@lode/pkg-manager.config'
 export type { RebuildOptions } from '@lode/pkg-manager.rebuild'
 export type { OutdatedOptions } from './outdated.js'
+export type { FetchOptions } from './fetch.js'
 export type { OutdatedPackage } from '@lode/pkg-manager.inspection'
 export { filterProjects, findWorkspaceDir, findWorkspaceProjects, sortProjects } from '@lode/pkg-manager.workspace'
 export type { WorkspaceProject } from '@lode/pkg-manager.workspace'
@@ -45,4 +47,8 @@ export async function outdatedOfProjects (
   opts: Omit<OutdatedOptions, 'projectDir'> & { projectDirs: readonly string[] }
 ): Promise<Array<{ dir: string, name: string | undefined, packages: OutdatedPackage[] }>> {
   return await (await import('./outdated.js')).outdatedOfProjects(opts)
+}
+
+export async function fetchPackages (opts: FetchOptions): Promise<{ packages: number, downloaded: number, reused: number }> {
+  return await (await import('./fetch.js')).fetchPackages(opts)
 }

@@ -1,5 +1,6 @@
 import type { OptionSpecs } from '../args.js'
 import { ignoredBuildsCommand } from './builds.js'
+import { fetchCommand } from './fetch.js'
 import { listCommand, whyCommand } from './inspect.js'
 import { installCommand } from './install.js'
 import { outdatedCommand } from './outdated.js'
@@ -166,6 +167,20 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await listCommand(input, ctx),
   },
   {
+    names: ['fetch'],
+    summary: 'Put the packages of pnpm-lock.yaml in the store, from the lockfile alone',
+    usage: ['lode fetch [--prod|--dev]'],
+    description: 'Downloads every package pnpm-lock.yaml names (of the groups selected, for this platform) into the store without reading package.json or linking anything, so that lode install --offline --frozen-lockfile needs no network (a container image layer that changes only with the lockfile).',
+    options: {
+      prod: INSPECT['prod']!,
+      production: INSPECT['production']!,
+      dev: INSPECT['dev']!,
+      'store-dir': SETTINGS['store-dir']!,
+      ...COMMON,
+    },
+    run: async (input, ctx) => await fetchCommand(input, ctx),
+  },
+  {
     names: ['outdated'],
     summary: 'Check for newer versions of the project\'s dependencies',
     usage: ['lode outdated [<name or pattern>...]'],
@@ -225,7 +240,7 @@ function scriptArgv (input: CommandInput): string[] {
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'approve-builds', 'audit', 'c', 'cache', 'cat-file', 'cat-index', 'clean', 'config', 'create', 'dedupe', 'deploy',
-  'dlx', 'doctor', 'env', 'fetch', 'find-hash', 'get', 'import', 'init', 'install-test', 'it',
+  'dlx', 'doctor', 'env', 'find-hash', 'get', 'import', 'init', 'install-test', 'it',
   'licenses', 'link', 'ln', 'm', 'multi', 'pack', 'patch', 'patch-commit', 'patch-remove',
   'prune', 'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'set', 'setup', 'stage',
   'unlink',

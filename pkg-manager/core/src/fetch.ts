@@ -1,0 +1,79 @@
+import type { DependencyGroup } from '@lode/core.constants'
+import { DEPENDENCY_GROUPS } from '@lode/core.constants'
+import { pkgIdOf, refToDepPath } from '@lode/core.dep-path'
+import { LodeError } from '@lode/core.error'
+import type { Config } from '@lode/pkg-manager.config'
+import { readLockfile } from '@lode/pkg-manager.lockfile'
+import type { Lockfile } from '@lode/pkg-manager.lockfile'
+import { verifyLockfile } from '@lode/pkg-manager.lockfile-verification'
+import { currentPlatform, skippedPackages } from '@lode/pkg-manager.package-is-installable'
+
+import type { InstallEvent } from './install-types.js'
+import { Installer } from './installer.js'
+
+export interface FetchOptions {
+  config: Config
+  now: () => number
+  /** The dependency groups whose packages are fetched (default: all). */
+  include?: Readonly<Record<DependencyGroup, boolean>> | undefined
+  signal?: AbortSignal | undefined
+  onEvent?: ((event: InstallEvent) => void) | undefined
+}
+
+/**
+ * pnpm's `fetch`: every package pnpm-lock.yaml names (of the included groups, for this platform)
+ * put in the store, from the lockfile alone (no package.json is read, nothing is linked), so that
+ * a later `install --offline --frozen-lockfile` needs no network. The lockfile is checked against
+ * the supply-chain policies first, as for an install. Without pnpm-lock.yaml: `ERR_LODE_NO_LOCKFILE`.
+ */
+export async function fetchPackages (opts: FetchOptions): Promise<{ packages: number, downloaded: number, reused: number }> {
+  const { config } = opts
+  const emit = opts.onEvent ?? (() => {})
+  const read = await readLockfile(config.dir)
+  if (read === undefined) {
+    throw new LodeError('NO_LOCKFILE', `There is no pnpm-lock.yaml in ${config.dir}: lode fetch installs into the store from the lockfile alone.`, {
+      hint: 'Run lode install --lockfile-only to write one, and commit it.',
+    })
+  }
+  const onWarning = (message: string): void => { emit({ type: 'warning', message }) }
+  const installer = new Installer({ config, linking: false, ignoreScripts: true, tracePipeline: undefined, signal: opts.signal, onWarning })
+  try {
+    await verifyLockfile({ config, lockfile: read.lockfile, text: read.text, client: installer.client, now: opts.now, onEvent: emit, onWarning })
+    const skipped = skippedPackages(read.lockfile, { engineStrict: false, nodeVersion: config.nodeVersion, platform: currentPlatform() })
+    const pkgIds: string[] = [...new Set([...reachable(read.lockfile, opts.include)].filter((depPath) => !skipped.has(depPath)).map((depPath) => pkgIdOf(depPath)))]
+    const packages = pkgIds.flatMap((pkgId) => {
+      const resolution = read.lockfile.packages?.[pkgId]?.resolution
+      // A `file:` directory is the project's own files: nothing to fetch without them.
+      return resolution === undefined || (resolution as { type?: unknown }).type === 'directory' ? [] : [{ pkgId, resolution }]
+    })
+    const { rows, reused } = installer.fetcher.rows(packages)
+    await Promise.all(rows)
+    return { packages: packages.length, downloaded: installer.fetcher.downloaded, reused }
+  } finally {
+    await installer.close()
+  }
+}
+
+/** The dependency paths reachable from the lockfile's importers through the included groups. */
+function reachable (lockfile: Lockfile, include: Readonly<Record<DependencyGroup, boolean>> | undefined): Set<string> {
+  const found = new Set<string>()
+  const queue: string[] = []
+  const add = (alias: string, ref: string): void => {
+    if (ref.startsWith('link:')) return
+    const depPath = refToDepPath(alias, ref)
+    if (!found.has(depPath)) {
+      found.add(depPath)
+      queue.push(depPath)
+    }
+  }
+  for (const importer of Object.values(lockfile.importers)) {
+    for (const group of DEPENDENCY_GROUPS.filter((candidate) => include?.[candidate] !== false)) {
+      for (const [alias, { version }] of Object.entries(importer[group] ?? {})) add(alias, version)
+    }
+  }
+  while (queue.length > 0) {
+    const snapshot = lockfile.snapshots?.[queue.pop()!]
+    for (const [alias, ref] of Object.entries({ ...snapshot?.dependencies, ...snapshot?.optionalDependencies })) add(alias, ref)
+  }
+  return found
+}
