@@ -38,16 +38,19 @@ export async function fetchPackages (opts: FetchOptions): Promise<{ packages: nu
   const onWarning = (message: string): void => { emit({ type: 'warning', message }) }
   const installer = new Installer({ config, linking: false, ignoreScripts: true, tracePipeline: undefined, signal: opts.signal, onWarning })
   try {
-    await verifyLockfile({ config, lockfile: read.lockfile, text: read.text, client: installer.client, now: opts.now, onEvent: emit, onWarning })
-    const skipped = skippedPackages(read.lockfile, { engineStrict: false, nodeVersion: config.nodeVersion, platform: currentPlatform() })
-    const pkgIds: string[] = [...new Set([...reachable(read.lockfile, opts.include)].filter((depPath) => !skipped.has(depPath)).map((depPath) => pkgIdOf(depPath)))]
+    const { lockfile, text } = read
+    await verifyLockfile({ config, lockfile, text, client: installer.client, now: opts.now, onEvent: emit, onWarning })
+    const skipped = skippedPackages(lockfile, { engineStrict: false, nodeVersion: config.nodeVersion, platform: currentPlatform() })
+    const depPaths = [...reachable(lockfile, opts.include)].filter((depPath) => !skipped.has(depPath))
+    const pkgIds: string[] = [...new Set(depPaths.map((depPath) => pkgIdOf(depPath)))]
     const packages = pkgIds.flatMap((pkgId) => {
-      const resolution = read.lockfile.packages?.[pkgId]?.resolution
+      const resolution = lockfile.packages?.[pkgId]?.resolution
       // A `file:` directory is the project's own files: nothing to fetch without them.
       return resolution === undefined || (resolution as { type?: unknown }).type === 'directory' ? [] : [{ pkgId, resolution }]
     })
     const { rows, reused } = installer.fetcher.rows(packages)
-    await Promise.all(rows)
+    // The store's rows, and the fetches of the rest, each awaited.
+    await Promise.all(rows.map(async (row) => await row))
     return { packages: packages.length, downloaded: installer.fetcher.downloaded, reused }
   } finally {
     await installer.close()

@@ -2,8 +2,8 @@ import type { OutdatedPackage } from '@lode/pkg-manager.inspection'
 import type { RebuildOptions } from '@lode/pkg-manager.rebuild'
 
 import type { AddOptions, RemoveOptions, UpdateOptions } from './add-remove.js'
-import type { InstallResult } from './install-types.js'
 import type { FetchOptions } from './fetch.js'
+import type { InstallResult } from './install-types.js'
 import type { OutdatedOptions } from './outdated.js'
 
 export { install } from './install.js'
