@@ -94,6 +94,7 @@ async function listDependencies (projects: ListedProject[], lockfile: Lockfile, 
   const ctx: TreeContext = {
     graph, lockfile, lockfileDir: opts.lockfileDir, pathOf, skipped, registries: opts.registries, cache: new Map(), ancestors: new Set(),
   }
+  let rootEntries: ModulesEntry[] | undefined
   for (const project of projects) {
     const importerId = importerIdOf(project.path)
     const importer = lockfile.importers[importerId]
@@ -109,7 +110,8 @@ async function listDependencies (projects: ListedProject[], lockfile: Lockfile, 
       const group = groupOf.get(node.alias)
       if (group !== undefined) project.groups[group]!.push(node)
     }
-    project.unsaved = await unsavedDependencies(opts.lockfileDir, project.path, importer)
+    rootEntries ??= await modulesEntries(opts.lockfileDir)
+    project.unsaved = unsavedDependencies(rootEntries, project.path, importer)
   }
 }
 
@@ -172,7 +174,8 @@ function listedNode (
     const dir = path.join(where.linkBase, ref.slice('link:'.length))
     return { alias, name: alias, version: `link:${path.relative(where.projectDir, dir).split(path.sep).join('/')}`, path: dir, isPeer, isSkipped: false }
   }
-  const depPath = target === undefined ? undefined : (JSON.parse(target) as { depPath?: string }).depPath
+  const id = target === undefined ? undefined : ctx.graph.get(target)?.id
+  const depPath = id?.type === 'package' ? id.depPath : undefined
   if (depPath === undefined) return { alias, name: alias, version: ref, path: '', isPeer, isSkipped: false }
   const installed = ctx.lockfile.snapshots?.[depPath] !== undefined
   const { name, version } = installed ? nameAndVersion(ctx.lockfile, depPath) : { name: alias, version: '' }
@@ -224,21 +227,42 @@ function withoutCycles (nodes: ListedNode[], ancestors: Set<string>): ListedNode
  * pnpm's unsaved dependencies: what the workspace root's node_modules has that the project's lockfile
  * entry does not name (pnpm reads the root's for every project). Listed by `--parseable` only.
  */
-async function unsavedDependencies (lockfileDir: string, projectDir: string, importer: Lockfile['importers'][string]): Promise<ListedNode[]> {
-  const modulesDir = path.join(lockfileDir, MODULES_DIR)
+function unsavedDependencies (entries: readonly ModulesEntry[], projectDir: string, importer: Lockfile['importers'][string]): ListedNode[] {
   const saved = new Set(DEPENDENCY_GROUPS.flatMap((group) => Object.keys(importer[group] ?? {})))
+  return entries.filter((entry) => !saved.has(entry.name)).map((entry) => ({
+    alias: entry.name,
+    name: entry.name,
+    version: entry.linkTarget === undefined ? entry.version : `link:${path.relative(projectDir, entry.linkTarget).split(path.sep).join('/')}`,
+    path: entry.linkTarget ?? entry.dir,
+    isPeer: false,
+    isSkipped: false,
+  }))
+}
+
+/** An entry of the root's node_modules: a symlink's target, else its package.json's version. */
+interface ModulesEntry {
+  name: string
+  dir: string
+  linkTarget: string | undefined
+  version: string
+}
+
+/** The root's node_modules entries (scopes opened, dot-entries aside), read once per listing. */
+async function modulesEntries (lockfileDir: string): Promise<ModulesEntry[]> {
+  const modulesDir = path.join(lockfileDir, MODULES_DIR)
   const entries = await fs.readdir(modulesDir).catch(() => [] as string[])
   const names = (await Promise.all(entries.filter((entry) => !entry.startsWith('.')).map(async (entry) => entry.startsWith('@')
     ? (await fs.readdir(path.join(modulesDir, entry)).catch(() => [] as string[])).map((name) => `${entry}/${name}`)
     : [entry]))).flat()
-  return await Promise.all(names.filter((name) => !saved.has(name)).map(async (name): Promise<ListedNode> => {
+  return await Promise.all(names.map(async (name): Promise<ModulesEntry> => {
     const dir = path.join(modulesDir, name)
-    const target = await fs.realpath(dir).catch(() => dir)
     const linked = (await fs.lstat(dir).catch(() => undefined))?.isSymbolicLink() === true
-    const version = linked
-      ? `link:${path.relative(projectDir, target).split(path.sep).join('/')}`
-      : String((await readManifestFields(dir))['version'])
-    return { alias: name, name, version, path: linked ? target : dir, isPeer: false, isSkipped: false }
+    return {
+      name,
+      dir,
+      linkTarget: linked ? await fs.realpath(dir).catch(() => dir) : undefined,
+      version: linked ? '' : String((await readManifestFields(dir))['version']),
+    }
   }))
 }
 
