@@ -1,6 +1,5 @@
 import type { MainContext } from '../context.js'
-import { VERSION } from '../version.js'
-import { projectDir } from './paths.js'
+import { projectConfig } from './project-config.js'
 import type { CommandInput } from './types.js'
 
 const path = process.getBuiltinModule('node:path')
@@ -11,14 +10,12 @@ const path = process.getBuiltinModule('node:path')
  * ones `allowBuilds` turns down, printed as pnpm 11 prints them.
  */
 export async function ignoredBuildsCommand (input: CommandInput, ctx: MainContext): Promise<number> {
-  const [{ findWorkspaceDir, getConfig }, { allowBuildKeyOf }, { readModulesManifest }] = await Promise.all([
-    import('@lode/pkg-manager.core'),
+  const [{ allowBuildKeyOf }, { readModulesManifest }] = await Promise.all([
     import('@lode/pkg-manager.lifecycle'),
     import('@lode/pkg-manager.linker/modules-manifest'),
   ])
-  const dir = projectDir(input.args!.values['dir'] as string | undefined, ctx)
-  const rootDir = await findWorkspaceDir(dir) ?? dir
-  const config = getConfig({ dir: rootDir, env: ctx.env, overrides: input.args!.config, lodeVersion: VERSION })
+  const { config } = await projectConfig(input, ctx)
+  const rootDir = config.dir
   const refused = Object.entries(config.allowBuilds).filter(([, allowed]) => !allowed).map(([key]) => key)
   const ignored = (await readModulesManifest(path.join(rootDir, 'node_modules')))?.ignoredBuilds
   const names = ignored === undefined ? undefined : [...new Set(ignored.map(allowBuildKeyOf))].filter((key) => !refused.includes(key))

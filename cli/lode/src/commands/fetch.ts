@@ -4,7 +4,7 @@ import { createReporter, formatDuration } from '../reporter.js'
 import type { ReporterName } from '../reporter.js'
 import { VERSION } from '../version.js'
 import { includeOf } from './inspect.js'
-import { projectDir } from './paths.js'
+import { projectConfig } from './project-config.js'
 import type { CommandInput } from './types.js'
 
 /** `lode fetch`: the lockfile's packages into the store, nothing linked (pnpm's `fetch`, for container image layers and offline installs). */
@@ -13,15 +13,8 @@ export async function fetchCommand (input: CommandInput, ctx: MainContext): Prom
   const reporter = createReporter((values['reporter'] ?? 'default') as ReporterName, ctx)
   const started = Date.now()
   try {
-    const { fetchPackages, findWorkspaceDir, getConfig } = await import('@lode/pkg-manager.core')
-    const dir = projectDir(values['dir'] as string | undefined, ctx)
-    const storeDir = values['store-dir'] as string | undefined
-    const config = getConfig({
-      dir: await findWorkspaceDir(dir) ?? dir,
-      env: ctx.env,
-      overrides: { ...storeDir === undefined ? {} : { storeDir }, ...input.args!.config },
-      lodeVersion: VERSION,
-    })
+    const { fetchPackages } = await import('@lode/pkg-manager.core')
+    const { config } = await projectConfig(input, ctx)
     const fetched = await fetchPackages({ config, now: () => Date.now(), include: includeOf(values), onEvent: reporter.onEvent })
     reporter.print(`Progress: resolved ${fetched.packages}, reused ${fetched.reused}, downloaded ${fetched.downloaded}, added 0, done`)
     reporter.print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)

@@ -1,8 +1,8 @@
 import { LodeError } from '@lode/core.error'
 
 import type { MainContext } from '../context.js'
-import { VERSION } from '../version.js'
 import { projectDir } from './paths.js'
+import { projectConfig } from './project-config.js'
 import type { CommandInput } from './types.js'
 
 const fs = process.getBuiltinModule('node:fs')
@@ -53,12 +53,12 @@ export async function listCommand (input: CommandInput, ctx: MainContext): Promi
     })
   }
   const depth = depthOf(values['depth']) ?? 0
-  const [{ findWorkspaceDir, findWorkspaceProjects, filterProjects, getConfig, readWorkspacePackages }, { list }] = await Promise.all([
+  const [{ findWorkspaceProjects, filterProjects, readWorkspacePackages }, { list }] = await Promise.all([
     import('@lode/pkg-manager.core'),
     import('@lode/pkg-manager.inspection'),
   ])
-  const dir = projectDir(values['dir'] as string | undefined, ctx)
-  const workspaceDir = await findWorkspaceDir(dir)
+  // The registries, for `--json`'s tarball URLs.
+  const { dir, workspaceDir, config } = await projectConfig(input, ctx)
   const filters = values['filter'] as string[] | undefined ?? []
   const recursive = workspaceDir !== undefined && (values['recursive'] === true || filters.length > 0 || fs.realpathSync(dir) === fs.realpathSync(workspaceDir))
   let projectDirs = [dir]
@@ -68,8 +68,6 @@ export async function listCommand (input: CommandInput, ctx: MainContext): Promi
     const selected = filters.length > 0 ? new Set(filterProjects(all, filters, dir).selected.map((project) => project.dir)) : undefined
     projectDirs = all.filter((project) => selected === undefined || selected.has(project.dir)).map((project) => project.dir)
   }
-  // The registries, for `--json`'s tarball URLs.
-  const config = getConfig({ dir: workspaceDir ?? dir, env: ctx.env, overrides: input.args!.config, lodeVersion: VERSION })
   const output = await list({
     registries: { default: config.registry, scoped: config.scopedRegistries },
     lockfileDir: workspaceDir ?? dir,

@@ -3,9 +3,8 @@ import { LodeError } from '@lode/core.error'
 import type { MainContext } from '../context.js'
 import { selectedProjects, selectsProjects } from '../selection.js'
 import type { Selection } from '../selection.js'
-import { VERSION } from '../version.js'
 import { includeOf } from './inspect.js'
-import { projectDir } from './paths.js'
+import { projectConfig } from './project-config.js'
 import type { CommandInput } from './types.js'
 
 const FORMATS = ['table', 'list', 'json'] as const
@@ -20,11 +19,11 @@ export async function outdatedCommand (input: CommandInput, ctx: MainContext): P
   if (!(FORMATS as readonly string[]).includes(format)) {
     throw new LodeError('BAD_OUTDATED_FORMAT', `Unsupported format: ${format}`, { hint: 'Use --format table, list or json.' })
   }
-  const [{ findWorkspaceDir, getConfig, outdatedOfProjects }, { renderOutdated, renderOutdatedRecursive }] = await Promise.all([
+  const [{ outdatedOfProjects }, { renderOutdated, renderOutdatedRecursive }] = await Promise.all([
     import('@lode/pkg-manager.core'),
     import('@lode/pkg-manager.inspection'),
   ])
-  const dir = projectDir(values['dir'] as string | undefined, ctx)
+  const { dir, config } = await projectConfig(input, ctx)
   const selection: Selection = {
     recursive: values['recursive'] === true,
     filters: values['filter'] as string[] | undefined ?? [],
@@ -39,7 +38,6 @@ export async function outdatedCommand (input: CommandInput, ctx: MainContext): P
     if (typeof selected === 'number') return selected
     projectDirs = selected.map((project) => project.dir)
   }
-  const config = getConfig({ dir: await findWorkspaceDir(dir) ?? dir, env: ctx.env, overrides: input.args!.config, lodeVersion: VERSION })
   const projects = await outdatedOfProjects({
     config,
     now: () => Date.now(),
