@@ -76,22 +76,26 @@ test('lode outdated -r and --filter report a workspace as pnpm 11 does: a row pe
     'packages/a/package.json': JSON.stringify({ name: 'a', version: '1.0.0' }),
     'packages/b/package.json': JSON.stringify({ name: 'b', version: '1.0.0' }),
   })
+  // A long project name: the Dependents column wraps it as pnpm's table does (after a `-` or `/`).
+  const b = '@lode-test/a-project-with-a-long-name'
   await pnpm(pnpmProject, ['--filter', 'a', 'add', 'alpha@1.0.0', 'beta@1.0.0'])
-  await pnpm(pnpmProject, ['--filter', 'b', 'add', 'alpha@1.0.0'])
-  await pnpm(pnpmProject, ['--filter', 'b', 'add', '-D', '@sc/delta@1.0.0'])
+  fs.writeFileSync(path.join(pnpmProject.dir, 'packages/b/package.json'), JSON.stringify({ name: b, version: '1.0.0' }))
+  await pnpm(pnpmProject, ['--filter', b, 'add', 'alpha@1.0.0'])
+  await pnpm(pnpmProject, ['--filter', b, 'add', '-D', '@sc/delta@1.0.0'])
   fs.writeFileSync(path.join(pnpmProject.dir, 'packages/a/package.json'), JSON.stringify({ name: 'a', version: '1.0.0', dependencies: { alpha: '^1.0.0', beta: '~1.0.0' } }))
-  fs.writeFileSync(path.join(pnpmProject.dir, 'packages/b/package.json'), JSON.stringify({ name: 'b', version: '1.0.0', dependencies: { alpha: '^1.0.0' }, devDependencies: { '@sc/delta': '^1.0.0' } }))
+  fs.writeFileSync(path.join(pnpmProject.dir, 'packages/b/package.json'), JSON.stringify({ name: b, version: '1.0.0', dependencies: { alpha: '^1.0.0' }, devDependencies: { '@sc/delta': '^1.0.0' } }))
   await pnpm(pnpmProject, ['install', '--no-frozen-lockfile'])
   const lodeProject = cloneProject(pnpmProject)
   fs.rmSync(path.join(lodeProject.dir, 'node_modules'), { recursive: true, force: true })
   for (const dir of ['packages/a', 'packages/b']) fs.rmSync(path.join(lodeProject.dir, dir, 'node_modules'), { recursive: true, force: true })
   const installed = await lode(lodeProject, ['install', '--frozen-lockfile'])
   assert.equal(installed.code, 0, installed.stderr)
-  for (const args of [['-r'], ['-r', '--format', 'list'], ['-r', '--format', 'json'], ['--filter', 'b'], ['-r', '--prod'], ['-r', 'alpha']]) {
+  for (const args of [['-r'], ['-r', '--format', 'list'], ['-r', '--format', 'json'], ['--filter', b], ['-r', '--prod'], ['-r', 'alpha']]) {
     const expected = await pnpm(pnpmProject, ['outdated', ...args], true)
     const actual = await lode(lodeProject, ['outdated', ...args])
     assert.equal(actual.code, expected.code, `exit code of lode outdated ${args.join(' ')}`)
     assert.equal(actual.stdout.replaceAll(lodeProject.dir, pnpmProject.dir), expected.stdout, `lode outdated ${args.join(' ')}`)
   }
-  assert.match((await lode(lodeProject, ['outdated', '-r'])).stdout, /│ alpha +│ 1\.0\.0 +│ 2\.0\.0 +│ a, b +│/)
+  const table = (await lode(lodeProject, ['outdated', '-r'])).stdout
+  assert.match(table, /│ alpha +│ 1\.0\.0 +│ 2\.0\.0 +│ @lode-test\/a-project-with-a- +│\n│ +│ +│ +│ long-name, a +│\n/)
 })

@@ -247,13 +247,19 @@ interface ModulesEntry {
   version: string
 }
 
-/** The root's node_modules entries (scopes opened, dot-entries aside), read once per listing. */
+/**
+ * The root's node_modules entries, read once per listing: its own, then each scope's (files and
+ * dot-entries aside, as pnpm reads them). pnpm lists them in the order its reads finish; `--json`
+ * lists them by name.
+ */
 async function modulesEntries (lockfileDir: string): Promise<ModulesEntry[]> {
   const modulesDir = path.join(lockfileDir, MODULES_DIR)
-  const entries = await fs.readdir(modulesDir).catch(() => [] as string[])
-  const names = (await Promise.all(entries.filter((entry) => !entry.startsWith('.')).map(async (entry) => entry.startsWith('@')
-    ? (await fs.readdir(path.join(modulesDir, entry)).catch(() => [] as string[])).map((name) => `${entry}/${name}`)
-    : [entry]))).flat()
+  const listed = (dir: string): Promise<Array<{ name: string, isFile: boolean }>> => fs.readdir(dir, { withFileTypes: true })
+    .then((entries) => entries.map((entry) => ({ name: entry.name, isFile: entry.isFile() })), () => [])
+  const entries = (await listed(modulesDir)).filter((entry) => !entry.isFile && !entry.name.startsWith('.'))
+  const scoped = await Promise.all(entries.filter((entry) => entry.name.startsWith('@')).map(async (scope) =>
+    (await listed(path.join(modulesDir, scope.name))).filter((entry) => !entry.isFile && !entry.name.startsWith('.')).map((entry) => `${scope.name}/${entry.name}`)))
+  const names = [...entries.filter((entry) => !entry.name.startsWith('@')).map((entry) => entry.name), ...scoped.flat()]
   return await Promise.all(names.map(async (name): Promise<ModulesEntry> => {
     const dir = path.join(modulesDir, name)
     const linked = (await fs.lstat(dir).catch(() => undefined))?.isSymbolicLink() === true

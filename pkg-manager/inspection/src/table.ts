@@ -19,15 +19,19 @@ export function renderTable (rows: ReadonlyArray<readonly string[]>, opts: { wra
   return `${rule('┌', '┬', '┐')}${lines.join(rule('├', '┼', '┤'))}${rule('└', '┴', '┘')}`
 }
 
-/** A line cut into pieces of at most `width` characters, at spaces where it can be (a longer word is cut). */
+/**
+ * A line cut into pieces of at most `width` characters as pnpm's table library cuts them: at
+ * whitespace where the piece can end there, else after a `\ / _ . , ; -`, else at the width.
+ */
 function wrapWords (line: string, width: number): string[] {
+  const piece = new RegExp(`(^.{1,${width}}(\\s+|$))|(^.{1,${width - 1}}(\\\\|/|_|\\.|,|;|-))`)
   const pieces: string[] = []
   let rest = line
-  while (rest.length > width) {
-    const space = rest.lastIndexOf(' ', width)
-    const cut = space > 0 ? space : width
-    pieces.push(rest.slice(0, cut).trimEnd())
-    rest = rest.slice(cut).trimStart()
-  }
-  return [...pieces, rest]
+  do {
+    const match = piece.exec(rest)
+    const taken = match === null ? rest.slice(0, width) : match[0]
+    rest = rest.slice(taken.length)
+    pieces.push(match === null ? taken : taken.trim())
+  } while (rest.length > 0)
+  return pieces
 }

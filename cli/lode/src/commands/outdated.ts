@@ -23,7 +23,7 @@ export async function outdatedCommand (input: CommandInput, ctx: MainContext): P
     import('@lode/pkg-manager.core'),
     import('@lode/pkg-manager.inspection'),
   ])
-  const { dir, config } = await projectConfig(input, ctx)
+  const { dir, workspaceDir, config } = await projectConfig(input, ctx)
   const selection: Selection = {
     recursive: values['recursive'] === true,
     filters: values['filter'] as string[] | undefined ?? [],
@@ -33,7 +33,12 @@ export async function outdatedCommand (input: CommandInput, ctx: MainContext): P
   }
   const recursive = selectsProjects(selection)
   let projectDirs = [dir]
-  if (recursive) {
+  if (recursive && selection.filters.length === 0 && workspaceDir !== undefined) {
+    // pnpm's `outdated -r` reports every project, the workspace root's too, in directory order.
+    const { findWorkspaceProjects, readWorkspacePackages } = await import('@lode/pkg-manager.core')
+    projectDirs = (await findWorkspaceProjects(workspaceDir, readWorkspacePackages(workspaceDir) ?? [])).map((project) => project.dir)
+      .sort((a, b) => a < b ? -1 : a > b ? 1 : 0)
+  } else if (recursive) {
     const selected = await selectedProjects(selection, { ...ctx, cwd: dir }, false)
     if (typeof selected === 'number') return selected
     projectDirs = selected.map((project) => project.dir)
