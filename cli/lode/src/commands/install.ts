@@ -17,7 +17,8 @@ type Values = ParsedArgs['values']
 type Kind = 'install' | 'add' | 'remove' | 'update'
 
 const KINDS: Readonly<Record<string, Kind>> = {
-  install: 'install', i: 'install', add: 'add', remove: 'remove', rm: 'remove', uninstall: 'remove', un: 'remove', update: 'update', up: 'update', upgrade: 'update',
+  // `prune` is an install: what package.json no longer names (and with --prod, the dev dependencies) leaves node_modules and the lockfile.
+  install: 'install', i: 'install', prune: 'install', add: 'add', remove: 'remove', rm: 'remove', uninstall: 'remove', un: 'remove', update: 'update', up: 'update', upgrade: 'update',
 }
 
 /**
@@ -36,7 +37,8 @@ export async function installCommand (input: CommandInput, ctx: MainContext): Pr
     // The no-op: answered from the last install's record before any setting is parsed or the
     // installer is loaded. Anything it cannot vouch for takes the full path, which decides itself.
     let quick: QuickKey | undefined
-    const quickCheck = kind === 'install' && values['lockfile-only'] !== true && values['filter'] === undefined
+    const prune = input.name === 'prune'
+    const quickCheck = kind === 'install' && !prune && values['lockfile-only'] !== true && values['filter'] === undefined
       && tracePipeline === undefined && Object.keys(input.args!.config).length === 0
     if (quickCheck) {
       const { quickKey, quickUpToDate } = await import('@lode/pkg-manager.install-state/quick-check')
@@ -47,7 +49,7 @@ export async function installCommand (input: CommandInput, ctx: MainContext): Pr
         return 0
       }
     }
-    const code = await runInstall(kind, { values, positionals, config: input.args!.config, quick, tracePipeline, reporter }, ctx)
+    const code = await runInstall(kind, { values, positionals, config: input.args!.config, quick, tracePipeline, reporter, prune }, ctx)
     if (code !== 0) return code
     reporter.print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
     return 0
@@ -63,6 +65,8 @@ interface InstallInput {
   quick: QuickKey | undefined
   tracePipeline: string | undefined
   reporter: Reporter
+  /** `lode prune`: the virtual store is pruned now. */
+  prune: boolean
 }
 
 async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): Promise<number> {
@@ -72,13 +76,15 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
   // Inside a project of a workspace, the whole workspace is installed from its root, as pnpm does.
   const projectDir = path.resolve(ctx.cwd, values['dir'] as string | undefined ?? '.')
   const workspaceDir = await findWorkspaceDir(projectDir)
-  const config = getConfig({
+  const read = getConfig({
     dir: workspaceDir ?? projectDir,
     env: ctx.env,
     overrides: { ...settingsOf(values), ...input.config },
     lodeVersion: VERSION,
     command: kind === 'add' || kind === 'update' ? kind : 'install',
   })
+  // `prune` also clears `.pnpm` of what nothing uses now, as pnpm's does, not after modulesCacheMaxAge.
+  const config = input.prune ? { ...read, modulesCacheMaxAge: 0 } : read
   for (const warning of config.warnings) reporter.print(`${reporter.style().warn} ${warning}`)
   // As pnpm: the root package.json's packageManager (or devEngines.packageManager) naming another package manager.
   const otherPackageManager = checkPackageManager(await readProjectManifest(config.dir), config.pmOnFail)

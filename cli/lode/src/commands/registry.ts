@@ -167,6 +167,20 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await listCommand(input, ctx),
   },
   {
+    names: ['prune'],
+    summary: 'Remove what the project no longer needs from node_modules',
+    usage: ['lode prune [--prod] [--no-optional]'],
+    description: 'Installs again as package.json says: packages it no longer names leave node_modules and pnpm-lock.yaml; with --prod the dev dependencies leave node_modules too.',
+    options: {
+      prod: INSTALL['prod']!,
+      production: INSTALL['production']!,
+      optional: INSTALL['optional']!,
+      'ignore-scripts': SETTINGS['ignore-scripts']!,
+      ...COMMON,
+    },
+    run: async (input, ctx) => await installCommand(input, ctx),
+  },
+  {
     names: ['fetch'],
     summary: 'Put the packages of pnpm-lock.yaml in the store, from the lockfile alone',
     usage: ['lode fetch [--prod|--dev]'],
@@ -242,7 +256,7 @@ export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'approve-builds', 'audit', 'c', 'cache', 'cat-file', 'cat-index', 'clean', 'config', 'create', 'dedupe', 'deploy',
   'dlx', 'doctor', 'env', 'find-hash', 'get', 'import', 'init', 'install-test', 'it',
   'licenses', 'link', 'ln', 'm', 'multi', 'pack', 'patch', 'patch-commit', 'patch-remove',
-  'prune', 'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'set', 'setup', 'stage',
+  'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'set', 'setup', 'stage',
   'unlink',
 ]
 
