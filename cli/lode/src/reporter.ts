@@ -65,6 +65,14 @@ function labelStyle (ctx: MainContext): LabelStyle {
     : { warn: '[WARN]', error: (code) => `[${code}]` }
 }
 
+/** A build's directory as pnpm names it: relative, and past 40 characters its end after `...`, from a `/`. */
+function lifecyclePrefix (dir: string): string {
+  if (dir.length <= 40) return dir
+  const end = dir.slice(-37)
+  const slash = end.indexOf('/')
+  return `...${slash <= 0 ? end : end.slice(slash)}`
+}
+
 /** pnpm's `++++--` bar: one sign per package, scaled down to 80 columns when there are more. */
 function changeBar (added: number, removed: number, width = 80): string {
   const total = added + removed
@@ -124,6 +132,14 @@ function report (
       break
     case 'up-to-date': print('Already up to date'); break
     case 'script-output': break
+    case 'lifecycle': {
+      // pnpm's append-only lines: `<dir> <stage>$ <script>`, `<dir> <stage>: <line>`, `<dir> <stage>: Done`.
+      const prefix = `${lifecyclePrefix(event.dir)} ${event.stage}`
+      if (event.exitCode !== undefined) print(`${prefix}: ${event.exitCode === 0 ? 'Done' : 'Failed'}`)
+      else if (event.script !== undefined) print(`${prefix}$ ${event.script}`)
+      else print(`${prefix}: ${event.line ?? ''}`)
+      break
+    }
     case 'packages':
       print(`Packages: ${[event.added > 0 ? `+${event.added}` : '', event.removed > 0 ? `-${event.removed}` : ''].filter(Boolean).join(' ')}`)
       print(changeBar(event.added, event.removed))

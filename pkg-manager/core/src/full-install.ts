@@ -78,7 +78,9 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
   const commit = async (): Promise<boolean> => await commitInstall(ctx, plan)
   const linked: LinkCounts & { committed: boolean } = opts.lockfileOnly === true
     ? { added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], committed: await commit() }
-    : await linkAndBuild(linkOptions(ctx, installer, plan, packages), commit)
+    : await linkAndBuild(linkOptions(ctx, installer, plan, packages), commit, (log) => {
+      emit({ type: 'lifecycle', ...log, dir: path.relative(config.dir, log.dir).split(path.sep).join('/') || '.' })
+    })
   // A lockfile resolved under the policies passes them: recorded so, as pnpm records it.
   if (!plan.asIs) recordVerifiedLockfile(config, opts.now)
   if (linked.added > 0 || linked.removed > 0) {

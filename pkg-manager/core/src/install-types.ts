@@ -23,6 +23,8 @@ export type InstallEvent =
   | { type: 'packages', added: number, removed: number, storeDir: string, virtualStoreDir: string }
   /** Direct dependencies added and removed, for pnpm's summary. */
   | { type: 'summary', changes: DirectDependencyChange[] }
+  /** A dependency's build script: its start (`script`), a line of its output (`line`), its end (`exitCode`); `dir` relative to the lockfile's. */
+  | { type: 'lifecycle', dir: string, stage: string, script?: string, line?: string, exitCode?: number }
   /** The lockfile's check against the supply-chain policies (see verify-lockfile.ts). */
   | LockfileVerificationEvent
 

@@ -1,5 +1,5 @@
 import { reportIgnoredBuilds, runBuilds } from '@lode/pkg-manager.lifecycle'
-import type { Builds } from '@lode/pkg-manager.lifecycle'
+import type { Builds, LifecycleLog } from '@lode/pkg-manager.lifecycle'
 import { linkPackages } from '@lode/pkg-manager.linker'
 import type { LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
 
@@ -12,7 +12,8 @@ import type { LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
  */
 export async function linkAndBuild (
   opts: LinkPackagesOptions,
-  commit: () => Promise<boolean>
+  commit: () => Promise<boolean>,
+  onLifecycle?: (log: LifecycleLog) => void
 ): Promise<LinkCounts & { committed: boolean }> {
   const linked = await linkPackages(opts)
   let builds: Builds
@@ -23,6 +24,7 @@ export async function linkAndBuild (
       ignoreScripts: opts.ignoreScripts,
       importersWithInstallScripts: opts.importersWithInstallScripts,
       onWarning: opts.onWarning,
+      onLifecycle,
       signal: opts.signal,
     })
   } catch (err) {

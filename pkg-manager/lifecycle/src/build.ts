@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
@@ -27,7 +28,18 @@ export interface BuildOptions {
   initCwd: string
   userAgent: string
   onWarning: (message: string) => void
+  /** Each script as it runs, as pnpm logs it: its start (`script`), its output's lines (`line`), its end (`exitCode`). */
+  onLifecycle?: ((log: LifecycleLog) => void) | undefined
   signal?: AbortSignal | undefined
+}
+
+/** One line of a build's progress: the package's directory, the lifecycle event, then the script, a line of its output, or its exit code. */
+export interface LifecycleLog {
+  dir: string
+  stage: string
+  script?: string
+  line?: string
+  exitCode?: number
 }
 
 // The dependency lifecycle, in order; `install` defaults to `node-gyp rebuild` for a package with binding.gyp.
@@ -72,10 +84,15 @@ export async function runDependencyBuilds (targets: readonly BuildTarget[], opts
 async function runBuild (target: BuildTarget, opts: BuildOptions): Promise<boolean> {
   const file = path.join(target.dir, 'package.json')
   const manifest = parsePackageJson(await fs.readFile(file, 'utf8'), file)
+  const scripts = (manifest['scripts'] ?? {}) as Record<string, unknown>
   for (const event of EVENTS) {
-    if (isSkippedScript((manifest['scripts'] as Record<string, unknown> | undefined)?.[event] as string | undefined)) continue
+    if (isSkippedScript(scripts[event] as string | undefined)) continue
+    const script = typeof scripts[event] === 'string' ? scripts[event] : event === 'install' && scripts['preinstall'] === undefined && existsSync(path.join(target.dir, 'binding.gyp')) ? 'node-gyp rebuild' : undefined
+    // A script the package does not have is no line (run-script skips it).
+    const log = (fields: Omit<LifecycleLog, 'dir' | 'stage'>): void => { if (script !== undefined) opts.onLifecycle?.({ dir: target.dir, stage: event, ...fields }) }
+    if (script !== undefined) log({ script })
     try {
-      await (await loadRunScript())({
+      const result = await (await loadRunScript())({
         event,
         path: target.dir,
         pkg: manifest,
@@ -84,8 +101,12 @@ async function runBuild (target: BuildTarget, opts: BuildOptions): Promise<boole
         binPaths: [path.dirname(process.execPath)],
         env: { INIT_CWD: opts.initCwd, npm_config_user_agent: opts.userAgent, npm_node_execpath: process.execPath },
       })
+      for (const line of outputLines(result)) log({ line })
+      log({ exitCode: 0 })
     } catch (err) {
       const failure = err as { code?: number | null, signal?: string | null, stdout?: string, stderr?: string }
+      for (const line of outputLines(failure)) log({ line })
+      log({ exitCode: typeof failure.code === 'number' ? failure.code : 1 })
       const script = (manifest['scripts'] as Record<string, string> | undefined)?.[event] ?? 'node-gyp rebuild'
       const status = failure.signal != null ? `was killed by ${failure.signal}` : `exited with code ${String(failure.code)}`
       const output = `${failure.stdout ?? ''}${failure.stderr ?? ''}`.trimEnd().split('\n').slice(-OUTPUT_TAIL_LINES).join('\n')
@@ -101,4 +122,9 @@ async function runBuild (target: BuildTarget, opts: BuildOptions): Promise<boole
     }
   }
   return true
+}
+
+/** A finished script's output as lines (its standard output's, then its error output's), without the last empty one. */
+function outputLines (result: { stdout?: string | undefined, stderr?: string | undefined } | undefined): string[] {
+  return [result?.stdout, result?.stderr].flatMap((text) => text === undefined || text === '' ? [] : text.replace(/\n$/, '').split('\n'))
 }

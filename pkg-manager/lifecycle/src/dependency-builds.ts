@@ -3,6 +3,7 @@ import { LodeError } from '@lode/core.error'
 
 import { createAllowBuild } from './allow-builds.js'
 import { runDependencyBuilds } from './build.js'
+import type { LifecycleLog } from './build.js'
 
 /**
  * pnpm 11's decision for packages that want to build: `allowBuilds` allows them (they run), skips
@@ -38,6 +39,8 @@ export interface BuildPackagesOptions {
   /** Whether only optional dependencies reach a package (its failed build is a warning, as in pnpm). */
   isOptional: (depPath: string) => boolean
   onWarning?: ((message: string) => void) | undefined
+  /** Each build script's start, output lines and end (see `LifecycleLog`). */
+  onLifecycle?: ((log: LifecycleLog) => void) | undefined
   signal?: AbortSignal | undefined
 }
 
@@ -55,6 +58,7 @@ export async function buildPackages (packages: readonly BuildCandidate[], opts: 
     initCwd: opts.config.dir,
     userAgent: opts.config.userAgent,
     onWarning: opts.onWarning ?? (() => {}),
+    onLifecycle: opts.onLifecycle,
     signal: opts.signal,
   })
 }

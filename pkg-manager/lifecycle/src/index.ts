@@ -1,6 +1,6 @@
 export { allowBuildKeyOf, createAllowBuild } from './allow-builds.js'
 export { runDependencyBuilds } from './build.js'
-export type { BuildOptions, BuildTarget } from './build.js'
+export type { BuildOptions, BuildTarget, LifecycleLog } from './build.js'
 export { hasInstallScripts, runInstallScripts, runProjectScript, scriptsOf } from './project-scripts.js'
 export type { ProjectScriptOptions } from './project-scripts.js'
 export { buildPackages, planBuilds, reportIgnoredBuilds, runBuilds } from './dependency-builds.js'
