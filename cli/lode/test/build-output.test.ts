@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
 import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
@@ -11,6 +13,9 @@ let registry: TestRegistry
 before(async () => {
   registry = await TestRegistry.start([
     { name: 'base-build', version: '1.0.0', manifest: { scripts: { postinstall: 'node -e "console.log(\'base built\')"' } } },
+    { name: 'builder', version: '1.0.0', manifest: { scripts: { postinstall: 'node -e "console.log(\'built\')"' } } },
+    { name: 'other-builder', version: '1.0.0', manifest: { scripts: { install: 'node -e 1' } } },
+    { name: 'plain', version: '1.0.0' },
     {
       name: 'a-package-with-a-rather-long-name-to-shorten',
       version: '1.0.0',
@@ -46,4 +51,24 @@ test('an install prints each build script, its output and its end as pnpm 11 doe
     '...ge-with-a-rather-long-name-to-shorten postinstall$ node -e "process.exit(0)"',
     '...ge-with-a-rather-long-name-to-shorten postinstall: Done',
   ])
+})
+
+test('lode approve-builds <names> and --all allow the builds left out and run them, as pnpm 11 does', async () => {
+  const manifest = { name: 'ab', version: '1.0.0', dependencies: { builder: '1.0.0', 'other-builder': '1.0.0', plain: '1.0.0' } }
+  const pnpmProject = makeProject(registry, manifest, { 'pnpm-workspace.yaml': 'strictDepBuilds: false\n' })
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install'])
+  assert.equal((await lode(lodeProject, ['install'])).code, 0)
+  const workspaceYaml = (project: typeof lodeProject): string => fs.readFileSync(path.join(project.dir, 'pnpm-workspace.yaml'), 'utf8')
+  for (const args of [['approve-builds', 'builder'], ['ignored-builds'], ['approve-builds', 'plain'], ['approve-builds', '--all'], ['ignored-builds'], ['approve-builds', '--all']]) {
+    const expected = await pnpm(pnpmProject, args)
+    const actual = await lode(lodeProject, args)
+    assert.equal(actual.code, 0, actual.stderr)
+    assert.equal(actual.stdout.replace('"lode rebuild"', '"pnpm rebuild"'), expected.stdout, `lode ${args.join(' ')}`)
+    assert.equal(workspaceYaml(lodeProject), workspaceYaml(pnpmProject), `pnpm-workspace.yaml after ${args.join(' ')}`)
+  }
+  assert.equal(workspaceYaml(lodeProject), 'allowBuilds:\n  builder: true\n  other-builder: true\n  plain: true\nstrictDepBuilds: false\n')
+  const noNames = await lode(lodeProject, ['approve-builds'])
+  assert.equal(noNames.code, 1)
+  assert.match(noNames.stderr, /^\[ERR_LODE_APPROVE_BUILDS_NEEDS_NAMES\] /)
 })

@@ -1,5 +1,5 @@
 import type { OutdatedPackage } from '@lode/pkg-manager.inspection'
-import type { RebuildOptions } from '@lode/pkg-manager.rebuild'
+import type { ApproveBuildsOptions, RebuildOptions } from '@lode/pkg-manager.rebuild'
 
 import type { AddOptions, RemoveOptions, UpdateOptions } from './add-remove.js'
 import type { FetchOptions } from './fetch.js'
@@ -13,7 +13,7 @@ export type { DirectDependencyChange } from '@lode/pkg-manager.linker'
 export { readProjectManifest } from '@lode/pkg-manager.install-context/project-manifest'
 export { PNPM_SETTINGS, PROJECT_REFUSED_KEYS, checkPackageManager, getConfig, lodeUserAgent, readWorkspacePackages } from '@lode/pkg-manager.config'
 export type { Config, ConfigOverrides } from '@lode/pkg-manager.config'
-export type { RebuildOptions } from '@lode/pkg-manager.rebuild'
+export type { ApproveBuildsOptions, RebuildOptions } from '@lode/pkg-manager.rebuild'
 export type { OutdatedOptions } from './outdated.js'
 export type { FetchOptions } from './fetch.js'
 export type { OutdatedPackage } from '@lode/pkg-manager.inspection'
@@ -51,4 +51,8 @@ export async function outdatedOfProjects (
 
 export async function fetchPackages (opts: FetchOptions): Promise<{ packages: number, downloaded: number, reused: number }> {
   return await (await import('./fetch.js')).fetchPackages(opts)
+}
+
+export async function approveBuilds (opts: ApproveBuildsOptions): Promise<string[] | undefined> {
+  return await (await import('@lode/pkg-manager.rebuild')).approveBuilds(opts)
 }

@@ -5,6 +5,7 @@ import { CURRENT_LOCKFILE, VIRTUAL_STORE_DIR } from '@lode/core.constants'
 import { LodeError } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config'
 import { buildPackages, planBuilds, reportIgnoredBuilds } from '@lode/pkg-manager.lifecycle'
+import type { LifecycleLog } from '@lode/pkg-manager.lifecycle'
 import { planHoisting, planLayout, readModulesManifest, spreadHoistedBuilds, writeBinsOfBuilt, writeModulesManifest } from '@lode/pkg-manager.linker'
 import { parseLockfile } from '@lode/pkg-manager.lockfile'
 import { StoreIndex, storeIndexKey } from '@lode/store.index'
@@ -13,7 +14,9 @@ export interface RebuildOptions {
   config: Config
   /** Only these packages (by name); all by default. */
   names?: readonly string[]
-  onWarning?: (message: string) => void
+  onWarning?: ((message: string) => void) | undefined
+  /** Each build script's start, output lines and end. */
+  onLifecycle?: ((log: LifecycleLog) => void) | undefined
   signal?: AbortSignal
 }
 
@@ -69,7 +72,7 @@ export async function rebuild (opts: RebuildOptions): Promise<string[]> {
   })
   const { allowed, ignored } = planBuilds(config.allowBuilds, candidates)
   const isOptional = (depPath: string): boolean => lockfile.snapshots?.[depPath]?.optional === true
-  const built = await buildPackages(allowed, { config, isOptional, onWarning: opts.onWarning, signal: opts.signal })
+  const built = await buildPackages(allowed, { config, isOptional, onWarning: opts.onWarning, onLifecycle: opts.onLifecycle, signal: opts.signal })
   if (built.length > 0 && hoistedLocations !== undefined) {
     await spreadHoistedBuilds(built, hoistedLocations, config.dir)
   } else if (built.length > 0) {

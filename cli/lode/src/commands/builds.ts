@@ -1,4 +1,8 @@
+import { LodeError } from '@lode/core.error'
+
 import type { MainContext } from '../context.js'
+import { createReporter } from '../reporter.js'
+import type { ReporterName } from '../reporter.js'
 import { projectConfig } from './project-config.js'
 import type { CommandInput } from './types.js'
 
@@ -33,5 +37,32 @@ hint: If you don't want to build a package, set it to "false" instead.`
   output += '\n'
   if (refused.length > 0) output += `\nExplicitly ignored package builds (via allowBuilds):\n  ${refused.join('\n  ')}\n`
   ctx.stdout.write(output)
+  return 0
+}
+
+/**
+ * `lode approve-builds <names…>` / `--all`: the builds the last install left out become `true` in
+ * `allowBuilds` and run now, their lines printed as an install prints them (pnpm's non-interactive
+ * form; its interactive picker is not in lode yet).
+ */
+export async function approveBuildsCommand (input: CommandInput, ctx: MainContext): Promise<number> {
+  const { values, positionals } = input.args!
+  const all = values['all'] === true
+  if (!all && positionals.length === 0) {
+    throw new LodeError('APPROVE_BUILDS_NEEDS_NAMES', 'lode approve-builds needs the packages to approve, or --all: its interactive picker is not there yet.', {
+      hint: 'Run lode ignored-builds to see the builds awaiting approval, then lode approve-builds <name>... (or pnpm approve-builds for the picker).',
+    })
+  }
+  const reporter = createReporter((values['reporter'] ?? 'default') as ReporterName, ctx)
+  const { approveBuilds } = await import('@lode/pkg-manager.core')
+  const { config } = await projectConfig(input, ctx)
+  const approved = await approveBuilds({
+    config,
+    names: positionals,
+    all,
+    onWarning: (message) => { reporter.onEvent({ type: 'warning', message }) },
+    onLifecycle: (log) => { reporter.onEvent({ type: 'lifecycle', ...log, dir: path.relative(config.dir, log.dir).split(path.sep).join('/') || '.' }) },
+  })
+  if (approved === undefined) reporter.print('There are no packages awaiting approval')
   return 0
 }

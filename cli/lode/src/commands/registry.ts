@@ -1,5 +1,5 @@
 import type { OptionSpecs } from '../args.js'
-import { ignoredBuildsCommand } from './builds.js'
+import { approveBuildsCommand, ignoredBuildsCommand } from './builds.js'
 import { fetchCommand } from './fetch.js'
 import { listCommand, whyCommand } from './inspect.js'
 import { installCommand } from './install.js'
@@ -212,6 +212,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await outdatedCommand(input, ctx),
   },
   {
+    names: ['approve-builds'],
+    summary: 'Allow the builds the last install left out, and run them',
+    usage: ['lode approve-builds <name>...', 'lode approve-builds --all'],
+    description: 'Sets the named packages (or with --all, every build the last install left out) to true in allowBuilds (pnpm-workspace.yaml), then runs their builds.',
+    options: { all: { type: 'boolean', help: 'Every build awaiting approval' }, ...COMMON },
+    run: async (input, ctx) => await approveBuildsCommand(input, ctx),
+  },
+  {
     names: ['ignored-builds'],
     summary: 'Print the dependencies whose build scripts were not run',
     usage: ['lode ignored-builds'],
@@ -253,7 +261,7 @@ function scriptArgv (input: CommandInput): string[] {
  * never taken for a script of that name as an unknown name is.
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
-  'approve-builds', 'audit', 'c', 'cache', 'cat-file', 'cat-index', 'clean', 'config', 'create', 'dedupe', 'deploy',
+  'audit', 'c', 'cache', 'cat-file', 'cat-index', 'clean', 'config', 'create', 'dedupe', 'deploy',
   'dlx', 'doctor', 'env', 'find-hash', 'get', 'import', 'init', 'install-test', 'it',
   'licenses', 'link', 'ln', 'm', 'multi', 'pack', 'patch', 'patch-commit', 'patch-remove',
   'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'set', 'setup', 'stage',
