@@ -35,8 +35,8 @@ export async function approveBuilds (opts: ApproveBuildsOptions): Promise<string
   // As pnpm: every name given is allowed from now on, awaiting or not; the awaiting ones build now.
   const approved = opts.all ? awaiting : [...new Set(opts.names)]
   // pnpm writes the map sorted by key.
-  const allowBuilds = Object.fromEntries(Object.entries({ ...config.allowBuilds, ...Object.fromEntries(approved.map((key) => [key, true])) })
-    .sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
+  const merged = { ...config.allowBuilds, ...Object.fromEntries(approved.map((key) => [key, true])) }
+  const allowBuilds = Object.fromEntries(Object.entries(merged).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
   await updateWorkspaceYaml(config.dir, { allowBuilds })
   const toBuild = approved.filter((key) => awaiting.includes(key))
   if (toBuild.length > 0) {
