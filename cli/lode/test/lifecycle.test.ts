@@ -135,6 +135,8 @@ test('a failing build fails the install with the package, the script and its out
   const rebuilt = await lode(ignoring, ['rebuild'])
   assert.equal(rebuilt.code, 0, rebuilt.stderr)
   assert.match(rebuilt.stdout, /Rebuilt 2 packages/)
+  // Each build's lines, as an install prints them.
+  assert.match(rebuilt.stdout, /\/node_modules\/base-build install\$ .*\n.*\/node_modules\/base-build install: Done\n/)
   assert.deepEqual(log(ignoring), ['base-build:install:install', 'writes-file:preinstall:preinstall'])
   assert.deepEqual(modulesYaml(ignoring).pendingBuilds, [])
   assert.ok(fs.existsSync(path.join(ignoring.dir, 'node_modules', 'writes-file', 'built.txt')))

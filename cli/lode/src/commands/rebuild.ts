@@ -25,7 +25,13 @@ export async function rebuildCommand (input: CommandInput, ctx: MainContext): Pr
     for (const warning of config.warnings) print(`${style().warn} ${warning}`)
     const otherPackageManager = checkPackageManager(await readProjectManifest(config.dir), config.pmOnFail)
     if (otherPackageManager !== undefined) print(`${style().warn} ${otherPackageManager}`)
-    const built = await rebuild({ config, names, onWarning: (message) => { print(`${style().warn} ${message}`) } })
+    const built = await rebuild({
+      config,
+      names,
+      onWarning: (message) => { print(`${style().warn} ${message}`) },
+      // Each build's lines, as an install prints them.
+      onLifecycle: (log) => { reporter.onEvent({ type: 'lifecycle', ...log, dir: path.relative(config.dir, log.dir).split(path.sep).join('/') || '.' }) },
+    })
     print(built.length === 0 ? 'Nothing to rebuild' : `Rebuilt ${built.length} ${built.length === 1 ? 'package' : 'packages'}: ${built.join(', ')}`)
     print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
     return 0
