@@ -3,7 +3,7 @@ import path from 'node:path'
 
 import { LODE_STATE_FILE } from '@lode/core.constants'
 import { fileSystemError } from '@lode/core.error'
-import { lockProject, installInputs, upToDateState, writeInstallState } from '@lode/pkg-manager.install-state'
+import { adoptPnpmState, lockProject, installInputs, upToDateState, writeInstallState } from '@lode/pkg-manager.install-state'
 import type { InstallLock } from '@lode/pkg-manager.install-state'
 
 import type { InstallOptions, InstallResult } from './install-types.js'
@@ -65,7 +65,6 @@ async function installLocked (opts: InstallOptions, started: number): Promise<In
  * `adoptPnpmState`): lode records them as its own, and the tree stays as pnpm left it.
  */
 async function vouchedByPnpm (opts: InstallOptions, started: number): Promise<InstallResult | undefined> {
-  const { adoptPnpmState } = await import('@lode/pkg-manager.install-state/pnpm-workspace-state')
   const packages = await adoptPnpmState(opts)
   if (packages === undefined) return undefined
   opts.onEvent?.({ type: 'up-to-date' })

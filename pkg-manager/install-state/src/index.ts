@@ -2,5 +2,5 @@
 // the no-op install reads it only when lode has no record of its own.
 export { lockProject } from './install-lock.js'
 export type { InstallLock, LockOptions } from './install-lock.js'
-export { installInputs, upToDateState, writeInstallState } from './install-state.js'
+export { adoptPnpmState, installInputs, upToDateState, writeInstallState } from './install-state.js'
 export type { InstallInputs, StateOptions } from './install-state.js'

@@ -4,7 +4,7 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import type { DependencyGroup } from '@lode/core.constants'
-import { INSTALLING_MARKER, LODE_STATE_FILE, MODULES_DIR, MODULES_MANIFEST_FILE, WANTED_LOCKFILE } from '@lode/core.constants'
+import { INSTALLING_MARKER, LODE_STATE_FILE, MODULES_DIR, MODULES_MANIFEST_FILE, PNPM_WORKSPACE_STATE_FILE, WANTED_LOCKFILE } from '@lode/core.constants'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
 
@@ -120,4 +120,30 @@ export async function writeInstallState (opts: StateOptions, inputs: InstallInpu
     }
   }
   await writeFileAtomic(path.join(dir, 'node_modules', LODE_STATE_FILE), JSON.stringify(state))
+}
+
+/**
+ * A tree pnpm 11 installed, without a record of lode's: when pnpm's record vouches for this
+ * install's very inputs (`pnpmStateVouches`; an unfiltered install, none interrupted), lode takes
+ * it as its own record and the tree stays as pnpm left it. Returns the lockfile's package count,
+ * or undefined when pnpm's record does not vouch (there is work).
+ */
+export async function adoptPnpmState (opts: StateOptions): Promise<number | undefined> {
+  const modulesDir = path.join(opts.config.dir, MODULES_DIR)
+  if (opts.projects !== undefined || !fs.existsSync(path.join(modulesDir, PNPM_WORKSPACE_STATE_FILE))
+    || fs.existsSync(path.join(modulesDir, INSTALLING_MARKER))) {
+    return undefined
+  }
+  const inputs = await installInputs(opts)
+  if (inputs === undefined || inputs.lockfileStandIn !== undefined) return undefined
+  const include = opts.include ?? { dependencies: true, devDependencies: true, optionalDependencies: true }
+  const manifestFiles = inputs.files.filter((file) => path.basename(file) === 'package.json')
+  // pnpm's record and the lockfile parser load only here: an install over a tree pnpm made.
+  const { pnpmStateVouches } = await import('./pnpm-workspace-state.js')
+  if (!pnpmStateVouches({ config: opts.config, include, contents: inputs.contents, manifestFiles })) return undefined
+  const { parseLockfile } = await import('@lode/pkg-manager.lockfile')
+  const lockfileFile = path.join(opts.config.dir, WANTED_LOCKFILE)
+  const packages = Object.keys(parseLockfile(Buffer.from(inputs.contents[WANTED_LOCKFILE]!).toString('utf8'), lockfileFile).lockfile.packages ?? {}).length
+  await writeInstallState(opts, inputs, packages)
+  return packages
 }

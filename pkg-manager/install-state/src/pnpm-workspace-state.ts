@@ -10,19 +10,12 @@ import { setTimeout } from 'node:timers/promises'
 import { isDeepStrictEqual } from 'node:util'
 
 import type { DependencyGroup } from '@lode/core.constants'
-import {
-  CURRENT_LOCKFILE, INSTALLING_MARKER, MANIFEST_DEPENDENCY_FIELDS, MODULES_DIR, MODULES_MANIFEST_FILE, PNPM_WORKSPACE_STATE_FILE,
-  STORE_VERSION, VIRTUAL_STORE_DIR, WANTED_LOCKFILE,
-} from '@lode/core.constants'
+import { CURRENT_LOCKFILE, MANIFEST_DEPENDENCY_FIELDS, MODULES_DIR, MODULES_MANIFEST_FILE, PNPM_WORKSPACE_STATE_FILE, STORE_VERSION, VIRTUAL_STORE_DIR, WANTED_LOCKFILE } from '@lode/core.constants'
 import { hasErrno } from '@lode/core.error'
 import { parsePackageJson } from '@lode/fs.package-json'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
-import { parseLockfile } from '@lode/pkg-manager.lockfile'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
-
-import { installInputs, writeInstallState } from './install-state.js'
-import type { StateOptions } from './install-state.js'
 
 /** The settings pnpm records, in its order (its `WORKSPACE_STATE_SETTING_KEYS`, then the registry keys). */
 const SETTING_KEYS = [
@@ -107,29 +100,6 @@ const UNSET_EQUIVALENTS: Readonly<Record<string, unknown>> = {
 }
 // Not compared: catalogs (pnpm does not either), and the registry keys, compared on their own below.
 const UNCOMPARED = new Set(['catalogs', 'autoDedupe', 'defaultRegistry', 'registryPrefixes', 'registryRoutes'])
-
-/**
- * A tree pnpm 11 installed, without a record of lode's: when pnpm's record vouches for this
- * install's very inputs (`pnpmStateVouches`; an unfiltered install, none interrupted), lode takes
- * it as its own record and the tree stays as pnpm left it. Returns the lockfile's package count,
- * or undefined when pnpm's record does not vouch (there is work).
- */
-export async function adoptPnpmState (opts: StateOptions): Promise<number | undefined> {
-  const modulesDir = path.join(opts.config.dir, MODULES_DIR)
-  if (opts.projects !== undefined || !fs.existsSync(path.join(modulesDir, PNPM_WORKSPACE_STATE_FILE))
-    || fs.existsSync(path.join(modulesDir, INSTALLING_MARKER))) {
-    return undefined
-  }
-  const inputs = await installInputs(opts)
-  if (inputs === undefined || inputs.lockfileStandIn !== undefined) return undefined
-  const include = opts.include ?? { dependencies: true, devDependencies: true, optionalDependencies: true }
-  const manifestFiles = inputs.files.filter((file) => path.basename(file) === 'package.json')
-  if (!pnpmStateVouches({ config: opts.config, include, contents: inputs.contents, manifestFiles })) return undefined
-  const lockfileFile = path.join(opts.config.dir, WANTED_LOCKFILE)
-  const packages = Object.keys(parseLockfile(Buffer.from(inputs.contents[WANTED_LOCKFILE]!).toString('utf8'), lockfileFile).lockfile.packages ?? {}).length
-  await writeInstallState(opts, inputs, packages)
-  return packages
-}
 
 export interface PnpmVouchOptions {
   config: Config

@@ -2,7 +2,7 @@ import path from 'node:path'
 
 import { MODULES_DIR } from '@lode/core.constants'
 import type { Config } from '@lode/pkg-manager.config'
-import { updateWorkspaceYaml } from '@lode/pkg-manager.config'
+import { updateWorkspaceYaml } from '@lode/pkg-manager.config/workspace-yaml'
 import { allowBuildKeyOf } from '@lode/pkg-manager.lifecycle'
 import type { LifecycleLog } from '@lode/pkg-manager.lifecycle'
 import { readModulesManifest } from '@lode/pkg-manager.linker/modules-manifest'
