@@ -216,4 +216,9 @@ test('lode ignored-builds prints the builds the last install left out as pnpm 11
   const refused = await lode(plain, ['store', 'prune'])
   assert.equal(refused.code, 1)
   assert.match(refused.stderr, /^\[ERR_LODE_COMMAND_NOT_IMPLEMENTED\] "store prune" is a pnpm command lode does not have yet\./)
+  for (const args of [['store'], ['store', 'paths']]) {
+    const bad = await lode(plain, args)
+    assert.equal(bad.code, 1)
+    assert.match(bad.stderr, /^\[ERR_LODE_BAD_ARGUMENTS\] lode store takes a subcommand: path/)
+  }
 })

@@ -1,15 +1,17 @@
 import type { DependencyGroup } from '@lode/core.constants'
-import { DEPENDENCY_GROUPS } from '@lode/core.constants'
-import { pkgIdOf, refToDepPath } from '@lode/core.dep-path'
+import { pkgIdOf } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config'
+import { buildDependencyGraph } from '@lode/pkg-manager.inspection'
+import type { NodeId } from '@lode/pkg-manager.inspection'
 import { readLockfile } from '@lode/pkg-manager.lockfile'
-import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { verifyLockfile } from '@lode/pkg-manager.lockfile-verification'
 import { currentPlatform, skippedPackages } from '@lode/pkg-manager.package-is-installable'
 
 import type { InstallEvent } from './install-types.js'
 import { Installer } from './installer.js'
+
+const ALL_GROUPS: Readonly<Record<DependencyGroup, boolean>> = { dependencies: true, devDependencies: true, optionalDependencies: true }
 
 export interface FetchOptions {
   config: Config
@@ -41,7 +43,10 @@ export async function fetchPackages (opts: FetchOptions): Promise<{ packages: nu
     const { lockfile, text } = read
     await verifyLockfile({ config, lockfile, text, client: installer.client, now: opts.now, onEvent: emit, onWarning })
     const skipped = skippedPackages(lockfile, { engineStrict: false, nodeVersion: config.nodeVersion, platform: currentPlatform() })
-    const depPaths = [...reachable(lockfile, opts.include)].filter((depPath) => !skipped.has(depPath))
+    // The packages the included groups reach, from every project of the lockfile.
+    const roots = Object.keys(lockfile.importers).map((importerId): NodeId => ({ type: 'importer', importerId }))
+    const graph = buildDependencyGraph(lockfile, roots, { lockfileDir: config.dir, include: opts.include ?? ALL_GROUPS })
+    const depPaths = [...graph.values()].flatMap(({ id }) => id.type === 'package' && !skipped.has(id.depPath) ? [id.depPath] : [])
     const pkgIds: string[] = [...new Set(depPaths.map((depPath) => pkgIdOf(depPath)))]
     const packages = pkgIds.flatMap((pkgId) => {
       const resolution = lockfile.packages?.[pkgId]?.resolution
@@ -55,28 +60,4 @@ export async function fetchPackages (opts: FetchOptions): Promise<{ packages: nu
   } finally {
     await installer.close()
   }
-}
-
-/** The dependency paths reachable from the lockfile's importers through the included groups. */
-function reachable (lockfile: Lockfile, include: Readonly<Record<DependencyGroup, boolean>> | undefined): Set<string> {
-  const found = new Set<string>()
-  const queue: string[] = []
-  const add = (alias: string, ref: string): void => {
-    if (ref.startsWith('link:')) return
-    const depPath = refToDepPath(alias, ref)
-    if (!found.has(depPath)) {
-      found.add(depPath)
-      queue.push(depPath)
-    }
-  }
-  for (const importer of Object.values(lockfile.importers)) {
-    for (const group of DEPENDENCY_GROUPS.filter((candidate) => include?.[candidate] !== false)) {
-      for (const [alias, { version }] of Object.entries(importer[group] ?? {})) add(alias, version)
-    }
-  }
-  while (queue.length > 0) {
-    const snapshot = lockfile.snapshots?.[queue.pop()!]
-    for (const [alias, ref] of Object.entries({ ...snapshot?.dependencies, ...snapshot?.optionalDependencies })) add(alias, ref)
-  }
-  return found
 }

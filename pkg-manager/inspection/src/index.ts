@@ -1,3 +1,5 @@
+export { buildDependencyGraph } from './dependency-graph.js'
+export type { GraphNode, NodeId } from './dependency-graph.js'
 export { list } from './list.js'
 export type { ListOptions } from './list.js'
 export { why } from './why.js'

@@ -24,8 +24,6 @@ export interface WhyOptions {
   include: Readonly<Record<DependencyGroup, boolean>>
   /** How many levels of dependents to show (pnpm's `--depth`; all by default). */
   depth?: number | undefined
-  /** Read pnpm-lock.yaml rather than what is installed (pnpm's `--lockfile-only`). */
-  lockfileOnly?: boolean | undefined
   format: 'text' | 'json' | 'parseable'
   /** pnpm's `--long`: each package's description, repository, homepage and directory too (its directory in `--parseable`). */
   long?: boolean | undefined
@@ -42,7 +40,7 @@ export async function why (opts: WhyOptions): Promise<string> {
     throw new LodeError('MISSING_PACKAGE_NAME', '`lode why` requires the package name.', { hint: 'For example: lode why react, or lode why "@babel/*".' })
   }
   const matches = createPackageSearch(opts.queries)
-  const lockfile = await installedLockfile(opts.lockfileDir, opts.lockfileOnly === true)
+  const lockfile = await installedLockfile(opts.lockfileDir, false)
   if (lockfile === undefined) return ''
   const roots: NodeId[] = opts.projectDirs
     .map((dir) => path.relative(opts.lockfileDir, dir).split(path.sep).join('/') || '.')

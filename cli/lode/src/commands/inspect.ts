@@ -2,7 +2,7 @@ import { LodeError } from '@lode/core.error'
 
 import type { MainContext } from '../context.js'
 import { projectDir } from './paths.js'
-import { projectConfig } from './project-config.js'
+import { projectConfig, workspaceProjectDirs } from './project-config.js'
 import type { CommandInput } from './types.js'
 
 const fs = process.getBuiltinModule('node:fs')
@@ -15,18 +15,10 @@ const fs = process.getBuiltinModule('node:fs')
 export async function whyCommand (input: CommandInput, ctx: MainContext): Promise<number> {
   const { values, positionals } = input.args!
   const depth = depthOf(values['depth'])
-  const [{ findWorkspaceDir, findWorkspaceProjects, filterProjects, readWorkspacePackages }, { why }] = await Promise.all([
-    import('@lode/pkg-manager.core'),
-    import('@lode/pkg-manager.inspection'),
-  ])
+  const [{ findWorkspaceDir }, { why }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.inspection')])
   const dir = projectDir(values['dir'] as string | undefined, ctx)
   const workspaceDir = await findWorkspaceDir(dir)
-  let projectDirs = [dir]
-  if (workspaceDir !== undefined) {
-    const all = await findWorkspaceProjects(workspaceDir, readWorkspacePackages(workspaceDir) ?? [])
-    const filters = values['filter'] as string[] | undefined ?? []
-    projectDirs = (filters.length > 0 ? filterProjects(all, filters, dir).selected : all).map((project) => project.dir)
-  }
+  const projectDirs = workspaceDir === undefined ? [dir] : await workspaceProjectDirs(workspaceDir, values['filter'] as string[] | undefined ?? [], dir)
   const output = await why({
     queries: positionals,
     lockfileDir: workspaceDir ?? dir,
@@ -53,21 +45,12 @@ export async function listCommand (input: CommandInput, ctx: MainContext): Promi
     })
   }
   const depth = depthOf(values['depth']) ?? 0
-  const [{ findWorkspaceProjects, filterProjects, readWorkspacePackages }, { list }] = await Promise.all([
-    import('@lode/pkg-manager.core'),
-    import('@lode/pkg-manager.inspection'),
-  ])
+  const { list } = await import('@lode/pkg-manager.inspection')
   // The registries, for `--json`'s tarball URLs.
   const { dir, workspaceDir, config } = await projectConfig(input, ctx)
   const filters = values['filter'] as string[] | undefined ?? []
   const recursive = workspaceDir !== undefined && (values['recursive'] === true || filters.length > 0 || fs.realpathSync(dir) === fs.realpathSync(workspaceDir))
-  let projectDirs = [dir]
-  if (workspaceDir !== undefined && recursive) {
-    const all = (await findWorkspaceProjects(workspaceDir, readWorkspacePackages(workspaceDir) ?? []))
-      .sort((a, b) => a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)
-    const selected = filters.length > 0 ? new Set(filterProjects(all, filters, dir).selected.map((project) => project.dir)) : undefined
-    projectDirs = all.filter((project) => selected === undefined || selected.has(project.dir)).map((project) => project.dir)
-  }
+  const projectDirs = workspaceDir !== undefined && recursive ? await workspaceProjectDirs(workspaceDir, filters, dir) : [dir]
   const output = await list({
     registries: { default: config.registry, scoped: config.scopedRegistries },
     lockfileDir: workspaceDir ?? dir,

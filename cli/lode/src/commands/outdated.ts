@@ -4,7 +4,7 @@ import type { MainContext } from '../context.js'
 import { selectedProjects, selectsProjects } from '../selection.js'
 import type { Selection } from '../selection.js'
 import { includeOf } from './inspect.js'
-import { projectConfig } from './project-config.js'
+import { projectConfig, workspaceProjectDirs } from './project-config.js'
 import type { CommandInput } from './types.js'
 
 const FORMATS = ['table', 'list', 'json'] as const
@@ -34,10 +34,8 @@ export async function outdatedCommand (input: CommandInput, ctx: MainContext): P
   const recursive = selectsProjects(selection)
   let projectDirs = [dir]
   if (recursive && selection.filters.length === 0 && workspaceDir !== undefined) {
-    // pnpm's `outdated -r` reports every project, the workspace root's too, in directory order.
-    const { findWorkspaceProjects, readWorkspacePackages } = await import('@lode/pkg-manager.core')
-    projectDirs = (await findWorkspaceProjects(workspaceDir, readWorkspacePackages(workspaceDir) ?? [])).map((project) => project.dir)
-      .sort((a, b) => a < b ? -1 : a > b ? 1 : 0)
+    // pnpm's `outdated -r` reports every project, the workspace root's too.
+    projectDirs = await workspaceProjectDirs(workspaceDir, [], dir)
   } else if (recursive) {
     const selected = await selectedProjects(selection, { ...ctx, cwd: dir }, false)
     if (typeof selected === 'number') return selected

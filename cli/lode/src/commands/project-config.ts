@@ -27,3 +27,15 @@ export async function projectConfig (
   })
   return { dir, workspaceDir, config }
 }
+
+/**
+ * The directories of a workspace's projects, the root's too, in directory order (code units, as
+ * pnpm orders a recursive listing); with `filters`, only the projects pnpm's selectors pick.
+ */
+export async function workspaceProjectDirs (workspaceDir: string, filters: readonly string[], cwd: string): Promise<string[]> {
+  const { findWorkspaceProjects, filterProjects, readWorkspacePackages } = await import('@lode/pkg-manager.core')
+  const all = (await findWorkspaceProjects(workspaceDir, readWorkspacePackages(workspaceDir) ?? []))
+    .sort((a, b) => a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)
+  const selected = filters.length > 0 ? new Set(filterProjects(all, [...filters], cwd).selected.map((project) => project.dir)) : undefined
+  return all.filter((project) => selected === undefined || selected.has(project.dir)).map((project) => project.dir)
+}
