@@ -32,15 +32,22 @@ export function createReporter (name: ReporterName, ctx: MainContext): Reporter 
     if (silent) return
     ctx.stdout.write(progressLine !== undefined ? `\r\x1b[2K${line}\n${progressLine}` : `${line}\n`)
   }
+  const appendProgress = appendThrottled((line) => { ctx.stdout.write(`${line}\n`) }, 1000)
   const showProgress = (line: string, done: boolean): void => {
     if (silent) return
     if (done) {
+      appendProgress.cancel()
       if (progressLine !== undefined) ctx.stdout.write('\r\x1b[2K')
       progressLine = undefined
       ctx.stdout.write(`${line}\n`)
       return
     }
-    if (!isLive() || Date.now() - progressShownAt < 100) return
+    // Where nothing can be rewritten (CI, a pipe, --reporter append-only), a line about once a second, as pnpm's append-only reporter.
+    if (!isLive()) {
+      appendProgress(line)
+      return
+    }
+    if (Date.now() - progressShownAt < 100) return
     progressShownAt = Date.now()
     progressLine = line
     ctx.stdout.write(`\r\x1b[2K${line}`)
@@ -48,6 +55,46 @@ export function createReporter (name: ReporterName, ctx: MainContext): Reporter 
   let labels: LabelStyle | undefined
   const style = (): LabelStyle => (labels ??= labelStyle(ctx))
   return { print, style, silent, onEvent: (event) => { report(event, print, showProgress, style()) } }
+}
+
+/**
+ * At most one call per `intervalMs`: the first at once, the last one of each interval at its end
+ * (rxjs's throttleTime with leading and trailing, as pnpm's reporter throttles its progress).
+ */
+function appendThrottled (write: (line: string) => void, intervalMs: number): ((line: string) => void) & { cancel: () => void } {
+  let writtenAt = -Infinity
+  let written: string | undefined
+  let waiting: string | undefined
+  let timer: NodeJS.Timeout | undefined
+  const writeNow = (line: string): void => {
+    writtenAt = Date.now()
+    if (line !== written) write(line)
+    written = line
+  }
+  const flush = (): void => {
+    timer = undefined
+    if (waiting === undefined) return
+    const line = waiting
+    waiting = undefined
+    writeNow(line)
+  }
+  const throttled = (line: string): void => {
+    const since = Date.now() - writtenAt
+    if (timer === undefined && since >= intervalMs) {
+      writeNow(line)
+      return
+    }
+    waiting = line
+    // Unref'd: a pending line never keeps the process alive.
+    timer ??= setTimeout(flush, Math.max(0, intervalMs - since)).unref()
+  }
+  return Object.assign(throttled, {
+    cancel: () => {
+      clearTimeout(timer)
+      timer = undefined
+      waiting = undefined
+    },
+  })
 }
 
 export interface LabelStyle {

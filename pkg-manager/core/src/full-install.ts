@@ -170,6 +170,8 @@ async function resolveOrReuse (ctx: InstallRun, installer: Installer): Promise<I
     && (include === undefined || (include.dependencies && include.devDependencies && include.optionalDependencies))
   const fetcher = prefetch ? installer.fetcher : undefined
   const { resolveInstall } = await import('@lode/pkg-manager.resolve-dependencies/install')
+  // Progress while resolving (pnpm's "resolved N" counting up): CI logs show the install moving.
+  let resolved = 0
   const resolution = await resolveInstall({
     config: ctx.config,
     now: opts.now,
@@ -185,6 +187,7 @@ async function resolveOrReuse (ctx: InstallRun, installer: Installer): Promise<I
     fetchGit: async (source) => await installer.fetcher.fetchGit(source),
     onPackageResolved: (pkg) => {
       installer.trace?.count('resolved', 1)
+      emit({ type: 'progress', resolved: ++resolved, reused: 0, downloaded: installer.fetcher.downloaded, added: 0, done: false })
       fetcher?.prefetch({ pkgId: pkg.id, resolution: pkg.resolution, platform: pkg.lockfileFields })
     },
     onWarning: (message) => { emit({ type: 'warning', message }) },
