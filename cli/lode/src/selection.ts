@@ -18,14 +18,20 @@ export interface Selection {
 
 /**
  * Takes the selection flags from the front of `argv` (before the script or command name, where
- * pnpm reads them); returns them and the rest, which belongs to the command.
+ * pnpm reads them); returns them and the rest, which belongs to the command. `takeOther` takes the
+ * command's own flags there: it returns how many arguments it took (0: none, the flag is not its).
  */
-export function takeSelection (argv: readonly string[]): { selection: Selection, rest: string[] } {
+export function takeSelection (
+  argv: readonly string[],
+  takeOther: (arg: string, next: string | undefined) => number = () => 0
+): { selection: Selection, rest: string[] } {
   const selection: Selection = { recursive: false, filters: [], workspaceRoot: false, failIfNoMatch: false, ifPresent: false }
   let i = 0
   for (; i < argv.length; i++) {
     const arg = argv[i]!
-    if (arg === '-r' || arg === '--recursive') selection.recursive = true
+    const taken = takeOther(arg, argv[i + 1])
+    if (taken > 0) i += taken - 1
+    else if (arg === '-r' || arg === '--recursive') selection.recursive = true
     else if (arg === '-w' || arg === '--workspace-root') selection.workspaceRoot = true
     else if (arg === '--fail-if-no-match') selection.failIfNoMatch = true
     else if (arg === '--if-present') selection.ifPresent = true

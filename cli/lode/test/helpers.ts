@@ -86,6 +86,11 @@ export async function pnpm (project: Project, args: string[], expectFailure = fa
   return result
 }
 
+/** pnpm with exactly these arguments (`pnpm` adds `--reporter=append-only`, which a script would take); without a TTY it appends anyway. */
+export async function pnpmExactly (project: Project, args: string[], env: Record<string, string> = {}): Promise<RunResult> {
+  return await runNode(pnpmBin, args, project, env)
+}
+
 export async function lode (project: Project, args: string[], env: Record<string, string> = {}): Promise<RunResult> {
   return await runNode(lodeBin, [...args, '--reporter=append-only'], project, env)
 }

@@ -114,7 +114,7 @@ test('-r and --filter run a script or a command in the selected projects, each a
     await run(process.execPath, [bin, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '', HOME: p.home, LOG_FILE: log } })
     return fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').slice(0, -1) : []
   }
-  for (const args of [['-r', 'run', 'build'], ['--filter', 'a...', 'run', 'build', 'x'], ['--filter', 'a^...', 'run', 'build'], ['--filter', '...c', 'run', 'build'], ['-F', '{packages/b}', 'run', 'build'], ['run', '--filter', '!a', '-r', 'build']]) {
+  for (const args of [['-r', 'run', 'build'], ['--filter', 'a...', 'run', 'build', 'x'], ['--filter', 'a^...', 'run', 'build'], ['--filter', '...c', 'run', 'build'], ['-F', '{packages/b}', 'run', 'build'], ['run', '--filter', '!a', '-r', '--workspace-concurrency=1', 'build']]) {
     const expected = await logOf(pnpmBin, project, args)
     assert.deepEqual(await logOf(lodeBin, lodeProject, args), expected, args.join(' '))
     assert.notEqual(expected.length, 0)
@@ -136,7 +136,7 @@ test('-r and --filter run a script or a command in the selected projects, each a
   assert.match(quiet.stdout, /No projects matched the filters/)
   const noScript = await failing(['--filter', 'd', 'run', 'build'])
   assert.equal(noScript.code, 1)
-  assert.match(noScript.stderr, /^\[ERR_LODE_RECURSIVE_RUN_NO_SCRIPT\] None of the selected projects has a "build" script/)
+  assert.match(noScript.stderr, /^\[ERR_LODE_RECURSIVE_RUN_NO_SCRIPT\] None of the selected packages has a "build" script/)
   const ifPresent = await failing(['--filter', 'd', 'run', '--if-present', 'build'])
   assert.equal(ifPresent.code, 0, ifPresent.stderr)
   assert.equal(ifPresent.stderr, '')

@@ -88,7 +88,7 @@ accepted('it sets how pnpm double-checks its store; lode checks each package aga
   'strictStorePkgContentCheck', 'verifyStoreIntegrity')
 accepted('pnpm 11 no longer reads it: allowBuilds replaced it',
   'ignoredBuiltDependencies', 'neverBuiltDependencies', 'onlyBuiltDependencies', 'onlyBuiltDependenciesFile')
-accepted('only pnpm run, exec and their recursive forms read it; lode run reads no settings yet (it runs scripts with sh, each project after its dependencies, stopping at the first failure)',
+accepted('only pnpm run, exec and their recursive forms read it; lode run takes these as flags (--workspace-concurrency, --no-bail, --reverse, --aggregate-output), not as settings yet',
   'aggregateOutput', 'bail', 'changedFilesIgnorePattern', 'enablePrePostScripts', 'includeWorkspaceRoot', 'requiredScripts', 'reverse',
   'sort', 'syncInjectedDepsAfterScripts', 'tasks', 'testPattern', 'verifyDepsBeforeRun', 'workspaceConcurrency')
 accepted('the emulator runs the POSIX-style scripts sh runs; lode runs scripts with sh', 'shellEmulator')

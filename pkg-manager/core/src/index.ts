@@ -17,7 +17,7 @@ export type { ApproveBuildsOptions, RebuildOptions } from '@lode/pkg-manager.reb
 export type { OutdatedOptions } from './outdated.js'
 export type { FetchOptions } from './fetch.js'
 export type { OutdatedPackage } from '@lode/pkg-manager.inspection'
-export { filterProjects, findWorkspaceDir, findWorkspaceProjects, sortProjects } from '@lode/pkg-manager.workspace'
+export { filterProjects, findWorkspaceDir, findWorkspaceProjects, sortProjects, workspaceDependencies } from '@lode/pkg-manager.workspace'
 export type { WorkspaceProject } from '@lode/pkg-manager.workspace'
 
 // The commands below load the resolver, the store index and the pools; they are imported when

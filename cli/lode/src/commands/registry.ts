@@ -52,6 +52,18 @@ const INSTALL: OptionSpecs = {
   'trace-pipeline': { type: 'string', arg: '<file>', help: 'Record packages resolved, downloaded, extracted and linked per 100 ms (JSON lines; also LODE_TRACE_PIPELINE)' },
 }
 
+/** `run`'s own flags for a workspace (read before the script's name, as pnpm reads them). */
+const RUN: OptionSpecs = {
+  'workspace-concurrency': { type: 'string', arg: '<number>', help: 'Scripts at a time (default 4, or the cores when fewer; 0 or less: the cores minus that many)' },
+  parallel: { type: 'boolean', help: 'Every project\'s script at once, dependencies disregarded, output streamed' },
+  stream: { type: 'boolean', help: 'Stream each script\'s output as it comes, prefixed with its project' },
+  'aggregate-output': { type: 'boolean', help: 'Print each script\'s output in one piece once it ends' },
+  bail: { type: 'boolean', help: 'With --no-bail, go on after a failing script and sum the failures up at the end' },
+  reverse: { type: 'boolean', help: 'Dependents first' },
+  sequential: { type: 'boolean', help: 'One script at a time' },
+  'resume-from': { type: 'string', arg: '<name>', help: 'Start at that project\'s turn' },
+}
+
 /** What the commands that inspect the installed dependencies take (pnpm's `list`, `why`). */
 const INSPECT: OptionSpecs = {
   depth: { type: 'string', arg: '<number>', help: 'How deep to show the tree (Infinity for all)' },
@@ -121,8 +133,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     names: ['run', 'run-script'],
     summary: 'Run a script of package.json, with its pre and post scripts',
     usage: ['lode run <script> [<args>...]', 'lode <script> [<args>...]   (when no command has that name)'],
-    description: 'Runs the script with node_modules/.bin on PATH; what follows its name is passed to it. Without a name, lists the scripts. With -r or --filter (before the name), in each selected project that has it.',
-    options: { ...SELECTION, 'if-present': { type: 'boolean', help: 'A missing script is no error' }, help: COMMON['help']! },
+    description: 'Runs the script with node_modules/.bin on PATH; what follows its name is passed to it. Without a name, lists the scripts. With -r or --filter (before the name), in each selected project that has it, each after the projects it depends on, several at a time: one at a time they share the terminal, else their output is prefixed with the project.',
+    options: { ...SELECTION, 'if-present': { type: 'boolean', help: 'A missing script is no error' }, ...RUN, help: COMMON['help']! },
     passThrough: true,
     run: async (input, ctx) => await runCommand([...input.leading, ...input.rest], ctx),
   },
@@ -131,7 +143,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'Run the test (or start) script of package.json',
     usage: ['lode test [<args>...]', 'lode start [<args>...]'],
     description: 'As lode run test and lode run start.',
-    options: { ...SELECTION, help: COMMON['help']! },
+    options: { ...SELECTION, ...RUN, help: COMMON['help']! },
     passThrough: true,
     run: async (input, ctx) => await runCommand(scriptArgv(input), ctx),
   },

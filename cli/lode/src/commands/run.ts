@@ -2,6 +2,7 @@ import { isLodeError, LodeError } from '@lode/core.error'
 
 import type { MainContext } from '../context.js'
 import { writeLodeError } from '../report-error.js'
+import { createReporter } from '../reporter.js'
 import { selectedProjects, selectsProjects, takeSelection, type Selection } from '../selection.js'
 import { VERSION } from '../version.js'
 
@@ -14,9 +15,9 @@ const path = process.getBuiltinModule('node:path')
  * and the script's exit code as lode's. Without a name, the scripts are listed.
  */
 export async function runCommand (argv: readonly string[], ctx: MainContext): Promise<number> {
-  const { selection, rest } = takeSelection(argv)
-  if (selectsProjects(selection)) return await runInProjects(rest, selection, ctx)
-  const [{ findWorkspaceDir, lodeUserAgent, readProjectManifest }, { runProjectScript, scriptsOf }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.lifecycle')])
+  const { selection, flags, rest } = takeRunFlags(argv)
+  if (selectsProjects(selection)) return await runInProjects(rest, selection, flags, ctx)
+  const [{ findWorkspaceDir, lodeUserAgent, readProjectManifest }, { commandLine, isSkippedScript, runProjectScript, scriptsOf }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.lifecycle')])
   const userAgent = lodeUserAgent(VERSION)
   const dir = selection.workspaceRoot ? await findWorkspaceDir(ctx.cwd) ?? ctx.cwd : ctx.cwd
   let manifest
@@ -38,8 +39,11 @@ export async function runCommand (argv: readonly string[], ctx: MainContext): Pr
     if (selection.ifPresent) return 0
     return writeLodeError(new LodeError('NO_SCRIPT', `Missing script: ${name}`, { hint: `Command "${name}" not found. Run lode run to list the scripts in package.json.` }), ctx.stderr)
   }
-    try {
+  try {
     for (const [event, args] of [[`pre${name}`, []], [name, rest.slice(1)], [`post${name}`, []]] as const) {
+      const script = scripts[event]
+      // pnpm's echo of what runs, on stderr: `$ <command>`.
+      if (script !== undefined && !isSkippedScript(script)) ctx.stderr.write(`$ ${commandLine(script, args)}\n`)
       await runProjectScript(event, { dir, manifest, args, stdio: 'inherit', userAgent })
     }
   } catch (err) {
@@ -90,39 +94,114 @@ async function execIn (dir: string, command: string, args: readonly string[], ct
   })
 }
 
+/** `lode -r run`'s own flags, read before the script's name (after it they are the script's), as pnpm reads them. */
+interface RunFlags {
+  parallel: boolean
+  stream: boolean
+  aggregateOutput: boolean
+  bail: boolean
+  reverse: boolean
+  sequential: boolean
+  workspaceConcurrency: number | undefined
+  resumeFrom: string | undefined
+}
+
+/** The selection flags and `run`'s own from the front of `argv`; the script's name and its arguments follow. */
+export function takeRunFlags (argv: readonly string[]): { selection: Selection, flags: RunFlags, rest: string[] } {
+  const flags: RunFlags = {
+    parallel: false, stream: false, aggregateOutput: false, bail: true, reverse: false, sequential: false,
+    workspaceConcurrency: undefined, resumeFrom: undefined,
+  }
+  const switches: Record<string, (on: boolean) => void> = {
+    '--parallel': (on) => { flags.parallel = on },
+    '--stream': (on) => { flags.stream = on },
+    '--aggregate-output': (on) => { flags.aggregateOutput = on },
+    '--bail': (on) => { flags.bail = on },
+    '--reverse': (on) => { flags.reverse = on },
+    '--sequential': (on) => { flags.sequential = on },
+  }
+  const { selection, rest } = takeSelection(argv, (arg, next) => {
+    const eq = arg.indexOf('=')
+    const [name, value] = arg.startsWith('--') && eq !== -1 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined]
+    const toggle = switches[name] ?? (name.startsWith('--no-') ? switches[`--${name.slice(5)}`] : undefined)
+    if (toggle !== undefined) {
+      toggle(!name.startsWith('--no-') && value !== 'false')
+      return 1
+    }
+    if (name !== '--workspace-concurrency' && name !== '--resume-from') return 0
+    const given = value ?? next
+    if (given === undefined) throw new LodeError('BAD_ARGUMENTS', `${name} needs a value.`, { hint: `For example: lode -r ${name}=${name === '--resume-from' ? 'my-package' : '2'} run build` })
+    if (name === '--resume-from') flags.resumeFrom = given
+    else if (/^-?\d+$/.test(given)) flags.workspaceConcurrency = Number(given)
+    else throw new LodeError('BAD_ARGUMENTS', `--workspace-concurrency takes a whole number, not "${given}".`, { hint: 'A number of scripts at a time; 0 or less: the cores minus that many.' })
+    return value === undefined ? 2 : 1
+  })
+  return { selection, flags, rest }
+}
+
+/** pnpm's `workspaceConcurrency`: at most 4 by default (fewer with fewer cores); 0 or less, the cores minus that many. */
+function workspaceConcurrency (flags: RunFlags): number {
+  if (flags.sequential) return 1
+  const cores = process.getBuiltinModule('node:os').availableParallelism()
+  if (flags.workspaceConcurrency === undefined) return Math.min(4, cores)
+  return flags.workspaceConcurrency <= 0 ? Math.max(1, cores + flags.workspaceConcurrency) : flags.workspaceConcurrency
+}
+
 /**
  * `lode -r run <script>` / `lode --filter <selector> run <script>`: the script in every selected
- * project that has it, each after the projects it depends on, stopping at the first failure.
+ * project that has it, each after the projects it depends on, as many at a time as
+ * `--workspace-concurrency` allows (pnpm's flags: `--parallel`, `--stream`, `--aggregate-output`,
+ * `--no-bail`, `--reverse`, `--resume-from`, `--sequential`).
  */
-async function runInProjects (argv: readonly string[], selection: Selection, ctx: MainContext): Promise<number> {
+async function runInProjects (argv: readonly string[], selection: Selection, flags: RunFlags, ctx: MainContext): Promise<number> {
   const [name, ...args] = argv
   if (name === undefined) {
     return writeLodeError(new LodeError('BAD_ARGUMENTS', 'lode run -r needs the name of a script.', { hint: 'For example: lode -r run build' }), ctx.stderr)
   }
-  const [{ lodeUserAgent }, { runProjectScript, scriptsOf }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.lifecycle')])
-  const userAgent = lodeUserAgent(VERSION)
+  const [{ findWorkspaceDir, lodeUserAgent, workspaceDependencies }, { runWorkspaceScript, notInstalled }] = await Promise.all([
+    import('@lode/pkg-manager.core'),
+    import('@lode/pkg-manager.lifecycle/workspace-scripts'),
+  ])
   const projects = await selectedProjects(selection, ctx)
   if (typeof projects === 'number') return projects
-  const withScript = projects.filter((project) => Object.hasOwn(scriptsOf(project.manifest), name))
-  if (withScript.length === 0) {
-    if (selection.ifPresent) return 0
-    return writeLodeError(new LodeError('RECURSIVE_RUN_NO_SCRIPT', `None of the selected projects has a "${name}" script.`), ctx.stderr)
+  const rootDir = await findWorkspaceDir(ctx.cwd) ?? ctx.cwd
+  const reporter = createReporter('append-only', ctx)
+  let result
+  try {
+    result = await runWorkspaceScript(projects, {
+      script: name,
+      args,
+      dependencies: workspaceDependencies(projects),
+      concurrency: workspaceConcurrency(flags),
+      parallel: flags.parallel,
+      stream: flags.stream,
+      aggregateOutput: flags.aggregateOutput,
+      bail: flags.bail,
+      reverse: flags.reverse,
+      resumeFrom: flags.resumeFrom,
+      userAgent: lodeUserAgent(VERSION),
+      env: ctx.env,
+      onLifecycle: (log) => { reporter.onEvent({ type: 'lifecycle', ...log, dir: path.relative(rootDir, log.dir).split(path.sep).join('/') || '.' }) },
+      onCommand: (command) => { ctx.stderr.write(`$ ${command}\n`) },
+    })
+  } catch (err) {
+    return writeLodeError(err, ctx.stderr)
   }
-  for (const project of withScript) {
-    const where = project.id === '.' ? (project.manifest['name'] as string | undefined ?? '.') : project.id
-    try {
-      for (const [event, eventArgs] of [[`pre${name}`, []], [name, args], [`post${name}`, []]] as const) {
-        const script = scriptsOf(project.manifest)[event]
-        if (script === undefined) continue
-        ctx.stdout.write(`${where} ${event}$ ${script}\n`)
-        await runProjectScript(event, { dir: project.dir, manifest: project.manifest, args: eventArgs, stdio: 'inherit', userAgent })
-      }
-    } catch (err) {
-      if (!isLodeError(err)) throw err
-      const exitCode = (err as { exitCode?: number }).exitCode ?? 1
-      writeLodeError(new LodeError('RECURSIVE_RUN_FIRST_FAIL', `${where}: ${err.message}`), ctx.stderr)
-      return exitCode
-    }
+  if (result.ran === 0 && name !== 'test' && !selection.ifPresent) {
+    return writeLodeError(new LodeError('RECURSIVE_RUN_NO_SCRIPT', `None of the selected packages has a "${name}" script`), ctx.stderr)
   }
-  return 0
+  const [failure] = result.failures
+  if (failure === undefined) return 0
+  // pnpm's account of a failure: the project's directory, its name@version, the script, the exit status.
+  const described = result.failures.map(({ project, event, command, exitCode }) => {
+    const { name: pkgName, version } = project.manifest as { name?: string, version?: string }
+    return { dir: project.dir, line: `${pkgName ?? ''}${version === undefined ? '' : `@${version}`} ${event}: \`${command}\`\nExit status ${exitCode}` }
+  })
+  if (notInstalled(failure.project.dir)) reporter.print(`${reporter.style().warn}  Local package.json exists, but node_modules missing, did you mean to install?`)
+  if (flags.bail) {
+    ctx.stderr.write(`${described[0]!.dir}:\n[ERR_LODE_RECURSIVE_RUN_FIRST_FAIL] ${described[0]!.line}\n`)
+    return failure.exitCode
+  }
+  ctx.stderr.write(`[ERR_LODE_RECURSIVE_FAIL] \n\n\nSummary: ${result.failures.length} fails, ${result.passed} passes\n\n${described.map(({ dir, line }) => `${dir}:\n[ERROR] ${line}`).join('\n\n')}\n`)
+  return 1
 }

@@ -1,0 +1,87 @@
+import { spawn } from 'node:child_process'
+import path from 'node:path'
+
+// Node's own `os.constants.signals`, for a script a signal ended (a shell reports 128 + its number).
+const SIGNALS = process.getBuiltinModule('node:os').constants.signals
+
+export interface SpawnScriptOptions {
+  /** The project directory, where the script runs. */
+  dir: string
+  manifest: object
+  /** The lifecycle event (the script's name). */
+  event: string
+  /** The script's command line, its arguments already appended (see `commandLine`). */
+  command: string
+  userAgent: string
+  /** The environment lode runs in: the script gets it, with the variables npm and pnpm add. */
+  env: Readonly<Record<string, string | undefined>>
+  /** Each line of the script's output (its standard output's and its error output's), as it comes; without it, the script shares lode's terminal. */
+  onLine?: ((line: string) => void) | undefined
+}
+
+export interface SpawnedScript {
+  /** The exit code (128 + the signal's number when a signal ended it). */
+  exited: Promise<number>
+  kill: () => void
+}
+
+/**
+ * Runs a project's script, its output shared or piped and split into lines as it comes (run-script
+ * gives piped output only once the script ends, and a watch script never ends), in the environment
+ * run-script gives it: `node_modules/.bin` of the directory and every one above it and the
+ * running Node first on `PATH`, `npm_lifecycle_event`/`_script`, `npm_package_*`, `INIT_CWD`.
+ */
+export function spawnScript (opts: SpawnScriptOptions): SpawnedScript {
+  const { onLine } = opts
+  const child = spawn('sh', ['-c', opts.command], { cwd: opts.dir, env: scriptEnv(opts), stdio: onLine === undefined ? 'inherit' : ['ignore', 'pipe', 'pipe'] })
+  if (onLine !== undefined) for (const stream of [child.stdout!, child.stderr!]) forEachLine(stream, onLine)
+  const exited = new Promise<number>((resolve) => {
+    child.on('error', (err) => {
+      onLine?.(err.message)
+      resolve(127)
+    })
+    child.on('close', (code, signal) => { resolve(code ?? 128 + (signal === null ? 0 : SIGNALS[signal])) })
+  })
+  return { exited, kill: () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM') } }
+}
+
+/** The script and its arguments, each argument quoted for `sh` as run-script quotes it. */
+export function commandLine (script: string, args: readonly string[]): string {
+  return [script, ...args.map(quoteForShell)].join(' ')
+}
+
+function quoteForShell (arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll('\'', '\'\\\'\'')}'`
+}
+
+function scriptEnv (opts: SpawnScriptOptions): Record<string, string | undefined> {
+  const bins: string[] = [path.dirname(process.execPath)]
+  for (let dir = path.resolve(opts.dir); ; dir = path.dirname(dir)) {
+    bins.push(path.join(dir, 'node_modules', '.bin'))
+    if (path.dirname(dir) === dir) break
+  }
+  const manifest = opts.manifest as { name?: unknown, version?: unknown }
+  return {
+    ...opts.env,
+    PATH: [...bins, opts.env['PATH'] ?? ''].join(path.delimiter),
+    INIT_CWD: opts.dir,
+    npm_config_user_agent: opts.userAgent,
+    npm_node_execpath: process.execPath,
+    npm_package_json: path.join(opts.dir, 'package.json'),
+    npm_package_name: typeof manifest.name === 'string' ? manifest.name : undefined,
+    npm_package_version: typeof manifest.version === 'string' ? manifest.version : undefined,
+    npm_lifecycle_event: opts.event,
+    npm_lifecycle_script: opts.command,
+  }
+}
+
+function forEachLine (stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+  let rest = ''
+  stream.setEncoding('utf8')
+  stream.on('data', (chunk: string) => {
+    const lines = (rest + chunk).split('\n')
+    rest = lines.pop()!
+    for (const line of lines) onLine(line.replace(/\r$/, ''))
+  })
+  stream.on('end', () => { if (rest !== '') onLine(rest) })
+}
