@@ -3,22 +3,38 @@
 const path = process.getBuiltinModule('node:path')
 
 /**
- * pnpm 11's global config file, `config.yaml` in its config directory: `$XDG_CONFIG_HOME/pnpm`,
- * else `~/Library/Preferences/pnpm` on macOS, `%LOCALAPPDATA%/pnpm/config` on Windows and
- * `~/.config/pnpm` elsewhere.
+ * pnpm 11's config directory: `$XDG_CONFIG_HOME/pnpm`, else `~/Library/Preferences/pnpm` on
+ * macOS, `%LOCALAPPDATA%/pnpm/config` on Windows and `~/.config/pnpm` elsewhere.
  */
-export function globalConfigFile (
+export function globalConfigDir (
   env: Readonly<Record<string, string | undefined>>,
   home: string,
   platform: NodeJS.Platform = process.platform
 ): string {
   const xdg = env['XDG_CONFIG_HOME']
-  const dir = xdg !== undefined && xdg !== ''
+  return xdg !== undefined && xdg !== ''
     ? path.join(xdg, 'pnpm')
     : platform === 'darwin'
       ? path.join(home, 'Library', 'Preferences', 'pnpm')
       : platform === 'win32' && env['LOCALAPPDATA'] !== undefined
         ? path.join(env['LOCALAPPDATA'], 'pnpm', 'config')
         : path.join(home, '.config', 'pnpm')
-  return path.join(dir, 'config.yaml')
+}
+
+/** pnpm 11's global settings file, `config.yaml` in its config directory. */
+export function globalConfigFile (
+  env: Readonly<Record<string, string | undefined>>,
+  home: string,
+  platform: NodeJS.Platform = process.platform
+): string {
+  return path.join(globalConfigDir(env, home, platform), 'config.yaml')
+}
+
+/** pnpm 11's global registry and auth settings, `auth.ini` in its config directory (read as an `.npmrc`, after `~/.npmrc`). */
+export function globalAuthFile (
+  env: Readonly<Record<string, string | undefined>>,
+  home: string,
+  platform: NodeJS.Platform = process.platform
+): string {
+  return path.join(globalConfigDir(env, home, platform), 'auth.ini')
 }

@@ -10,7 +10,7 @@ import { parseYaml } from '@lode/pkg-manager.lockfile/yaml'
 import ini from 'ini'
 
 import { isCI } from './ci.js'
-import { globalConfigFile } from './global-config-file.js'
+import { globalAuthFile, globalConfigFile } from './global-config-file.js'
 import { pickNpmrcSettings } from './npmrc.js'
 import { refuseDefaultPnpmfile } from './pnpmfile.js'
 import { auditSettings, type RefusalScope } from './settings.js'
@@ -191,7 +191,8 @@ export function getConfig (opts: GetConfigOptions): Config {
     if (match !== null && value !== undefined && value !== '') fromEnv[match[1]!.startsWith('//') ? match[1]! : match[1]!.replace(/(?!^)_/g, '-').toLowerCase()] = value
   }
   const { npmrc, warnings: npmrcWarnings } = pickNpmrcSettings([
-    ...[userconfig, path.join(dir, '.npmrc')].map((file) => ({ where: file, pairs: readNpmrc(file, env), reportIgnored: true })),
+    // pnpm 11's order: the user's .npmrc, its own auth.ini (where `pnpm config set` writes registry and auth), the project's .npmrc.
+    ...[userconfig, globalAuthFile(env, home), path.join(dir, '.npmrc')].map((file) => ({ where: file, pairs: readNpmrc(file, env), reportIgnored: true })),
     { where: 'the npm_config_* environment variables', pairs: fromEnv, reportIgnored: false },
   ])
   const scope = opts.command ?? 'install'

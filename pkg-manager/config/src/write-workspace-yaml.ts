@@ -15,11 +15,16 @@ const FILE = 'pnpm-workspace.yaml'
  * Sets top-level settings in `<dir>/pnpm-workspace.yaml` the way pnpm edits the file: comments
  * and the order of existing keys are kept, list items that stay keep their nodes, a new key goes
  * to its sorted place when the keys were sorted (after `packages` when it leads) and at the end
- * otherwise, with a blank line before it when the file separates its keys so. Creates the file
- * when it is missing. Returns whether the file changed.
+ * otherwise, with a blank line before it when the file separates its keys so; a setting set to
+ * `null` goes. Creates the file when it is missing, and removes it when no key is left (as pnpm
+ * does). Returns whether the file changed.
  */
 export async function updateWorkspaceYaml (dir: string, settings: Readonly<Record<string, unknown>>): Promise<boolean> {
-  const file = path.join(dir, FILE)
+  return await updateSettingsYaml(path.join(dir, FILE), settings)
+}
+
+/** `updateWorkspaceYaml` for any YAML file of settings (pnpm's global `config.yaml` too). */
+export async function updateSettingsYaml (file: string, settings: Readonly<Record<string, unknown>>): Promise<boolean> {
   let text: string | undefined
   try {
     text = await fs.readFile(file, 'utf8')
@@ -34,13 +39,19 @@ export async function updateWorkspaceYaml (dir: string, settings: Readonly<Recor
   for (const [key, value] of Object.entries(settings)) {
     const pair = map.items.find((item) => keyOf(item) === key)
     if (pair !== undefined) pair.value = patchValue(doc, pair.value, value)
-    else map.items.push(doc.createPair<Scalar<string>, Node>(key, value))
+    else if (value !== null && value !== undefined) map.items.push(doc.createPair<Scalar<string>, Node>(key, value))
   }
   map.items = orderKeys(map.items, originalKeys)
   markBlankLines(map.items, originalKeys)
   dropEmptyValues(map)
+  if (map.items.length === 0) {
+    if (text === undefined) return false
+    await fs.rm(file)
+    return true
+  }
   const next = writeDocument(doc, file)
   if (next === text) return false
+  await fs.mkdir(path.dirname(file), { recursive: true })
   await writeFileAtomic(file, next)
   return true
 }

@@ -7,7 +7,7 @@
 // its key in JS.
 import { CURRENT_LOCKFILE, INSTALLING_MARKER, LODE_STATE_FILE, MODULES_DIR, VIRTUAL_STORE_DIR, WANTED_LOCKFILE } from '@lode/core.constants'
 import { CI_ENV_VARS } from '@lode/pkg-manager.config/ci'
-import { globalConfigFile } from '@lode/pkg-manager.config/global-config-file'
+import { globalAuthFile, globalConfigFile } from '@lode/pkg-manager.config/global-config-file'
 
 const fs = process.getBuiltinModule('node:fs')
 const os = process.getBuiltinModule('node:os')
@@ -117,7 +117,7 @@ function installDir (dir: string): string {
 /**
  * The key of an install run from `cwd` with these flags: lode's version, the flags that shape
  * node_modules, the settings variables and the raw settings files (the user's and the workspace's
- * `.npmrc`, pnpm's global `config.yaml`, `pnpm-workspace.yaml`). Any change makes the key differ,
+ * `.npmrc`, pnpm's global `auth.ini` and `config.yaml`, `pnpm-workspace.yaml`). Any change makes the key differ,
  * and the install takes the full path, which decides for itself whether anything is to be done.
  */
 export function quickKey (
@@ -133,10 +133,10 @@ export function quickKey (
     Object.entries(opts.flags).filter(([, v]) => v !== undefined).sort(([a], [b]) => byCodeUnit(a, b)),
   ]))
   const names = new Set([...CI_ENV_VARS, ...Object.keys(env).filter((name) => SETTINGS_ENV.test(name))])
-  for (const file of [userconfig, path.join(dir, '.npmrc'), globalConfigFile(env, home), path.join(dir, 'pnpm-workspace.yaml')]) {
+  for (const file of [userconfig, globalAuthFile(env, home), path.join(dir, '.npmrc'), globalConfigFile(env, home), path.join(dir, 'pnpm-workspace.yaml')]) {
     const content = readOrNull(file)
     hash.update(`\0${file}\0`).update(content ?? '\0missing')
-    if (content !== null && file.endsWith('.npmrc')) {
+    if (content !== null && (file.endsWith('.npmrc') || file.endsWith('auth.ini'))) {
       for (const match of content.toString('utf8').matchAll(/\$\{([^}]+)\}/g)) names.add(match[1]!)
     }
   }

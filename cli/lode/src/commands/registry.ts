@@ -1,5 +1,6 @@
 import type { OptionSpecs } from '../args.js'
 import { approveBuildsCommand, ignoredBuildsCommand } from './builds.js'
+import { configCommand } from './config.js'
 import { fetchCommand } from './fetch.js'
 import { listCommand, whyCommand } from './inspect.js'
 import { installCommand } from './install.js'
@@ -247,6 +248,19 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: { 'store-dir': SETTINGS['store-dir']!, ...COMMON },
     run: async (input, ctx) => await storeCommand(input, ctx),
   },
+  {
+    names: ['config', 'c', 'get', 'set'],
+    summary: 'Set, delete, get and list settings, in the files pnpm 11 keeps them in',
+    usage: ['lode config set <key> <value>', 'lode config get <key>', 'lode config delete <key>', 'lode config list'],
+    description: 'Registry and auth keys (registry, @scope:registry, //host/:_authToken, …) go to an INI file, every other setting (camelCase) to a YAML file: by default the machine\'s (pnpm\'s auth.ini and config.yaml in its config directory), with --location project the project\'s .npmrc and the workspace\'s pnpm-workspace.yaml. lode get <key> and lode set <key> <value> are config get and config set.',
+    options: {
+      global: { type: 'boolean', short: 'g', help: 'The machine\'s files (the default; --no-global: the project\'s)' },
+      location: { type: 'string', arg: '<global|project>', help: 'Which files: the machine\'s or the project\'s' },
+      json: { type: 'boolean', help: 'Read the value as JSON (set), print it as JSON (get)' },
+      ...COMMON,
+    },
+    run: async (input, ctx) => await configCommand(input, ctx),
+  },
   pathCommandSpec('root', 'node_modules directory'),
   pathCommandSpec('bin', 'node_modules/.bin directory (its executables)'),
 ]
@@ -273,10 +287,10 @@ function scriptArgv (input: CommandInput): string[] {
  * never taken for a script of that name as an unknown name is.
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
-  'audit', 'c', 'cache', 'cat-file', 'cat-index', 'clean', 'config', 'create', 'dedupe', 'deploy',
-  'dlx', 'doctor', 'env', 'find-hash', 'get', 'import', 'init', 'install-test', 'it',
+  'audit', 'cache', 'cat-file', 'cat-index', 'clean', 'create', 'dedupe', 'deploy',
+  'dlx', 'doctor', 'env', 'find-hash', 'import', 'init', 'install-test', 'it',
   'licenses', 'link', 'ln', 'm', 'multi', 'pack', 'patch', 'patch-commit', 'patch-remove',
-  'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'set', 'setup', 'stage',
+  'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'setup', 'stage',
   'unlink',
 ]
 
