@@ -2,6 +2,7 @@ import type { OptionSpecs } from '../args.js'
 import { approveBuildsCommand, ignoredBuildsCommand } from './builds.js'
 import { configCommand } from './config.js'
 import { fetchCommand } from './fetch.js'
+import { initCommand } from './init.js'
 import { listCommand, whyCommand } from './inspect.js'
 import { installCommand } from './install.js'
 import { outdatedCommand } from './outdated.js'
@@ -261,6 +262,19 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
     run: async (input, ctx) => await configCommand(input, ctx),
   },
+  {
+    names: ['init'],
+    summary: 'Create a package.json',
+    usage: ['lode init [--bare] [--init-type <commonjs|module>]'],
+    description: 'Writes pnpm\'s package.json for a new project in the directory (never over an existing one): named after the directory, an ES module unless --init-type commonjs, pinned to the pnpm release lode stands in for (devEngines.packageManager and packageManager) unless --no-init-package-manager or the directory is a project inside a workspace.',
+    options: {
+      bare: { type: 'boolean', help: 'Only the type and the pin' },
+      'init-type': { type: 'string', arg: '<commonjs|module>', help: 'The package\'s module type (module by default)' },
+      'init-package-manager': { type: 'boolean', help: 'With --no-init-package-manager, no packageManager pin' },
+      ...COMMON,
+    },
+    run: async (input, ctx) => await initCommand(input, ctx),
+  },
   pathCommandSpec('root', 'node_modules directory'),
   pathCommandSpec('bin', 'node_modules/.bin directory (its executables)'),
 ]
@@ -288,7 +302,7 @@ function scriptArgv (input: CommandInput): string[] {
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'audit', 'cache', 'cat-file', 'cat-index', 'clean', 'create', 'dedupe', 'deploy',
-  'dlx', 'doctor', 'env', 'find-hash', 'import', 'init', 'install-test', 'it',
+  'dlx', 'doctor', 'env', 'find-hash', 'import', 'install-test', 'it',
   'licenses', 'link', 'ln', 'm', 'multi', 'pack', 'patch', 'patch-commit', 'patch-remove',
   'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'setup', 'stage',
   'unlink',
