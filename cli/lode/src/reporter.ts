@@ -121,7 +121,7 @@ function lifecyclePrefix (dir: string): string {
 }
 
 /** pnpm's `++++--` bar: one sign per package, scaled down to 80 columns when there are more. */
-function changeBar (added: number, removed: number, width = 80): string {
+export function changeBar (added: number, removed: number, width = 80): string {
   const total = added + removed
   if (total <= width) return '+'.repeat(added) + '-'.repeat(removed)
   const plus = Math.round(width * added / total)

@@ -2,6 +2,7 @@ import type { OutdatedPackage } from '@lode/pkg-manager.inspection'
 import type { ApproveBuildsOptions, RebuildOptions } from '@lode/pkg-manager.rebuild'
 
 import type { AddOptions, RemoveOptions, UpdateOptions } from './add-remove.js'
+import type { DlxOptions } from './dlx.js'
 import type { FetchOptions } from './fetch.js'
 import type { InstallResult } from './install-types.js'
 import type { OutdatedOptions } from './outdated.js'
@@ -16,6 +17,7 @@ export type { Config, ConfigOverrides } from '@lode/pkg-manager.config'
 export type { ApproveBuildsOptions, RebuildOptions } from '@lode/pkg-manager.rebuild'
 export type { OutdatedOptions } from './outdated.js'
 export type { FetchOptions } from './fetch.js'
+export type { DlxOptions } from './dlx.js'
 export type { OutdatedPackage } from '@lode/pkg-manager.inspection'
 export { filterProjects, findWorkspaceDir, findWorkspaceProjects, sortProjects, workspaceDependencies } from '@lode/pkg-manager.workspace'
 export type { WorkspaceProject } from '@lode/pkg-manager.workspace'
@@ -55,4 +57,16 @@ export async function fetchPackages (opts: FetchOptions): Promise<{ packages: nu
 
 export async function approveBuilds (opts: ApproveBuildsOptions): Promise<string[] | undefined> {
   return await (await import('@lode/pkg-manager.rebuild')).approveBuilds(opts)
+}
+
+export async function dlxInstall (opts: DlxOptions): Promise<{ dir: string, cached: boolean }> {
+  return await (await import('./dlx.js')).dlxInstall(opts)
+}
+
+export async function dlxBin (dir: string): Promise<string> {
+  return (await import('./dlx.js')).dlxBin(dir)
+}
+
+export async function createPackageName (name: string): Promise<string> {
+  return (await import('./dlx.js')).createPackageName(name)
 }

@@ -1,6 +1,7 @@
 import type { OptionSpecs } from '../args.js'
 import { approveBuildsCommand, ignoredBuildsCommand } from './builds.js'
 import { configCommand } from './config.js'
+import { dlxCommand } from './dlx.js'
 import { fetchCommand } from './fetch.js'
 import { initCommand } from './init.js'
 import { listCommand, whyCommand } from './inspect.js'
@@ -275,6 +276,29 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
     run: async (input, ctx) => await initCommand(input, ctx),
   },
+  {
+    names: ['dlx'],
+    summary: 'Run a package\'s command without adding it to the project',
+    usage: ['lode dlx <pkg>[@<version>] [<args>...]', 'lode --package=<pkg> dlx <command> [<args>...]', 'lode --package=<pkg> dlx -c "<command line>"'],
+    description: 'Installs the package in lode\'s dlx cache (<cacheDir>/dlx; a day old at most, as pnpm\'s dlxCacheMaxAge) and runs its command (its only one, or the one named as the package) in the current directory; the command\'s exit code is lode\'s. Options go before the command\'s name; what follows it is the command\'s.',
+    options: {
+      package: { type: 'string', multiple: true, arg: '<spec>', help: 'The package(s) to install; the command is then run as given' },
+      'shell-mode': { type: 'boolean', short: 'c', help: 'Run the command line in a shell (with --package)' },
+      'allow-build': { type: 'string', multiple: true, arg: '<name>', help: 'A dependency whose build scripts may run' },
+      help: COMMON['help']!,
+    },
+    passThrough: true,
+    run: async (input, ctx) => await dlxCommand(input, ctx),
+  },
+  {
+    names: ['create'],
+    summary: 'Create a project from a create-* starter kit',
+    usage: ['lode create <name> [<args>...]', 'lode create <@scope>[/<name>] [<args>...]'],
+    description: 'Runs create-<name> (@scope/create, @scope/create-<name>) through lode dlx, with the arguments that follow.',
+    options: { 'allow-build': { type: 'string', multiple: true, arg: '<name>', help: 'A dependency whose build scripts may run' }, help: COMMON['help']! },
+    passThrough: true,
+    run: async (input, ctx) => await dlxCommand(input, ctx),
+  },
   pathCommandSpec('root', 'node_modules directory'),
   pathCommandSpec('bin', 'node_modules/.bin directory (its executables)'),
 ]
@@ -301,8 +325,8 @@ function scriptArgv (input: CommandInput): string[] {
  * never taken for a script of that name as an unknown name is.
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
-  'audit', 'cache', 'cat-file', 'cat-index', 'clean', 'create', 'dedupe', 'deploy',
-  'dlx', 'doctor', 'env', 'find-hash', 'import', 'install-test', 'it',
+  'audit', 'cache', 'cat-file', 'cat-index', 'clean', 'dedupe', 'deploy',
+  'doctor', 'env', 'find-hash', 'import', 'install-test', 'it',
   'licenses', 'link', 'ln', 'm', 'multi', 'pack', 'patch', 'patch-commit', 'patch-remove',
   'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'setup', 'stage',
   'unlink',
