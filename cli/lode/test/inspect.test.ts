@@ -213,9 +213,9 @@ test('lode ignored-builds prints the builds the last install left out as pnpm 11
   await pnpm(plainPnpm, ['install'])
   assert.equal((await lode(plain, ['install'])).code, 0)
   assert.equal((await lode(plain, ['ignored-builds'])).stdout, (await pnpm(plainPnpm, ['ignored-builds'])).stdout, 'nothing was left out')
-  const refused = await lode(plain, ['store', 'prune'])
+  const refused = await lode(plain, ['store', 'add', 'leaf'])
   assert.equal(refused.code, 1)
-  assert.match(refused.stderr, /^\[ERR_LODE_COMMAND_NOT_IMPLEMENTED\] "store prune" is a pnpm command lode does not have yet\./)
+  assert.match(refused.stderr, /^\[ERR_LODE_COMMAND_NOT_IMPLEMENTED\] "store add" is a pnpm command lode does not have yet\./)
   for (const args of [['store'], ['store', 'paths']]) {
     const bad = await lode(plain, args)
     assert.equal(bad.code, 1)

@@ -1,3 +1,4 @@
+import type { Config } from '@lode/pkg-manager.config'
 import type { OutdatedPackage } from '@lode/pkg-manager.inspection'
 import type { ApproveBuildsOptions, RebuildOptions } from '@lode/pkg-manager.rebuild'
 
@@ -69,4 +70,15 @@ export async function dlxBin (dir: string): Promise<string> {
 
 export async function createPackageName (name: string): Promise<string> {
   return (await import('./dlx.js')).createPackageName(name)
+}
+
+export async function storeStatus (config: Config): Promise<string[]> {
+  return await (await import('./store-commands.js')).storeStatus(config)
+}
+
+export async function storePrune (
+  config: Config,
+  opts: { force: boolean, now: () => number, onInfo: (message: string) => void, onWarning: (message: string) => void }
+): Promise<{ files: number, bytes: number, packages: number }> {
+  return await (await import('./store-commands.js')).storePrune(config, opts)
 }

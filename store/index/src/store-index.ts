@@ -107,6 +107,21 @@ export class StoreIndex {
     return new Map(rows.map((row) => [row.key, this.decode(row.key, row.data)]))
   }
 
+  /** Every row, one at a time (store prune reads them all). */
+  * all (): Generator<[string, PackageFilesIndex]> {
+    this.flush()
+    for (const row of this.run(() => this.db.prepare<[], { key: string, data: Buffer }>('SELECT key, data FROM package_index').iterate())) {
+      yield [row.key, this.decode(row.key, row.data)]
+    }
+  }
+
+  /** Deletes rows, in one transaction. */
+  delete (keys: readonly string[]): void {
+    this.flush()
+    const remove = this.db.prepare<[string]>('DELETE FROM package_index WHERE key = ?')
+    this.run(() => { this.db.transaction(() => { for (const key of keys) remove.run(key) }).immediate() })
+  }
+
   /** Queues a row; it is committed with the others of its batch. */
   queueWrite (key: string, row: PackageFilesIndex): void {
     this.queueWriteEncoded(key, encodeRow(row))

@@ -244,10 +244,10 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     names: ['store'],
-    summary: 'Inspect the content-addressable store',
-    usage: ['lode store path'],
-    description: 'lode store path prints where the store is (its versioned directory).',
-    options: { 'store-dir': SETTINGS['store-dir']!, ...COMMON },
+    summary: 'Inspect and clean the content-addressable store',
+    usage: ['lode store path', 'lode store status', 'lode store prune [--force]'],
+    description: 'lode store path prints where the store is (its versioned directory); lode store status checks that the project\'s installed packages hold what the store recorded (a changed file is a changed store file: they are hard links); lode store prune removes the store files no install links to any more, their index rows, the dlx installs older than a day, lode\'s registry metadata cache and the store\'s temp files.',
+    options: { 'store-dir': SETTINGS['store-dir']!, force: { type: 'boolean', help: 'prune: remove directories found among the store\'s files too' }, ...COMMON },
     run: async (input, ctx) => await storeCommand(input, ctx),
   },
   {

@@ -1,16 +1,21 @@
 import { LodeError } from '@lode/core.error'
 
 import type { MainContext } from '../context.js'
+import { createReporter } from '../reporter.js'
 import { projectConfig } from './project-config.js'
 import type { CommandInput } from './types.js'
 
-/** pnpm's `store` subcommands lode has (the others are refused by name). */
-const SUBCOMMANDS = ['path'] as const
-const PNPM_SUBCOMMANDS = ['add', 'prune', 'status']
+/** pnpm's `store` subcommands lode has (`add` is refused by name). */
+const SUBCOMMANDS = ['path', 'status', 'prune'] as const
+const PNPM_SUBCOMMANDS = ['add']
 
-/** `lode store path`: where the content-addressable store is (its versioned directory), as pnpm prints it. */
+/**
+ * `lode store path|status|prune`, as pnpm's: where the store is (its versioned directory); whether
+ * the project's installed packages still hold what the store recorded; the store files no install
+ * links to any more removed, with their index rows. Status and prune report on stderr, as pnpm does.
+ */
 export async function storeCommand (input: CommandInput, ctx: MainContext): Promise<number> {
-  const { positionals } = input.args!
+  const { positionals, values } = input.args!
   const sub = positionals[0]
   if (sub === undefined || !(SUBCOMMANDS as readonly string[]).includes(sub)) {
     const known = sub !== undefined && PNPM_SUBCOMMANDS.includes(sub)
@@ -20,8 +25,31 @@ export async function storeCommand (input: CommandInput, ctx: MainContext): Prom
       hint: known ? `Use pnpm store ${sub} for now.` : 'For example: lode store path.',
     })
   }
-  const { storePath } = await import('@lode/store.cafs')
+  if (sub !== 'prune' && values['force'] !== undefined) throw new LodeError('BAD_ARGUMENTS', `lode store ${sub} takes no --force.`, { hint: 'lode store prune --force removes directories found among the store\'s files.' })
   const { config } = await projectConfig(input, ctx)
-  ctx.stdout.write(`${storePath(config.storeDir)}\n`)
+  if (sub === 'path') {
+    const { storePath } = await import('@lode/store.cafs')
+    ctx.stdout.write(`${storePath(config.storeDir)}\n`)
+    return 0
+  }
+  const core = await import('@lode/pkg-manager.core')
+  if (sub === 'status') {
+    const modified = await core.storeStatus(config)
+    if (modified.length > 0) throw new LodeError('MODIFIED_DEPENDENCY', 'Packages in the store have been mutated', { hint: `These packages are modified:\n${modified.join('\n')}` })
+    ctx.stderr.write('Packages in the store are untouched\n')
+    return 0
+  }
+  const reporter = createReporter('default', { ...ctx, stdout: ctx.stderr })
+  const force = values['force'] === true
+  if (force) reporter.print(`${reporter.style().warn} using --force I sure hope you know what you are doing`)
+  const { files, bytes, packages } = await core.storePrune(config, {
+    force,
+    now: Date.now,
+    onInfo: (message) => { reporter.print(message) },
+    onWarning: (message) => { reporter.print(`${reporter.style().warn} ${message}`) },
+  })
+  const { prettyBytes } = await import('@lode/store.controller')
+  reporter.print(`Removed ${files} file${files === 1 ? '' : 's'} (${prettyBytes(bytes)})`)
+  reporter.print(`Removed ${packages} package${packages === 1 ? '' : 's'}`)
   return 0
 }

@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto'
+import fs from 'node:fs'
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+
+import { STORE_FILES_DIR } from '@lode/core.constants'
+import { storePath } from '@lode/store.cafs'
+import { StoreIndex } from '@lode/store.index'
+
+// pnpm's `store status` and `store prune`, over lode's store: the index (`index.db`) and the
+// content-addressable files (`files/<2 hex>/<126 hex>[-exec]`).
+
+/** A package as installed: the name pnpm reports it by, its index row's key, and its directory in node_modules. */
+export interface InstalledPackage {
+  id: string
+  /** `undefined` for a package the index keys otherwise (git, a directory): not checked, as pnpm does not check it. */
+  indexKey: string | undefined
+  dir: string
+}
+
+const CHECKS_AT_ONCE = 8
+
+/**
+ * pnpm's `store status`: the installed packages whose files differ from what the store index
+ * recorded when they were added (a file missing or changed: hard links share the store's copy, so
+ * a change in node_modules is a change in the store). A package the index has no row for is not
+ * checked. Returns their ids, in the order given.
+ */
+export async function modifiedPackages (storeDir: string, packages: readonly InstalledPackage[]): Promise<string[]> {
+  const index = new StoreIndex(storeDir)
+  let rows
+  try {
+    rows = index.getMany(packages.flatMap((pkg) => pkg.indexKey === undefined ? [] : [pkg.indexKey]))
+  } finally {
+    index.close()
+  }
+  const modified = new Set<string>()
+  let next = 0
+  const check = async (): Promise<void> => {
+    while (next < packages.length) {
+      const pkg = packages[next++]!
+      const row = pkg.indexKey === undefined ? undefined : rows.get(pkg.indexKey)
+      if (row === undefined) continue
+      for (const [file, info] of row.files) {
+        let content: Buffer
+        try {
+          content = await fsp.readFile(path.join(pkg.dir, file))
+        } catch {
+          modified.add(pkg.id)
+          break
+        }
+        if (createHash('sha512').update(content).digest('hex') !== info.digest) {
+          modified.add(pkg.id)
+          break
+        }
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: CHECKS_AT_ONCE }, check))
+  return packages.filter((pkg) => modified.has(pkg.id)).map((pkg) => pkg.id)
+}
+
+export interface PruneOptions {
+  /** pnpm's `--force`: a directory inside `files/` (no store file is one) is removed, not only reported. */
+  force: boolean
+  onWarning: (message: string) => void
+}
+
+export interface PruneResult {
+  /** Store files removed, and their bytes. */
+  files: number
+  bytes: number
+  /** Index rows removed (their package.json went). */
+  packages: number
+}
+
+/**
+ * pnpm's `store prune`: every store file no package directory links to any more (one link left:
+ * the store's own) is removed, then the index rows of packages whose package.json went, and the
+ * temporary files a crash left in `<store>/v11/tmp`. A file another install links to stays.
+ */
+export async function pruneStore (storeDir: string, opts: PruneOptions): Promise<PruneResult> {
+  const root = storePath(storeDir)
+  await fsp.rm(path.join(root, 'tmp'), { recursive: true, force: true })
+  const removedDigests = new Set<string>()
+  let files = 0
+  let bytes = 0
+  const filesDir = path.join(root, STORE_FILES_DIR)
+  for (const bucket of await readdirOrEmpty(filesDir)) {
+    const bucketDir = path.join(filesDir, bucket)
+    for (const entry of await readdirOrEmpty(bucketDir)) {
+      const file = path.join(bucketDir, entry)
+      const stat = await fsp.lstat(file)
+      if (stat.isDirectory()) {
+        if (!opts.force) {
+          opts.onWarning(`An alien directory is present in the store: ${file}`)
+          continue
+        }
+        await fsp.rm(file, { recursive: true, force: true })
+        opts.onWarning(`An alien directory has been removed from the store: ${file}`)
+        files++
+        continue
+      }
+      if (stat.nlink !== 1) continue
+      await fsp.unlink(file)
+      files++
+      bytes += stat.size
+      removedDigests.add(`${bucket}${entry.replace(/-exec$/, '')}`)
+    }
+  }
+  let packages = 0
+  if (removedDigests.size > 0 && fs.existsSync(root)) {
+    const index = new StoreIndex(storeDir)
+    try {
+      const gone: string[] = []
+      for (const [key, row] of index.all()) {
+        const manifest = row.files.get('package.json')
+        if (manifest !== undefined && removedDigests.has(manifest.digest)) gone.push(key)
+      }
+      index.delete(gone)
+      packages = gone.length
+    } finally {
+      index.close()
+    }
+  }
+  return { files, bytes, packages }
+}
+
+async function readdirOrEmpty (dir: string): Promise<string[]> {
+  try {
+    return await fsp.readdir(dir)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw err
+  }
+}
+
+/** pnpm's sizes (pretty-bytes): `0 B`, `543 B`, `2.61 kB`, `15.5 kB`, three significant digits, powers of 1000. */
+export function prettyBytes (bytes: number): string {
+  const units = ['B', 'kB', 'MB', 'GB', 'TB', 'PB']
+  if (bytes < 1000) return `${bytes} B`
+  const exponent = Math.min(Math.floor(Math.log10(bytes) / 3), units.length - 1)
+  return `${Number((bytes / 1000 ** exponent).toPrecision(3))} ${units[exponent]!}`
+}
