@@ -203,7 +203,8 @@ function report (
         print(`${group}:`)
         for (const change of changes) {
           const from = change.linkedFrom !== undefined ? ` <- ${change.linkedFrom}` : ''
-          print(`${change.change} ${change.alias}${change.name !== undefined && change.name !== change.alias ? ` <- ${change.name}` : ''} ${change.version}${from}`)
+          const available = change.latest === undefined ? '' : ` (${change.latest} is available)`
+          print(`${change.change} ${change.alias}${change.name !== undefined && change.name !== change.alias ? ` <- ${change.name}` : ''} ${change.version}${available}${from}`)
         }
         print('')
       }

@@ -129,3 +129,20 @@ test('lode update resolves named dependencies again within their ranges and writ
   assert.equal(readLockfileText(lodeProject), readLockfileText(project))
   assert.match(readLockfileText(lodeProject), /dep@1\.1\.0:/)
 })
+
+test('the summary names a newer latest beside a direct dependency added below it, as pnpm 11 does: "(2.0.0 is available)"', async () => {
+  const project = makeProject(registry, { name: 'p', version: '1.0.0' })
+  const lodeProject = cloneProject(project)
+  const summary = (stdout: string): string[] => stdout.split('\n').filter((line) => /^[+-] /.test(line))
+  for (const args of [['add', 'dep@1.0.0', 'tool'], ['add', '-D', 'other@3.0.0'], ['add', 'dep@next']]) {
+    const expected = summary((await pnpm(project, args)).stdout)
+    const actual = await lode(lodeProject, args)
+    assert.equal(actual.code, 0, actual.stderr)
+    assert.deepEqual(summary(actual.stdout), expected, args.join(' '))
+  }
+  assert.deepEqual(summary((await lode(cloneProject(project), ['add', 'dep@1.1.0'])).stdout), ['- dep 2.1.0-beta.1', '+ dep 1.1.0 (2.0.0 is available)'])
+  // Installed from the lockfile, nothing is asked of the registry: no hint, as with pnpm.
+  const fresh = cloneProject(lodeProject)
+  fs.rmSync(path.join(fresh.dir, 'node_modules'), { recursive: true })
+  assert.doesNotMatch((await lode(fresh, ['install', '--frozen-lockfile'])).stdout, /is available/)
+})

@@ -7,7 +7,7 @@ import { readInstallContext } from '@lode/pkg-manager.install-context'
 import type { InstallContext } from '@lode/pkg-manager.install-context'
 import { writePnpmWorkspaceState } from '@lode/pkg-manager.install-state/pnpm-workspace-state'
 import { hasInstallScripts, runInstallScripts, runProjectScript } from '@lode/pkg-manager.lifecycle'
-import type { LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
+import type { DirectDependencyChange, LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { recordVerifiedLockfile, verifyLockfile } from '@lode/pkg-manager.lockfile-verification'
 import { excludeFromReleaseAge, forgetUpdated, pruneUnusedCatalogs, saveEdits, updatedNames, writeEditedManifest } from '@lode/pkg-manager.manifest-edit'
@@ -90,7 +90,7 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
   await scripts?.runAll()
   if (peerIssues.length > 0) emit({ type: 'peer-issues', issues: peerIssues })
   emit({ type: 'lockfile', written: linked.committed, file: path.join(config.dir, WANTED_LOCKFILE) })
-  if (linked.changes.length > 0) emit({ type: 'summary', changes: linked.changes })
+  if (linked.changes.length > 0) emit({ type: 'summary', changes: linked.changes.map((change) => withLatest(change, plan.latest)) })
   await writeRecords(ctx, plan)
   return {
     lockfileChanged: linked.committed,
@@ -140,6 +140,8 @@ interface InstallPlan {
   peerIssues: PeerIssue[]
   /** Versions picked although younger than `minimumReleaseAge` (the loose default). */
   immature: ReleaseAgeViolation[]
+  /** Direct dependencies below the registry's `latest` tag (package id → the tag); none when nothing was resolved. */
+  latest?: Record<string, string>
 }
 
 /**
@@ -320,3 +322,9 @@ async function writeRecords (ctx: InstallRun, plan: InstallPlan): Promise<void> 
 }
 
 const ALL_GROUPS: Readonly<Record<DependencyGroup, boolean>> = { dependencies: true, devDependencies: true, optionalDependencies: true }
+
+/** A direct dependency added below the registry's `latest` tag names the tag, as pnpm's summary does. */
+function withLatest (change: DirectDependencyChange, latest: Readonly<Record<string, string>> | undefined): DirectDependencyChange {
+  const tag = change.change === '+' ? latest?.[`${change.name ?? change.alias}@${change.version}`] : undefined
+  return tag === undefined ? change : { ...change, latest: tag }
+}

@@ -123,4 +123,6 @@ export interface DirectDependencyChange {
   version: string
   /** For a workspace project: its path from the workspace root. */
   linkedFrom?: string
+  /** A newer `latest` in the registry (pnpm's "(x is available)"), when the install read it. */
+  latest?: string
 }

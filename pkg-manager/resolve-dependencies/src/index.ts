@@ -92,6 +92,8 @@ export interface ResolveDependenciesResult {
   deprecated: { direct: string[], subdependencies: string[] }
   /** Versions picked although younger than `minimumReleaseAge`, one per `name@version`, sorted. */
   immature: ReleaseAgeViolation[]
+  /** The direct dependencies picked from the registry below its `latest` tag: package id → that tag (pnpm's "(x is available)"). */
+  latest: Record<string, string>
 }
 
 /** The wanted dependency graph of every importer, as a `pnpm-lock.yaml` v9 document. */
@@ -158,7 +160,12 @@ async function resolveGraph (
     injectWorkspacePackages: opts.injectWorkspacePackages === true,
   })
   const sortedImmature = [...immature].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([, violation]) => violation)
-  return { lockfile, peerIssues: [...peers.issues, ...missingIssues], deprecated, immature: sortedImmature, lockedPeers: [...pinnedPeers] }
+  const latest: Record<string, string> = {}
+  for (const edge of direct.flatMap((importer) => importer.edges)) {
+    const pkg = tree.packages.get(edge.pkgId)
+    if (pkg?.latest !== undefined && semver.valid(pkg.latest) !== null && semver.lt(pkg.version, pkg.latest)) latest[pkg.id] = pkg.latest
+  }
+  return { lockfile, peerIssues: [...peers.issues, ...missingIssues], deprecated, immature: sortedImmature, latest, lockedPeers: [...pinnedPeers] }
 }
 
 /**

@@ -32,6 +32,8 @@ export interface InstallResolution {
   lockfile: Lockfile
   peerIssues: PeerIssue[]
   immature: ReleaseAgeViolation[]
+  /** Direct dependencies below the registry's `latest` tag: package id → that tag. */
+  latest: Record<string, string>
 }
 
 /**
@@ -93,7 +95,7 @@ export async function resolveInstall (opts: InstallResolutionOptions): Promise<I
       subdependencies: result.deprecated.subdependencies.filter(reported),
     }
     if (deprecated.direct.length > 0 || deprecated.subdependencies.length > 0) opts.onDeprecated(deprecated)
-    return { lockfile: result.lockfile, peerIssues: result.peerIssues, immature: result.immature }
+    return { lockfile: result.lockfile, peerIssues: result.peerIssues, immature: result.immature, latest: result.latest }
   } finally {
     await resolver.close()
   }

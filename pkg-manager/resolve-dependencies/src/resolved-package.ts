@@ -6,7 +6,8 @@ import type { ResolvedPackage } from './types.js'
 
 /** A registry pick as a resolved package. */
 export function fromRegistry (resolved: ResolvedRegistryPackage, autoInstallPeers: boolean): ResolvedPackage {
-  return fromMeta(`${resolved.name}@${resolved.version}`, resolutionOf(resolved), resolved.meta, autoInstallPeers)
+  const pkg = fromMeta(`${resolved.name}@${resolved.version}`, resolutionOf(resolved), resolved.meta, autoInstallPeers)
+  return resolved.latest === undefined ? pkg : { ...pkg, latest: resolved.latest }
 }
 
 /** A resolved package from its manifest: the edges it wants, and its lockfile `packages` entry. */

@@ -26,6 +26,8 @@ export interface ResolvedPackage {
   /** The package's entry under `packages:` in the lockfile, minus `resolution`. */
   lockfileFields: Omit<PackageInfo, 'resolution'>
   deprecated?: string
+  /** The registry's `latest` tag when it was read (a registry pick, not a lockfile reading). */
+  latest?: string
   /** A directory package (`file:dir`): its own `file:` dependencies resolve from here. A link: its target. */
   dir?: string
   /** A `link:` dependency: a symlink, with no entry in the lockfile's packages. */

@@ -36,6 +36,8 @@ export interface ResolvedRegistryPackage {
   meta: PackageMeta
   /** Set when no fitting version was old enough and a younger one was picked (pnpm 11's policy violation). */
   immature?: ReleaseAgeViolation
+  /** The registry's `latest` tag (for pnpm's "(x is available)" after a direct dependency). */
+  latest?: string | undefined
 }
 
 /** A version picked although it is younger than `minimumReleaseAge`. */
@@ -94,7 +96,8 @@ export class NpmResolver {
     }
     const picked = this.pick(packument, spec, preferred, view, releaseAge)
     if (picked === undefined) throw noMatchingVersion(spec, packument, registry)
-    if (!trusting) return { ...picked, registry }
+    const latest = packument.distTags['latest']
+    if (!trusting) return { ...picked, registry, latest }
     // pnpm 11 passes over versions that downgrade trust for the next best pick, and fails with the
     // first downgrade when none is left (or after 1000 of them).
     const check = {
@@ -117,7 +120,7 @@ export class NpmResolver {
           const skipped = [...rejected].slice(0, 5).map((v) => `${spec.name}@${v}`).join(', ') + (rejected.size > 5 ? ` and ${rejected.size - 5} more` : '')
           this.opts.onWarning(`Skipped trust downgrades rejected by trustPolicy: ${skipped}. Resolved ${spec.name}@${candidate.version} instead.`)
         }
-        return { ...candidate, registry }
+        return { ...candidate, registry, latest }
       }
       firstDowngrade ??= downgrade
       rejected.add(candidate.version)
