@@ -8,12 +8,13 @@ import { hasErrno } from '@lode/core.error'
  * Writes `data` to `file` atomically: to a temp file beside it, then renamed over it, so a reader
  * (or a crash) sees the old file or the new one, never a part. Creates the parent directory if
  * needed; a failed write removes its temp file. No fsync: files written this way are either
- * regenerated (lockfile, caches) or checked when read.
+ * regenerated (lockfile, caches) or checked when read. `mode` (a file of credentials: 0o600) is
+ * the new file's from the start, never widened for a moment.
  */
-export async function writeFileAtomic (file: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic (file: string, data: string | Uint8Array, mode?: number): Promise<void> {
   const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`
   try {
-    await writeNew(temp, data)
+    await writeNew(temp, data, mode)
     await fs.rename(temp, file)
   } catch (err) {
     await fs.rm(temp, { force: true })
@@ -55,14 +56,17 @@ export async function prepareFileAtomic (file: string, data: string | Uint8Array
   }
 }
 
-async function writeNew (file: string, data: string | Uint8Array): Promise<void> {
+async function writeNew (file: string, data: string | Uint8Array, mode?: number): Promise<void> {
+  const options = { flag: 'wx', ...mode === undefined ? {} : { mode } }
   try {
-    await fs.writeFile(file, data, { flag: 'wx' })
+    await fs.writeFile(file, data, options)
   } catch (err) {
     if (!hasErrno(err, 'ENOENT')) throw err
     await fs.mkdir(path.dirname(file), { recursive: true })
-    await fs.writeFile(file, data, { flag: 'wx' })
+    await fs.writeFile(file, data, options)
   }
+  // The umask narrows a mode given at creation; a credentials file keeps exactly its own.
+  if (mode !== undefined) await fs.chmod(file, mode)
 }
 
 const TEMP_SUFFIX = /^\.[0-9a-f]{12}\.tmp$/

@@ -19,7 +19,7 @@ export type ConfigLocation = 'global' | 'project'
 
 export interface ConfigFilesOptions {
   location: ConfigLocation
-  /** Where lode runs (a project `.npmrc` is written there, as pnpm writes it). */
+  /** Where lode runs. */
   dir: string
   /** The workspace's root, where `pnpm-workspace.yaml` is (the project's directory outside a workspace). */
   workspaceDir: string
@@ -99,7 +99,8 @@ export function configFiles (opts: Pick<ConfigFilesOptions, 'location' | 'dir' |
   const home = opts.env['HOME'] ?? os.homedir()
   return opts.location === 'global'
     ? { ini: globalAuthFile(opts.env, home), yaml: globalConfigFile(opts.env, home) }
-    : { ini: path.join(opts.dir, '.npmrc'), yaml: path.join(opts.workspaceDir, 'pnpm-workspace.yaml') }
+    // The workspace root's .npmrc, which installs read (pnpm 11 writes the one where it runs, in a project of a workspace unread).
+    : { ini: path.join(opts.workspaceDir, '.npmrc'), yaml: path.join(opts.workspaceDir, 'pnpm-workspace.yaml') }
 }
 
 /** pnpm's typing of a value given as text: `true`/`false`, `null`/`undefined` (removal), a number for a numeric setting. */
@@ -130,17 +131,20 @@ async function setIniValue (file: string, key: string, value: unknown): Promise<
   } else {
     pairs[key] = value
   }
-  await fs.mkdir(path.dirname(file), { recursive: true })
-  await writeFileAtomic(file, ini.stringify(pairs))
+  // A symlinked file (a dotfiles manager's) is written where it points; its mode is kept, and a new
+  // one, which may hold tokens, is readable by its owner only.
+  const target = text === undefined ? file : await fs.realpath(file)
+  const mode = text === undefined ? 0o600 : (await fs.stat(target)).mode & 0o777
+  await writeFileAtomic(target, ini.stringify(pairs), mode)
 }
 
 /** `minimumReleaseAge` → `minimum-release-age`. */
-function kebabCase (key: string): string {
+export function kebabCase (key: string): string {
   return key.replace(/([a-z0-9])([A-Z])/g, '$1-$2').replace(/[_\s]+/g, '-').toLowerCase()
 }
 
 /** `minimum-release-age` (or `minimum_release_age`) → `minimumReleaseAge`; a camelCase key stays. */
-function camelCase (key: string): string {
+export function camelCase (key: string): string {
   if (/^[a-z][a-zA-Z0-9]*$/.test(key)) return key
   return key.toLowerCase().replace(/[-_\s]+([a-z0-9])/g, (_, char: string) => char.toUpperCase())
 }

@@ -108,6 +108,8 @@ export interface Config {
   readonly strictDepBuilds: boolean
   /** Dependency builds at a time (pnpm's default: the cores, at most 4). */
   readonly childConcurrency: number
+  /** pnpm's `dlxCacheMaxAge`: minutes a `dlx` install is reused (a day by default). */
+  readonly dlxCacheMaxAge: number
   /** How files get from the store into node_modules (pnpm's `packageImportMethod`). */
   readonly packageImportMethod: 'auto' | 'hardlink' | 'clone' | 'copy' | 'clone-or-copy'
   /** Minutes orphaned packages stay in `node_modules/.pnpm` after the last pruning (pnpm's default: 7 days). */
@@ -293,6 +295,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     allowBuilds: setting('allowBuilds', (v): v is Record<string, boolean> => isMap(v) && Object.values(v).every(isBool), {}),
     strictDepBuilds: setting('strictDepBuilds', isBool, true),
     // A count of builds at once (p-limit takes whole numbers only).
+    dlxCacheMaxAge: setting('dlxCacheMaxAge', isNumber, 1440),
     childConcurrency: setting('childConcurrency', (v): v is number => isNumber(v) && Number.isInteger(v), Math.min(4, os.availableParallelism())),
     packageImportMethod: setting('packageImportMethod', (v): v is Config['packageImportMethod'] => typeof v === 'string' && ['auto', 'hardlink', 'clone', 'copy', 'clone-or-copy'].includes(v), 'auto'),
     peersSuffixMaxLength: setting('peersSuffixMaxLength', isNumber, 1000),

@@ -54,6 +54,8 @@ implemented(
   'publicHoistPattern', 'shamefullyHoist', 'virtualStoreDir', 'virtualStoreDirMaxLength', 'confirmModulesPurge',
   // builds
   'allowBuilds', 'childConcurrency', 'strictDepBuilds',
+  // dlx
+  'dlxCacheMaxAge',
   // the network, the store and the cache
   'cacheDir', 'fetchRetries', 'fetchRetryFactor', 'fetchRetryMaxtimeout', 'fetchRetryMintimeout', 'fetchTimeout', 'httpProxy',
   'httpsProxy', 'maxTarballUnpackedSize', 'networkConcurrency', 'noProxy', 'noproxy', 'offline', 'preferOffline', 'proxy', 'registry',
@@ -67,13 +69,12 @@ implemented(
 accepted('only pnpm publish, pack, version and their git steps read it (lode has none of them)',
   'access', 'allowSameVersion', 'commitHooks', 'embedReadme', 'gitChecks', 'gitTagVersion', 'message', 'otp', 'packDestination',
   'packGzipLevel', 'provenance', 'publishBranch', 'signGitTag', 'skipManifestObfuscation', 'tag', 'tagVersionPrefix', 'versioning')
-accepted('only pnpm init reads it (lode has no init)',
+accepted('only pnpm init reads it (lode init writes pnpm\'s defaults, without these yet)',
   'initAuthorEmail', 'initAuthorName', 'initAuthorUrl', 'initLicense', 'initPackageManager', 'initType', 'initVersion')
 accepted('only pnpm deploy reads it (lode has no deploy)', 'deployAllFiles', 'forceLegacyDeploy')
 accepted('only pnpm patch and patch-commit read it (installs read patchedDependencies)', 'patchesDir')
 accepted('lode does not check for unused patches yet (pnpm 11 fails on them unless this is true, and warns when it is)', 'allowUnusedPatches')
 accepted('only pnpm audit reads it (lode has no audit)', 'audit', 'auditConfig', 'auditIgnorePrune', 'auditLevel')
-accepted('only pnpm dlx reads it (lode has no dlx)', 'dlxCacheMaxAge')
 accepted('only global installs read it (lode installs no global packages)', 'global', 'globalPath', 'globalPrefix', 'prefix')
 accepted('only pnpm list, why and outdated read it', 'depth', 'long', 'parseable', 'json', 'description')
 accepted('it is a command-line flag that prints pnpm\'s version', 'version')

@@ -45,14 +45,16 @@ export async function updateSettingsYaml (file: string, settings: Readonly<Recor
   markBlankLines(map.items, originalKeys)
   dropEmptyValues(map)
   if (map.items.length === 0) {
-    if (text === undefined) return false
+    // Only a call that removed the last setting removes the file (pnpm's), never one that found it empty.
+    if (text === undefined || originalKeys.length === 0) return false
     await fs.rm(file)
     return true
   }
   const next = writeDocument(doc, file)
   if (next === text) return false
-  await fs.mkdir(path.dirname(file), { recursive: true })
-  await writeFileAtomic(file, next)
+  // A symlinked file is written where it points, with its mode.
+  const target = text === undefined ? file : await fs.realpath(file)
+  await writeFileAtomic(target, next, text === undefined ? undefined : (await fs.stat(target)).mode & 0o777)
   return true
 }
 

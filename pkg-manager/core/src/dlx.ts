@@ -18,8 +18,6 @@ export interface DlxOptions {
   config: Config
   env: Readonly<Record<string, string | undefined>>
   overrides: ConfigOverrides
-  /** pnpm's `dlxCacheMaxAge`, in minutes: a cached install younger than that is used as it is (default a day). */
-  maxAgeMinutes?: number
   now: () => number
   onEvent?: (event: InstallEvent) => void
 }
@@ -27,7 +25,7 @@ export interface DlxOptions {
 /**
  * pnpm's `dlx`: the packages installed in a directory of their own under
  * `<cacheDir>/dlx/<key>/`, cached by what was asked for (the specs, the registry, the builds
- * allowed, the platform and Node's major version) for `dlxCacheMaxAge` minutes. `<key>/pkg` links
+ * allowed, the platform and Node's major version) for `dlxCacheMaxAge` minutes (`config`'s). `<key>/pkg` links
  * to the install in use; a new one replaces it only once it is complete, and a failed one is
  * removed. Returns the install's directory (its `node_modules/.bin` holds the commands).
  */
@@ -41,7 +39,7 @@ export async function dlxInstall (opts: DlxOptions): Promise<{ dir: string, cach
   const cacheDir = path.join(opts.config.cacheDir, 'dlx', key)
   const link = path.join(cacheDir, 'pkg')
   const stat = fs.lstatSync(link, { throwIfNoEntry: false })
-  const maxAge = (opts.maxAgeMinutes ?? 1440) * 60_000
+  const maxAge = opts.config.dlxCacheMaxAge * 60_000
   if (stat?.isSymbolicLink() === true && stat.mtimeMs + maxAge >= opts.now() && fs.existsSync(path.join(link, 'node_modules'))) {
     return { dir: fs.realpathSync(link), cached: true }
   }
@@ -52,7 +50,9 @@ export async function dlxInstall (opts: DlxOptions): Promise<{ dir: string, cach
     // The packages asked for may build, and so may those named by --allow-build; other builds are left out quietly.
     const allowed = [...new Set([...opts.packages.map(nameOfSpec), ...opts.allowBuild])]
     fs.writeFileSync(path.join(prepareDir, 'pnpm-workspace.yaml'), `strictDepBuilds: false\nallowBuilds:\n${allowed.map((name) => `  ${JSON.stringify(name)}: true`).join('\n')}\n`)
-    const config = getConfig({ dir: prepareDir, env: opts.env, overrides: opts.overrides, lodeVersion: opts.config.lodeVersion })
+    // The install reads the machine's settings; the registry is the one where lode runs (its project's, too).
+    const overrides = { registry: opts.config.registry, ...opts.overrides }
+    const config = getConfig({ dir: prepareDir, env: opts.env, overrides, lodeVersion: opts.config.lodeVersion })
     const onEvent = opts.onEvent === undefined ? {} : { onEvent: opts.onEvent }
     await add({ config, dependencies: opts.packages, exact: true, now: opts.now, ...onEvent })
   } catch (err) {

@@ -73,7 +73,7 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
   const peerIssues = checkResolution(ctx, plan)
   const packages = Object.keys(plan.lockfile.packages ?? {}).length
   if (plan.asIs) installer.trace?.count('resolved', packages)
-  emit({ type: 'progress', resolved: packages, added: 0, reused: 0, downloaded: 0, done: false })
+  emit({ type: 'progress', resolved: packages, added: 0, reused: 0, downloaded: installer.fetcher.downloaded, done: false })
   const linkStart = performance.now()
   const commit = async (): Promise<boolean> => await commitInstall(ctx, plan)
   const linked: LinkCounts & { committed: boolean } = opts.lockfileOnly === true

@@ -7,7 +7,7 @@ import { LodeError } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config'
 import { readInstalledLockfile, readLockfile } from '@lode/pkg-manager.lockfile'
 import { currentPlatform, skippedPackages } from '@lode/pkg-manager.package-is-installable'
-import { modifiedPackages, pruneStore, type PruneResult } from '@lode/store.controller'
+import { modifiedPackages, pruneStore, readdirOrEmpty, type PruneResult } from '@lode/store.controller'
 import { storeIndexKey } from '@lode/store.index'
 
 /**
@@ -21,7 +21,8 @@ export async function storeStatus (config: Config): Promise<string[]> {
       hint: 'Check with pnpm store status for now.',
     })
   }
-  const read = await readLockfile(config.dir) ?? await readInstalledLockfile(config.dir)
+  // What the last install put in node_modules (not pnpm-lock.yaml, which has what --prod left out), else the lockfile.
+  const read = await readInstalledLockfile(config.dir) ?? await readLockfile(config.dir)
   if (read === undefined) return []
   const { lockfile } = read
   const skipped = skippedPackages(lockfile, { engineStrict: false, nodeVersion: config.nodeVersion, platform: currentPlatform() })
@@ -38,7 +39,7 @@ export async function storeStatus (config: Config): Promise<string[]> {
 }
 
 /**
- * pnpm's `store prune`: the dlx installs older than `dlxMaxAgeMinutes` (and those a newer one
+ * pnpm's `store prune`: the dlx installs older than `dlxCacheMaxAge` (and those a newer one
  * replaced), lode's registry metadata cache (fetched again as needed), then the store files no
  * install links to any more, their index rows and the store's temp files.
  */
@@ -47,12 +48,11 @@ export async function storePrune (
   opts: {
     force: boolean
     now: () => number
-    dlxMaxAgeMinutes?: number
     onInfo: (message: string) => void
     onWarning: (message: string) => void
   }
 ): Promise<PruneResult> {
-  await cleanDlxCache(path.join(config.cacheDir, 'dlx'), (opts.dlxMaxAgeMinutes ?? 1440) * 60_000, opts.now())
+  await cleanDlxCache(path.join(config.cacheDir, 'dlx'), config.dlxCacheMaxAge * 60_000, opts.now())
   for (const entry of await readdirOrEmpty(config.cacheDir)) {
     if (entry.startsWith(METADATA_CACHE_DIR.replace(/-v\d+$/, ''))) await fs.rm(path.join(config.cacheDir, entry), { recursive: true, force: true })
   }
@@ -60,25 +60,24 @@ export async function storePrune (
   return await pruneStore(config.storeDir, opts)
 }
 
-/** Each `<key>` whose `pkg` link is missing or too old goes; in the others, what `pkg` does not point at. */
+/**
+ * The dlx installs older than `maxAgeMs` go (a `<key>` whose `pkg` link is that old, and the
+ * installs a newer one replaced that long ago); a younger one stays, whether in use, still being
+ * installed, or its command still running.
+ */
 async function cleanDlxCache (dlxDir: string, maxAgeMs: number, now: number): Promise<void> {
+  const old = async (file: string): Promise<boolean> => ((await fs.lstat(file).catch(() => undefined))?.mtimeMs ?? now) + maxAgeMs < now
   for (const key of await readdirOrEmpty(dlxDir)) {
     const keyDir = path.join(dlxDir, key)
-    const link = await fs.lstat(path.join(keyDir, 'pkg')).catch(() => undefined)
-    if (link?.isSymbolicLink() !== true || link.mtimeMs + maxAgeMs < now) {
+    const link = path.join(keyDir, 'pkg')
+    const linked = await fs.readlink(link).then((target) => path.resolve(keyDir, target), () => undefined)
+    if (linked !== undefined && await old(link)) {
       await fs.rm(keyDir, { recursive: true, force: true })
       continue
     }
-    const inUse = await fs.readlink(path.join(keyDir, 'pkg'))
     for (const entry of await readdirOrEmpty(keyDir)) {
-      if (entry !== 'pkg' && entry !== inUse) await fs.rm(path.join(keyDir, entry), { recursive: true, force: true })
+      const file = path.join(keyDir, entry)
+      if (entry !== 'pkg' && file !== linked && await old(file)) await fs.rm(file, { recursive: true, force: true })
     }
   }
-}
-
-async function readdirOrEmpty (dir: string): Promise<string[]> {
-  return await fs.readdir(dir).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return []
-    throw err
-  })
 }

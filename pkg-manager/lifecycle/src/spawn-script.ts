@@ -4,6 +4,11 @@ import path from 'node:path'
 // Node's own `os.constants.signals`, for a script a signal ended (a shell reports 128 + its number).
 const SIGNALS = process.getBuiltinModule('node:os').constants.signals
 
+/** A child's exit as a shell reports it: its code, or 128 + the number of the signal that ended it. */
+export function exitCodeOf (code: number | null, signal: NodeJS.Signals | null): number {
+  return code ?? 128 + (signal === null ? 0 : SIGNALS[signal])
+}
+
 export interface SpawnScriptOptions {
   /** The project directory, where the script runs. */
   dir: string
@@ -33,16 +38,33 @@ export interface SpawnedScript {
  */
 export function spawnScript (opts: SpawnScriptOptions): SpawnedScript {
   const { onLine } = opts
-  const child = spawn('sh', ['-c', opts.command], { cwd: opts.dir, env: scriptEnv(opts), stdio: onLine === undefined ? 'inherit' : ['ignore', 'pipe', 'pipe'] })
+  // Piped, a script is the leader of a process group of its own: stopping it stops what it started
+  // (`tsc && node x`, a watcher), and its pipes close. Sharing the terminal, it stays in lode's group
+  // so that it can read the terminal and Ctrl-C reaches it.
+  const child = spawn('sh', ['-c', opts.command], {
+    cwd: opts.dir,
+    env: scriptEnv(opts),
+    stdio: onLine === undefined ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+    detached: onLine !== undefined,
+  })
   if (onLine !== undefined) for (const stream of [child.stdout!, child.stderr!]) forEachLine(stream, onLine)
   const exited = new Promise<number>((resolve) => {
     child.on('error', (err) => {
       onLine?.(err.message)
       resolve(127)
     })
-    child.on('close', (code, signal) => { resolve(code ?? 128 + (signal === null ? 0 : SIGNALS[signal])) })
+    child.on('close', (code, signal) => { resolve(exitCodeOf(code, signal)) })
   })
-  return { exited, kill: () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM') } }
+  const kill = (): void => {
+    if (child.pid === undefined) return
+    try {
+      if (onLine === undefined) child.kill('SIGTERM')
+      else process.kill(-child.pid, 'SIGTERM')
+    } catch {
+      // Gone already.
+    }
+  }
+  return { exited, kill }
 }
 
 /** The script and its arguments, each argument quoted for `sh` as run-script quotes it. */

@@ -128,8 +128,28 @@ export async function runWorkspaceScript (
     }
     return promise
   }
-  const passed = await Promise.all(tasks.map(start))
-  return { ran: tasks.length, passed: passed.filter(Boolean).length, failures }
+  // Piped scripts lead process groups of their own, which a Ctrl-C on the terminal does not reach: lode stops them.
+  const stopAll = (signal: NodeJS.Signals): void => {
+    for (const script of running) script.kill()
+    process.kill(process.pid, signal)
+  }
+  const onSignal = (signal: NodeJS.Signals): void => {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+    stopAll(signal)
+  }
+  if (piped) {
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
+  }
+  try {
+    // In level order: a task's tasks before it are started already, so `start` never recurses deep.
+    const passed = await Promise.all([...tasks].sort((a, b) => a.level - b.level).map(start))
+    return { ran: tasks.length, passed: passed.filter(Boolean).length, failures }
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+  }
 }
 
 interface Task {
@@ -158,10 +178,27 @@ function scheduledTasks (projects: readonly ScriptProject[], opts: WorkspaceScri
   if (opts.resumeFrom === undefined) return [...tasks.values()]
   const from = projects.find((project) => (project.manifest as { name?: unknown }).name === opts.resumeFrom)
   if (from === undefined) throw new LodeError('RESUME_FROM_NOT_FOUND', `Cannot find package ${opts.resumeFrom}. Could not determine where to resume from.`)
-  const level = tasks.get(from.id)?.level ?? 0
-  const resumed = [...tasks.values()].filter((task) => task.level >= level)
-  for (const task of resumed) task.after = task.after.filter((other) => other.level >= level)
+  // The turns of every project (those without the script too): the run resumes at that project's.
+  const turns = projectLevels(projects, opts)
+  const level = turns.get(from.id) ?? 0
+  const resumed = [...tasks.values()].filter((task) => (turns.get(task.project.id) ?? 0) >= level)
+  for (const task of resumed) task.after = task.after.filter((other) => resumed.includes(other))
   return resumed
+}
+
+/** Each project's turn in the whole selection, every project counted (pnpm's chunks). */
+function projectLevels (projects: readonly ScriptProject[], opts: WorkspaceScriptOptions): Map<string, number> {
+  const all = new Map(projects.map((project) => [project.id, { project, after: [] as Task[], level: 0 }]))
+  for (const task of all.values()) {
+    for (const id of opts.dependencies.get(task.project.id) ?? []) {
+      const other = all.get(id)
+      if (other === undefined) continue
+      if (opts.reverse) other.after.push(task)
+      else task.after.push(other)
+    }
+  }
+  setLevels([...all.values()])
+  return new Map([...all].map(([id, task]) => [id, task.level]))
 }
 
 /** The tasks a project's task waits for: the nearest projects with the script it depends on, through projects without it. */

@@ -165,7 +165,8 @@ async function resolveGraph (
     const pkg = tree.packages.get(edge.pkgId)
     if (pkg?.latest !== undefined && semver.valid(pkg.latest) !== null && semver.lt(pkg.version, pkg.latest)) latest[pkg.id] = pkg.latest
   }
-  return { lockfile, peerIssues: [...peers.issues, ...missingIssues], deprecated, immature: sortedImmature, latest, lockedPeers: [...pinnedPeers] }
+  const peerIssues = [...peers.issues, ...missingIssues]
+  return { lockfile, peerIssues, deprecated, immature: sortedImmature, latest, lockedPeers: [...pinnedPeers] }
 }
 
 /**

@@ -3,8 +3,8 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import { STORE_FILES_DIR } from '@lode/core.constants'
-import { storePath } from '@lode/store.cafs'
+import { STORE_FILES_DIR, STORE_INDEX_FILE } from '@lode/core.constants'
+import { casFilePath, storePath } from '@lode/store.cafs'
 import { StoreIndex } from '@lode/store.index'
 
 // pnpm's `store status` and `store prune`, over lode's store: the index (`index.db`) and the
@@ -27,6 +27,8 @@ const CHECKS_AT_ONCE = 8
  * checked. Returns their ids, in the order given.
  */
 export async function modifiedPackages (storeDir: string, packages: readonly InstalledPackage[]): Promise<string[]> {
+  // No store yet: nothing to check, and nothing is created.
+  if (!fs.existsSync(path.join(storePath(storeDir), STORE_INDEX_FILE))) return []
   const index = new StoreIndex(storeDir)
   let rows
   try {
@@ -76,13 +78,15 @@ export interface PruneResult {
 
 /**
  * pnpm's `store prune`: every store file no package directory links to any more (one link left:
- * the store's own) is removed, then the index rows of packages whose package.json went, and the
- * temporary files a crash left in `<store>/v11/tmp`. A file another install links to stays.
+ * the store's own) is removed, then the index rows of packages whose package.json is gone, and the
+ * temporary files a crash left in `<store>/v11/tmp`. A file another install links to stays. As
+ * with pnpm, an install running meanwhile may find a file it was about to link gone (it fails
+ * clearly, and the next install fetches it again); and packages imported by copy or clone
+ * (packageImportMethod) link to nothing, so their files go.
  */
 export async function pruneStore (storeDir: string, opts: PruneOptions): Promise<PruneResult> {
   const root = storePath(storeDir)
   await fsp.rm(path.join(root, 'tmp'), { recursive: true, force: true })
-  const removedDigests = new Set<string>()
   let files = 0
   let bytes = 0
   const filesDir = path.join(root, STORE_FILES_DIR)
@@ -105,17 +109,17 @@ export async function pruneStore (storeDir: string, opts: PruneOptions): Promise
       await fsp.unlink(file)
       files++
       bytes += stat.size
-      removedDigests.add(`${bucket}${entry.replace(/-exec$/, '')}`)
     }
   }
+  // Every row whose package.json is no longer in the store goes (this prune's, or one a prune cut short left).
   let packages = 0
-  if (removedDigests.size > 0 && fs.existsSync(root)) {
+  if (fs.existsSync(path.join(root, STORE_INDEX_FILE))) {
     const index = new StoreIndex(storeDir)
     try {
       const gone: string[] = []
       for (const [key, row] of index.all()) {
         const manifest = row.files.get('package.json')
-        if (manifest !== undefined && removedDigests.has(manifest.digest)) gone.push(key)
+        if (manifest !== undefined && !fs.existsSync(casFilePath(storeDir, manifest.digest, manifest.mode))) gone.push(key)
       }
       index.delete(gone)
       packages = gone.length
@@ -126,7 +130,8 @@ export async function pruneStore (storeDir: string, opts: PruneOptions): Promise
   return { files, bytes, packages }
 }
 
-async function readdirOrEmpty (dir: string): Promise<string[]> {
+/** A directory's entries; none when it does not exist. */
+export async function readdirOrEmpty (dir: string): Promise<string[]> {
   try {
     return await fsp.readdir(dir)
   } catch (err) {

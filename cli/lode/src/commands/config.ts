@@ -67,13 +67,12 @@ function parseJson (text: string): unknown {
 
 /** A setting as pnpm's `config get` finds it: the registry (merged, with its default), an auth key, else the setting by its camelCase name. */
 async function configValue (key: string, opts: ConfigOptions, ctx: MainContext): Promise<unknown> {
-  const { isIniKey, readConfigValues } = await import('@lode/pkg-manager.config/config-edit')
+  const { camelCase, isIniKey, kebabCase, readConfigValues } = await import('@lode/pkg-manager.config/config-edit')
   const { settings, ini } = await readConfigValues(opts)
-  const kebab = /^[a-z][a-zA-Z0-9]*$/.test(key) ? key.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase() : key
+  const kebab = /^[a-z][a-zA-Z0-9]*$/.test(key) ? kebabCase(key) : key
   if (kebab === 'registry') return (await mergedConfig(opts, ctx)).registry
   if (isIniKey(key)) return ini[key]
-  const camel = /^[a-z][a-zA-Z0-9]*$/.test(key) ? key : key.toLowerCase().replace(/[-_]+([a-z0-9])/g, (_, char: string) => char.toUpperCase())
-  return settings[camel] ?? ini[kebab]
+  return settings[camelCase(key)] ?? ini[kebab]
 }
 
 async function mergedConfig (opts: ConfigOptions, ctx: MainContext): Promise<{ registry: string, userAgent: string }> {

@@ -77,6 +77,7 @@ export async function dlxCommand (input: CommandInput, ctx: MainContext): Promis
   const binDir = path.join(dir, 'node_modules', '.bin')
   const env = { ...ctx.env, PATH: [binDir, ctx.env['PATH'] ?? ''].join(path.delimiter) }
   const { spawn } = process.getBuiltinModule('node:child_process')
+  const { exitCodeOf } = await import('@lode/pkg-manager.lifecycle')
   return await new Promise<number>((resolve, reject) => {
     const child = shellMode
       ? spawn([command, ...args].join(' '), { cwd: ctx.cwd, env, stdio: 'inherit', shell: true })
@@ -84,7 +85,7 @@ export async function dlxCommand (input: CommandInput, ctx: MainContext): Promis
     child.on('error', (err: NodeJS.ErrnoException) => {
       reject(err.code === 'ENOENT' ? new LodeError('DLX_COMMAND_NOT_FOUND', `Command "${bin}" not found in ${binDir} or on PATH.`, { hint: 'Check the command\'s name, or name its package with --package.' }) : err)
     })
-    child.on('exit', (code, signal) => { resolve(code ?? 128 + (signal === null ? 0 : process.getBuiltinModule('node:os').constants.signals[signal])) })
+    child.on('exit', (code, signal) => { resolve(exitCodeOf(code, signal)) })
   })
 }
 

@@ -81,6 +81,7 @@ export async function execCommand (argv: readonly string[], ctx: MainContext): P
 async function execIn (dir: string, command: string, args: readonly string[], ctx: MainContext): Promise<number> {
   const bin = path.join(dir, 'node_modules', '.bin')
   const env = { ...ctx.env, PATH: [bin, ctx.env['PATH'] ?? ''].join(path.delimiter) }
+  const { exitCodeOf } = await import('@lode/pkg-manager.lifecycle')
   return await new Promise<number>((resolve) => {
     const { spawn } = process.getBuiltinModule('node:child_process')
     const child = spawn(command, args, { cwd: dir, env, stdio: 'inherit' })
@@ -90,7 +91,7 @@ async function execIn (dir: string, command: string, args: readonly string[], ct
         : new LodeError('EXEC_FAILED', `${command}: ${err.message}`), ctx.stderr))
     })
     // A command killed by a signal exits as a shell reports it: 128 + the signal's number.
-    child.on('exit', (code, signal) => { resolve(code ?? 128 + (signal === null ? 0 : process.getBuiltinModule('node:os').constants.signals[signal])) })
+    child.on('exit', (code, signal) => { resolve(exitCodeOf(code, signal)) })
   })
 }
 
