@@ -70,6 +70,8 @@ test('lode config set/delete write the files pnpm 11 writes, get prints what pnp
     assert.deepEqual(files(lodeProject), files(pnpmProject), `${label}: files`)
   }
   assert.equal(files(lodeProject)['home/.config/pnpm/config.yaml'], 'fetchRetries: 3\n')
+  // The file of tokens lode creates is its owner's alone.
+  assert.equal(fs.statSync(path.join(lodeProject.home, '.config', 'pnpm', 'auth.ini')).mode & 0o777, 0o600)
   for (const args of [
     ['config', 'set', 'node-linker', 'hoisted'],
     ['config', 'set', '--location', 'project', 'foo-bar', 'x'],

@@ -99,6 +99,19 @@ test('a failing script: the first failure stops the run with its exit code; --no
   await compareRun(pair, ['--stream', '-r', 'run', 'build'], 'bail, streamed')
   const summed = await compareRun(pair, ['-r', '--no-bail', 'run', 'build'], '--no-bail')
   assert.match(summed.stderr, /Summary: 1 fails, 1 passes/, "cli, after app, is skipped")
+  // A failure stops the scripts still running, and what they started: a watcher does not keep lode waiting.
+  const watching = await installedPair({
+    docs: { build: 'node -e "setTimeout(() => {}, 60000)" && echo finished' },
+    core: { prebuild: 'true', build: 'node -e "setTimeout(() => process.exit(2), 500)"' },
+  })
+  const started = Date.now()
+  const stopped = await lodeExactly(watching.lodeProject, ['-r', '--parallel', 'run', 'build'])
+  assert.equal(stopped.code, 2, stopped.stdout)
+  assert.ok(Date.now() - started < 30_000, 'the watcher was stopped with its group')
+  assert.doesNotMatch(stopped.stdout, /docs build: finished/)
+  // --resume-from a project without the script resumes at its turn.
+  const resumed = await lodeExactly(pair.lodeProject, ['-r', '--resume-from=docs', '--workspace-concurrency=1', 'run', 'build'])
+  assert.match(resumed.stderr, /^\$ node -e "console\.log\('core pre'\)"/, 'docs depends on nothing: from the first turn')
   const bad = await lodeExactly(pair.lodeProject, ['-r', '--workspace-concurrency=two', 'run', 'build'])
   assert.equal(bad.code, 1)
   assert.match(bad.stderr, /ERR_LODE_BAD_ARGUMENTS.*--workspace-concurrency takes a whole number, not "two"/)
