@@ -161,6 +161,9 @@ test('lode list prints the projects\' dependencies as pnpm 11 does: the tree, --
     ['--parseable'], ['--parseable', '--depth', 'Infinity'], ['--parseable', '--depth', '-1'], ['-r'], ['--filter', 'p2', '--depth', '1'],
     ['--lockfile-only', '--depth', '1'], ['--json'], ['--json', '--depth', 'Infinity'], ['--json', '--depth', '-1'], ['--json', '--prod', '--depth', '1'],
     ['--long'], ['--long', '--depth', 'Infinity'], ['--parseable', '--long', '--depth', '1'], ['--json', '--long', '--depth', '1'],
+    // Searching: only the paths to what the patterns match.
+    ['top'], ['leaf-a', '--depth', 'Infinity'], ['leaf-*', '--depth', '1'], ['leaf-a@^1.0.0', 'host', '--depth', 'Infinity'], ['nothing-such'],
+    ['leaf-a', '--json', '--depth', 'Infinity'], ['leaf-a', '--parseable', '--depth', 'Infinity'], ['-r', 'top', '--depth', '2'],
   ]
   // pnpm 11's --json names the public registry in `resolved` whatever registry is configured; lode names the configured one.
   const registryOrigin = (text: string): string => text.replace(/"resolved": "[a-z]+:\/\/[^/]+\//g, '"resolved": "<registry>/')
@@ -182,9 +185,9 @@ test('lode list prints the projects\' dependencies as pnpm 11 does: the tree, --
   assert.match(tree.stdout, /^Legend: production dependency, optional only, dev only\n\nroot-ws@1\.0\.0 .* \(PRIVATE\)\n│\n│ {3}devDependencies:\n└─┬ top@1\.0\.0\n/)
   assert.match(tree.stdout, /├── top@1\.0\.0 \[deduped\]\n/)
   assert.match(tree.stdout, /\n\n\d+ packages in 4 projects\n$/)
-  const refused = await lode(lodeProject, ['list', 'top'])
+  const refused = await lode(lodeProject, ['list', 'top@latest'])
   assert.equal(refused.code, 1)
-  assert.match(refused.stderr, /^\[ERR_LODE_LIST_SEARCH_NOT_IMPLEMENTED\] /)
+  assert.match(refused.stderr, /^\[ERR_LODE_INVALID_PACKAGE_QUERY\] /)
 })
 
 test('lode ignored-builds prints the builds the last install left out as pnpm 11 does; lode store path the store', async () => {

@@ -1,6 +1,7 @@
 export { buildDependencyGraph } from './dependency-graph.js'
 export type { GraphNode, NodeId } from './dependency-graph.js'
 export { list } from './list.js'
+export { createPackageSearch } from './package-search.js'
 export type { ListOptions } from './list.js'
 export { why } from './why.js'
 export type { WhyOptions } from './why.js'

@@ -31,6 +31,8 @@ export interface ListOptions {
   format: 'text' | 'parseable' | 'json'
   /** pnpm's `--long`: each package's description, repository, homepage and directory too. */
   long?: boolean | undefined
+  /** pnpm's `list <pattern>…` (see `createPackageSearch`): only the paths that lead to a package it matches. */
+  search?: ((pkg: { alias: string, name: string, version: string }) => boolean) | undefined
 }
 
 /** One dependency as listed. */
@@ -92,7 +94,7 @@ async function listDependencies (projects: ListedProject[], lockfile: Lockfile, 
   const graph = buildDependencyGraph(lockfile, roots, { lockfileDir: opts.lockfileDir, include: opts.include })
   const { pathOf, skipped } = await installedLayout(opts.lockfileDir, { listing: true })
   const ctx: TreeContext = {
-    graph, lockfile, lockfileDir: opts.lockfileDir, pathOf, skipped, registries: opts.registries, cache: new Map(), ancestors: new Set(),
+    graph, lockfile, lockfileDir: opts.lockfileDir, pathOf, skipped, registries: opts.registries, cache: new Map(), ancestors: new Set(), search: opts.search,
   }
   let rootEntries: ModulesEntry[] | undefined
   for (const project of projects) {
@@ -110,6 +112,8 @@ async function listDependencies (projects: ListedProject[], lockfile: Lockfile, 
       const group = groupOf.get(node.alias)
       if (group !== undefined) project.groups[group]!.push(node)
     }
+    // A search lists no unsaved dependencies, as pnpm's.
+    if (opts.search !== undefined) continue
     rootEntries ??= await modulesEntries(opts.lockfileDir)
     project.unsaved = unsavedDependencies(rootEntries, project.path, importer)
   }
@@ -122,44 +126,53 @@ interface TreeContext {
   pathOf: (depPath: string, name: string) => string
   skipped: ReadonlySet<string>
   registries: Registries
-  /** Subtrees already listed, by node and levels left: listed again, they are `[deduped]` (pnpm's materialization cache). */
-  cache: Map<string, number>
+  /** Subtrees already listed, by node and levels left: listed again, they are `[deduped]` (pnpm's materialization cache); with a search, whether they held a match. */
+  cache: Map<string, { count: number, matched: boolean }>
   ancestors: Set<string>
+  search: ListOptions['search']
 }
 
-/** A node's children, `levels` deep, and how many nodes they hold; edges in alias order, as pnpm expands them. */
-function children (key: string, levels: number, projectDir: string, ctx: TreeContext): { nodes: ListedNode[], count: number } {
-  if (levels <= 0) return { nodes: [], count: 0 }
+/**
+ * A node's children, `levels` deep, and how many nodes they hold; edges in alias order, as pnpm
+ * expands them. With a search, only the children on a path to a match stay (`matched`: any did).
+ */
+function children (key: string, levels: number, projectDir: string, ctx: TreeContext): { nodes: ListedNode[], count: number, matched: boolean } {
+  if (levels <= 0) return { nodes: [], count: 0, matched: false }
   const node = ctx.graph.get(key)!
   const peers = node.id.type === 'package' ? new Set(Object.keys(ctx.lockfile.packages?.[pkgIdOf(node.id.depPath)]?.peerDependencies ?? {})) : new Set<string>()
   const linkBase = node.id.type === 'importer' ? path.join(ctx.lockfileDir, node.id.importerId) : ctx.lockfileDir
   const nodes: ListedNode[] = []
   let count = 0
+  let matched = false
   for (const edge of [...node.edges].sort((a, b) => lexCompare(a.alias, b.alias))) {
     const listed = listedNode(edge.alias, edge.ref, edge.target, { peers, linkBase, projectDir, ctx })
+    let below = { count: 0, matched: false }
     if (edge.target !== undefined && !ctx.ancestors.has(edge.target)) {
       const cacheKey = levels - 1 === Infinity ? edge.target : `${edge.target}@d${levels - 1}`
       const cached = ctx.cache.get(cacheKey)
       if (cached !== undefined) {
-        if (cached > 0) {
+        below = cached
+        if (cached.count > 0) {
           listed.deduped = true
-          listed.dedupedCount = cached
+          listed.dedupedCount = cached.count
         }
       } else {
         ctx.ancestors.add(edge.target)
-        const below = children(edge.target, levels - 1, projectDir, ctx)
+        const subtree = children(edge.target, levels - 1, projectDir, ctx)
         ctx.ancestors.delete(edge.target)
-        ctx.cache.set(cacheKey, below.count)
-        if (below.nodes.length > 0) {
-          listed.dependencies = below.nodes
-          count += below.count
-        }
+        below = { count: subtree.count, matched: subtree.matched }
+        ctx.cache.set(cacheKey, below)
+        if (subtree.nodes.length > 0) listed.dependencies = subtree.nodes
       }
     }
+    const isMatch = ctx.search?.({ alias: listed.alias, name: listed.name, version: listed.version }) === true
+    if (ctx.search !== undefined && !isMatch && !below.matched) continue
+    matched ||= isMatch || below.matched
+    if (listed.dependencies !== undefined) count += below.count
     nodes.push(listed)
     count += 1
   }
-  return { nodes, count }
+  return { nodes, count, matched }
 }
 
 function listedNode (
@@ -391,7 +404,7 @@ function nameAtVersion (name: string, version: string): string {
 /**
  * `--json`: every project (name, version, path, private), then each dependency group and the
  * root's other node_modules entries (`unsavedDependencies`) keyed by alias. Siblings come in
- * pnpm's order: by alias, then the shallower subtrees first.
+ * pnpm's order: by alias, then the shallower subtrees first. A search lists no unsaved ones.
  */
 function renderJson (projects: readonly ListedProject[], details: Details): string {
   return JSON.stringify(projects.map((project) => {

@@ -39,13 +39,10 @@ export async function whyCommand (input: CommandInput, ctx: MainContext): Promis
  */
 export async function listCommand (input: CommandInput, ctx: MainContext): Promise<number> {
   const { values, positionals } = input.args!
-  if (positionals.length > 0) {
-    throw new LodeError('LIST_SEARCH_NOT_IMPLEMENTED', `lode list does not search for packages yet (${positionals.join(' ')}).`, {
-      hint: `Use lode why ${positionals.join(' ')} for the paths to them, or pnpm list ${positionals.join(' ')}.`,
-    })
-  }
   const depth = depthOf(values['depth']) ?? 0
-  const { list } = await import('@lode/pkg-manager.inspection')
+  const { createPackageSearch, list } = await import('@lode/pkg-manager.inspection')
+  // `lode ls <pattern>…`: only the paths to the packages the patterns match (`babel-*`, `react@^18`).
+  const search = positionals.length > 0 ? createPackageSearch(positionals) : undefined
   // The registries, for `--json`'s tarball URLs.
   const { dir, workspaceDir, config } = await projectConfig(input, ctx)
   const filters = values['filter'] as string[] | undefined ?? []
@@ -62,6 +59,7 @@ export async function listCommand (input: CommandInput, ctx: MainContext): Promi
     format: values['parseable'] === true ? 'parseable' : values['json'] === true ? 'json' : 'text',
     // `ll` and `la` are `list --long`.
     long: values['long'] === true || input.name === 'll' || input.name === 'la',
+    search,
   })
   if (output !== '') ctx.stdout.write(output.endsWith('\n') ? output : `${output}\n`)
   return 0
