@@ -94,7 +94,8 @@ async function listDependencies (projects: ListedProject[], lockfile: Lockfile, 
   const graph = buildDependencyGraph(lockfile, roots, { lockfileDir: opts.lockfileDir, include: opts.include })
   const { pathOf, skipped } = await installedLayout(opts.lockfileDir, { listing: true })
   const ctx: TreeContext = {
-    graph, lockfile, lockfileDir: opts.lockfileDir, pathOf, skipped, registries: opts.registries, cache: new Map(), ancestors: new Set(), search: opts.search,
+    graph, lockfile, lockfileDir: opts.lockfileDir, pathOf, skipped, registries: opts.registries,
+    cache: new Map(), ancestors: new Set(), search: opts.search,
   }
   let rootEntries: ModulesEntry[] | undefined
   for (const project of projects) {
@@ -136,7 +137,9 @@ interface TreeContext {
  * A node's children, `levels` deep, and how many nodes they hold; edges in alias order, as pnpm
  * expands them. With a search, only the children on a path to a match stay (`matched`: any did).
  */
-function children (key: string, levels: number, projectDir: string, ctx: TreeContext): { nodes: ListedNode[], count: number, matched: boolean } {
+interface Subtree { nodes: ListedNode[], count: number, matched: boolean }
+
+function children (key: string, levels: number, projectDir: string, ctx: TreeContext): Subtree {
   if (levels <= 0) return { nodes: [], count: 0, matched: false }
   const node = ctx.graph.get(key)!
   const peers = node.id.type === 'package' ? new Set(Object.keys(ctx.lockfile.packages?.[pkgIdOf(node.id.depPath)]?.peerDependencies ?? {})) : new Set<string>()
