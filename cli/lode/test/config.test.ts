@@ -87,6 +87,16 @@ test('lode config set/delete write the files pnpm 11 writes, get prints what pnp
     assert.equal(actual.stderr.split('\n')[0], normalize(expected.stderr.split('\n')[0]!), `config ${args.join(' ')}: the error`)
     assert.deepEqual(files(lodeProject), files(pnpmProject), `config ${args.join(' ')} writes nothing`)
   }
+  const before = files(lodeProject)
+  for (const [args, message] of [
+    [['config', 'set', '--location', 'nowhere', 'saveExact', 'true'], /^\[ERR_LODE_BAD_ARGUMENTS\] --location is "nowhere"\./],
+    [['config', 'set', '--json', 'overrides', 'not json'], /^\[ERR_LODE_BAD_ARGUMENTS\] --json: the value is not JSON/],
+  ] as const) {
+    const refused = await lodeExactly(lodeProject, [...args])
+    assert.equal(refused.code, 1)
+    assert.match(refused.stderr, message)
+    assert.deepEqual(files(lodeProject), before, `${args.join(' ')} writes nothing`)
+  }
 })
 
 test('lode config list prints the settings given, auth hidden; a registry set with lode config is the one an install uses', async () => {

@@ -84,6 +84,15 @@ test('lode dlx refuses what pnpm refuses: no bin, several bins, no package; a fa
     const errorLine = (text: string): string | undefined => text.split('\n').find((line) => line.startsWith('[ERR_'))
     assert.equal(errorLine(actual.stderr), errorLine(expected.stderr)!.replace('ERR_PNPM_', 'ERR_LODE_'), args.join(' '))
   }
+  for (const [args, message] of [
+    [['--package=shout@1.0.0', 'dlx'], /^\[ERR_LODE_DLX_MISSING_COMMAND\] 'lode dlx' requires a command to run/],
+    [['dlx', '-c', 'shout hi'], /^\[ERR_LODE_BAD_ARGUMENTS\] lode dlx -c needs --package/],
+    [['dlx', '--package'], /^\[ERR_LODE_BAD_ARGUMENTS\] --package needs a value\./],
+  ] as const) {
+    const refused = await lodeExactly(lodeProject, [...args])
+    assert.equal(refused.code, 1, args.join(' '))
+    assert.match(refused.stderr, message)
+  }
   const missing = await lodeExactly(lodeProject, ['dlx', 'not-in-the-registry'])
   assert.equal(missing.code, 1)
   const dlxDir = path.join(lodeProject.home, '.cache', 'lode', 'dlx')

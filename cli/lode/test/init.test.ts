@@ -68,4 +68,9 @@ test('lode init refuses arguments and an existing package.json, writing nothing,
     assert.equal(actual.stderr.split('\n')[0], expected.stdout.split('\n')[0]!.replace('ERR_PNPM_', 'ERR_LODE_'))
     assert.deepEqual(fs.readdirSync(lodeDir.dir), fs.readdirSync(pnpmDir.dir))
   }
+  const typo = emptyDir()
+  const refused = await lodeExactly(typo, ['init', '--init-type', 'esm'])
+  assert.equal(refused.code, 1)
+  assert.match(refused.stderr, /^\[ERR_LODE_BAD_ARGUMENTS\] --init-type is "esm"\./)
+  assert.deepEqual(fs.readdirSync(typo.dir), [])
 })

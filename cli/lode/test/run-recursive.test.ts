@@ -112,6 +112,9 @@ test('a failing script: the first failure stops the run with its exit code; --no
   // --resume-from a project without the script resumes at its turn.
   const resumed = await lodeExactly(pair.lodeProject, ['-r', '--resume-from=docs', '--workspace-concurrency=1', 'run', 'build'])
   assert.match(resumed.stderr, /^\$ node -e "console\.log\('core pre'\)"/, 'docs depends on nothing: from the first turn')
+  const noValue = await lodeExactly(pair.lodeProject, ['-r', 'run', '--resume-from'])
+  assert.equal(noValue.code, 1)
+  assert.match(noValue.stderr, /^\[ERR_LODE_BAD_ARGUMENTS\] --resume-from needs a value\./)
   const bad = await lodeExactly(pair.lodeProject, ['-r', '--workspace-concurrency=two', 'run', 'build'])
   assert.equal(bad.code, 1)
   assert.match(bad.stderr, /ERR_LODE_BAD_ARGUMENTS.*--workspace-concurrency takes a whole number, not "two"/)
