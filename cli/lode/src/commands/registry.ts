@@ -6,6 +6,7 @@ import { fetchCommand } from './fetch.js'
 import { initCommand } from './init.js'
 import { listCommand, whyCommand } from './inspect.js'
 import { installCommand } from './install.js'
+import { licensesCommand } from './licenses.js'
 import { outdatedCommand } from './outdated.js'
 import { pathCommand } from './paths.js'
 import { rebuildCommand } from './rebuild.js'
@@ -182,6 +183,23 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await listCommand(input, ctx),
   },
   {
+    names: ['licenses'],
+    summary: 'List the licenses of the installed packages',
+    usage: ['lode licenses list [--json] [--long]'],
+    description: 'Lists the license of every package the project installs (in a workspace, from its root or with -r/--filter, of the projects selected): from its package.json, else from the text of its license file. A table by license, or with --json grouped by license, each package\'s versions and paths.',
+    options: {
+      json: { type: 'boolean', help: 'Print JSON' },
+      long: { type: 'boolean', help: 'Show each package\'s author, description and homepage' },
+      prod: INSPECT['prod']!,
+      production: INSPECT['production']!,
+      dev: INSPECT['dev']!,
+      optional: INSPECT['optional']!,
+      ...SELECTION,
+      ...COMMON,
+    },
+    run: async (input, ctx) => await licensesCommand(input, ctx),
+  },
+  {
     names: ['prune'],
     summary: 'Remove what the project no longer needs from node_modules',
     usage: ['lode prune [--prod] [--no-optional]'],
@@ -327,7 +345,7 @@ function scriptArgv (input: CommandInput): string[] {
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'audit', 'cache', 'cat-file', 'cat-index', 'clean', 'dedupe', 'deploy',
   'doctor', 'env', 'find-hash', 'import', 'install-test', 'it',
-  'licenses', 'link', 'ln', 'm', 'multi', 'pack', 'patch', 'patch-commit', 'patch-remove',
+  'link', 'ln', 'm', 'multi', 'pack', 'patch', 'patch-commit', 'patch-remove',
   'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'setup', 'stage',
   'unlink',
 ]
