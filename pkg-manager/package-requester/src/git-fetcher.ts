@@ -6,12 +6,12 @@ import path from 'node:path'
 import { STORE_TMP_DIR, WANTED_LOCKFILE } from '@lode/core.constants'
 import { LodeError, hasErrno, isLodeError } from '@lode/core.error'
 import { parsePackageJson } from '@lode/fs.package-json'
+import { packedFiles } from '@lode/fs.packlist'
 import { runProjectScript, scriptsOf } from '@lode/pkg-manager.lifecycle'
 import { GitCommandError, redactCredentials, runGit } from '@lode/resolving.git-resolver'
 import type { GitResolution } from '@lode/resolving.git-resolver'
 import { casFilePath, createCasWriter, storePath } from '@lode/store.cafs'
 import type { CasFileInfo } from '@lode/store.cafs'
-import packlist from 'npm-packlist'
 
 /** A git package to get: its id (the lockfile's `name@<id>` without the name) and where it comes from. */
 export interface GitPackageSource {
@@ -235,38 +235,14 @@ function origin (resolution: GitResolution): string {
 
 /** What `npm pack` would pack of `dir` (npm-packlist, as pnpm 11 uses it), written to the CAS. */
 export async function packFiles (dir: string, manifest: Record<string, unknown>, storeDir: string): Promise<Map<string, CasFileInfo>> {
-  const tree = {
-    path: dir,
-    package: packlistManifest(manifest),
-    isProjectRoot: true,
-    isLink: false,
-    edgesOut: new Map(),
-  } as unknown as Parameters<typeof packlist>[0]
-  tree.target = tree
   const cas = createCasWriter(storeDir, { now: Date.now })
   const files = new Map<string, CasFileInfo>()
-  for (const file of (await packlist(tree)).map((entry) => entry.replace(/^\.[/\\]/, '')).sort()) {
+  // Regular files only: a symlink in a repository may point anywhere.
+  for (const file of await packedFiles(dir, manifest, { symlinks: false })) {
     const full = path.join(dir, file)
     const stat = await fsp.lstat(full)
-    // Regular files only: a symlink in a repository may point anywhere.
-    if (!stat.isFile()) continue
-    files.set(file.split(path.sep).join('/'), cas.addFile(await fsp.readFile(full), stat.mode & 0o777))
+    files.set(file, cas.addFile(await fsp.readFile(full), stat.mode & 0o777))
   }
   return files
 }
 
-/** The manifest as npm-packlist reads it (pnpm's normalization): `./` dropped from main, browser and bins, a bin string named. */
-function packlistManifest (manifest: Record<string, unknown>): Record<string, unknown> {
-  const strip = (file: string): string => file.replace(/^\.[/\\]/, '')
-  const out: Record<string, unknown> = { ...manifest, bundleDependencies: [] }
-  delete out['bundledDependencies']
-  if (typeof out['main'] === 'string') out['main'] = strip(out['main'])
-  if (typeof out['browser'] === 'string') out['browser'] = strip(out['browser'])
-  const bin = out['bin']
-  if (typeof bin === 'string') {
-    out['bin'] = { [typeof manifest['name'] === 'string' && manifest['name'] !== '' ? manifest['name'] : 'bin']: strip(bin) }
-  } else if (bin !== null && typeof bin === 'object') {
-    out['bin'] = Object.fromEntries(Object.entries(bin).map(([key, value]) => [key, typeof value === 'string' ? strip(value) : value]))
-  }
-  return out
-}

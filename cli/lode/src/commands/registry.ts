@@ -8,6 +8,7 @@ import { listCommand, whyCommand } from './inspect.js'
 import { installCommand } from './install.js'
 import { licensesCommand } from './licenses.js'
 import { outdatedCommand } from './outdated.js'
+import { packCommand } from './pack.js'
 import { pathCommand } from './paths.js'
 import { rebuildCommand } from './rebuild.js'
 import { execCommand, runCommand } from './run.js'
@@ -317,6 +318,22 @@ export const COMMANDS: readonly CommandSpec[] = [
     passThrough: true,
     run: async (input, ctx) => await dlxCommand(input, ctx),
   },
+  {
+    names: ['pack'],
+    summary: 'Pack the project into a tarball, as it would be published',
+    usage: ['lode pack [--pack-destination <dir>] [--out <path>] [--json]'],
+    description: 'Writes <name>-<version>.tgz: the files npm pack would pack (files, .npmignore or .gitignore, the files always packed), and the package.json pnpm publishes (workspace: and catalog: specifiers replaced, publishConfig applied, publish scripts and packageManager left out). Runs prepack and prepare before, postpack after.',
+    options: {
+      'pack-destination': { type: 'string', arg: '<dir>', help: 'Where the tarball goes (the project by default)' },
+      out: { type: 'string', arg: '<path>', help: 'The tarball\'s path; %s is the package\'s name, %v its version' },
+      json: { type: 'boolean', help: 'Print the tarball and its files as JSON' },
+      'dry-run': { type: 'boolean', help: 'Everything but writing the tarball' },
+      'skip-manifest-obfuscation': { type: 'boolean', help: 'Keep the scripts and packageManager in the packed package.json' },
+      'ignore-scripts': SETTINGS['ignore-scripts']!,
+      ...COMMON,
+    },
+    run: async (input, ctx) => await packCommand(input, ctx),
+  },
   pathCommandSpec('root', 'node_modules directory'),
   pathCommandSpec('bin', 'node_modules/.bin directory (its executables)'),
 ]
@@ -345,7 +362,7 @@ function scriptArgv (input: CommandInput): string[] {
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'audit', 'cache', 'cat-file', 'cat-index', 'clean', 'dedupe', 'deploy',
   'doctor', 'env', 'find-hash', 'import', 'install-test', 'it',
-  'link', 'ln', 'm', 'multi', 'pack', 'patch', 'patch-commit', 'patch-remove',
+  'link', 'ln', 'm', 'multi', 'patch', 'patch-commit', 'patch-remove',
   'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'setup', 'stage',
   'unlink',
 ]
