@@ -466,7 +466,8 @@ function readCafile (file: string): string {
   }
 }
 
-function readWorkspaceYaml (dir: string): Record<string, unknown> {
+/** `<dir>/pnpm-workspace.yaml` as it is written (a missing file is empty; broken YAML is `ERR_LODE_INVALID_WORKSPACE_YAML`). */
+export function readWorkspaceYaml (dir: string): Record<string, unknown> {
   return readSettingsYaml(path.join(dir, 'pnpm-workspace.yaml'))
 }
 

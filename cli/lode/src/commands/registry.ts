@@ -7,6 +7,7 @@ import { initCommand } from './init.js'
 import { listCommand, whyCommand } from './inspect.js'
 import { installCommand } from './install.js'
 import { licensesCommand } from './licenses.js'
+import { linkCommand, unlinkCommand } from './link.js'
 import { outdatedCommand } from './outdated.js'
 import { packCommand } from './pack.js'
 import { pathCommand } from './paths.js'
@@ -334,6 +335,22 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
     run: async (input, ctx) => await packCommand(input, ctx),
   },
+  {
+    names: ['link', 'ln'],
+    summary: 'Link a local directory into the project',
+    usage: ['lode link <dir>...'],
+    description: 'Links each directory under its package\'s name: pnpm-workspace.yaml\'s overrides get name: link:<dir> (every project uses the directory), and package.json a link: dependency when the project has none of that name; then installs.',
+    options: { ...COMMON },
+    run: async (input, ctx) => await linkCommand(input, ctx),
+  },
+  {
+    names: ['unlink', 'dislink'],
+    summary: 'Remove the links lode link made, and install again',
+    usage: ['lode unlink', 'lode unlink <name>...'],
+    description: 'Removes the link: overrides (all, or the ones named) and the dependencies lode link added for them; then installs.',
+    options: { ...COMMON },
+    run: async (input, ctx) => await unlinkCommand(input, ctx),
+  },
   pathCommandSpec('root', 'node_modules directory'),
   pathCommandSpec('bin', 'node_modules/.bin directory (its executables)'),
 ]
@@ -362,9 +379,8 @@ function scriptArgv (input: CommandInput): string[] {
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'audit', 'cache', 'cat-file', 'cat-index', 'clean', 'dedupe', 'deploy',
   'doctor', 'env', 'find-hash', 'import', 'install-test', 'it',
-  'link', 'ln', 'm', 'multi', 'patch', 'patch-commit', 'patch-remove',
+  'm', 'multi', 'patch', 'patch-commit', 'patch-remove',
   'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'setup', 'stage',
-  'unlink',
 ]
 
 export function findCommand (name: string): CommandSpec | undefined {

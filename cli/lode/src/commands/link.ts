@@ -1,0 +1,137 @@
+import { LodeError } from '@lode/core.error'
+
+import type { MainContext } from '../context.js'
+import { installCommand } from './install.js'
+import type { CommandInput } from './types.js'
+
+const fs = process.getBuiltinModule('node:fs')
+const path = process.getBuiltinModule('node:path')
+
+// pnpm 11's `link <dir>` and `unlink`: a local directory linked through pnpm-workspace.yaml's
+// `overrides` (`name: link:<dir>`) and, when the project does not depend on it yet, package.json's
+// dependencies; then an install. A failed install puts both files back as they were.
+
+/** A path, as pnpm tells one from a package name (`./x`, `../x`, `/x`, `~/x`, `C:\x`). */
+const FILESPEC = /^(?:[.]|~[/]|[/\\]|[a-zA-Z]:)/
+
+export async function linkCommand (input: CommandInput, ctx: MainContext): Promise<number> {
+  const { positionals, values } = input.args!
+  if (positionals.length === 0) throw new LodeError('LINK_BAD_PARAMS', 'You must provide a parameter. Usage: lode link <dir>')
+  const names = positionals.filter((param) => !FILESPEC.test(param))
+  if (names.length > 0) throw new LodeError('LINK_BAD_PARAMS', `Cannot link by package name. Use a relative or absolute path instead, e.g. "lode link ./${names[0]}"`)
+  const { rootDir, projectDir } = await locate(values['dir'] as string | undefined, ctx)
+  const manifest = readJson(path.join(projectDir, 'package.json')) ?? {}
+  const overrides = { ...await workspaceOverrides(rootDir) }
+  for (const param of positionals) {
+    const dir = path.resolve(ctx.cwd, param.startsWith('~/') ? path.join(ctx.env['HOME'] ?? '', param.slice(2)) : param)
+    const name = linkedName(dir)
+    overrides[name] = `link:${path.relative(rootDir, dir).split(path.sep).join('/')}`
+    const groups = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies']
+    if (groups.every((group) => (manifest[group] as Record<string, unknown> | undefined)?.[name] === undefined)) {
+      manifest['dependencies'] = { ...manifest['dependencies'] as object | undefined, [name]: `link:${path.relative(projectDir, dir).split(path.sep).join('/')}` }
+    }
+  }
+  return await withRestore([path.join(projectDir, 'package.json'), path.join(rootDir, 'pnpm-workspace.yaml')], ctx, input, async () => {
+    writeManifest(path.join(projectDir, 'package.json'), manifest)
+    await updateOverrides(rootDir, overrides)
+  })
+}
+
+/** `lode unlink [<name>...]`: the `link:` overrides (all, or those named) and the dependencies they added go; then an install. */
+export async function unlinkCommand (input: CommandInput, ctx: MainContext): Promise<number> {
+  const { positionals, values } = input.args!
+  const { rootDir } = await locate(values['dir'] as string | undefined, ctx)
+  const overrides = await workspaceOverrides(rootDir)
+  if (overrides === undefined) {
+    ctx.stdout.write('Nothing to unlink\n')
+    return 0
+  }
+  const removed = Object.entries(overrides).filter(([name, spec]) => spec.startsWith('link:') && (positionals.length === 0 || positionals.includes(name)))
+  const removedNames = new Set(removed.map(([name]) => name))
+  const kept = Object.fromEntries(Object.entries(overrides).filter(([name]) => !removedNames.has(name)))
+  const manifestFile = path.join(rootDir, 'package.json')
+  const manifest = readJson(manifestFile)
+  const dependencies = manifest?.['dependencies'] as Record<string, string> | undefined
+  let changed = false
+  for (const [name, spec] of removed) {
+    // The dependency `link` added points where the override did.
+    const target = path.resolve(rootDir, spec.slice('link:'.length))
+    const own = dependencies?.[name]
+    if (own?.startsWith('link:') === true && path.resolve(rootDir, own.slice('link:'.length)) === target) {
+      delete dependencies![name]
+      changed = true
+    }
+  }
+  return await withRestore([manifestFile, path.join(rootDir, 'pnpm-workspace.yaml')], ctx, input, async () => {
+    if (removed.length > 0) await updateOverrides(rootDir, Object.keys(kept).length === 0 ? null : kept)
+    if (changed && manifest !== undefined) writeManifest(manifestFile, manifest)
+  })
+}
+
+/** The workspace's root (or the project's directory outside one), and the project lode runs in. */
+async function locate (dirOption: string | undefined, ctx: MainContext): Promise<{ rootDir: string, projectDir: string }> {
+  const { findWorkspaceDir } = await import('@lode/pkg-manager.core')
+  const cwd = path.resolve(ctx.cwd, dirOption ?? '.')
+  let projectDir = cwd
+  while (!fs.existsSync(path.join(projectDir, 'package.json')) && path.dirname(projectDir) !== projectDir) projectDir = path.dirname(projectDir)
+  const rootDir = await findWorkspaceDir(cwd) ?? projectDir
+  return { rootDir, projectDir: projectDir.startsWith(rootDir) ? projectDir : rootDir }
+}
+
+function linkedName (dir: string): string {
+  const manifest = readJson(path.join(dir, 'package.json'))
+  const name = typeof manifest?.['name'] === 'string' ? manifest['name'] : path.basename(dir)
+  if (!/^(?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i.test(name) || name.length > 214) {
+    throw new LodeError('INVALID_DEPENDENCY_NAME', `Cannot link "${dir}" under the invalid package name ${JSON.stringify(name)}`, {
+      hint: 'A package is linked under the "name" field of its package.json, or under its directory name if it has no "name" field. That name must be a valid npm package name.',
+    })
+  }
+  return name
+}
+
+async function workspaceOverrides (rootDir: string): Promise<Record<string, string> | undefined> {
+  const { readWorkspaceYaml } = await import('@lode/pkg-manager.config')
+  const overrides = readWorkspaceYaml(rootDir)['overrides']
+  return overrides !== null && typeof overrides === 'object' ? overrides as Record<string, string> : undefined
+}
+
+async function updateOverrides (rootDir: string, overrides: Record<string, string> | null): Promise<void> {
+  const { updateWorkspaceYaml } = await import('@lode/pkg-manager.config/workspace-yaml')
+  await updateWorkspaceYaml(rootDir, { overrides })
+}
+
+function readJson (file: string): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '')) as Record<string, unknown>
+  } catch {
+    return undefined
+  }
+}
+
+/** package.json written back with the indentation and the final newline it had (two spaces and a newline when new). */
+function writeManifest (file: string, manifest: Record<string, unknown>): void {
+  const before = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined
+  const indent = /^[{[]\r?\n([ \t]+)/.exec(before ?? '')?.[1] ?? '  '
+  fs.writeFileSync(file, `${JSON.stringify(manifest, null, indent)}${before === undefined || before.endsWith('\n') ? '\n' : ''}`)
+}
+
+/** The edits, then an install; a failed install puts the files back as they were (or removes the new ones). */
+async function withRestore (files: readonly string[], ctx: MainContext, input: CommandInput, edit: () => Promise<void>): Promise<number> {
+  const saved = files.map((file) => ({ file, content: fs.existsSync(file) ? fs.readFileSync(file) : undefined }))
+  const restore = (): void => {
+    for (const { file, content } of saved) {
+      if (content === undefined) fs.rmSync(file, { force: true })
+      else fs.writeFileSync(file, content)
+    }
+  }
+  try {
+    await edit()
+    const values = { ...input.args!.values['reporter'] === undefined ? {} : { reporter: input.args!.values['reporter'] } }
+    const code = await installCommand({ name: 'install', leading: [], rest: [], args: { values, positionals: [], config: {} } }, ctx)
+    if (code !== 0) restore()
+    return code
+  } catch (err) {
+    restore()
+    throw err
+  }
+}
