@@ -49,7 +49,7 @@ export async function main (argv: string[], ctx: MainContext): Promise<number> {
     if (args.values['version'] === true) return write(ctx, `${VERSION}\n`)
     const reporter = args.values['reporter']
     if (reporter !== undefined && !REPORTERS.includes(reporter as ReporterName)) {
-      throw new LodeError('BAD_ARGUMENTS', `Unknown reporter "${String(reporter)}".`, { hint: 'Use default, append-only or silent.' })
+      throw new LodeError('BAD_ARGUMENTS', `Unknown reporter "${String(reporter)}".`, { hint: 'Use default, append-only, silent or ndjson.' })
     }
     return await spec.run({ name, leading, rest, args: spec.passThrough === true ? undefined : args }, ctx)
   } catch (err) {

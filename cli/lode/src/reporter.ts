@@ -4,8 +4,8 @@ import type { MainContext } from './context.js'
 
 // What the CLI prints while a command runs: pnpm's reporter, its lines and labels.
 
-export type ReporterName = 'default' | 'append-only' | 'silent'
-export const REPORTERS: readonly ReporterName[] = ['default', 'append-only', 'silent']
+export type ReporterName = 'default' | 'append-only' | 'silent' | 'ndjson'
+export const REPORTERS: readonly ReporterName[] = ['default', 'append-only', 'silent', 'ndjson']
 
 export interface Reporter {
   /** A line (kept above the progress line, which is written again under it). */
@@ -22,6 +22,7 @@ export interface Reporter {
  * final one is printed), `append-only` never rewrites, `silent` prints nothing.
  */
 export function createReporter (name: ReporterName, ctx: MainContext): Reporter {
+  if (name === 'ndjson') return ndjsonReporter(ctx)
   const silent = name === 'silent'
   // Asked on first progress: the no-op prints without looking at what stdout is.
   let live: boolean | undefined
@@ -95,6 +96,21 @@ function appendThrottled (write: (line: string) => void, intervalMs: number): ((
       waiting = undefined
     },
   })
+}
+
+/**
+ * `--reporter ndjson`, for tools: every event of the install as one JSON object per line (its
+ * `type`, its fields, and `time`, ms since the epoch), and each line lode would print as
+ * `{ "type": "message", "message": … }`; nothing is throttled or left out.
+ */
+function ndjsonReporter (ctx: MainContext): Reporter {
+  const write = (record: object): void => { ctx.stdout.write(`${JSON.stringify({ ...record, time: Date.now() })}\n`) }
+  return {
+    print: (line) => { write({ type: 'message', message: line }) },
+    style: () => ({ warn: '[WARN]', error: (code) => `[${code}]` }),
+    onEvent: (event) => { write(event) },
+    silent: false,
+  }
 }
 
 export interface LabelStyle {

@@ -55,3 +55,20 @@ test('--reporter silent prints no progress; the default reporter without a TTY a
   assert.ok(lines.length <= 3, lines.join('\n'))
   assert.equal(lines.at(-1), 'Progress: resolved 2, reused 0, downloaded 2, added 2, done')
 })
+
+test('--reporter ndjson prints every event of the install as one JSON object per line, for tools', async () => {
+  const project = makeProject(registry, { name: 'tool-reads', version: '1.0.0', dependencies: { 'link-8': '1.0.0' } })
+  const result = await lodeExactly(project, ['install', '--reporter', 'ndjson'])
+  assert.equal(result.code, 0, result.stderr)
+  const records = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string, time: number, [key: string]: unknown })
+  assert.ok(records.every((record) => typeof record.type === 'string' && typeof record.time === 'number'))
+  assert.deepEqual(records.find((record) => record.type === 'progress' && record['done'] === true), {
+    type: 'progress', resolved: 2, reused: 0, downloaded: 2, added: 2, done: true, time: records.find((record) => record['done'] === true)!.time,
+  })
+  assert.ok(records.some((record) => record.type === 'packages' && record['added'] === 2))
+  assert.ok(records.some((record) => record.type === 'summary'))
+  assert.match(String(records.at(-1)!['message']), /^Done in /)
+  const bad = await lodeExactly(project, ['install', '--reporter', 'json'])
+  assert.equal(bad.code, 1)
+  assert.match(bad.stderr, /Unknown reporter "json"[\s\S]*ndjson/)
+})

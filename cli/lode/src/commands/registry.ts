@@ -23,7 +23,7 @@ import type { CommandInput, CommandSpec } from './types.js'
 
 const COMMON: OptionSpecs = {
   dir: { type: 'string', short: 'C', arg: '<dir>', help: 'Run as if lode was started in <dir>' },
-  reporter: { type: 'string', arg: '<name>', help: 'default, append-only or silent' },
+  reporter: { type: 'string', arg: '<name>', help: 'default, append-only, silent, or ndjson (one JSON event per line, for tools)' },
   help: { type: 'boolean', short: 'h', help: 'Print this help' },
   version: { type: 'boolean', short: 'v', help: 'Print lode\'s version', hidden: true },
 }
