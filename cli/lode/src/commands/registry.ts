@@ -81,6 +81,9 @@ const INSPECT: OptionSpecs = {
   optional: { type: 'boolean', help: 'With --no-optional, leave out optionalDependencies' },
 }
 
+/** The dependency-group flags of the commands that read the installed graph (outdated, licenses). */
+const GROUP_FLAGS: OptionSpecs = { prod: INSPECT['prod']!, production: INSPECT['production']!, dev: INSPECT['dev']!, optional: INSPECT['optional']! }
+
 export type { CommandInput, CommandSpec } from './types.js'
 
 export const COMMANDS: readonly CommandSpec[] = [
@@ -192,10 +195,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: {
       json: { type: 'boolean', help: 'Print JSON' },
       long: { type: 'boolean', help: 'Show each package\'s author, description and homepage' },
-      prod: INSPECT['prod']!,
-      production: INSPECT['production']!,
-      dev: INSPECT['dev']!,
-      optional: INSPECT['optional']!,
+      ...GROUP_FLAGS,
       ...SELECTION,
       ...COMMON,
     },
@@ -237,10 +237,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: {
       format: { type: 'string', arg: '<table|list|json>', help: 'How to print the report (table by default)' },
       compatible: { type: 'boolean', help: 'The newest versions the ranges allow, not the latest tags' },
-      prod: INSPECT['prod']!,
-      production: INSPECT['production']!,
-      dev: INSPECT['dev']!,
-      optional: INSPECT['optional']!,
+      ...GROUP_FLAGS,
       ...SELECTION,
       ...COMMON,
     },
