@@ -19,6 +19,8 @@ import { lodeUserAgent } from './user-agent.js'
 export { mergeReleaseAgeExcludes, pruneWorkspaceCatalogs, updateWorkspaceYaml } from './write-workspace-yaml.js'
 export { PNPM_SETTINGS, PROJECT_REFUSED_KEYS, type RefusalScope, type SettingEntry } from './settings.js'
 export { PNPM_VERSION, lodeUserAgent } from './user-agent.js'
+export { camelCase, configFiles, isIniKey, isProtectedKey, kebabCase, readConfigValues, setConfigValue } from './config-edit.js'
+export type { ConfigFilesOptions, ConfigLocation, ConfigValues } from './config-edit.js'
 export { checkPackageManager } from './package-manager.js'
 
 /** Everything an install reads from settings, fully defaulted and frozen. Built once, handed down. */

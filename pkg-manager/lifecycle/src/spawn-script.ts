@@ -1,12 +1,10 @@
-import { spawn } from 'node:child_process'
 import path from 'node:path'
 
-// Node's own `os.constants.signals`, for a script a signal ended (a shell reports 128 + its number).
-const SIGNALS = process.getBuiltinModule('node:os').constants.signals
+// Loaded with lifecycle by every install: child_process and os are taken when a script runs, not before.
 
 /** A child's exit as a shell reports it: its code, or 128 + the number of the signal that ended it. */
 export function exitCodeOf (code: number | null, signal: NodeJS.Signals | null): number {
-  return code ?? 128 + (signal === null ? 0 : SIGNALS[signal])
+  return code ?? 128 + (signal === null ? 0 : process.getBuiltinModule('node:os').constants.signals[signal])
 }
 
 export interface SpawnScriptOptions {
@@ -41,7 +39,7 @@ export function spawnScript (opts: SpawnScriptOptions): SpawnedScript {
   // Piped, a script is the leader of a process group of its own: stopping it stops what it started
   // (`tsc && node x`, a watcher), and its pipes close. Sharing the terminal, it stays in lode's group
   // so that it can read the terminal and Ctrl-C reaches it.
-  const child = spawn('sh', ['-c', opts.command], {
+  const child = process.getBuiltinModule('node:child_process').spawn('sh', ['-c', opts.command], {
     cwd: opts.dir,
     env: scriptEnv(opts),
     stdio: onLine === undefined ? 'inherit' : ['ignore', 'pipe', 'pipe'],

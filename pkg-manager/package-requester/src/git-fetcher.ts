@@ -6,7 +6,6 @@ import path from 'node:path'
 import { STORE_TMP_DIR, WANTED_LOCKFILE } from '@lode/core.constants'
 import { LodeError, hasErrno, isLodeError } from '@lode/core.error'
 import { parsePackageJson } from '@lode/fs.package-json'
-import { packedFiles } from '@lode/fs.packlist'
 import { runProjectScript, scriptsOf } from '@lode/pkg-manager.lifecycle'
 import { GitCommandError, redactCredentials, runGit } from '@lode/resolving.git-resolver'
 import type { GitResolution } from '@lode/resolving.git-resolver'
@@ -237,6 +236,8 @@ function origin (resolution: GitResolution): string {
 export async function packFiles (dir: string, manifest: Record<string, unknown>, storeDir: string): Promise<Map<string, CasFileInfo>> {
   const cas = createCasWriter(storeDir, { now: Date.now })
   const files = new Map<string, CasFileInfo>()
+  // npm-packlist is loaded for a git package only: most installs have none.
+  const { packedFiles } = await import('@lode/fs.packlist')
   // Regular files only: a symlink in a repository may point anywhere.
   for (const file of await packedFiles(dir, manifest, { symlinks: false })) {
     const full = path.join(dir, file)

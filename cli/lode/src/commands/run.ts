@@ -161,7 +161,7 @@ async function runInProjects (argv: readonly string[], selection: Selection, fla
   }
   const [{ findWorkspaceDir, lodeUserAgent, workspaceDependencies }, { runWorkspaceScript, notInstalled }] = await Promise.all([
     import('@lode/pkg-manager.core'),
-    import('@lode/pkg-manager.lifecycle/workspace-scripts'),
+    import('@lode/pkg-manager.lifecycle'),
   ])
   const projects = await selectedProjects(selection, ctx)
   if (typeof projects === 'number') return projects
