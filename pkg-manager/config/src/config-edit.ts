@@ -4,10 +4,10 @@ import path from 'node:path'
 
 import { LodeError, fileSystemError, hasErrno } from '@lode/core.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
-import { yaml } from '@lode/pkg-manager.lockfile/yaml'
 import ini from 'ini'
 
 import { globalAuthFile, globalConfigFile } from './global-config-file.js'
+import { readSettingsYaml } from './settings-yaml.js'
 import { GLOBAL_CONFIG_KEYS, PNPM_SETTINGS } from './settings.js'
 import { updateSettingsYaml } from './write-workspace-yaml.js'
 
@@ -162,7 +162,8 @@ export async function readConfigValues (opts: ConfigFilesOptions): Promise<Confi
   const iniPairs: Record<string, unknown> = {}
   for (const files of sources) {
     Object.assign(iniPairs, await readIni(files.ini))
-    Object.assign(settings, await readYamlSettings(files.yaml))
+    const { packages: _packages, ...yamlSettings } = readSettingsYaml(files.yaml)
+    Object.assign(settings, yamlSettings)
   }
   return { settings, ini: iniPairs }
 }
@@ -176,19 +177,6 @@ async function readIni (file: string): Promise<Record<string, unknown>> {
   }
 }
 
-async function readYamlSettings (file: string): Promise<Record<string, unknown>> {
-  let text: string
-  try {
-    text = await fs.readFile(file, 'utf8')
-  } catch (err) {
-    if (hasErrno(err, 'ENOENT')) return {}
-    throw fileSystemError(err, file) ?? err
-  }
-  const parsed: unknown = yaml().parse(text)
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return {}
-  const { packages: _packages, ...settings } = parsed as Record<string, unknown>
-  return settings
-}
 
 /** Auth values `config list` prints as `(protected)`, as pnpm does. */
 export function isProtectedKey (key: string): boolean {

@@ -6,19 +6,20 @@ import { inspect } from 'node:util'
 
 import { MODULES_DIR, VIRTUAL_STORE_DIR } from '@lode/core.constants'
 import { LodeError, fileSystemError, hasErrno } from '@lode/core.error'
-import { parseYaml } from '@lode/pkg-manager.lockfile/yaml'
 import ini from 'ini'
 
 import { isCI } from './ci.js'
 import { globalAuthFile, globalConfigFile } from './global-config-file.js'
 import { pickNpmrcSettings } from './npmrc.js'
 import { refuseDefaultPnpmfile } from './pnpmfile.js'
+import { readSettingsYaml, readWorkspaceYaml } from './settings-yaml.js'
 import { auditSettings, type RefusalScope } from './settings.js'
 import { lodeUserAgent } from './user-agent.js'
 
 export { mergeReleaseAgeExcludes, pruneWorkspaceCatalogs, updateWorkspaceYaml } from './write-workspace-yaml.js'
 export { PNPM_SETTINGS, PROJECT_REFUSED_KEYS, type RefusalScope, type SettingEntry } from './settings.js'
 export { PNPM_VERSION, lodeUserAgent } from './user-agent.js'
+export { readWorkspaceYaml } from './settings-yaml.js'
 export { camelCase, configFiles, isIniKey, isProtectedKey, kebabCase, readConfigValues, setConfigValue } from './config-edit.js'
 export type { ConfigFilesOptions, ConfigLocation, ConfigValues } from './config-edit.js'
 export { checkPackageManager } from './package-manager.js'
@@ -468,29 +469,3 @@ function readCafile (file: string): string {
   }
 }
 
-/** `<dir>/pnpm-workspace.yaml` as it is written (a missing file is empty; broken YAML is `ERR_LODE_INVALID_WORKSPACE_YAML`). */
-export function readWorkspaceYaml (dir: string): Record<string, unknown> {
-  return readSettingsYaml(path.join(dir, 'pnpm-workspace.yaml'))
-}
-
-/** A YAML file of settings (pnpm-workspace.yaml, pnpm's global config.yaml) as a map; a missing file is empty. */
-function readSettingsYaml (file: string): Record<string, unknown> {
-  let text: string
-  try {
-    text = fs.readFileSync(file, 'utf8')
-  } catch (err) {
-    if (hasErrno(err, 'ENOENT')) return {}
-    throw fileSystemError(err, file) ?? err
-  }
-  let value: unknown
-  try {
-    value = parseYaml(text)
-  } catch (err) {
-    throw new LodeError('INVALID_WORKSPACE_YAML', `${file} is not valid YAML: ${(err as Error).message.split('\n')[0]}`, { hint: 'Fix the file and run again.' })
-  }
-  if (value === null || value === undefined) return {}
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new LodeError('INVALID_WORKSPACE_YAML', `${file} must be a map of settings.`, { hint: 'Fix the file and run again.' })
-  }
-  return value as Record<string, unknown>
-}

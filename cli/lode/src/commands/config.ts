@@ -56,7 +56,6 @@ export async function configCommand (input: CommandInput, ctx: MainContext): Pro
   }
 }
 
-
 function parseJson (text: string): unknown {
   try {
     return JSON.parse(text)

@@ -23,8 +23,7 @@ export async function initCommand (input: CommandInput, ctx: MainContext): Promi
   const initType = values['init-type'] as string | undefined ?? 'module'
   if (initType !== 'module' && initType !== 'commonjs') throw new LodeError('BAD_ARGUMENTS', `--init-type is "${initType}".`, { hint: 'Use --init-type module or --init-type commonjs.' })
   const dir = values['dir'] === undefined ? ctx.cwd : path.resolve(ctx.cwd, values['dir'] as string)
-  const existing = () => ['package.json', 'package.json5', 'package.yaml'].find((file) => fs.existsSync(path.join(dir, file)))
-  const found = existing()
+  const found = ['package.json', 'package.json5', 'package.yaml'].find((file) => fs.existsSync(path.join(dir, file)))
   if (found !== undefined) throw new LodeError('PACKAGE_JSON_EXISTS', `${found} already exists`, { hint: 'lode init writes a new package.json only.' })
   const manifest: Record<string, unknown> = values['bare'] === true
     ? {}
