@@ -3,6 +3,8 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { gzipSync } from 'node:zlib'
 
+import semver from 'semver'
+
 import { buildPackageTarball } from './tarball.js'
 import type { PackageSpec } from './tarball.js'
 
@@ -50,7 +52,22 @@ interface Answer {
 export interface RecordedRequest {
   url: string
   headers: http.IncomingHttpHeaders
+  /** A POST's body (the audit endpoint's request). */
+  body?: string
 }
+
+/** A security advisory as the npm registry's bulk advisory endpoint returns it. */
+export interface Advisory {
+  id: number
+  url: string
+  title: string
+  severity: 'info' | 'low' | 'moderate' | 'high' | 'critical'
+  vulnerable_versions: string
+  cwe?: string[]
+  cvss?: { score: number, vectorString: string | null }
+}
+
+const BULK_ADVISORIES_PATH = '/-/npm/v1/security/advisories/bulk'
 
 const DEFAULT_PUBLISHED_AT = '2025-01-01T00:00:00.000Z'
 
@@ -70,6 +87,8 @@ const ABBREVIATED_FIELDS = [
 export class TestRegistry {
   readonly packages = new Map<string, PublishedPackage[]>()
   readonly distTags = new Map<string, Record<string, string>>()
+  /** What the bulk advisory endpoint knows, by package name; without an entry, the endpoint is a 404. */
+  advisories: Map<string, Advisory[]> | undefined
   readonly requests: string[] = []
   readonly recorded: RecordedRequest[] = []
   /** When set, every request must carry `Authorization: <value>`, else 401. */
@@ -160,6 +179,12 @@ export class TestRegistry {
   }
 
   private handle (req: http.IncomingMessage, res: http.ServerResponse): void {
+    if (req.method === 'POST') {
+      const chunks: Buffer[] = []
+      req.on('data', (chunk: Buffer) => chunks.push(chunk))
+      req.on('end', () => { this.respondToPost(req, res, Buffer.concat(chunks).toString()) })
+      return
+    }
     const delay = this.responseDelay?.(decodeURIComponent(req.url ?? '/')) ?? 0
     if (delay > 0) {
       setTimeout(() => { this.respond(req, res) }, delay)
@@ -217,6 +242,36 @@ export class TestRegistry {
     } else if ('slowBody' in fault) {
       trickle(res, answer.body, fault.slowBody.bytesPerSecond)
     }
+  }
+
+  /**
+   * The bulk advisory endpoint: for each name in the request (`{ name: [versions] }`), the advisories
+   * of that name whose vulnerable range takes in one of the versions, as the npm registry answers.
+   */
+  private respondToPost (req: http.IncomingMessage, res: http.ServerResponse, body: string): void {
+    const url = decodeURIComponent(req.url ?? '/')
+    this.requests.push(url)
+    this.recorded.push({ url, headers: req.headers, body })
+    const fault = this.faults.get(url)?.shift()
+    if (fault !== undefined && 'status' in fault) {
+      res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers })
+      res.end(fault.body ?? JSON.stringify({ error: `injected ${fault.status}` }))
+      return
+    }
+    if (url !== BULK_ADVISORIES_PATH || this.advisories === undefined) {
+      res.writeHead(404, { 'content-type': 'application/json' })
+      res.end('{"error":"Not found"}')
+      return
+    }
+    const request = JSON.parse(body) as Record<string, string[]>
+    const answer: Record<string, Advisory[]> = {}
+    for (const [name, versions] of Object.entries(request)) {
+      const found = (this.advisories.get(name) ?? [])
+        .filter((advisory) => versions.some((version) => semver.satisfies(version, advisory.vulnerable_versions)))
+      if (found.length > 0) answer[name] = found
+    }
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(JSON.stringify(answer))
   }
 
   /** The normal answer to a GET of `path`: a tarball, a packument (gzipped when asked), a 304 or a 404. */

@@ -14,6 +14,11 @@ export interface OptionSpec {
   help: string
   /** Left out of the help (accepted for pnpm's spelling of another option). */
   hidden?: boolean
+  /**
+   * A string option whose value may be left out (`--fix`, `--fix update`): the next argument is
+   * its value only when it is one of these; without one the value is ''.
+   */
+  optionalValues?: readonly string[]
 }
 
 export type OptionSpecs = Readonly<Record<string, OptionSpec>>
@@ -53,8 +58,14 @@ export function parseCommandArgs (argv: readonly string[], options: OptionSpecs,
       args.push(flag[2] === 'true' ? `--${flag[1]!}` : `--no-${flag[1]!}`)
       continue
     }
-    // A value option followed by a negative number takes it (`--depth -1`), as pnpm's parser does.
     const next = argv[i + 1]
+    const optionalValues = arg.startsWith('--') ? options[arg.slice(2)]?.optionalValues : undefined
+    if (optionalValues !== undefined) {
+      const value = next !== undefined && optionalValues.includes(next) ? argv[++i]! : ''
+      args.push(`${arg}=${value}`)
+      continue
+    }
+    // A value option followed by a negative number takes it (`--depth -1`), as pnpm's parser does.
     if (arg.startsWith('--') && options[arg.slice(2)]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
       args.push(`${arg}=${next}`)
       i++

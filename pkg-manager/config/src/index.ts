@@ -136,6 +136,8 @@ export interface Config {
   readonly useLockfile: boolean
   /** pnpm's `pmOnFail`: what a `packageManager` (or `devEngines.packageManager`) naming another package manager gets; undefined when not set. */
   readonly pmOnFail: 'download' | 'error' | 'warn' | 'ignore' | undefined
+  /** pnpm's `audit` settings (or the older `auditConfig.ignoreGhsas`, `auditLevel`, `auditIgnorePrune`), read by `lode audit`. */
+  readonly audit: AuditSettings
   /** The user agent sent to registries and given to scripts (`npm_config_user_agent`): `pnpm/<version> lode/<version> npm/? node/<version> <platform> <arch>`. */
   readonly userAgent: string
   /** The running lode's version (`.modules.yaml` records `lode@<version>`). */
@@ -313,6 +315,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     // As pnpm 11: `lockfile`, else npm's `packageLock`, else true.
     useLockfile: setting('lockfile', isBool, setting('packageLock', isBool, true)),
     pmOnFail: setting<Config['pmOnFail']>('pmOnFail', (v): v is Config['pmOnFail'] => typeof v === 'string' && ['download', 'error', 'warn', 'ignore'].includes(v), undefined),
+    audit: readAuditSettings(setting),
     userAgent: lodeUserAgent(opts.lodeVersion),
     lodeVersion: opts.lodeVersion,
     explicitSettings: [...new Set([
@@ -352,6 +355,38 @@ function settingReader (workspace: Record<string, unknown>, fileOf: (name: strin
 /** A setting's value in a message: short, whatever its size, depth or aliases (a YAML value may contain itself). */
 function describeValue (value: unknown): string {
   return inspect(value, { depth: 2, maxArrayLength: 5, maxStringLength: 100, breakLength: Infinity, compact: true })
+}
+
+export const AUDIT_LEVELS = ['info', 'low', 'moderate', 'high', 'critical'] as const
+export type AuditLevel = typeof AUDIT_LEVELS[number]
+
+export interface AuditSettings {
+  /** Advisories (GHSA ids) that `lode audit` does not report. */
+  ignore: readonly string[]
+  /** The lowest severity reported (default `low`). */
+  level: AuditLevel
+  /** `audit --fix` drops ignored GHSAs that no longer match an advisory. */
+  ignorePrune: boolean
+}
+
+/** pnpm 11's reading: `audit.ignore` / `audit.level` / `audit.ignorePrune`, each over its older setting. */
+function readAuditSettings (setting: ReturnType<typeof settingReader>): AuditSettings {
+  const isLevel = (v: unknown): v is AuditLevel => (AUDIT_LEVELS as readonly unknown[]).includes(v)
+  const audit = setting<Record<string, unknown>>('audit', isMap, {})
+  const legacy = setting<Record<string, unknown>>('auditConfig', isMap, {})
+  const ignore = audit['ignore'] ?? legacy['ignoreGhsas']
+  const level = audit['level'] ?? setting<AuditLevel | undefined>('auditLevel', (v): v is AuditLevel | undefined => isLevel(v), undefined)
+  const ignorePrune = audit['ignorePrune'] ?? setting<boolean | undefined>('auditIgnorePrune', (v): v is boolean | undefined => typeof v === 'boolean', undefined)
+  if (ignore !== undefined && !isStrings(ignore)) throw invalidAuditSetting(audit['ignore'] === undefined ? 'auditConfig.ignoreGhsas' : 'audit.ignore', ignore)
+  if (level !== undefined && !isLevel(level)) throw invalidAuditSetting('audit.level', level)
+  if (ignorePrune !== undefined && typeof ignorePrune !== 'boolean') throw invalidAuditSetting('audit.ignorePrune', ignorePrune)
+  return { ignore: ignore ?? [], level: level ?? 'low', ignorePrune: ignorePrune ?? false }
+}
+
+function invalidAuditSetting (name: string, value: unknown): LodeError {
+  return new LodeError('INVALID_SETTING', `The "${name}" setting has the wrong value (${describeValue(value)}).`, {
+    hint: name === 'audit.level' ? `Use one of ${AUDIT_LEVELS.join(', ')}.` : `See pnpm's documentation of ${name.split('.')[0]!} for its type.`,
+  })
 }
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)

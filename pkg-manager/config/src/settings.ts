@@ -74,7 +74,7 @@ accepted('only pnpm init reads it (lode init writes pnpm\'s defaults, without th
 accepted('only pnpm deploy reads it (lode has no deploy)', 'deployAllFiles', 'forceLegacyDeploy')
 accepted('only pnpm patch and patch-commit read it (installs read patchedDependencies)', 'patchesDir')
 accepted('lode does not check for unused patches yet (pnpm 11 fails on them unless this is true, and warns when it is)', 'allowUnusedPatches')
-accepted('only pnpm audit reads it (lode has no audit)', 'audit', 'auditConfig', 'auditIgnorePrune', 'auditLevel')
+accepted('only lode audit reads it', 'audit', 'auditConfig', 'auditIgnorePrune', 'auditLevel')
 accepted('only global installs read it (lode installs no global packages)', 'global', 'globalPath', 'globalPrefix', 'prefix')
 accepted('only pnpm list, why and outdated read it', 'depth', 'long', 'parseable', 'json', 'description')
 accepted('it is a command-line flag that prints pnpm\'s version', 'version')

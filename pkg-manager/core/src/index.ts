@@ -3,6 +3,7 @@ import type { OutdatedPackage } from '@lode/pkg-manager.inspection'
 import type { ApproveBuildsOptions, RebuildOptions } from '@lode/pkg-manager.rebuild'
 
 import type { AddOptions, RemoveOptions, UpdateOptions } from './add-remove.js'
+import type { AuditOptions } from './audit.js'
 import type { DlxOptions } from './dlx.js'
 import type { FetchOptions } from './fetch.js'
 import type { InstallResult } from './install-types.js'
@@ -17,6 +18,7 @@ export { PNPM_SETTINGS, PROJECT_REFUSED_KEYS, checkPackageManager, getConfig, lo
 export type { Config, ConfigOverrides } from '@lode/pkg-manager.config'
 export type { ApproveBuildsOptions, RebuildOptions } from '@lode/pkg-manager.rebuild'
 export type { OutdatedOptions } from './outdated.js'
+export type { AuditOptions } from './audit.js'
 export type { FetchOptions } from './fetch.js'
 export type { DlxOptions } from './dlx.js'
 export type { OutdatedPackage } from '@lode/pkg-manager.inspection'
@@ -50,6 +52,10 @@ export async function outdatedOfProjects (
   opts: Omit<OutdatedOptions, 'projectDir'> & { projectDirs: readonly string[] }
 ): Promise<Array<{ dir: string, name: string | undefined, packages: OutdatedPackage[] }>> {
   return await (await import('./outdated.js')).outdatedOfProjects(opts)
+}
+
+export async function audit (opts: AuditOptions): Promise<{ output: string, exitCode: number }> {
+  return await (await import('./audit.js')).audit(opts)
 }
 
 export async function fetchPackages (opts: FetchOptions): Promise<{ packages: number, downloaded: number, reused: number }> {

@@ -19,6 +19,30 @@ export interface InstallerOptions {
   onWarning: (message: string) => void
 }
 
+/** The registry client `config` describes (registry auth, retries, deadlines, TLS, proxy). Close it when done. */
+export function registryClientFor (
+  config: Config,
+  opts: { onWarning: (message: string) => void, signal: AbortSignal | undefined }
+): RegistryClient {
+  return new RegistryClient({
+    authHeader: createAuthHeaderLookup(config.rawNpmrc, config.registry),
+    networkConcurrency: config.networkConcurrency,
+    retry: {
+      retries: config.fetchRetries,
+      factor: config.fetchRetryFactor,
+      minTimeout: config.fetchRetryMintimeout,
+      maxTimeout: config.fetchRetryMaxtimeout,
+    },
+    timeout: config.fetchTimeout,
+    strictSsl: config.strictSsl,
+    ca: config.ca,
+    proxy: { httpProxy: config.httpProxy, httpsProxy: config.httpsProxy, noProxy: config.noProxy },
+    userAgent: config.userAgent,
+    onWarning: opts.onWarning,
+    signal: opts.signal,
+  })
+}
+
 /**
  * What one install runs on: the registry client, the package fetcher (the store pool and the store
  * index), the link pool and the pipeline trace. Made once per install, ended by one `close()`.
@@ -35,23 +59,7 @@ export class Installer {
   constructor (opts: InstallerOptions) {
     const { config } = opts
     this.linkPool = opts.linking && !fs.existsSync(path.join(config.dir, MODULES_DIR, VIRTUAL_STORE_DIR)) ? new LinkPool() : undefined
-    this.client = new RegistryClient({
-      authHeader: createAuthHeaderLookup(config.rawNpmrc, config.registry),
-      networkConcurrency: config.networkConcurrency,
-      retry: {
-        retries: config.fetchRetries,
-        factor: config.fetchRetryFactor,
-        minTimeout: config.fetchRetryMintimeout,
-        maxTimeout: config.fetchRetryMaxtimeout,
-      },
-      timeout: config.fetchTimeout,
-      strictSsl: config.strictSsl,
-      ca: config.ca,
-      proxy: { httpProxy: config.httpProxy, httpsProxy: config.httpsProxy, noProxy: config.noProxy },
-      userAgent: config.userAgent,
-      onWarning: opts.onWarning,
-      signal: opts.signal,
-    })
+    this.client = registryClientFor(config, opts)
     this.trace = opts.tracePipeline === undefined ? undefined : new PipelineTrace(opts.tracePipeline)
     const registries = { default: config.registry, scoped: config.scopedRegistries }
     this.fetcher = new PackageFetcher({

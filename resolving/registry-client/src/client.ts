@@ -73,8 +73,12 @@ export interface GetOptions {
   subject: string
   /** The most bytes the body may have, as sent and decoded (default `MAX_BODY_SIZE`): past it, `ERR_LODE_FETCH_TOO_LARGE`. */
   maxSize?: number | undefined
-  /** `HEAD` answers with its status, whatever it is (not retried, redirects not followed), unless it is one retried. */
-  method?: 'GET' | 'HEAD' | undefined
+}
+
+/** What a POST was answered: any status a retry would not change, and the body. */
+export interface PostResult {
+  status: number
+  body: Buffer
 }
 
 /**
@@ -129,6 +133,7 @@ interface HttpStack {
 
 /** Where a request goes and with which credentials; `shown` is what messages print. */
 interface Hop {
+  method: 'GET' | 'HEAD' | 'POST'
   url: string
   shown: string
   authorization: string | undefined
@@ -136,6 +141,12 @@ interface Hop {
 }
 
 type Deadline = 'headers' | 'response' | 'lowSpeed'
+
+/** A redirect (or a HEAD's status): whoever asked decides whether to follow it. */
+interface Redirect {
+  status: number
+  location: string | undefined
+}
 
 /** A failed attempt that another attempt might fix: a retryable status, a missed deadline, a network error. */
 class Transient extends Error {
@@ -216,11 +227,12 @@ export class RegistryClient {
    */
   async head (url: string, options: { subject: string, retry: RetryOptions }): Promise<number> {
     return await this.limit(async () => {
-      const hop = { ...this.firstHop(url, options.subject), authorization: undefined, authSource: undefined }
+      const hop = { ...this.firstHop(url, options.subject, 'HEAD'), authorization: undefined, authSource: undefined }
       for (let attempt = 0; ; attempt++) {
         let failure: Transient
         try {
-          return (await this.request(hop, { accept: '*/*', subject: options.subject, method: 'HEAD' })).status
+          // A HEAD is answered with its status, whatever it is (not retried, redirects not followed), unless it is one retried.
+          return (await this.request(hop, { accept: '*/*', subject: options.subject })).status
         } catch (err) {
           if (!(err instanceof Transient)) throw err
           failure = err
@@ -235,23 +247,42 @@ export class RegistryClient {
   }
 
   private async getWithRetries (url: string, options: GetOptions): Promise<GetResult> {
+    const first = this.firstHop(url, options.subject, 'GET')
+    return await this.withRetries(first, options.subject, async () => await this.followRedirects(first, options))
+  }
+
+  /**
+   * POST `body` (JSON) to `url`: the answer, whatever its status (the caller reads a 404 or a 400).
+   * Retried as a GET is (a network error, a missed deadline, a 5xx or 429); no redirect is followed.
+   */
+  async post (url: string, body: string, options: { subject: string }): Promise<PostResult> {
+    return await this.limit(async () => {
+      const hop = this.firstHop(url, options.subject, 'POST')
+      return await this.withRetries(hop, options.subject, async () => {
+        const answer = await this.request(hop, { accept: 'application/json', subject: options.subject }, body)
+        return 'posted' in answer ? { status: answer.status, body: answer.body } : { status: answer.status, body: Buffer.alloc(0) }
+      })
+    })
+  }
+
+  /** `attempt` until it answers or fails for good, with pnpm's backoff between attempts. */
+  private async withRetries<T> (first: Hop, subject: string, attempt: () => Promise<T>): Promise<T> {
     const { retry } = this.opts
-    const first = this.firstHop(url, options.subject)
-    for (let attempt = 0; ; attempt++) {
+    for (let attempts = 0; ; attempts++) {
       let failure: Transient
       try {
-        return await this.followRedirects(first, options)
+        return await attempt()
       } catch (err) {
         if (err instanceof LodeError) throw err
         this.opts.signal?.throwIfAborted()
-        if (!(err instanceof Transient)) throw permanentError(first, options.subject, err)
+        if (!(err instanceof Transient)) throw permanentError(first, subject, err)
         failure = err
       }
-      const retriesLeft = retry.retries - attempt
-      if (retriesLeft <= 0) throw exhausted(first, options.subject, failure, this.deadlines)
-      const backoff = Math.min(retry.minTimeout * retry.factor ** attempt, retry.maxTimeout)
+      const retriesLeft = retry.retries - attempts
+      if (retriesLeft <= 0) throw exhausted(first, subject, failure, this.deadlines)
+      const backoff = Math.min(retry.minTimeout * retry.factor ** attempts, retry.maxTimeout)
       const wait = failure.retryAfter === undefined ? backoff : Math.min(failure.retryAfter, retry.maxTimeout)
-      this.opts.onWarning?.(`GET ${failure.hop.shown} error (${failure.code}). Will retry in ${verboseDuration(wait)}. ${retriesLeft} retries left.`)
+      this.opts.onWarning?.(`${failure.hop.method} ${failure.hop.shown} error (${failure.code}). Will retry in ${verboseDuration(wait)}. ${retriesLeft} retries left.`)
       await sleep(wait, undefined, this.opts.signal === undefined ? {} : { signal: this.opts.signal })
     }
   }
@@ -261,7 +292,7 @@ export class RegistryClient {
    * npm sends them, as Basic auth when `.npmrc` gives none, and never in the URL: undici would drop
    * them silently.
    */
-  private firstHop (url: string, subject: string): Hop {
+  private firstHop (url: string, subject: string, method: Hop['method']): Hop {
     let parsed: URL
     try {
       parsed = new URL(url)
@@ -269,10 +300,10 @@ export class RegistryClient {
       throw invalidUrl(url, subject)
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalidUrl(url, subject)
-    return this.hopTo(parsed, redactUrl(url))
+    return this.hopTo(parsed, redactUrl(url), method)
   }
 
-  private hopTo (parsed: URL, shown: string): Hop {
+  private hopTo (parsed: URL, shown: string, method: Hop['method']): Hop {
     let userinfo: string | undefined
     if (parsed.username !== '' || parsed.password !== '') {
       userinfo = `Basic ${Buffer.from(`${decodeUserinfo(parsed.username)}:${decodeUserinfo(parsed.password)}`).toString('base64')}`
@@ -282,8 +313,8 @@ export class RegistryClient {
     }
     const url = parsed.href
     const configured = this.opts.authHeader(url)
-    if (configured !== undefined) return { url, shown, authorization: configured, authSource: 'npmrc' }
-    return { url, shown, authorization: userinfo, authSource: userinfo === undefined ? undefined : 'url' }
+    if (configured !== undefined) return { method, url, shown, authorization: configured, authSource: 'npmrc' }
+    return { method, url, shown, authorization: userinfo, authSource: userinfo === undefined ? undefined : 'url' }
   }
 
   /**
@@ -298,7 +329,7 @@ export class RegistryClient {
       const outcome = await this.request(hop, options)
       if (!('location' in outcome)) return outcome
       if (redirects === MAX_REDIRECTS) {
-        throw new LodeError('FETCH_TOO_MANY_REDIRECTS', `GET ${first.shown} was redirected more than ${MAX_REDIRECTS} times (last to ${hop.shown}) while fetching ${shownSubject(options.subject)}.`, {
+        throw new LodeError('FETCH_TOO_MANY_REDIRECTS', `${first.method} ${first.shown} was redirected more than ${MAX_REDIRECTS} times (last to ${hop.shown}) while fetching ${shownSubject(options.subject)}.`, {
           hint: 'The registry (or a proxy in front of it) redirects in a loop; check the registry URL in .npmrc and the proxy settings.',
         })
       }
@@ -315,11 +346,11 @@ export class RegistryClient {
     }
     if (target === undefined || (target.protocol !== 'http:' && target.protocol !== 'https:')) {
       const where = redirect.location === undefined ? 'without a Location header' : `to "${redactUrl(redirect.location)}", which lode cannot follow`
-      throw new LodeError('FETCH_BAD_REDIRECT', `GET ${from.shown} answered ${redirect.status} ${where}, while fetching ${shownSubject(subject)}.`, {
+      throw new LodeError('FETCH_BAD_REDIRECT', `${from.method} ${from.shown} answered ${redirect.status} ${where}, while fetching ${shownSubject(subject)}.`, {
         hint: 'The registry (or a proxy in front of it) sends a broken redirect; check the registry URL in .npmrc.',
       })
     }
-    const hop = this.hopTo(target, redactUrl(target.href))
+    const hop = this.hopTo(target, redactUrl(target.href), from.method)
     if (first.url.startsWith('https:') && target.protocol === 'http:') return { ...hop, authorization: undefined, authSource: undefined }
     if (hop.authorization === undefined && target.origin === new URL(first.url).origin) {
       return { ...hop, authorization: first.authorization, authSource: first.authSource }
@@ -331,7 +362,9 @@ export class RegistryClient {
    * One request, under its deadlines. Throws a `Transient` for what another attempt might fix. The
    * deadlines, the body stream and the error mapping share the request's timers: one method.
    */
-  private async request (hop: Hop, options: GetOptions): Promise<GetResult | { status: number, location: string | undefined }> {
+  private async request (hop: Hop, options: GetOptions): Promise<GetResult | Redirect>
+  private async request (hop: Hop, options: GetOptions, body: string): Promise<Redirect | (PostResult & { posted: true })>
+  private async request (hop: Hop, options: GetOptions, body?: string): Promise<GetResult | Redirect | (PostResult & { posted: true })> {
     const headers: Record<string, string> = {
       accept: options.accept,
       'accept-encoding': 'gzip, deflate, br',
@@ -340,6 +373,7 @@ export class RegistryClient {
     if (hop.authorization !== undefined) headers['authorization'] = hop.authorization
     if (options.etag !== undefined) headers['if-none-match'] = options.etag
     if (options.lastModified !== undefined) headers['if-modified-since'] = options.lastModified
+    if (body !== undefined) headers['content-type'] = 'application/json'
     const d = this.deadlines
     const controller = new AbortController()
     let missed: Deadline | undefined
@@ -364,8 +398,9 @@ export class RegistryClient {
       after(d.response, 'response')
       const response = await request(hop.url, {
         dispatcher,
-        method: options.method ?? 'GET',
+        method: hop.method,
         headers,
+        ...body === undefined ? {} : { body },
         headersTimeout: d.stall,
         bodyTimeout: d.stall,
         signal: controller.signal,
@@ -373,11 +408,11 @@ export class RegistryClient {
       clearTimeout(headersTimer)
       const status = response.statusCode
       const retried = status === 408 || status === 409 || status === 420 || status === 429 || status >= 500
-      if (options.method === 'HEAD' && !retried) {
+      if (hop.method === 'HEAD' && !retried) {
         await response.body.dump()
         return { status, location: header(response.headers, 'location') }
       }
-      if (status !== 200) {
+      if (status !== 200 && !(hop.method === 'POST' && !retried)) {
         await response.body.dump()
         if (status === 304) return { status: 304 }
         if (status === 301 || status === 302 || status === 303 || status === 307 || status === 308) {
@@ -416,9 +451,11 @@ export class RegistryClient {
         }
       }
       const raw = Buffer.concat(chunks)
+      const decoded = await decode(raw, header(response.headers, 'content-encoding'), hop, options.subject, maxSize)
+      if (hop.method === 'POST') return { posted: true, status, body: decoded }
       return {
         status: 200,
-        body: await decode(raw, header(response.headers, 'content-encoding'), hop, options.subject, maxSize),
+        body: decoded,
         etag: header(response.headers, 'etag'),
         lastModified: header(response.headers, 'last-modified'),
       }
@@ -458,7 +495,7 @@ async function decode (raw: Buffer, encoding: string | undefined, hop: Hop, subj
     case 'gzip': case 'x-gzip': return await bounded(gunzip)
     case 'br': return await bounded(brotliDecompress)
     case 'deflate': return await bounded(inflate)
-    default: throw new LodeError('FETCH_BAD_ENCODING', `GET ${hop.shown} answered with an unsupported content-encoding "${encoding}" while fetching ${shownSubject(subject)}.`, {
+    default: throw new LodeError('FETCH_BAD_ENCODING', `${hop.method} ${hop.shown} answered with an unsupported content-encoding "${encoding}" while fetching ${shownSubject(subject)}.`, {
       hint: 'A proxy between you and the registry may be rewriting responses; check the proxy settings in .npmrc.',
     })
   }
@@ -471,7 +508,7 @@ function drop (body: NodeJS.ReadableStream & { destroy: () => void }): void {
 }
 
 function tooLarge (hop: Hop, subject: string, maxSize: number): LodeError {
-  return new LodeError('FETCH_TOO_LARGE', `GET ${hop.shown} answered with more than ${maxSize} bytes while fetching ${shownSubject(subject)}.`, {
+  return new LodeError('FETCH_TOO_LARGE', `${hop.method} ${hop.shown} answered with more than ${maxSize} bytes while fetching ${shownSubject(subject)}.`, {
     hint: 'No package or metadata document is that large: the registry (or a proxy) may be broken or hostile. For a real package that large, raise tarballMaxUnpackedSize in pnpm-workspace.yaml.',
   })
 }
@@ -536,14 +573,14 @@ function permanentError (hop: Hop, subject: string, err: unknown): LodeError {
   const message = redactUrlsIn(err instanceof Error ? err.message : String(err))
   if (tls !== undefined) {
     const { host, hostname } = new URL(hop.url)
-    return new LodeError('FETCH_TLS', `GET ${hop.shown} failed: the TLS certificate of ${host} was not accepted (${tls}: ${message}) while fetching ${shownSubject(subject)}.`, {
+    return new LodeError('FETCH_TLS', `${hop.method} ${hop.shown} failed: the TLS certificate of ${host} was not accepted (${tls}: ${message}) while fetching ${shownSubject(subject)}.`, {
       hint: tls === 'ERR_TLS_CERT_ALTNAME_INVALID' || tls === 'HOSTNAME_MISMATCH'
         ? `The certificate is not for ${hostname}; check the registry URL in .npmrc (it must name the host the certificate was issued for).`
         : 'If the registry or a proxy in between uses a certificate of its own authority, give that CA in .npmrc with `cafile=<path to the PEM file>` (or `ca=`). `strict-ssl=false` turns the check off, for every registry.',
       cause: err,
     })
   }
-  return new LodeError('FETCH_FAILED', `GET ${hop.shown} failed (${errorCode(err)}: ${message}) while fetching ${shownSubject(subject)}.`, {
+  return new LodeError('FETCH_FAILED', `${hop.method} ${hop.shown} failed (${errorCode(err)}: ${message}) while fetching ${shownSubject(subject)}.`, {
     hint: 'Check your network connection, the registry URL and any proxy settings (https-proxy, http-proxy, no-proxy in .npmrc).',
     cause: err,
   })
@@ -553,7 +590,7 @@ function exhausted (first: Hop, subject: string, failure: Transient, d: NetworkD
   const url = failure.hop === first ? first.shown : `${failure.hop.shown} (redirected from ${first.shown})`
   const what = shownSubject(subject)
   if (failure.kind === 'status') {
-    return new LodeError(`FETCH_${failure.code}`, `GET ${url} failed with HTTP ${failure.code} while fetching ${what}, after retrying.`, {
+    return new LodeError(`FETCH_${failure.code}`, `${first.method} ${url} failed with HTTP ${failure.code} while fetching ${what}, after retrying.`, {
       hint: 'The registry is having trouble; try again later, or raise fetch-retries.',
     })
   }
@@ -563,11 +600,11 @@ function exhausted (first: Hop, subject: string, failure: Transient, d: NetworkD
       : failure.code === 'LOW_SPEED'
         ? `the response came slower than ${d.lowSpeedLimit} bytes a second for ${verboseDuration(d.lowSpeedTime)}`
         : `the response took longer than ${verboseDuration(d.response)}`
-    return new LodeError('FETCH_TIMEOUT', `GET ${url} failed (${failure.code}: ${why}) while fetching ${what}, after retrying.`, {
+    return new LodeError('FETCH_TIMEOUT', `${first.method} ${url} failed (${failure.code}: ${why}) while fetching ${what}, after retrying.`, {
       hint: 'The registry or the network stalled. Check your connection and proxy settings; on a slow link raise fetch-timeout in .npmrc (headers may take a third of it, a whole response five times it).',
     })
   }
-  return new LodeError('FETCH_FAILED', `GET ${url} failed (${failure.code}) while fetching ${what}, after retrying.`, {
+  return new LodeError('FETCH_FAILED', `${first.method} ${url} failed (${failure.code}) while fetching ${what}, after retrying.`, {
     hint: 'Check your network connection, the registry URL and any proxy settings (https-proxy, http-proxy, no-proxy in .npmrc).',
     cause: failure.error,
   })
@@ -578,7 +615,7 @@ function httpError (hop: Hop, subject: string, status: number): LodeError {
   const what = shownSubject(subject)
   if (status === 401 || status === 403) {
     const refused = status === 401 ? 'requires authentication' : 'refused access'
-    return new LodeError(`FETCH_${status}`, `GET ${hop.shown}: the registry ${refused} (${status}) for ${what}.`, {
+    return new LodeError(`FETCH_${status}`, `${hop.method} ${hop.shown}: the registry ${refused} (${status}) for ${what}.`, {
       hint: hop.authSource === 'npmrc'
         ? `The token sent for this URL was not accepted; check \`${dart}:_authToken\` in your .npmrc (or log in again with npm login).`
         : hop.authSource === 'url'
@@ -591,7 +628,7 @@ function httpError (hop: Hop, subject: string, status: number): LodeError {
       hint: 'Check the name for typos; a scoped package may need its registry set with `@scope:registry=<url>` in .npmrc.',
     })
   }
-  return new LodeError(`FETCH_${status}`, `GET ${hop.shown} answered HTTP ${status} while fetching ${what}.`)
+  return new LodeError(`FETCH_${status}`, `${hop.method} ${hop.shown} answered HTTP ${status} while fetching ${what}.`)
 }
 
 /** A wait in words, as pnpm words it (pretty-ms, verbose): `10 seconds`, `1 minute`, `1 minute 30 seconds`, `5 milliseconds`. */

@@ -1,4 +1,5 @@
 import type { OptionSpecs } from '../args.js'
+import { auditCommand } from './audit.js'
 import { approveBuildsCommand, ignoredBuildsCommand } from './builds.js'
 import { configCommand } from './config.js'
 import { dlxCommand } from './dlx.js'
@@ -202,6 +203,25 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await licensesCommand(input, ctx),
   },
   {
+    names: ['audit'],
+    summary: 'Check the installed packages for known security advisories',
+    usage: ['lode audit [options]'],
+    description: 'Sends the packages pnpm-lock.yaml installs to the registry\'s bulk advisory endpoint and prints the advisories that apply, most severe first, with the paths to each vulnerable package. Exits 1 when one at --audit-level or above is found. --fix adds overrides to the fixed versions to pnpm-workspace.yaml; --ignore and --ignore-unfixable add advisories to audit.ignore (or auditConfig.ignoreGhsas).',
+    options: {
+      'audit-level': { type: 'string', arg: '<severity>', help: 'Only advisories of this severity or above: info, low (default), moderate, high, critical' },
+      json: { type: 'boolean', help: 'Print the report as JSON' },
+      fix: { type: 'string', arg: '[override]', optionalValues: ['override', 'update'], help: 'Add overrides to the first fixed versions to pnpm-workspace.yaml' },
+      ignore: { type: 'string', multiple: true, arg: '<GHSA>', help: 'Ignore this advisory from now on (written to the settings)' },
+      'ignore-unfixable': { type: 'boolean', help: 'Ignore every advisory that has no fixed version' },
+      'ignore-registry-errors': { type: 'boolean', help: 'Exit 0 when the registry cannot answer' },
+      interactive: { type: 'boolean', short: 'i', help: 'Pick the fixes (pnpm only for now)', hidden: true },
+      ...GROUP_FLAGS,
+      ...SELECTION,
+      ...COMMON,
+    },
+    run: async (input, ctx) => await auditCommand(input, ctx),
+  },
+  {
     names: ['prune'],
     summary: 'Remove what the project no longer needs from node_modules',
     usage: ['lode prune [--prod] [--no-optional]'],
@@ -374,7 +394,7 @@ function scriptArgv (input: CommandInput): string[] {
  * never taken for a script of that name as an unknown name is.
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
-  'audit', 'cache', 'cat-file', 'cat-index', 'clean', 'dedupe', 'deploy',
+  'cache', 'cat-file', 'cat-index', 'clean', 'dedupe', 'deploy',
   'doctor', 'env', 'find-hash', 'import', 'install-test', 'it',
   'm', 'multi', 'patch', 'patch-commit', 'patch-remove',
   'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'setup', 'stage',
