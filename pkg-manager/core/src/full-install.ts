@@ -10,7 +10,7 @@ import { hasInstallScripts, runInstallScripts, runProjectScript } from '@lode/pk
 import type { DirectDependencyChange, LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { recordVerifiedLockfile, verifyLockfile } from '@lode/pkg-manager.lockfile-verification'
-import { excludeFromReleaseAge, forgetUpdated, pruneUnusedCatalogs, saveEdits, updatedNames, writeEditedManifest } from '@lode/pkg-manager.manifest-edit'
+import { excludeFromReleaseAge, forgetAllResolutions, forgetUpdated, pruneUnusedCatalogs, saveEdits, updatedNames, writeEditedManifest } from '@lode/pkg-manager.manifest-edit'
 import { currentPlatform, skippedPackages } from '@lode/pkg-manager.package-is-installable'
 import { patchFor } from '@lode/pkg-manager.patching'
 import type { PeerIssue } from '@lode/pkg-manager.resolve-dependencies'
@@ -72,6 +72,11 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
   const resolveMs = plan.asIs ? 0 : performance.now() - resolveStart
   const peerIssues = checkResolution(ctx, plan)
   const packages = Object.keys(plan.lockfile.packages ?? {}).length
+  if (opts.lockfileCheck !== undefined) {
+    opts.lockfileCheck(ctx.current?.lockfile, plan.lockfile)
+    const timings = { resolveMs: Math.round(resolveMs), linkMs: 0, totalMs: Math.round(performance.now() - started) }
+    return { lockfileChanged: false, packages, added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], timings }
+  }
   if (plan.asIs) installer.trace?.count('resolved', packages)
   emit({ type: 'progress', resolved: packages, added: 0, reused: 0, downloaded: installer.fetcher.downloaded, done: false })
   const linkStart = performance.now()
@@ -152,7 +157,7 @@ interface InstallPlan {
  */
 async function resolveOrReuse (ctx: InstallRun, installer: Installer): Promise<InstallPlan> {
   const { opts, emit, current } = ctx
-  const asIs = ctx.edited.length === 0 && current !== undefined && ctx.outdated === undefined
+  const asIs = ctx.edited.length === 0 && current !== undefined && ctx.outdated === undefined && opts.dedupe !== true
     && (ctx.frozen || (opts.preferFrozenLockfile ?? true))
   if (asIs) {
     // The projects' optional dependencies the lockfile left out (the registry could not resolve them), said again as pnpm says them.
@@ -180,7 +185,9 @@ async function resolveOrReuse (ctx: InstallRun, installer: Installer): Promise<I
     signal: opts.signal,
     client: installer.client,
     importers: ctx.importers,
-    lockfile: current === undefined ? undefined : forgetUpdated(current.lockfile, opts.edits ?? []),
+    lockfile: current === undefined
+      ? undefined
+      : opts.dedupe === true ? forgetAllResolutions(current.lockfile) : forgetUpdated(current.lockfile, opts.edits ?? []),
     updating: updatedNames(opts.edits ?? []),
     readPackageHook: ctx.hooks.dependency,
     lockfileSettings: ctx.lockfileSettings,

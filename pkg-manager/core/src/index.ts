@@ -4,6 +4,7 @@ import type { ApproveBuildsOptions, RebuildOptions } from '@lode/pkg-manager.reb
 
 import type { AddOptions, RemoveOptions, UpdateOptions } from './add-remove.js'
 import type { AuditOptions } from './audit.js'
+import type { DedupeOptions } from './dedupe.js'
 import type { DlxOptions } from './dlx.js'
 import type { FetchOptions } from './fetch.js'
 import type { InstallResult } from './install-types.js'
@@ -19,6 +20,7 @@ export type { Config, ConfigOverrides } from '@lode/pkg-manager.config'
 export type { ApproveBuildsOptions, RebuildOptions } from '@lode/pkg-manager.rebuild'
 export type { OutdatedOptions } from './outdated.js'
 export type { AuditOptions } from './audit.js'
+export type { DedupeOptions } from './dedupe.js'
 export type { FetchOptions } from './fetch.js'
 export type { DlxOptions } from './dlx.js'
 export type { OutdatedPackage } from '@lode/pkg-manager.inspection'
@@ -52,6 +54,10 @@ export async function outdatedOfProjects (
   opts: Omit<OutdatedOptions, 'projectDir'> & { projectDirs: readonly string[] }
 ): Promise<Array<{ dir: string, name: string | undefined, packages: OutdatedPackage[] }>> {
   return await (await import('./outdated.js')).outdatedOfProjects(opts)
+}
+
+export async function dedupe (opts: DedupeOptions): Promise<InstallResult> {
+  return await (await import('./dedupe.js')).dedupe(opts)
 }
 
 export async function audit (opts: AuditOptions): Promise<{ output: string, exitCode: number }> {

@@ -3,6 +3,7 @@
 import type { DependencyGroup } from '@lode/core.constants'
 import type { Config } from '@lode/pkg-manager.config'
 import type { DirectDependencyChange } from '@lode/pkg-manager.linker'
+import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import type { LockfileVerificationEvent } from '@lode/pkg-manager.lockfile-verification'
 import type { DependencyEdit } from '@lode/pkg-manager.manifest-edit'
 import type { PeerIssue } from '@lode/pkg-manager.resolve-dependencies'
@@ -66,6 +67,10 @@ export interface InstallOptions {
    */
   projects?: readonly string[]
   onEvent?: (event: InstallEvent) => void
+  /** pnpm's `dedupe`: every dependency resolved again, the lockfile's versions preferred (see dedupe.ts). */
+  dedupe?: boolean
+  /** Called with the lockfile before and as resolved, before anything is written; the install then stops there (`dedupe --check`). */
+  lockfileCheck?: ((before: Lockfile | undefined, after: Lockfile) => void) | undefined
 }
 
 export interface InstallResult {

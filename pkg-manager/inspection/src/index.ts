@@ -10,4 +10,6 @@ export { outdatedPackages, renderOutdated, renderOutdatedRecursive } from './out
 export type { OutdatedOptions, OutdatedPackage, ProjectOutdated } from './outdated.js'
 export { licenses } from './licenses.js'
 export { renderTable } from './table.js'
+export { renderTextTree } from './text-tree.js'
+export type { TextTreeNode } from './text-tree.js'
 export type { LicensesOptions } from './licenses.js'

@@ -163,6 +163,25 @@ export function forgetUpdated (lockfile: Lockfile, edits: readonly DependencyEdi
 }
 
 /**
+ * The lockfile as `dedupe` resolves from: no project's dependencies and no package's dependencies
+ * are locked any more; the packages stay, and their versions are preferred.
+ */
+export function forgetAllResolutions (lockfile: Lockfile): Lockfile {
+  return {
+    ...lockfile,
+    importers: Object.fromEntries(Object.entries(lockfile.importers).map(([id, importer]) => {
+      const rest = { ...importer }
+      for (const group of DEPENDENCY_GROUPS) delete rest[group]
+      return [id, rest]
+    })),
+    snapshots: Object.fromEntries(Object.entries(lockfile.snapshots ?? {}).map(([depPath, snapshot]) => {
+      const { dependencies: _dependencies, optionalDependencies: _optionalDependencies, ...rest } = snapshot
+      return [depPath, rest]
+    })),
+  }
+}
+
+/**
  * `add` and `update`, once resolved: each edited dependency's saved specifier (`savedSpecifiers`)
  * goes into its importer's entry in the lockfile (changed in place) and into its project's
  * package.json. Returns the manifests to write (`writeEditedManifest`) once the lockfile is.

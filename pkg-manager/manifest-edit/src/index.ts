@@ -1,6 +1,6 @@
 export { pruneUnusedCatalogs } from './catalog-prune.js'
 export type { CatalogPruneInput } from './catalog-prune.js'
-export { applyEdit, forgetUpdated, saveEdits, updatedNames, writeEditedManifest } from './dependency-edit.js'
+export { applyEdit, forgetAllResolutions, forgetUpdated, saveEdits, updatedNames, writeEditedManifest } from './dependency-edit.js'
 export type { DependencyEdit } from './dependency-edit.js'
 export { excludeFromReleaseAge } from './release-age-exclude.js'
 export { addEdits, parseAddSpec, removeEdits, updateEdits } from './command-edits.js'

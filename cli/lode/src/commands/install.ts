@@ -19,6 +19,8 @@ type Kind = 'install' | 'add' | 'remove' | 'update'
 const KINDS: Readonly<Record<string, Kind>> = {
   // `prune` is an install: what package.json no longer names (and with --prod, the dev dependencies) leaves node_modules and the lockfile.
   install: 'install', i: 'install', prune: 'install', add: 'add', remove: 'remove', rm: 'remove', uninstall: 'remove', un: 'remove', update: 'update', up: 'update', upgrade: 'update',
+  // `dedupe` is an install that resolves everything again, preferring the versions the lockfile has.
+  dedupe: 'install',
 }
 
 /**
@@ -38,7 +40,8 @@ export async function installCommand (input: CommandInput, ctx: MainContext): Pr
     // installer is loaded. Anything it cannot vouch for takes the full path, which decides itself.
     let quick: QuickKey | undefined
     const prune = input.name === 'prune'
-    const quickCheck = kind === 'install' && !prune && values['lockfile-only'] !== true && values['filter'] === undefined
+    const dedupe = input.name === 'dedupe'
+    const quickCheck = kind === 'install' && !prune && !dedupe && values['lockfile-only'] !== true && values['filter'] === undefined
       && tracePipeline === undefined && Object.keys(input.args!.config).length === 0
     if (quickCheck) {
       const { quickKey, quickUpToDate } = await import('@lode/pkg-manager.install-state/quick-check')
@@ -49,7 +52,8 @@ export async function installCommand (input: CommandInput, ctx: MainContext): Pr
         return 0
       }
     }
-    const code = await runInstall(kind, { values, positionals, config: input.args!.config, quick, tracePipeline, reporter, prune }, ctx)
+    const installInput = { values, positionals, config: input.args!.config, quick, tracePipeline, reporter, prune, dedupe }
+    const code = await runInstall(kind, installInput, ctx)
     if (code !== 0) return code
     reporter.print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
     return 0
@@ -67,12 +71,14 @@ interface InstallInput {
   reporter: Reporter
   /** `lode prune`: the virtual store is pruned now. */
   prune: boolean
+  /** `lode dedupe`: everything resolved again, the lockfile's versions preferred (`--check`: only compared). */
+  dedupe: boolean
 }
 
 async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): Promise<number> {
   const { values, positionals, reporter } = input
   // Loaded only for a command that needs it, so `lode --version` stays instant.
-  const { add, checkPackageManager, findWorkspaceDir, getConfig, install, readProjectManifest, remove, update } = await import('@lode/pkg-manager.core')
+  const { add, checkPackageManager, dedupe, findWorkspaceDir, getConfig, install, readProjectManifest, remove, update } = await import('@lode/pkg-manager.core')
   // Inside a project of a workspace, the whole workspace is installed from its root, as pnpm does.
   const projectDir = path.resolve(ctx.cwd, values['dir'] as string | undefined ?? '.')
   const workspaceDir = await findWorkspaceDir(projectDir)
@@ -133,6 +139,8 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
     const group = saveGroup(values)
     const exact = values['save-exact'] === true
     await add({ ...common, dependencies: names, projectDirs, exact, peer: values['save-peer'] === true, ...(group === undefined ? {} : { group }) })
+  } else if (input.dedupe) {
+    await dedupe({ ...common, include: includedGroups(values), check: values['check'] === true })
   } else {
     await install({
       ...common,

@@ -203,6 +203,22 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await licensesCommand(input, ctx),
   },
   {
+    names: ['dedupe'],
+    summary: 'Resolve the dependencies again, preferring the versions pnpm-lock.yaml has',
+    usage: ['lode dedupe [--check]'],
+    description: 'Resolves every dependency again as pnpm\'s dedupe does: each range takes a version the lockfile already has where it can, so that a package the graph has at several versions collapses where the ranges allow; then installs. --check compares the result with pnpm-lock.yaml, writes nothing, and fails (ERR_LODE_DEDUPE_CHECK_ISSUES, listing the changes) when they differ.',
+    options: {
+      check: { type: 'boolean', help: 'Only check whether dedupe would change pnpm-lock.yaml (exit 1 if so)' },
+      prod: INSTALL['prod']!,
+      production: INSTALL['production']!,
+      dev: INSTALL['dev']!,
+      optional: INSTALL['optional']!,
+      ...SETTINGS,
+      ...COMMON,
+    },
+    run: async (input, ctx) => await installCommand(input, ctx),
+  },
+  {
     names: ['audit'],
     summary: 'Check the installed packages for known security advisories',
     usage: ['lode audit [options]'],
@@ -394,7 +410,7 @@ function scriptArgv (input: CommandInput): string[] {
  * never taken for a script of that name as an unknown name is.
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
-  'cache', 'cat-file', 'cat-index', 'clean', 'dedupe', 'deploy',
+  'cache', 'cat-file', 'cat-index', 'clean', 'deploy',
   'doctor', 'env', 'find-hash', 'import', 'install-test', 'it',
   'm', 'multi', 'patch', 'patch-commit', 'patch-remove',
   'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'setup', 'stage',
