@@ -252,10 +252,16 @@ export class TestRegistry {
     const url = decodeURIComponent(req.url ?? '/')
     this.requests.push(url)
     this.recorded.push({ url, headers: req.headers, body })
+    // Only a status can be injected here (the other faults spoil a GET's answer).
     const fault = this.faults.get(url)?.shift()
     if (fault !== undefined && 'status' in fault) {
       res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers })
       res.end(fault.body ?? JSON.stringify({ error: `injected ${fault.status}` }))
+      return
+    }
+    if (this.requiredAuthorization !== undefined && req.headers.authorization !== this.requiredAuthorization) {
+      res.writeHead(req.headers.authorization === undefined ? 401 : 403, { 'content-type': 'application/json' })
+      res.end('{"error":"authentication required"}')
       return
     }
     if (url !== BULK_ADVISORIES_PATH || this.advisories === undefined) {
@@ -263,7 +269,14 @@ export class TestRegistry {
       res.end('{"error":"Not found"}')
       return
     }
-    const request = JSON.parse(body) as Record<string, string[]>
+    let request: Record<string, string[]>
+    try {
+      request = JSON.parse(body) as Record<string, string[]>
+    } catch {
+      res.writeHead(400, { 'content-type': 'application/json' })
+      res.end('{"error":"invalid JSON"}')
+      return
+    }
     const answer: Record<string, Advisory[]> = {}
     for (const [name, versions] of Object.entries(request)) {
       const found = (this.advisories.get(name) ?? [])

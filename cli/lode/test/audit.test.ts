@@ -196,6 +196,20 @@ test('lode audit fails as pnpm 11 does when the endpoint does not answer, and wr
   } finally {
     registry.advisories = new Map(Object.entries(ADVISORIES))
   }
+  // A registry that wants a token: the POST carries the configured one, and says what to set without it.
+  registry.requiredAuthorization = 'Bearer s3cret'
+  try {
+    const refused = await lode(lodeProject, ['audit'])
+    assert.equal(refused.code, 1)
+    assert.match(refused.stderr, new RegExp(`^\\[ERR_LODE_FETCH_401\\] POST ${url.replaceAll('.', '\\.')}: the registry requires authentication \\(401\\)`))
+    assert.match(refused.stderr, /_authToken=<token>/)
+    fs.appendFileSync(path.join(lodeProject.home, '.npmrc'), `//${new URL(registry.url).host}/:_authToken=s3cret\n`)
+    const authorized = await lode(lodeProject, ['audit', '--json'])
+    assert.equal(authorized.code, 1, authorized.stderr)
+    assert.equal(Object.keys((JSON.parse(authorized.stdout) as { advisories: object }).advisories).length, 3)
+  } finally {
+    registry.requiredAuthorization = undefined
+  }
   for (const [args, error] of [
     [['signatures'], /^\[ERR_LODE_COMMAND_NOT_IMPLEMENTED\] lode audit signatures is not implemented yet\./],
     [['--fix', 'update'], /^\[ERR_LODE_COMMAND_NOT_IMPLEMENTED\] lode audit --fix update is not implemented yet\./],

@@ -16,8 +16,8 @@ export interface DedupeOptions extends InstallOptions {
 
 export async function dedupe (opts: DedupeOptions): Promise<InstallResult> {
   if (opts.check !== true) return await installAndRecord({ ...opts, dedupe: true })
-  const { installFull } = await import('./full-install.js')
-  return await installFull({ ...opts, dedupe: true, lockfileOnly: true, ignoreScripts: true, lockfileCheck: dedupeCheck })
+  // Only resolved: no lock taken, no script run, nothing written.
+  return await installAndRecord({ ...opts, dedupe: true, lockfileOnly: true, ignoreScripts: true, lockfileCheck: dedupeCheck })
 }
 
 interface SnapshotChanges {

@@ -69,7 +69,11 @@ export interface InstallOptions {
   onEvent?: (event: InstallEvent) => void
   /** pnpm's `dedupe`: every dependency resolved again, the lockfile's versions preferred (see dedupe.ts). */
   dedupe?: boolean
-  /** Called with the lockfile before and as resolved, before anything is written; the install then stops there (`dedupe --check`). */
+  /**
+   * Called with the lockfile before and as resolved, before anything is written; the install then
+   * stops there (`dedupe --check`). Give it with `lockfileOnly` and `ignoreScripts`: a project's
+   * preinstall script runs before resolution otherwise.
+   */
   lockfileCheck?: ((before: Lockfile | undefined, after: Lockfile) => void) | undefined
 }
 

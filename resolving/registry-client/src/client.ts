@@ -252,15 +252,16 @@ export class RegistryClient {
   }
 
   /**
-   * POST `body` (JSON) to `url`: the answer, whatever its status (the caller reads a 404 or a 400).
-   * Retried as a GET is (a network error, a missed deadline, a 5xx or 429); no redirect is followed.
+   * POST `body` (JSON) to `url`: the answer, whatever its status (the caller reads a 404 or a 400),
+   * but for a refused authentication (`ERR_LODE_FETCH_401/403`, with the GET's hints). Retried and
+   * redirected as a GET is (the body sent again to where a redirect points).
    */
   async post (url: string, body: string, options: { subject: string }): Promise<PostResult> {
     return await this.limit(async () => {
       const hop = this.firstHop(url, options.subject, 'POST')
       return await this.withRetries(hop, options.subject, async () => {
-        const answer = await this.request(hop, { accept: 'application/json', subject: options.subject }, body)
-        return 'posted' in answer ? { status: answer.status, body: answer.body } : { status: answer.status, body: Buffer.alloc(0) }
+        const answer = await this.followRedirects(hop, { accept: 'application/json', subject: options.subject }, body)
+        return { status: answer.status, body: answer.body }
       })
     })
   }
@@ -323,10 +324,12 @@ export class RegistryClient {
    * origin (pnpm drops them on a change of host, pnpm/pnpm#1815), and never over plain HTTP after
    * HTTPS.
    */
-  private async followRedirects (first: Hop, options: GetOptions): Promise<GetResult> {
+  private async followRedirects (first: Hop, options: GetOptions): Promise<GetResult>
+  private async followRedirects (first: Hop, options: GetOptions, body: string): Promise<PostResult & { posted: true }>
+  private async followRedirects (first: Hop, options: GetOptions, body?: string): Promise<GetResult | (PostResult & { posted: true })> {
     let hop = first
     for (let redirects = 0; ; redirects++) {
-      const outcome = await this.request(hop, options)
+      const outcome = body === undefined ? await this.request(hop, options) : await this.request(hop, options, body)
       if (!('location' in outcome)) return outcome
       if (redirects === MAX_REDIRECTS) {
         throw new LodeError('FETCH_TOO_MANY_REDIRECTS', `${first.method} ${first.shown} was redirected more than ${MAX_REDIRECTS} times (last to ${hop.shown}) while fetching ${shownSubject(options.subject)}.`, {
@@ -412,10 +415,12 @@ export class RegistryClient {
         await response.body.dump()
         return { status, location: header(response.headers, 'location') }
       }
-      if (status !== 200 && !(hop.method === 'POST' && !retried)) {
+      // A POST's answer is the caller's to read, but for a redirect, a retry or a refused authentication.
+      const posted = hop.method === 'POST' && !retried && !REDIRECTS.has(status) && status !== 401 && status !== 403
+      if (status !== 200 && !posted) {
         await response.body.dump()
         if (status === 304) return { status: 304 }
-        if (status === 301 || status === 302 || status === 303 || status === 307 || status === 308) {
+        if (REDIRECTS.has(status)) {
           return { status, location: header(response.headers, 'location') }
         }
         // pnpm retries 409 and 420 too (some registries answer them while busy).
@@ -477,6 +482,8 @@ export class RegistryClient {
     await http?.dispatcher.close()
   }
 }
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308])
 
 const DEADLINE_CODES: Record<Deadline, string> = { headers: 'HEADERS_TIMEOUT', response: 'RESPONSE_TIMEOUT', lowSpeed: 'LOW_SPEED' }
 
@@ -624,7 +631,7 @@ function httpError (hop: Hop, subject: string, status: number): LodeError {
     })
   }
   if (status === 404) {
-    return new LodeError('NOT_FOUND', `${what} is not in the registry (GET ${hop.shown} answered 404).`, {
+    return new LodeError('NOT_FOUND', `${what} is not in the registry (${hop.method} ${hop.shown} answered 404).`, {
       hint: 'Check the name for typos; a scoped package may need its registry set with `@scope:registry=<url>` in .npmrc.',
     })
   }
