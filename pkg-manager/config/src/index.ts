@@ -101,6 +101,8 @@ export interface Config {
   readonly catalogs: Readonly<Record<string, Readonly<Record<string, string>>>>
   /** `patchedDependencies`: `name`, `name@version` or `name@range` → patch file (relative to the project). */
   readonly patchedDependencies: Readonly<Record<string, string>>
+  /** pnpm's `patchesDir` (default `patches`, relative to the workspace root): where `patch-commit` writes patch files. */
+  readonly patchesDir: string
   /** Optional dependencies never installed (name patterns), recorded in the lockfile. */
   readonly ignoredOptionalDependencies: readonly string[]
   /** name → version range whose deprecation is not reported. */
@@ -295,6 +297,7 @@ export function getConfig (opts: GetConfigOptions): Config {
       ...(workspace['catalog'] === undefined ? {} : { default: setting('catalog', isStringMap, {}) }),
     },
     patchedDependencies: setting('patchedDependencies', isStringMap, {}),
+    patchesDir: setting('patchesDir', isString, 'patches'),
     ignoredOptionalDependencies: setting('ignoredOptionalDependencies', isStrings, []),
     allowedDeprecatedVersions: setting('allowedDeprecatedVersions', isStringMap, {}),
     allowBuilds: setting('allowBuilds', (v): v is Record<string, boolean> => isMap(v) && Object.values(v).every(isBool), {}),

@@ -48,7 +48,7 @@ implemented(
   'minimumReleaseAgeStrict', 'overrides', 'packageExtensions', 'packages', 'patchedDependencies', 'peerDependencyRules',
   'peersSuffixMaxLength', 'resolvePeersFromWorkspaceRoot', 'trustLockfile', 'trustPolicy', 'trustPolicyExclude', 'trustPolicyIgnoreAfter',
   'preferWorkspacePackages', 'engineStrict', 'nodeVersion', 'strictPeerDependencies', 'catalogPrune', 'cleanupUnusedCatalogs',
-  'injectWorkspacePackages',
+  'injectWorkspacePackages', 'patchesDir',
   // the lockfile and node_modules
   'frozenLockfile', 'hoistPattern', 'lockfile', 'modulesCacheMaxAge', 'nodeLinker', 'packageImportMethod', 'packageLock',
   'publicHoistPattern', 'shamefullyHoist', 'virtualStoreDir', 'virtualStoreDirMaxLength', 'confirmModulesPurge',
@@ -72,7 +72,6 @@ accepted('only pnpm publish, pack, version and their git steps read it (lode has
 accepted('only pnpm init reads it (lode init writes pnpm\'s defaults, without these yet)',
   'initAuthorEmail', 'initAuthorName', 'initAuthorUrl', 'initLicense', 'initPackageManager', 'initType', 'initVersion')
 accepted('only pnpm deploy reads it (lode has no deploy)', 'deployAllFiles', 'forceLegacyDeploy')
-accepted('only pnpm patch and patch-commit read it (installs read patchedDependencies)', 'patchesDir')
 accepted('lode does not check for unused patches yet (pnpm 11 fails on them unless this is true, and warns when it is)', 'allowUnusedPatches')
 accepted('only lode audit reads it', 'audit', 'auditConfig', 'auditIgnorePrune', 'auditLevel')
 accepted('only global installs read it (lode installs no global packages)', 'global', 'globalPath', 'globalPrefix', 'prefix')

@@ -9,6 +9,7 @@ import type { DlxOptions } from './dlx.js'
 import type { FetchOptions } from './fetch.js'
 import type { InstallResult } from './install-types.js'
 import type { OutdatedOptions } from './outdated.js'
+import type { PatchCommit, PatchCommitOptions, PatchOptions } from './patch.js'
 
 export { install } from './install.js'
 export type { AddOptions, ProjectEditOptions, RemoveOptions, UpdateOptions } from './add-remove.js'
@@ -23,6 +24,7 @@ export type { AuditOptions } from './audit.js'
 export type { DedupeOptions } from './dedupe.js'
 export type { FetchOptions } from './fetch.js'
 export type { DlxOptions } from './dlx.js'
+export type { PatchCommit, PatchCommitOptions, PatchOptions } from './patch.js'
 export type { OutdatedPackage } from '@lode/pkg-manager.inspection'
 export { filterProjects, findWorkspaceDir, findWorkspaceProjects, sortProjects, workspaceDependencies } from '@lode/pkg-manager.workspace'
 export type { WorkspaceProject } from '@lode/pkg-manager.workspace'
@@ -93,4 +95,16 @@ export async function storePrune (
   opts: { force: boolean, now: () => number, onInfo: (message: string) => void, onWarning: (message: string) => void }
 ): Promise<{ files: number, bytes: number, packages: number }> {
   return await (await import('./store-commands.js')).storePrune(config, opts)
+}
+
+export async function preparePatch (opts: PatchOptions): Promise<string> {
+  return await (await import('./patch.js')).preparePatch(opts)
+}
+
+export async function patchCommitDiff (opts: PatchCommitOptions): Promise<PatchCommit> {
+  return await (await import('./patch.js')).patchCommitDiff(opts)
+}
+
+export async function writePatchFile (commit: Pick<PatchCommit, 'file' | 'content'>): Promise<void> {
+  (await import('./patch.js')).writePatchFile(commit)
 }

@@ -406,12 +406,17 @@ function directChanges (
     for (const alias of [...new Set([...Object.keys(old), ...Object.keys(now)])].sort()) {
       const was = own(old, alias)?.version
       const is = own(now, alias)?.version
-      if (was === is) continue
+      // A patch added or removed changes the reference, not the dependency: pnpm lists neither.
+      if (was === is || (was !== undefined && is !== undefined && withoutPatchHash(was) === withoutPatchHash(is))) continue
       if (was !== undefined) changes.push(describe(alias, was, '-'))
       if (is !== undefined && !skipped.has(refToDepPath(alias, is))) changes.push(describe(alias, is, '+'))
     }
   }
   return changes
+}
+
+function withoutPatchHash (ref: string): string {
+  return ref.replace(/\(patch_hash=[0-9a-f]+\)/, '')
 }
 
 /**

@@ -1,2 +1,7 @@
 export { loadPatches, patchFor, patchOf } from './patches.js'
 export type { Patch } from './patches.js'
+export { PATCHES_STATE_DIR, findEditDir, readEditDirStates, writeEditDirState } from './edit-dir.js'
+export type { EditDirState, FoundEditDir } from './edit-dir.js'
+export { parseWanted, patchFileName, patchKey, patchTarget } from './patch-target.js'
+export type { PatchTarget, WantedPackage } from './patch-target.js'
+export { diffFolders } from './diff.js'

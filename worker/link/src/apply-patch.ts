@@ -31,13 +31,13 @@ export function applyPatchFile (dir: string, patchFile: string, pkgLabel: string
     if (target === undefined) continue
     const targetPath = safeJoin(dir, target)
     if (targetPath === undefined) throw failed(target, 'the path leaves the package')
-    if (newName === undefined) {
-      // A deleted file.
+    // git's `deleted file mode` (made with --irreversible-delete, it has no hunks).
+    if (newName === undefined || filePatch.isDelete === true) {
       fs.rmSync(targetPath, { force: true })
       continue
     }
-    const sourcePath = oldName === undefined ? undefined : safeJoin(dir, oldName)
-    if (oldName !== undefined && sourcePath === undefined) throw failed(oldName, 'the path leaves the package')
+    const sourcePath = oldName === undefined || filePatch.isCreate === true ? undefined : safeJoin(dir, oldName)
+    if (oldName !== undefined && filePatch.isCreate !== true && sourcePath === undefined) throw failed(oldName, 'the path leaves the package')
     let source = ''
     if (sourcePath !== undefined) {
       try {
@@ -48,13 +48,22 @@ export function applyPatchFile (dir: string, patchFile: string, pkgLabel: string
     }
     const patched = applyPatch(source, filePatch)
     if (patched === false) throw failed(target, 'a hunk does not match')
-    const mode = sourcePath !== undefined ? fs.statSync(sourcePath).mode & 0o777 : 0o644
+    // git's `new file mode`/`new mode` set the mode (an executable bit added or taken away); else the file keeps its own.
+    const mode = gitMode(filePatch.newMode) ?? (sourcePath !== undefined ? fs.statSync(sourcePath).mode & 0o777 : 0o644)
     fs.mkdirSync(path.dirname(targetPath), { recursive: true })
     const temp = `${targetPath}.${randomBytes(4).toString('hex')}.patch-tmp`
     fs.writeFileSync(temp, patched, { mode })
+    // The file's mode as the patch says, whatever the umask made of it.
+    fs.chmodSync(temp, mode)
     fs.renameSync(temp, targetPath)
     if (sourcePath !== undefined && sourcePath !== targetPath) fs.rmSync(sourcePath, { force: true })
   }
+}
+
+/** A git file mode (`100755`) as permission bits; undefined for none. */
+function gitMode (mode: string | undefined): number | undefined {
+  if (mode === undefined || !/^[0-7]{6}$/.test(mode)) return undefined
+  return Number.parseInt(mode, 8) & 0o777
 }
 
 /** `a/lib/x.js` → `lib/x.js`; `/dev/null` (no file) → undefined. */

@@ -1,7 +1,7 @@
 import { LodeError } from '@lode/core.error'
 
 import type { MainContext } from '../context.js'
-import { installCommand } from './install.js'
+import { editThenInstall } from './edit-then-install.js'
 import type { CommandInput } from './types.js'
 
 const fs = process.getBuiltinModule('node:fs')
@@ -31,7 +31,7 @@ export async function linkCommand (input: CommandInput, ctx: MainContext): Promi
       manifest['dependencies'] = { ...manifest['dependencies'] as object | undefined, [name]: `link:${path.relative(projectDir, dir).split(path.sep).join('/')}` }
     }
   }
-  return await withRestore([path.join(projectDir, 'package.json'), path.join(rootDir, 'pnpm-workspace.yaml')], ctx, input, async () => {
+  return await editThenInstall([path.join(projectDir, 'package.json'), path.join(rootDir, 'pnpm-workspace.yaml')], ctx, input, async () => {
     writeManifest(path.join(projectDir, 'package.json'), manifest)
     await updateOverrides(rootDir, overrides)
   })
@@ -62,7 +62,7 @@ export async function unlinkCommand (input: CommandInput, ctx: MainContext): Pro
       changed = true
     }
   }
-  return await withRestore([manifestFile, path.join(rootDir, 'pnpm-workspace.yaml')], ctx, input, async () => {
+  return await editThenInstall([manifestFile, path.join(rootDir, 'pnpm-workspace.yaml')], ctx, input, async () => {
     if (removed.length > 0) await updateOverrides(rootDir, Object.keys(kept).length === 0 ? null : kept)
     if (changed && manifest !== undefined) writeManifest(manifestFile, manifest)
   })
@@ -113,25 +113,4 @@ function writeManifest (file: string, manifest: Record<string, unknown>): void {
   const before = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined
   const indent = /^[{[]\r?\n([ \t]+)/.exec(before ?? '')?.[1] ?? '  '
   fs.writeFileSync(file, `${JSON.stringify(manifest, null, indent)}${before === undefined || before.endsWith('\n') ? '\n' : ''}`)
-}
-
-/** The edits, then an install; a failed install puts the files back as they were (or removes the new ones). */
-async function withRestore (files: readonly string[], ctx: MainContext, input: CommandInput, edit: () => Promise<void>): Promise<number> {
-  const saved = files.map((file) => ({ file, content: fs.existsSync(file) ? fs.readFileSync(file) : undefined }))
-  const restore = (): void => {
-    for (const { file, content } of saved) {
-      if (content === undefined) fs.rmSync(file, { force: true })
-      else fs.writeFileSync(file, content)
-    }
-  }
-  try {
-    await edit()
-    const values = { ...input.args!.values['reporter'] === undefined ? {} : { reporter: input.args!.values['reporter'] } }
-    const code = await installCommand({ name: 'install', leading: [], rest: [], args: { values, positionals: [], config: {} } }, ctx)
-    if (code !== 0) restore()
-    return code
-  } catch (err) {
-    restore()
-    throw err
-  }
 }

@@ -11,6 +11,7 @@ import { licensesCommand } from './licenses.js'
 import { linkCommand, unlinkCommand } from './link.js'
 import { outdatedCommand } from './outdated.js'
 import { packCommand } from './pack.js'
+import { patchCommand, patchCommitCommand, patchRemoveCommand } from './patch.js'
 import { pathCommand } from './paths.js'
 import { rebuildCommand } from './rebuild.js'
 import { execCommand, runCommand } from './run.js'
@@ -384,6 +385,37 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: { ...COMMON },
     run: async (input, ctx) => await unlinkCommand(input, ctx),
   },
+  {
+    names: ['patch'],
+    summary: 'Copy a dependency out for editing, to make a patch of it',
+    usage: ['lode patch <pkg name>@<version>'],
+    description: 'Copies the installed version of the package (the one that matches, when several are installed) into node_modules/.pnpm_patches/<name>@<version>, with the patch patchedDependencies has for it applied, and prints how to commit the edit. Without a version, the patch will be for every version.',
+    options: {
+      'edit-dir': { type: 'string', short: 'd', arg: '<dir>', help: 'The package that needs to be modified will be extracted to this directory' },
+      'ignore-existing': { type: 'boolean', help: 'Ignore existing patch files when patching' },
+      ...COMMON,
+    },
+    run: async (input, ctx) => await patchCommand(input, ctx),
+  },
+  {
+    names: ['patch-commit'],
+    summary: 'Make a patch of an edited dependency, and install with it',
+    usage: ['lode patch-commit <patchDir>'],
+    description: 'Writes the difference between the edit directory lode patch made and the package as published (git diff, as pnpm makes it) to patches/<name>@<version>.patch, names it in pnpm-workspace.yaml\'s patchedDependencies, then installs. A failed install takes both back.',
+    options: {
+      'patches-dir': { type: 'string', arg: '<dir>', help: 'The generated patch file will be saved to this directory' },
+      ...COMMON,
+    },
+    run: async (input, ctx) => await patchCommitCommand(input, ctx),
+  },
+  {
+    names: ['patch-remove'],
+    summary: 'Remove patches, and install without them',
+    usage: ['lode patch-remove <pkg>...'],
+    description: 'Removes the patch files of the patchedDependencies keys named (and the patches directory when it is left empty) and their entries in pnpm-workspace.yaml, then installs.',
+    options: { ...COMMON },
+    run: async (input, ctx) => await patchRemoveCommand(input, ctx),
+  },
   pathCommandSpec('root', 'node_modules directory'),
   pathCommandSpec('bin', 'node_modules/.bin directory (its executables)'),
 ]
@@ -412,7 +444,7 @@ function scriptArgv (input: CommandInput): string[] {
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'cache', 'cat-file', 'cat-index', 'clean', 'deploy',
   'doctor', 'env', 'find-hash', 'import', 'install-test', 'it',
-  'm', 'multi', 'patch', 'patch-commit', 'patch-remove',
+  'm', 'multi',
   'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'setup', 'stage',
 ]
 
