@@ -35,3 +35,35 @@ test('--trace-pipeline: links keep completing while a burst of tarballs is still
   })
   assert.ok(linkingDuringExtraction.length > 0, `no interval linked while extraction was unfinished:\n${samples.map((s) => JSON.stringify(s)).join('\n')}`)
 })
+
+test('--timeline writes a page with the phases and the slowest packages and requests, even when the install fails', async () => {
+  const project = makeProject(registry, { name: 'timeline', version: '1.0.0', dependencies: { 'burst-1': '1.0.0', 'burst-2': '1.0.0', 'burst-3': '1.0.0' } })
+  const page = path.join(project.dir, 'out', 'timeline.html')
+  fs.mkdirSync(path.dirname(page))
+  // One slow tarball and one slow document: the charts must name them first.
+  registry.responseDelay = (url) => url.endsWith('burst-2-1.0.0.tgz') ? 400 : url === '/burst-3' ? 300 : 0
+  try {
+    const result = await lode(project, ['install', '--timeline', 'out/timeline.html'])
+    assert.equal(result.code, 0, result.stderr)
+  } finally {
+    registry.responseDelay = undefined
+  }
+  const html = fs.readFileSync(page, 'utf8')
+  assert.match(html, /^<!doctype html>/)
+  assert.match(html, /3 metadata requests · 3 tarballs downloaded \([\d.]+ KiB\) · 3 packages added to the store/)
+  for (const phase of ['read', 'check', 'resolve', 'fetch', 'link', 'build', 'records']) assert.match(html, new RegExp(`<td>${phase}</td>`), phase)
+  const slowestPackages = html.slice(html.indexOf('Slowest packages'), html.indexOf('Slowest metadata'))
+  assert.match(slowestPackages, /<text[^>]*>burst-2@1\.0\.0 · [\d.]+ m?s<\/text>/)
+  assert.ok(slowestPackages.indexOf('burst-2@1.0.0') < slowestPackages.indexOf('burst-1@1.0.0'), 'the slow tarball comes first')
+  const slowestRequests = html.slice(html.indexOf('Slowest metadata'))
+  assert.ok(slowestRequests.indexOf('>burst-3 ·') < slowestRequests.indexOf('>burst-1 ·'), 'the slow document comes first')
+  assert.doesNotMatch(html, /(?:src|href)="http/)
+
+  // A failed install (a missing package) still says where its time went; nothing else is written.
+  fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'timeline', version: '1.0.0', dependencies: { 'not-there': '1.0.0' } }))
+  const lockfile = fs.readFileSync(path.join(project.dir, 'pnpm-lock.yaml'), 'utf8')
+  const failed = await lode(project, ['install', '--timeline', page])
+  assert.equal(failed.code, 1)
+  assert.match(fs.readFileSync(page, 'utf8'), /<td>resolve<\/td>/)
+  assert.equal(fs.readFileSync(path.join(project.dir, 'pnpm-lock.yaml'), 'utf8'), lockfile)
+})

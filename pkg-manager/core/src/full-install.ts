@@ -39,20 +39,26 @@ export async function installFull (opts: InstallOptions): Promise<InstallResult>
     linking: opts.lockfileOnly !== true,
     ignoreScripts: opts.ignoreScripts,
     tracePipeline: opts.tracePipeline,
+    timeline: opts.timeline,
     signal: opts.signal,
     onWarning: (message) => { opts.onEvent?.({ type: 'warning', message }) },
   })
   try {
     const emit = opts.onEvent ?? (() => {})
-    const inputs = await readInstallContext({
+    const inputs = await phase(installer, 'read', async () => await readInstallContext({
       ...opts,
       onWarning: (message) => { emit({ type: 'warning', message }) },
       onInfo: (message) => { emit({ type: 'info', message }) },
-    })
+    }))
     return await installWith({ ...inputs, opts, emit }, installer, started)
   } finally {
     await installer.close()
   }
+}
+
+/** A step of the install, on the timeline when one is recorded. */
+async function phase<T> (installer: Installer, label: string, step: () => Promise<T>): Promise<T> {
+  return installer.trace === undefined ? await step() : await installer.trace.phase(label, step)
 }
 
 /** What every step is given: the install's inputs (read once), its options and where its events go. */
@@ -63,11 +69,11 @@ interface InstallRun extends InstallContext {
 
 async function installWith (ctx: InstallRun, installer: Installer, started: number): Promise<InstallResult> {
   const { config, opts, emit } = ctx
-  await checkLockfile(ctx, installer)
+  await phase(installer, 'check', async () => { await checkLockfile(ctx, installer) })
   const scripts = projectScripts(ctx)
   if (scripts !== undefined && (ctx.selected === undefined || ctx.selected.has('.'))) await scripts.run('preinstall')
   const resolveStart = performance.now()
-  const plan = await resolveOrReuse(ctx, installer)
+  const plan = await phase(installer, 'resolve', async () => await resolveOrReuse(ctx, installer))
   opts.signal?.throwIfAborted()
   const resolveMs = plan.asIs ? 0 : performance.now() - resolveStart
   const peerIssues = checkResolution(ctx, plan)
@@ -85,7 +91,7 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
     ? { added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], committed: await commit() }
     : await linkAndBuild(linkOptions(ctx, installer, plan, packages), commit, (log) => {
       emit({ type: 'lifecycle', ...log, dir: path.relative(config.dir, log.dir).split(path.sep).join('/') || '.' })
-    })
+    }, installer.trace)
   // A lockfile resolved under the policies passes them: recorded so, as pnpm records it.
   if (!plan.asIs) recordVerifiedLockfile(config, opts.now)
   if (linked.added > 0 || linked.removed > 0) {
@@ -96,7 +102,7 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
   if (peerIssues.length > 0) emit({ type: 'peer-issues', issues: peerIssues })
   emit({ type: 'lockfile', written: linked.committed, file: path.join(config.dir, WANTED_LOCKFILE) })
   if (linked.changes.length > 0) emit({ type: 'summary', changes: linked.changes.map((change) => withLatest(change, plan.latest)) })
-  await writeRecords(ctx, plan)
+  await phase(installer, 'records', async () => { await writeRecords(ctx, plan) })
   return {
     lockfileChanged: linked.committed,
     packages,

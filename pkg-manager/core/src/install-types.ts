@@ -50,6 +50,8 @@ export interface InstallOptions {
   quickKey?: string
   /** Write a per-100 ms trace of packages resolved, downloaded, extracted and linked to this file (JSON lines). */
   tracePipeline?: string
+  /** Write the install's timeline (phases, the slowest packages and requests) to this file, as a self-contained HTML page. */
+  timeline?: string
   /**
    * Cancels the install: requests stop, no new package is fetched or linked, and the promise
    * rejects with the signal's reason. The store and node_modules stay consistent (every write

@@ -2,10 +2,13 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import { MODULES_DIR, VIRTUAL_STORE_DIR } from '@lode/core.constants'
+import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
 import { PackageFetcher, PipelineTrace } from '@lode/pkg-manager.package-requester'
+import type { TraceData } from '@lode/pkg-manager.package-requester'
 import { registryFor } from '@lode/resolving.npm-resolver/registries'
 import { RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry-client'
+import type { RequestTiming } from '@lode/resolving.registry-client'
 import { LinkPool } from '@lode/worker.pools'
 
 export interface InstallerOptions {
@@ -15,6 +18,8 @@ export interface InstallerOptions {
   ignoreScripts: boolean | undefined
   /** Where to write the pipeline trace (`--trace-pipeline`). */
   tracePipeline: string | undefined
+  /** Where to write the install's timeline page (`--timeline`), when it ends. */
+  timeline?: string | undefined
   signal: AbortSignal | undefined
   onWarning: (message: string) => void
 }
@@ -22,7 +27,7 @@ export interface InstallerOptions {
 /** The registry client `config` describes (registry auth, retries, deadlines, TLS, proxy). Close it when done. */
 export function registryClientFor (
   config: Config,
-  opts: { onWarning: (message: string) => void, signal: AbortSignal | undefined }
+  opts: { onWarning: (message: string) => void, signal: AbortSignal | undefined, onRequest?: ((request: RequestTiming) => void) | undefined }
 ): RegistryClient {
   return new RegistryClient({
     authHeader: createAuthHeaderLookup(config.rawNpmrc, config.registry),
@@ -40,6 +45,7 @@ export function registryClientFor (
     userAgent: config.userAgent,
     onWarning: opts.onWarning,
     signal: opts.signal,
+    onRequest: opts.onRequest,
   })
 }
 
@@ -55,12 +61,22 @@ export class Installer {
   readonly fetcher: PackageFetcher
   readonly trace: PipelineTrace | undefined
   readonly linkPool: LinkPool | undefined
+  private readonly timeline: string | undefined
 
   constructor (opts: InstallerOptions) {
     const { config } = opts
     this.linkPool = opts.linking && !fs.existsSync(path.join(config.dir, MODULES_DIR, VIRTUAL_STORE_DIR)) ? new LinkPool() : undefined
-    this.client = registryClientFor(config, opts)
-    this.trace = opts.tracePipeline === undefined ? undefined : new PipelineTrace(opts.tracePipeline)
+    const trace = opts.tracePipeline === undefined && opts.timeline === undefined ? undefined : new PipelineTrace(opts.tracePipeline)
+    this.trace = trace
+    this.timeline = opts.timeline
+    // Every registry request is on the timeline: a package's metadata, or a tarball.
+    const onRequest = trace === undefined
+      ? undefined
+      : (request: RequestTiming): void => {
+          const kind = request.accept === '*/*' ? 'download' : 'metadata'
+          trace.span(kind, request.subject, request.start, request.end, { status: request.status, bytes: request.bytes })
+        }
+    this.client = registryClientFor(config, { ...opts, onRequest })
     const registries = { default: config.registry, scoped: config.scopedRegistries }
     this.fetcher = new PackageFetcher({
       config,
@@ -83,10 +99,17 @@ export class Installer {
       } finally {
         try {
           await this.trace?.finish()
+          if (this.timeline !== undefined) await writeTimeline(this.timeline, this.trace!.data())
         } finally {
           await this.linkPool?.close()
         }
       }
     }
   }
+}
+
+/** The timeline page, written whether the install succeeded or not (where the time went matters most when it failed). */
+async function writeTimeline (file: string, data: TraceData): Promise<void> {
+  const { renderTimeline } = await import('@lode/pkg-manager.timeline')
+  await writeFileAtomic(file, renderTimeline(data))
 }

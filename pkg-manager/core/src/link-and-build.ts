@@ -13,12 +13,14 @@ import type { LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
 export async function linkAndBuild (
   opts: LinkPackagesOptions,
   commit: () => Promise<boolean>,
-  onLifecycle?: (log: LifecycleLog) => void
+  onLifecycle?: (log: LifecycleLog) => void,
+  timeline?: { phase: <T>(label: string, step: () => Promise<T>) => Promise<T> }
 ): Promise<LinkCounts & { committed: boolean }> {
-  const linked = await linkPackages(opts)
+  const phase = async <T>(label: string, step: () => Promise<T>): Promise<T> => timeline === undefined ? await step() : await timeline.phase(label, step)
+  const linked = await phase('link', async () => await linkPackages(opts))
   let builds: Builds
   try {
-    builds = await runBuilds(linked.buildCandidates, {
+    builds = await phase('build', async () => await runBuilds(linked.buildCandidates, {
       config: opts.config,
       isOptional: (depPath) => linked.lockfile.snapshots?.[depPath]?.optional === true,
       ignoreScripts: opts.ignoreScripts,
@@ -26,7 +28,7 @@ export async function linkAndBuild (
       onWarning: opts.onWarning,
       onLifecycle,
       signal: opts.signal,
-    })
+    }))
   } catch (err) {
     await linked.rollBack()
     throw err

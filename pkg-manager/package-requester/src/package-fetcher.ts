@@ -216,6 +216,7 @@ export class PackageFetcher {
       for (let retriesLeft = this.opts.config.fetchRetries; ; retriesLeft--) {
         const tarball = await this.download(pkg)
         this.opts.trace?.count('downloaded', 1)
+        const extractStart = performance.now()
         try {
           const { files, requiresBuild } = await addTarballToStore({
             pool: storePool,
@@ -228,6 +229,7 @@ export class PackageFetcher {
           })
           this.downloaded++
           this.opts.trace?.count('extracted', 1)
+          this.opts.trace?.span('extract', pkg.pkgId, extractStart, performance.now())
           return { files, requiresBuild }
         } catch (err) {
           if (retriesLeft <= 0 || !isLodeError(err, 'ERR_LODE_TARBALL_INTEGRITY')) throw err

@@ -62,6 +62,20 @@ export interface RegistryClientOptions {
   onWarning?: ((message: string) => void) | undefined
   /** Cancels every request (and retry wait) of this client. */
   signal?: AbortSignal | undefined
+  /** Told of each GET answered (retries and redirects included in its time; not its wait for a free slot): the install's timeline. */
+  onRequest?: ((request: RequestTiming) => void) | undefined
+}
+
+/** A GET as the timeline records it: `performance.now()` times, and the body's size (0 for a 304). */
+export interface RequestTiming {
+  url: string
+  /** What was asked for (`GetOptions.accept`): a packument's JSON, or `*\/*` for a tarball. */
+  accept: string
+  subject: string
+  status: number
+  start: number
+  end: number
+  bytes: number
 }
 
 export interface GetOptions {
@@ -212,7 +226,12 @@ export class RegistryClient {
     const key = `${options.accept}\n${options.etag ?? ''}\n${options.lastModified ?? ''}\n${url}`
     let pending = this.inflight.get(key)
     if (pending === undefined) {
-      pending = this.limit(async () => await this.getWithRetries(url, options))
+      pending = this.limit(async () => {
+        const start = performance.now()
+        const result = await this.getWithRetries(url, options)
+        this.opts.onRequest?.({ url, accept: options.accept, subject: options.subject, status: result.status, start, end: performance.now(), bytes: result.status === 200 ? result.body.length : 0 })
+        return result
+      })
         .finally(() => { this.inflight.delete(key) })
       this.inflight.set(key, pending)
     }

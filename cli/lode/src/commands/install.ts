@@ -42,7 +42,7 @@ export async function installCommand (input: CommandInput, ctx: MainContext): Pr
     const prune = input.name === 'prune'
     const dedupe = input.name === 'dedupe'
     const quickCheck = kind === 'install' && !prune && !dedupe && values['lockfile-only'] !== true && values['filter'] === undefined
-      && tracePipeline === undefined && Object.keys(input.args!.config).length === 0
+      && tracePipeline === undefined && values['timeline'] === undefined && Object.keys(input.args!.config).length === 0
     if (quickCheck) {
       const { quickKey, quickUpToDate } = await import('@lode/pkg-manager.install-state/quick-check')
       quick = quickKey({ cwd: path.resolve(ctx.cwd, values['dir'] as string | undefined ?? '.'), env: ctx.env, flags: quickFlags(values), version: VERSION })
@@ -149,6 +149,7 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
       ...(values['prefer-frozen-lockfile'] !== undefined ? { preferFrozenLockfile: values['prefer-frozen-lockfile'] as boolean } : {}),
       include: includedGroups(values),
       ...(input.tracePipeline !== undefined ? { tracePipeline: path.resolve(ctx.cwd, input.tracePipeline) } : {}),
+      ...(input.values['timeline'] !== undefined ? { timeline: path.resolve(ctx.cwd, input.values['timeline'] as string) } : {}),
       ...(projectIds !== undefined ? { projects: projectIds } : {}),
       ...(input.quick !== undefined && input.quick.dir === config.dir ? { quickKey: input.quick.key } : {}),
     })

@@ -58,6 +58,7 @@ const INSTALL: OptionSpecs = {
   dev: { type: 'boolean', short: 'D', help: 'Only devDependencies' },
   optional: { type: 'boolean', help: 'With --no-optional, skip optionalDependencies' },
   'trace-pipeline': { type: 'string', arg: '<file>', help: 'Record packages resolved, downloaded, extracted and linked per 100 ms (JSON lines; also LODE_TRACE_PIPELINE)' },
+  timeline: { type: 'string', arg: '<file.html>', help: 'Write where the install\'s time went (phases, slowest packages and requests) as a page to open in a browser' },
 }
 
 /** `run`'s own flags for a workspace (read before the script's name, as pnpm reads them). */
