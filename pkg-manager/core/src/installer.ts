@@ -24,10 +24,12 @@ export interface InstallerOptions {
   onWarning: (message: string) => void
 }
 
+type RequestHook = (request: RequestTiming) => void
+
 /** The registry client `config` describes (registry auth, retries, deadlines, TLS, proxy). Close it when done. */
 export function registryClientFor (
   config: Config,
-  opts: { onWarning: (message: string) => void, signal: AbortSignal | undefined, onRequest?: ((request: RequestTiming) => void) | undefined }
+  opts: { onWarning: (message: string) => void, signal: AbortSignal | undefined, onRequest?: RequestHook | undefined }
 ): RegistryClient {
   return new RegistryClient({
     authHeader: createAuthHeaderLookup(config.rawNpmrc, config.registry),

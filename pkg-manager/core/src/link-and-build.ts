@@ -16,7 +16,8 @@ export async function linkAndBuild (
   onLifecycle?: (log: LifecycleLog) => void,
   timeline?: { phase: <T>(label: string, step: () => Promise<T>) => Promise<T> }
 ): Promise<LinkCounts & { committed: boolean }> {
-  const phase = async <T>(label: string, step: () => Promise<T>): Promise<T> => timeline === undefined ? await step() : await timeline.phase(label, step)
+  const phase = async <T>(label: string, step: () => Promise<T>): Promise<T> =>
+    timeline === undefined ? await step() : await timeline.phase(label, step)
   const linked = await phase('link', async () => await linkPackages(opts))
   let builds: Builds
   try {

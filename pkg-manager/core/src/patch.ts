@@ -216,7 +216,8 @@ async function copyFromStore (
   dir: string
 ): Promise<void> {
   const onWarning = (message: string): void => { opts.onEvent?.({ type: 'warning', message }) }
-  const installer = new Installer({ config: opts.config, linking: false, ignoreScripts: true, tracePipeline: undefined, signal: opts.signal, onWarning })
+  const { config, signal } = opts
+  const installer = new Installer({ config, linking: false, ignoreScripts: true, tracePipeline: undefined, signal, onWarning })
   try {
     const stored = await installer.fetcher.rows([{ pkgId, resolution }]).rows[0]!
     // An empty directory (an `--edit-dir` made beforehand) is filled; the import makes it anew.

@@ -229,7 +229,9 @@ export class RegistryClient {
       pending = this.limit(async () => {
         const start = performance.now()
         const result = await this.getWithRetries(url, options)
-        this.opts.onRequest?.({ url, accept: options.accept, subject: options.subject, status: result.status, start, end: performance.now(), bytes: result.status === 200 ? result.body.length : 0 })
+        const bytes = result.status === 200 ? result.body.length : 0
+        const { accept, subject } = options
+        this.opts.onRequest?.({ url, accept, subject, status: result.status, start, end: performance.now(), bytes })
         return result
       })
         .finally(() => { this.inflight.delete(key) })

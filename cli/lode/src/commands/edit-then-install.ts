@@ -10,8 +10,17 @@ const path = process.getBuiltinModule('node:path')
  * are what the lockfile must follow). A failed install puts the files back as they were: a new
  * one is removed, with the directories made for it; a removed one is written again.
  */
-export async function editThenInstall (files: readonly string[], ctx: MainContext, input: CommandInput, edit: () => Promise<void>): Promise<number> {
-  const saved = files.map((file) => ({ file, content: fs.existsSync(file) ? fs.readFileSync(file) : undefined, firstMissingDir: firstMissingDir(file) }))
+export async function editThenInstall (
+  files: readonly string[],
+  ctx: MainContext,
+  input: CommandInput,
+  edit: () => Promise<void>
+): Promise<number> {
+  const saved = files.map((file) => ({
+    file,
+    content: fs.existsSync(file) ? fs.readFileSync(file) : undefined,
+    firstMissingDir: firstMissingDir(file),
+  }))
   const restore = (): void => {
     for (const { file, content, firstMissingDir } of saved) {
       if (content !== undefined) {
