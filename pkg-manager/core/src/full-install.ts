@@ -125,7 +125,8 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
  */
 async function checkLockfile (ctx: InstallRun, installer: Installer): Promise<void> {
   const { config, opts, emit, current, wanted, outdated } = ctx
-  if (current !== undefined) {
+  // `import` resolves anew, whatever pnpm-lock.yaml says: pnpm moves it aside first.
+  if (current !== undefined && opts.importedVersions === undefined) {
     await verifyLockfile({
       config,
       lockfile: current.lockfile,
@@ -163,7 +164,8 @@ interface InstallPlan {
  */
 async function resolveOrReuse (ctx: InstallRun, installer: Installer): Promise<InstallPlan> {
   const { opts, emit, current } = ctx
-  const asIs = ctx.edited.length === 0 && current !== undefined && ctx.outdated === undefined && opts.dedupe !== true
+  const resolvesAnew = opts.dedupe === true || opts.importedVersions !== undefined
+  const asIs = ctx.edited.length === 0 && current !== undefined && ctx.outdated === undefined && !resolvesAnew
     && (ctx.frozen || (opts.preferFrozenLockfile ?? true))
   if (asIs) {
     // The projects' optional dependencies the lockfile left out (the registry could not resolve them), said again as pnpm says them.
@@ -191,10 +193,11 @@ async function resolveOrReuse (ctx: InstallRun, installer: Installer): Promise<I
     signal: opts.signal,
     client: installer.client,
     importers: ctx.importers,
-    lockfile: current === undefined
+    lockfile: current === undefined || opts.importedVersions !== undefined
       ? undefined
       : opts.dedupe === true ? forgetAllResolutions(current.lockfile) : forgetUpdated(current.lockfile, opts.edits ?? []),
     updating: updatedNames(opts.edits ?? []),
+    importedVersions: opts.importedVersions,
     readPackageHook: ctx.hooks.dependency,
     lockfileSettings: ctx.lockfileSettings,
     patchHashOf: (pkgId) => patchFor(ctx.patches, pkgId)?.hash,

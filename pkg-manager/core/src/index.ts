@@ -7,7 +7,7 @@ import type { AuditOptions } from './audit.js'
 import type { DedupeOptions } from './dedupe.js'
 import type { DlxOptions } from './dlx.js'
 import type { FetchOptions } from './fetch.js'
-import type { InstallResult } from './install-types.js'
+import type { InstallOptions, InstallResult } from './install-types.js'
 import type { OutdatedOptions } from './outdated.js'
 import type { PatchCommit, PatchCommitOptions, PatchOptions } from './patch.js'
 
@@ -107,4 +107,8 @@ export async function patchCommitDiff (opts: PatchCommitOptions): Promise<PatchC
 
 export async function writePatchFile (commit: Pick<PatchCommit, 'file' | 'content'>): Promise<void> {
   (await import('./patch.js')).writePatchFile(commit)
+}
+
+export async function importLockfile (opts: InstallOptions): Promise<InstallResult> {
+  return await (await import('./import.js')).importLockfile(opts)
 }

@@ -50,6 +50,8 @@ export interface InstallOptions {
   quickKey?: string
   /** Write a per-100 ms trace of packages resolved, downloaded, extracted and linked to this file (JSON lines). */
   tracePipeline?: string
+  /** `lode import`: the versions another package manager's lockfile installs (preferred above all; pnpm-lock.yaml is not reused). */
+  importedVersions?: ReadonlyMap<string, ReadonlySet<string>>
   /** Write the install's timeline (phases, the slowest packages and requests) to this file, as a self-contained HTML page. */
   timeline?: string
   /**

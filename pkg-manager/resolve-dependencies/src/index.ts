@@ -9,7 +9,7 @@ import { own } from '@lode/core.safe-name'
 import type { Lockfile, PackageInfo, ProjectSnapshot, SnapshotInfo } from '@lode/pkg-manager.lockfile'
 import { parseOverrides } from '@lode/pkg-manager.read-package-hook'
 import type { ManifestHook, Override } from '@lode/pkg-manager.read-package-hook'
-import { DIRECT_DEP_WEIGHT, EXISTING_VERSION_WEIGHT, parseWantedSpec } from '@lode/resolving.npm-resolver'
+import { DIRECT_DEP_WEIGHT, EXISTING_VERSION_WEIGHT, IMPORTED_VERSION_WEIGHT, parseWantedSpec } from '@lode/resolving.npm-resolver'
 import type { NpmResolver, ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import semver from 'semver'
 
@@ -43,6 +43,11 @@ export interface ResolveDependenciesOptions {
   lockfile: Lockfile | undefined
   /** Names being updated (`lode update`): the lockfile's versions of them are neither preferred nor kept, at any depth. */
   updating?: readonly string[] | 'all' | undefined
+  /**
+   * `lode import`: the versions another package manager's lockfile installs, by name. As pnpm's
+   * `preferredVersions`, they replace the importers' own preferences, and outweigh all else.
+   */
+  importedVersions?: ReadonlyMap<string, ReadonlySet<string>> | undefined
   autoInstallPeers: boolean
   /** pnpm's `dedupePeerDependents` (default true): peer variants of a package merge where one can stand in for another. */
   dedupePeerDependents: boolean
@@ -225,7 +230,8 @@ function createTreeResolver (
 
 /**
  * The versions the importers prefer, as pnpm weighs them: what package.json asks for directly
- * (a plain version, range or tag, not an npm: alias), then the versions the lockfile has.
+ * (a plain version, range or tag, not an npm: alias), or the versions `lode import` read instead;
+ * then the versions the lockfile has.
  */
 function importerPreferences (
   opts: ResolveDependenciesOptions,
@@ -233,7 +239,12 @@ function importerPreferences (
   isUpdating: (name: string) => boolean
 ): Scope {
   const importerScope = new Scope()
-  for (const importer of opts.importers) {
+  if (opts.importedVersions !== undefined) {
+    for (const [name, versions] of opts.importedVersions) {
+      for (const version of versions) importerScope.set(name, version, 'version', IMPORTED_VERSION_WEIGHT)
+    }
+  }
+  for (const importer of opts.importedVersions === undefined ? opts.importers : []) {
     for (const group of DEPENDENCY_GROUPS) {
       for (const [alias, written] of Object.entries(importer.manifest[group] ?? {})) {
         const specifier = catalogSpecifier(alias, written, opts.catalogs)?.specifier ?? written

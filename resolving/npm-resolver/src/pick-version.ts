@@ -14,6 +14,8 @@ export type PreferredVersions = Readonly<Record<string, { type: 'version' | 'ran
 export const EXISTING_VERSION_WEIGHT = 1
 export const RESOLVED_VERSION_WEIGHT = 1_000
 export const DIRECT_DEP_WEIGHT = 1_000_000
+/** pnpm's weight for the versions `import` read from another lockfile: above every other preference. */
+export const IMPORTED_VERSION_WEIGHT = 1_000_000_000
 
 const rangeCache = new Map<string, semver.Range | null>()
 const versionCache = new Map<string, semver.SemVer | null>()

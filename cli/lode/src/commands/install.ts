@@ -21,6 +21,8 @@ const KINDS: Readonly<Record<string, Kind>> = {
   install: 'install', i: 'install', prune: 'install', add: 'add', remove: 'remove', rm: 'remove', uninstall: 'remove', un: 'remove', update: 'update', up: 'update', upgrade: 'update',
   // `dedupe` is an install that resolves everything again, preferring the versions the lockfile has.
   dedupe: 'install',
+  // `import` is a lockfile-only install that prefers the versions of yarn.lock or package-lock.json.
+  import: 'install',
 }
 
 /**
@@ -41,7 +43,7 @@ export async function installCommand (input: CommandInput, ctx: MainContext): Pr
     let quick: QuickKey | undefined
     const prune = input.name === 'prune'
     const dedupe = input.name === 'dedupe'
-    const quickCheck = kind === 'install' && !prune && !dedupe && values['lockfile-only'] !== true && values['filter'] === undefined
+    const quickCheck = kind === 'install' && !prune && !dedupe && input.name !== 'import' && values['lockfile-only'] !== true && values['filter'] === undefined
       && tracePipeline === undefined && values['timeline'] === undefined && Object.keys(input.args!.config).length === 0
     if (quickCheck) {
       const { quickKey, quickUpToDate } = await import('@lode/pkg-manager.install-state/quick-check')
@@ -52,9 +54,12 @@ export async function installCommand (input: CommandInput, ctx: MainContext): Pr
         return 0
       }
     }
-    const installInput = { values, positionals, config: input.args!.config, quick, tracePipeline, reporter, prune, dedupe }
+    const importing = input.name === 'import'
+    const installInput = { values, positionals, config: input.args!.config, quick, tracePipeline, reporter, prune, dedupe, importing }
     const code = await runInstall(kind, installInput, ctx)
     if (code !== 0) return code
+    // pnpm's import ends with the progress line.
+    if (importing) return 0
     reporter.print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
     return 0
   } catch (err) {
@@ -73,12 +78,14 @@ interface InstallInput {
   prune: boolean
   /** `lode dedupe`: everything resolved again, the lockfile's versions preferred (`--check`: only compared). */
   dedupe: boolean
+  /** `lode import`: pnpm-lock.yaml resolved from another package manager's lockfile. */
+  importing: boolean
 }
 
 async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): Promise<number> {
   const { values, positionals, reporter } = input
   // Loaded only for a command that needs it, so `lode --version` stays instant.
-  const { add, checkPackageManager, dedupe, findWorkspaceDir, getConfig, install, readProjectManifest, remove, update } = await import('@lode/pkg-manager.core')
+  const { add, checkPackageManager, dedupe, findWorkspaceDir, getConfig, importLockfile, install, readProjectManifest, remove, update } = await import('@lode/pkg-manager.core')
   // Inside a project of a workspace, the whole workspace is installed from its root, as pnpm does.
   const projectDir = path.resolve(ctx.cwd, values['dir'] as string | undefined ?? '.')
   const workspaceDir = await findWorkspaceDir(projectDir)
@@ -139,6 +146,8 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
     const group = saveGroup(values)
     const exact = values['save-exact'] === true
     await add({ ...common, dependencies: names, projectDirs, exact, peer: values['save-peer'] === true, ...(group === undefined ? {} : { group }) })
+  } else if (input.importing) {
+    await importLockfile(common)
   } else if (input.dedupe) {
     await dedupe({ ...common, include: includedGroups(values), check: values['check'] === true })
   } else {

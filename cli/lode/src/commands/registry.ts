@@ -205,6 +205,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await licensesCommand(input, ctx),
   },
   {
+    names: ['import'],
+    summary: 'Write pnpm-lock.yaml from yarn.lock, package-lock.json or npm-shrinkwrap.json',
+    usage: ['lode import'],
+    description: 'Resolves the dependencies anew (nothing is installed) with the versions the other lockfile has preferred above every other version a range allows, and writes pnpm-lock.yaml, as pnpm\'s import does. A pnpm-lock.yaml already there is replaced (and kept when the resolution fails).',
+    options: { ...SETTINGS, ...COMMON },
+    run: async (input, ctx) => await installCommand(input, ctx),
+  },
+  {
     names: ['dedupe'],
     summary: 'Resolve the dependencies again, preferring the versions pnpm-lock.yaml has',
     usage: ['lode dedupe [--check]'],
@@ -444,7 +452,7 @@ function scriptArgv (input: CommandInput): string[] {
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'cache', 'cat-file', 'cat-index', 'clean', 'deploy',
-  'doctor', 'env', 'find-hash', 'import', 'install-test', 'it',
+  'doctor', 'env', 'find-hash', 'install-test', 'it',
   'm', 'multi',
   'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'setup', 'stage',
 ]
