@@ -20,11 +20,27 @@ export { mergeReleaseAgeExcludes, pruneWorkspaceCatalogs, updateWorkspaceYaml } 
 export { PNPM_SETTINGS, PROJECT_REFUSED_KEYS, type RefusalScope, type SettingEntry } from './settings.js'
 export { PNPM_VERSION, lodeUserAgent } from './user-agent.js'
 export { readWorkspaceYaml } from './settings-yaml.js'
+export { isCI } from './ci.js'
 export { camelCase, configFiles, isIniKey, isProtectedKey, kebabCase, readConfigValues, setConfigValue } from './config-edit.js'
 export type { ConfigFilesOptions, ConfigLocation, ConfigValues } from './config-edit.js'
 export { checkPackageManager } from './package-manager.js'
 
 /** Everything an install reads from settings, fully defaulted and frozen. Built once, handed down. */
+/** pnpm's settings for `pack` and `publish`. */
+export interface PublishSettings {
+  readonly access: 'public' | 'restricted' | undefined
+  /** The dist-tag (`latest` when unset). */
+  readonly tag: string | undefined
+  readonly otp: string | undefined
+  /** Check git before publishing (default true). */
+  readonly gitChecks: boolean
+  /** The branch to publish from (`master` or `main` when unset). */
+  readonly publishBranch: string | undefined
+  readonly packDestination: string | undefined
+  /** Keep the scripts in the packed package.json. */
+  readonly skipManifestObfuscation: boolean
+}
+
 export interface Config {
   readonly dir: string
   /** `packages` globs of pnpm-workspace.yaml: set when `dir` is a workspace root. */
@@ -103,6 +119,8 @@ export interface Config {
   readonly patchedDependencies: Readonly<Record<string, string>>
   /** pnpm's `patchesDir` (default `patches`, relative to the workspace root): where `patch-commit` writes patch files. */
   readonly patchesDir: string
+  /** pnpm's pack and publish settings (the command line's flags win over them). */
+  readonly publish: PublishSettings
   /** Optional dependencies never installed (name patterns), recorded in the lockfile. */
   readonly ignoredOptionalDependencies: readonly string[]
   /** name → version range whose deprecation is not reported. */
@@ -298,6 +316,15 @@ export function getConfig (opts: GetConfigOptions): Config {
     },
     patchedDependencies: setting('patchedDependencies', isStringMap, {}),
     patchesDir: setting('patchesDir', isString, 'patches'),
+    publish: {
+      access: setting<'public' | 'restricted' | undefined>('access', (v): v is 'public' | 'restricted' | undefined => v === 'public' || v === 'restricted', undefined),
+      tag: optionalString('tag'),
+      otp: optionalString('otp'),
+      gitChecks: setting('gitChecks', isBool, true),
+      publishBranch: optionalString('publishBranch'),
+      packDestination: optionalString('packDestination'),
+      skipManifestObfuscation: setting('skipManifestObfuscation', isBool, false),
+    },
     ignoredOptionalDependencies: setting('ignoredOptionalDependencies', isStrings, []),
     allowedDeprecatedVersions: setting('allowedDeprecatedVersions', isStringMap, {}),
     allowBuilds: setting('allowBuilds', (v): v is Record<string, boolean> => isMap(v) && Object.values(v).every(isBool), {}),

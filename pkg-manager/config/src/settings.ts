@@ -49,6 +49,8 @@ implemented(
   'peersSuffixMaxLength', 'resolvePeersFromWorkspaceRoot', 'trustLockfile', 'trustPolicy', 'trustPolicyExclude', 'trustPolicyIgnoreAfter',
   'preferWorkspacePackages', 'engineStrict', 'nodeVersion', 'strictPeerDependencies', 'catalogPrune', 'cleanupUnusedCatalogs',
   'injectWorkspacePackages', 'patchesDir',
+  // pack and publish
+  'access', 'gitChecks', 'otp', 'packDestination', 'publishBranch', 'skipManifestObfuscation', 'tag',
   // the lockfile and node_modules
   'frozenLockfile', 'hoistPattern', 'lockfile', 'modulesCacheMaxAge', 'nodeLinker', 'packageImportMethod', 'packageLock',
   'publicHoistPattern', 'shamefullyHoist', 'virtualStoreDir', 'virtualStoreDirMaxLength', 'confirmModulesPurge',
@@ -66,9 +68,9 @@ implemented(
   'pmOnFail',
 )
 
-accepted('only pnpm publish, pack, version and their git steps read it (lode has none of them)',
-  'access', 'allowSameVersion', 'commitHooks', 'embedReadme', 'gitChecks', 'gitTagVersion', 'message', 'otp', 'packDestination',
-  'packGzipLevel', 'provenance', 'publishBranch', 'signGitTag', 'skipManifestObfuscation', 'tag', 'tagVersionPrefix', 'versioning')
+accepted('only pnpm version and its git steps read it (lode has no version command)',
+  'allowSameVersion', 'commitHooks', 'gitTagVersion', 'message', 'signGitTag', 'tagVersionPrefix', 'versioning')
+accepted('lode pack and publish refuse it when set (ERR_LODE_UNSUPPORTED_SETTING); installs do not read it', 'embedReadme', 'packGzipLevel', 'provenance')
 accepted('only pnpm init reads it (lode init writes pnpm\'s defaults, without these yet)',
   'initAuthorEmail', 'initAuthorName', 'initAuthorUrl', 'initLicense', 'initPackageManager', 'initType', 'initVersion')
 accepted('only pnpm deploy reads it (lode has no deploy)', 'deployAllFiles', 'forceLegacyDeploy')

@@ -10,6 +10,7 @@ import type { FetchOptions } from './fetch.js'
 import type { InstallOptions, InstallResult } from './install-types.js'
 import type { OutdatedOptions } from './outdated.js'
 import type { PatchCommit, PatchCommitOptions, PatchOptions } from './patch.js'
+import type { PublishOptions } from './publish.js'
 
 export { install } from './install.js'
 export type { AddOptions, ProjectEditOptions, RemoveOptions, UpdateOptions } from './add-remove.js'
@@ -25,6 +26,7 @@ export type { DedupeOptions } from './dedupe.js'
 export type { FetchOptions } from './fetch.js'
 export type { DlxOptions } from './dlx.js'
 export type { PatchCommit, PatchCommitOptions, PatchOptions } from './patch.js'
+export type { PublishOptions } from './publish.js'
 export type { OutdatedPackage } from '@lode/pkg-manager.inspection'
 export { filterProjects, findWorkspaceDir, findWorkspaceProjects, sortProjects, workspaceDependencies } from '@lode/pkg-manager.workspace'
 export type { WorkspaceProject } from '@lode/pkg-manager.workspace'
@@ -111,4 +113,12 @@ export async function writePatchFile (commit: Pick<PatchCommit, 'file' | 'conten
 
 export async function importLockfile (opts: InstallOptions): Promise<InstallResult> {
   return await (await import('./import.js')).importLockfile(opts)
+}
+
+export async function publishPackage (opts: PublishOptions): Promise<void> {
+  await (await import('./publish.js')).publishPackage(opts)
+}
+
+export async function isPublished (config: Config, manifest: Record<string, unknown>, signal?: AbortSignal): Promise<boolean> {
+  return await (await import('./publish.js')).isPublished(config, manifest, signal)
 }

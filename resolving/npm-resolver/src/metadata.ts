@@ -6,6 +6,7 @@ import { metadataCachePath, readCachedMetadata, writeCachedMetadata } from './me
 import type { CachedMetadata } from './metadata-cache.js'
 import { trimPackument } from './packument.js'
 import type { Packument } from './packument.js'
+import { encodeName } from './registries.js'
 
 export interface MetadataSourceOptions {
   client: RegistryClient
@@ -125,9 +126,4 @@ export class MetadataSource {
 function satisfies (loaded: Loaded, request: MetadataRequest): boolean {
   if (request.full && !loaded.entry.full) return false
   return !loaded.unverified || request.canUseCached(loaded.entry.packument)
-}
-
-/** `@scope/name` → `@scope%2fname`, as registries expect in the packument URL. */
-function encodeName (name: string): string {
-  return name.startsWith('@') ? `@${encodeURIComponent(name.slice(1))}` : encodeURIComponent(name)
 }

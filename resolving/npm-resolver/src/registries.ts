@@ -17,3 +17,8 @@ export function registryFor (registries: Registries, name: string): string {
   const scope = name.startsWith('@') ? name.slice(0, name.indexOf('/')) : undefined
   return (scope !== undefined ? registries.scoped[scope] : undefined) ?? registries.default
 }
+
+/** `@scope/name` → `@scope%2fname`, as registries expect in a packument's URL (and a publish's). */
+export function encodeName (name: string): string {
+  return name.startsWith('@') ? `@${encodeURIComponent(name.slice(1))}` : encodeURIComponent(name)
+}

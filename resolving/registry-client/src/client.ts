@@ -87,6 +87,8 @@ export interface GetOptions {
   subject: string
   /** The most bytes the body may have, as sent and decoded (default `MAX_BODY_SIZE`): past it, `ERR_LODE_FETCH_TOO_LARGE`. */
   maxSize?: number | undefined
+  /** More request headers (a publish's `npm-command`, `npm-otp`). */
+  headers?: Readonly<Record<string, string>> | undefined
 }
 
 /** What a POST was answered: any status a retry would not change, and the body. */
@@ -147,7 +149,7 @@ interface HttpStack {
 
 /** Where a request goes and with which credentials; `shown` is what messages print. */
 interface Hop {
-  method: 'GET' | 'HEAD' | 'POST'
+  method: 'GET' | 'HEAD' | 'POST' | 'PUT'
   url: string
   shown: string
   authorization: string | undefined
@@ -278,10 +280,18 @@ export class RegistryClient {
    * redirected as a GET is (the body sent again to where a redirect points).
    */
   async post (url: string, body: string, options: { subject: string }): Promise<PostResult> {
+    return await this.send('POST', url, body, options)
+  }
+
+  /**
+   * POST or PUT `body` (JSON) to `url`, as `post` says; a PUT's 409 (a publish of a version the
+   * registry has) is answered, not retried.
+   */
+  async send (method: 'POST' | 'PUT', url: string, body: string, options: { subject: string, headers?: Readonly<Record<string, string>> }): Promise<PostResult> {
     return await this.limit(async () => {
-      const hop = this.firstHop(url, options.subject, 'POST')
+      const hop = this.firstHop(url, options.subject, method)
       return await this.withRetries(hop, options.subject, async () => {
-        const answer = await this.followRedirects(hop, { accept: 'application/json', subject: options.subject }, body)
+        const answer = await this.followRedirects(hop, { accept: 'application/json', subject: options.subject, headers: options.headers }, body)
         return { status: answer.status, body: answer.body }
       })
     })
@@ -398,6 +408,7 @@ export class RegistryClient {
     if (options.etag !== undefined) headers['if-none-match'] = options.etag
     if (options.lastModified !== undefined) headers['if-modified-since'] = options.lastModified
     if (body !== undefined) headers['content-type'] = 'application/json'
+    Object.assign(headers, options.headers)
     const d = this.deadlines
     const controller = new AbortController()
     let missed: Deadline | undefined
@@ -431,13 +442,14 @@ export class RegistryClient {
       })
       clearTimeout(headersTimer)
       const status = response.statusCode
-      const retried = status === 408 || status === 409 || status === 420 || status === 429 || status >= 500
+      const sent = hop.method === 'POST' || hop.method === 'PUT'
+      const retried = status === 408 || (status === 409 && hop.method !== 'PUT') || status === 420 || status === 429 || status >= 500
       if (hop.method === 'HEAD' && !retried) {
         await response.body.dump()
         return { status, location: header(response.headers, 'location') }
       }
-      // A POST's answer is the caller's to read, but for a redirect, a retry or a refused authentication.
-      const posted = hop.method === 'POST' && !retried && !REDIRECTS.has(status) && status !== 401 && status !== 403
+      // A POST's (or PUT's) answer is the caller's to read, but for a redirect, a retry or a refused authentication.
+      const posted = sent && !retried && !REDIRECTS.has(status) && status !== 401 && status !== 403
       if (status !== 200 && !posted) {
         await response.body.dump()
         if (status === 304) return { status: 304 }
@@ -478,7 +490,7 @@ export class RegistryClient {
       }
       const raw = Buffer.concat(chunks)
       const decoded = await decode(raw, header(response.headers, 'content-encoding'), hop, options.subject, maxSize)
-      if (hop.method === 'POST') return { posted: true, status, body: decoded }
+      if (sent) return { posted: true, status, body: decoded }
       return {
         status: 200,
         body: decoded,

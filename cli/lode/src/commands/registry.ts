@@ -13,6 +13,7 @@ import { outdatedCommand } from './outdated.js'
 import { packCommand } from './pack.js'
 import { patchCommand, patchCommitCommand, patchRemoveCommand } from './patch.js'
 import { pathCommand } from './paths.js'
+import { publishCommand } from './publish.js'
 import { rebuildCommand } from './rebuild.js'
 import { execCommand, runCommand } from './run.js'
 import { storeCommand } from './store.js'
@@ -379,6 +380,26 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await packCommand(input, ctx),
   },
   {
+    names: ['publish'],
+    summary: 'Publish the project (or -r: the workspace\'s new versions) to the registry',
+    usage: ['lode publish [<dir>] [--tag <tag>] [--access <public|restricted>] [options]', 'lode publish -r [--filter <selector>]'],
+    description: 'Checks git (a clean tree on main or master, nothing to pull), runs prepublishOnly and prepublish, packs the project as lode pack does (prepack, prepare, postpack), sends it to its registry (publishConfig.registry, its scope\'s, or the default; auth from .npmrc), then runs publish and postpublish. With -r, publishes the selected projects whose version the registry lacks, dependencies first.',
+    options: {
+      tag: { type: 'string', arg: '<tag>', help: 'The dist-tag to publish under (default latest)' },
+      access: { type: 'string', arg: '<public|restricted>', help: 'Whether a scoped package is public' },
+      'dry-run': { type: 'boolean', help: 'Everything but the upload' },
+      'git-checks': { type: 'boolean', help: 'With --no-git-checks, publish whatever the state of the git repository' },
+      'publish-branch': { type: 'string', arg: '<branch>', help: 'The branch to publish from (default master or main)' },
+      otp: { type: 'string', arg: '<code>', help: 'A one-time password, for an account with two-factor authentication' },
+      force: { type: 'boolean', help: 'With -r: publish even the versions the registry has' },
+      recursive: { type: 'boolean', short: 'r', help: 'Publish the workspace\'s projects whose version is not in the registry' },
+      filter: SELECTION['filter']!,
+      'ignore-scripts': SETTINGS['ignore-scripts']!,
+      ...COMMON,
+    },
+    run: async (input, ctx) => await publishCommand(input, ctx),
+  },
+  {
     names: ['link', 'ln'],
     summary: 'Link a local directory into the project',
     usage: ['lode link <dir>...'],
@@ -454,7 +475,7 @@ export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'cache', 'cat-file', 'cat-index', 'clean', 'deploy',
   'doctor', 'env', 'find-hash', 'install-test', 'it',
   'm', 'multi',
-  'publish', 'recursive', 'rt', 'runtime', 'self-update', 'server', 'setup', 'stage',
+  'recursive', 'rt', 'runtime', 'self-update', 'server', 'setup', 'stage',
 ]
 
 export function findCommand (name: string): CommandSpec | undefined {

@@ -1,0 +1,129 @@
+import { LodeError } from '@lode/core.error'
+import type { Config } from '@lode/pkg-manager.core'
+
+import type { MainContext } from '../context.js'
+import { createReporter } from '../reporter.js'
+import type { Reporter, ReporterName } from '../reporter.js'
+import { selectProjects } from '../selection.js'
+import { runLifecycleScripts } from './lifecycle-scripts.js'
+import { packProject } from './pack.js'
+import { projectConfig } from './project-config.js'
+import { refuseUnsupportedPackSettings } from './publish-settings.js'
+import type { CommandInput } from './types.js'
+
+const fs = process.getBuiltinModule('node:fs')
+const os = process.getBuiltinModule('node:os')
+const path = process.getBuiltinModule('node:path')
+
+// pnpm 11's `publish`: git checks, the project's publish scripts, the project packed as `lode pack`
+// packs it (into a temp directory), and the tarball sent to the registry; `-r` publishes the
+// workspace's projects whose version the registry does not have yet, dependencies first.
+
+interface PublishFlags {
+  tag: string | undefined
+  access: 'public' | 'restricted' | undefined
+  otp: string | undefined
+  dryRun: boolean
+  /** pnpm's `skipManifestObfuscation`: the scripts stay in the published package.json. */
+  skipManifestObfuscation: boolean
+  /** Where the scripts' `$ <script>` lines go; undefined for `--ignore-scripts`. */
+  scripts: NodeJS.WritableStream | undefined
+}
+
+export async function publishCommand (input: CommandInput, ctx: MainContext): Promise<number> {
+  const { values, positionals } = input.args!
+  const reporter = createReporter((values['reporter'] ?? 'default') as ReporterName, ctx)
+  const { dir, workspaceDir, config } = await projectConfig(input, ctx)
+  await refuseUnsupportedPackSettings(workspaceDir ?? dir)
+  const settings = config.publish
+  const access = values['access'] as string | undefined ?? settings.access
+  if (access !== undefined && access !== 'public' && access !== 'restricted') {
+    throw new LodeError('BAD_ARGUMENTS', `--access must be public or restricted, not "${access}".`)
+  }
+  const flags: PublishFlags = {
+    tag: values['tag'] as string | undefined ?? settings.tag,
+    access,
+    otp: values['otp'] as string | undefined ?? ctx.env['PNPM_CONFIG_OTP'] ?? ctx.env['NPM_CONFIG_OTP'] ?? settings.otp,
+    dryRun: values['dry-run'] === true,
+    skipManifestObfuscation: settings.skipManifestObfuscation,
+    scripts: values['ignore-scripts'] === true ? undefined : ctx.stderr,
+  }
+  if (values['git-checks'] as boolean | undefined ?? settings.gitChecks) {
+    const [{ checkGitForPublish }, { isCI }] = await Promise.all([import('@lode/pkg-manager.publish'), import('@lode/pkg-manager.config')])
+    await checkGitForPublish(dir, { publishBranch: values['publish-branch'] as string | undefined ?? settings.publishBranch, ci: isCI(ctx.env) })
+  }
+  const filters = values['filter'] as string[] | undefined ?? []
+  if (values['recursive'] === true || filters.length > 0) return await publishRecursive({ dir, config, flags, filters, force: values['force'] === true, reporter })
+  const target = positionals[0]
+  if (target !== undefined && /\.t(?:ar\.)?gz$/.test(target)) {
+    throw new LodeError('COMMAND_NOT_IMPLEMENTED', 'lode publish does not publish a tarball yet; it packs and publishes a directory.', {
+      hint: `Publish the project's directory (lode publish), or this tarball with pnpm publish ${target}.`,
+    })
+  }
+  await publishProject(target === undefined ? dir : path.resolve(dir, target), workspaceDir, config, flags, reporter)
+  return 0
+}
+
+/** One project: prepublishOnly and prepublish, the pack (with its scripts), the upload, then publish and postpublish (a dry run too, as pnpm). */
+async function publishProject (
+  dir: string,
+  workspaceDir: string | undefined,
+  config: Config,
+  flags: PublishFlags,
+  reporter: Reporter
+): Promise<void> {
+  const core = await import('@lode/pkg-manager.core')
+  const run = async (events: readonly string[]): Promise<void> => {
+    if (flags.scripts !== undefined) await runLifecycleScripts(dir, events, flags.scripts)
+  }
+  await run(['prepublishOnly', 'prepublish'])
+  const destination = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-publish-'))
+  try {
+    const packed = await packProject({
+      dir,
+      workspaceDir,
+      catalogs: config.catalogs,
+      scripts: flags.scripts,
+      keepScripts: flags.skipManifestObfuscation,
+      packDestination: destination,
+    })
+    await core.publishPackage({
+      config,
+      manifest: packed.manifest,
+      tarball: fs.readFileSync(path.resolve(dir, packed.filename)),
+      tag: flags.tag,
+      access: flags.access,
+      otp: flags.otp,
+      dryRun: flags.dryRun,
+      onInfo: (message) => { reporter.print(message) },
+      onWarning: (message) => { reporter.print(`${reporter.style().warn} ${message}`) },
+    })
+  } finally {
+    fs.rmSync(destination, { recursive: true, force: true })
+  }
+  await run(['publish', 'postpublish'])
+}
+
+/** `publish -r`: the selected projects with a name and a version, not private, that the registry lacks (all of them with `--force`), dependencies first. */
+async function publishRecursive (
+  opts: { dir: string, config: Config, flags: PublishFlags, filters: string[], force: boolean, reporter: Reporter }
+): Promise<number> {
+  const selection = { recursive: true, filters: opts.filters, workspaceRoot: false, failIfNoMatch: false, ifPresent: false }
+  const selected = await selectProjects(selection, opts.dir)
+  if (selected === undefined) {
+    throw new LodeError('NOT_IN_WORKSPACE', 'lode publish -r publishes the projects of a workspace, and there is no pnpm-workspace.yaml here or above.')
+  }
+  const { isPublished } = await import('@lode/pkg-manager.core')
+  const candidates = selected.projects.filter(({ manifest }) =>
+    typeof manifest['name'] === 'string' && typeof manifest['version'] === 'string' && manifest['private'] !== true)
+  const toPublish = []
+  for (const project of candidates) {
+    if (opts.force || !await isPublished(opts.config, project.manifest)) toPublish.push(project)
+  }
+  if (toPublish.length === 0) {
+    opts.reporter.print('There are no new packages that should be published')
+    return 0
+  }
+  for (const project of toPublish) await publishProject(project.dir, selected.rootDir, opts.config, opts.flags, opts.reporter)
+  return 0
+}
