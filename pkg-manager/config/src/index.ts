@@ -81,6 +81,8 @@ export interface Config {
   readonly minimumReleaseAgeStrict: boolean
   readonly autoInstallPeers: boolean
   readonly dedupePeerDependents: boolean
+  /** pnpm's `dedupeInjectedDeps` (default true): a project's injected copy of a workspace project is linked instead when it would see the same dependencies. */
+  readonly dedupeInjectedDeps: boolean
   /** pnpm's `dedupePeers` (default false): peer suffixes name each peer's `name@version` only, without the peer's own suffix. */
   readonly dedupePeers: boolean
   /** pnpm's `resolvePeersFromWorkspaceRoot` (default true): the root project's dependencies provide peers to every project's dependencies. */
@@ -291,6 +293,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     minimumReleaseAgeStrict: setting('minimumReleaseAgeStrict', isBool, workspace['minimumReleaseAge'] !== undefined),
     autoInstallPeers: setting('autoInstallPeers', isBool, true),
     dedupePeerDependents: setting('dedupePeerDependents', isBool, true),
+    dedupeInjectedDeps: setting('dedupeInjectedDeps', isBool, true),
     dedupePeers: setting('dedupePeers', isBool, false),
     resolvePeersFromWorkspaceRoot: setting('resolvePeersFromWorkspaceRoot', isBool, true),
     peerDependencyRules: setting('peerDependencyRules', isPeerDependencyRules, {}),

@@ -5,6 +5,7 @@ import type { ApproveBuildsOptions, RebuildOptions } from '@lode/pkg-manager.reb
 import type { AddOptions, RemoveOptions, UpdateOptions } from './add-remove.js'
 import type { AuditOptions } from './audit.js'
 import type { DedupeOptions } from './dedupe.js'
+import type { DeployOptions } from './deploy.js'
 import type { DlxOptions } from './dlx.js'
 import type { FetchOptions } from './fetch.js'
 import type { InstallOptions, InstallResult } from './install-types.js'
@@ -23,6 +24,7 @@ export type { ApproveBuildsOptions, RebuildOptions } from '@lode/pkg-manager.reb
 export type { OutdatedOptions } from './outdated.js'
 export type { AuditOptions } from './audit.js'
 export type { DedupeOptions } from './dedupe.js'
+export type { DeployOptions } from './deploy.js'
 export type { FetchOptions } from './fetch.js'
 export type { DlxOptions } from './dlx.js'
 export type { PatchCommit, PatchCommitOptions, PatchOptions } from './patch.js'
@@ -121,4 +123,8 @@ export async function publishPackage (opts: PublishOptions): Promise<void> {
 
 export async function isPublished (config: Config, manifest: Record<string, unknown>, signal?: AbortSignal): Promise<boolean> {
   return await (await import('./publish.js')).isPublished(config, manifest, signal)
+}
+
+export async function deploy (opts: DeployOptions): Promise<InstallResult> {
+  return await (await import('./deploy.js')).deploy(opts)
 }

@@ -51,6 +51,8 @@ export interface ResolveDependenciesOptions {
   autoInstallPeers: boolean
   /** pnpm's `dedupePeerDependents` (default true): peer variants of a package merge where one can stand in for another. */
   dedupePeerDependents: boolean
+  /** pnpm's `dedupeInjectedDeps` (default true): a copy of a workspace project that would see what the project sees is linked instead. */
+  dedupeInjectedDeps?: boolean
   /** pnpm's `resolvePeersFromWorkspaceRoot` (default true): the root project's dependencies provide peers to the other projects' dependencies. */
   resolvePeersFromWorkspaceRoot?: boolean
   /** pnpm's `dedupePeers` (default false): peer suffixes name peers by `name@version` only; recorded in the lockfile's settings. */
@@ -161,6 +163,7 @@ async function resolveGraph (
     peersSuffixMaxLength: opts.peersSuffixMaxLength,
     settings: opts.lockfileSettings,
     dedupePeerDependents: opts.dedupePeerDependents,
+    dedupeInjectedDeps: opts.dedupeInjectedDeps !== false,
     dedupePeers: opts.dedupePeers === true,
     injectWorkspacePackages: opts.injectWorkspacePackages === true,
   })
@@ -694,6 +697,7 @@ interface ToLockfileInput {
   peersSuffixMaxLength: number
   settings: ResolveDependenciesOptions['lockfileSettings']
   dedupePeerDependents: boolean
+  dedupeInjectedDeps: boolean
   dedupePeers: boolean
   injectWorkspacePackages: boolean
 }
@@ -709,7 +713,7 @@ function toLockfile (input: ToLockfileInput): Lockfile {
   const { packages } = input
   const { graph, variantsOf, importerEdges } = variantGraph(input)
   // Copies of workspace projects that would see what the project sees are linked instead (before peer variants merge, as pnpm).
-  const injectedLinks = dedupeInjectedDeps({
+  const injectedLinks = !input.dedupeInjectedDeps ? input.importers.map(() => new Map<string, string>()) : dedupeInjectedDeps({
     graph,
     importers: input.importers,
     edges: importerEdges.map(({ direct, hidden }) => new Map([...direct, ...hidden].map(({ edge, depPath }) => [edge.alias, depPath]))),

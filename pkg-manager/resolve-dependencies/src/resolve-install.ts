@@ -61,6 +61,7 @@ export async function resolveInstall (opts: InstallResolutionOptions): Promise<I
       catalogs: config.catalogs,
       autoInstallPeers: config.autoInstallPeers,
       dedupePeerDependents: config.dedupePeerDependents,
+      dedupeInjectedDeps: config.dedupeInjectedDeps,
       resolvePeersFromWorkspaceRoot: config.resolvePeersFromWorkspaceRoot,
       dedupePeers: config.dedupePeers,
       peersSuffixMaxLength: config.peersSuffixMaxLength,

@@ -2,6 +2,7 @@ import type { OptionSpecs } from '../args.js'
 import { auditCommand } from './audit.js'
 import { approveBuildsCommand, ignoredBuildsCommand } from './builds.js'
 import { configCommand } from './config.js'
+import { deployCommand } from './deploy.js'
 import { dlxCommand } from './dlx.js'
 import { fetchCommand } from './fetch.js'
 import { initCommand } from './init.js'
@@ -400,6 +401,24 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await publishCommand(input, ctx),
   },
   {
+    names: ['deploy'],
+    summary: 'Put one project of the workspace, with its dependencies, into a directory',
+    usage: ['lode --filter=<deployed project name> deploy <target directory>'],
+    description: 'Copies the project\'s files (those npm pack would pack) into the target with a package.json, a pnpm-lock.yaml cut down from the workspace\'s and a pnpm-workspace.yaml of its own, then installs there from that lockfile: its workspace dependencies as copies, nothing linked back into the workspace. The target must be empty (--force empties one inside the workspace).',
+    options: {
+      prod: INSTALL['prod']!,
+      production: INSTALL['production']!,
+      dev: INSTALL['dev']!,
+      optional: INSTALL['optional']!,
+      force: { type: 'boolean', help: 'Empty a target inside the workspace that is not empty' },
+      legacy: { type: 'boolean', help: 'pnpm\'s legacy deploy (not in lode)', hidden: true },
+      filter: SELECTION['filter']!,
+      ...SETTINGS,
+      ...COMMON,
+    },
+    run: async (input, ctx) => await deployCommand(input, ctx),
+  },
+  {
     names: ['link', 'ln'],
     summary: 'Link a local directory into the project',
     usage: ['lode link <dir>...'],
@@ -472,7 +491,7 @@ function scriptArgv (input: CommandInput): string[] {
  * never taken for a script of that name as an unknown name is.
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
-  'cache', 'cat-file', 'cat-index', 'clean', 'deploy',
+  'cache', 'cat-file', 'cat-index', 'clean',
   'doctor', 'env', 'find-hash', 'install-test', 'it',
   'm', 'multi',
   'recursive', 'rt', 'runtime', 'self-update', 'server', 'setup', 'stage',
