@@ -12,9 +12,10 @@ import { cloneProject, lode, makeProject, pnpm } from './helpers.js'
 let registry: TestRegistry
 before(async () => {
   registry = await TestRegistry.start([
-    { name: 'alpha', version: '1.0.0' }, { name: 'alpha', version: '1.1.0' }, { name: 'alpha', version: '2.0.0' },
+    { name: 'alpha', version: '1.0.0' }, { name: 'alpha', version: '1.1.0' },
+    { name: 'alpha', version: '2.0.0', manifest: { homepage: 'https://alpha.example.com/docs/a-homepage-longer-than-forty-characters' } },
     { name: 'beta', version: '1.0.0' }, { name: 'beta', version: '1.0.1' },
-    { name: 'gamma', version: '3.0.0' },
+    { name: 'gamma', version: '3.0.0', manifest: { homepage: 'https://gamma.example.com' } },
     { name: '@sc/delta', version: '1.0.0' }, { name: '@sc/delta', version: '1.5.0', manifest: { deprecated: 'use epsilon' } },
   ])
 })
@@ -34,7 +35,10 @@ test('lode outdated reports what pnpm 11 reports: installed, wanted and newest v
   fs.copyFileSync(path.join(pnpmProject.dir, 'pnpm-lock.yaml'), path.join(lodeProject.dir, 'pnpm-lock.yaml'))
   const installed = await lode(lodeProject, ['install', '--frozen-lockfile'])
   assert.equal(installed.code, 0, installed.stderr)
-  const cases: string[][] = [[], ['--format', 'list'], ['--format', 'json'], ['--prod'], ['--dev', '--format', 'json'], ['alpha', 'be*'], ['--compatible'], ['--compatible', '--format', 'list']]
+  const cases: string[][] = [
+    [], ['--format', 'list'], ['--format', 'json'], ['--prod'], ['--dev', '--format', 'json'], ['alpha', 'be*'], ['--compatible'], ['--compatible', '--format', 'list'],
+    ['--long'], ['--long', '--format', 'list'], ['--long', '--format', 'json'],
+  ]
   const compare = async (label: string): Promise<void> => {
     for (const args of cases) {
       const expected = await pnpm(pnpmProject, ['outdated', ...args], true)
@@ -48,6 +52,10 @@ test('lode outdated reports what pnpm 11 reports: installed, wanted and newest v
   const table = await lode(lodeProject, ['outdated'])
   assert.match(table.stdout, /^┌─+┬─+┬─+┐\n│ Package {9}│ Current │ Latest {13}│\n/)
   assert.match(table.stdout, /│ @sc\/delta \(dev\) │ 1\.0\.0 {3}│ 1\.5\.0 \(deprecated\) │/)
+  const long = await lode(lodeProject, ['outdated', '--long'])
+  assert.match(long.stdout, /│ Details +│\n/)
+  assert.match(long.stdout, /│ use epsilon +│/)
+  assert.match(long.stdout, /https:\/\/alpha\.example\.com\/docs\/a-homepage-longer-than-forty-characters │/)
   // Before node_modules is installed, what pnpm-lock.yaml wants is "missing".
   for (const project of [pnpmProject, lodeProject]) fs.rmSync(path.join(project.dir, 'node_modules'), { recursive: true, force: true })
   await compare('(nothing installed)')
@@ -90,7 +98,7 @@ test('lode outdated -r and --filter report a workspace as pnpm 11 does: a row pe
   for (const dir of ['packages/a', 'packages/b']) fs.rmSync(path.join(lodeProject.dir, dir, 'node_modules'), { recursive: true, force: true })
   const installed = await lode(lodeProject, ['install', '--frozen-lockfile'])
   assert.equal(installed.code, 0, installed.stderr)
-  for (const args of [['-r'], ['-r', '--format', 'list'], ['-r', '--format', 'json'], ['--filter', b], ['-r', '--prod'], ['-r', 'alpha']]) {
+  for (const args of [['-r'], ['-r', '--format', 'list'], ['-r', '--format', 'json'], ['--filter', b], ['-r', '--prod'], ['-r', 'alpha'], ['-r', '--long'], ['-r', '--long', '--format', 'list']]) {
     const expected = await pnpm(pnpmProject, ['outdated', ...args], true)
     const actual = await lode(lodeProject, ['outdated', ...args])
     assert.equal(actual.code, expected.code, `exit code of lode outdated ${args.join(' ')}`)

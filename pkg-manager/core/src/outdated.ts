@@ -12,6 +12,8 @@ import { readInstalledLockfile, readLockfile } from '@lode/pkg-manager.lockfile'
 import { catalogSpecifier } from '@lode/pkg-manager.resolve-dependencies/catalogs'
 import { npmResolverFor } from '@lode/pkg-manager.resolve-dependencies/install'
 import { parseWantedSpec } from '@lode/resolving.npm-resolver'
+import { encodeName } from '@lode/resolving.npm-resolver/registries'
+import { ACCEPT_FULL } from '@lode/resolving.registry-client'
 
 import { Installer } from './installer.js'
 
@@ -25,6 +27,8 @@ export interface OutdatedOptions {
   names?: readonly string[] | undefined
   /** `--compatible`: the newest version the range allows, not the `latest` tag. */
   compatible?: boolean | undefined
+  /** `--long`: each newest version's manifest from the registry's full document (its homepage, its deprecation). */
+  long?: boolean | undefined
   signal?: AbortSignal | undefined
   onWarning?: ((message: string) => void) | undefined
 }
@@ -77,7 +81,8 @@ export async function outdatedOfProjects (
           const spec = parseWantedSpec(alias, specifier, path.join(project.dir, 'package.json'))
           if (spec.kind !== 'registry') return undefined
           const picked = await resolver.resolve(opts.compatible === true ? spec : { type: 'tag', name: spec.name, tag: 'latest' })
-          return { version: picked.version, deprecated: picked.meta.deprecated }
+          const manifest = opts.long === true ? await fullManifest(installer, resolver.registryFor(spec.name), spec.name, picked.version) : undefined
+          return { version: picked.version, deprecated: picked.meta.deprecated, manifest }
         },
       }),
     })))
@@ -85,4 +90,12 @@ export async function outdatedOfProjects (
     await resolver.close()
     await installer.close()
   }
+}
+
+/** A version's manifest as the registry's full document has it (`--long` shows its homepage and prints it as JSON). */
+async function fullManifest (installer: Installer, registry: string, name: string, version: string): Promise<Record<string, unknown> | undefined> {
+  const answer = await installer.client.get(`${registry}${encodeName(name)}`, { accept: ACCEPT_FULL, subject: name })
+  if (answer.status !== 200) return undefined
+  const versions = (JSON.parse(answer.body.toString('utf8')) as { versions?: Record<string, Record<string, unknown>> }).versions
+  return versions?.[version]
 }

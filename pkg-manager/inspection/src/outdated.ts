@@ -16,7 +16,14 @@ export interface OutdatedPackage {
   /** The version pnpm-lock.yaml wants. */
   wanted: string
   /** The newest version (its range's, with `compatible`); undefined when the registry has none to offer. */
-  latest?: { version: string, deprecated?: string | undefined }
+  latest?: LatestVersion
+}
+
+/** The newest version of a dependency, and (for `--long`) its manifest as the registry's full document has it. */
+export interface LatestVersion {
+  version: string
+  deprecated?: string | undefined
+  manifest?: Record<string, unknown> | undefined
 }
 
 export interface OutdatedOptions {
@@ -30,7 +37,7 @@ export interface OutdatedOptions {
   /** Only the dependencies whose name this accepts (`lode outdated react "@babel/*"`). */
   match?: ((name: string) => boolean) | undefined
   /** The newest version for a dependency: its `latest` tag, or with `--compatible` its range's newest. */
-  latestOf: (alias: string, bareSpecifier: string) => Promise<{ version: string, deprecated?: string | undefined } | undefined>
+  latestOf: (alias: string, bareSpecifier: string) => Promise<LatestVersion | undefined>
 }
 
 /**
@@ -117,8 +124,23 @@ function latestLabel (pkg: OutdatedPackage): string {
   return pkg.latest.deprecated !== undefined ? `${pkg.latest.version} (deprecated)` : pkg.latest.version
 }
 
-/** The report as pnpm 11 prints it: a table (the default), a list, or JSON keyed by package name. */
-export function renderOutdated (packages: readonly OutdatedPackage[], format: 'table' | 'list' | 'json'): string {
+/** `--long`'s details of the newest version: its deprecation message, then its homepage. */
+function detailsLabel (pkg: OutdatedPackage): string {
+  const manifest = pkg.latest?.manifest
+  if (manifest === undefined) return ''
+  const details: string[] = []
+  if (typeof manifest['deprecated'] === 'string' && manifest['deprecated'] !== '') details.push(withoutControlCharacters(manifest['deprecated']))
+  if (typeof manifest['homepage'] === 'string' && manifest['homepage'] !== '') details.push(manifest['homepage'])
+  return details.join('\n')
+}
+
+/** Control and format characters left out of registry text printed on one line, as pnpm leaves them out. */
+function withoutControlCharacters (text: string): string {
+  return text.replace(/[\p{Cc}\p{Cf}]/gu, '')
+}
+
+/** The report as pnpm 11 prints it: a table (the default), a list, or JSON keyed by package name; `long` adds the newest version's details. */
+export function renderOutdated (packages: readonly OutdatedPackage[], format: 'table' | 'list' | 'json', long = false): string {
   const ordered = sorted(packages)
   if (format === 'json') {
     return JSON.stringify(Object.fromEntries(ordered.map((pkg) => [pkg.packageName, {
@@ -127,11 +149,22 @@ export function renderOutdated (packages: readonly OutdatedPackage[], format: 't
       wanted: pkg.wanted,
       isDeprecated: pkg.latest?.deprecated !== undefined,
       dependencyType: pkg.belongsTo,
+      ...long ? { latestManifest: pkg.latest?.manifest } : {},
     }])), null, 2)
   }
   if (ordered.length === 0) return ''
-  if (format === 'list') return `${ordered.map((pkg) => `${packageLabel(pkg)}\n${currentLabel(pkg)} => ${latestLabel(pkg)}`).join('\n\n')}\n`
-  return renderTable([['Package', 'Current', 'Latest'], ...ordered.map((pkg) => [packageLabel(pkg), currentLabel(pkg), latestLabel(pkg)])])
+  if (format === 'list') {
+    return `${ordered.map((pkg) => {
+      const details = long ? detailsLabel(pkg) : ''
+      return `${packageLabel(pkg)}\n${currentLabel(pkg)} => ${latestLabel(pkg)}${details === '' ? '' : `\n${details}`}`
+    }).join('\n\n')}\n`
+  }
+  if (!long) return renderTable([['Package', 'Current', 'Latest'], ...ordered.map((pkg) => [packageLabel(pkg), currentLabel(pkg), latestLabel(pkg)])])
+  // The details column is as wide as the longest homepage of a version not deprecated, 40 at least.
+  const width = Math.max(40, ...packages.filter((pkg) => pkg.latest?.manifest !== undefined && pkg.latest.deprecated === undefined)
+    .map((pkg) => typeof pkg.latest!.manifest!['homepage'] === 'string' ? (pkg.latest!.manifest!['homepage']).length : 0))
+  const rows = ordered.map((pkg) => [packageLabel(pkg), currentLabel(pkg), latestLabel(pkg), detailsLabel(pkg)])
+  return renderTable([['Package', 'Current', 'Latest', 'Details'], ...rows], { wrap: { 3: width } })
 }
 
 /** One project's report, for `renderOutdatedRecursive`. */
@@ -148,7 +181,7 @@ const GROUP_ORDER: Readonly<Record<DependencyGroup, number>> = { optionalDepende
  * `outdated -r` as pnpm 11 prints it: one row per package, version installed and group, with the
  * projects that depend on it (`Dependents`, by name, else directory).
  */
-export function renderOutdatedRecursive (projects: readonly ProjectOutdated[], format: 'table' | 'list' | 'json'): string {
+export function renderOutdatedRecursive (projects: readonly ProjectOutdated[], format: 'table' | 'list' | 'json', long = false): string {
   const rows = new Map<string, { pkg: OutdatedPackage, dependents: Array<{ name: string | undefined, location: string }> }>()
   for (const project of projects) {
     for (const pkg of project.packages) {
@@ -170,16 +203,22 @@ export function renderOutdatedRecursive (projects: readonly ProjectOutdated[], f
       isDeprecated: pkg.latest?.deprecated !== undefined,
       dependencyType: pkg.belongsTo,
       dependentPackages: dependents.map(({ name, location }) => ({ name, location })),
+      ...long ? { latestManifest: pkg.latest?.manifest } : {},
     }])), null, 2)
   }
   if (ordered.length === 0) return ''
   if (format === 'list') {
-    return `${ordered.map((row) => `${packageLabel(row.pkg)}\n${currentLabel(row.pkg)} => ${latestLabel(row.pkg)}\n`
-      + `${row.dependents.length > 1 ? 'Dependents:' : 'Dependent:'} ${dependentsOf(row)}`).join('\n\n')}\n`
+    return `${ordered.map((row) => {
+      const details = long ? detailsLabel(row.pkg) : ''
+      return `${packageLabel(row.pkg)}\n${currentLabel(row.pkg)} => ${latestLabel(row.pkg)}\n`
+        + `${row.dependents.length > 1 ? 'Dependents:' : 'Dependent:'} ${dependentsOf(row)}${details === '' ? '' : `\n${details}`}`
+    }).join('\n\n')}\n`
   }
   const table = [
-    ['Package', 'Current', 'Latest', 'Dependents'],
-    ...ordered.map((row) => [packageLabel(row.pkg), currentLabel(row.pkg), latestLabel(row.pkg), dependentsOf(row)]),
+    ['Package', 'Current', 'Latest', 'Dependents', ...long ? ['Details'] : []],
+    ...ordered.map((row) => [
+      packageLabel(row.pkg), currentLabel(row.pkg), latestLabel(row.pkg), dependentsOf(row), ...long ? [detailsLabel(row.pkg)] : [],
+    ]),
   ]
   return renderTable(table, { wrap: { 3: Math.min(30, Math.max(...table.map((row) => row[3]!.length))) } })
 }

@@ -48,11 +48,12 @@ export async function outdatedCommand (input: CommandInput, ctx: MainContext): P
     include: includeOf(values),
     names: positionals,
     compatible: values['compatible'] === true,
+    long: values['long'] === true,
     onWarning: (message) => { ctx.stderr.write(`WARN  ${message}\n`) },
   })
   const output = recursive
-    ? renderOutdatedRecursive(projects, format as typeof FORMATS[number])
-    : renderOutdated(projects[0]!.packages, format as typeof FORMATS[number])
+    ? renderOutdatedRecursive(projects, format as typeof FORMATS[number], values['long'] === true)
+    : renderOutdated(projects[0]!.packages, format as typeof FORMATS[number], values['long'] === true)
   if (output !== '') ctx.stdout.write(output.endsWith('\n') ? output : `${output}\n`)
   return projects.every((project) => project.packages.length === 0) ? 0 : 1
 }

@@ -285,6 +285,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: {
       format: { type: 'string', arg: '<table|list|json>', help: 'How to print the report (table by default)' },
       compatible: { type: 'boolean', help: 'The newest versions the ranges allow, not the latest tags' },
+      long: { type: 'boolean', help: 'Show each newest version\'s details (deprecation, homepage; its manifest with --format json)' },
       ...GROUP_FLAGS,
       ...SELECTION,
       ...COMMON,
