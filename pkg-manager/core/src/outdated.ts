@@ -81,7 +81,8 @@ export async function outdatedOfProjects (
           const spec = parseWantedSpec(alias, specifier, path.join(project.dir, 'package.json'))
           if (spec.kind !== 'registry') return undefined
           const picked = await resolver.resolve(opts.compatible === true ? spec : { type: 'tag', name: spec.name, tag: 'latest' })
-          const manifest = opts.long === true ? await fullManifest(installer, resolver.registryFor(spec.name), spec.name, picked.version) : undefined
+          const registry = resolver.registryFor(spec.name)
+          const manifest = opts.long === true ? await fullManifest(installer, registry, spec.name, picked.version) : undefined
           return { version: picked.version, deprecated: picked.meta.deprecated, manifest }
         },
       }),
@@ -93,7 +94,12 @@ export async function outdatedOfProjects (
 }
 
 /** A version's manifest as the registry's full document has it (`--long` shows its homepage and prints it as JSON). */
-async function fullManifest (installer: Installer, registry: string, name: string, version: string): Promise<Record<string, unknown> | undefined> {
+async function fullManifest (
+  installer: Installer,
+  registry: string,
+  name: string,
+  version: string
+): Promise<Record<string, unknown> | undefined> {
   const answer = await installer.client.get(`${registry}${encodeName(name)}`, { accept: ACCEPT_FULL, subject: name })
   if (answer.status !== 200) return undefined
   const versions = (JSON.parse(answer.body.toString('utf8')) as { versions?: Record<string, Record<string, unknown>> }).versions
