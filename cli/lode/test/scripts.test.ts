@@ -122,7 +122,28 @@ test('-r and --filter run a script or a command in the selected projects, each a
   assert.deepEqual(await logOf(lodeBin, lodeProject, ['-r', 'run', 'build']), ['c:', 'b:', 'a:'])
   assert.deepEqual(await logOf(lodeBin, lodeProject, ['--filter', './b', 'run', 'build'], path.join(lodeProject.dir, 'packages')), ['b:'])
   assert.deepEqual(await logOf(lodeBin, lodeProject, ['-w', 'run', 'build', 'y'], path.join(lodeProject.dir, 'packages', 'a')), ['root:y'])
-  assert.deepEqual(await logOf(lodeBin, lodeProject, ['--filter', '@x/*', 'exec', 'node', '-e', 'require("fs").appendFileSync(process.env.LOG_FILE, require("path").basename(process.cwd()) + "\\n")']), ['c', 'b'])
+  // exec in each selected project, in pnpm's order (dependencies first), with pnpm's variables.
+  const logCwd = 'require("fs").appendFileSync(process.env.LOG_FILE, require("path").basename(process.cwd()) + " " + process.env.PNPM_PACKAGE_NAME + "\\n")'
+  for (const args of [['-r', 'exec', 'node', '-e', logCwd], ['--filter', '@x/*', 'exec', 'node', '-e', logCwd], ['exec', '-r', 'node', '-e', logCwd], ['--filter', 'a...', '--workspace-concurrency=1', 'exec', 'node', '-e', logCwd]]) {
+    const expected = await logOf(pnpmBin, project, args)
+    assert.deepEqual(await logOf(lodeBin, lodeProject, args), expected, args.join(' '))
+    assert.notEqual(expected.length, 0)
+  }
+  assert.deepEqual(await logOf(lodeBin, lodeProject, ['--filter', '@x/*', 'exec', 'node', '-e', logCwd]), ['c @x/c', 'b @x/b'])
+  // A failing command: pnpm's account of it (the project's directory, the command, its exit code), exit code 1; --no-bail goes on and sums up.
+  for (const args of [['-r', 'exec', 'sh', '-c', 'exit 3'], ['-r', '--no-bail', 'exec', 'sh', '-c', 'exit 3']]) {
+    const lines = async (bin: string, p: Project): Promise<{ code: number, tail: string }> => {
+      const result = await run(process.execPath, [bin, ...args], { cwd: p.dir, env: { PATH: process.env['PATH'] ?? '', HOME: p.home } })
+        .then(() => ({ code: 0, stdout: '', stderr: '' }), (err: { code: number, stdout: string, stderr: string }) => err)
+      // pnpm prints its errors on stdout (after a stray "undefined" line), lode on stderr.
+      const text = (result.stdout + result.stderr).split(p.dir).join('<ws>').replace(/ERR_(?:PNPM|LODE)_/g, 'ERR_')
+      return { code: result.code, tail: text.slice(text.indexOf(args.includes('--no-bail') ? '[ERR_RECURSIVE_FAIL]' : '<ws>/packages')) }
+    }
+    const expected = await lines(pnpmBin, project)
+    const actual = await lines(lodeBin, lodeProject)
+    assert.deepEqual(actual, expected, args.join(' '))
+    assert.equal(actual.code, 1)
+  }
 
   const env = { PATH: process.env['PATH'] ?? '', HOME: lodeProject.home }
   const failing = (args: string[]): Promise<{ code: number, stdout: string, stderr: string }> =>

@@ -60,7 +60,14 @@ export async function runCommand (argv: readonly string[], ctx: MainContext): Pr
  * its exit code is lode's. With `-r` or `--filter`, it runs in each selected project in turn.
  */
 export async function execCommand (argv: readonly string[], ctx: MainContext): Promise<number> {
-  const { selection, rest } = takeSelection(argv)
+  let selection: Selection
+  let flags: RunFlags
+  let rest: string[]
+  try {
+    ({ selection, flags, rest } = takeRunFlags(argv))
+  } catch (err) {
+    return writeLodeError(err, ctx.stderr)
+  }
   const [command, ...args] = rest
   if (command === undefined) {
     return writeLodeError(new LodeError('BAD_ARGUMENTS', 'lode exec needs a command to run.', { hint: 'For example: lode exec tsc --version' }), ctx.stderr)
@@ -69,18 +76,34 @@ export async function execCommand (argv: readonly string[], ctx: MainContext): P
     const { findWorkspaceDir } = await import('@lode/pkg-manager.core')
     return await execIn(selection.workspaceRoot ? await findWorkspaceDir(ctx.cwd) ?? ctx.cwd : ctx.cwd, command, args, ctx)
   }
-  const projects = await selectedProjects(selection, ctx)
+  // pnpm prints no "Scope:" line for exec.
+  const projects = await selectedProjects(selection, ctx, false)
   if (typeof projects === 'number') return projects
-  for (const project of projects) {
-    const code = await execIn(project.dir, command, args, ctx)
-    if (code !== 0) return code
+  const { commandLine } = await import('@lode/pkg-manager.lifecycle')
+  const failures: Array<{ dir: string, code: number }> = []
+  for (const project of flags.reverse ? [...projects].reverse() : projects) {
+    const code = await execIn(project.dir, command, args, ctx, project.manifest)
+    if (code === 0) continue
+    failures.push({ dir: project.dir, code })
+    if (flags.bail) break
   }
-  return 0
+  if (failures.length === 0) return 0
+  // pnpm's account of a failure: the project's directory, then the command and its exit code.
+  const line = (code: number): string => `Command failed with exit code ${code}: ${commandLine(command, args)}`
+  if (flags.bail) {
+    ctx.stderr.write(`${failures[0]!.dir}:\n[ERR_LODE_RECURSIVE_EXEC_FIRST_FAIL] ${line(failures[0]!.code)}\n`)
+  } else {
+    const summary = `Summary: ${failures.length} fails, ${projects.length - failures.length} passes`
+    ctx.stderr.write(`[ERR_LODE_RECURSIVE_FAIL] \n\n\n${summary}\n\n${failures.map(({ dir, code }) => `${dir}:\n[ERROR] ${line(code)}`).join('\n\n')}\n`)
+  }
+  return 1
 }
 
-async function execIn (dir: string, command: string, args: readonly string[], ctx: MainContext): Promise<number> {
+async function execIn (dir: string, command: string, args: readonly string[], ctx: MainContext, manifest?: object): Promise<number> {
   const bin = path.join(dir, 'node_modules', '.bin')
-  const env = { ...ctx.env, PATH: [bin, ctx.env['PATH'] ?? ''].join(path.delimiter) }
+  const name = (manifest as { name?: unknown } | undefined)?.name
+  // In a workspace, pnpm tells the command which project it runs in.
+  const env = { ...ctx.env, PATH: [bin, ctx.env['PATH'] ?? ''].join(path.delimiter), ...typeof name === 'string' ? { PNPM_PACKAGE_NAME: name } : {} }
   const { exitCodeOf } = await import('@lode/pkg-manager.lifecycle')
   return await new Promise<number>((resolve) => {
     const { spawn } = process.getBuiltinModule('node:child_process')
