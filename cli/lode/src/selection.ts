@@ -85,3 +85,10 @@ export async function selectedProjects (selection: Selection, ctx: Pick<MainCont
   if (showScope) ctx.stdout.write(`Scope: ${found.projects.length} of ${found.total} workspace projects\n`)
   return found.projects
 }
+
+/** The projects in the order pnpm runs one-at-a-time `-r` commands (`exec`, `pack`): chunk by chunk of its graph sequencer, each chunk in directory order. */
+export async function inChunkOrder (projects: readonly WorkspaceProject[]): Promise<WorkspaceProject[]> {
+  const { projectChunks } = await import('@lode/pkg-manager.core')
+  const byDir = [...projects].sort((a, b) => a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)
+  return projectChunks(byDir).flat()
+}

@@ -112,3 +112,29 @@ test('lode pack without a files field follows .npmignore; a workspace package\'s
   assert.deepEqual(packed['dependencies'], { lib: '^2.1.0', dep: '1.2.3' })
   assert.equal(packed['main'], 'dist/index.js')
 })
+
+test('lode pack -r packs every project with a name and a version, dependencies first, into the current directory, as pnpm 11 does', async () => {
+  const json = (value: unknown): string => JSON.stringify(value, null, 2)
+  const pnpmProject = makeProject(registry, { name: 'root', private: true }, {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+    'packages/lib/package.json': json({ name: 'lib', version: '2.1.0' }),
+    'packages/lib/index.js': '',
+    'packages/app/package.json': json({ name: 'app', version: '3.0.0', dependencies: { lib: 'workspace:^' } }),
+    'packages/app/index.js': '',
+    'packages/private/package.json': json({ name: 'private', version: '1.0.0', private: true }),
+    'packages/nameless/package.json': json({ version: '1.0.0' }),
+  })
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install'])
+  assert.equal((await lode(lodeProject, ['install'])).code, 0)
+  for (const args of [['-r'], ['-r', '--json', '--pack-destination', 'dist'], ['--filter', 'app', '--out', 'out/%s.tgz']]) {
+    const expected = await pnpm(pnpmProject, ['pack', ...args])
+    const actual = await lode(lodeProject, ['pack', ...args])
+    assert.equal(actual.code, 0, actual.stderr)
+    assert.equal(actual.stdout.replaceAll(lodeProject.dir, pnpmProject.dir), expected.stdout, args.join(' '))
+  }
+  for (const tarball of ['app-3.0.0.tgz', 'lib-2.1.0.tgz', 'private-1.0.0.tgz', 'dist/app-3.0.0.tgz', 'out/app.tgz']) {
+    assert.deepEqual(tarballEntries(path.join(lodeProject.dir, tarball)), tarballEntries(path.join(pnpmProject.dir, tarball)), tarball)
+  }
+  assert.match((await lode(lodeProject, ['pack', '-r'])).stdout, /^package: lib@2\.1\.0\n[^]*\n\npackage: app@3\.0\.0\n/)
+})

@@ -84,3 +84,24 @@ export function sortProjects<T extends WorkspaceProject> (projects: readonly T[]
   }
   return ordered
 }
+
+/**
+ * pnpm's graph sequencer: the projects in chunks, each chunk the projects whose dependencies inside
+ * the selection are all in earlier chunks, in the order given. When a cycle leaves none ready, its
+ * first project in that order goes alone. `-r` commands that run one project at a time (`exec`,
+ * `pack`) go chunk by chunk, as pnpm does.
+ */
+export function projectChunks<T extends WorkspaceProject> (projects: readonly T[], edges = workspaceDependencies(projects)): T[][] {
+  const ids = new Set(projects.map((project) => project.id))
+  const done = new Set<string>()
+  const chunks: T[][] = []
+  let left = [...projects]
+  while (left.length > 0) {
+    let chunk = left.filter((project) => (edges.get(project.id) ?? []).every((id) => done.has(id) || !ids.has(id)))
+    if (chunk.length === 0) chunk = [left[0]!]
+    for (const project of chunk) done.add(project.id)
+    left = left.filter((project) => !done.has(project.id))
+    chunks.push(chunk)
+  }
+  return chunks
+}

@@ -178,4 +178,4 @@ function listManifests (rootDir: string, patterns: readonly string[]): string[] 
 }
 
 export { filterProjects, parseProjectSelector, type FilterResult, type ProjectSelector } from './filter.js'
-export { sortProjects, workspaceDependencies } from './graph.js'
+export { projectChunks, sortProjects, workspaceDependencies } from './graph.js'

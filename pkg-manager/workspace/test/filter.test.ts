@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { filterProjects, parseProjectSelector, sortProjects, type WorkspaceProject } from '@lode/pkg-manager.workspace'
+import { filterProjects, parseProjectSelector, projectChunks, sortProjects, type WorkspaceProject } from '@lode/pkg-manager.workspace'
 
 // A workspace graph: app → ui → utils, app → @acme/api (by path), cli → utils (dev), docs alone.
 const root = path.resolve('/ws')
@@ -86,6 +86,22 @@ test('a selector without name or directory, and a git revision, are clear errors
 
 test('projects sort after the projects they depend on', () => {
   assert.deepEqual(sortProjects(projects).map((p) => p.id), ['.', 'packages/utils', 'packages/ui', 'packages/api', 'apps/app', 'apps/cli', 'apps/docs'])
+})
+
+test('projectChunks groups the projects as pnpm\'s graph sequencer does: each chunk after its dependencies, in the order given; when a cycle leaves none ready, its first project goes alone', () => {
+  const fan = [
+    { dir: '/w/app', id: 'app', manifest: { name: 'app', dependencies: { lib: 'workspace:^' } } },
+    { dir: '/w/lib', id: 'lib', manifest: { name: 'lib' } },
+    { dir: '/w/other', id: 'other', manifest: { name: 'other' } },
+  ]
+  assert.deepEqual(projectChunks(fan).map((chunk) => chunk.map((p) => p.id)), [['lib', 'other'], ['app']])
+  const cycle = [
+    { dir: '/w/a', id: 'a', manifest: { name: 'a', dependencies: { b: 'workspace:*' } } },
+    { dir: '/w/b', id: 'b', manifest: { name: 'b', dependencies: { a: 'workspace:*' } } },
+    { dir: '/w/c', id: 'c', manifest: { name: 'c' } },
+    { dir: '/w/d', id: 'd', manifest: { name: 'd', dependencies: { c: 'workspace:*' } } },
+  ]
+  assert.deepEqual(projectChunks(cycle).map((chunk) => chunk.map((p) => p.id)), [['c'], ['d'], ['a'], ['b']])
 })
 
 test('found reading the code: a chain of 20,000 projects sorts without overflowing the stack (sortProjects recursed)', () => {

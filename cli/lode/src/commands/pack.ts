@@ -1,10 +1,13 @@
 import type { PackOptions, PackResult } from '@lode/pkg-manager.pack'
 
 import type { MainContext } from '../context.js'
+import { inChunkOrder, selectedProjects } from '../selection.js'
 import { runLifecycleScripts } from './lifecycle-scripts.js'
 import { projectConfig } from './project-config.js'
 import { refuseUnsupportedPackSettings } from './publish-settings.js'
 import type { CommandInput } from './types.js'
+
+const path = process.getBuiltinModule('node:path')
 
 /**
  * `lode pack`: the project as the tarball pnpm 11 would publish (npm's file list, pnpm's packed
@@ -16,22 +19,42 @@ export async function packCommand (input: CommandInput, ctx: MainContext): Promi
   const { dir, workspaceDir, config } = await projectConfig(input, ctx)
   await refuseUnsupportedPackSettings(workspaceDir ?? dir)
   const settings = config.publish
-  const packed = await packProject({
-    dir,
+  const filters = values['filter'] as string[] | undefined ?? []
+  const recursive = values['recursive'] === true || filters.length > 0
+  const destination = values['pack-destination'] as string | undefined ?? settings.packDestination
+  const out = values['out'] as string | undefined
+  const packIn = async (projectDir: string, opts: Pick<PackProjectOptions, 'packDestination' | 'out'>): Promise<PackResult> => await packProject({
+    dir: projectDir,
     workspaceDir,
     catalogs: config.catalogs,
     scripts: values['ignore-scripts'] === true ? undefined : ctx.stderr,
     keepScripts: values['skip-manifest-obfuscation'] as boolean | undefined ?? settings.skipManifestObfuscation,
-    packDestination: values['pack-destination'] as string | undefined ?? settings.packDestination,
-    out: values['out'] as string | undefined,
     dryRun: values['dry-run'] === true,
+    ...opts,
   })
+  let packed: PackResult[]
+  if (!recursive) {
+    packed = [await packIn(dir, { packDestination: destination, out })]
+  } else {
+    // pnpm's `pack -r`: every selected project with a name and a version, dependencies first, into the current directory (or the destination, from there).
+    const selection = { recursive: true, filters, workspaceRoot: false, failIfNoMatch: false, ifPresent: false }
+    const selected = await selectedProjects(selection, { ...ctx, cwd: dir }, false)
+    if (typeof selected === 'number') return selected
+    const packable = (await inChunkOrder(selected)).filter(({ manifest }) => typeof manifest['name'] === 'string' && typeof manifest['version'] === 'string')
+    if (packable.length === 0) ctx.stdout.write('There are no packages that should be packed\n')
+    const where = out !== undefined ? { out: path.resolve(dir, out) } : { packDestination: path.resolve(dir, destination ?? '.') }
+    packed = []
+    for (const project of packable) packed.push(await packIn(project.dir, where))
+  }
+  const json = (result: PackResult): Record<string, unknown> =>
+    ({ name: result.name, version: result.version, filename: result.filename, files: result.files.map((file) => ({ path: file })) })
   if (values['json'] === true) {
-    ctx.stdout.write(`${JSON.stringify({ name: packed.name, version: packed.version, filename: packed.filename, files: packed.files.map((file) => ({ path: file })) }, null, 2)}\n`)
+    ctx.stdout.write(`${JSON.stringify(recursive ? packed.map(json) : json(packed[0]!), null, 2)}\n`)
     return 0
   }
   // pnpm 11 sets no `unicode` option for pack: its report always starts `package:`.
-  ctx.stdout.write(`package: ${packed.name}@${packed.version}\nTarball Contents\n${packed.files.join('\n')}\nTarball Details\n${packed.filename}\n`)
+  ctx.stdout.write(packed.map((result) =>
+    `package: ${result.name}@${result.version}\nTarball Contents\n${result.files.join('\n')}\nTarball Details\n${result.filename}\n`).join('\n'))
   return 0
 }
 

@@ -377,6 +377,8 @@ export const COMMANDS: readonly CommandSpec[] = [
       'dry-run': { type: 'boolean', help: 'Everything but writing the tarball' },
       'skip-manifest-obfuscation': { type: 'boolean', help: 'Keep the scripts and packageManager in the packed package.json' },
       'ignore-scripts': SETTINGS['ignore-scripts']!,
+      recursive: { type: 'boolean', short: 'r', help: 'Pack every project of the workspace with a name and a version (into the current directory)' },
+      filter: SELECTION['filter']!,
       ...COMMON,
     },
     run: async (input, ctx) => await packCommand(input, ctx),

@@ -3,7 +3,7 @@ import { isLodeError, LodeError } from '@lode/core.error'
 import type { MainContext } from '../context.js'
 import { writeLodeError } from '../report-error.js'
 import { createReporter } from '../reporter.js'
-import { selectedProjects, selectsProjects, takeSelection, type Selection } from '../selection.js'
+import { inChunkOrder, selectedProjects, selectsProjects, takeSelection, type Selection } from '../selection.js'
 import { VERSION } from '../version.js'
 
 // Node's modules through process.getBuiltinModule (see index.ts); child_process only when a command runs.
@@ -81,7 +81,8 @@ export async function execCommand (argv: readonly string[], ctx: MainContext): P
   if (typeof projects === 'number') return projects
   const { commandLine } = await import('@lode/pkg-manager.lifecycle')
   const failures: Array<{ dir: string, code: number }> = []
-  for (const project of flags.reverse ? [...projects].reverse() : projects) {
+  const ordered = await inChunkOrder(projects)
+  for (const project of flags.reverse ? ordered.reverse() : ordered) {
     const code = await execIn(project.dir, command, args, ctx, project.manifest)
     if (code === 0) continue
     failures.push({ dir: project.dir, code })
