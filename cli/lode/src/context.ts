@@ -4,4 +4,6 @@ export interface MainContext {
   cwd: string
   stdout: NodeJS.WritableStream & { isTTY?: boolean }
   stderr: NodeJS.WritableStream
+  /** The terminal's input, for the prompts (made when first asked for: building process.stdin costs time). */
+  stdin?: () => NodeJS.ReadableStream & { isTTY?: boolean, setRawMode?: (mode: boolean) => unknown }
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
@@ -68,7 +69,92 @@ test('lode approve-builds <names> and --all allow the builds left out and run th
     assert.equal(workspaceYaml(lodeProject), workspaceYaml(pnpmProject), `pnpm-workspace.yaml after ${args.join(' ')}`)
   }
   assert.equal(workspaceYaml(lodeProject), 'allowBuilds:\n  builder: true\n  other-builder: true\n  plain: true\nstrictDepBuilds: false\n')
-  const noNames = await lode(lodeProject, ['approve-builds'])
-  assert.equal(noNames.code, 1)
-  assert.match(noNames.stderr, /^\[ERR_LODE_APPROVE_BUILDS_NEEDS_NAMES\] /)
+  // Nothing awaits approval: said so, without asking.
+  const nothing = await lode(lodeProject, ['approve-builds'])
+  assert.equal(nothing.code, 0)
+  assert.equal(nothing.stdout, (await pnpm(pnpmProject, ['approve-builds'])).stdout)
+})
+
+test('lode approve-builds !<name> denies, and refuses what pnpm 11 refuses', async () => {
+  const manifest = { name: 'ab', version: '1.0.0', dependencies: { builder: '1.0.0', 'other-builder': '1.0.0' } }
+  const pnpmProject = makeProject(registry, manifest, { 'pnpm-workspace.yaml': 'strictDepBuilds: false\n' })
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install'])
+  assert.equal((await lode(lodeProject, ['install'])).code, 0)
+  const workspaceYaml = (project: typeof lodeProject): string => fs.readFileSync(path.join(project.dir, 'pnpm-workspace.yaml'), 'utf8')
+  for (const args of [['approve-builds', '--all', 'builder'], ['approve-builds', '!'], ['approve-builds', 'builder', '!builder']]) {
+    const expected = await pnpm(pnpmProject, args, true)
+    const actual = await lode(lodeProject, args)
+    assert.equal(actual.code, 1, args.join(' '))
+    assert.equal(actual.stderr.split('\n')[0], expected.stdout.split('\n').find((line) => line.startsWith('[ERR_'))!.replace('ERR_PNPM_', 'ERR_LODE_'), args.join(' '))
+    assert.equal(workspaceYaml(lodeProject), 'strictDepBuilds: false\n', 'nothing written')
+  }
+  for (const args of [['approve-builds', '!other-builder', 'builder'], ['ignored-builds'], ['approve-builds']]) {
+    const expected = await pnpm(pnpmProject, args)
+    const actual = await lode(lodeProject, args)
+    assert.equal(actual.code, 0, actual.stderr)
+    assert.equal(actual.stdout.replace('"lode rebuild"', '"pnpm rebuild"'), expected.stdout, args.join(' '))
+    assert.equal(workspaceYaml(lodeProject), workspaceYaml(pnpmProject), args.join(' '))
+  }
+  assert.equal(workspaceYaml(lodeProject), 'allowBuilds:\n  builder: true\n  other-builder: false\nstrictDepBuilds: false\n')
+})
+
+/**
+ * A command in a pseudo-terminal (util-linux `script`): each step waits for its prompt in the
+ * output, then types its keys. Resolves with the output once the command exits.
+ */
+async function inTerminal (bin: string, args: string[], project: { dir: string, home: string }, steps: Array<[RegExp, string]>): Promise<string> {
+  const quote = (arg: string): string => `'${arg.replaceAll('\'', '\'\\\'\'')}'`
+  const child = spawn('script', ['-qec', [process.execPath, bin, ...args].map(quote).join(' '), '/dev/null'], {
+    cwd: project.dir,
+    env: { PATH: process.env['PATH'] ?? '', HOME: project.home, TERM: 'xterm' },
+  })
+  let output = ''
+  let step = 0
+  let seen = 0
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+    const current = steps[step]
+    if (current !== undefined && current[0].test(output.slice(seen))) {
+      seen = output.length
+      step++
+      // The prompt is drawn before it listens: a moment for it to start reading.
+      setTimeout(() => { child.stdin.write(current[1]) }, 200)
+    }
+  })
+  const timer = setTimeout(() => { child.kill() }, 30_000)
+  await new Promise((resolve) => child.on('exit', resolve))
+  clearTimeout(timer)
+  assert.equal(step, steps.length, `every prompt answered:\n${output}`)
+  return output
+}
+
+test('lode approve-builds on a terminal asks as pnpm 11 does: the checked builds allowed and run, the others denied', async () => {
+  const manifest = { name: 'ab', version: '1.0.0', dependencies: { builder: '1.0.0', 'other-builder': '1.0.0' } }
+  const pnpmProject = makeProject(registry, manifest, { 'pnpm-workspace.yaml': 'strictDepBuilds: false\n' })
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install'])
+  assert.equal((await lode(lodeProject, ['install'])).code, 0)
+  // Check the first (builder), move down, enter; then approve.
+  const pnpmBin = path.join(import.meta.dirname, '..', '..', 'node_modules', 'pnpm', 'bin', 'pnpm.mjs')
+  const lodeBin = path.join(import.meta.dirname, '..', '..', 'bin', 'lode')
+  const steps: Array<[RegExp, string]> = [
+    [/Choose which packages to build/, ' '], [/● builder/, '\x1b[B'], [/❯○ other-builder|❯ ○ other-builder/, '\r'], [/Do you approve\?/, 'y\r'],
+  ]
+  await inTerminal(pnpmBin, ['approve-builds'], pnpmProject, steps)
+  const output = await inTerminal(lodeBin, ['approve-builds'], lodeProject, steps)
+  const workspaceYaml = (project: typeof lodeProject): string => fs.readFileSync(path.join(project.dir, 'pnpm-workspace.yaml'), 'utf8')
+  assert.equal(workspaceYaml(lodeProject), workspaceYaml(pnpmProject))
+  assert.equal(workspaceYaml(lodeProject), 'allowBuilds:\n  builder: true\n  other-builder: false\nstrictDepBuilds: false\n')
+  assert.match(output, /builder postinstall: built/)
+  // Decided: nothing awaits approval any more.
+  assert.equal((await lode(lodeProject, ['approve-builds'])).stdout, (await pnpm(pnpmProject, ['approve-builds'])).stdout)
+  // Without a terminal, lode names the builds to approve instead of asking.
+  const undecided = cloneProject(pnpmProject)
+  fs.writeFileSync(path.join(undecided.dir, 'pnpm-workspace.yaml'), 'strictDepBuilds: false\n')
+  fs.rmSync(path.join(undecided.dir, 'node_modules'), { recursive: true, force: true })
+  assert.equal((await lode(undecided, ['install'])).code, 0)
+  const noTerminal = await lode(undecided, ['approve-builds'])
+  assert.equal(noTerminal.code, 1)
+  assert.match(noTerminal.stderr, /^\[ERR_LODE_APPROVE_BUILDS_NEEDS_NAMES\] .*Awaiting approval: builder, other-builder\./)
 })

@@ -78,6 +78,10 @@ export async function approveBuilds (opts: ApproveBuildsOptions): Promise<string
   return await (await import('@lode/pkg-manager.rebuild')).approveBuilds(opts)
 }
 
+export async function buildsAwaitingApproval (config: Config): Promise<string[]> {
+  return await (await import('@lode/pkg-manager.rebuild')).buildsAwaitingApproval(config)
+}
+
 export async function dlxInstall (opts: DlxOptions): Promise<{ dir: string, cached: boolean }> {
   return await (await import('./dlx.js')).dlxInstall(opts)
 }

@@ -41,25 +41,50 @@ hint: If you don't want to build a package, set it to "false" instead.`
 }
 
 /**
- * `lode approve-builds <names…>` / `--all`: the builds the last install left out become `true` in
- * `allowBuilds` and run now, their lines printed as an install prints them (pnpm's non-interactive
- * form; its interactive picker is not in lode yet).
+ * `lode approve-builds`: on a terminal, pnpm's picker (the builds the last install left out; the
+ * ones checked become `true` in `allowBuilds` and run now after a confirmation, the others
+ * `false`); `<name>...` (`!<name>` to deny) or `--all` without asking. Their build lines are
+ * printed as an install prints them.
  */
 export async function approveBuildsCommand (input: CommandInput, ctx: MainContext): Promise<number> {
   const { values, positionals } = input.args!
   const all = values['all'] === true
-  if (!all && positionals.length === 0) {
-    throw new LodeError('APPROVE_BUILDS_NEEDS_NAMES', 'lode approve-builds needs the packages to approve, or --all: its interactive picker is not there yet.', {
-      hint: 'Run lode ignored-builds to see the builds awaiting approval, then lode approve-builds <name>... (or pnpm approve-builds for the picker).',
-    })
-  }
   const reporter = createReporter((values['reporter'] ?? 'default') as ReporterName, ctx)
-  const { approveBuilds } = await import('@lode/pkg-manager.core')
+  const { approveBuilds, buildsAwaitingApproval } = await import('@lode/pkg-manager.core')
   const { config } = await projectConfig(input, ctx)
+  let chosen: string[] | undefined
+  if (!all && positionals.length === 0) {
+    const awaiting = await buildsAwaitingApproval(config)
+    if (awaiting.length === 0) {
+      reporter.print('There are no packages awaiting approval')
+      return 0
+    }
+    const terminal = ctx.stdin?.()
+    if (terminal?.isTTY !== true) {
+      throw new LodeError('APPROVE_BUILDS_NEEDS_NAMES', `lode approve-builds asks which builds to allow on a terminal, and there is none: name them, or --all. Awaiting approval: ${awaiting.join(', ')}.`, {
+        hint: `lode approve-builds ${awaiting[0]!} (or !${awaiting[0]!} to deny it), or lode approve-builds --all.`,
+      })
+    }
+    const { checkbox, confirm } = await import('../prompt.js')
+    chosen = await checkbox({
+      message: 'Choose which packages to build (Press <space> to select, <a> to toggle all, <i> to invert selection)',
+      choices: awaiting,
+      input: terminal,
+      output: ctx.stdout,
+    })
+    // Cancelled (Ctrl-C): nothing written, as pnpm.
+    if (chosen === undefined) return 0
+    if (chosen.length === 0) {
+      reporter.print('All packages were added to allowBuilds with value false.')
+    } else if (await confirm({ message: `The next packages will now be built: ${chosen.join(', ')}.\nDo you approve?`, default: false, input: terminal, output: ctx.stdout }) !== true) {
+      return 0
+    }
+  }
   const approved = await approveBuilds({
     config,
     names: positionals,
     all,
+    chosen,
     onWarning: (message) => { reporter.onEvent({ type: 'warning', message }) },
     onLifecycle: (log) => { reporter.onEvent({ type: 'lifecycle', ...log, dir: path.relative(config.dir, log.dir).split(path.sep).join('/') || '.' }) },
   })
