@@ -103,7 +103,12 @@ test('lode approve-builds !<name> denies, and refuses what pnpm 11 refuses', asy
  * A command in a pseudo-terminal (util-linux `script`): each step waits for its prompt in the
  * output, then types its keys. Resolves with the output once the command exits.
  */
-async function inTerminal (bin: string, args: string[], project: { dir: string, home: string }, steps: Array<[RegExp, string]>): Promise<string> {
+async function inTerminal (
+  bin: string,
+  args: string[],
+  project: { dir: string, home: string },
+  steps: Array<[RegExp, string]>
+): Promise<string> {
   const quote = (arg: string): string => `'${arg.replaceAll('\'', '\'\\\'\'')}'`
   const child = spawn('script', ['-qec', [process.execPath, bin, ...args].map(quote).join(' '), '/dev/null'], {
     cwd: project.dir,

@@ -59,10 +59,10 @@ export async function approveBuilds (opts: ApproveBuildsOptions): Promise<string
   }
   const chosen = opts.chosen
   const decisions: Array<[string, boolean]> = chosen !== undefined
-    ? [...awaiting.filter((key) => !chosen.includes(key)).map((key): [string, boolean] => [key, false]), ...chosen.map((key): [string, boolean] => [key, true])]
+    ? [...awaiting.filter((key) => !chosen.includes(key)).map(denial), ...chosen.map(approval)]
     : opts.all
-      ? awaiting.map((key) => [key, true])
-      : [...approved.map((key): [string, boolean] => [key, true]), ...denied.map((key): [string, boolean] => [key, false])]
+      ? awaiting.map(approval)
+      : [...approved.map(approval), ...denied.map(denial)]
   // pnpm writes the map sorted by key.
   const merged = { ...config.allowBuilds, ...Object.fromEntries(decisions) }
   const allowBuilds = Object.fromEntries(Object.entries(merged).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
@@ -76,6 +76,9 @@ export async function approveBuilds (opts: ApproveBuildsOptions): Promise<string
   }
   return building
 }
+
+const approval = (key: string): [string, boolean] => [key, true]
+const denial = (key: string): [string, boolean] => [key, false]
 
 /** Takes the decided builds (all, when `decided` is undefined) out of `.modules.yaml`'s builds awaiting approval. */
 async function forgetDecided (dir: string, decided: ReadonlySet<string> | undefined): Promise<void> {
