@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
-import { cloneProject, lode, makeProject, pnpm } from './helpers.js'
+import { cloneProject, lode, lodeExactly, makeProject, pnpm } from './helpers.js'
 
 // The lines a dependency's build prints in the install's output, as pnpm 11's append-only reporter prints them.
 
@@ -17,6 +17,11 @@ before(async () => {
     { name: 'builder', version: '1.0.0', manifest: { scripts: { postinstall: 'node -e "console.log(\'built\')"' } } },
     { name: 'other-builder', version: '1.0.0', manifest: { scripts: { install: 'node -e 1' } } },
     { name: 'plain', version: '1.0.0' },
+    {
+      name: 'slow-builder',
+      version: '1.0.0',
+      manifest: { scripts: { postinstall: 'node -e "console.log(\'first\'); console.error(\'warned\'); setTimeout(() => console.log(\'second\'), 1500)"' } },
+    },
     {
       name: 'a-package-with-a-rather-long-name-to-shorten',
       version: '1.0.0',
@@ -52,6 +57,19 @@ test('an install prints each build script, its output and its end as pnpm 11 doe
     '...ge-with-a-rather-long-name-to-shorten postinstall$ node -e "process.exit(0)"',
     '...ge-with-a-rather-long-name-to-shorten postinstall: Done',
   ])
+})
+
+test('a build\'s output lines come as the script prints them, not once it has ended', async () => {
+  const project = makeProject(registry, { name: 's', version: '1.0.0', dependencies: { 'slow-builder': '1.0.0' } }, { 'pnpm-workspace.yaml': 'allowBuilds:\n  slow-builder: true\n' })
+  const result = await lodeExactly(project, ['install', '--reporter', 'ndjson'])
+  assert.equal(result.code, 0, result.stderr)
+  const records = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string, time: number, line?: string, exitCode?: number })
+  const lifecycle = records.filter((record) => record.type === 'lifecycle')
+  const at = (predicate: (record: typeof lifecycle[number]) => boolean): number => lifecycle.find(predicate)!.time
+  assert.deepEqual(lifecycle.flatMap((record) => record.line === undefined ? [] : [record.line]), ['first', 'warned', 'second'])
+  // The first lines were told a second and more before the script ended.
+  assert.ok(at((record) => record.exitCode === 0) - at((record) => record.line === 'first') >= 1000, JSON.stringify(lifecycle))
+  assert.ok(at((record) => record.line === 'second') - at((record) => record.line === 'warned') >= 1000, JSON.stringify(lifecycle))
 })
 
 test('lode approve-builds <names> and --all allow the builds left out and run them, as pnpm 11 does', async () => {

@@ -7,8 +7,9 @@ import { LodeError } from '@lode/core.error'
 import { parsePackageJson } from '@lode/fs.package-json'
 import pLimit from 'p-limit'
 
-import { loadRunScript } from './load-run-script.js'
+import { loadPackageScriptRunner } from './load-run-script.js'
 import { isSkippedScript } from './project-scripts.js'
+import { forEachLine } from './spawn-script.js'
 
 /** A dependency to build in its directory in `node_modules/.pnpm`. */
 export interface BuildTarget {
@@ -90,22 +91,26 @@ async function runBuild (target: BuildTarget, opts: BuildOptions): Promise<boole
     const script = typeof scripts[event] === 'string' ? scripts[event] : event === 'install' && scripts['preinstall'] === undefined && existsSync(path.join(target.dir, 'binding.gyp')) ? 'node-gyp rebuild' : undefined
     // A script the package does not have is no line (run-script skips it).
     const log = (fields: Omit<LifecycleLog, 'dir' | 'stage'>): void => { if (script !== undefined) opts.onLifecycle?.({ dir: target.dir, stage: event, ...fields }) }
-    if (script !== undefined) log({ script })
+    if (script === undefined) continue
+    log({ script })
     try {
-      const result = await (await loadRunScript())({
+      const running = (await loadPackageScriptRunner())({
         event,
         path: target.dir,
         pkg: manifest,
-        stdio: 'pipe',
+        cmd: script,
         // The Node running lode runs the scripts (and node-gyp builds against it).
         binPaths: [path.dirname(process.execPath)],
         env: { INIT_CWD: opts.initCwd, npm_config_user_agent: opts.userAgent, npm_node_execpath: process.execPath },
       })
-      for (const line of outputLines(result)) log({ line })
+      // Each line as it comes (pnpm's reporter shows a long build moving), standard output's and error output's as they interleave.
+      for (const stream of [running.process.stdout, running.process.stderr]) {
+        if (stream !== null) forEachLine(stream, (line) => { log({ line }) })
+      }
+      await running
       log({ exitCode: 0 })
     } catch (err) {
       const failure = err as { code?: number | null, signal?: string | null, stdout?: string, stderr?: string }
-      for (const line of outputLines(failure)) log({ line })
       log({ exitCode: typeof failure.code === 'number' ? failure.code : 1 })
       const script = (manifest['scripts'] as Record<string, string> | undefined)?.[event] ?? 'node-gyp rebuild'
       const status = failure.signal != null ? `was killed by ${failure.signal}` : `exited with code ${String(failure.code)}`
@@ -124,7 +129,3 @@ async function runBuild (target: BuildTarget, opts: BuildOptions): Promise<boole
   return true
 }
 
-/** A finished script's output as lines (its standard output's, then its error output's), without the last empty one. */
-function outputLines (result: { stdout?: string | undefined, stderr?: string | undefined } | undefined): string[] {
-  return [result?.stdout, result?.stderr].flatMap((text) => text === undefined || text === '' ? [] : text.replace(/\n$/, '').split('\n'))
-}

@@ -95,11 +95,16 @@ function scriptEnv (opts: SpawnScriptOptions): Record<string, string | undefined
   }
 }
 
-function forEachLine (stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+/**
+ * Calls `onLine` with each line of the stream as it comes (a last line without its newline at the
+ * end too). The chunks stay as the stream gives them to its other readers (run-script's promise
+ * concatenates Buffers): they are decoded here, a character split across two chunks kept whole.
+ */
+export function forEachLine (stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
   let rest = ''
-  stream.setEncoding('utf8')
-  stream.on('data', (chunk: string) => {
-    const lines = (rest + chunk).split('\n')
+  const decoder = new TextDecoder()
+  stream.on('data', (chunk: Buffer | string) => {
+    const lines = (rest + (typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }))).split('\n')
     rest = lines.pop()!
     for (const line of lines) onLine(line.replace(/\r$/, ''))
   })
