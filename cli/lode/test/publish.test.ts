@@ -161,3 +161,21 @@ test('lode publish checks git as pnpm 11 does, and refuses what it cannot send',
   assert.match(provenance.stderr, /ERR_LODE_UNSUPPORTED_SETTING.*provenance/)
   assert.equal(Object.keys((await forLode.packument('git-checked'))!['versions'] as object).join(), '1.0.0')
 })
+
+test('lode publish <tarball> sends a packed tarball as it is, as pnpm 11 does', async () => {
+  const files = { 'package.json': JSON.stringify({ name: '@acme/packed', version: '3.0.0', scripts: { prepublishOnly: 'exit 1' } }), 'index.js': '' }
+  const pnpmProject = project(forPnpm, files)
+  const lodeProject = project(forLode, files)
+  await pnpm(pnpmProject, ['pack'])
+  assert.equal((await lode(lodeProject, ['pack'])).code, 0)
+  const expected = await pnpm(pnpmProject, ['publish', 'acme-packed-3.0.0.tgz', '--no-git-checks'])
+  const actual = await lode(lodeProject, ['publish', 'acme-packed-3.0.0.tgz', '--no-git-checks'])
+  assert.equal(actual.code, 0, actual.stderr)
+  assert.equal(shown(actual, forLode), shown(expected, forPnpm))
+  assert.deepEqual(await storedVersion(forLode, '@acme/packed', '3.0.0'), await storedVersion(forPnpm, '@acme/packed', '3.0.0'))
+  // Not a tarball: refused, nothing sent.
+  fs.writeFileSync(path.join(lodeProject.dir, 'broken.tgz'), 'not gzip')
+  const broken = await lode(lodeProject, ['publish', 'broken.tgz', '--no-git-checks'])
+  assert.equal(broken.code, 1)
+  assert.match(broken.stderr, /^\[ERR_LODE_PUBLISH_BAD_TARBALL\] .*broken\.tgz cannot be published: it is not gzipped/)
+})

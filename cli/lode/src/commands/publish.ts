@@ -56,9 +56,27 @@ export async function publishCommand (input: CommandInput, ctx: MainContext): Pr
   if (values['recursive'] === true || filters.length > 0) return await publishRecursive({ dir, config, flags, filters, force: values['force'] === true, reporter })
   const target = positionals[0]
   if (target !== undefined && /\.t(?:ar\.)?gz$/.test(target)) {
-    throw new LodeError('COMMAND_NOT_IMPLEMENTED', 'lode publish does not publish a tarball yet; it packs and publishes a directory.', {
-      hint: `Publish the project's directory (lode publish), or this tarball with pnpm publish ${target}.`,
+    // A packed tarball goes as it is: no scripts, no pack (pnpm's publish <tarball>).
+    const file = path.resolve(dir, target)
+    const [core, { packedManifest }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.publish')])
+    let tarball: Buffer
+    try {
+      tarball = fs.readFileSync(file)
+    } catch (err) {
+      throw new LodeError('PUBLISH_BAD_TARBALL', `${file} cannot be read: ${(err as Error).message}`, { hint: 'Check the tarball\'s path.' })
+    }
+    await core.publishPackage({
+      config,
+      manifest: await packedManifest(tarball, file),
+      tarball,
+      tag: flags.tag,
+      access: flags.access,
+      otp: flags.otp,
+      dryRun: flags.dryRun,
+      onInfo: (message) => { reporter.print(message) },
+      onWarning: (message) => { reporter.print(`${reporter.style().warn} ${message}`) },
     })
+    return 0
   }
   await publishProject(target === undefined ? dir : path.resolve(dir, target), workspaceDir, config, flags, reporter)
   return 0
