@@ -43,11 +43,14 @@ export async function packedManifest (tarball: Buffer, file: string): Promise<Re
     reader.end(tar)
   })
   if (found === undefined) throw badTarball(file, 'it has no package/package.json')
+  let manifest: unknown
   try {
-    const manifest = JSON.parse(found.toString('utf8').replace(/^\uFEFF/, '')) as unknown
-    if (manifest !== null && typeof manifest === 'object' && !Array.isArray(manifest)) return manifest as Record<string, unknown>
-  } catch {}
-  throw badTarball(file, 'its package.json is not a JSON object')
+    manifest = JSON.parse(found.toString('utf8').replace(/^\uFEFF/, ''))
+  } catch {
+    manifest = undefined
+  }
+  if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest)) throw badTarball(file, 'its package.json is not a JSON object')
+  return manifest as Record<string, unknown>
 }
 
 function badTarball (file: string, why: string): LodeError {
