@@ -22,6 +22,8 @@ before(async () => {
       version: '1.0.0',
       manifest: { scripts: { postinstall: 'node -e "console.log(\'first\'); console.error(\'warned\'); setTimeout(() => console.log(\'second\'), 1500)"' } },
     },
+    // A build that reads its input: it ends, as the input is closed (as run-script closes it).
+    { name: 'reads-stdin', version: '1.0.0', manifest: { scripts: { postinstall: 'cat' } } },
     {
       name: 'a-package-with-a-rather-long-name-to-shorten',
       version: '1.0.0',
@@ -60,11 +62,13 @@ test('an install prints each build script, its output and its end as pnpm 11 doe
 })
 
 test('a build\'s output lines come as the script prints them, not once it has ended', async () => {
-  const project = makeProject(registry, { name: 's', version: '1.0.0', dependencies: { 'slow-builder': '1.0.0' } }, { 'pnpm-workspace.yaml': 'allowBuilds:\n  slow-builder: true\n' })
+  const project = makeProject(registry, { name: 's', version: '1.0.0', dependencies: { 'slow-builder': '1.0.0', 'reads-stdin': '1.0.0' } }, {
+    'pnpm-workspace.yaml': 'allowBuilds:\n  slow-builder: true\n  reads-stdin: true\n',
+  })
   const result = await lodeExactly(project, ['install', '--reporter', 'ndjson'])
   assert.equal(result.code, 0, result.stderr)
-  const records = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string, time: number, line?: string, exitCode?: number })
-  const lifecycle = records.filter((record) => record.type === 'lifecycle')
+  const records = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string, time: number, line?: string, exitCode?: number, [key: string]: unknown })
+  const lifecycle = records.filter((record) => record.type === 'lifecycle' && String(record['dir']).includes('slow-builder'))
   const at = (predicate: (record: typeof lifecycle[number]) => boolean): number => lifecycle.find(predicate)!.time
   assert.deepEqual(lifecycle.flatMap((record) => record.line === undefined ? [] : [record.line]), ['first', 'warned', 'second'])
   // The first lines were told a second and more before the script ended.

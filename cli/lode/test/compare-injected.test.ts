@@ -121,6 +121,15 @@ describe('injected dependencies, beside pnpm 11', () => {
     await bothInstallFrozen(projects)
   })
 
+  test('dedupeInjectedDeps: false keeps every copy a copy, where pnpm would link the project', async () => {
+    const projects = twoProjects(root, workspace('injectWorkspacePackages: true\ndedupeInjectedDeps: false\n'))
+    await bothInstall(projects, ['install', '--lockfile-only'])
+    const lockfile = readLockfileText(projects.lodeProject)
+    assert.match(lockfile, /\n {2}packages\/c:\n {4}dependencies:\n {6}a:\n {8}specifier: workspace:\^\n {8}version: file:packages\/a\(peer-host@1\.0\.0\)\n/)
+    await bothInstall(projects, ['install'])
+    assert.notEqual(fs.realpathSync(path.join(projects.lodeProject.dir, 'packages', 'c', 'node_modules', 'a')), path.join(projects.lodeProject.dir, 'packages', 'a'))
+  })
+
   test('dependenciesMeta.<name>.injected: that dependency alone is a copy; the lockfile records the meta, and a frozen install checks it and the setting', async () => {
     const projects = twoProjects(root, workspace('', { dependenciesMeta: { a: { injected: true } } }))
     await bothInstall(projects, ['install', '--lockfile-only'])

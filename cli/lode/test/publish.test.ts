@@ -154,6 +154,11 @@ test('lode publish checks git as pnpm 11 does, and refuses what it cannot send',
   const restricted = await lode(lodeProject, ['publish', '--no-git-checks', '--access', 'restricted'])
   assert.equal(restricted.code, 1)
   assert.match(restricted.stderr, /ERR_LODE_PUBLISH_UNSCOPED_RESTRICTED/)
+  // A private package is never uploaded (npm's publish refuses it for pnpm).
+  fs.writeFileSync(path.join(lodeProject.dir, 'package.json'), JSON.stringify({ name: 'git-checked', version: '1.0.2', private: true }))
+  const privatePackage = await lode(lodeProject, ['publish', '--no-git-checks'])
+  assert.equal(privatePackage.code, 1)
+  assert.match(privatePackage.stderr, /^\[ERR_LODE_PRIVATE_PACKAGE\] git-checked@1\.0\.2 has been marked as private\./)
   // A setting lode cannot honour yet is refused, not ignored.
   fs.writeFileSync(path.join(lodeProject.dir, 'pnpm-workspace.yaml'), 'provenance: true\n')
   const provenance = await lode(lodeProject, ['publish', '--no-git-checks'])

@@ -16,6 +16,7 @@ import { encodeName } from '@lode/resolving.npm-resolver/registries'
 import { ACCEPT_FULL } from '@lode/resolving.registry-client'
 
 import { Installer } from './installer.js'
+import { packumentVersions } from './publish.js'
 
 export interface OutdatedOptions {
   config: Config
@@ -102,6 +103,5 @@ async function fullManifest (
 ): Promise<Record<string, unknown> | undefined> {
   const answer = await installer.client.get(`${registry}${encodeName(name)}`, { accept: ACCEPT_FULL, subject: name })
   if (answer.status !== 200) return undefined
-  const versions = (JSON.parse(answer.body.toString('utf8')) as { versions?: Record<string, Record<string, unknown>> }).versions
-  return versions?.[version]
+  return packumentVersions(answer.body, name)[version]
 }

@@ -44,6 +44,9 @@ export async function preparePatch (opts: PatchOptions): Promise<string> {
   if (opts.editDir !== undefined && isNonEmptyDir(opts.editDir)) {
     throw new LodeError('PATCH_EDIT_DIR_EXISTS', `The target directory already exists: '${opts.editDir}'`)
   }
+  if (opts.editDir !== undefined && fs.existsSync(opts.editDir) && !fs.statSync(opts.editDir).isDirectory()) {
+    throw new LodeError('PATCH_EDIT_DIR_EXISTS', `The target directory already exists: '${opts.editDir}' is a file`)
+  }
   const installed = await readInstalledLockfile(config.dir)
   if (installed === undefined) {
     throw new LodeError('PATCH_NO_LOCKFILE', 'The modules directory is not ready for patching', { hint: 'Run lode install first' })
@@ -129,10 +132,12 @@ export async function patchCommitDiff (opts: PatchCommitOptions): Promise<PatchC
     })
   }
   const tempName = createHash('sha256').update(editDir).digest('hex').slice(0, 32)
-  const original = path.join(storePath(config.storeDir), 'tmp', 'patch-commit', tempName)
+  const tempDir = path.join(storePath(config.storeDir), 'tmp', 'patch-commit')
+  const original = path.join(tempDir, tempName)
   fs.rmSync(original, { recursive: true, force: true })
-  const edited = await packedCopy(editDir, manifest.raw)
+  let edited = editDir
   try {
+    edited = await packedCopy(editDir, manifest.raw, tempDir)
     await copyFromStore(opts, pkgId, resolution, original)
     const content = await diffFolders(original, edited)
     return { editDir, content, key, file, patchedDependencies }
@@ -175,15 +180,15 @@ async function installedResolution (dir: string, pkgId: string): Promise<Resolut
 
 /**
  * The edit directory as it would be packed (pnpm diffs that, so files `npm pack` leaves out never
- * enter a patch): the directory itself when it holds exactly those files, else `<dir>_tmp` with
- * hard links to them.
+ * enter a patch): the directory itself when it holds exactly those files, else a new directory in
+ * `tempDir` with hard links to them (pnpm empties `<dir>_tmp` for that, whatever it held).
  */
-async function packedCopy (editDir: string, manifest: Record<string, unknown>): Promise<string> {
+async function packedCopy (editDir: string, manifest: Record<string, unknown>, tempDir: string): Promise<string> {
   const packed = await packedFiles(editDir, manifest)
   const all = visibleFiles(editDir)
   if (packed.length === all.length && packed.every((file, i) => file === all[i])) return editDir
-  const copy = `${editDir}_tmp`
-  fs.rmSync(copy, { recursive: true, force: true })
+  fs.mkdirSync(tempDir, { recursive: true })
+  const copy = fs.mkdtempSync(path.join(tempDir, 'edited-'))
   for (const file of packed) {
     const target = path.join(copy, file)
     fs.mkdirSync(path.dirname(target), { recursive: true })

@@ -49,6 +49,12 @@ export async function publishPackage (opts: PublishOptions): Promise<void> {
     opts.onWarning(`Skip publishing ${name}@${version} (dry run)`)
     return
   }
+  // npm's publish refuses it (pnpm 11 sends through it): a private package is never uploaded.
+  if (manifest['private'] === true) {
+    throw new LodeError('PRIVATE_PACKAGE', `${name}@${version} has been marked as private.`, {
+      hint: 'Remove the "private" field from the package.json to publish it.',
+    })
+  }
   const client = registryClientFor(config, { onWarning: opts.onWarning, signal: opts.signal })
   try {
     // npm's escaped name (`@scope%2fname`), as pnpm sends it.
@@ -69,8 +75,7 @@ export async function isPublished (config: Config, manifest: Record<string, unkn
   try {
     const answer = await client.get(`${publishRegistry(config, manifest)}${encodeName(name)}`, { accept: ACCEPT_ABBREVIATED, subject: name })
     if (answer.status !== 200) return false
-    const versions = (JSON.parse(answer.body.toString('utf8')) as { versions?: Record<string, unknown> }).versions ?? {}
-    return Object.hasOwn(versions, manifest['version'] as string)
+    return Object.hasOwn(packumentVersions(answer.body, name), manifest['version'] as string)
   } catch (err) {
     if (err instanceof LodeError && err.code === 'ERR_LODE_NOT_FOUND') return false
     throw err
@@ -101,4 +106,21 @@ function publishFailed (status: number, url: string, body: Buffer, subject: stri
     ? `The registry has ${subject} already: give package.json a new version, then publish again.`
     : 'Check the registry URL, your access to the package (npm owner ls) and its name, then publish again.'
   return new LodeError('PUBLISH_FAILED', `${status} ${STATUS_CODES[status] ?? ''} - PUT ${redactUrl(url)}${reason === undefined ? '' : ` - ${reason}`}`, { hint })
+}
+
+/** The `versions` of a package document from the registry; a body that is no JSON document is `ERR_LODE_BAD_PACKUMENT`. */
+export function packumentVersions (body: Buffer, name: string): Record<string, Record<string, unknown>> {
+  let doc: unknown
+  try {
+    doc = JSON.parse(body.toString('utf8'))
+  } catch {
+    doc = undefined
+  }
+  const versions = (doc as { versions?: unknown } | undefined)?.versions
+  if (doc === null || typeof doc !== 'object' || (versions !== undefined && (versions === null || typeof versions !== 'object'))) {
+    throw new LodeError('BAD_PACKUMENT', `The registry sent metadata for ${name} that is not a package document.`, {
+      hint: 'Check that the registry setting points at an npm-compatible registry (and not at a proxy\'s page).',
+    })
+  }
+  return (versions ?? {}) as Record<string, Record<string, unknown>>
 }

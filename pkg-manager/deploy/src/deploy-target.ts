@@ -72,7 +72,7 @@ function isEmptyOrMissing (dir: string): boolean {
 /** `child` is strictly inside `parent`. */
 function isChild (child: string, parent: string): boolean {
   const relative = path.relative(parent, child)
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative)
+  return relative !== '' && relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative)
 }
 
 function unsafe (dir: string, reason: string): LodeError {

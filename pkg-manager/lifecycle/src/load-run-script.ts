@@ -52,6 +52,9 @@ export async function loadPackageScriptRunner (): Promise<(opts: PackageScriptOp
       path: opts.path,
       stdio: 'pipe',
     })
-    return promiseSpawn(shell, args, spawnOpts, { event: opts.event, script: opts.cmd, pkgid: opts.pkg['_id'], path: opts.path })
+    const running = promiseSpawn(shell, args, spawnOpts, { event: opts.event, script: opts.cmd, pkgid: opts.pkg['_id'], path: opts.path })
+    // As run-script: the script's input is closed (a script that reads it would wait forever).
+    running.process.stdin?.end()
+    return running
   }
 }

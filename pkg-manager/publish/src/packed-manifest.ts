@@ -50,6 +50,8 @@ export async function packedManifest (tarball: Buffer, file: string): Promise<Re
     manifest = undefined
   }
   if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest)) throw badTarball(file, 'its package.json is not a JSON object')
+  const { name, version } = manifest as Record<string, unknown>
+  if (typeof name !== 'string' || name === '' || typeof version !== 'string' || version === '') throw badTarball(file, 'its package.json has no name or version')
   return manifest as Record<string, unknown>
 }
 

@@ -284,8 +284,10 @@ export class RegistryClient {
   }
 
   /**
-   * POST or PUT `body` (JSON) to `url`, as `post` says; a PUT's 409 (a publish of a version the
-   * registry has) is answered, not retried.
+   * POST or PUT `body` (JSON) to `url`, as `post` says. A PUT (a publish) is sent once: retried
+   * after the registry took it, it would be answered 409 as a version it has; its 409 is the
+   * caller's to read. It has no deadline for the answer's headers apart from the whole response's
+   * (its body may take long to send).
    */
   async send (method: 'POST' | 'PUT', url: string, body: string, options: { subject: string, headers?: Readonly<Record<string, string>> }): Promise<PostResult> {
     return await this.limit(async () => {
@@ -293,13 +295,13 @@ export class RegistryClient {
       return await this.withRetries(hop, options.subject, async () => {
         const answer = await this.followRedirects(hop, { accept: 'application/json', subject: options.subject, headers: options.headers }, body)
         return { status: answer.status, body: answer.body }
-      })
+      }, method === 'PUT' ? 0 : undefined)
     })
   }
 
   /** `attempt` until it answers or fails for good, with pnpm's backoff between attempts. */
-  private async withRetries<T> (first: Hop, subject: string, attempt: () => Promise<T>): Promise<T> {
-    const { retry } = this.opts
+  private async withRetries<T> (first: Hop, subject: string, attempt: () => Promise<T>, retries?: number): Promise<T> {
+    const retry = retries === undefined ? this.opts.retry : { ...this.opts.retry, retries }
     for (let attempts = 0; ; attempts++) {
       let failure: Transient
       try {
@@ -429,7 +431,7 @@ export class RegistryClient {
     try {
       const { dispatcher, request } = await (this.http ??= this.connect())
       parent?.throwIfAborted()
-      const headersTimer = after(d.headers, 'headers')
+      const headersTimer = hop.method === 'PUT' ? undefined : after(d.headers, 'headers')
       after(d.response, 'response')
       const response = await request(hop.url, {
         dispatcher,

@@ -31,7 +31,7 @@ export async function linkCommand (input: CommandInput, ctx: MainContext): Promi
       manifest['dependencies'] = { ...manifest['dependencies'] as object | undefined, [name]: `link:${path.relative(projectDir, dir).split(path.sep).join('/')}` }
     }
   }
-  return await editThenInstall([path.join(projectDir, 'package.json'), path.join(rootDir, 'pnpm-workspace.yaml')], ctx, input, async () => {
+  return await editThenInstall([path.join(projectDir, 'package.json'), path.join(rootDir, 'pnpm-workspace.yaml'), path.join(rootDir, 'pnpm-lock.yaml')], ctx, input, async () => {
     writeManifest(path.join(projectDir, 'package.json'), manifest)
     await updateOverrides(rootDir, overrides)
   })
@@ -62,7 +62,7 @@ export async function unlinkCommand (input: CommandInput, ctx: MainContext): Pro
       changed = true
     }
   }
-  return await editThenInstall([manifestFile, path.join(rootDir, 'pnpm-workspace.yaml')], ctx, input, async () => {
+  return await editThenInstall([manifestFile, path.join(rootDir, 'pnpm-workspace.yaml'), path.join(rootDir, 'pnpm-lock.yaml')], ctx, input, async () => {
     if (removed.length > 0) await updateOverrides(rootDir, Object.keys(kept).length === 0 ? null : kept)
     if (changed && manifest !== undefined) writeManifest(manifestFile, manifest)
   })

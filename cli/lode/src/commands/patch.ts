@@ -19,9 +19,6 @@ export async function patchCommand (input: CommandInput, ctx: MainContext): Prom
   const editDirOption = values['edit-dir'] as string | undefined
   const { dir, config } = await projectConfig(input, ctx)
   const editDir = editDirOption === undefined ? undefined : path.resolve(dir, editDirOption)
-  if (editDir !== undefined && fs.existsSync(editDir) && fs.readdirSync(editDir).length > 0) {
-    throw new LodeError('PATCH_EDIT_DIR_EXISTS', `The target directory already exists: '${editDir}'`)
-  }
   if (param === undefined) throw new LodeError('MISSING_PACKAGE_NAME', '`lode patch` requires the package name')
   const { preparePatch } = await import('@lode/pkg-manager.core')
   const prepared = await preparePatch({
@@ -53,7 +50,9 @@ export async function patchCommitCommand (input: CommandInput, ctx: MainContext)
     ctx.stdout.write(`No changes were found to the following directory: ${commit.editDir}\n`)
     return 0
   }
-  return await editThenInstall([commit.file, path.join(config.dir, 'pnpm-workspace.yaml')], ctx, input, async () => {
+  // pnpm-lock.yaml too: an install can fail after writing it (a build left unapproved).
+  const files = [commit.file, path.join(config.dir, 'pnpm-workspace.yaml'), path.join(config.dir, 'pnpm-lock.yaml')]
+  return await editThenInstall(files, ctx, input, async () => {
     await writePatchFile(commit)
     await updatePatchedDependencies(config.dir, commit.patchedDependencies)
   })
@@ -91,7 +90,7 @@ export async function patchRemoveCommand (input: CommandInput, ctx: MainContext)
   })
   for (const { key } of targets) delete patched[key]
   const remaining = Object.fromEntries(Object.entries(patched).map(([key, file]) => [key, path.relative(rootDir, path.resolve(rootDir, file)).split(path.sep).join('/')]))
-  const files = [...targets.map(({ file }) => file), path.join(rootDir, 'pnpm-workspace.yaml')]
+  const files = [...targets.map(({ file }) => file), path.join(rootDir, 'pnpm-workspace.yaml'), path.join(rootDir, 'pnpm-lock.yaml')]
   return await editThenInstall(files, ctx, input, async () => {
     for (const { file } of targets) fs.rmSync(file, { force: true })
     for (const parent of new Set(targets.map(({ file }) => path.dirname(file)))) {

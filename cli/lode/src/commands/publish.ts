@@ -58,24 +58,14 @@ export async function publishCommand (input: CommandInput, ctx: MainContext): Pr
   if (target !== undefined && /\.t(?:ar\.)?gz$/.test(target)) {
     // A packed tarball goes as it is: no scripts, no pack (pnpm's publish <tarball>).
     const file = path.resolve(dir, target)
-    const [core, { packedManifest }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.publish')])
+    const { packedManifest } = await import('@lode/pkg-manager.publish')
     let tarball: Buffer
     try {
       tarball = fs.readFileSync(file)
     } catch (err) {
       throw new LodeError('PUBLISH_BAD_TARBALL', `${file} cannot be read: ${(err as Error).message}`, { hint: 'Check the tarball\'s path.' })
     }
-    await core.publishPackage({
-      config,
-      manifest: await packedManifest(tarball, file),
-      tarball,
-      tag: flags.tag,
-      access: flags.access,
-      otp: flags.otp,
-      dryRun: flags.dryRun,
-      onInfo: (message) => { reporter.print(message) },
-      onWarning: (message) => { reporter.print(`${reporter.style().warn} ${message}`) },
-    })
+    await send(config, await packedManifest(tarball, file), tarball, flags, reporter)
     return 0
   }
   await publishProject(target === undefined ? dir : path.resolve(dir, target), workspaceDir, config, flags, reporter)
@@ -90,7 +80,6 @@ async function publishProject (
   flags: PublishFlags,
   reporter: Reporter
 ): Promise<void> {
-  const core = await import('@lode/pkg-manager.core')
   const run = async (events: readonly string[]): Promise<void> => {
     if (flags.scripts !== undefined) await runLifecycleScripts(dir, events, flags.scripts)
   }
@@ -105,21 +94,33 @@ async function publishProject (
       keepScripts: flags.skipManifestObfuscation,
       packDestination: destination,
     })
-    await core.publishPackage({
-      config,
-      manifest: packed.manifest,
-      tarball: fs.readFileSync(path.resolve(dir, packed.filename)),
-      tag: flags.tag,
-      access: flags.access,
-      otp: flags.otp,
-      dryRun: flags.dryRun,
-      onInfo: (message) => { reporter.print(message) },
-      onWarning: (message) => { reporter.print(`${reporter.style().warn} ${message}`) },
-    })
+    await send(config, packed.manifest, fs.readFileSync(path.resolve(dir, packed.filename)), flags, reporter)
   } finally {
     fs.rmSync(destination, { recursive: true, force: true })
   }
   await run(['publish', 'postpublish'])
+}
+
+/** The packed package sent to its registry, the lines printed as pnpm prints them. */
+async function send (
+  config: Config,
+  manifest: Record<string, unknown>,
+  tarball: Buffer,
+  flags: PublishFlags,
+  reporter: Reporter
+): Promise<void> {
+  const { publishPackage } = await import('@lode/pkg-manager.core')
+  await publishPackage({
+    config,
+    manifest,
+    tarball,
+    tag: flags.tag,
+    access: flags.access,
+    otp: flags.otp,
+    dryRun: flags.dryRun,
+    onInfo: (message) => { reporter.print(message) },
+    onWarning: (message) => { reporter.print(`${reporter.style().warn} ${message}`) },
+  })
 }
 
 /** `publish -r`: the selected projects with a name and a version, not private, that the registry lacks (all of them with `--force`), dependencies first. */

@@ -79,12 +79,24 @@ export async function execCommand (argv: readonly string[], ctx: MainContext): P
   // pnpm prints no "Scope:" line for exec.
   const projects = await selectedProjects(selection, ctx, false)
   if (typeof projects === 'number') return projects
-  const { commandLine } = await import('@lode/pkg-manager.lifecycle')
+  const [{ commandLine }, { workspaceDependencies }] = await Promise.all([import('@lode/pkg-manager.lifecycle'), import('@lode/pkg-manager.core')])
   const failures: Array<{ dir: string, code: number }> = []
+  let passes = 0
+  // With --no-bail, a project whose dependency failed (or was skipped) is skipped, as pnpm's scheduler skips it.
+  const dependencies = workspaceDependencies(projects)
+  const notDone = new Set<string>()
   const ordered = await inChunkOrder(projects)
   for (const project of flags.reverse ? ordered.reverse() : ordered) {
+    if (!flags.reverse && (dependencies.get(project.id) ?? []).some((id) => notDone.has(id))) {
+      notDone.add(project.id)
+      continue
+    }
     const code = await execIn(project.dir, command, args, ctx, project.manifest)
-    if (code === 0) continue
+    if (code === 0) {
+      passes++
+      continue
+    }
+    notDone.add(project.id)
     failures.push({ dir: project.dir, code })
     if (flags.bail) break
   }
@@ -94,7 +106,7 @@ export async function execCommand (argv: readonly string[], ctx: MainContext): P
   if (flags.bail) {
     ctx.stderr.write(`${failures[0]!.dir}:\n[ERR_LODE_RECURSIVE_EXEC_FIRST_FAIL] ${line(failures[0]!.code)}\n`)
   } else {
-    const summary = `Summary: ${failures.length} fails, ${projects.length - failures.length} passes`
+    const summary = `Summary: ${failures.length} fails, ${passes} passes`
     ctx.stderr.write(`[ERR_LODE_RECURSIVE_FAIL] \n\n\n${summary}\n\n${failures.map(({ dir, code }) => `${dir}:\n[ERROR] ${line(code)}`).join('\n\n')}\n`)
   }
   return 1
