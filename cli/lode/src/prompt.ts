@@ -1,4 +1,4 @@
-// The two terminal prompts lode asks (approve-builds): a checkbox list and a yes/no question,
+// The terminal prompts lode asks (approve-builds, patch): a checkbox list, a choice and a yes/no question,
 // drawn as pnpm's prompts draw them (❯ for the cursor, ● and ○ for the boxes). Only on a
 // terminal: the caller checks `isTTY` first. Ctrl-C cancels (the answer is undefined).
 
@@ -80,6 +80,32 @@ export async function checkbox (
     return undefined
   })
   output.write(`\x1b[${drawn}A\r\x1b[J? ${opts.message} ${answer?.join(', ') ?? ''}\n`)
+  return answer
+}
+
+/** One of a list: up/down (or k/j) move, enter answers. */
+export async function select (
+  opts: { message: string, choices: readonly string[], input: PromptInput, output: NodeJS.WritableStream }
+): Promise<string | undefined> {
+  const { choices, output } = opts
+  let cursor = 0
+  let drawn = 0
+  const draw = (): void => {
+    const lines = [`? ${opts.message}`, ...choices.map((choice, i) => `${i === cursor ? '❯' : ' '} ${choice}`)]
+    if (drawn > 0) output.write(`\x1b[${drawn}A\r\x1b[J`)
+    output.write(`${lines.join('\n')}\n`)
+    drawn = lines.length
+  }
+  draw()
+  const answer = await readKeys<string>(opts.input, (text, key) => {
+    if (key.name === 'return' || key.name === 'enter') return { done: choices[cursor]! }
+    if (key.name === 'up' || text === 'k') cursor = (cursor + choices.length - 1) % choices.length
+    else if (key.name === 'down' || text === 'j') cursor = (cursor + 1) % choices.length
+    else return undefined
+    draw()
+    return undefined
+  })
+  output.write(`\x1b[${drawn}A\r\x1b[J? ${opts.message} ${answer ?? ''}\n`)
   return answer
 }
 

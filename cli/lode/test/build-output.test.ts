@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
-import { cloneProject, lode, lodeExactly, makeProject, pnpm } from './helpers.js'
+import { cloneProject, inTerminal, lode, lodeBin, lodeExactly, makeProject, pnpm, pnpmBin } from './helpers.js'
 
 // The lines a dependency's build prints in the install's output, as pnpm 11's append-only reporter prints them.
 
@@ -121,41 +120,6 @@ test('lode approve-builds !<name> denies, and refuses what pnpm 11 refuses', asy
   assert.equal(workspaceYaml(lodeProject), 'allowBuilds:\n  builder: true\n  other-builder: false\nstrictDepBuilds: false\n')
 })
 
-/**
- * A command in a pseudo-terminal (util-linux `script`): each step waits for its prompt in the
- * output, then types its keys. Resolves with the output once the command exits.
- */
-async function inTerminal (
-  bin: string,
-  args: string[],
-  project: { dir: string, home: string },
-  steps: Array<[RegExp, string]>
-): Promise<string> {
-  const quote = (arg: string): string => `'${arg.replaceAll('\'', '\'\\\'\'')}'`
-  const child = spawn('script', ['-qec', [process.execPath, bin, ...args].map(quote).join(' '), '/dev/null'], {
-    cwd: project.dir,
-    env: { PATH: process.env['PATH'] ?? '', HOME: project.home, TERM: 'xterm' },
-  })
-  let output = ''
-  let step = 0
-  let seen = 0
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString()
-    const current = steps[step]
-    if (current !== undefined && current[0].test(output.slice(seen))) {
-      seen = output.length
-      step++
-      // The prompt is drawn before it listens: a moment for it to start reading.
-      setTimeout(() => { child.stdin.write(current[1]) }, 200)
-    }
-  })
-  const timer = setTimeout(() => { child.kill() }, 30_000)
-  await new Promise((resolve) => child.on('exit', resolve))
-  clearTimeout(timer)
-  assert.equal(step, steps.length, `every prompt answered:\n${output}`)
-  return output
-}
-
 test('lode approve-builds on a terminal asks as pnpm 11 does: the checked builds allowed and run, the others denied', async () => {
   const manifest = { name: 'ab', version: '1.0.0', dependencies: { builder: '1.0.0', 'other-builder': '1.0.0' } }
   const pnpmProject = makeProject(registry, manifest, { 'pnpm-workspace.yaml': 'strictDepBuilds: false\n' })
@@ -163,8 +127,6 @@ test('lode approve-builds on a terminal asks as pnpm 11 does: the checked builds
   await pnpm(pnpmProject, ['install'])
   assert.equal((await lode(lodeProject, ['install'])).code, 0)
   // Check the first (builder), move down, enter; then approve.
-  const pnpmBin = path.join(import.meta.dirname, '..', '..', 'node_modules', 'pnpm', 'bin', 'pnpm.mjs')
-  const lodeBin = path.join(import.meta.dirname, '..', '..', 'bin', 'lode')
   const steps: Array<[RegExp, string]> = [
     [/Choose which packages to build/, ' '], [/● builder/, '\x1b[B'], [/❯○ other-builder|❯ ○ other-builder/, '\r'], [/Do you approve\?/, 'y\r'],
   ]

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
@@ -10,8 +10,9 @@ import { promisify } from 'node:util'
 import type { TestRegistry } from '@lode/__utils__.test-fixtures'
 
 const run = promisify(execFile)
-const pnpmBin = path.join(path.dirname(createRequire(import.meta.url).resolve('pnpm')), 'bin', 'pnpm.mjs')
-const lodeBin = path.join(import.meta.dirname, '..', '..', 'bin', 'lode')
+/** The pnpm 11 the tests compare with, and lode's launcher. */
+export const pnpmBin = path.join(path.dirname(createRequire(import.meta.url).resolve('pnpm')), 'bin', 'pnpm.mjs')
+export const lodeBin = path.join(import.meta.dirname, '..', '..', 'bin', 'lode')
 
 export interface Project {
   dir: string
@@ -180,4 +181,39 @@ export function changesOutside (before: Map<string, string>, after: Map<string, 
     if (!inAllowed(rel) && !before.has(rel)) changed.push(`${rel}: new ${what}`)
   }
   return changed
+}
+
+/**
+ * A command in a pseudo-terminal (util-linux `script`): each step waits for its prompt in the
+ * output, then types its keys. Resolves with the output once the command exits.
+ */
+export async function inTerminal (
+  bin: string,
+  args: string[],
+  project: { dir: string, home: string },
+  steps: Array<[RegExp, string]>
+): Promise<string> {
+  const quote = (arg: string): string => `'${arg.replaceAll('\'', '\'\\\'\'')}'`
+  const child = spawn('script', ['-qec', [process.execPath, bin, ...args].map(quote).join(' '), '/dev/null'], {
+    cwd: project.dir,
+    env: { PATH: process.env['PATH'] ?? '', HOME: project.home, TERM: 'xterm' },
+  })
+  let output = ''
+  let step = 0
+  let seen = 0
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+    const current = steps[step]
+    if (current !== undefined && current[0].test(output.slice(seen))) {
+      seen = output.length
+      step++
+      // The prompt is drawn before it listens: a moment for it to start reading.
+      setTimeout(() => { child.stdin.write(current[1]) }, 200)
+    }
+  })
+  const timer = setTimeout(() => { child.kill() }, 30_000)
+  await new Promise((resolve) => child.on('exit', resolve))
+  clearTimeout(timer)
+  assert.equal(step, steps.length, `every prompt answered:\n${output}`)
+  return output
 }

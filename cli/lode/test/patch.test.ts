@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
-import { cloneProject, lode, makeProject, pnpm, readLockfileText, snapshot } from './helpers.js'
+import { cloneProject, inTerminal, lode, lodeBin, makeProject, pnpm, pnpmBin, readLockfileText, snapshot } from './helpers.js'
 import type { Project, RunResult } from './helpers.js'
 
 // `lode patch`, `patch-commit` and `patch-remove` beside pnpm 11's: the same edit directory and
@@ -189,9 +189,18 @@ test('lode patch, patch-commit and patch-remove refuse bad input as pnpm 11 does
     assert.equal(actual.code, 1, args.join(' '))
     assert.equal(firstLine(actual, lodeProject.dir), firstLine(expected, pnpmProject.dir), args.join(' '))
   }
-  // Where pnpm would ask on a terminal, lode names the choices.
+  // Several versions: without a terminal lode names them; on one, it asks as pnpm does (the version, then whether for every version).
   const ambiguous = await lode(lodeProject, ['patch', 'is-positive'])
   assert.match(ambiguous.stderr, /ERR_LODE_PATCH_VERSION_AMBIGUOUS.*1\.0\.0, 2\.0\.0/)
+  const steps: Array<[RegExp, string]> = [[/Choose which version to patch/, '\x1b[B'], [/❯ 2\.0\.0/, '\r'], [/Apply this patch to all versions\?/, 'n\r']]
+  await inTerminal(pnpmBin, ['patch', 'is-positive'], pnpmProject, steps)
+  await inTerminal(lodeBin, ['patch', 'is-positive'], lodeProject, steps)
+  const chosenDir = (project: Project): string => path.join(project.dir, 'node_modules/.pnpm_patches/is-positive@2.0.0')
+  assert.deepEqual(tree(chosenDir(lodeProject)), tree(chosenDir(pnpmProject)))
+  const stateOf = (project: Project): unknown => JSON.parse(read(project, 'node_modules/.pnpm_patches/state.json')!.split(project.dir).join('<dir>'))
+  assert.deepEqual(stateOf(lodeProject), stateOf(pnpmProject))
+  assert.deepEqual(stateOf(lodeProject), { '<dir>/node_modules/.pnpm_patches/is-positive@2.0.0': { patchedPkg: 'is-positive', applyToAll: false } })
+  for (const project of [lodeProject, pnpmProject]) fs.rmSync(path.join(project.dir, 'node_modules/.pnpm_patches'), { recursive: true })
   const unnamed = await lode(lodeProject, ['patch-remove'])
   assert.match(unnamed.stderr, /ERR_LODE_NO_PATCHES_TO_REMOVE/)
 

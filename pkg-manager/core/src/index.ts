@@ -105,7 +105,7 @@ export async function storePrune (
   return await (await import('./store-commands.js')).storePrune(config, opts)
 }
 
-export async function preparePatch (opts: PatchOptions): Promise<string> {
+export async function preparePatch (opts: PatchOptions): Promise<string | undefined> {
   return await (await import('./patch.js')).preparePatch(opts)
 }
 

@@ -11,6 +11,7 @@ import type { Resolution } from '@lode/pkg-manager.lockfile'
 import {
   PATCHES_STATE_DIR, diffFolders, findEditDir, patchFileName, patchKey, patchTarget, writeEditDirState,
 } from '@lode/pkg-manager.patching'
+import type { VersionChoice } from '@lode/pkg-manager.patching'
 import { storePath } from '@lode/store.cafs'
 import { importPackages } from '@lode/worker.link'
 import { applyPatchFile } from '@lode/worker.link/apply-patch'
@@ -30,6 +31,8 @@ export interface PatchOptions {
   editDir?: string | undefined
   /** `--ignore-existing`: the package as published, without the patch `patchedDependencies` has for it. */
   ignoreExisting?: boolean | undefined
+  /** Asks which of several installed versions to patch, and whether for every version (a terminal's questions); undefined: cancelled. */
+  chooseVersion?: ((versions: string[]) => Promise<VersionChoice | undefined>) | undefined
   signal?: AbortSignal | undefined
   onEvent?: ((event: InstallEvent) => void) | undefined
 }
@@ -37,9 +40,10 @@ export interface PatchOptions {
 /**
  * `patch <pkg>`: the installed version of the package copied into an edit directory, recorded in
  * `node_modules/.pnpm_patches/state.json`, with the existing patch for it applied. Returns the
- * directory. A failure leaves no directory and no record.
+ * directory (undefined when the choice of a version was cancelled). A failure leaves no directory
+ * and no record.
  */
-export async function preparePatch (opts: PatchOptions): Promise<string> {
+export async function preparePatch (opts: PatchOptions): Promise<string | undefined> {
   const { config } = opts
   if (opts.editDir !== undefined && isNonEmptyDir(opts.editDir)) {
     throw new LodeError('PATCH_EDIT_DIR_EXISTS', `The target directory already exists: '${opts.editDir}'`)
@@ -52,7 +56,8 @@ export async function preparePatch (opts: PatchOptions): Promise<string> {
     throw new LodeError('PATCH_NO_LOCKFILE', 'The modules directory is not ready for patching', { hint: 'Run lode install first' })
   }
   const packages = installed.lockfile.packages ?? {}
-  const target = patchTarget(opts.param, config.dir, Object.keys(packages))
+  const target = await patchTarget(opts.param, config.dir, Object.keys(packages), opts.chooseVersion)
+  if (target === undefined) return undefined
   const modulesDir = path.join(config.dir, MODULES_DIR)
   const editDir = opts.editDir ?? path.join(modulesDir, PATCHES_STATE_DIR, target.editDirName)
   if (isNonEmptyDir(editDir)) {

@@ -26,13 +26,25 @@ export interface PatchTarget {
   editDirName: string
 }
 
+/** What the user picked when several versions are installed (pnpm asks which, and whether the patch is for every version). */
+export interface VersionChoice {
+  version: string
+  applyToAll: boolean
+}
+
 /**
  * The installed version `patch <param>` edits, from the packages of what the last install laid out
  * (pnpm reads `node_modules/.pnpm/lock.yaml` too): the one version of the name (satisfying the
  * range, when one is given). None is `ERR_LODE_PATCH_VERSION_NOT_FOUND` (listing the installed
- * versions); several is `ERR_LODE_PATCH_VERSION_AMBIGUOUS`, where pnpm would ask on a terminal.
+ * versions); several need `choose` (pnpm's questions on a terminal), else are
+ * `ERR_LODE_PATCH_VERSION_AMBIGUOUS`.
  */
-export function patchTarget (param: string, lockfileDir: string, pkgIds: Iterable<string>): PatchTarget {
+export async function patchTarget (
+  param: string,
+  lockfileDir: string,
+  pkgIds: Iterable<string>,
+  choose?: (versions: string[]) => Promise<VersionChoice | undefined>
+): Promise<PatchTarget | undefined> {
   const wanted = parseWanted(param)
   const versions = [...pkgIds].flatMap((pkgId) => {
     const at = pkgId.indexOf('@', 1)
@@ -45,18 +57,24 @@ export function patchTarget (param: string, lockfileDir: string, pkgIds: Iterabl
       ? `you can specify currently installed version: ${versions.join(', ')}.`
       : `did you forget to install ${param}?`}`)
   }
+  let choice: VersionChoice = { version: preferred[0]!, applyToAll: wanted.range === undefined }
   if (preferred.length > 1) {
-    throw new LodeError('PATCH_VERSION_AMBIGUOUS', `${param} is installed at ${preferred.length} versions: ${preferred.join(', ')}.`, {
-      hint: `Name the version to patch, e.g. lode patch ${wanted.name}@${preferred.at(-1)!}`,
-    })
+    if (choose === undefined) {
+      throw new LodeError('PATCH_VERSION_AMBIGUOUS', `${param} is installed at ${preferred.length} versions: ${preferred.join(', ')}.`, {
+        hint: `Name the version to patch, e.g. lode patch ${wanted.name}@${preferred.at(-1)!}`,
+      })
+    }
+    const chosen = await choose(preferred)
+    // Cancelled: nothing to patch.
+    if (chosen === undefined) return undefined
+    choice = chosen
   }
-  const version = preferred[0]!
   return {
     name: wanted.name,
-    version,
-    pkgId: `${wanted.name}@${version}`,
-    applyToAll: wanted.range === undefined,
-    editDirName: `${wanted.name}@${version.replace(/[\\/:*?"<>|]+/g, '+')}`,
+    version: choice.version,
+    pkgId: `${wanted.name}@${choice.version}`,
+    applyToAll: choice.applyToAll,
+    editDirName: `${wanted.name}@${choice.version.replace(/[\\/:*?"<>|]+/g, '+')}`,
   }
 }
 

@@ -21,13 +21,24 @@ export async function patchCommand (input: CommandInput, ctx: MainContext): Prom
   const editDir = editDirOption === undefined ? undefined : path.resolve(dir, editDirOption)
   if (param === undefined) throw new LodeError('MISSING_PACKAGE_NAME', '`lode patch` requires the package name')
   const { preparePatch } = await import('@lode/pkg-manager.core')
+  const terminal = ctx.stdin?.()
   const prepared = await preparePatch({
     config,
     param,
     editDir,
     ignoreExisting: values['ignore-existing'] === true,
+    // Several versions installed: on a terminal, pnpm's two questions.
+    chooseVersion: terminal?.isTTY !== true ? undefined : async (versions) => {
+      const { confirm, select } = await import('../prompt.js')
+      const version = await select({ message: 'Choose which version to patch', choices: versions, input: terminal, output: ctx.stdout })
+      if (version === undefined) return undefined
+      const applyToAll = await confirm({ message: 'Apply this patch to all versions?', default: true, input: terminal, output: ctx.stdout })
+      return applyToAll === undefined ? undefined : { version, applyToAll }
+    },
     onEvent: (event) => { if (event.type === 'warning') ctx.stderr.write(`WARN  ${event.message}\n`) },
   })
+  // Cancelled (Ctrl-C): nothing copied, as pnpm.
+  if (prepared === undefined) return 0
   ctx.stdout.write(`Patch: You can now edit the package at:\n\n  ${prepared}\n\nTo commit your changes, run:\n\n  lode patch-commit '${prepared}'\n\n`)
   return 0
 }
