@@ -67,6 +67,12 @@ export function joinInside (dir: string, relative: string): string | undefined {
   return normalized === '.' ? dir : path.join(dir, normalized)
 }
 
+/** Whether `child` is `parent` or a path under it (by their names: symlinks are not followed). */
+export function isInsideDir (parent: string, child: string): boolean {
+  const relative = path.relative(parent, child)
+  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
+}
+
 /**
  * A command name a `.bin` directory may hold: one file name, with no separator or character a
  * file system refuses, not `.` or `..`. (A scope is stripped before: `@scope/cmd` is `cmd`.)

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { assertValidDependencyName, assertValidDependencyNames, isSafeBinName, isValidPackageName, joinInside, joinModulesDir, own } from '@lode/core.safe-name'
+import { assertValidDependencyName, assertValidDependencyNames, isInsideDir, isSafeBinName, isValidPackageName, joinInside, joinModulesDir, own } from '@lode/core.safe-name'
 
 const VALID = ['lodash', '@babel/core', 'JSONStream', 'a', 'constructor', 'hasOwnProperty', 'toString', 'x.y', 'x-y_z', '@a/b.c', 'http', 'has~tilde', 'a'.repeat(250)]
 const INVALID = [
@@ -41,6 +41,16 @@ test('joinModulesDir: a valid alias lands inside the directory; an invalid one i
   for (const alias of ['../x', '@s/../../x', '.bin', 'node_modules', '']) {
     assert.throws(() => joinModulesDir(modules, alias), { code: 'ERR_LODE_INVALID_DEPENDENCY_NAME' }, alias)
   }
+})
+
+test('isInsideDir: the directory itself and what is under it; not its parent, a sibling, or a name that only starts with ..', () => {
+  const dir = path.join(path.sep, 'w', 'ws')
+  assert.equal(isInsideDir(dir, dir), true)
+  assert.equal(isInsideDir(dir, path.join(dir, 'a', 'b')), true)
+  assert.equal(isInsideDir(dir, path.join(dir, '..cache', 'out')), true)
+  assert.equal(isInsideDir(dir, path.join(dir, '..')), false)
+  assert.equal(isInsideDir(dir, path.join(path.sep, 'w', 'ws2')), false)
+  assert.equal(isInsideDir(dir, path.join(path.sep, 'w')), false)
 })
 
 test('joinInside: relative paths that stay inside are joined; absolute ones, climbs out and NUL bytes are not', () => {

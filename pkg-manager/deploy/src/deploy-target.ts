@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import { LodeError } from '@lode/core.error'
+import { isInsideDir } from '@lode/core.safe-name'
 
 // Where `deploy` may write, by pnpm 11's rules: never the workspace, the project or the current
 // directory (nor a directory holding one of them), with `--force` only inside the workspace, and
@@ -71,8 +72,7 @@ function isEmptyOrMissing (dir: string): boolean {
 
 /** `child` is strictly inside `parent`. */
 function isChild (child: string, parent: string): boolean {
-  const relative = path.relative(parent, child)
-  return relative !== '' && relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative)
+  return isInsideDir(parent, child) && path.resolve(parent) !== path.resolve(child)
 }
 
 function unsafe (dir: string, reason: string): LodeError {

@@ -1,7 +1,7 @@
 import path from 'node:path'
 
 import { createMatcher } from '@lode/core.matcher'
-import { joinModulesDir } from '@lode/core.safe-name'
+import { isInsideDir, joinModulesDir } from '@lode/core.safe-name'
 
 import type { Dependency, Layout } from './layout.js'
 
@@ -37,7 +37,7 @@ export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDepend
   // root's direct dependencies are hoisted into it too (privately, and only as themselves).
   const rootDir = layout.importers.find((importer) => importer.id === '.')?.dir
   const isPrivate = createMatcher(opts.hoistPattern)
-  const privateRoot = rootDir === undefined || isInside(rootDir, path.join(layout.virtualStoreDir, 'node_modules'))
+  const privateRoot = rootDir === undefined || isInsideDir(rootDir, path.join(layout.virtualStoreDir, 'node_modules'))
     ? new Map<string, string>()
     : new Map(layout.direct.flatMap((dep) => dep.depPath !== undefined && isPrivate(dep.alias) ? [[dep.alias, dep.depPath] as const] : []))
   const taken = new Set([...layout.direct.filter((dep) => !privateRoot.has(dep.alias)).map((dep) => dep.alias), ...opts.reserved ?? []]
@@ -112,10 +112,6 @@ export function hoistedPath (dirs: { modulesDir: string, virtualStoreDir: string
   return joinModulesDir(dep.type === 'public' ? dirs.modulesDir : path.join(dirs.virtualStoreDir, 'node_modules'), dep.alias)
 }
 
-function isInside (dir: string, candidate: string): boolean {
-  const relative = path.relative(dir, candidate)
-  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
-}
 
 /** Whether a name is hoisted publicly, privately or not at all: public patterns win. */
 export function hoistTypeMatcher (opts: HoistOptions): (alias: string) => HoistType | undefined {

@@ -5,6 +5,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
+import { isInsideDir } from '@lode/core.safe-name'
+
 /**
  * The helpers every shim defines first: readlink, sed, uname and printf come from the system's
  * default path (`command -p`), so a dependency's bin named like one cannot take the shim over.
@@ -196,17 +198,13 @@ function physicalShimDir (target: string, to: string): string {
   const physical = fs.realpathSync(dir)
   if (physical === dir) return dir
   let ancestor = dir
-  while (!isInside(ancestor, target)) {
+  while (!isInsideDir(ancestor, target)) {
     const parent = path.dirname(ancestor)
     if (parent === ancestor) { ancestor = dir; break }
     ancestor = parent
   }
-  if (ancestor === dir && !isInside(dir, target)) return physical
+  if (ancestor === dir && !isInsideDir(dir, target)) return physical
   const physicalAncestor = fs.realpathSync(ancestor)
-  return isInside(physicalAncestor, physical) ? path.join(ancestor, path.relative(physicalAncestor, physical)) : physical
+  return isInsideDir(physicalAncestor, physical) ? path.join(ancestor, path.relative(physicalAncestor, physical)) : physical
 }
 
-function isInside (parent: string, child: string): boolean {
-  const relative = path.relative(parent, child)
-  return relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative)
-}

@@ -1,4 +1,5 @@
 import { LodeError } from '@lode/core.error'
+import { isInsideDir } from '@lode/core.safe-name'
 
 import type { MainContext } from '../context.js'
 import { editThenInstall } from './edit-then-install.js'
@@ -86,12 +87,12 @@ export async function patchRemoveCommand (input: CommandInput, ctx: MainContext)
   }
   const rootDir = config.dir
   const patchesDir = path.join(rootDir, path.normalize(config.patchesDir))
-  if (!isInside(rootDir, patchesDir) || !isInside(realpath(rootDir), realpath(patchesDir))) {
+  if (!isInsideDir(rootDir, patchesDir) || !isInsideDir(realpath(rootDir), realpath(patchesDir))) {
     throw new LodeError('PATCHES_DIR_OUTSIDE_PROJECT', `The configured patches directory is outside the project: ${config.patchesDir}`)
   }
   const targets = positionals.map((key) => {
     const file = path.resolve(rootDir, patched[key]!)
-    if (file === patchesDir || !isInside(patchesDir, file) || !isInside(realpath(patchesDir), realpath(path.dirname(file)))) {
+    if (file === patchesDir || !isInsideDir(patchesDir, file) || !isInsideDir(realpath(patchesDir), realpath(path.dirname(file)))) {
       throw new LodeError('PATCH_FILE_OUTSIDE_PATCHES_DIR', `Patch file "${patched[key]!}" is outside the configured patches directory`)
     }
     if (fs.lstatSync(file, { throwIfNoEntry: false })?.isDirectory() === true) {
@@ -116,10 +117,6 @@ async function updatePatchedDependencies (rootDir: string, patchedDependencies: 
   await updateWorkspaceYaml(rootDir, { patchedDependencies: Object.keys(patchedDependencies).length === 0 ? null : patchedDependencies })
 }
 
-function isInside (parent: string, child: string): boolean {
-  const relative = path.relative(parent, child)
-  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
-}
 
 /** The real path, or the path itself when it does not exist. */
 function realpath (file: string): string {
