@@ -124,11 +124,13 @@ test('-r and --filter run a script or a command in the selected projects, each a
   assert.deepEqual(await logOf(lodeBin, lodeProject, ['-w', 'run', 'build', 'y'], path.join(lodeProject.dir, 'packages', 'a')), ['root:y'])
   // exec in each selected project, in pnpm's order (dependencies first), with pnpm's variables.
   const logCwd = 'require("fs").appendFileSync(process.env.LOG_FILE, require("path").basename(process.cwd()) + " " + process.env.PNPM_PACKAGE_NAME + "\\n")'
+  // pnpm runs a chunk's projects at once (their order varies); lode one at a time, in the chunk's directory order.
   for (const args of [['-r', 'exec', 'node', '-e', logCwd], ['--filter', '@x/*', 'exec', 'node', '-e', logCwd], ['--filter', 'a...', 'exec', 'node', '-e', logCwd]]) {
     const expected = await logOf(pnpmBin, project, args)
-    assert.deepEqual(await logOf(lodeBin, lodeProject, args), expected, args.join(' '))
+    assert.deepEqual((await logOf(lodeBin, lodeProject, args)).sort(), expected.sort(), args.join(' '))
     assert.notEqual(expected.length, 0)
   }
+  assert.deepEqual(await logOf(lodeBin, lodeProject, ['-r', 'exec', 'node', '-e', logCwd]), ['c @x/c', 'd d', 'b @x/b', 'a a'])
   assert.deepEqual(await logOf(lodeBin, lodeProject, ['--filter', '@x/*', 'exec', 'node', '-e', logCwd]), ['c @x/c', 'b @x/b'])
   // A failing command: pnpm's account of it (the project's directory, the command, its exit code), exit code 1; --no-bail goes on and sums up.
   for (const args of [['-r', 'exec', 'sh', '-c', 'exit 3'], ['-r', '--no-bail', 'exec', 'sh', '-c', 'exit 3']]) {
@@ -137,7 +139,9 @@ test('-r and --filter run a script or a command in the selected projects, each a
         .then(() => ({ code: 0, stdout: '', stderr: '' }), (err: { code: number, stdout: string, stderr: string }) => err)
       // pnpm prints its errors on stdout (after a stray "undefined" line), lode on stderr.
       const text = (result.stdout + result.stderr).split(p.dir).join('<ws>').replace(/ERR_(?:PNPM|LODE)_/g, 'ERR_').split('\n').filter((line) => line !== 'undefined').join('\n')
-      return { code: result.code, tail: text.slice(text.indexOf(args.includes('--no-bail') ? '[ERR_RECURSIVE_FAIL]' : '<ws>/packages')) }
+      const tail = text.slice(text.indexOf(args.includes('--no-bail') ? '[ERR_RECURSIVE_FAIL]' : '<ws>/packages'))
+      // pnpm runs c and d (the first chunk) at once: which fails first, and so the order of the failures, varies.
+      return { code: result.code, tail: tail.replace(/<ws>\/packages\/[cd]:/g, '<ws>/packages/<c or d>:') }
     }
     const expected = await lines(pnpmBin, project)
     const actual = await lines(lodeBin, lodeProject)
