@@ -47,33 +47,57 @@ export function selectsProjects (selection: Selection): boolean {
 }
 
 /**
- * The projects a selection names, each after the projects it depends on. `-r` alone takes every
- * project but the root, as pnpm does; filters may select the root. Errors are `LodeError`s.
+ * The projects a selection names, each after the projects it depends on, as pnpm selects them.
+ * Without a pnpm-workspace.yaml above `cwd`, the workspace is `cwd` and every project under it
+ * (pnpm's default patterns `.` and `**`). With no positive filter, `skipsRoot` commands (pnpm's
+ * run, exec, add, test) leave the workspace root out; the others take it too. Errors are `LodeError`s.
  */
 export async function selectProjects (
   selection: Selection,
-  cwd: string
-): Promise<{ projects: WorkspaceProject[], total: number, unmatched: string[], rootDir: string } | undefined> {
+  cwd: string,
+  opts: { skipsRoot?: boolean } = {}
+): Promise<{ projects: WorkspaceProject[], total: number, unmatched: string[], rootDir: string, inWorkspace: boolean }> {
   const { findWorkspaceDir, findWorkspaceProjects, filterProjects, readWorkspacePackages, sortProjects } = await import('@lode/pkg-manager.core')
-  const rootDir = await findWorkspaceDir(cwd)
-  if (rootDir === undefined) return undefined
-  const all = await findWorkspaceProjects(rootDir, readWorkspacePackages(rootDir) ?? [])
+  const workspaceDir = await findWorkspaceDir(cwd)
+  const rootDir = workspaceDir ?? path.resolve(cwd)
+  const patterns = workspaceDir === undefined ? ['.', '**'] : readWorkspacePackages(workspaceDir) ?? []
+  const all = await findWorkspaceProjects(rootDir, patterns)
   const { selected, unmatched } = selection.filters.length > 0
     ? filterProjects(all, selection.filters, path.resolve(cwd))
-    : { selected: all.filter((project) => project.id !== '.'), unmatched: [] }
-  return { projects: sortProjects(selected), total: all.length, unmatched, rootDir }
+    : { selected: all, unmatched: [] }
+  const rootOnly = patterns.every((pattern) => pattern === '.' || pattern === './' || pattern.startsWith('!'))
+  const skipRoot = opts.skipsRoot === true && workspaceDir !== undefined && !rootOnly && !selection.filters.some((filter) => !filter.startsWith('!'))
+  const projects = skipRoot ? selected.filter((project) => project.id !== '.') : selected
+  return { projects: sortProjects(projects), total: all.length, unmatched, rootDir, inWorkspace: workspaceDir !== undefined }
+}
+
+/**
+ * A command that lode runs on one lockfile's projects, given -r or --filter outside a workspace,
+ * where pnpm would take every project under the directory with a lockfile each.
+ */
+export function notAWorkspace (command: string, dir: string): LodeError {
+  return new LodeError('NOT_A_WORKSPACE', `lode ${command} with -r or --filter needs a workspace, and there is no pnpm-workspace.yaml in ${dir} or above.`, {
+    hint: `Run lode ${command} in each project, or add a pnpm-workspace.yaml listing the projects.`,
+  })
+}
+
+/** pnpm's "Scope: …" line: none for a single project. */
+function scopeLine (selected: number, total: number, inWorkspace: boolean): string | undefined {
+  if (selected === 1) return undefined
+  return `Scope: ${selected === total ? `all ${total}` : `${selected} of ${total}`} ${inWorkspace ? 'workspace projects' : 'projects'}`
 }
 
 /** The projects a selection names, in dependency order, with "Scope: …" printed (when asked); or the exit code when there is nothing to do. */
-export async function selectedProjects (selection: Selection, ctx: Pick<MainContext, 'cwd' | 'stdout' | 'stderr'>, showScope = true): Promise<WorkspaceProject[] | number> {
+export async function selectedProjects (
+  selection: Selection,
+  ctx: Pick<MainContext, 'cwd' | 'stdout' | 'stderr'>,
+  opts: { showScope?: boolean, skipsRoot?: boolean } = {}
+): Promise<WorkspaceProject[] | number> {
   let found
   try {
-    found = await selectProjects(selection, ctx.cwd)
+    found = await selectProjects(selection, ctx.cwd, opts)
   } catch (err) {
     return writeLodeError(err, ctx.stderr)
-  }
-  if (found === undefined) {
-    return writeLodeError(new LodeError('NOT_A_WORKSPACE', `${ctx.cwd} is not in a workspace: no pnpm-workspace.yaml here or above.`, { hint: 'Run the command without -r or --filter, or add a pnpm-workspace.yaml listing the projects.' }), ctx.stderr)
   }
   if (found.unmatched.length > 0 && selection.failIfNoMatch) {
     return writeLodeError(new LodeError('FILTER_NO_MATCH', `No projects matched the filters ${found.unmatched.map((f) => `"${f}"`).join(', ')} in "${found.rootDir}".`), ctx.stderr)
@@ -82,7 +106,8 @@ export async function selectedProjects (selection: Selection, ctx: Pick<MainCont
     ctx.stdout.write(`No projects matched the filters in "${found.rootDir}"\n`)
     return 0
   }
-  if (showScope) ctx.stdout.write(`Scope: ${found.projects.length} of ${found.total} workspace projects\n`)
+  const scope = opts.showScope === true ? scopeLine(found.projects.length, found.total, found.inWorkspace) : undefined
+  if (scope !== undefined) ctx.stdout.write(`${scope}\n`)
   return found.projects
 }
 

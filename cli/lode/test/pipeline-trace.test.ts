@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test'
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 import type { PackageSpec } from '@lode/__utils__.test-fixtures'
 
-import { lode, makeProject } from './helpers.js'
+import { lode, makeProject, snapshot } from './helpers.js'
 
 // A burst: 240 packages of 40 files each, all downloaded at once, so extraction queues up.
 const COUNT = 240
@@ -66,4 +66,12 @@ test('--timeline writes a page with the phases and the slowest packages and requ
   assert.equal(failed.code, 1)
   assert.match(fs.readFileSync(page, 'utf8'), /<td>resolve<\/td>/)
   assert.equal(fs.readFileSync(path.join(project.dir, 'pnpm-lock.yaml'), 'utf8'), lockfile)
+
+  // A directory where the page goes: refused before anything is installed.
+  fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'timeline', version: '1.0.0', dependencies: { 'burst-2': '1.0.0' } }))
+  const before = snapshot(project.dir)
+  const refused = await lode(project, ['install', '--timeline', 'out'])
+  assert.equal(refused.code, 1)
+  assert.match(refused.stderr, /^\[ERR_LODE_TIMELINE_IS_DIRECTORY\] The timeline page cannot be written to .*\/out: it is a directory\./)
+  assert.deepEqual([...snapshot(project.dir)], [...before])
 })

@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
-import { cloneProject, lode, lodeExactly, makeProject, pnpm, pnpmExactly } from './helpers.js'
+import { cloneProject, lode, lodeExactly, makeProject, pnpm, pnpmExactly, snapshot } from './helpers.js'
 import type { Project, RunResult } from './helpers.js'
 
 // `lode -r run` beside `pnpm -r run`: the order, the concurrency, what is printed (the terminal
@@ -118,4 +118,31 @@ test('a failing script: the first failure stops the run with its exit code; --no
   const bad = await lodeExactly(pair.lodeProject, ['-r', '--workspace-concurrency=two', 'run', 'build'])
   assert.equal(bad.code, 1)
   assert.match(bad.stderr, /ERR_LODE_BAD_ARGUMENTS.*--workspace-concurrency takes a whole number, not "two"/)
+})
+
+test('-r outside a workspace takes every project under the directory, the root too; the Scope line as pnpm 11 prints it', async () => {
+  // pnpm's "Scope:" line: none for one project, "all N" when every project is selected.
+  const pair = await installedPair()
+  await compareRun(pair, ['--filter', 'core', 'run', 'greet'], 'one project selected: no Scope line')
+  await compareRun(pair, ['--filter', '*', '--workspace-concurrency=1', 'run', 'greet'], 'every project selected: "Scope: all"')
+
+  // No pnpm-workspace.yaml: the directory's projects (node_modules left out), the root among them, as pnpm's default patterns `.` and `**`.
+  const script = (name: string): string => JSON.stringify({ name, version: '1.0.0', scripts: { where: `echo ${name}` } })
+  const pnpmProject = makeProject(registry, { name: 'top', version: '1.0.0', scripts: { where: 'echo top' } }, {
+    'sub/package.json': script('sub'),
+    'sub/deep/package.json': script('deep'),
+    'node_modules/hidden/package.json': script('hidden'),
+  })
+  const lone = { pnpmProject, lodeProject: cloneProject(pnpmProject) }
+  await compareRun(lone, ['-r', '--workspace-concurrency=1', 'run', 'where'], '-r run outside a workspace')
+  await compareRun(lone, ['-r', 'exec', 'node', '-e', 'console.log(require("./package.json").name)'], '-r exec outside a workspace')
+  await compareRun(lone, ['--filter', 'sub...', 'exec', 'pwd'], '--filter outside a workspace')
+  await compareRun(lone, ['-r', 'publish', '--dry-run', '--no-git-checks'], '-r publish outside a workspace')
+
+  // add/remove/update with -r would need a lockfile per project there (pnpm installs each on its own): refused, nothing written.
+  const before = snapshot(lone.lodeProject.dir)
+  const refused = await lode(lone.lodeProject, ['add', '-r', 'anything'])
+  assert.equal(refused.code, 1)
+  assert.match(refused.stderr, /^\[ERR_LODE_NOT_A_WORKSPACE\] lode add with -r or --filter needs a workspace, and there is no pnpm-workspace\.yaml in /)
+  assert.deepEqual([...snapshot(lone.lodeProject.dir)], [...before])
 })

@@ -157,10 +157,10 @@ test('add, remove and update with --filter and -r leave the package.json files a
   // Names no selected project depends on.
   const nothing = await lode(lodeProject, ['update', '-r', 'not-a-dependency'])
   assert.equal(nothing.code, 1)
-  assert.match(nothing.stderr, /^\[ERR_LODE_NO_PACKAGE_IN_DEPENDENCIES\] None of the specified packages were found in the dependencies of any of the 3 projects: not-a-dependency\./)
+  assert.match(nothing.stderr, /^\[ERR_LODE_NO_PACKAGE_IN_DEPENDENCIES\] None of the specified packages were found in the dependencies of any of the 4 projects: not-a-dependency\./)
   const notThere = await lode(lodeProject, ['remove', '-r', 'not-a-dependency'])
   assert.equal(notThere.code, 1)
-  assert.match(notThere.stderr, /^\[ERR_LODE_CANNOT_REMOVE_MISSING_DEPS\] Cannot remove 'not-a-dependency': no such dependency found in any of the 3 projects\./)
+  assert.match(notThere.stderr, /^\[ERR_LODE_CANNOT_REMOVE_MISSING_DEPS\] Cannot remove 'not-a-dependency': no such dependency found in any of the 4 projects\./)
   assert.deepEqual(manifests(lodeProject), saved, 'a failed remove writes nothing')
   const noMatch = await lode(lodeProject, ['add', '--filter', 'nope', '--fail-if-no-match', 'leaf'])
   assert.equal(noMatch.code, 1)

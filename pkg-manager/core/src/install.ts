@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import { LODE_STATE_FILE } from '@lode/core.constants'
-import { fileSystemError } from '@lode/core.error'
+import { fileSystemError, LodeError } from '@lode/core.error'
 import { adoptPnpmState, lockProject, installInputs, upToDateState, writeInstallState } from '@lode/pkg-manager.install-state'
 import type { InstallLock } from '@lode/pkg-manager.install-state'
 
@@ -28,6 +28,7 @@ export async function install (opts: InstallOptions): Promise<InstallResult> {
 async function withInstallLock (opts: InstallOptions, run: () => Promise<InstallResult>): Promise<InstallResult> {
   let lock: InstallLock | undefined
   let failed = true
+  if (opts.timeline !== undefined) checkTimelineFile(opts.timeline)
   try {
     if (opts.lockfileOnly !== true) lock = await lockProject(path.join(opts.config.dir, 'node_modules'), { onWait: (message) => opts.onEvent?.({ type: 'info', message }), signal: opts.signal })
     const result = await run()
@@ -38,6 +39,15 @@ async function withInstallLock (opts: InstallOptions, run: () => Promise<Install
     throw fileSystemError(err) ?? err
   } finally {
     await lock?.release({ failed })
+  }
+}
+
+/** The timeline page is written when the install ends: a directory in its place is refused before anything is installed. */
+function checkTimelineFile (file: string): void {
+  if (fs.statSync(file, { throwIfNoEntry: false })?.isDirectory() === true) {
+    throw new LodeError('TIMELINE_IS_DIRECTORY', `The timeline page cannot be written to ${file}: it is a directory.`, {
+      hint: 'Give --timeline the name of a file, for example --timeline timeline.html.',
+    })
   }
 }
 

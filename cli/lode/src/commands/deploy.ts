@@ -33,7 +33,7 @@ export async function deployCommand (input: CommandInput, ctx: MainContext): Pro
   }
   const filters = values['filter'] as string[] | undefined ?? []
   const selection = { recursive: false, filters, workspaceRoot: false, failIfNoMatch: false, ifPresent: false }
-  const selected = filters.length === 0 ? [] : (await selectProjects(selection, cwd))?.projects ?? []
+  const selected = filters.length === 0 ? [] : (await selectProjects(selection, cwd)).projects
   if (selected.length === 0) throw new LodeError('NOTHING_TO_DEPLOY', 'No project was selected for deployment')
   if (selected.length > 1) throw new LodeError('CANNOT_DEPLOY_MANY', 'Cannot deploy more than 1 project')
   if (positionals.length !== 1) throw new LodeError('INVALID_DEPLOY_TARGET', 'This command requires one parameter')

@@ -7,7 +7,7 @@ import type { MainContext } from '../context.js'
 import { writeLodeError } from '../report-error.js'
 import { createReporter, formatDuration } from '../reporter.js'
 import type { Reporter, ReporterName } from '../reporter.js'
-import { selectedProjects, selectsProjects } from '../selection.js'
+import { notAWorkspace, selectedProjects, selectsProjects } from '../selection.js'
 import { VERSION } from '../version.js'
 import type { CommandInput } from './types.js'
 
@@ -122,7 +122,9 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
   let projectDirs: string[] = [workspaceRoot ? config.dir : projectDir]
   let projectIds: string[] | undefined
   if (kind === 'install' ? selection.filters.length > 0 : selectsProjects(selection)) {
-    const selected = await selectedProjects(selection, { ...ctx, cwd: projectDir }, false)
+    // pnpm installs each project under the directory on its own (a lockfile each); lode installs one lockfile's projects at a time.
+    if (workspaceDir === undefined) throw notAWorkspace(kind, projectDir)
+    const selected = await selectedProjects(selection, { ...ctx, cwd: projectDir }, { skipsRoot: kind === 'add' })
     if (typeof selected === 'number') return selected
     projectDirs = selected.map((project) => project.dir)
     projectIds = selected.map((project) => project.id)

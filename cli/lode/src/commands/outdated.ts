@@ -1,7 +1,7 @@
 import { LodeError } from '@lode/core.error'
 
 import type { MainContext } from '../context.js'
-import { selectedProjects, selectsProjects } from '../selection.js'
+import { notAWorkspace, selectedProjects, selectsProjects } from '../selection.js'
 import type { Selection } from '../selection.js'
 import { includeOf } from './inspect.js'
 import { projectConfig, workspaceProjectDirs } from './project-config.js'
@@ -37,7 +37,9 @@ export async function outdatedCommand (input: CommandInput, ctx: MainContext): P
     // pnpm's `outdated -r` reports every project, the workspace root's too.
     projectDirs = await workspaceProjectDirs(workspaceDir, [], dir)
   } else if (recursive) {
-    const selected = await selectedProjects(selection, { ...ctx, cwd: dir }, false)
+    // pnpm reads each project's own lockfile then; lode reads one lockfile's projects.
+    if (workspaceDir === undefined) throw notAWorkspace('outdated', dir)
+    const selected = await selectedProjects(selection, { ...ctx, cwd: dir })
     if (typeof selected === 'number') return selected
     projectDirs = selected.map((project) => project.dir)
   }

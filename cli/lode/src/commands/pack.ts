@@ -38,7 +38,7 @@ export async function packCommand (input: CommandInput, ctx: MainContext): Promi
   } else {
     // pnpm's `pack -r`: every selected project with a name and a version, dependencies first, into the current directory (or the destination, from there).
     const selection = { recursive: true, filters, workspaceRoot: false, failIfNoMatch: false, ifPresent: false }
-    const selected = await selectedProjects(selection, { ...ctx, cwd: dir }, false)
+    const selected = await selectedProjects(selection, { ...ctx, cwd: dir })
     if (typeof selected === 'number') return selected
     const packable = (await inChunkOrder(selected)).filter(({ manifest }) => typeof manifest['name'] === 'string' && typeof manifest['version'] === 'string')
     if (packable.length === 0) ctx.stdout.write('There are no packages that should be packed\n')

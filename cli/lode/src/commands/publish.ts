@@ -129,9 +129,6 @@ async function publishRecursive (
 ): Promise<number> {
   const selection = { recursive: true, filters: opts.filters, workspaceRoot: false, failIfNoMatch: false, ifPresent: false }
   const selected = await selectProjects(selection, opts.dir)
-  if (selected === undefined) {
-    throw new LodeError('NOT_IN_WORKSPACE', 'lode publish -r publishes the projects of a workspace, and there is no pnpm-workspace.yaml here or above.')
-  }
   const { isPublished } = await import('@lode/pkg-manager.core')
   const candidates = selected.projects.filter(({ manifest }) =>
     typeof manifest['name'] === 'string' && typeof manifest['version'] === 'string' && manifest['private'] !== true)

@@ -77,7 +77,7 @@ export async function execCommand (argv: readonly string[], ctx: MainContext): P
     return await execIn(selection.workspaceRoot ? await findWorkspaceDir(ctx.cwd) ?? ctx.cwd : ctx.cwd, command, args, ctx)
   }
   // pnpm prints no "Scope:" line for exec.
-  const projects = await selectedProjects(selection, ctx, false)
+  const projects = await selectedProjects(selection, ctx, { skipsRoot: true })
   if (typeof projects === 'number') return projects
   const [{ commandLine }, { workspaceDependencies }] = await Promise.all([import('@lode/pkg-manager.lifecycle'), import('@lode/pkg-manager.core')])
   const failures: Array<{ dir: string, code: number }> = []
@@ -199,7 +199,7 @@ async function runInProjects (argv: readonly string[], selection: Selection, fla
     import('@lode/pkg-manager.core'),
     import('@lode/pkg-manager.lifecycle'),
   ])
-  const projects = await selectedProjects(selection, ctx)
+  const projects = await selectedProjects(selection, ctx, { showScope: true, skipsRoot: true })
   if (typeof projects === 'number') return projects
   const rootDir = await findWorkspaceDir(ctx.cwd) ?? ctx.cwd
   const reporter = createReporter('append-only', ctx)
