@@ -143,7 +143,15 @@ test('lode approve-builds on a terminal asks as pnpm 11 does: the checked builds
   fs.writeFileSync(path.join(undecided.dir, 'pnpm-workspace.yaml'), 'strictDepBuilds: false\n')
   fs.rmSync(path.join(undecided.dir, 'node_modules'), { recursive: true, force: true })
   assert.equal((await lode(undecided, ['install'])).code, 0)
+  const noTerminalIgnored = (await lode(undecided, ['ignored-builds'])).stdout
   const noTerminal = await lode(undecided, ['approve-builds'])
   assert.equal(noTerminal.code, 1)
   assert.match(noTerminal.stderr, /^\[ERR_LODE_APPROVE_BUILDS_NEEDS_NAMES\] .*Awaiting approval: builder, other-builder\./)
+  // Ctrl-C at either question: nothing decided, nothing built.
+  for (const steps of [[[/Choose which packages to build/, '\x03']], [[/Choose which packages to build/, ' '], [/● builder/, '\r'], [/Do you approve\?/, '\x03']]] as Array<Array<[RegExp, string]>>) {
+    const interrupted = await inTerminal(lodeBin, ['approve-builds'], undecided, steps)
+    assert.doesNotMatch(interrupted, /postinstall|ERR_|\n\s+at /, 'no build, no error, no stack')
+    assert.equal(fs.readFileSync(path.join(undecided.dir, 'pnpm-workspace.yaml'), 'utf8'), 'strictDepBuilds: false\n')
+    assert.equal((await lode(undecided, ['ignored-builds'])).stdout, noTerminalIgnored)
+  }
 })

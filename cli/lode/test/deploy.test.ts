@@ -115,4 +115,11 @@ test('lode deploy refuses what pnpm 11 refuses, and a failed deploy leaves no ta
   const failed = await lode(lodeProject, ['--filter', 'app', 'deploy', 'out'])
   assert.equal(failed.code, 1)
   assert.equal(fs.existsSync(path.join(lodeProject.dir, 'out')), false)
+
+  // No pnpm-lock.yaml to take the dependencies from (pnpm would resolve anew): refused before a target is made.
+  fs.rmSync(path.join(lodeProject.dir, 'pnpm-lock.yaml'))
+  const noLockfile = await lode(lodeProject, ['--filter', 'app', 'deploy', 'out'])
+  assert.equal(noLockfile.code, 1)
+  assert.match(noLockfile.stderr, /^\[ERR_LODE_DEPLOY_NO_LOCKFILE\] There is no pnpm-lock\.yaml in .*: lode deploy takes the deployed dependencies from it\./)
+  assert.equal(fs.existsSync(path.join(lodeProject.dir, 'out')), false)
 })

@@ -155,3 +155,18 @@ test('lode import in a workspace resolves every project with the imported versio
   assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
   assert.match(readLockfileText(lodeProject), /is-positive@1\.0\.0/)
 })
+
+test('lode import refuses a lockfile it cannot read with a coded error naming it (pnpm prints a stack trace), and writes nothing', async () => {
+  const cases: Array<[string, string, RegExp]> = [
+    ['package-lock.json', '{ not json', /^\[ERR_LODE_IMPORT_LOCKFILE_INVALID\] .*\/package-lock\.json cannot be imported: Expected property name/],
+    ['npm-shrinkwrap.json', '[1]', /^\[ERR_LODE_IMPORT_LOCKFILE_INVALID\] .*\/npm-shrinkwrap\.json cannot be imported: it is not a JSON object\./],
+    ['yarn.lock', '{{{\n', /^\[ERR_LODE_YARN_LOCKFILE_PARSE_FAILED\] .*\/yarn\.lock cannot be parsed: unexpected end of the stream/],
+  ]
+  for (const [file, text, expected] of cases) {
+    const project = makeProject(registry, MANIFEST, { [file]: text })
+    const result = await lode(project, ['import'])
+    assert.equal(result.code, 1, file)
+    assert.match(result.stderr, expected, file)
+    assert.deepEqual(fs.readdirSync(project.dir).sort(), [file, 'package.json'].sort(), `${file}: nothing written`)
+  }
+})

@@ -216,3 +216,53 @@ test('lode patch, patch-commit and patch-remove refuse bad input as pnpm 11 does
   assert.deepEqual([...snapshot(lodeProject.dir)].filter(([file, what]) => before.get(file) !== what), [])
   assert.deepEqual([...before].filter(([file]) => !fs.existsSync(path.join(lodeProject.dir, file))), [])
 })
+
+test('patch-commit and patch-remove refuse two edit directories for one version and patch files outside the patches directory, as pnpm 11; git missing or failing is a coded error; nothing is written', async () => {
+  const pnpmProject = makeProject(registry, { name: 'p', version: '1.0.0', dependencies: { 'is-positive': '1.0.0' } })
+  await pnpm(pnpmProject, ['install'])
+  const lodeProject = cloneProject(pnpmProject)
+  assert.equal((await lode(lodeProject, ['install'])).code, 0)
+  const workspaceYaml = (text: string): void => {
+    for (const project of [pnpmProject, lodeProject]) fs.writeFileSync(path.join(project.dir, 'pnpm-workspace.yaml'), text)
+  }
+  const compare = async (args: string[], label: string): Promise<void> => {
+    const before = snapshot(lodeProject.dir)
+    const expected = await pnpm(pnpmProject, args, true)
+    const actual = await lode(lodeProject, args)
+    assert.equal(actual.code, 1, label)
+    // The whole message: pnpm's names the paths (absolute) and the directories found.
+    const message = (result: RunResult, dir: string): string => output(result, dir).replace(/\n\n.*$/s, '').replace(path.dirname(dir), '<up>')
+    assert.equal(message(actual, lodeProject.dir), message(expected, pnpmProject.dir), label)
+    assert.deepEqual([...snapshot(lodeProject.dir)], [...before], `${label}: nothing written`)
+  }
+  fs.mkdirSync(path.join(pnpmProject.dir, 'patches/dir.patch'), { recursive: true })
+  fs.mkdirSync(path.join(lodeProject.dir, 'patches/dir.patch'), { recursive: true })
+  workspaceYaml('patchedDependencies:\n  is-positive@1.0.0: ../outside.patch\n')
+  await compare(['patch-remove', 'is-positive@1.0.0'], 'a patch file outside the patches directory')
+  workspaceYaml('patchedDependencies:\n  is-positive@1.0.0: patches/dir.patch\n')
+  await compare(['patch-remove', 'is-positive@1.0.0'], 'a directory as the patch file')
+  workspaceYaml('patchesDir: ../elsewhere\npatchedDependencies:\n  is-positive@1.0.0: ../elsewhere/x.patch\n')
+  await compare(['patch-remove', 'is-positive@1.0.0'], 'a patches directory outside the project')
+  for (const project of [pnpmProject, lodeProject]) {
+    fs.rmSync(path.join(project.dir, 'pnpm-workspace.yaml'))
+    fs.rmSync(path.join(project.dir, 'patches'), { recursive: true })
+  }
+  for (const editDir of ['e1', 'e2']) {
+    await pnpm(pnpmProject, ['patch', 'is-positive@1', '--edit-dir', editDir])
+    assert.equal((await lode(lodeProject, ['patch', 'is-positive@1', '--edit-dir', editDir])).code, 0)
+  }
+  await compare(['patch-commit', 'is-positive@1.0.0'], 'two edit directories for one version')
+
+  // git is how the patch is made: missing from the PATH, or failing (pnpm's error for both is uncoded, with a stack trace).
+  fs.appendFileSync(path.join(lodeProject.dir, 'e1/index.js'), 'module.exports.patched = true\n')
+  const bin = fs.mkdtempSync(path.join(path.dirname(lodeProject.dir), 'bin-'))
+  const before = snapshot(lodeProject.dir)
+  const noGit = await lode(lodeProject, ['patch-commit', 'e1'], { PATH: bin })
+  assert.equal(noGit.code, 1)
+  assert.match(noGit.stderr, /^\[ERR_LODE_PATCH_GIT_NOT_FOUND\] lode patch-commit makes the patch with git, which is not on the PATH\./)
+  fs.writeFileSync(path.join(bin, 'git'), '#!/bin/sh\necho "fatal: broken git" >&2\nexit 128\n', { mode: 0o755 })
+  const badGit = await lode(lodeProject, ['patch-commit', 'e1'], { PATH: bin })
+  assert.equal(badGit.code, 1)
+  assert.match(badGit.stderr, /^\[ERR_LODE_PATCH_DIFF_FAILED\] git could not diff .* and .*\/e1: fatal: broken git\n/)
+  assert.deepEqual([...snapshot(lodeProject.dir)], [...before])
+})

@@ -93,10 +93,10 @@ export async function patchRemoveCommand (input: CommandInput, ctx: MainContext)
   const targets = positionals.map((key) => {
     const file = path.resolve(rootDir, patched[key]!)
     if (file === patchesDir || !isInsideDir(patchesDir, file) || !isInsideDir(realpath(patchesDir), realpath(path.dirname(file)))) {
-      throw new LodeError('PATCH_FILE_OUTSIDE_PATCHES_DIR', `Patch file "${patched[key]!}" is outside the configured patches directory`)
+      throw new LodeError('PATCH_FILE_OUTSIDE_PATCHES_DIR', `Patch file "${file}" is outside the configured patches directory`)
     }
     if (fs.lstatSync(file, { throwIfNoEntry: false })?.isDirectory() === true) {
-      throw new LodeError('PATCH_FILE_IS_DIRECTORY', `Patch file "${patched[key]!}" is a directory`)
+      throw new LodeError('PATCH_FILE_IS_DIRECTORY', `Patch file "${file}" is a directory`)
     }
     return { key, file }
   })
