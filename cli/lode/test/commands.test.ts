@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
-import { lode, lodeExactly, makeProject } from './helpers.js'
+import { lode, lodeExactly, makeProject, pnpmBin } from './helpers.js'
 
 // The CLI's commands as modules behind one registry: each command's help, pnpm's flag forms, and
 // pnpm's command names never taken for scripts.
@@ -67,6 +67,22 @@ test('a pnpm command lode does not have is refused by name, never run as the scr
   const lint = await lodeExactly(project, ['lint'])
   assert.equal(lint.code, 0, lint.stderr)
   assert.equal(fs.existsSync(path.join(project.dir, 'ran')), true)
+})
+
+test('every command name of pnpm 11 (read from its own bundle) is a command of lode\'s or refused by name, none unknown', async () => {
+  // pnpm declares each command's names as `commandNames = [...]`; its bundle numbers the copies.
+  const bundle = fs.readFileSync(path.join(path.dirname(pnpmBin), '..', 'dist', 'pnpm.mjs'), 'utf8')
+  const names = [...new Set([...bundle.matchAll(/\bcommandNames\d* = \[([^\]]*)\]/g)].flatMap((match) => JSON.parse(`[${match[1]!}]`) as string[]))].sort()
+  assert.ok(names.length > 100 && names.includes('install') && names.includes('view'), `pnpm's command names: ${names.join(' ')}`)
+  const project = makeProject(registry, { name: 'p', version: '1.0.0' })
+  const unknown: string[] = []
+  for (let i = 0; i < names.length; i += 8) {
+    await Promise.all(names.slice(i, i + 8).map(async (name) => {
+      const help = await lodeExactly(project, ['help', name])
+      if (help.code === 0 ? !help.stdout.startsWith('Usage: lode ') : !help.stderr.startsWith(`[ERR_LODE_COMMAND_NOT_IMPLEMENTED] "${name}" is a pnpm command`)) unknown.push(name)
+    }))
+  }
+  assert.deepEqual(unknown, [])
 })
 
 test('--flag=false and --flag=true set a boolean option as --no-flag and --flag do', async () => {

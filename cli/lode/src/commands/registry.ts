@@ -120,7 +120,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await installCommand(input, ctx),
   },
   {
-    names: ['remove', 'rm', 'uninstall', 'un'],
+    names: ['remove', 'rm', 'uninstall', 'un', 'uni'],
     summary: 'Remove dependencies from package.json and node_modules',
     usage: ['lode remove <name>...'],
     description: 'Removes the dependencies from every dependency group of package.json, then the lockfile and node_modules follow.',
@@ -494,10 +494,12 @@ function scriptArgv (input: CommandInput): string[] {
  * never taken for a script of that name as an unknown name is.
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
-  'cache', 'cat-file', 'cat-index', 'clean',
-  'doctor', 'env', 'find-hash', 'install-test', 'it',
-  'm', 'multi',
-  'recursive', 'rt', 'runtime', 'self-update', 'server', 'setup', 'stage',
+  'access', 'adduser', 'bugs', 'cache', 'cat-file', 'cat-index', 'change', 'ci', 'clean', 'clean-install', 'completion',
+  'deprecate', 'dist-tag', 'dist-tags', 'docs', 'doctor', 'env', 'find', 'find-hash', 'home', 'ic', 'info', 'install-clean',
+  'install-test', 'issues', 'it', 'lane', 'login', 'logout', 'm', 'multi', 'owner', 'owners', 'pack-app', 'peers', 'ping', 'pkg',
+  'prefix', 'purge', 'recursive', 'repo', 'restart', 'rt', 'runtime', 's', 'sbom', 'se', 'search', 'self-update', 'server',
+  'set-script', 'setup', 'show', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate', 'unpublish', 'unstar', 'v', 'version',
+  'view', 'whoami', 'with',
 ]
 
 export function findCommand (name: string): CommandSpec | undefined {
@@ -515,7 +517,7 @@ ${rows.map(([names, summary]) => `  ${names.padEnd(width)}${summary}`).join('\n'
 
 Run lode help <command> (or lode <command> --help) for a command's options.
 In a workspace, -r, --filter <selector> and -w select projects (before run's and exec's name).
-pnpm's other commands (${PNPM_ONLY_COMMANDS.filter((name) => name.length > 3).slice(0, 6).join(', ')}, …) are not in lode yet.
+pnpm's other commands (env, runtime, self-update, view, version, cache, …) are not in lode yet: lode names them.
 
   -v, --version  Print lode's version
   -h, --help     Print this help
