@@ -17,16 +17,19 @@ before(async () => {
     { name: 'beta', version: '1.0.0' }, { name: 'beta', version: '1.0.1' },
     { name: 'gamma', version: '3.0.0', manifest: { homepage: 'https://gamma.example.com' } },
     { name: '@sc/delta', version: '1.0.0' }, { name: '@sc/delta', version: '1.5.0', manifest: { deprecated: 'use epsilon' } },
+    // Below 1.0.0 and prereleases: pnpm calls their change "unknown" and lists them last.
+    { name: 'zeta', version: '0.1.0' }, { name: 'zeta', version: '0.2.0' },
+    { name: 'eta', version: '1.0.0-rc.1' }, { name: 'eta', version: '1.0.0' },
   ])
 })
 after(async () => { await registry.close() })
 
-const MANIFEST = { name: 'x', version: '1.0.0', dependencies: { alpha: '^1.0.0', gamma: '3.0.0' }, devDependencies: { beta: '~1.0.0', '@sc/delta': '^1.0.0' } }
+const MANIFEST = { name: 'x', version: '1.0.0', dependencies: { alpha: '^1.0.0', gamma: '3.0.0', zeta: '^0.1.0', eta: '1.0.0-rc.1' }, devDependencies: { beta: '~1.0.0', '@sc/delta': '^1.0.0' } }
 
 test('lode outdated reports what pnpm 11 reports: installed, wanted and newest versions, by change then name, in every format', async () => {
   // Locked to the oldest versions: pnpm adds them exactly, then the ranges are widened (the lockfile still satisfies them).
   const pnpmProject = makeProject(registry, { name: 'x', version: '1.0.0' })
-  await pnpm(pnpmProject, ['add', 'alpha@1.0.0', 'gamma@3.0.0'])
+  await pnpm(pnpmProject, ['add', 'alpha@1.0.0', 'gamma@3.0.0', 'zeta@0.1.0', 'eta@1.0.0-rc.1'])
   await pnpm(pnpmProject, ['add', '-D', 'beta@1.0.0', '@sc/delta@1.0.0'])
   fs.writeFileSync(path.join(pnpmProject.dir, 'package.json'), JSON.stringify(MANIFEST, null, 2))
   const lodeProject = cloneProject(pnpmProject)
@@ -50,8 +53,9 @@ test('lode outdated reports what pnpm 11 reports: installed, wanted and newest v
   }
   await compare('(installed)')
   const table = await lode(lodeProject, ['outdated'])
-  assert.match(table.stdout, /^┌─+┬─+┬─+┐\n│ Package {9}│ Current │ Latest {13}│\n/)
-  assert.match(table.stdout, /│ @sc\/delta \(dev\) │ 1\.0\.0 {3}│ 1\.5\.0 \(deprecated\) │/)
+  assert.match(table.stdout, /^┌─+┬─+┬─+┐\n│ Package {9}│ Current {4}│ Latest {13}│\n/)
+  assert.match(table.stdout, /│ @sc\/delta \(dev\) │ 1\.0\.0 {6}│ 1\.5\.0 \(deprecated\) │/)
+  assert.match(table.stdout, /│ alpha .*\n.*\n│ eta .*\n.*\n│ zeta /, 'a breaking change, then the "unknown" ones (a prerelease, below 1.0.0)')
   const long = await lode(lodeProject, ['outdated', '--long'])
   assert.match(long.stdout, /│ Details +│\n/)
   assert.match(long.stdout, /│ use epsilon +│/)

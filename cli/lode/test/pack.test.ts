@@ -123,6 +123,11 @@ test('lode pack -r packs every project with a name and a version, dependencies f
     'packages/app/index.js': '',
     'packages/private/package.json': json({ name: 'private', version: '1.0.0', private: true }),
     'packages/nameless/package.json': json({ version: '1.0.0' }),
+    // The root's license files go into a package that packs none of its own (lib has one).
+    LICENSE: 'root license\n',
+    'LICENCE.md': 'root licence\n',
+    'license-notes.txt': '',
+    'packages/lib/license.md': 'lib license\n',
   })
   const lodeProject = cloneProject(pnpmProject)
   await pnpm(pnpmProject, ['install'])
@@ -137,4 +142,6 @@ test('lode pack -r packs every project with a name and a version, dependencies f
     assert.deepEqual(tarballEntries(path.join(lodeProject.dir, tarball)), tarballEntries(path.join(pnpmProject.dir, tarball)), tarball)
   }
   assert.match((await lode(lodeProject, ['pack', '-r'])).stdout, /^package: lib@2\.1\.0\n[^]*\n\npackage: app@3\.0\.0\n/)
+  assert.deepEqual(Object.keys(tarballEntries(path.join(lodeProject.dir, 'app-3.0.0.tgz'))).sort(), ['package/LICENCE.md', 'package/LICENSE', 'package/index.js', 'package/package.json'])
+  assert.deepEqual(Object.keys(tarballEntries(path.join(lodeProject.dir, 'lib-2.1.0.tgz'))).sort(), ['package/index.js', 'package/license.md', 'package/package.json'])
 })

@@ -1,6 +1,7 @@
 import type { DependencyGroup } from '@lode/core.constants'
 import { pkgIdOf, refToDepPath, splitNameAt } from '@lode/core.dep-path'
 import type { Lockfile, ProjectSnapshot } from '@lode/pkg-manager.lockfile'
+import { dependencyRefs } from '@lode/pkg-manager.lockfile'
 import semver from 'semver'
 
 // The lockfile as pnpm's audit walks it: from each project's dependency groups the audit includes,
@@ -17,9 +18,10 @@ export interface Edge {
 /** A project's dependencies the audit starts from: its `dependencies`, `devDependencies`, `optionalDependencies`, as included. */
 export function importerRoots (importer: ProjectSnapshot, include: Include): Edge[] {
   const roots: Edge[] = []
-  if (include.dependencies) pushEdges(roots, refsOf(importer.dependencies))
-  if (include.devDependencies) pushEdges(roots, refsOf(importer.devDependencies))
-  if (include.optionalDependencies) pushEdges(roots, refsOf(importer.optionalDependencies))
+  if (include.dependencies) pushEdges(roots, dependencyRefs(importer.dependencies))
+  if (include.devDependencies) pushEdges(roots, dependencyRefs(importer.devDependencies))
+  // A project's optional dependencies come with its production ones, as pnpm's lockfile walker takes them.
+  if (include.dependencies && include.optionalDependencies) pushEdges(roots, dependencyRefs(importer.optionalDependencies))
   return roots
 }
 
@@ -42,18 +44,6 @@ export function nameAndVersionOf (lockfile: Lockfile, depPath: string): { name: 
   return { name, version: rest !== undefined && semver.valid(rest) !== null ? rest : undefined }
 }
 
-/**
- * The packages only development needs: reached from some project's `devDependencies` and from no
- * project's `dependencies` or `optionalDependencies` (every group counts here, whatever is included).
- */
-export function devOnlyDepPaths (lockfile: Lockfile): Set<string> {
-  const importers = Object.values(lockfile.importers)
-  const dev = reachable(lockfile, importers.flatMap((importer) => depPathsOf(importer.devDependencies)), true)
-  const prodRoots = importers.flatMap((importer) => [...depPathsOf(importer.dependencies), ...depPathsOf(importer.optionalDependencies)])
-  const prod = reachable(lockfile, prodRoots, true)
-  return new Set([...dev].filter((depPath) => !prod.has(depPath)))
-}
-
 /** The packages installed only because something optional wants them (pnpm's `optional: true` for a finding). */
 export function optionalOnlyDepPaths (lockfile: Lockfile, include: Include): Set<string> {
   const importers = Object.values(lockfile.importers)
@@ -61,7 +51,8 @@ export function optionalOnlyDepPaths (lockfile: Lockfile, include: Include): Set
     ...include.dependencies ? depPathsOf(importer.dependencies) : [],
     ...include.devDependencies ? depPathsOf(importer.devDependencies) : [],
   ])
-  const optional = include.optionalDependencies ? importers.flatMap((importer) => depPathsOf(importer.optionalDependencies)) : []
+  const withProjectsOptional = include.dependencies && include.optionalDependencies
+  const optional = withProjectsOptional ? importers.flatMap((importer) => depPathsOf(importer.optionalDependencies)) : []
   const withoutOptional = reachable(lockfile, required, false)
   const withOptional = reachable(lockfile, [...required, ...optional], include.optionalDependencies)
   return new Set([...withOptional].filter((depPath) => !withoutOptional.has(depPath)))
@@ -82,13 +73,10 @@ export function reachable (lockfile: Lockfile, roots: readonly string[], withOpt
 
 function depPathsOf (group: ProjectSnapshot['dependencies']): string[] {
   const edges: Edge[] = []
-  pushEdges(edges, refsOf(group))
+  pushEdges(edges, dependencyRefs(group))
   return edges.map((edge) => edge.depPath)
 }
 
-function refsOf (group: ProjectSnapshot['dependencies']): Record<string, string> {
-  return Object.fromEntries(Object.entries(group ?? {}).map(([alias, dependency]) => [alias, dependency.version]))
-}
 
 function pushEdges (edges: Edge[], refs: Readonly<Record<string, string>>): void {
   for (const [alias, ref] of Object.entries(refs)) {

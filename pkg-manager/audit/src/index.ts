@@ -1,6 +1,6 @@
 export { auditRequest } from './request.js'
 export type { AuditRequest } from './request.js'
-export { devOnlyDepPaths, optionalOnlyDepPaths } from './graph.js'
+export { optionalOnlyDepPaths } from './graph.js'
 export type { Include } from './graph.js'
 export { findingPaths, MAX_PATHS_PER_FINDING } from './paths.js'
 export type { FindingPaths } from './paths.js'

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 
+import { devOnlyDepPaths } from '@lode/pkg-manager.lockfile'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 
 import {
-  auditReport, auditRequest, devOnlyDepPaths, findingPaths, fixableAdvisories, fixOverrides, MAX_PATHS_PER_FINDING, optionalOnlyDepPaths,
+  auditReport, auditRequest, findingPaths, fixableAdvisories, fixOverrides, MAX_PATHS_PER_FINDING, optionalOnlyDepPaths,
 } from '../src/index.js'
 import type { ReportedAdvisory } from '../src/index.js'
 

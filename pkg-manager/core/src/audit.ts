@@ -1,13 +1,13 @@
 import { LodeError } from '@lode/core.error'
 import {
-  auditReport, auditRequest, correctPatchedVersions, devOnlyDepPaths, findingPaths, fixableAdvisories, fixOverrides,
+  auditReport, auditRequest, correctPatchedVersions, findingPaths, fixableAdvisories, fixOverrides,
   normalizeGhsaId, optionalOnlyDepPaths, parseBulkResponse, releaseAgeExcludes, removeIgnored, renderAuditJson,
   renderAuditReport, advisoriesAtLevel,
 } from '@lode/pkg-manager.audit'
 import type { AuditReport, Include, PublishInfo, Severity } from '@lode/pkg-manager.audit'
 import type { Config } from '@lode/pkg-manager.config'
 import { mergeReleaseAgeExcludes, readWorkspaceYaml, updateWorkspaceYaml } from '@lode/pkg-manager.config'
-import { readLockfile } from '@lode/pkg-manager.lockfile'
+import { devOnlyDepPaths, readLockfile } from '@lode/pkg-manager.lockfile'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { registryFor } from '@lode/resolving.npm-resolver/registries'
 import { ACCEPT_FULL } from '@lode/resolving.registry-client'

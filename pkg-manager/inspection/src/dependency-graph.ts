@@ -2,7 +2,8 @@ import path from 'node:path'
 
 import type { DependencyGroup } from '@lode/core.constants'
 import { pkgIdOf, refToDepPath, splitNameAt } from '@lode/core.dep-path'
-import type { Lockfile, ProjectSnapshot } from '@lode/pkg-manager.lockfile'
+import type { Lockfile } from '@lode/pkg-manager.lockfile'
+import { dependencyRefs } from '@lode/pkg-manager.lockfile'
 import semver from 'semver'
 
 /** A node of the installed graph: a project of the lockfile (an importer) or a package (a dependency path). */
@@ -60,9 +61,9 @@ function edgesOf (lockfile: Lockfile, id: NodeId, include: Readonly<Record<Depen
     const importer = lockfile.importers[id.importerId]
     if (importer === undefined) return {}
     return {
-      ...include.dependencies ? refsOf(importer.dependencies) : {},
-      ...include.devDependencies ? refsOf(importer.devDependencies) : {},
-      ...include.optionalDependencies && include.dependencies ? refsOf(importer.optionalDependencies) : {},
+      ...include.dependencies ? dependencyRefs(importer.dependencies) : {},
+      ...include.devDependencies ? dependencyRefs(importer.devDependencies) : {},
+      ...include.optionalDependencies && include.dependencies ? dependencyRefs(importer.optionalDependencies) : {},
     }
   }
   const snapshot = lockfile.snapshots?.[id.depPath]
@@ -70,9 +71,6 @@ function edgesOf (lockfile: Lockfile, id: NodeId, include: Readonly<Record<Depen
   return { ...snapshot.dependencies, ...include.optionalDependencies ? snapshot.optionalDependencies : {} }
 }
 
-function refsOf (group: ProjectSnapshot['dependencies']): Record<string, string> {
-  return Object.fromEntries(Object.entries(group ?? {}).map(([alias, dependency]) => [alias, dependency.version]))
-}
 
 function childId (parent: NodeId, alias: string, ref: string, lockfile: Lockfile, lockfileDir: string): NodeId | undefined {
   if (!ref.startsWith('link:')) return { type: 'package', depPath: refToDepPath(alias, ref) }

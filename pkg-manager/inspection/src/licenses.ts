@@ -2,13 +2,14 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 
 import type { DependencyGroup } from '@lode/core.constants'
+import { refToDepPath } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
-import { readLockfile } from '@lode/pkg-manager.lockfile'
+import { dependencyRefs, devOnlyDepPaths, readLockfile } from '@lode/pkg-manager.lockfile'
+import { hostedRepositoryPage } from '@lode/resolving.git-resolver/parse'
 import semver from 'semver'
 
-import { buildDependencyGraph, nameAndVersion } from './dependency-graph.js'
-import type { NodeId } from './dependency-graph.js'
+import { nameAndVersion } from './dependency-graph.js'
 import { installedLayout } from './installed.js'
 import { renderTable } from './table.js'
 
@@ -28,7 +29,8 @@ export interface LicensesOptions {
 interface LicensedPackage {
   name: string
   version: string
-  path: string
+  /** Where it is installed: each peer variant of the version has a directory of its own. */
+  paths: string[]
   license: string
   author?: string | undefined
   homepage?: string | undefined
@@ -60,34 +62,72 @@ export async function licenses (opts: LicensesOptions): Promise<string> {
 }
 
 async function licensedPackages (lockfile: Lockfile, opts: LicensesOptions): Promise<LicensedPackage[]> {
-  const roots = opts.importerIds.filter((id) => lockfile.importers[id] !== undefined).map((importerId): NodeId => ({ type: 'importer', importerId }))
-  const depPathsOf = (include: Readonly<Record<DependencyGroup, boolean>>): string[] =>
-    [...buildDependencyGraph(lockfile, roots, { lockfileDir: opts.lockfileDir, include }).values()]
-      .flatMap(({ id }) => id.type === 'package' && lockfile.snapshots?.[id.depPath] !== undefined ? [id.depPath] : [])
-  const prod = new Set(depPathsOf({ ...opts.include, devDependencies: false }))
   const { pathOf, skipped } = await installedLayout(opts.lockfileDir, { listing: false })
+  const devOnly = devOnlyDepPaths(lockfile)
   const byKey = new Map<string, LicensedPackage>()
-  for (const depPath of depPathsOf(opts.include)) {
-    if (skipped.has(depPath)) continue
+  for (const depPath of reachedPackages(lockfile, opts.importerIds, opts.include, skipped)) {
     const { name, version } = nameAndVersion(lockfile, depPath)
     const dir = pathOf(depPath, name)
     const manifest = await readManifest(dir, `${name}@${version}`)
     const pkg: LicensedPackage = {
       name: typeof manifest['name'] === 'string' ? manifest['name'] : name,
-      version: typeof manifest['version'] === 'string' ? manifest['version'] : version,
-      path: dir,
+      // normalize-package-data's clean version (`v1.0.0` is 1.0.0), as pnpm reads it.
+      version: typeof manifest['version'] === 'string' ? semver.clean(manifest['version'], { loose: true }) ?? manifest['version'] : version,
+      paths: [dir],
       license: await licenseOf(manifest, dir) ?? 'Unknown',
       author: authorOf(manifest['author']),
-      homepage: typeof manifest['homepage'] === 'string' ? manifest['homepage'] : undefined,
+      homepage: homepageOf(manifest),
       description: typeof manifest['description'] === 'string' ? manifest['description'] : undefined,
-      dev: !prod.has(depPath),
+      dev: devOnly.has(depPath),
     }
-    // One entry per package, version and license (peer variants are one package).
+    // One entry per package, version and license (peer variants are one package, with their paths).
     const key = `${pkg.name}@${pkg.version}\0${pkg.license}`
-    if (!byKey.has(key)) byKey.set(key, pkg)
+    const first = byKey.get(key)
+    if (first === undefined) byKey.set(key, pkg)
+    else if (!first.paths.includes(dir)) first.paths.push(dir)
   }
   return [...byKey.values()].sort((a, b) => a.name.localeCompare(b.name) || compareVersions(a.version, b.version))
 }
+
+/**
+ * The packages pnpm's license scanner visits, each once: from the importers' included groups
+ * (optional ones with the production ones), then every snapshot's dependencies and (when
+ * included) optional dependencies. `link:` dependencies are not followed (another project's
+ * packages are its own); a package the install skipped (not installable here) is left out with
+ * what only it reaches.
+ */
+function reachedPackages (
+  lockfile: Lockfile,
+  importerIds: readonly string[],
+  include: Readonly<Record<DependencyGroup, boolean>>,
+  skipped: ReadonlySet<string>
+): string[] {
+  const reached: string[] = []
+  const walked = new Set<string>()
+  const walk = (refs: Readonly<Record<string, string>>): void => {
+    for (const [alias, ref] of Object.entries(refs)) {
+      if (ref.startsWith('link:')) continue
+      const depPath = refToDepPath(alias, ref)
+      if (walked.has(depPath)) continue
+      walked.add(depPath)
+      const snapshot = lockfile.snapshots?.[depPath]
+      if (snapshot === undefined || skipped.has(depPath)) continue
+      reached.push(depPath)
+      walk({ ...snapshot.dependencies, ...include.optionalDependencies ? snapshot.optionalDependencies : {} })
+    }
+  }
+  for (const importerId of importerIds) {
+    const importer = lockfile.importers[importerId]
+    if (importer === undefined) continue
+    walk({
+      ...include.devDependencies ? dependencyRefs(importer.devDependencies) : {},
+      ...include.dependencies ? dependencyRefs(importer.dependencies) : {},
+      ...include.dependencies && include.optionalDependencies ? dependencyRefs(importer.optionalDependencies) : {},
+    })
+  }
+  return reached
+}
+
 
 async function readManifest (dir: string, id: string): Promise<Record<string, unknown>> {
   try {
@@ -129,6 +169,22 @@ function licenseType (entry: unknown): string | undefined {
   return typeof name === 'string' && name !== '' ? name : undefined
 }
 
+/**
+ * The homepage, as pnpm reads it through normalize-package-data: package.json's, else the page of
+ * its repository on a known git host; one without a protocol gets `http://`.
+ */
+function homepageOf (manifest: Record<string, unknown>): string | undefined {
+  let homepage = manifest['homepage']
+  if (homepage === undefined || homepage === null || homepage === '') {
+    const repositories = manifest['repositories']
+    const repository = Array.isArray(repositories) && repositories.length > 0 ? repositories[0] as unknown : manifest['repository']
+    const url = typeof repository === 'string' ? repository : (repository as { url?: unknown } | null | undefined)?.url
+    homepage = typeof url === 'string' && url !== '' ? hostedRepositoryPage(url) : undefined
+  }
+  if (typeof homepage !== 'string' || homepage === '') return undefined
+  return URL.canParse(homepage) ? homepage : `http://${homepage}`
+}
+
 /** The author's name: `Ann <ann@example.com> (https://…)` is Ann, as pnpm's normalized manifest has it. */
 function authorOf (author: unknown): string | undefined {
   if (typeof author === 'string') return /^([^<(]*)/.exec(author)![1]!.trim() || undefined
@@ -156,7 +212,7 @@ function renderJson (packages: readonly LicensedPackage[]): string {
       return {
         name: last.name,
         versions: sorted.map((pkg) => pkg.version),
-        paths: [...new Set(sorted.map((pkg) => pkg.path))],
+        paths: [...new Set(sorted.flatMap((pkg) => pkg.paths))],
         license: last.license,
         author: last.author,
         homepage: last.homepage,

@@ -86,15 +86,40 @@ function isLower (version: string, latest: string): boolean {
   return semver.valid(version) !== null && semver.valid(latest) !== null && semver.lt(version, latest)
 }
 
-/** How far the newest version is from the wanted one, pnpm's way: a fix, a feature, a breaking change. */
+/**
+ * How far the newest version is from the wanted one, as pnpm's semver-diff tells it: 0 none,
+ * 1 a fix, 2 a feature, 3 a breaking change, 4 unknown (no newest version, or either version
+ * below 1.0.0 or a prerelease: "unstable", whichever part differs).
+ */
 function changeOf (pkg: OutdatedPackage): number {
   if (pkg.latest === undefined) return 4
-  if (pkg.wanted === pkg.latest.version) return 0
-  const [from, to] = [semver.parse(pkg.wanted), semver.parse(pkg.latest.version)]
-  if (from === null || to === null) return 4
-  if (from.major !== to.major) return 3
-  if (from.minor !== to.minor) return 2
-  return 1
+  return semverChange(pkg.wanted, pkg.latest.version)
+}
+
+function semverChange (from: string, to: string): number {
+  if (from === to) return 0
+  const [fromPrefix, fromVersion] = rangePrefix(from)
+  const [toPrefix, toVersion] = rangePrefix(to)
+  if (fromPrefix !== toPrefix) return semverChange(fromVersion, toVersion)
+  const a = versionParts(from)
+  const b = versionParts(to)
+  const length = Math.max(a.length, b.length)
+  const unstable = a[0] === '0' || b[0] === '0' || length > 3
+  for (let i = 0; i < length; i++) {
+    if (a[i] === b[i]) continue
+    return unstable ? 4 : [3, 2, 1][i] ?? 4
+  }
+  return 4
+}
+
+function rangePrefix (version: string): [string, string] {
+  return version.startsWith('~') || version.startsWith('^') ? [version[0]!, version.slice(1)] : ['', version]
+}
+
+/** `1.2.3-rc.1` → 1, 2, 3, rc, 1. */
+function versionParts (version: string): string[] {
+  const dash = version.indexOf('-')
+  return dash === -1 ? version.split('.') : [...version.slice(0, dash).split('.'), ...version.slice(dash + 1).split('.')]
 }
 
 /** pnpm's order: the smaller changes first, then by name, then by the version installed. */

@@ -1,3 +1,4 @@
+export { dependencyRefs, devOnlyDepPaths } from './dep-types.js'
 export { parseLockfile, readInstalledLockfile, readLockfile } from './read.js'
 export type { ReadLockfile } from './read.js'
 export type { Lockfile, LockfileSettings, PackageInfo, ProjectSnapshot, Resolution, ResolvedDependency, SnapshotInfo } from './types.js'

@@ -59,12 +59,14 @@ export async function pack (opts: PackOptions): Promise<PackResult> {
   manifest['version'] = version
   if (semver.valid(version) === null) throw new LodeError('INVALID_PACKAGE_VERSION', `Invalid package version "${version}".`)
   const tarballName = tarballNameOf(name, version, opts)
-  const files = (await packedFiles(opts.dir, manifest, { workspaceDir: opts.workspaceDir })).filter((file) => file !== 'package.json')
+  const own = (await packedFiles(opts.dir, manifest, { workspaceDir: opts.workspaceDir })).filter((file) => file !== 'package.json')
+  const licenses = workspaceLicenses(opts.dir, opts.workspaceDir, own)
+  const files = [...own, ...licenses.keys()]
   const bins = new Set(binFiles(manifest).map((file) => path.join(opts.dir, file)))
   const entries: TarEntry[] = [
     { name: 'package.json', content: JSON.stringify(manifest, null, 2), executable: false },
     ...files.map((file): TarEntry => {
-      const full = path.join(opts.dir, file)
+      const full = licenses.get(file) ?? path.join(opts.dir, file)
       const stat = fs.lstatSync(full)
       if (stat.isSymbolicLink()) return { name: file, executable: false, linkname: path.relative(path.dirname(full), fs.realpathSync(full)).split(path.sep).join('/') }
       return { name: file, source: full, executable: bins.has(full) || (stat.mode & 0o111) !== 0 }
@@ -82,6 +84,20 @@ export async function pack (opts: PackOptions): Promise<PackResult> {
     files: ['package.json', ...files].sort((a, b) => a.localeCompare(b, 'en')),
     manifest,
   }
+}
+
+/**
+ * pnpm packs the workspace root's license files (`LICEN{S,C}E{,.*}`) into a workspace package
+ * that packs none of its own: name in the package → the root's file.
+ */
+function workspaceLicenses (dir: string, workspaceDir: string | undefined, files: readonly string[]): Map<string, string> {
+  const licenses = new Map<string, string>()
+  if (workspaceDir === undefined || path.resolve(dir) === path.resolve(workspaceDir)) return licenses
+  if (files.some((file) => /^LICEN[CS]E(?:\..+)?$/i.test(path.posix.basename(file)))) return licenses
+  for (const entry of fs.readdirSync(workspaceDir, { withFileTypes: true })) {
+    if (entry.isFile() && /^LICEN[SC]E(?:\..*)?$/.test(entry.name)) licenses.set(entry.name, path.join(workspaceDir, entry.name))
+  }
+  return licenses
 }
 
 /** `<name without @, / as ->-<version>.tgz` (or `--out`, `%s` and `%v` filled in), and the directory it goes to. */

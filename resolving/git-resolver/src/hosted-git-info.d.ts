@@ -26,6 +26,8 @@ declare module '@pnpm/hosted-git-info' {
     sshurl: (opts?: FillOptions) => string
     shortcut: (opts?: FillOptions) => string
     tarball: (opts?: FillOptions) => string | null
+    /** The repository's page (`https://github.com/user/repo#readme`). */
+    docs: (opts?: FillOptions) => string | undefined
   }
   const hostedGitInfo: { fromUrl: (url: string) => GitHost | undefined }
   export type { GitHost }

@@ -121,3 +121,11 @@ function correctScpUrl (spec: string): string {
   const protocol = spec.split('://')[0]!
   return `${protocol}://${parts.slice(0, -1).join(':')}/${parts.at(-1)!}${pathname.length > 0 ? `/${pathname.join('/')}` : ''}${hash}`
 }
+
+/**
+ * The page of a repository on a known git host (`https://github.com/user/repo#readme`), as
+ * normalize-package-data makes a package's missing homepage from its repository URL.
+ */
+export function hostedRepositoryPage (url: string): string | undefined {
+  return hostedGitInfo.fromUrl(url)?.docs()
+}

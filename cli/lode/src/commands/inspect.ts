@@ -72,7 +72,8 @@ export function includeOf (values: Readonly<Record<string, unknown>>): Record<'d
   return {
     dependencies: !dev,
     devDependencies: !prod,
-    optionalDependencies: !dev && values['optional'] !== false,
+    // `--dev` leaves the packages' optional dependencies in, as pnpm's inspecting commands do (a project's own come with its production ones).
+    optionalDependencies: values['optional'] !== false,
   }
 }
 

@@ -5,13 +5,12 @@ import { includeOf } from './inspect.js'
 import { projectConfig, workspaceProjectDirs } from './project-config.js'
 import type { CommandInput } from './types.js'
 
-const fs = process.getBuiltinModule('node:fs')
 const path = process.getBuiltinModule('node:path')
 
 /**
- * `lode licenses list`: the licenses of the packages the project installs (in a workspace, from
- * its root or with `-r`/`--filter`, the selected projects'), as pnpm 11 prints them: a table, or
- * with `--json` grouped by license.
+ * `lode licenses list`: the licenses of the packages the project installs (in a workspace, with
+ * `-r`/`--filter`, the selected projects'), as pnpm 11 prints them: a table, or with `--json`
+ * grouped by license.
  */
 export async function licensesCommand (input: CommandInput, ctx: MainContext): Promise<number> {
   const { values, positionals } = input.args!
@@ -22,7 +21,8 @@ export async function licensesCommand (input: CommandInput, ctx: MainContext): P
   const { dir, workspaceDir } = await projectConfig(input, ctx)
   const lockfileDir = workspaceDir ?? dir
   const filters = values['filter'] as string[] | undefined ?? []
-  const recursive = workspaceDir !== undefined && (values['recursive'] === true || filters.length > 0 || fs.realpathSync(dir) === fs.realpathSync(workspaceDir))
+  // Not recursive by default (pnpm's licenses is not): from the workspace root, the root's own dependencies.
+  const recursive = workspaceDir !== undefined && (values['recursive'] === true || filters.length > 0)
   const projectDirs = workspaceDir !== undefined && recursive ? await workspaceProjectDirs(workspaceDir, filters, dir) : [dir]
   const { licenses } = await import('@lode/pkg-manager.inspection')
   const output = await licenses({
