@@ -30,6 +30,13 @@ const PACKAGES: PackageSpec[] = [
   { name: '@sc/thing', version: '2.0.0', dependencies: { 'leaf-a': '^1.0.0' } },
   { name: 'builder', version: '1.0.0', manifest: { scripts: { postinstall: 'node -e 1' } } },
   { name: 'other-builder', version: '1.0.0', manifest: { scripts: { install: 'node -e 1' } } },
+  { name: 'opt-peer', version: '1.0.0', dependencies: { 'leaf-b': '^1.0.0' } },
+  {
+    name: 'uses-opt-peer',
+    version: '1.0.0',
+    dependencies: { 'leaf-a': '^1.0.0' },
+    manifest: { license: 'MIT', peerDependencies: { 'opt-peer': '^1.0.0' }, peerDependenciesMeta: { 'opt-peer': { optional: true } } },
+  },
 ]
 
 let registry: TestRegistry
@@ -224,4 +231,33 @@ test('lode ignored-builds prints the builds the last install left out as pnpm 11
     assert.equal(bad.code, 1)
     assert.match(bad.stderr, /^\[ERR_LODE_BAD_ARGUMENTS\] lode store takes a subcommand: path/)
   }
+})
+
+test('--prod and --dev walk past an optional peer that only a project provides, as pnpm 11 does (list, why, licenses)', async () => {
+  // uses-opt-peer has opt-peer as an optional peer; the project provides it as a dev dependency. The
+  // edge uses-opt-peer → opt-peer is there for the project's sake: --prod does not follow it, and
+  // opt-peer is development-only.
+  const files = {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+    'packages/app/package.json': JSON.stringify({ name: 'app', version: '1.0.0', dependencies: { 'uses-opt-peer': '1.0.0' }, devDependencies: { 'opt-peer': '1.0.0' } }),
+    'packages/lib/package.json': JSON.stringify({ name: 'lib', version: '1.0.0', dependencies: { 'leaf-a': '1.0.0' } }),
+  }
+  const pnpmProject = makeProject(registry, { name: 'root', version: '1.0.0', private: true }, files)
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install'])
+  assert.equal((await lode(lodeProject, ['install'])).code, 0)
+  const cases = [
+    ['ls', '-r', '--prod', '--depth', '2'], ['ls', '-r', '--dev', '--depth', '2'], ['ls', '-r', '--depth', '2'],
+    ['why', 'leaf-b', '--prod'], ['why', 'opt-peer', '--prod'], ['why', 'leaf-b'],
+    ['licenses', 'list', '-r'], ['licenses', 'list', '-r', '--prod'], ['licenses', 'list', '-r', '--dev', '--json'],
+  ]
+  for (const args of cases) {
+    const expected = await pnpm(pnpmProject, args)
+    const actual = await lode(lodeProject, args)
+    assert.equal(actual.code, 0, actual.stderr)
+    assert.equal(actual.stdout.replaceAll(lodeProject.dir, pnpmProject.dir), expected.stdout, args.join(' '))
+  }
+  const prod = (await lode(lodeProject, ['ls', '-r', '--prod', '--depth', '2'])).stdout
+  assert.doesNotMatch(prod, /── opt-peer/, `the edge to the optional peer is not followed with --prod:\n${prod}`)
+  assert.match((await lode(lodeProject, ['licenses', 'list', '-r'])).stdout, /│ opt-peer \(dev\) +│/)
 })

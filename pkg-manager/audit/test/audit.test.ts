@@ -11,6 +11,8 @@ import type { ReportedAdvisory } from '../src/index.js'
 
 const ALL = { dependencies: true, devDependencies: true, optionalDependencies: true }
 
+const PEERS_FROM_ROOT = { resolvePeersFromWorkspaceRoot: true }
+
 function lockfile (importers: Lockfile['importers'], snapshots: Record<string, Record<string, string>>): Lockfile {
   return {
     lockfileVersion: '9.0',
@@ -36,7 +38,7 @@ test('paths stop at a cycle and a finding keeps at most 100 paths (each project 
     '.': { dependencies: { a: dep('1.0.0'), hub: dep('1.0.0') } },
     'packages/p': { devDependencies: { bad: dep('1.0.0') } },
   }, snapshots)
-  const walk = { include: ALL, devOnly: devOnlyDepPaths(lock), optionalOnly: optionalOnlyDepPaths(lock, ALL) }
+  const walk = { include: ALL, devOnly: devOnlyDepPaths(lock, PEERS_FROM_ROOT), optionalOnly: optionalOnlyDepPaths(lock, ALL) }
   const found = findingPaths(lock, new Set(['bad']), walk).get('bad')!.get('1.0.0')!
   assert.equal(found.paths[0], '.>a>b>bad')
   assert.equal(found.paths[1], '.>hub>fan000>bad')
@@ -53,7 +55,7 @@ test('dev-only and optional-only packages are counted apart; a link is not follo
   const lock = lockfile({
     '.': { dependencies: { p: dep('link:packages/p') }, devDependencies: { d: dep('1.0.0') }, optionalDependencies: { o: dep('1.0.0') } },
   }, { 'd@1.0.0': { shared: '1.0.0' }, 'o@1.0.0': { shared: '1.0.0' }, 'shared@1.0.0': {} })
-  const walk = { include: ALL, devOnly: devOnlyDepPaths(lock), optionalOnly: optionalOnlyDepPaths(lock, ALL) }
+  const walk = { include: ALL, devOnly: devOnlyDepPaths(lock, PEERS_FROM_ROOT), optionalOnly: optionalOnlyDepPaths(lock, ALL) }
   const request = auditRequest(lock, walk)
   assert.deepEqual(request, {
     body: { d: ['1.0.0'], shared: ['1.0.0'], o: ['1.0.0'] },

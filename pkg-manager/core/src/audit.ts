@@ -7,7 +7,7 @@ import {
 import type { AuditReport, Include, PublishInfo, Severity } from '@lode/pkg-manager.audit'
 import type { Config } from '@lode/pkg-manager.config'
 import { mergeReleaseAgeExcludes, readWorkspaceYaml, updateWorkspaceYaml } from '@lode/pkg-manager.config'
-import { devOnlyDepPaths, readLockfile } from '@lode/pkg-manager.lockfile'
+import { devOnlyDepPaths, peerSatisfactionEdgesToSkip, readLockfile, withoutPeerSatisfactionEdges } from '@lode/pkg-manager.lockfile'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { registryFor } from '@lode/resolving.npm-resolver/registries'
 import { ACCEPT_FULL } from '@lode/resolving.registry-client'
@@ -53,7 +53,7 @@ export async function audit (opts: AuditOptions): Promise<{ output: string, exit
   try {
     let report: AuditReport
     try {
-      report = await fetchReport(client, lockfile, config.registry, opts.include)
+      report = await fetchReport(client, lockfile, config, opts.include)
     } catch (err) {
       if (opts.ignoreRegistryErrors && err instanceof LodeError) return { output: err.message, exitCode: 0 }
       throw err
@@ -79,8 +79,12 @@ function selectImporters (lockfile: Lockfile, importerIds: readonly string[] | u
   return { ...lockfile, importers: Object.fromEntries(Object.entries(lockfile.importers).filter(([id]) => importerIds.includes(id))) }
 }
 
-async function fetchReport (client: RegistryClient, lockfile: Lockfile, registry: string, include: Include): Promise<AuditReport> {
-  const walk = { include, devOnly: devOnlyDepPaths(lockfile), optionalOnly: optionalOnlyDepPaths(lockfile, include) }
+async function fetchReport (client: RegistryClient, audited: Lockfile, config: Config, include: Include): Promise<AuditReport> {
+  const registry = config.registry
+  // Leaving a group out (--prod, --dev), the edges to optional peers only a project provides are not walked, as pnpm's walker.
+  const skipped = peerSatisfactionEdgesToSkip(audited, include, config)
+  const lockfile = skipped === undefined ? audited : withoutPeerSatisfactionEdges(audited, skipped)
+  const walk = { include, devOnly: devOnlyDepPaths(lockfile, config), optionalOnly: optionalOnlyDepPaths(lockfile, include) }
   const request = auditRequest(lockfile, walk)
   const url = `${registry}-/npm/v1/security/advisories/bulk`
   const answer = await client.post(url, JSON.stringify(request.body), { subject: 'the security advisories' })

@@ -45,7 +45,11 @@ export async function fetchPackages (opts: FetchOptions): Promise<{ packages: nu
     const skipped = skippedPackages(lockfile, { engineStrict: false, nodeVersion: config.nodeVersion, platform: currentPlatform() })
     // The packages the included groups reach, from every project of the lockfile.
     const roots = Object.keys(lockfile.importers).map((importerId): NodeId => ({ type: 'importer', importerId }))
-    const graph = buildDependencyGraph(lockfile, roots, { lockfileDir: config.dir, include: opts.include ?? ALL_GROUPS })
+    const graph = buildDependencyGraph(lockfile, roots, {
+      lockfileDir: config.dir,
+      include: opts.include ?? ALL_GROUPS,
+      resolvePeersFromWorkspaceRoot: config.resolvePeersFromWorkspaceRoot,
+    })
     const depPaths = [...graph.values()].flatMap(({ id }) => id.type === 'package' && !skipped.has(id.depPath) ? [id.depPath] : [])
     const pkgIds: string[] = [...new Set(depPaths.map((depPath) => pkgIdOf(depPath)))]
     const packages = pkgIds.flatMap((pkgId) => {

@@ -3,7 +3,7 @@ import path from 'node:path'
 import type { DependencyGroup } from '@lode/core.constants'
 import { pkgIdOf, refToDepPath, splitNameAt } from '@lode/core.dep-path'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
-import { dependencyRefs } from '@lode/pkg-manager.lockfile'
+import { dependencyRefs, isPeerSatisfactionEdge, peerSatisfactionEdgesToSkip } from '@lode/pkg-manager.lockfile'
 import semver from 'semver'
 
 /** A node of the installed graph: a project of the lockfile (an importer) or a package (a dependency path). */
@@ -26,15 +26,16 @@ export interface GraphNode {
  * The graph pnpm's `list` and `why` walk, keyed by `serializeNodeId`, in breadth-first order from
  * the roots: a project's edges are its dependency groups the command includes (its optional
  * dependencies only with its production ones, as pnpm 11), a package's its snapshot's
- * dependencies and optional dependencies. A `link:` to another project of the lockfile is an
- * edge to that project.
+ * dependencies and optional dependencies (without the peer satisfaction edges when a group is
+ * left out, as pnpm 11). A `link:` to another project of the lockfile is an edge to that project.
  */
 export function buildDependencyGraph (
   lockfile: Lockfile,
   roots: readonly NodeId[],
-  opts: { lockfileDir: string, include: Readonly<Record<DependencyGroup, boolean>> }
+  opts: { lockfileDir: string, include: Readonly<Record<DependencyGroup, boolean>>, resolvePeersFromWorkspaceRoot: boolean }
 ): Map<string, GraphNode> {
   const graph = new Map<string, GraphNode>()
+  const skippedEdges = peerSatisfactionEdgesToSkip(lockfile, opts.include, opts)
   const queue = [...roots]
   for (let next = 0; next < queue.length; next++) {
     const id = queue[next]!
@@ -42,6 +43,7 @@ export function buildDependencyGraph (
     if (graph.has(key)) continue
     const edges: GraphEdge[] = []
     for (const [alias, ref] of Object.entries(edgesOf(lockfile, id, opts.include))) {
+      if (id.type === 'package' && isPeerSatisfactionEdge(skippedEdges, id.depPath, alias)) continue
       const child = childId(id, alias, ref, lockfile, opts.lockfileDir)
       edges.push({ alias, ref, target: child === undefined ? undefined : serializeNodeId(child) })
       if (child !== undefined && !graph.has(serializeNodeId(child))) queue.push(child)

@@ -5,7 +5,7 @@ import type { DependencyGroup } from '@lode/core.constants'
 import { refToDepPath } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
-import { dependencyRefs, devOnlyDepPaths, readLockfile } from '@lode/pkg-manager.lockfile'
+import { dependencyRefs, devOnlyDepPaths, isPeerSatisfactionEdge, peerSatisfactionEdgesToSkip, readLockfile } from '@lode/pkg-manager.lockfile'
 import { hostedRepositoryPage } from '@lode/resolving.git-resolver/parse'
 import semver from 'semver'
 
@@ -21,6 +21,8 @@ export interface LicensesOptions {
   /** The projects whose dependencies are listed (importer ids: `.`, `packages/a`). */
   importerIds: readonly string[]
   include: Readonly<Record<DependencyGroup, boolean>>
+  /** pnpm's setting: the root's dev dependencies provide optional peers for every project (see `peerSatisfactionEdges`). */
+  resolvePeersFromWorkspaceRoot: boolean
   format: 'table' | 'json'
   /** pnpm's `--long`: the author, description and homepage of each. */
   long: boolean
@@ -63,9 +65,9 @@ export async function licenses (opts: LicensesOptions): Promise<string> {
 
 async function licensedPackages (lockfile: Lockfile, opts: LicensesOptions): Promise<LicensedPackage[]> {
   const { pathOf, skipped } = await installedLayout(opts.lockfileDir, { listing: false })
-  const devOnly = devOnlyDepPaths(lockfile)
+  const devOnly = devOnlyDepPaths(lockfile, opts)
   const byKey = new Map<string, LicensedPackage>()
-  for (const depPath of reachedPackages(lockfile, opts.importerIds, opts.include, skipped)) {
+  for (const depPath of reachedPackages(lockfile, opts, skipped)) {
     const { name, version } = nameAndVersion(lockfile, depPath)
     const dir = pathOf(depPath, name)
     const manifest = await readManifest(dir, `${name}@${version}`)
@@ -96,27 +98,24 @@ async function licensedPackages (lockfile: Lockfile, opts: LicensesOptions): Pro
  * packages are its own); a package the install skipped (not installable here) is left out with
  * what only it reaches.
  */
-function reachedPackages (
-  lockfile: Lockfile,
-  importerIds: readonly string[],
-  include: Readonly<Record<DependencyGroup, boolean>>,
-  skipped: ReadonlySet<string>
-): string[] {
+function reachedPackages (lockfile: Lockfile, opts: LicensesOptions, skipped: ReadonlySet<string>): string[] {
+  const { include } = opts
+  const skippedEdges = peerSatisfactionEdgesToSkip(lockfile, include, opts)
   const reached: string[] = []
   const walked = new Set<string>()
-  const walk = (refs: Readonly<Record<string, string>>): void => {
+  const walk = (refs: Readonly<Record<string, string>>, parent?: string): void => {
     for (const [alias, ref] of Object.entries(refs)) {
-      if (ref.startsWith('link:')) continue
+      if (ref.startsWith('link:') || (parent !== undefined && isPeerSatisfactionEdge(skippedEdges, parent, alias))) continue
       const depPath = refToDepPath(alias, ref)
       if (walked.has(depPath)) continue
       walked.add(depPath)
       const snapshot = lockfile.snapshots?.[depPath]
       if (snapshot === undefined || skipped.has(depPath)) continue
       reached.push(depPath)
-      walk({ ...snapshot.dependencies, ...include.optionalDependencies ? snapshot.optionalDependencies : {} })
+      walk({ ...snapshot.dependencies, ...include.optionalDependencies ? snapshot.optionalDependencies : {} }, depPath)
     }
   }
-  for (const importerId of importerIds) {
+  for (const importerId of opts.importerIds) {
     const importer = lockfile.importers[importerId]
     if (importer === undefined) continue
     walk({

@@ -21,6 +21,8 @@ export interface ListOptions {
   /** The projects to list (absolute directories), in order. */
   projectDirs: readonly string[]
   include: Readonly<Record<DependencyGroup, boolean>>
+  /** pnpm's setting: the root's dev dependencies provide optional peers for every project (see `peerSatisfactionEdges`). */
+  resolvePeersFromWorkspaceRoot: boolean
   /** Levels below the projects' own dependencies (pnpm's `--depth`, 0 by default; -1 only the projects). */
   depth: number
   /** pnpm's recursive listing (a workspace from its root, or `-r`): a project without dependencies still prints its line at depth -1. */
@@ -91,7 +93,7 @@ async function listDependencies (projects: ListedProject[], lockfile: Lockfile, 
   const roots: NodeId[] = projects.map((project) => importerIdOf(project.path))
     .filter((importerId) => lockfile.importers[importerId] !== undefined)
     .map((importerId) => ({ type: 'importer', importerId }))
-  const graph = buildDependencyGraph(lockfile, roots, { lockfileDir: opts.lockfileDir, include: opts.include })
+  const graph = buildDependencyGraph(lockfile, roots, opts)
   const { pathOf, skipped } = await installedLayout(opts.lockfileDir, { listing: true })
   const ctx: TreeContext = {
     graph, lockfile, lockfileDir: opts.lockfileDir, pathOf, skipped, registries: opts.registries,

@@ -22,6 +22,8 @@ export interface WhyOptions {
   /** The projects whose dependencies are searched (absolute directories): every project of a workspace, as pnpm. */
   projectDirs: readonly string[]
   include: Readonly<Record<DependencyGroup, boolean>>
+  /** pnpm's setting: the root's dev dependencies provide optional peers for every project (see `peerSatisfactionEdges`). */
+  resolvePeersFromWorkspaceRoot: boolean
   /** How many levels of dependents to show (pnpm's `--depth`; all by default). */
   depth?: number | undefined
   format: 'text' | 'json' | 'parseable'
@@ -46,7 +48,7 @@ export async function why (opts: WhyOptions): Promise<string> {
     .map((dir) => path.relative(opts.lockfileDir, dir).split(path.sep).join('/') || '.')
     .filter((importerId) => lockfile.importers[importerId] !== undefined)
     .map((importerId) => ({ type: 'importer', importerId }))
-  const graph = buildDependencyGraph(lockfile, roots, { lockfileDir: opts.lockfileDir, include: opts.include })
+  const graph = buildDependencyGraph(lockfile, roots, opts)
   const trees = dependentsTrees(graph, lockfile, {
     matches,
     projects: await projectNames(lockfile, opts.lockfileDir),

@@ -1,19 +1,23 @@
 import { refToDepPath } from '@lode/core.dep-path'
 
-import type { Lockfile, ProjectSnapshot } from './types.js'
+import { isPeerSatisfactionEdge, peerSatisfactionEdges } from './peer-edges.js'
+import { dependencyRefs } from './refs.js'
+import type { Lockfile } from './types.js'
 
 /**
  * The packages only development installs (pnpm's `detectDepTypes`, over every project of the
  * lockfile whichever are listed): reached from some devDependencies and from no production or
- * optional dependency.
+ * optional dependency, a package's edges to optional peers it only has for a project's sake
+ * (`peerSatisfactionEdges`) not followed.
  */
-export function devOnlyDepPaths (lockfile: Lockfile): Set<string> {
+export function devOnlyDepPaths (lockfile: Lockfile, opts: { resolvePeersFromWorkspaceRoot: boolean }): Set<string> {
+  const edges = peerSatisfactionEdges(lockfile, opts)
   const devOnly = new Set<string>()
   const both = new Set<string>()
   const walked = new Set<string>()
-  const walk = (refs: Readonly<Record<string, string>>, dev: boolean): void => {
+  const walk = (refs: Readonly<Record<string, string>>, dev: boolean, parent?: string): void => {
     for (const [alias, ref] of Object.entries(refs)) {
-      if (ref.startsWith('link:')) continue
+      if (ref.startsWith('link:') || (parent !== undefined && isPeerSatisfactionEdge(edges, parent, alias))) continue
       const depPath = refToDepPath(alias, ref)
       const key = `${depPath}:${dev}`
       if (walked.has(key)) continue
@@ -22,7 +26,7 @@ export function devOnlyDepPaths (lockfile: Lockfile): Set<string> {
       if (snapshot === undefined) continue
       if (dev && !both.has(depPath)) devOnly.add(depPath)
       else if (!dev && devOnly.delete(depPath)) both.add(depPath)
-      walk({ ...snapshot.dependencies, ...snapshot.optionalDependencies }, dev)
+      walk({ ...snapshot.dependencies, ...snapshot.optionalDependencies }, dev, depPath)
     }
   }
   const importers = Object.values(lockfile.importers)
@@ -30,9 +34,4 @@ export function devOnlyDepPaths (lockfile: Lockfile): Set<string> {
   for (const importer of importers) walk(dependencyRefs(importer.optionalDependencies), false)
   for (const importer of importers) walk(dependencyRefs(importer.dependencies), false)
   return devOnly
-}
-
-/** A project's dependency group as a package's are written: alias → reference (`1.0.0(peer@2.0.0)`, `link:../p`). */
-export function dependencyRefs (group: ProjectSnapshot['dependencies']): Record<string, string> {
-  return Object.fromEntries(Object.entries(group ?? {}).map(([alias, dependency]) => [alias, dependency.version]))
 }

@@ -1,4 +1,7 @@
-export { dependencyRefs, devOnlyDepPaths } from './dep-types.js'
+export { devOnlyDepPaths } from './dep-types.js'
+export { isPeerSatisfactionEdge, peerSatisfactionEdges, peerSatisfactionEdgesToSkip, withoutPeerSatisfactionEdges } from './peer-edges.js'
+export type { PeerSatisfactionEdges } from './peer-edges.js'
+export { dependencyRefs } from './refs.js'
 export { parseLockfile, readInstalledLockfile, readLockfile } from './read.js'
 export type { ReadLockfile } from './read.js'
 export type { Lockfile, LockfileSettings, PackageInfo, ProjectSnapshot, Resolution, ResolvedDependency, SnapshotInfo } from './types.js'

@@ -1,7 +1,6 @@
 import { LodeError } from '@lode/core.error'
 
 import type { MainContext } from '../context.js'
-import { projectDir } from './paths.js'
 import { projectConfig, workspaceProjectDirs } from './project-config.js'
 import type { CommandInput } from './types.js'
 
@@ -15,15 +14,15 @@ const fs = process.getBuiltinModule('node:fs')
 export async function whyCommand (input: CommandInput, ctx: MainContext): Promise<number> {
   const { values, positionals } = input.args!
   const depth = depthOf(values['depth'])
-  const [{ findWorkspaceDir }, { why }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.inspection')])
-  const dir = projectDir(values['dir'] as string | undefined, ctx)
-  const workspaceDir = await findWorkspaceDir(dir)
+  const { why } = await import('@lode/pkg-manager.inspection')
+  const { dir, workspaceDir, config } = await projectConfig(input, ctx)
   const projectDirs = workspaceDir === undefined ? [dir] : await workspaceProjectDirs(workspaceDir, values['filter'] as string[] | undefined ?? [], dir)
   const output = await why({
     queries: positionals,
     lockfileDir: workspaceDir ?? dir,
     projectDirs,
     include: includeOf(values),
+    resolvePeersFromWorkspaceRoot: config.resolvePeersFromWorkspaceRoot,
     depth,
     format: values['parseable'] === true ? 'parseable' : values['json'] === true ? 'json' : 'text',
     long: values['long'] === true,
@@ -53,6 +52,7 @@ export async function listCommand (input: CommandInput, ctx: MainContext): Promi
     lockfileDir: workspaceDir ?? dir,
     projectDirs,
     include: includeOf(values),
+    resolvePeersFromWorkspaceRoot: config.resolvePeersFromWorkspaceRoot,
     depth,
     recursive,
     lockfileOnly: values['lockfile-only'] === true,

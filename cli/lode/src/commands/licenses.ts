@@ -18,7 +18,7 @@ export async function licensesCommand (input: CommandInput, ctx: MainContext): P
   if (sub !== 'list' && sub !== 'ls') {
     throw new LodeError('BAD_ARGUMENTS', `lode licenses takes a subcommand: list${sub === undefined ? '' : ` (not "${sub}")`}.`, { hint: 'For example: lode licenses list --json' })
   }
-  const { dir, workspaceDir } = await projectConfig(input, ctx)
+  const { dir, workspaceDir, config } = await projectConfig(input, ctx)
   const lockfileDir = workspaceDir ?? dir
   const filters = values['filter'] as string[] | undefined ?? []
   // Not recursive by default (pnpm's licenses is not): from the workspace root, the root's own dependencies.
@@ -29,6 +29,7 @@ export async function licensesCommand (input: CommandInput, ctx: MainContext): P
     lockfileDir,
     importerIds: projectDirs.map((projectDir) => path.relative(lockfileDir, projectDir).split(path.sep).join('/') || '.'),
     include: includeOf(values),
+    resolvePeersFromWorkspaceRoot: config.resolvePeersFromWorkspaceRoot,
     format: values['json'] === true ? 'json' : 'table',
     long: values['long'] === true,
   })
