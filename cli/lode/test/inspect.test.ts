@@ -35,9 +35,21 @@ const PACKAGES: PackageSpec[] = [
     name: 'uses-opt-peer',
     version: '1.0.0',
     dependencies: { 'leaf-a': '^1.0.0' },
-    manifest: { license: 'MIT', peerDependencies: { 'opt-peer': '^1.0.0' }, peerDependenciesMeta: { 'opt-peer': { optional: true } } },
+    manifest: {
+      license: 'MIT',
+      peerDependencies: { 'opt-peer': '^1.0.0' },
+      peerDependenciesMeta: { 'opt-peer': { optional: true } },
+      // pnpm reads package.json through normalize-package-data: the repository rewritten, a homepage made of it, the author parsed.
+      repository: 'github:someone/uses-opt-peer',
+      author: 'Ann <ann@example.com> (https://ann.example.com)',
+    },
   },
 ]
+
+/** pnpm 11's --json names the public registry in `resolved` whatever registry is configured; lode names the configured one. */
+function registryOrigin (text: string): string {
+  return text.replace(/"resolved": "[a-z]+:\/\/[^/]+\//g, '"resolved": "<registry>/')
+}
 
 let registry: TestRegistry
 before(async () => {
@@ -172,8 +184,6 @@ test('lode list prints the projects\' dependencies as pnpm 11 does: the tree, --
     ['top'], ['leaf-a', '--depth', 'Infinity'], ['leaf-*', '--depth', '1'], ['leaf-a@^1.0.0', 'host', '--depth', 'Infinity'], ['nothing-such'],
     ['leaf-a', '--json', '--depth', 'Infinity'], ['leaf-a', '--parseable', '--depth', 'Infinity'], ['-r', 'top', '--depth', '2'],
   ]
-  // pnpm 11's --json names the public registry in `resolved` whatever registry is configured; lode names the configured one.
-  const registryOrigin = (text: string): string => text.replace(/"resolved": "[a-z]+:\/\/[^/]+\//g, '"resolved": "<registry>/')
   for (const args of cases) {
     for (const where of ['.', 'packages/p1', 'packages/p3']) {
       const expected = await pnpm(inDir(pnpmProject, where), ['list', ...args])
@@ -250,14 +260,19 @@ test('--prod and --dev walk past an optional peer that only a project provides, 
     ['ls', '-r', '--prod', '--depth', '2'], ['ls', '-r', '--dev', '--depth', '2'], ['ls', '-r', '--depth', '2'],
     ['why', 'leaf-b', '--prod'], ['why', 'opt-peer', '--prod'], ['why', 'leaf-b'],
     ['licenses', 'list', '-r'], ['licenses', 'list', '-r', '--prod'], ['licenses', 'list', '-r', '--dev', '--json'],
+    ['ls', '-r', '--long', '--depth', '1'], ['ls', '-r', '--long', '--json'], ['licenses', 'list', '-r', '--json', '--long'],
   ]
   for (const args of cases) {
     const expected = await pnpm(pnpmProject, args)
     const actual = await lode(lodeProject, args)
     assert.equal(actual.code, 0, actual.stderr)
-    assert.equal(actual.stdout.replaceAll(lodeProject.dir, pnpmProject.dir), expected.stdout, args.join(' '))
+    assert.equal(registryOrigin(actual.stdout.replaceAll(lodeProject.dir, pnpmProject.dir)), registryOrigin(expected.stdout), args.join(' '))
   }
   const prod = (await lode(lodeProject, ['ls', '-r', '--prod', '--depth', '2'])).stdout
   assert.doesNotMatch(prod, /── opt-peer/, `the edge to the optional peer is not followed with --prod:\n${prod}`)
   assert.match((await lode(lodeProject, ['licenses', 'list', '-r'])).stdout, /│ opt-peer \(dev\) +│/)
+  const long = (await lode(lodeProject, ['ls', '-r', '--long', '--json'])).stdout
+  assert.match(long, /"repository": "git\+https:\/\/github\.com\/someone\/uses-opt-peer\.git"/)
+  assert.match(long, /"homepage": "https:\/\/github\.com\/someone\/uses-opt-peer#readme"/)
+  assert.match(long, /"author": \{\n\s+"name": "Ann",\n\s+"email": "ann@example\.com",\n\s+"url": "https:\/\/ann\.example\.com"/)
 })

@@ -6,6 +6,7 @@ import { depPathToFilename, VIRTUAL_STORE_DIR_MAX_LENGTH } from '@lode/core.dep-
 import { readModulesManifest } from '@lode/pkg-manager.linker/modules-manifest'
 import { readInstalledLockfile, readLockfile } from '@lode/pkg-manager.lockfile'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
+import { hostedRepository } from '@lode/resolving.git-resolver/parse'
 
 // What the inspecting commands read of an installed project, as pnpm reads it.
 
@@ -64,16 +65,55 @@ export async function packageDetails (dir: string): Promise<PackageDetails> {
   } catch {
     return { description: '[Could not find additional info about this dependency]' }
   }
-  const repository = manifest['repository']
-  const url = typeof repository === 'string' ? repository : typeof repository === 'object' && repository !== null ? (repository as { url?: unknown }).url : undefined
   const text = (value: unknown): string | undefined => typeof value === 'string' ? value : undefined
+  const { repository, homepage } = normalizedLinks(manifest)
   return {
     description: text(manifest['description']),
     license: manifest['license'],
-    author: manifest['author'],
-    homepage: text(manifest['homepage']),
-    repository: text(url),
+    author: normalizedPerson(manifest['author']),
+    homepage,
+    repository,
   }
+}
+
+/**
+ * normalize-package-data's person, as pnpm reads `author`: an object written out as
+ * `Name <email> (url)` (its `mail`/`web` too), then that text read back as `{ name, email, url }`;
+ * an empty value as it is.
+ */
+export function normalizedPerson (person: unknown): unknown {
+  if (person === undefined || person === null || person === '' || person === false || person === 0) return person
+  let text: string
+  if (typeof person === 'string') {
+    text = person
+  } else {
+    const fields = person as Record<string, unknown>
+    const url = fields['url'] || fields['web']
+    const email = fields['email'] || fields['mail']
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- normalize-package-data concatenates whatever the fields hold
+    text = `${String(fields['name'] || '')}${email ? ` <${String(email)}>` : ''}${url ? ` (${String(url)})` : ''}`
+  }
+  const name = /^([^(<]+)/.exec(text)?.[0].trim()
+  const email = /<([^<>]+)>/.exec(text)?.[1]
+  const url = /\(([^()]+)\)/.exec(text)?.[1]
+  return { ...name === undefined || name === '' ? {} : { name }, ...email === undefined ? {} : { email }, ...url === undefined ? {} : { url } }
+}
+
+/**
+ * The repository URL and homepage as pnpm reads them through normalize-package-data: the first of
+ * `repositories` or `repository` (a string or its `url`), rewritten on a known git host; the
+ * homepage as given, else that repository's page, with `http://` when it has no protocol.
+ */
+export function normalizedLinks (manifest: Record<string, unknown>): { repository: string | undefined, homepage: string | undefined } {
+  const repositories = manifest['repositories']
+  const declared = Array.isArray(repositories) && repositories.length > 0 ? repositories[0] as unknown : manifest['repository']
+  const raw = typeof declared === 'string' ? declared : (declared as { url?: unknown } | null | undefined)?.url
+  const hosted = typeof raw === 'string' && raw !== '' ? hostedRepository(raw) : undefined
+  const repository = hosted?.url ?? (typeof raw === 'string' ? raw : undefined)
+  let homepage = manifest['homepage']
+  if (homepage === undefined || homepage === null || homepage === '') homepage = hosted?.page
+  if (typeof homepage !== 'string' || homepage === '') return { repository, homepage: undefined }
+  return { repository, homepage: URL.canParse(homepage) ? homepage : `http://${homepage}` }
 }
 
 /** `--long`'s lines under a package's label: description, repository, homepage, each when it has one. */

@@ -6,11 +6,10 @@ import { refToDepPath } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { dependencyRefs, devOnlyDepPaths, isPeerSatisfactionEdge, peerSatisfactionEdgesToSkip, readLockfile } from '@lode/pkg-manager.lockfile'
-import { hostedRepositoryPage } from '@lode/resolving.git-resolver/parse'
 import semver from 'semver'
 
 import { nameAndVersion } from './dependency-graph.js'
-import { installedLayout } from './installed.js'
+import { installedLayout, normalizedLinks } from './installed.js'
 import { renderTable } from './table.js'
 
 // pnpm's `licenses list`: the license of every package the projects install, from its package.json
@@ -78,7 +77,7 @@ async function licensedPackages (lockfile: Lockfile, opts: LicensesOptions): Pro
       paths: [dir],
       license: await licenseOf(manifest, dir) ?? 'Unknown',
       author: authorOf(manifest['author']),
-      homepage: homepageOf(manifest),
+      homepage: normalizedLinks(manifest).homepage,
       description: typeof manifest['description'] === 'string' ? manifest['description'] : undefined,
       dev: devOnly.has(depPath),
     }
@@ -166,22 +165,6 @@ function licenseType (entry: unknown): string | undefined {
   const { type, name } = entry as { type?: unknown, name?: unknown }
   if (typeof type === 'string' && type !== '') return type
   return typeof name === 'string' && name !== '' ? name : undefined
-}
-
-/**
- * The homepage, as pnpm reads it through normalize-package-data: package.json's, else the page of
- * its repository on a known git host; one without a protocol gets `http://`.
- */
-function homepageOf (manifest: Record<string, unknown>): string | undefined {
-  let homepage = manifest['homepage']
-  if (homepage === undefined || homepage === null || homepage === '') {
-    const repositories = manifest['repositories']
-    const repository = Array.isArray(repositories) && repositories.length > 0 ? repositories[0] as unknown : manifest['repository']
-    const url = typeof repository === 'string' ? repository : (repository as { url?: unknown } | null | undefined)?.url
-    homepage = typeof url === 'string' && url !== '' ? hostedRepositoryPage(url) : undefined
-  }
-  if (typeof homepage !== 'string' || homepage === '') return undefined
-  return URL.canParse(homepage) ? homepage : `http://${homepage}`
 }
 
 /** The author's name: `Ann <ann@example.com> (https://…)` is Ann, as pnpm's normalized manifest has it. */

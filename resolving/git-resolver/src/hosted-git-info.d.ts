@@ -28,6 +28,8 @@ declare module '@pnpm/hosted-git-info' {
     tarball: (opts?: FillOptions) => string | null
     /** The repository's page (`https://github.com/user/repo#readme`). */
     docs: (opts?: FillOptions) => string | undefined
+    /** The URL in the form it was written (`sshurl` as `git+ssh://…`). */
+    toString: (opts?: FillOptions) => string
   }
   const hostedGitInfo: { fromUrl: (url: string) => GitHost | undefined }
   export type { GitHost }

@@ -1,6 +1,6 @@
 export { GitCommandError, gitNotFound, redactCredentials, runGit } from './git.js'
 export type { RunGitOptions } from './git.js'
-export { hostedRepositoryPage, parseGitParams, parseGitSpec } from './parse.js'
+export { hostedRepository, parseGitParams, parseGitSpec } from './parse.js'
 export type { GitParams, GitSpec, HostedRepo } from './parse.js'
 export { gitPackageId, isGitResolution, resolveGit } from './resolve.js'
 export type { GitResolution, ResolveGitOptions, ResolvedGit } from './resolve.js'

@@ -123,9 +123,12 @@ function correctScpUrl (spec: string): string {
 }
 
 /**
- * The page of a repository on a known git host (`https://github.com/user/repo#readme`), as
- * normalize-package-data makes a package's missing homepage from its repository URL.
+ * A package.json repository URL on a known git host as normalize-package-data rewrites it
+ * (`github:user/repo` → `git+https://github.com/user/repo.git`), and the repository's page
+ * (`https://github.com/user/repo#readme`) it makes a missing homepage of; undefined for another host.
  */
-export function hostedRepositoryPage (url: string): string | undefined {
-  return hostedGitInfo.fromUrl(url)?.docs()
+export function hostedRepository (url: string): { url: string, page: string | undefined } | undefined {
+  const hosted = hostedGitInfo.fromUrl(url)
+  if (hosted === undefined) return undefined
+  return { url: hosted.default === 'shortcut' ? hosted.https() : hosted.toString(), page: hosted.docs() }
 }
