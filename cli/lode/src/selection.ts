@@ -65,7 +65,7 @@ export async function selectProjects (
   const { selected, unmatched } = selection.filters.length > 0
     ? filterProjects(all, selection.filters, path.resolve(cwd))
     : { selected: all, unmatched: [] }
-  const rootOnly = patterns.every((pattern) => pattern === '.' || pattern === './' || pattern.startsWith('!'))
+  const rootOnly = patterns.length === 1 && patterns[0] === '.'
   const skipRoot = opts.skipsRoot === true && workspaceDir !== undefined && !rootOnly && !selection.filters.some((filter) => !filter.startsWith('!'))
   const projects = skipRoot ? selected.filter((project) => project.id !== '.') : selected
   return { projects: sortProjects(projects), total: all.length, unmatched, rootDir, inWorkspace: workspaceDir !== undefined }
@@ -98,6 +98,10 @@ export async function selectedProjects (
     found = await selectProjects(selection, ctx.cwd, opts)
   } catch (err) {
     return writeLodeError(err, ctx.stderr)
+  }
+  if (found.total === 0) {
+    ctx.stdout.write(`No projects found in "${found.rootDir}"\n`)
+    return selection.failIfNoMatch ? 1 : 0
   }
   if (found.unmatched.length > 0 && selection.failIfNoMatch) {
     return writeLodeError(new LodeError('FILTER_NO_MATCH', `No projects matched the filters ${found.unmatched.map((f) => `"${f}"`).join(', ')} in "${found.rootDir}".`), ctx.stderr)

@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
+import { PNPM_ONLY_COMMANDS } from '../src/commands/registry.js'
 import { lode, lodeExactly, makeProject, pnpmBin } from './helpers.js'
 
 // The CLI's commands as modules behind one registry: each command's help, pnpm's flag forms, and
@@ -83,6 +84,8 @@ test('every command name of pnpm 11 (read from its own bundle) is a command of l
     }))
   }
   assert.deepEqual(unknown, [])
+  // The other way: every name lode refuses is pnpm's (a name pnpm does not have runs the script of that name).
+  assert.deepEqual(PNPM_ONLY_COMMANDS.filter((name) => !names.includes(name)), [])
 })
 
 test('--flag=false and --flag=true set a boolean option as --no-flag and --flag do', async () => {

@@ -271,6 +271,13 @@ test('--prod and --dev walk past an optional peer that only a project provides, 
   const prod = (await lode(lodeProject, ['ls', '-r', '--prod', '--depth', '2'])).stdout
   assert.doesNotMatch(prod, /── opt-peer/, `the edge to the optional peer is not followed with --prod:\n${prod}`)
   assert.match((await lode(lodeProject, ['licenses', 'list', '-r'])).stdout, /│ opt-peer \(dev\) +│/)
+  // lode's install links the peer with --prod (it follows every edge): fetch --prod puts it in the store for the offline install that follows.
+  const store = path.join(path.dirname(lodeProject.dir), 'fresh-store')
+  assert.equal((await lode(lodeProject, ['fetch', '--prod', '--store-dir', store])).code, 0)
+  fs.rmSync(path.join(lodeProject.dir, 'node_modules'), { recursive: true })
+  const offline = await lode(lodeProject, ['install', '--prod', '--offline', '--frozen-lockfile', '--store-dir', store])
+  assert.equal(offline.code, 0, offline.stderr)
+  assert.equal((await lode(lodeProject, ['install', '--frozen-lockfile'])).code, 0)
   const long = (await lode(lodeProject, ['ls', '-r', '--long', '--json'])).stdout
   assert.match(long, /"repository": "git\+https:\/\/github\.com\/someone\/uses-opt-peer\.git"/)
   assert.match(long, /"homepage": "https:\/\/github\.com\/someone\/uses-opt-peer#readme"/)

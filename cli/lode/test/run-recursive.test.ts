@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
 import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
@@ -135,9 +137,27 @@ test('-r outside a workspace takes every project under the directory, the root t
   })
   const lone = { pnpmProject, lodeProject: cloneProject(pnpmProject) }
   await compareRun(lone, ['-r', '--workspace-concurrency=1', 'run', 'where'], '-r run outside a workspace')
-  await compareRun(lone, ['-r', 'exec', 'node', '-e', 'console.log(require("./package.json").name)'], '-r exec outside a workspace')
+  // pnpm's -r exec runs a chunk's projects at once: the same lines, in any order.
+  const execArgs = ['-r', 'exec', 'node', '-e', 'console.log(require("./package.json").name)']
+  const execLines = (result: RunResult): string[] => result.stdout.split('\n').filter((line) => line !== '').sort()
+  const execed = await lodeExactly(lone.lodeProject, execArgs)
+  assert.equal(execed.code, 0, execed.stderr)
+  assert.deepEqual(execLines(execed), execLines(await pnpmExactly(lone.pnpmProject, execArgs)))
+  assert.deepEqual(execLines(execed), ['deep', 'sub', 'top'])
   await compareRun(lone, ['--filter', 'sub...', 'exec', 'pwd'], '--filter outside a workspace')
-  await compareRun(lone, ['-r', 'publish', '--dry-run', '--no-git-checks'], '-r publish outside a workspace')
+  // So does -r publish (dry run): the same lines, in any order.
+  const publishArgs = ['-r', 'publish', '--dry-run', '--no-git-checks']
+  const published = await lodeExactly(lone.lodeProject, publishArgs)
+  assert.equal(published.code, 0, published.stderr)
+  assert.deepEqual(execLines(published), execLines(await pnpmExactly(lone.pnpmProject, publishArgs)))
+  assert.equal(execLines(published).filter((line) => line.startsWith('📦')).length, 3)
+
+  // No project at all under the directory.
+  const none = makeProject(registry, { name: 'unused' })
+  fs.rmSync(path.join(none.dir, 'package.json'))
+  const empty = { pnpmProject: none, lodeProject: cloneProject(none) }
+  await compareRun(empty, ['-r', 'run', 'where'], 'no project under the directory')
+  await compareRun(empty, ['-r', '--fail-if-no-match', 'run', 'where'], 'no project, --fail-if-no-match')
 
   // add/remove/update with -r would need a lockfile per project there (pnpm installs each on its own): refused, nothing written.
   const before = snapshot(lone.lodeProject.dir)

@@ -1,7 +1,7 @@
 import type { DependencyGroup } from '@lode/core.constants'
 import { pkgIdOf, refToDepPath, splitNameAt } from '@lode/core.dep-path'
 import type { Lockfile, ProjectSnapshot } from '@lode/pkg-manager.lockfile'
-import { dependencyRefs } from '@lode/pkg-manager.lockfile'
+import { dependencyRefs, reachableDepPaths } from '@lode/pkg-manager.lockfile'
 import semver from 'semver'
 
 // The lockfile as pnpm's audit walks it: from each project's dependency groups the audit includes,
@@ -53,22 +53,9 @@ export function optionalOnlyDepPaths (lockfile: Lockfile, include: Include): Set
   ])
   const withProjectsOptional = include.dependencies && include.optionalDependencies
   const optional = withProjectsOptional ? importers.flatMap((importer) => depPathsOf(importer.optionalDependencies)) : []
-  const withoutOptional = reachable(lockfile, required, false)
-  const withOptional = reachable(lockfile, [...required, ...optional], include.optionalDependencies)
+  const withoutOptional = reachableDepPaths(lockfile, required, false)
+  const withOptional = reachableDepPaths(lockfile, [...required, ...optional], include.optionalDependencies)
   return new Set([...withOptional].filter((depPath) => !withoutOptional.has(depPath)))
-}
-
-/** Every package reachable from `roots` (those the lockfile has). */
-export function reachable (lockfile: Lockfile, roots: readonly string[], withOptional: boolean): Set<string> {
-  const seen = new Set<string>()
-  const stack = [...roots]
-  while (stack.length > 0) {
-    const depPath = stack.pop()!
-    if (seen.has(depPath) || lockfile.snapshots?.[depPath] === undefined) continue
-    seen.add(depPath)
-    for (const child of childrenOf(lockfile, depPath, withOptional)) stack.push(child.depPath)
-  }
-  return seen
 }
 
 function depPathsOf (group: ProjectSnapshot['dependencies']): string[] {

@@ -84,7 +84,7 @@ async function fetchReport (client: RegistryClient, audited: Lockfile, config: C
   // Leaving a group out (--prod, --dev), the edges to optional peers only a project provides are not walked, as pnpm's walker.
   const skipped = peerSatisfactionEdgesToSkip(audited, include, config)
   const lockfile = skipped === undefined ? audited : withoutPeerSatisfactionEdges(audited, skipped)
-  const walk = { include, devOnly: devOnlyDepPaths(lockfile, config), optionalOnly: optionalOnlyDepPaths(lockfile, include) }
+  const walk = { include, devOnly: devOnlyDepPaths(audited, config), optionalOnly: optionalOnlyDepPaths(lockfile, include) }
   const request = auditRequest(lockfile, walk)
   const url = `${registry}-/npm/v1/security/advisories/bulk`
   const answer = await client.post(url, JSON.stringify(request.body), { subject: 'the security advisories' })

@@ -49,6 +49,8 @@ export async function fetchPackages (opts: FetchOptions): Promise<{ packages: nu
       lockfileDir: config.dir,
       include: opts.include ?? ALL_GROUPS,
       resolvePeersFromWorkspaceRoot: config.resolvePeersFromWorkspaceRoot,
+      // What `install --prod` links next: lode's install follows every edge (pnpm 11 leaves these out).
+      followPeerSatisfactionEdges: true,
     })
     const depPaths = [...graph.values()].flatMap(({ id }) => id.type === 'package' && !skipped.has(id.depPath) ? [id.depPath] : [])
     const pkgIds: string[] = [...new Set(depPaths.map((depPath) => pkgIdOf(depPath)))]

@@ -32,10 +32,16 @@ export interface GraphNode {
 export function buildDependencyGraph (
   lockfile: Lockfile,
   roots: readonly NodeId[],
-  opts: { lockfileDir: string, include: Readonly<Record<DependencyGroup, boolean>>, resolvePeersFromWorkspaceRoot: boolean }
+  opts: {
+    lockfileDir: string
+    include: Readonly<Record<DependencyGroup, boolean>>
+    resolvePeersFromWorkspaceRoot: boolean
+    /** Follow the peer satisfaction edges whatever is included (what lode's install links). */
+    followPeerSatisfactionEdges?: boolean
+  }
 ): Map<string, GraphNode> {
   const graph = new Map<string, GraphNode>()
-  const skippedEdges = peerSatisfactionEdgesToSkip(lockfile, opts.include, opts)
+  const skippedEdges = opts.followPeerSatisfactionEdges === true ? undefined : peerSatisfactionEdgesToSkip(lockfile, opts.include, opts)
   const queue = [...roots]
   for (let next = 0; next < queue.length; next++) {
     const id = queue[next]!

@@ -1,5 +1,5 @@
 export { devOnlyDepPaths } from './dep-types.js'
-export { isPeerSatisfactionEdge, peerSatisfactionEdges, peerSatisfactionEdgesToSkip, withoutPeerSatisfactionEdges } from './peer-edges.js'
+export { isPeerSatisfactionEdge, peerSatisfactionEdges, peerSatisfactionEdgesToSkip, reachableDepPaths, withoutPeerSatisfactionEdges } from './peer-edges.js'
 export type { PeerSatisfactionEdges } from './peer-edges.js'
 export { dependencyRefs } from './refs.js'
 export { parseLockfile, readInstalledLockfile, readLockfile } from './read.js'

@@ -10,9 +10,10 @@ const cache = new WeakMap<Lockfile, Map<boolean, PeerSatisfactionEdges>>()
 
 /**
  * pnpm 11's peer satisfaction edges: a package's edge to an optional peer of its own that a
- * project provides, where the package would not reach that peer otherwise. An install or a walk
- * that leaves a dependency group out (`--prod`, `--dev`) does not follow them: the peer is there
- * because of the project that lists it, not because the package needs it. An edge counts when
+ * project provides, where the package would not reach that peer otherwise. pnpm's walks that
+ * leave a dependency group out (`--prod`, `--dev`: list, why, licenses, audit, its install) do
+ * not follow them: the peer is there because of the project that lists it, not because the
+ * package needs it (lode's install still links them). An edge counts when
  * the package is not reached from the projects that do not list the peer (with
  * `resolvePeersFromWorkspaceRoot`, the root's dev dependencies provide for every project).
  */
@@ -86,7 +87,7 @@ function collectEdges (lockfile: Lockfile, resolvePeersFromWorkspaceRoot: boolea
     group.entries.push(entry)
   }
   for (const { nonListing, entries: grouped } of groups.values()) {
-    const reached = reachable(lockfile, nonListing.flatMap((index) => directDepPaths(importers[index]!)))
+    const reached = reachableDepPaths(lockfile, nonListing.flatMap((index) => directDepPaths(importers[index]!)))
     for (const { parent, alias } of grouped) {
       if (reached.has(parent)) continue
       let aliases = edges.get(parent)
@@ -159,8 +160,8 @@ function depPathsOf (refs: Readonly<Record<string, string>>): string[] {
   return Object.entries(refs).flatMap(([alias, ref]) => ref.startsWith('link:') ? [] : [refToDepPath(alias, ref)])
 }
 
-/** Every package reachable from `roots` through dependencies and optional dependencies. */
-function reachable (lockfile: Lockfile, roots: readonly string[]): Set<string> {
+/** Every dependency path reachable from `roots` through the snapshots' dependencies (and optional ones, `withOptional`). */
+export function reachableDepPaths (lockfile: Lockfile, roots: readonly string[], withOptional = true): Set<string> {
   const seen = new Set<string>()
   const stack = [...roots]
   while (stack.length > 0) {
@@ -168,7 +169,8 @@ function reachable (lockfile: Lockfile, roots: readonly string[]): Set<string> {
     if (seen.has(depPath)) continue
     seen.add(depPath)
     const snapshot = lockfile.snapshots?.[depPath]
-    if (snapshot !== undefined) stack.push(...depPathsOf({ ...snapshot.dependencies, ...snapshot.optionalDependencies }))
+    if (snapshot === undefined) continue
+    stack.push(...depPathsOf({ ...snapshot.dependencies, ...withOptional ? snapshot.optionalDependencies : {} }))
   }
   return seen
 }

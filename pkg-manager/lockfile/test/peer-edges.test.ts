@@ -58,3 +58,17 @@ test('no edge when a project that does not list the peer reaches the package any
   const hashed = lockfile('(0123456789abcdef0123456789abcdef)', { 'packages/app': { dependencies: { host: dep('1.0.0(0123456789abcdef0123456789abcdef)') }, devDependencies: { peer: dep('1.0.0') } } })
   assert.equal(peerSatisfactionEdges(hashed, FROM_ROOT).size, 1)
 })
+
+test('a peer suffix is read as pnpm reads it: scoped and nested providers, a patch hash beside them, an unbalanced suffix naming none', () => {
+  const scoped = (suffix: string): Lockfile => ({
+    lockfileVersion: '9.0',
+    importers: { 'packages/app': { dependencies: { host: dep(`1.0.0${suffix}`) }, devDependencies: { '@s/peer': dep('1.0.0(x@1.0.0)') } } },
+    packages: {
+      'host@1.0.0': { resolution: { integrity: 'sha512-a' }, peerDependencies: { '@s/peer': '^1.0.0' }, peerDependenciesMeta: { '@s/peer': { optional: true } } },
+    },
+    snapshots: { [`host@1.0.0${suffix}`]: { dependencies: { '@s/peer': '1.0.0(x@1.0.0)' } }, '@s/peer@1.0.0(x@1.0.0)': {} },
+  }) as unknown as Lockfile
+  assert.equal(peerSatisfactionEdges(scoped('(@s/peer@1.0.0(x@1.0.0))'), FROM_ROOT).size, 1, 'a scoped provider with peers of its own')
+  assert.equal(peerSatisfactionEdges(scoped('(@s/peer@1.0.0(x@1.0.0))(patch_hash=abc)'), FROM_ROOT).size, 1, 'a patch hash is no provider')
+  assert.equal(peerSatisfactionEdges(scoped('(@s/peer@1.0.0'), FROM_ROOT).size, 0, 'unbalanced: no suffix')
+})

@@ -65,14 +65,14 @@ export async function listCommand (input: CommandInput, ctx: MainContext): Promi
   return 0
 }
 
-/** pnpm's dependency-group flags of the inspecting commands: `--prod` leaves out dev dependencies, `--dev` all others, `--no-optional` optional ones. */
+/** pnpm's dependency-group flags of the inspecting commands: `--prod` leaves out dev dependencies, `--dev` production ones, `--no-optional` optional ones. */
 export function includeOf (values: Readonly<Record<string, unknown>>): Record<'dependencies' | 'devDependencies' | 'optionalDependencies', boolean> {
   const prod = values['prod'] === true || values['production'] === true
   const dev = values['dev'] === true
   return {
     dependencies: !dev,
     devDependencies: !prod,
-    // `--dev` leaves the packages' optional dependencies in, as pnpm's inspecting commands do (a project's own come with its production ones).
+    // `--dev` keeps the packages' optional dependencies, as pnpm's inspecting commands do (a project's own come with its production ones).
     optionalDependencies: values['optional'] !== false,
   }
 }

@@ -23,9 +23,13 @@ export async function packCommand (input: CommandInput, ctx: MainContext): Promi
   const recursive = values['recursive'] === true || filters.length > 0
   const destination = values['pack-destination'] as string | undefined ?? settings.packDestination
   const out = values['out'] as string | undefined
-  const packIn = async (projectDir: string, opts: Pick<PackProjectOptions, 'packDestination' | 'out'>): Promise<PackResult> => await packProject({
+  const packIn = async (
+    projectDir: string,
+    opts: Pick<PackProjectOptions, 'packDestination' | 'out'>,
+    root: string | undefined = workspaceDir
+  ): Promise<PackResult> => await packProject({
     dir: projectDir,
-    workspaceDir,
+    workspaceDir: root,
     catalogs: config.catalogs,
     scripts: values['ignore-scripts'] === true ? undefined : ctx.stderr,
     keepScripts: values['skip-manifest-obfuscation'] as boolean | undefined ?? settings.skipManifestObfuscation,
@@ -44,7 +48,8 @@ export async function packCommand (input: CommandInput, ctx: MainContext): Promi
     if (packable.length === 0) ctx.stdout.write('There are no packages that should be packed\n')
     const where = out !== undefined ? { out: path.resolve(dir, out) } : { packDestination: path.resolve(dir, destination ?? '.') }
     packed = []
-    for (const project of packable) packed.push(await packIn(project.dir, where))
+    // Outside a workspace, `-r` makes the directory one (its ignore files and LICENSE count), as pnpm's.
+    for (const project of packable) packed.push(await packIn(project.dir, where, workspaceDir ?? dir))
   }
   const json = (result: PackResult): Record<string, unknown> =>
     ({ name: result.name, version: result.version, filename: result.filename, files: result.files.map((file) => ({ path: file })) })

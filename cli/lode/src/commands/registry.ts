@@ -497,7 +497,7 @@ export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'access', 'adduser', 'bugs', 'cache', 'cat-file', 'cat-index', 'change', 'ci', 'clean', 'clean-install', 'completion',
   'deprecate', 'dist-tag', 'dist-tags', 'docs', 'doctor', 'env', 'find', 'find-hash', 'home', 'ic', 'info', 'install-clean',
   'install-test', 'issues', 'it', 'lane', 'login', 'logout', 'm', 'multi', 'owner', 'owners', 'pack-app', 'peers', 'ping', 'pkg',
-  'prefix', 'purge', 'recursive', 'repo', 'restart', 'rt', 'runtime', 's', 'sbom', 'se', 'search', 'self-update', 'server',
+  'prefix', 'purge', 'recursive', 'repo', 'restart', 'rt', 'runtime', 's', 'sbom', 'se', 'search', 'self-update',
   'set-script', 'setup', 'show', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate', 'unpublish', 'unstar', 'v', 'version',
   'view', 'whoami', 'with',
 ]
