@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
 import { promisify } from 'node:util'
@@ -173,4 +174,26 @@ test('-r and --filter run a script or a command in the selected projects, each a
   const recursive = await lode(lodeProject, ['install', '-r'])
   assert.equal(recursive.code, 0)
   assert.match(recursive.stdout, /Already up to date/)
+})
+
+test('scripts, lode exec and the project\'s install scripts run the user\'s node from PATH, not the one running lode, as pnpm 11 does', async () => {
+  // A `node` earlier on PATH than the one running both tools: what the scripts call is what the user would.
+  const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-bin-'))
+  fs.writeFileSync(path.join(bin, 'node'), '#!/bin/sh\necho "the user\'s node $*"\n', { mode: 0o755 })
+  const env = { PATH: `${bin}${path.delimiter}${process.env['PATH'] ?? ''}` }
+  const manifest = { name: 'which-node', version: '1.0.0', scripts: { 'which-node': 'node --version', postinstall: 'node --version > postinstall.txt' } }
+  const pnpmProject = makeProject(registry, manifest)
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install'], false, env)
+  assert.equal((await lode(lodeProject, ['install'], env)).code, 0)
+  const read = (project: Project): string => fs.readFileSync(path.join(project.dir, 'postinstall.txt'), 'utf8')
+  assert.equal(read(lodeProject), read(pnpmProject))
+  assert.equal(read(lodeProject), 'the user\'s node --version\n')
+  for (const args of [['run', 'which-node'], ['exec', 'node', '--version']]) {
+    const expected = await pnpm(pnpmProject, args, false, env)
+    const actual = await lode(lodeProject, args, env)
+    assert.equal(actual.code, 0, actual.stderr)
+    assert.equal(actual.stdout, expected.stdout, args.join(' '))
+    assert.match(actual.stdout, /the user's node --version/)
+  }
 })

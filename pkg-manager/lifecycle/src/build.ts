@@ -99,8 +99,8 @@ async function runBuild (target: BuildTarget, opts: BuildOptions): Promise<boole
         path: target.dir,
         pkg: manifest,
         cmd: script,
-        // The Node running lode runs the scripts (and node-gyp builds against it).
-        binPaths: [path.dirname(process.execPath)],
+        // The user's Node on PATH runs the scripts (node-gyp builds for it), as pnpm's builds.
+        binPaths: [],
         env: { INIT_CWD: opts.initCwd, npm_config_user_agent: opts.userAgent, npm_node_execpath: process.execPath },
       })
       // Each line as it comes (pnpm's reporter shows a long build moving), standard output's and error output's as they interleave.

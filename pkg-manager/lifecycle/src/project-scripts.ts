@@ -1,5 +1,3 @@
-import path from 'node:path'
-
 import { LodeError } from '@lode/core.error'
 
 import { loadRunScript } from './load-run-script.js'
@@ -50,7 +48,8 @@ export async function runProjectScript (event: string, opts: ProjectScriptOption
       pkg: opts.manifest as Record<string, unknown>,
       stdio: opts.stdio,
       args: [...opts.args ?? []],
-      binPaths: [path.dirname(process.execPath)],
+      // The user's Node on PATH, as pnpm (its scriptsPrependNodePath is false).
+      binPaths: [],
       env: { ...opts.env, INIT_CWD: opts.dir, npm_config_user_agent: opts.userAgent, npm_node_execpath: process.execPath },
     })
     const output = `${result.stdout ?? ''}${result.stderr ?? ''}`

@@ -75,7 +75,8 @@ function quoteForShell (arg: string): string {
 }
 
 function scriptEnv (opts: SpawnScriptOptions): Record<string, string | undefined> {
-  const bins: string[] = [path.dirname(process.execPath)]
+  // The user's Node on PATH, not the one running lode: pnpm prepends its own only with scriptsPrependNodePath.
+  const bins: string[] = []
   for (let dir = path.resolve(opts.dir); ; dir = path.dirname(dir)) {
     bins.push(path.join(dir, 'node_modules', '.bin'))
     if (path.dirname(dir) === dir) break
