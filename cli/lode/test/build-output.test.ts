@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test'
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
 import { cloneProject, inTerminal, lode, lodeBin, lodeExactly, makeProject, pnpm, pnpmBin } from './helpers.js'
+import type { Project } from './helpers.js'
 
 // The lines a dependency's build prints in the install's output, as pnpm 11's append-only reporter prints them.
 
@@ -34,6 +35,19 @@ before(async () => {
 after(async () => { await registry.close() })
 
 /** The build lines of an install's output: `<dir> <stage>$ <script>`, `<dir> <stage>: <line>`. */
+/** A project with these dependencies and `strictDepBuilds: false`, installed by pnpm 11 and (a copy) by lode. */
+async function installedPair (dependencies: Record<string, string>): Promise<{ pnpmProject: Project, lodeProject: Project }> {
+  const pnpmProject = makeProject(registry, { name: 'ab', version: '1.0.0', dependencies }, { 'pnpm-workspace.yaml': 'strictDepBuilds: false\n' })
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install'])
+  assert.equal((await lode(lodeProject, ['install'])).code, 0)
+  return { pnpmProject, lodeProject }
+}
+
+function workspaceYaml (project: Project): string {
+  return fs.readFileSync(path.join(project.dir, 'pnpm-workspace.yaml'), 'utf8')
+}
+
 function buildLines (output: string): string[] {
   return output.split('\n').filter((line) => /^\S+ (preinstall|install|postinstall)(\$ |: )/.test(line))
 }
@@ -76,12 +90,7 @@ test('a build\'s output lines come as the script prints them, not once it has en
 })
 
 test('lode approve-builds <names> and --all allow the builds left out and run them, as pnpm 11 does', async () => {
-  const manifest = { name: 'ab', version: '1.0.0', dependencies: { builder: '1.0.0', 'other-builder': '1.0.0', plain: '1.0.0' } }
-  const pnpmProject = makeProject(registry, manifest, { 'pnpm-workspace.yaml': 'strictDepBuilds: false\n' })
-  const lodeProject = cloneProject(pnpmProject)
-  await pnpm(pnpmProject, ['install'])
-  assert.equal((await lode(lodeProject, ['install'])).code, 0)
-  const workspaceYaml = (project: typeof lodeProject): string => fs.readFileSync(path.join(project.dir, 'pnpm-workspace.yaml'), 'utf8')
+  const { pnpmProject, lodeProject } = await installedPair({ builder: '1.0.0', 'other-builder': '1.0.0', plain: '1.0.0' })
   for (const args of [['approve-builds', 'builder'], ['ignored-builds'], ['approve-builds', 'plain'], ['approve-builds', '--all'], ['ignored-builds'], ['approve-builds', '--all']]) {
     const expected = await pnpm(pnpmProject, args)
     const actual = await lode(lodeProject, args)
@@ -97,12 +106,7 @@ test('lode approve-builds <names> and --all allow the builds left out and run th
 })
 
 test('lode approve-builds !<name> denies, and refuses what pnpm 11 refuses', async () => {
-  const manifest = { name: 'ab', version: '1.0.0', dependencies: { builder: '1.0.0', 'other-builder': '1.0.0' } }
-  const pnpmProject = makeProject(registry, manifest, { 'pnpm-workspace.yaml': 'strictDepBuilds: false\n' })
-  const lodeProject = cloneProject(pnpmProject)
-  await pnpm(pnpmProject, ['install'])
-  assert.equal((await lode(lodeProject, ['install'])).code, 0)
-  const workspaceYaml = (project: typeof lodeProject): string => fs.readFileSync(path.join(project.dir, 'pnpm-workspace.yaml'), 'utf8')
+  const { pnpmProject, lodeProject } = await installedPair({ builder: '1.0.0', 'other-builder': '1.0.0' })
   for (const args of [['approve-builds', '--all', 'builder'], ['approve-builds', '!'], ['approve-builds', 'builder', '!builder']]) {
     const expected = await pnpm(pnpmProject, args, true)
     const actual = await lode(lodeProject, args)
@@ -121,18 +125,13 @@ test('lode approve-builds !<name> denies, and refuses what pnpm 11 refuses', asy
 })
 
 test('lode approve-builds on a terminal asks as pnpm 11 does: the checked builds allowed and run, the others denied', async () => {
-  const manifest = { name: 'ab', version: '1.0.0', dependencies: { builder: '1.0.0', 'other-builder': '1.0.0' } }
-  const pnpmProject = makeProject(registry, manifest, { 'pnpm-workspace.yaml': 'strictDepBuilds: false\n' })
-  const lodeProject = cloneProject(pnpmProject)
-  await pnpm(pnpmProject, ['install'])
-  assert.equal((await lode(lodeProject, ['install'])).code, 0)
+  const { pnpmProject, lodeProject } = await installedPair({ builder: '1.0.0', 'other-builder': '1.0.0' })
   // Check the first (builder), move down, enter; then approve.
   const steps: Array<[RegExp, string]> = [
     [/Choose which packages to build/, ' '], [/● builder/, '\x1b[B'], [/❯○ other-builder|❯ ○ other-builder/, '\r'], [/Do you approve\?/, 'y\r'],
   ]
   await inTerminal(pnpmBin, ['approve-builds'], pnpmProject, steps)
   const output = await inTerminal(lodeBin, ['approve-builds'], lodeProject, steps)
-  const workspaceYaml = (project: typeof lodeProject): string => fs.readFileSync(path.join(project.dir, 'pnpm-workspace.yaml'), 'utf8')
   assert.equal(workspaceYaml(lodeProject), workspaceYaml(pnpmProject))
   assert.equal(workspaceYaml(lodeProject), 'allowBuilds:\n  builder: true\n  other-builder: false\nstrictDepBuilds: false\n')
   assert.match(output, /builder postinstall: built/)
