@@ -5,18 +5,47 @@
 // native addon, piscina (it starts its threads from its own files), what is loaded through
 // createRequire (yaml, msgpackr's optional native extension), undici (CommonJS loaded with a
 // dynamic import, whose named exports only Node's loader finds) and @npmcli/run-script (it finds
-// files beside its own, such as its node-gyp shim). The worker packages' entries are found with
-// import.meta.resolve (see worker/pools), from here too.
+// files beside its own, such as its node-gyp shim): they are the `lode` package's dependencies.
+// Four entries share the chunks: the CLI (index.js), the API (api.js, the package's export) and
+// the two pools' thread entries, which worker/pools names by package (import.meta.resolve) and
+// the bundle by file, beside the chunk that starts the pools: the release has no @lode/* packages.
 import fs from 'node:fs'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 import { build } from 'esbuild'
 
 const root = path.resolve(import.meta.dirname, '..')
 const outdir = path.join(root, 'dist', 'bundle')
 fs.rmSync(outdir, { recursive: true, force: true })
+const WORKERS = { '@lode/worker.extract': 'worker-extract', '@lode/worker.link': 'worker-link' }
+
+/** Entries by output name: `<name>.js` in dist/bundle. */
+const entryPoints = {
+  index: path.join(root, 'dist', 'src', 'index.js'),
+  api: path.join(root, 'dist', 'src', 'api.js'),
+  ...Object.fromEntries(Object.entries(WORKERS).map(([pkg, name]) => [name, fileURLToPath(import.meta.resolve(pkg))])),
+}
+
+/** `import.meta.resolve('@lode/worker.x')` becomes the URL of the bundled thread entry, relative to the chunk. */
+const workerFiles = {
+  name: 'worker-files',
+  setup (build) {
+    build.onLoad({ filter: /[\\/]worker[\\/]pools[\\/]dist[\\/]src[\\/]index\.js$/ }, async (args) => {
+      let contents = await fs.promises.readFile(args.path, 'utf8')
+      for (const [pkg, name] of Object.entries(WORKERS)) {
+        const call = `import.meta.resolve('${pkg}')`
+        if (!contents.includes(call)) throw new Error(`bundle: ${args.path} no longer has ${call}; update scripts/bundle.mjs`)
+        contents = contents.replace(call, `new URL('./${name}.js', import.meta.url).href`)
+      }
+      return { contents, loader: 'js' }
+    })
+  },
+}
+
 await build({
-  entryPoints: [path.join(root, 'dist', 'src', 'index.js')],
+  entryPoints,
+  plugins: [workerFiles],
   outdir,
   bundle: true,
   splitting: true,

@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import { createRequire } from 'node:module'
 import path from 'node:path'
 
 import { STORE_INDEX_FILE } from '@lode/core.constants'
@@ -8,6 +9,23 @@ import Database from 'better-sqlite3'
 
 import { decodeRow, encodeRow } from './row.js'
 import type { PackageFilesIndex } from './row.js'
+
+/** better-sqlite3 loads its addon on the first `new Database`: a missing file or one built for another Node. */
+function isAddonLoadError (err: unknown): boolean {
+  const { code, message } = err as NodeJS.ErrnoException
+  return code === 'ERR_DLOPEN_FAILED' || (code === 'MODULE_NOT_FOUND' && /\.node\b/.test(message ?? '')) || /NODE_MODULE_VERSION/.test(message ?? '')
+}
+
+function addonError (err: unknown): LodeError {
+  const dir = path.dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json'))
+  return new LodeError('SQLITE_ADDON_UNAVAILABLE',
+    `better-sqlite3's native addon (the store index's SQLite) cannot be loaded on Node.js ${process.versions.node} ` +
+    `(${process.platform}-${process.arch}): ${(err as Error).message.split('\n')[0]}`, {
+      hint: 'better-sqlite3 ships prebuilt addons for Linux (glibc and musl), macOS and Windows on x64 and arm64. Elsewhere, or if ' +
+        `that one does not load, build it from source (Python 3 and a C++ compiler): cd ${dir} && npx node-gyp rebuild --release`,
+      cause: err,
+    })
+}
 
 /** pnpm's key: `<integrity>\t<name>@<version>`. */
 export function storeIndexKey (integrity: string, pkgId: string): string {
@@ -22,6 +40,8 @@ const sleepCell = new Int32Array(new SharedArrayBuffer(4))
 export interface StoreIndexOptions {
   /** Queued rows are committed once this many are waiting (and at the end of each tick). */
   batchSize?: number
+  /** better-sqlite3's `nativeBinding`: the addon file to load instead of the one it finds (tests). */
+  nativeBinding?: string
 }
 
 interface QueuedRow { key: string, data: Buffer }
@@ -53,8 +73,10 @@ export class StoreIndex {
     this.file = path.join(dir, STORE_INDEX_FILE)
     this.batchSize = opts.batchSize ?? 256
     try {
-      this.db = new Database(this.file, { timeout: BUSY_TIMEOUT_MS })
+      const binding = opts.nativeBinding === undefined ? {} : { nativeBinding: opts.nativeBinding }
+      this.db = new Database(this.file, { timeout: BUSY_TIMEOUT_MS, ...binding })
     } catch (err) {
+      if (isAddonLoadError(err)) throw addonError(err)
       throw new LodeError('STORE_INDEX_OPEN', `Cannot open the store index ${this.file}: ${(err as Error).message}`,
         { hint: 'Check that the store directory is writable, or point store-dir at another store.', cause: err })
     }

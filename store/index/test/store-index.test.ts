@@ -120,6 +120,22 @@ test('a store index that cannot be opened is a LodeError naming the file', () =>
   })
 })
 
+test('an addon that cannot be loaded (missing, or not one for this Node) is ERR_LODE_SQLITE_ADDON_UNAVAILABLE saying how to build it', () => {
+  const storeDir = tempStore()
+  const notAnAddon = path.join(storeDir, 'better_sqlite3.node')
+  fs.writeFileSync(notAnAddon, 'not a shared object')
+  for (const nativeBinding of [path.join(storeDir, 'missing.node'), notAnAddon]) {
+    assert.throws(() => new StoreIndex(storeDir, { nativeBinding }), (err: Error & { code?: string, hint?: string }) => {
+      assert.equal(err.code, 'ERR_LODE_SQLITE_ADDON_UNAVAILABLE', err.message)
+      assert.match(err.message, new RegExp(`on Node\\.js ${process.versions.node} \\(${process.platform}-${process.arch}\\)`))
+      assert.match(err.hint ?? '', /prebuilt addons for Linux .*node-gyp rebuild --release$/)
+      assert.ok(fs.existsSync(path.join(err.hint!.split(' cd ')[1]!.split(' && ')[0]!, 'binding.gyp')), err.hint)
+      return true
+    }, nativeBinding)
+  }
+  assert.deepEqual(fs.readdirSync(path.join(storeDir, 'v11')), [])
+})
+
 /** A store whose index holds 400 rows of 20 files each (several pages), closed. */
 function filledStore (): { storeDir: string, file: string, keys: string[] } {
   const storeDir = tempStore()
