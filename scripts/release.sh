@@ -2,13 +2,17 @@
 # Makes the release: builds, then packs cli/lode (the `lode` package: bin/lode, the bundle, the
 # API's declarations) with lode's own `pack` into dist/release/lode-<version>.tgz, and prints the
 # tarball's path last. Versions come from .changeset (`npm run changeset version` first).
+#   scripts/release.sh [--no-build] [<destination dir>]
+# --no-build packs what the last build left (the release test does so: a build would replace the
+# bundle under the other tests' feet).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/env.sh"
 cd "$root"
-bash scripts/build.sh
-rm -rf dist/release
-mkdir -p dist/release
-(cd cli/lode && node bin/lode pack --pack-destination "$root/dist/release" --json) > dist/release/pack.json
-tarball=$(node -e 'const [p] = [].concat(JSON.parse(require("fs").readFileSync("dist/release/pack.json", "utf8"))); console.log(p.filename)')
-echo "$root/dist/release/$(basename "$tarball")"
+build=1
+if [ "${1:-}" = "--no-build" ]; then build=0; shift; fi
+dest=$(mkdir -p "${1:-dist/release}" && cd "${1:-dist/release}" && pwd)
+if [ "$build" = 1 ]; then bash scripts/build.sh; fi
+rm -f "$dest"/lode-*.tgz
+(cd cli/lode && node bin/lode pack --pack-destination "$dest" --json) > "$dest/pack.json"
+node -e 'console.log([].concat(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")))[0].filename)' "$dest/pack.json"

@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib'
 
 import semver from 'semver'
 
-import { buildPackageTarball } from './tarball.js'
+import { buildPackageTarball, integrityOf } from './tarball.js'
 import type { PackageSpec } from './tarball.js'
 
 export interface PublishedPackage {
@@ -131,6 +131,24 @@ export class TestRegistry {
     this.packages.set(spec.name, versions)
     // npm moves `latest` to the newest non-prerelease publication.
     if (!spec.version.includes('-')) this.setDistTag(spec.name, 'latest', spec.version)
+    return pkg
+  }
+
+  /** Serves a tarball packed elsewhere (a real package's files), with `manifest` as its package.json. */
+  publishPacked (manifest: Record<string, unknown>, tarball: Buffer): PublishedPackage {
+    const name = manifest['name'] as string
+    const version = manifest['version'] as string
+    const pkg: PublishedPackage = {
+      name,
+      version,
+      integrity: integrityOf(tarball),
+      tarball,
+      tarballUrl: `${this.url}${name}/-/${name.replace(/^@[^/]+\//, '')}-${version}.tgz`,
+      manifest,
+      publishedAt: DEFAULT_PUBLISHED_AT,
+    }
+    this.packages.set(name, [...this.packages.get(name) ?? [], pkg])
+    if (!version.includes('-')) this.setDistTag(name, 'latest', version)
     return pkg
   }
 
