@@ -104,7 +104,7 @@ function project (name: string): string {
 test('the release tarball holds the command, the bundle and one declaration file, and depends only on registry packages', () => {
   const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n')
   assert.deepEqual(files.filter((file) => !file.startsWith('package/dist/bundle/')).sort(),
-    ['package/README.md', 'package/bin/lode', 'package/dist/lode.d.ts', 'package/package.json'])
+    ['package/README.md', 'package/bin/lode', 'package/bin/pnpm', 'package/dist/lode.d.ts', 'package/package.json'])
   assert.ok(files.includes('package/dist/bundle/api.js') && files.includes('package/dist/bundle/index.js'))
   assert.ok(files.includes('package/dist/bundle/worker-extract.js') && files.includes('package/dist/bundle/worker-link.js'))
   assert.equal(release['name'], 'lode')
@@ -129,6 +129,10 @@ test('npm installs the release into an empty prefix; its lode prints the version
 
   const dir = project('cli-project')
   const { stdout } = await run(lode, ['install'], { cwd: dir, env: env(home) })
+  // The opt-in `pnpm` shim is lode under that name (npm did not put it on PATH).
+  assert.ok(!fs.existsSync(path.join(prefix, 'bin', 'pnpm')))
+  fs.symlinkSync(path.join(installed, 'bin', 'pnpm'), path.join(tmp, 'pnpm'))
+  assert.equal((await run(path.join(tmp, 'pnpm'), ['--version'], { env: env(home) })).stdout, `${String(release['version'])}\n`)
   assert.match(stdout, /\+ is-positive 1\.0\.0/)
   assert.match(fs.readFileSync(path.join(dir, 'pnpm-lock.yaml'), 'utf8'), /is-positive@1\.0\.0:/)
   assert.deepEqual(createRequire(path.join(dir, 'index.js'))('is-positive'), { name: 'is-positive', version: '1.0.0' })
