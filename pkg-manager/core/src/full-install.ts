@@ -18,6 +18,7 @@ import { applyPeerDependencyRules, peerIssuesError } from '@lode/pkg-manager.res
 import { sortProjects } from '@lode/pkg-manager.workspace'
 import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import { storePath } from '@lode/store.cafs'
+import { registerProject } from '@lode/store.controller'
 
 import type { InstallEvent, InstallOptions, InstallResult } from './install-types.js'
 import { Installer } from './installer.js'
@@ -103,6 +104,8 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
   emit({ type: 'lockfile', written: linked.committed, file: path.join(config.dir, WANTED_LOCKFILE) })
   if (linked.changes.length > 0) emit({ type: 'summary', changes: linked.changes.map((change) => withLatest(change, plan.latest)) })
   await phase(installer, 'records', async () => { await writeRecords(ctx, plan) })
+  // As pnpm, after the install (pnpm registers before it; a failed lode install writes nothing): `store prune` keeps what the project uses.
+  if (opts.lockfileOnly !== true) await registerProject(config.storeDir, config.dir)
   return {
     lockfileChanged: linked.committed,
     packages,
