@@ -85,6 +85,20 @@ test('a failed install registers nothing', async () => {
   assert.equal(fs.existsSync(path.join(defaultStoreDir(project), 'v11', 'projects')), false)
 })
 
+test('lode\'s former default store, when still there, is named once per install as no longer used; not when storeDir is set', async () => {
+  const project = makeProject(registry, MANIFEST)
+  const former = path.join(project.home, '.local', 'share', 'lode', 'store')
+  fs.mkdirSync(path.join(former, 'v11'), { recursive: true })
+  const warned = await lode(project, ['install'])
+  assert.equal(warned.code, 0, warned.stderr)
+  const expected = `The store at ${former} is no longer used: lode now shares pnpm's store (${path.join(defaultStoreDir(project), 'v11')}). Remove ${former} to free its space.`
+  assert.equal(warned.stdout.split(expected).length - 1, 1, warned.stdout)
+  fs.rmSync(path.join(project.dir, 'node_modules'), { recursive: true })
+  const set = await lode(project, ['install', '--store-dir', path.join(project.home, 'own-store')])
+  assert.equal(set.code, 0, set.stderr)
+  assert.doesNotMatch(set.stdout, /no longer used/)
+})
+
 test('a store directory that cannot be created is a coded error naming it', async () => {
   const project = makeProject(registry, MANIFEST)
   const file = path.join(project.home, 'a-file')

@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import path from 'node:path'
 
 import type { DependencyGroup } from '@lode/core.constants'
@@ -70,6 +71,9 @@ interface InstallRun extends InstallContext {
 
 async function installWith (ctx: InstallRun, installer: Installer, started: number): Promise<InstallResult> {
   const { config, opts, emit } = ctx
+  if (opts.lockfileOnly !== true && config.formerDefaultStoreDir !== undefined && fs.existsSync(config.formerDefaultStoreDir)) {
+    emit({ type: 'warning', message: `The store at ${config.formerDefaultStoreDir} is no longer used: lode now shares pnpm's store (${storePath(config.storeDir)}). Remove ${config.formerDefaultStoreDir} to free its space.` })
+  }
   await phase(installer, 'check', async () => { await checkLockfile(ctx, installer) })
   const scripts = projectScripts(ctx)
   if (scripts !== undefined && (ctx.selected === undefined || ctx.selected.has('.'))) await scripts.run('preinstall')
