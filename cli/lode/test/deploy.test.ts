@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
-import { cloneProject, lode, makeProject, pnpm } from './helpers.js'
+import { cloneProject, defaultStoreDir, lode, makeProject, pnpm } from './helpers.js'
 import type { Project } from './helpers.js'
 
 // `lode deploy` beside pnpm 11's: one project of a workspace, with its dependencies, into a
@@ -110,7 +110,7 @@ test('lode deploy refuses what pnpm 11 refuses, and a failed deploy leaves no ta
     assert.equal(actual.stderr.split('\n')[0], expected.stdout.split('\n')[0]!.replace('ERR_PNPM_', 'ERR_LODE_').split(pnpmProject.dir).join(lodeProject.dir), args.join(' '))
   }
   // The frozen install in the target fails (the store cannot get a tarball): the target goes.
-  fs.rmSync(path.join(lodeProject.home, '.local/share/lode/store'), { recursive: true, force: true })
+  fs.rmSync(defaultStoreDir(lodeProject), { recursive: true, force: true })
   registry.injectFaults('/is-positive/-/is-positive-2.0.0.tgz', Array.from({ length: 10 }, () => ({ status: 404 })))
   const failed = await lode(lodeProject, ['--filter', 'app', 'deploy', 'out'])
   assert.equal(failed.code, 1)

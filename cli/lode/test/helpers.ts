@@ -49,6 +49,11 @@ export function cloneProject (project: Project): Project {
   return { dir, home }
 }
 
+/** The store lode and pnpm share in a project's isolated home (pnpm's default: `$XDG_DATA_HOME/pnpm/store`), without its `v11`. */
+export function defaultStoreDir (project: Project): string {
+  return path.join(project.home, '.local', 'share', 'pnpm', 'store')
+}
+
 function isolatedEnv (home: string): Record<string, string> {
   return {
     PATH: process.env['PATH'] ?? '',

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test'
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 import type { PackageSpec } from '@lode/__utils__.test-fixtures'
 
-import { cloneProject, lode, makeProject, pnpm } from './helpers.js'
+import { cloneProject, defaultStoreDir, lode, makeProject, pnpm } from './helpers.js'
 import type { Project } from './helpers.js'
 
 // pnpm's commands that inspect a project, beside pnpm 11: what both print, and that they write nothing.
@@ -225,8 +225,9 @@ test('lode ignored-builds prints the builds the last install left out as pnpm 11
   const listed = await same(['ignored-builds'], 'after an install that left two builds out')
   assert.match(listed, /^Automatically ignored builds during installation:\n {2}builder\n {2}other-builder\nhint: .*then run "lode rebuild"\./)
   assert.match(listed, /\nExplicitly ignored package builds \(via allowBuilds\):\n {2}refused-one\n$/)
-  // lode's store is its own (beside pnpm's, as its index differs); a store named by --store-dir is the same directory.
-  assert.equal((await lode(lodeProject, ['store', 'path'])).stdout, `${path.join(lodeProject.home, '.local', 'share', 'lode', 'store', 'v11')}\n`)
+  // pnpm's store, by default and as --store-dir names it.
+  await same(['store', 'path'], 'the default store')
+  assert.equal((await lode(lodeProject, ['store', 'path'])).stdout, `${path.join(defaultStoreDir(lodeProject), 'v11')}\n`)
   await same(['store', 'path', '--store-dir', path.join(path.dirname(lodeProject.dir), 'elsewhere')], 'the store --store-dir names')
   const plain = makeProject(registry, { name: 'p', version: '1.0.0', dependencies: { alpha: '1.0.0' } })
   const plainPnpm = cloneProject(plain)

@@ -35,10 +35,32 @@ async function compare (pair: { pnpmProject: Project, lodeProject: Project }, ar
   const actual = await lodeExactly(pair.lodeProject, args)
   assert.equal(actual.code, expected.code, `${label}: exit code\n${actual.stderr}`)
   assert.equal(actual.stdout, expected.stdout, `${label}: stdout`)
-  const normalize = (text: string, project: Project): string => text.replaceAll(project.home, '<home>').replace('/share/pnpm/store/', '/share/lode/store/').replace('ERR_PNPM_', 'ERR_LODE_')
+  const normalize = (text: string, project: Project): string => text.replaceAll(project.home, '<home>').replace('ERR_PNPM_', 'ERR_LODE_')
   assert.equal(normalize(actual.stderr, pair.lodeProject), normalize(expected.stderr, pair.pnpmProject), `${label}: stderr`)
   return actual
 }
+
+test('lode store path prints what pnpm 11 prints: pnpm\'s default store, storeDir (~/, relative, ending in v11), PNPM_HOME, XDG_DATA_HOME', async () => {
+  const project = makeProject(registry, MANIFEST)
+  const elsewhere = path.join(path.dirname(project.dir), 'elsewhere')
+  const cases: Array<{ yaml?: string, env?: Record<string, string>, expected: string }> = [
+    { expected: path.join(project.home, '.local', 'share', 'pnpm', 'store', 'v11') },
+    { yaml: 'storeDir: ~/s\n', expected: path.join(project.home, 's', 'v11') },
+    { yaml: 'storeDir: ../rel\n', expected: path.join(path.dirname(project.dir), 'rel', 'v11') },
+    { yaml: `storeDir: ${elsewhere}/v11\n`, expected: path.join(elsewhere, 'v11') },
+    { env: { PNPM_HOME: path.join(project.home, 'pnpm-home') }, expected: path.join(project.home, 'pnpm-home', 'store', 'v11') },
+    { env: { XDG_DATA_HOME: path.join(project.home, 'data') }, expected: path.join(project.home, 'data', 'pnpm', 'store', 'v11') },
+  ]
+  for (const { yaml, env = {}, expected } of cases) {
+    const label = `${yaml ?? 'no storeDir'} ${JSON.stringify(env)}`
+    fs.rmSync(path.join(project.dir, 'pnpm-workspace.yaml'), { force: true })
+    if (yaml !== undefined) fs.writeFileSync(path.join(project.dir, 'pnpm-workspace.yaml'), yaml)
+    const fromPnpm = await pnpmExactly(project, ['store', 'path'], env)
+    assert.equal(fromPnpm.stdout, `${expected}\n`, `pnpm, ${label}`)
+    assert.deepEqual(await lodeExactly(project, ['store', 'path'], env), fromPnpm, label)
+  }
+  assert.deepEqual(fs.readdirSync(project.dir), ['package.json'], 'the probe for hard links leaves nothing behind')
+})
 
 const installedFile = (project: Project, pkg: string, file: string): string => path.join(project.dir, 'node_modules', '.pnpm', `${pkg}@1.0.0`, 'node_modules', pkg, file)
 

@@ -11,6 +11,8 @@ export const STORE_INDEX_FILE = 'index.db'
 export const STORE_FILES_DIR = 'files'
 /** Temp files before they are renamed into the CAS; same filesystem as `files/`. */
 export const STORE_TMP_DIR = 'tmp'
+/** pnpm's registry of the projects using the store (`<first 32 hex of sha256(project dir)>` → the project), inside the versioned store directory. */
+export const STORE_PROJECTS_DIR = 'projects'
 /** The digest algorithm of CAS file names and of the index rows' `algo`. */
 export const STORE_HASH_ALGORITHM = 'sha512'
 

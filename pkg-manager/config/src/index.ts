@@ -14,6 +14,7 @@ import { pickNpmrcSettings } from './npmrc.js'
 import { refuseDefaultPnpmfile } from './pnpmfile.js'
 import { readSettingsYaml, readWorkspaceYaml } from './settings-yaml.js'
 import { auditSettings, type RefusalScope } from './settings.js'
+import { pnpmDataDir, pnpmStorePath } from './store-dir.js'
 import { lodeUserAgent } from './user-agent.js'
 
 export { mergeReleaseAgeExcludes, pruneWorkspaceCatalogs, updateWorkspaceYaml } from './write-workspace-yaml.js'
@@ -24,6 +25,7 @@ export { isCI } from './ci.js'
 export { camelCase, configFiles, isIniKey, isProtectedKey, kebabCase, readConfigValues, setConfigValue } from './config-edit.js'
 export type { ConfigFilesOptions, ConfigLocation, ConfigValues } from './config-edit.js'
 export { checkPackageManager } from './package-manager.js'
+export { pnpmDataDir, pnpmStorePath, type StorePathOptions } from './store-dir.js'
 
 /** Everything an install reads from settings, fully defaulted and frozen. Built once, handed down. */
 /** pnpm's settings for `pack` and `publish`. */
@@ -50,7 +52,17 @@ export interface Config {
   /** Raw `.npmrc` pairs (auth is looked up in them per URL). */
   readonly rawNpmrc: Readonly<Record<string, string>>
   readonly cacheDir: string
+  /**
+   * The store's root, the directory that holds `v11/`: pnpm 11's store (`pnpm store path` prints
+   * `<storeDir>/v11`), so the two share one. Found on first read (the default probes the disk
+   * for hard links, as pnpm does); see `pnpmStorePath`.
+   */
   readonly storeDir: string
+  /**
+   * lode's default store before it shared pnpm's (`$XDG_DATA_HOME/lode/store`) when the store is
+   * the default one; undefined when `storeDir` is set. An install names it when it still exists.
+   */
+  readonly formerDefaultStoreDir: string | undefined
   readonly offline: boolean
   /** Install the lockfile as it is or fail (pnpm's `frozen-lockfile`; on by default in CI). */
   readonly frozenLockfile: boolean
@@ -257,7 +269,9 @@ export function getConfig (opts: GetConfigOptions): Config {
     if (match !== null) scopedRegistries[match[1]!] = withSlash(value)
   }
   const cores = Math.max(1, os.availableParallelism() - 1)
-  const xdgData = env['XDG_DATA_HOME'] ?? path.join(home, '.local', 'share')
+  const storeSetting = opts.overrides.storeDir ?? setting<string | undefined>('storeDir', (v): v is string | undefined => isString(v), undefined)
+  const storeDefaulted = storeSetting === undefined || storeSetting === ''
+  let storeDir: string | undefined
   const ca = npmrc['ca'] !== undefined ? [npmrc['ca']] : []
   if (npmrc['cafile'] !== undefined) ca.push(readCafile(npmrc['cafile']))
   const config: Config = {
@@ -267,7 +281,12 @@ export function getConfig (opts: GetConfigOptions): Config {
     scopedRegistries,
     rawNpmrc: npmrc,
     cacheDir,
-    storeDir: path.resolve(dir, opts.overrides.storeDir ?? setting('storeDir', isString, path.join(xdgData, 'lode', 'store'))),
+    // Read by the commands that use the store only: the default's probe writes a temp file in `dir`, as pnpm's does.
+    get storeDir () {
+      storeDir ??= path.dirname(pnpmStorePath({ setting: storeSetting, dir, home, dataDir: pnpmDataDir(env, home, process.platform) }))
+      return storeDir
+    },
+    formerDefaultStoreDir: storeDefaulted ? path.join(env['XDG_DATA_HOME'] || path.join(home, '.local', 'share'), 'lode', 'store') : undefined,
     offline: opts.overrides.offline ?? setting('offline', isBool, false),
     frozenLockfile: opts.overrides.frozenLockfile ?? setting('frozenLockfile', isBool, isCI(env)),
     preferOffline: opts.overrides.preferOffline ?? setting('preferOffline', isBool, false),
@@ -310,7 +329,8 @@ export function getConfig (opts: GetConfigOptions): Config {
     publicHoistPattern: shamefullyHoist === undefined ? setting('publicHoistPattern', isStrings, []) : shamefullyHoist ? ['*'] : [],
     nodeLinker: opts.overrides.nodeLinker ?? setting('nodeLinker', isNodeLinker, 'isolated'),
     virtualStoreDir: path.resolve(dir, opts.overrides.virtualStoreDir ?? setting('virtualStoreDir', isString, path.join(MODULES_DIR, VIRTUAL_STORE_DIR))),
-    virtualStoreDirMaxLength: setting('virtualStoreDirMaxLength', (v): v is number => isNumber(v) && Number.isInteger(v) && v > 0, 120),
+    // pnpm 11's default: 60 on Windows, where paths are shorter.
+    virtualStoreDirMaxLength: setting('virtualStoreDirMaxLength', (v): v is number => isNumber(v) && Number.isInteger(v) && v > 0, process.platform === 'win32' ? 60 : 120),
     confirmModulesPurge: setting('confirmModulesPurge', isBool, true) && !isCI(env),
     modulesCacheMaxAge: setting('modulesCacheMaxAge', isNumber, 10_080),
     catalogs: {

@@ -39,7 +39,7 @@ test('.npmrc: only registry, auth, TLS and proxy keys are read (as pnpm 11); the
   assert.equal(read.savePrefix, '^')
   assert.equal(read.fetchRetries, 2, 'neither the file nor npm_config_fetch_retries is read')
   assert.equal(read.frozenLockfile, false)
-  assert.equal(read.storeDir, path.join(where.home, '.local', 'share', 'lode', 'store'))
+  assert.equal(read.storeDir, path.join(where.home, '.local', 'share', 'pnpm', 'store'))
   assert.equal(read.rawNpmrc['store-dir'], undefined)
   assert.equal(read.warnings.length, 1, read.warnings.join('\n'))
   const warning = read.warnings[0]!

@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import path from 'node:path'
 
 import type { DependencyGroup } from '@lode/core.constants'
@@ -18,6 +19,7 @@ import { applyPeerDependencyRules, peerIssuesError } from '@lode/pkg-manager.res
 import { sortProjects } from '@lode/pkg-manager.workspace'
 import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import { storePath } from '@lode/store.cafs'
+import { registerProject } from '@lode/store.controller'
 
 import type { InstallEvent, InstallOptions, InstallResult } from './install-types.js'
 import { Installer } from './installer.js'
@@ -69,6 +71,9 @@ interface InstallRun extends InstallContext {
 
 async function installWith (ctx: InstallRun, installer: Installer, started: number): Promise<InstallResult> {
   const { config, opts, emit } = ctx
+  if (opts.lockfileOnly !== true && config.formerDefaultStoreDir !== undefined && fs.existsSync(config.formerDefaultStoreDir)) {
+    emit({ type: 'warning', message: `The store at ${config.formerDefaultStoreDir} is no longer used: lode now shares pnpm's store (${storePath(config.storeDir)}). Remove ${config.formerDefaultStoreDir} to free its space.` })
+  }
   await phase(installer, 'check', async () => { await checkLockfile(ctx, installer) })
   const scripts = projectScripts(ctx)
   if (scripts !== undefined && (ctx.selected === undefined || ctx.selected.has('.'))) await scripts.run('preinstall')
@@ -103,6 +108,8 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
   emit({ type: 'lockfile', written: linked.committed, file: path.join(config.dir, WANTED_LOCKFILE) })
   if (linked.changes.length > 0) emit({ type: 'summary', changes: linked.changes.map((change) => withLatest(change, plan.latest)) })
   await phase(installer, 'records', async () => { await writeRecords(ctx, plan) })
+  // As pnpm, after the install (pnpm registers before it; a failed lode install writes nothing): `store prune` keeps what the project uses.
+  if (opts.lockfileOnly !== true) await registerProject(config.storeDir, config.dir)
   return {
     lockfileChanged: linked.committed,
     packages,

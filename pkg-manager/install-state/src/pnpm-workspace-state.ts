@@ -182,7 +182,7 @@ function stateSettings ({ config, include }: Pick<PnpmWorkspaceStateOptions, 'co
   const given = new Set(config.explicitSettings)
   const ifGiven = <T>(name: string, value: T): T | undefined => given.has(name) || (name === 'minimumReleaseAgeStrict' && given.has('minimumReleaseAge')) ? value : undefined
   const buildsGiven = given.has('allowBuilds') || given.has('dangerouslyAllowAllBuilds')
-  const storeDir = path.basename(config.storeDir) === STORE_VERSION ? config.storeDir : path.join(config.storeDir, STORE_VERSION)
+  const storeDir = path.join(config.storeDir, STORE_VERSION)
   const workspace = config.workspacePackages !== undefined
   const values: Record<(typeof SETTING_KEYS)[number], unknown> = {
     enableGlobalVirtualStore: ifGiven('enableGlobalVirtualStore', false),

@@ -81,11 +81,6 @@ export async function fetchGitPackage (source: GitPackageSource, opts: FetchGitO
   }
 }
 
-/** The index row key pnpm gives a git package: its id and whether its build may have run. */
-export function gitIndexKey (id: string, built: boolean): string {
-  return `${id}\t${built ? 'built' : 'not-built'}`
-}
-
 async function checkout (
   source: GitPackageSource,
   { repo, commit }: { repo: string, commit: string },

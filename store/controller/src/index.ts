@@ -5,10 +5,13 @@ import path from 'node:path'
 
 import { STORE_FILES_DIR, STORE_INDEX_FILE } from '@lode/core.constants'
 import { casFilePath, storePath } from '@lode/store.cafs'
+import type { CasFileInfo } from '@lode/store.cafs'
 import { StoreIndex } from '@lode/store.index'
 
 // pnpm's `store status` and `store prune`, over lode's store: the index (`index.db`) and the
 // content-addressable files (`files/<2 hex>/<126 hex>[-exec]`).
+
+export { registerProject, registeredProjects } from './project-registry.js'
 
 /** A package as installed: the name pnpm reports it by, its index row's key, and its directory in node_modules. */
 export interface InstalledPackage {
@@ -66,6 +69,8 @@ export interface PruneOptions {
   /** pnpm's `--force`: a directory inside `files/` (no store file is one) is removed, not only reported. */
   force: boolean
   onWarning: (message: string) => void
+  /** The index keys of the packages registered projects have installed (`registeredProjects`): their files stay, linked or not. */
+  inUse: Iterable<string>
 }
 
 export interface PruneResult {
@@ -78,14 +83,16 @@ export interface PruneResult {
 
 /**
  * pnpm's `store prune`: every store file no package directory links to any more (one link left:
- * the store's own) is removed, then the index rows of packages whose package.json is gone, and the
- * temporary files a crash left in `<store>/v11/tmp`. A file another install links to stays. As
+ * the store's own) and no registered project's package has (`inUse`) is removed, then the index
+ * rows of packages whose package.json is gone, and the temporary files a crash left in
+ * `<store>/v11/tmp`. A file another install links to stays. As
  * with pnpm, an install running meanwhile may find a file it was about to link gone (it fails
  * clearly, and the next install fetches it again); and packages imported by copy or clone
  * (packageImportMethod) link to nothing, so their files go.
  */
 export async function pruneStore (storeDir: string, opts: PruneOptions): Promise<PruneResult> {
   const root = storePath(storeDir)
+  const inUse = inUseFiles(storeDir, opts.inUse)
   await fsp.rm(path.join(root, 'tmp'), { recursive: true, force: true })
   let files = 0
   let bytes = 0
@@ -105,7 +112,7 @@ export async function pruneStore (storeDir: string, opts: PruneOptions): Promise
         files++
         continue
       }
-      if (stat.nlink !== 1) continue
+      if (stat.nlink !== 1 || inUse.has(file)) continue
       await fsp.unlink(file)
       files++
       bytes += stat.size
@@ -128,6 +135,27 @@ export async function pruneStore (storeDir: string, opts: PruneOptions): Promise
     }
   }
   return { files, bytes, packages }
+}
+
+/** The store files of the packages with these index keys (their side effects' files too, as pnpm keeps them). */
+function inUseFiles (storeDir: string, keys: Iterable<string>): Set<string> {
+  const files = new Set<string>()
+  const wanted = [...keys]
+  if (wanted.length === 0 || !fs.existsSync(path.join(storePath(storeDir), STORE_INDEX_FILE))) return files
+  const index = new StoreIndex(storeDir)
+  try {
+    for (const row of index.getMany(wanted).values()) {
+      for (const info of row.files.values()) files.add(casFilePath(storeDir, info.digest, info.mode))
+      for (const diff of row.sideEffects?.values() ?? []) {
+        const added = (diff as { added?: unknown } | undefined)?.added
+        if (!(added instanceof Map)) continue
+        for (const info of (added as Map<string, CasFileInfo>).values()) files.add(casFilePath(storeDir, info.digest, info.mode))
+      }
+    }
+  } finally {
+    index.close()
+  }
+  return files
 }
 
 /** A directory's entries; none when it does not exist. */

@@ -32,6 +32,11 @@ export function storeIndexKey (integrity: string, pkgId: string): string {
   return `${integrity}\t${pkgId}`
 }
 
+/** The key pnpm gives a git package (and a tarball without an integrity): its id and whether its build may have run. */
+export function gitIndexKey (id: string, built: boolean): string {
+  return `${id}\t${built ? 'built' : 'not-built'}`
+}
+
 const BUSY_TIMEOUT_MS = 5000
 const BUSY_RETRY_DELAY_MS = 50
 const BUSY_RETRIES = 100

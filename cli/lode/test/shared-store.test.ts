@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import fs from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { after, before, test } from 'node:test'
+
+import { TestRegistry } from '@lode/__utils__.test-fixtures'
+
+import { defaultStoreDir, lode, lodeExactly, makeProject, pnpm, pnpmExactly } from './helpers.js'
+import type { Project } from './helpers.js'
+
+// lode and pnpm 11 share pnpm's default store: each registers its installs there as the other
+// does, and each one's `store prune` keeps what the other's projects use.
+
+let registry: TestRegistry
+before(async () => {
+  registry = await TestRegistry.start([
+    // No index.js of its own: the fixture's tarball has one, and a second entry of a name leaves a store file no row names.
+    { name: 'leaf', version: '1.0.0', files: { 'README.md': '# leaf\n' } },
+    { name: 'broken', version: '1.0.0' },
+  ])
+})
+after(async () => { await registry.close() })
+
+const MANIFEST = { name: 'shared', version: '1.0.0', dependencies: { leaf: '1.0.0' } }
+
+const storeFiles = (project: Project): string[] =>
+  fs.readdirSync(path.join(defaultStoreDir(project), 'v11', 'files'), { recursive: true }).map(String).filter((file) => file.length > 3).sort()
+
+/** node_modules replaced by a copy of itself: nothing in it links to the store any more (nlink 1), as after a copy or a move across disks. */
+function copyNodeModules (project: Project): void {
+  const modulesDir = path.join(project.dir, 'node_modules')
+  fs.cpSync(modulesDir, `${modulesDir}.copy`, { recursive: true, verbatimSymlinks: true })
+  fs.rmSync(modulesDir, { recursive: true })
+  fs.renameSync(`${modulesDir}.copy`, modulesDir)
+  assert.equal(fs.statSync(path.join(modulesDir, 'leaf', 'index.js')).nlink, 1)
+}
+
+const requireLeaf = (project: Project): unknown => createRequire(path.join(project.dir, 'index.js'))('leaf/package.json')
+
+test('lode registers an install in <store>/v11/projects as pnpm 11 does: pnpm store prune keeps the files of a project lode installed by copy', async () => {
+  const project = makeProject(registry, MANIFEST)
+  assert.equal((await lode(project, ['install'])).code, 0)
+  const registry_ = path.join(defaultStoreDir(project), 'v11', 'projects')
+  const name = createHash('sha256').update(fs.realpathSync(project.dir)).digest('hex').slice(0, 32)
+  assert.deepEqual(fs.readdirSync(registry_), [name])
+  assert.equal(fs.readlinkSync(path.join(registry_, name)), fs.realpathSync(project.dir))
+  const files = storeFiles(project)
+  copyNodeModules(project)
+  const pruned = await pnpmExactly(project, ['store', 'prune'])
+  assert.equal(pruned.code, 0, pruned.stderr)
+  assert.match(pruned.stderr, /Removed 0 files \(0 B\)\nRemoved 0 packages\n$/)
+  assert.deepEqual(storeFiles(project), files)
+  assert.equal((requireLeaf(project) as { name: string }).name, 'leaf')
+  // pnpm registers the same project under the same name: one entry still.
+  await pnpm(project, ['install'])
+  assert.deepEqual(fs.readdirSync(registry_), [name])
+})
+
+test('lode store prune keeps the files of a project pnpm 11 installed whose node_modules was copied; registrations of projects gone are dropped', async () => {
+  const project = makeProject(registry, MANIFEST)
+  await pnpm(project, ['install'])
+  const files = storeFiles(project)
+  copyNodeModules(project)
+  const kept = await lodeExactly(project, ['store', 'prune'])
+  assert.equal(kept.code, 0, kept.stderr)
+  assert.match(kept.stderr, /Removed 0 files \(0 B\)\nRemoved 0 packages\n$/)
+  assert.deepEqual(storeFiles(project), files)
+  assert.equal((requireLeaf(project) as { name: string }).name, 'leaf')
+  // The project gone: its registration goes, then its files (nothing links to them).
+  fs.renameSync(project.dir, `${project.dir}.gone`)
+  const pruned = await lodeExactly({ ...project, dir: path.dirname(project.dir) }, ['store', 'prune'])
+  assert.equal(pruned.code, 0, pruned.stderr)
+  assert.ok(pruned.stderr.includes(`Removed stale project registry entry: ${fs.realpathSync(path.dirname(project.dir))}${path.sep}project\n`), pruned.stderr)
+  assert.match(pruned.stderr, /Removed [1-9]\d* files? \(/)
+  assert.deepEqual(fs.readdirSync(path.join(defaultStoreDir(project), 'v11', 'projects')), [])
+})
+
+test('a failed install registers nothing', async () => {
+  const project = makeProject(registry, { name: 'fails', version: '1.0.0', dependencies: { broken: '1.0.0' } })
+  registry.injectFaults('/broken/-/broken-1.0.0.tgz', Array.from({ length: 10 }, () => ({ status: 404 })))
+  const failed = await lode(project, ['install'])
+  assert.equal(failed.code, 1, failed.stdout)
+  assert.equal(fs.existsSync(path.join(defaultStoreDir(project), 'v11', 'projects')), false)
+})
+
+test('lode\'s former default store, when still there, is named once per install as no longer used; not when storeDir is set', async () => {
+  const project = makeProject(registry, MANIFEST)
+  const former = path.join(project.home, '.local', 'share', 'lode', 'store')
+  fs.mkdirSync(path.join(former, 'v11'), { recursive: true })
+  const warned = await lode(project, ['install'])
+  assert.equal(warned.code, 0, warned.stderr)
+  const expected = `The store at ${former} is no longer used: lode now shares pnpm's store (${path.join(defaultStoreDir(project), 'v11')}). Remove ${former} to free its space.`
+  assert.equal(warned.stdout.split(expected).length - 1, 1, warned.stdout)
+  fs.rmSync(path.join(project.dir, 'node_modules'), { recursive: true })
+  const set = await lode(project, ['install', '--store-dir', path.join(project.home, 'own-store')])
+  assert.equal(set.code, 0, set.stderr)
+  assert.doesNotMatch(set.stdout, /no longer used/)
+})
+
+test('a store directory that cannot be created is a coded error naming it', async () => {
+  const project = makeProject(registry, MANIFEST)
+  const file = path.join(project.home, 'a-file')
+  fs.writeFileSync(file, '')
+  const result = await lode(project, ['install', '--store-dir', path.join(file, 'store')])
+  assert.equal(result.code, 1)
+  assert.match(result.stderr, /^\[ERR_LODE_[A-Z_]+\] .*a-file/m)
+})
