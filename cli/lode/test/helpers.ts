@@ -54,7 +54,8 @@ export function defaultStoreDir (project: Project): string {
   return path.join(project.home, '.local', 'share', 'pnpm', 'store')
 }
 
-function isolatedEnv (home: string): Record<string, string> {
+/** What lode and pnpm run with in the tests: PATH, and a home and XDG directories of their own. */
+export function isolatedEnv (home: string): Record<string, string> {
   return {
     PATH: process.env['PATH'] ?? '',
     HOME: home,

@@ -10,6 +10,8 @@ import { promisify } from 'node:util'
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 import { pack } from '@lode/pkg-manager.pack'
 
+import { isolatedEnv } from './helpers.js'
+
 // The release as a user gets it: scripts/release.sh packs the `lode` package, npm installs the
 // tarball into an empty prefix and into a consumer project, from the test registry on 127.0.0.1,
 // which serves the release's dependencies packed from this repository's own node_modules (so
@@ -77,11 +79,7 @@ function env (home: string): Record<string, string> {
   fs.mkdirSync(home, { recursive: true })
   fs.writeFileSync(path.join(home, '.npmrc'), `registry=${registry.url}\n`)
   return {
-    PATH: process.env['PATH'] ?? '',
-    HOME: home,
-    XDG_CONFIG_HOME: path.join(home, '.config'),
-    XDG_CACHE_HOME: path.join(home, '.cache'),
-    XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    ...isolatedEnv(home),
     npm_config_cache: path.join(tmp, 'npm-cache'),
     npm_config_globalconfig: path.join(home, 'npmrc-global'),
     npm_config_audit: 'false',
