@@ -107,3 +107,32 @@ test('a store directory that cannot be created is a coded error naming it', asyn
   assert.equal(result.code, 1)
   assert.match(result.stderr, /^\[ERR_LODE_[A-Z_]+\] .*a-file/m)
 })
+
+test('a node_modules linked from another store is laid out anew from this one, refused without CI or confirmModulesPurge: false, as with pnpm 11', async () => {
+  const pnpmProject = makeProject(registry, MANIFEST)
+  const lodeProject = makeProject(registry, MANIFEST)
+  const storeA = ['--store-dir', '../store-a']
+  const storeB = ['--store-dir', '../store-b']
+  assert.equal((await pnpm(pnpmProject, ['install', ...storeA])).code, 0)
+  assert.equal((await lode(lodeProject, ['install', ...storeA])).code, 0)
+  const pnpmRefused = await pnpm(pnpmProject, ['install', ...storeB], true)
+  assert.match(pnpmRefused.stdout, /ERR_PNPM_ABORTED_REMOVE_MODULES_DIR_NO_TTY/)
+  const modulesYaml = path.join(lodeProject.dir, 'node_modules', '.modules.yaml')
+  const recorded = fs.readFileSync(modulesYaml, 'utf8')
+  const refused = await lode(lodeProject, ['install', ...storeB])
+  assert.equal(refused.code, 1)
+  assert.match(refused.stderr, /^\[ERR_LODE_ABORTED_REMOVE_MODULES_DIR\] .*node_modules was laid out with a different storeDir/)
+  assert.equal(fs.readFileSync(modulesYaml, 'utf8'), recorded)
+  assert.ok(!fs.existsSync(path.join(lodeProject.dir, '..', 'store-b')), 'nothing was put in the other store')
+  // In CI both remove node_modules and link it anew from the other store.
+  const results = [await pnpm(pnpmProject, ['install', ...storeB], false, { CI: 'true' }), await lode(lodeProject, ['install', ...storeB], { CI: 'true' })]
+  for (const [i, project] of [pnpmProject, lodeProject].entries()) {
+    assert.equal(results[i]!.code, 0, results[i]!.stderr)
+    const storeDir = (JSON.parse(fs.readFileSync(path.join(project.dir, 'node_modules', '.modules.yaml'), 'utf8')) as { storeDir: string }).storeDir
+    assert.equal(storeDir, path.join(project.dir, '..', 'store-b', 'v11'))
+    const leaf = fs.statSync(path.join(project.dir, 'node_modules', 'leaf', 'README.md'))
+    const inStoreB = fs.readdirSync(path.join(project.dir, '..', 'store-b', 'v11', 'files'), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile()).map((entry) => fs.statSync(path.join(entry.parentPath, entry.name)).ino)
+    assert.ok(inStoreB.includes(leaf.ino), 'linked from the other store')
+  }
+})

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { MODULES_MANIFEST_FILE, VIRTUAL_STORE_DIR } from '@lode/core.constants'
 import { LodeError, hasErrno } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config'
+import { storePath } from '@lode/store.cafs'
 
 import type { ModulesManifest } from './modules-manifest.js'
 
@@ -17,7 +18,7 @@ export interface LayoutChange {
 
 /**
  * pnpm's check of node_modules against the settings (its `validateModules`): a different
- * `virtualStoreDirMaxLength`, `publicHoistPattern` (`shamefullyHoist`), `nodeLinker` or
+ * `virtualStoreDirMaxLength`, `publicHoistPattern` (`shamefullyHoist`), `nodeLinker`, store or
  * `virtualStoreDir` means node_modules is laid out anew. Undefined when nothing of these changed
  * (or there is no `.modules.yaml`).
  */
@@ -30,6 +31,8 @@ export function layoutChange (config: Config, manifest: ModulesManifest | undefi
     return { code: 'PUBLIC_HOIST_PATTERN_DIFF', setting: 'publicHoistPattern' }
   }
   if ((manifest.nodeLinker ?? 'isolated') !== config.nodeLinker) return { code: 'NODE_LINKER_DIFF', setting: 'nodeLinker' }
+  // Its packages are hard links into the store it names: another store would not have them.
+  if (typeof manifest.storeDir !== 'string' || path.relative(manifest.storeDir, storePath(config.storeDir)) !== '') return { code: 'UNEXPECTED_STORE', setting: 'storeDir' }
   if (recordedVirtualStoreDir(manifest, modulesDir) !== config.virtualStoreDir) return { code: 'UNEXPECTED_VIRTUAL_STORE', setting: 'virtualStoreDir' }
   return undefined
 }
