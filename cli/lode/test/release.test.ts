@@ -140,7 +140,7 @@ test('npm installs the release into an empty prefix; its lode prints the version
   assert.ok(fs.lstatSync(path.join(dir, 'node_modules', '.pnpm', 'is-positive@1.0.0', 'node_modules', 'is-positive', 'package.json')).nlink > 1)
 })
 
-test('another tool imports the API: an aborted install writes nothing, then an install with a live AbortSignal installs', async () => {
+test('another tool imports the API: an aborted install writes nothing, then an install with a live AbortSignal installs; the README example runs as written', async () => {
   const consumer = path.join(tmp, 'consumer')
   const home = path.join(tmp, 'home-api')
   fs.mkdirSync(consumer)
@@ -174,6 +174,15 @@ console.log(JSON.stringify({ aborted, afterAbort, added: result.added, lockfileC
   assert.ok((out['events'] as string[]).includes('progress'), String(out['events']))
   assert.deepEqual(out['refused'], { lode: true, code: 'ERR_LODE_UNSUPPORTED_SETTING' })
   assert.deepEqual(createRequire(path.join(dir, 'index.js'))('is-positive'), { name: 'is-positive', version: '1.0.0' })
+
+  // The root README's example, as written, in a project of its own.
+  const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8')
+  const example = /```js\n(import [^\n]* from 'lode'\n[\s\S]*?)```/.exec(readme)![1]!
+  fs.writeFileSync(path.join(consumer, 'readme-example.mjs'), example)
+  const readmeProject = project('readme-project')
+  const printed = await run(process.execPath, [path.join(consumer, 'readme-example.mjs')], { cwd: readmeProject, env: env(home) })
+  assert.equal(printed.stdout, '1 true\n')
+  assert.deepEqual(createRequire(path.join(readmeProject, 'index.js'))('is-positive'), { name: 'is-positive', version: '1.0.0' })
 
   // The declarations, as a consumer under `strict` sees them: right uses compile, wrong ones do not.
   fs.writeFileSync(path.join(consumer, 'typed.ts'), `
