@@ -39,13 +39,19 @@ export function makeProject (
   return { dir, home }
 }
 
-/** A copy of `project` (its files, not its home) for the other tool. */
+/**
+ * A copy of `project` and of its home (with the store in it) for the other tool. node_modules'
+ * `.modules.yaml` names the store it was linked from: the copy names the copied store, as if it had
+ * been installed there (another store would be laid out anew, as pnpm does).
+ */
 export function cloneProject (project: Project): Project {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-cli-'))
   const dir = path.join(root, 'project')
   fs.cpSync(project.dir, dir, { recursive: true })
   const home = path.join(root, 'home')
   fs.cpSync(project.home, home, { recursive: true })
+  const modulesYaml = path.join(dir, 'node_modules', '.modules.yaml')
+  if (fs.existsSync(modulesYaml)) fs.writeFileSync(modulesYaml, fs.readFileSync(modulesYaml, 'utf8').replaceAll(project.home, home))
   return { dir, home }
 }
 
