@@ -77,6 +77,24 @@ test('lode store prune keeps the files of a project pnpm 11 installed whose node
   assert.deepEqual(fs.readdirSync(path.join(defaultStoreDir(project), 'v11', 'projects')), [])
 })
 
+test('lode store prune stops, removing nothing, when a registered project\'s installed lockfile cannot be read', async () => {
+  const project = makeProject(registry, MANIFEST)
+  assert.equal((await lode(project, ['install'])).code, 0)
+  const files = storeFiles(project)
+  copyNodeModules(project)
+  const installed = path.join(project.dir, 'node_modules', '.pnpm', 'lock.yaml')
+  fs.writeFileSync(installed, 'packages: [not, a, map\n')
+  const cacheDir = path.join(project.home, '.cache', 'lode')
+  const cached = fs.readdirSync(cacheDir).sort()
+  assert.ok(cached.some((entry) => entry.startsWith('lode-metadata')), cached.join(' '))
+  const refused = await lodeExactly(project, ['store', 'prune'])
+  assert.equal(refused.code, 1)
+  assert.match(refused.stderr, /^\[ERR_LODE_STORE_DIR_PRUNE_IN_USE_FILES\] Failed to read the store files that registered projects use: .*project: /m)
+  assert.match(refused.stderr, /Install that project again, or remove its node_modules, then prune again\./)
+  assert.deepEqual(storeFiles(project), files)
+  assert.deepEqual(fs.readdirSync(cacheDir).sort(), cached, 'the metadata cache stays')
+})
+
 test('a failed install registers nothing', async () => {
   const project = makeProject(registry, { name: 'fails', version: '1.0.0', dependencies: { broken: '1.0.0' } })
   registry.injectFaults('/broken/-/broken-1.0.0.tgz', Array.from({ length: 10 }, () => ({ status: 404 })))

@@ -54,12 +54,16 @@ export async function storePrune (
     onWarning: (message: string) => void
   }
 ): Promise<PruneResult> {
+  // Read first: a registered project that cannot be read stops the prune before anything is
+  // removed. Its messages (stale registrations) come where pnpm prints them, after the cache's.
+  const registryInfo: string[] = []
+  const inUse = await installedIndexKeys(config.storeDir, (message) => { registryInfo.push(message) })
   await cleanDlxCache(path.join(config.cacheDir, 'dlx'), config.dlxCacheMaxAge * 60_000, opts.now())
   for (const entry of await readdirOrEmpty(config.cacheDir)) {
     if (entry.startsWith(METADATA_CACHE_DIR.replace(/-v\d+$/, ''))) await fs.rm(path.join(config.cacheDir, entry), { recursive: true, force: true })
   }
   opts.onInfo('Removed all cached metadata files')
-  const inUse = await installedIndexKeys(config.storeDir, opts.onInfo)
+  for (const message of registryInfo) opts.onInfo(message)
   return await pruneStore(config.storeDir, { ...opts, inUse })
 }
 
