@@ -6,8 +6,8 @@
 // createRequire (yaml, msgpackr's optional native extension), undici (CommonJS loaded with a
 // dynamic import, whose named exports only Node's loader finds) and @npmcli/run-script (it finds
 // files beside its own, such as its node-gyp shim): they are the `lode` package's dependencies.
-// Four entries share the chunks: the CLI (index.js), the API (api.js, the package's export) and
-// the two pools' thread entries, which worker/pools names by package (import.meta.resolve) and
+// Five entries share the chunks: the CLI (index.js), the API (api.js, the package's export) and
+// the three kinds of threads' entries, which worker/pools names by package (import.meta.resolve) and
 // the bundle by file, beside the chunk that starts the pools: the release has no @lode/* packages.
 import fs from 'node:fs'
 import path from 'node:path'
@@ -18,7 +18,16 @@ import { build } from 'esbuild'
 const root = path.resolve(import.meta.dirname, '..')
 const outdir = path.join(root, 'dist', 'bundle')
 fs.rmSync(outdir, { recursive: true, force: true })
-const WORKERS = { '@lode/worker.extract': 'worker-extract', '@lode/worker.link': 'worker-link' }
+const WORKERS = {
+  '@lode/worker.extract': 'worker-extract',
+  '@lode/worker.link': 'worker-link',
+  '@lode/resolving.npm-resolver/packument-thread': 'worker-packument',
+}
+// The files that name thread entries by package, and the entries each names.
+const NAMING = [
+  { file: /[\\/]worker[\\/]pools[\\/]dist[\\/]src[\\/]index\.js$/, entries: ['@lode/worker.extract', '@lode/worker.link'] },
+  { file: /[\\/]pkg-manager[\\/]core[\\/]dist[\\/]src[\\/]packument-threads\.js$/, entries: ['@lode/resolving.npm-resolver/packument-thread'] },
+]
 
 /** Entries by output name: `<name>.js` in dist/bundle. */
 const entryPoints = {
@@ -31,15 +40,17 @@ const entryPoints = {
 const workerFiles = {
   name: 'worker-files',
   setup (build) {
-    build.onLoad({ filter: /[\\/]worker[\\/]pools[\\/]dist[\\/]src[\\/]index\.js$/ }, async (args) => {
-      let contents = await fs.promises.readFile(args.path, 'utf8')
-      for (const [pkg, name] of Object.entries(WORKERS)) {
-        const call = `import.meta.resolve('${pkg}')`
-        if (!contents.includes(call)) throw new Error(`bundle: ${args.path} no longer has ${call}; update scripts/bundle.mjs`)
-        contents = contents.replace(call, `new URL('./${name}.js', import.meta.url).href`)
-      }
-      return { contents, loader: 'js' }
-    })
+    for (const { file, entries } of NAMING) {
+      build.onLoad({ filter: file }, async (args) => {
+        let contents = await fs.promises.readFile(args.path, 'utf8')
+        for (const pkg of entries) {
+          const call = `import.meta.resolve('${pkg}')`
+          if (!contents.includes(call)) throw new Error(`bundle: ${args.path} no longer has ${call}; update scripts/bundle.mjs`)
+          contents = contents.replace(call, `new URL('./${WORKERS[pkg]}.js', import.meta.url).href`)
+        }
+        return { contents, loader: 'js' }
+      })
+    }
   },
 }
 

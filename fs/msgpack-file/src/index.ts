@@ -3,7 +3,7 @@ import { crc32 } from 'node:zlib'
 
 import { MSGPACK_FILE_MAGIC } from '@lode/core.constants'
 import { LodeError, fileSystemError, hasErrno } from '@lode/core.error'
-import { writeFileAtomic } from '@lode/fs.write-file-atomic'
+import { writeFileAtomic, writeFileAtomicSync } from '@lode/fs.write-file-atomic'
 import { Packr } from 'msgpackr'
 
 // Frame: 4-byte magic, uint32 payload length, uint32 CRC-32 of the payload, payload.
@@ -102,6 +102,11 @@ export function encodeMsgpackFile (value: unknown): Buffer {
  */
 export async function writeMsgpackFile (file: string, value: unknown): Promise<void> {
   await writeFileAtomic(file, encodeMsgpackFile(value))
+}
+
+/** `writeMsgpackFile`, blocking: for a thread whose task is to write the file. */
+export function writeMsgpackFileSync (file: string, value: unknown): void {
+  writeFileAtomicSync(file, encodeMsgpackFile(value))
 }
 
 function truncated (file: string, expected: number, actual: number): LodeError {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import fsSync from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
@@ -18,6 +19,24 @@ export async function writeFileAtomic (file: string, data: string | Uint8Array, 
     await fs.rename(temp, file)
   } catch (err) {
     await fs.rm(temp, { force: true })
+    throw err
+  }
+}
+
+/** `writeFileAtomic`, blocking: for a thread whose task is to write the file (a metadata cache entry). */
+export function writeFileAtomicSync (file: string, data: Uint8Array): void {
+  const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`
+  try {
+    try {
+      fsSync.writeFileSync(temp, data, { flag: 'wx' })
+    } catch (err) {
+      if (!hasErrno(err, 'ENOENT')) throw err
+      fsSync.mkdirSync(path.dirname(temp), { recursive: true })
+      fsSync.writeFileSync(temp, data, { flag: 'wx' })
+    }
+    fsSync.renameSync(temp, file)
+  } catch (err) {
+    fsSync.rmSync(temp, { force: true })
     throw err
   }
 }

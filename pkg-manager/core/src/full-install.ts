@@ -199,6 +199,7 @@ async function resolveOrReuse (ctx: InstallRun, installer: Installer): Promise<I
     now: opts.now,
     signal: opts.signal,
     client: installer.client,
+    packuments: installer.packuments,
     importers: ctx.importers,
     lockfile: current === undefined || opts.importedVersions !== undefined
       ? undefined
@@ -219,6 +220,7 @@ async function resolveOrReuse (ctx: InstallRun, installer: Installer): Promise<I
     onInfo: (message) => { emit({ type: 'info', message }) },
     onDeprecated: (deprecated) => { emit({ type: 'deprecated', ...deprecated }) },
   })
+  installer.endResolution()
   return { ...resolution, asIs }
 }
 

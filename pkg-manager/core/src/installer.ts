@@ -11,6 +11,8 @@ import { RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry
 import type { RequestTiming } from '@lode/resolving.registry-client'
 import { LinkPool } from '@lode/worker.pools'
 
+import { PackumentThreads } from './packument-threads.js'
+
 export interface InstallerOptions {
   config: Config
   /** Links into node_modules (not `--lockfile-only`). */
@@ -63,6 +65,9 @@ export class Installer {
   readonly fetcher: PackageFetcher
   readonly trace: PipelineTrace | undefined
   readonly linkPool: LinkPool | undefined
+  /** The packument thread: it parses the packuments a resolution fetches (started by the first request). */
+  readonly packuments = new PackumentThreads()
+  private readonly closing: Array<Promise<void>> = []
   private readonly timeline: string | undefined
 
   constructor (opts: InstallerOptions) {
@@ -91,6 +96,14 @@ export class Installer {
     })
   }
 
+  /** The resolution is over: the packument thread ends now, and its memory is back before linking needs more. */
+  endResolution (): void {
+    const closing = this.packuments.close()
+    // Awaited by `close()`; a later resolution starts the thread again.
+    closing.catch(() => {})
+    this.closing.push(closing)
+  }
+
   /** Ends everything, each part even when an earlier one failed to close: downloads and store writes first, then the link threads. */
   async close (): Promise<void> {
     try {
@@ -103,7 +116,7 @@ export class Installer {
           await this.trace?.finish()
           if (this.timeline !== undefined) await writeTimeline(this.timeline, this.trace!.data())
         } finally {
-          await this.linkPool?.close()
+          await Promise.all([this.linkPool?.close(), ...this.closing, this.packuments.close()])
         }
       }
     }

@@ -64,7 +64,7 @@ export async function outdatedOfProjects (
   const current = (await readInstalledLockfile(config.dir))?.lockfile
   const onWarning = opts.onWarning ?? (() => {})
   const installer = new Installer({ config, linking: false, ignoreScripts: true, tracePipeline: undefined, signal: opts.signal, onWarning })
-  const resolver = npmResolverFor(config, { client: installer.client, now: opts.now, onWarning })
+  const resolver = npmResolverFor(config, { client: installer.client, packuments: installer.packuments, now: opts.now, onWarning })
   const match = opts.names === undefined || opts.names.length === 0 ? undefined : createMatcher(opts.names)
   try {
     return await Promise.all(projects.map(async (project) => ({

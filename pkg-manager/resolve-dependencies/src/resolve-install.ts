@@ -3,7 +3,7 @@ import { LodeError } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { NpmResolver } from '@lode/resolving.npm-resolver'
-import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
+import type { PackumentProcessor, ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import { redactUrl } from '@lode/resolving.registry-client'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 import semver from 'semver'
@@ -21,6 +21,8 @@ export interface InstallResolutionOptions extends Pick<ResolveDependenciesOption
   now: () => number
   signal?: AbortSignal | undefined
   client: RegistryClient
+  /** Where fetched packuments are parsed and cached (the installer's metadata pool); this thread when not given. */
+  packuments?: PackumentProcessor | undefined
   /** Fetches a git package into the store, for its manifest. */
   fetchGit: GitAccess['fetch']
   /** Deprecated packages resolved, the ones `allowedDeprecatedVersions` accepts left out; not called when there are none. */
@@ -43,7 +45,7 @@ export interface InstallResolution {
  */
 export async function resolveInstall (opts: InstallResolutionOptions): Promise<InstallResolution> {
   const { config, client } = opts
-  const resolver = npmResolverFor(config, { client, now: opts.now, onWarning: opts.onWarning })
+  const resolver = npmResolverFor(config, { client, packuments: opts.packuments, now: opts.now, onWarning: opts.onWarning })
   try {
     const result = await resolveDependencies({
       importers: opts.importers,
@@ -109,10 +111,11 @@ export async function resolveInstall (opts: InstallResolutionOptions): Promise<I
  */
 export function npmResolverFor (
   config: Config,
-  opts: { client: RegistryClient, now: () => number, onWarning: (message: string) => void }
+  opts: { client: RegistryClient, packuments?: PackumentProcessor | undefined, now: () => number, onWarning: (message: string) => void }
 ): NpmResolver {
   return new NpmResolver({
     client: opts.client,
+    packuments: opts.packuments,
     cacheDir: config.cacheDir,
     offline: config.offline,
     preferOffline: config.preferOffline,

@@ -22,7 +22,7 @@ export interface CachedMetadata {
 }
 
 /** A cache entry as its file holds it: the versions each encoded on their own (`EncodedVersions`). */
-interface StoredMetadata extends Omit<CachedMetadata, 'packument'> {
+export interface StoredMetadata extends Omit<CachedMetadata, 'packument'> {
   packument: Omit<Packument, 'versions'> & { versions: EncodedVersions }
 }
 
@@ -59,9 +59,7 @@ function isStoredMetadata (value: unknown): value is StoredMetadata {
 export async function readCachedMetadata (file: string, onDamaged: (message: string) => void): Promise<CachedMetadata | undefined> {
   try {
     const stored = await readMsgpackFile<StoredMetadata>(file, { validate: isStoredMetadata })
-    if (stored === undefined) return undefined
-    const versions = PackageVersions.decode(stored.packument.versions, (bytes) => decodeMsgpackPart(file, bytes) as PackageMeta)
-    return { ...stored, packument: { ...stored.packument, versions } }
+    return stored === undefined ? undefined : fromStored(file, stored)
   } catch (err) {
     // Damaged content is refetched; a directory in the file's place or a permission error is the user's to fix.
     if (!isLodeError(err, 'ERR_LODE_MSGPACK_FILE_CORRUPTED') && !isLodeError(err, 'ERR_LODE_MSGPACK_FILE_TRUNCATED')) throw err
@@ -70,10 +68,17 @@ export async function readCachedMetadata (file: string, onDamaged: (message: str
   }
 }
 
-export async function writeCachedMetadata (file: string, entry: CachedMetadata): Promise<void> {
-  const stored: StoredMetadata = {
-    ...entry,
-    packument: { ...entry.packument, versions: entry.packument.versions.encode(encodeMsgpackPart) },
-  }
+/** The entry of a stored one: its versions decoded when first read (`file` names them in errors). */
+export function fromStored (file: string, stored: StoredMetadata): CachedMetadata {
+  const versions = PackageVersions.decode(stored.packument.versions, (bytes) => decodeMsgpackPart(file, bytes) as PackageMeta)
+  return { ...stored, packument: { ...stored.packument, versions } }
+}
+
+/** The entry as its file holds it. */
+export function toStored (entry: CachedMetadata): StoredMetadata {
+  return { ...entry, packument: { ...entry.packument, versions: entry.packument.versions.encode(encodeMsgpackPart) } }
+}
+
+export async function writeStoredMetadata (file: string, stored: StoredMetadata): Promise<void> {
   await writeMsgpackFile(file, stored)
 }

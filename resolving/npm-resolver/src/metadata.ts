@@ -1,10 +1,11 @@
-import { LodeError } from '@lode/core.error'
-import { ACCEPT_ABBREVIATED, ACCEPT_FULL, redactUrl } from '@lode/resolving.registry-client'
+import { LodeError, fromLodeErrorData } from '@lode/core.error'
+import { ACCEPT_ABBREVIATED, ACCEPT_FULL, MAX_BODY_SIZE, redactUrl } from '@lode/resolving.registry-client'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 
-import { metadataCachePath, readCachedMetadata, writeCachedMetadata } from './metadata-cache.js'
-import type { CachedMetadata } from './metadata-cache.js'
-import { trimPackument } from './packument.js'
+import { fromStored, metadataCachePath, readCachedMetadata, writeStoredMetadata } from './metadata-cache.js'
+import type { CachedMetadata, StoredMetadata } from './metadata-cache.js'
+import { storedFromBody } from './packument-task.js'
+import type { PackumentProcessor, PackumentTask } from './packument-task.js'
 import type { Packument } from './packument.js'
 import { encodeName } from './registries.js'
 
@@ -17,6 +18,11 @@ export interface MetadataSourceOptions {
   preferOffline: boolean
   now: () => number
   onWarning: (message: string) => void
+  /**
+   * Where fetched packuments are parsed and cached (a thread of `@lode/worker.pools`); this
+   * thread when not given.
+   */
+  packuments?: PackumentProcessor | undefined
 }
 
 export interface MetadataRequest {
@@ -80,34 +86,57 @@ export class MetadataSource {
     }
     // Validators only apply to the same kind of document.
     const validators = cached !== undefined && cached.full === request.full ? cached : undefined
-    const response = await this.opts.client.get(`${request.registry}${encodeName(request.name)}`, {
+    const url = `${request.registry}${encodeName(request.name)}`
+    const processor = this.opts.packuments
+    processor?.start()
+    const get = async (decode: boolean): ReturnType<RegistryClient['get']> => await this.opts.client.get(url, {
       accept: request.full ? ACCEPT_FULL : ACCEPT_ABBREVIATED,
       etag: validators?.etag,
       lastModified: validators?.etag === undefined ? validators?.lastModified : undefined,
       subject: request.name,
+      decode,
     })
+    const response = await get(processor === undefined)
     // Not modified: the cached entry stands as it is (writing it again would encode the whole
     // packument for one timestamp).
     if (response.status === 304) return { entry: validators!, unverified: false }
-    let doc: unknown
-    try {
-      doc = JSON.parse(response.body.toString('utf8'))
-    } catch (err) {
-      throw new LodeError('BAD_PACKUMENT', `The registry ${redactUrl(request.registry)} sent metadata for ${request.name} that is not valid JSON.`, { cause: err })
-    }
-    const entry: CachedMetadata = {
-      packument: trimPackument(request.name, request.registry, doc),
+    const task: PackumentTask = {
+      body: response.body,
+      encoding: response.encoding,
+      url,
+      name: request.name,
+      registry: request.registry,
+      maxSize: MAX_BODY_SIZE,
       fetchedAt: this.opts.now(),
       full: request.full,
+      etag: response.etag,
+      lastModified: response.lastModified,
+      cacheFile: file,
     }
-    if (response.etag !== undefined) entry.etag = response.etag
-    if (response.lastModified !== undefined) entry.lastModified = response.lastModified
-    this.write(file, entry)
-    return { entry, unverified: false }
+    let stored: StoredMetadata | undefined
+    if (processor !== undefined) {
+      const outcome = await processor.process(task)
+      if (outcome.ok) {
+        stored = outcome.stored
+        if (outcome.cacheWriteError !== undefined) this.writeError ??= new Error(outcome.cacheWriteError)
+      } else if ('error' in outcome) {
+        throw fromLodeErrorData(outcome.error)
+      } else {
+        // A body that would not decode: asked for again, decoded here, as the client retries one.
+        const again = await get(true)
+        if (again.status === 304) return { entry: validators!, unverified: false }
+        Object.assign(task, { body: again.body, encoding: undefined, etag: again.etag, lastModified: again.lastModified })
+      }
+    }
+    if (stored === undefined) {
+      stored = storedFromBody(task)
+      this.write(file, stored)
+    }
+    return { entry: fromStored(file, stored), unverified: false }
   }
 
-  private write (file: string, entry: CachedMetadata): void {
-    const write = writeCachedMetadata(file, entry)
+  private write (file: string, stored: StoredMetadata): void {
+    const write = writeStoredMetadata(file, stored)
       .catch((err: unknown) => { this.writeError ??= err })
       .finally(() => { this.writes.delete(write) })
     this.writes.add(write)

@@ -1,5 +1,5 @@
 export { createAuthHeaderLookup, nerfDart } from './auth.js'
 export type { AuthHeaderLookup } from './auth.js'
-export { ACCEPT_ABBREVIATED, ACCEPT_FULL, MAX_BODY_SIZE, MAX_REDIRECTS, networkDeadlines, RegistryClient, verboseDuration } from './client.js'
+export { ACCEPT_ABBREVIATED, ACCEPT_FULL, MAX_BODY_SIZE, decodeBody, MAX_REDIRECTS, networkDeadlines, RegistryClient, verboseDuration } from './client.js'
 export type { GetOptions, GetResult, NetworkDeadlines, PostResult, ProxyOptions, RegistryClientOptions, RequestTiming, RetryOptions } from './client.js'
 export { redactUrl } from './redact.js'

@@ -71,6 +71,16 @@ export async function extract (task: ExtractTask): Promise<ExtractResult> {
   }
 }
 
+/**
+ * Several tarballs in one task, one after the other: the store pool sends what queued up while its
+ * threads were busy as one message, and gets one back. A result each, in order.
+ */
+export async function extractBatch (tasks: readonly ExtractTask[]): Promise<ExtractResult[]> {
+  const results: ExtractResult[] = []
+  for (const task of tasks) results.push(await extract(task))
+  return results
+}
+
 async function extractTarball (task: ExtractTask): Promise<ExtractedPackage> {
   const { tarball, integrity, storeDir, pkgId } = task
   // `??`, not a spread: a limit sent as undefined still gets its default.

@@ -20,22 +20,38 @@ export interface StorePoolOptions {
   threads?: number
 }
 
+/** The most tarballs one store task carries. */
+const MAX_BATCH = 8
+
+interface QueuedExtraction {
+  task: ExtractTask
+  settle: (result: ExtractResult | Error) => void
+}
+
 /**
  * The store pool: piscina threads that extract tarballs into the CAS. Separate from the link
  * pool so a burst of extraction never queues ahead of linking. Owned by an install session and
  * closed by it; no thread outlives `close()`, so the process exits when the work is done.
+ *
+ * A tarball goes to a free thread at once; those that arrive while every thread is busy wait here
+ * and go as one task (up to `MAX_BATCH`, shared among the threads): a message each way and a
+ * thread wake-up per task cost the main thread as much as its own part of an extraction.
  */
 export class StorePool {
-  private readonly pool: Piscina<ExtractTask, ExtractResult>
+  private readonly pool: Piscina<readonly ExtractTask[], ExtractResult[]>
+  private readonly threadCount: number
+  private readonly queued: QueuedExtraction[] = []
+  private running = 0
+  private sent = 0
 
   constructor (opts: StorePoolOptions = {}) {
-    const threads = opts.threads ?? Math.max(1, os.availableParallelism())
+    this.threadCount = opts.threads ?? Math.max(1, os.availableParallelism())
     this.pool = new Piscina({
       filename: import.meta.resolve('@lode/worker.extract'),
-      name: 'extract',
+      name: 'extractBatch',
       env: threadEnv(),
-      minThreads: threads,
-      maxThreads: threads,
+      minThreads: this.threadCount,
+      maxThreads: this.threadCount,
       // Tasks carry whole tarballs; queueing is cheaper than more threads fighting for 2 cores.
       concurrentTasksPerWorker: 1,
     })
@@ -51,14 +67,38 @@ export class StorePool {
     tarball: Uint8Array,
     opts: { integrity: string, storeDir: string, pkgId: string, limits?: Partial<ExtractLimits> }
   ): Promise<ExtractedPackage> {
-    const buffer = ownedArrayBuffer(tarball)
-    const result = await this.pool.run({ tarball: buffer, ...opts }, { transferList: [buffer] })
+    const task: ExtractTask = { tarball: ownedArrayBuffer(tarball), ...opts }
+    const result = await new Promise<ExtractResult | Error>((resolve) => {
+      this.queued.push({ task, settle: resolve })
+      this.dispatch()
+    })
+    if (result instanceof Error) throw result
     if (!result.ok) throw fromLodeErrorData(result.error)
     return result.value
   }
 
+  private dispatch (): void {
+    while (this.running < this.threadCount && this.queued.length > 0) {
+      const batch = this.queued.splice(0, Math.min(MAX_BATCH, Math.ceil(this.queued.length / (this.threadCount - this.running))))
+      this.running++
+      this.sent++
+      this.pool.run(batch.map((queued) => queued.task), { transferList: batch.map((queued) => queued.task.tarball) })
+        .then((results) => { batch.forEach((queued, i) => { queued.settle(results[i]!) }) },
+          (err: unknown) => { for (const queued of batch) queued.settle(err instanceof Error ? err : new Error(String(err))) })
+        .finally(() => {
+          this.running--
+          this.dispatch()
+        })
+    }
+  }
+
   get threads (): number {
-    return this.pool.threads.length
+    return this.threadCount
+  }
+
+  /** Tasks sent to the threads so far: a batch of tarballs is one. */
+  get tasks (): number {
+    return this.sent
   }
 
   async close (): Promise<void> {
@@ -105,6 +145,50 @@ export class LinkPool {
   async close (): Promise<void> {
     this.closing ??= this.pool.close()
     await this.closing
+  }
+}
+
+export interface ThreadPoolOptions {
+  /** The URL of the module the threads run (`import.meta.resolve` of its package). */
+  filename: string
+  /** The function of that module a task calls. */
+  name: string
+  /** Default: one. */
+  threads?: number
+}
+
+/**
+ * Threads for a task whose code lives in another tier (the resolver's packument thread): that tier
+ * names its module, this one runs it. The threads start with the first task, or at `start()` when
+ * the caller knows one is coming. Owned by whoever made it and ended by `close()`.
+ */
+export class ThreadPool<Task, Result> {
+  private pool: Piscina<Task, Result> | undefined
+
+  constructor (private readonly opts: ThreadPoolOptions) {}
+
+  start (): void {
+    const threads = this.opts.threads ?? 1
+    this.pool ??= new Piscina({
+      filename: this.opts.filename,
+      name: this.opts.name,
+      env: threadEnv(),
+      minThreads: threads,
+      maxThreads: threads,
+      concurrentTasksPerWorker: 1,
+    })
+  }
+
+  async run (task: Task): Promise<Result> {
+    this.start()
+    return await this.pool!.run(task)
+  }
+
+  /** Ends the threads; a task after this starts new ones. */
+  async close (): Promise<void> {
+    const pool = this.pool
+    this.pool = undefined
+    await pool?.close()
   }
 }
 

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { test } from 'node:test'
 
 import { buildTarball, integrityOf } from '@lode/__utils__.test-fixtures'
+import type { LodeError } from '@lode/core.error'
 import { packFiles } from '@lode/store.cafs'
 import { StoreIndex, decodeRow, storeIndexKey } from '@lode/store.index'
 import { StorePool, addTarballToStore } from '@lode/worker.pools'
@@ -135,4 +136,42 @@ test('an import killed with SIGKILL mid-way, then run again, leaves a consistent
   // A write the kill cut short under a digest name was replaced when its content came again:
   // every file in the CAS hashes to its name.
   assert.equal(assertStoreConsistent(storeDir, keys), items.length)
+})
+
+test('tarballs that arrive while the threads are busy go as one task, each with its own result', async () => {
+  const storeDir = tempDir('pool-batch')
+  const pool = new StorePool({ threads: 1 })
+  const index = new StoreIndex(storeDir)
+  try {
+    const packages = await Promise.all(Array.from({ length: 10 }, async (_, i) => {
+      const { tarball, integrity } = await buildTarball([
+        { name: 'package/package.json', content: `{"name":"batched-${i}","version":"1.0.0"}` },
+        { name: 'package/index.js', content: `module.exports = ${i}` },
+      ])
+      return { pkgId: `batched-${i}@1.0.0`, integrity, tarball }
+    }))
+    // The fifth is damaged: it alone fails, with its own error.
+    packages[4]!.tarball = Buffer.from('not the tarball')
+    const outcomes = await Promise.allSettled(packages.map(async (pkg) => await addTarballToStore({ pool, index, storeDir, ...pkg })))
+    assert.ok(pool.tasks < packages.length, `${pool.tasks} tasks for ${packages.length} tarballs`)
+    for (const [i, outcome] of outcomes.entries()) {
+      if (i === 4) {
+        assert.equal(outcome.status, 'rejected')
+        const reason = outcome.reason as LodeError
+        assert.match(reason.message, /batched-4@1\.0\.0 does not match its integrity/)
+        assert.equal(reason.code, 'ERR_LODE_TARBALL_INTEGRITY')
+        continue
+      }
+      assert.equal(outcome.status, 'fulfilled')
+      const row = decodeRow((outcome as PromiseFulfilledResult<{ row: Uint8Array }>).value.row)
+      assert.deepEqual(row.manifest, { name: `batched-${i}`, version: '1.0.0' })
+    }
+    index.flush()
+    const keys = packages.map((pkg) => storeIndexKey(pkg.integrity, pkg.pkgId))
+    assert.equal(index.getMany(keys).size, 9)
+    assertStoreConsistent(storeDir, keys.filter((_, i) => i !== 4))
+  } finally {
+    index.close()
+    await pool.close()
+  }
 })

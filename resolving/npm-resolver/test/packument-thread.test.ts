@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { after, before, test } from 'node:test'
+
+import { TestRegistry } from '@lode/__utils__.test-fixtures'
+import { decodeMsgpackFile } from '@lode/fs.msgpack-file'
+import { NpmResolver, metadataCachePath, parseWantedSpec } from '@lode/resolving.npm-resolver'
+import type { NpmResolverOptions, PackumentOutcome, PackumentProcessor, PackumentTask, RegistrySpec } from '@lode/resolving.npm-resolver'
+import { RegistryClient } from '@lode/resolving.registry-client'
+import { Piscina } from 'piscina'
+
+const tempDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), `lode-${prefix}-`))
+
+/** The packument thread in a real thread, as pkg-manager/core runs it (over worker/pools' piscina). */
+class PackumentThread implements PackumentProcessor {
+  readonly pool = new Piscina<PackumentTask, PackumentOutcome>({
+    filename: import.meta.resolve('@lode/resolving.npm-resolver/packument-thread'),
+    name: 'packument',
+    minThreads: 1,
+    maxThreads: 1,
+  })
+
+  start (): void {}
+
+  async process (task: PackumentTask): Promise<PackumentOutcome> {
+    return await this.pool.run(task)
+  }
+
+  async close (): Promise<void> {
+    await this.pool.close()
+  }
+}
+
+let registry: TestRegistry
+before(async () => {
+  registry = await TestRegistry.start([
+    { name: 'parsed', version: '1.0.0', dependencies: { dep: '^2.0.0' } },
+    { name: 'parsed', version: '1.1.0', deprecated: 'use 2' },
+    { name: 'parsed', version: '2.0.0' },
+  ])
+})
+after(async () => { await registry.close() })
+
+async function withResolver (
+  pool: PackumentProcessor, opts: Partial<NpmResolverOptions>, fn: (resolver: NpmResolver) => Promise<void>
+): Promise<void> {
+  const client = new RegistryClient({
+    authHeader: () => undefined,
+    networkConcurrency: 4,
+    retry: { retries: 0, factor: 1, minTimeout: 1, maxTimeout: 1 },
+    timeout: 5000,
+    strictSsl: true,
+    userAgent: 'lode-test',
+  })
+  const resolver = new NpmResolver({
+    client,
+    packuments: pool,
+    cacheDir: tempDir('packument-cache'),
+    offline: false,
+    preferOffline: false,
+    now: () => Date.parse('2026-06-01T00:00:00.000Z'),
+    onWarning: () => {},
+    registries: { default: registry.url, scoped: {} },
+    minimumReleaseAge: 0,
+    minimumReleaseAgeExclude: [],
+    ...opts,
+  })
+  try {
+    await fn(resolver)
+  } finally {
+    await resolver.close()
+    await client.close()
+  }
+}
+
+const spec = (wanted: string): RegistrySpec => parseWantedSpec('parsed', wanted, 'the test') as RegistrySpec
+
+test('a packument fetched gzipped is parsed and cached by the pool\'s thread; the resolver picks from what it sent back', async () => {
+  const pool = new PackumentThread()
+  const cacheDir = tempDir('packument-cache')
+  try {
+    await withResolver(pool, { cacheDir }, async (resolver) => {
+      const picked = await resolver.resolve(spec('^1.0.0'))
+      assert.equal(picked.version, '1.0.0', 'the deprecated 1.1.0 is passed over, as without the thread')
+      assert.deepEqual(picked.meta.dependencies, { dep: '^2.0.0' })
+      assert.equal((await resolver.resolve(spec('latest'))).version, '2.0.0')
+    })
+    // The thread wrote the entry before answering: it is there, complete, with the registry's validator.
+    const file = metadataCachePath(cacheDir, registry.url, 'parsed')
+    const stored = decodeMsgpackFile<{ etag?: string, packument: { versions: { names: string[] } } }>(file, fs.readFileSync(file))
+    assert.deepEqual(stored.packument.versions.names, ['1.0.0', '1.1.0', '2.0.0'])
+    assert.equal(typeof stored.etag, 'string')
+    assert.equal(registry.metadataRequests.filter((url) => url === '/parsed').length, 1)
+  } finally {
+    await pool.close()
+  }
+})
+
+test('through the pool: a body that will not inflate is fetched again and used; one that is not JSON is ERR_LODE_BAD_PACKUMENT', async () => {
+  const pool = new PackumentThread()
+  try {
+    registry.injectFaults('/parsed', [{ status: 200, body: 'not gzip at all', headers: { 'content-encoding': 'gzip' } }])
+    await withResolver(pool, {}, async (resolver) => {
+      assert.equal((await resolver.resolve(spec('^2.0.0'))).version, '2.0.0')
+    })
+    registry.injectFaults('/parsed', [{ invalidJson: true }])
+    await withResolver(pool, {}, async (resolver) => {
+      await assert.rejects(resolver.resolve(spec('^2.0.0')), { name: 'LodeError', code: 'ERR_LODE_BAD_PACKUMENT', message: /for parsed that is not valid JSON/ })
+    })
+  } finally {
+    await pool.close()
+  }
+})
