@@ -44,6 +44,7 @@ const { values } = parseArgs({
     bandwidth: { type: 'string' },
     'no-floors': { type: 'boolean', default: false },
     'no-trace': { type: 'boolean', default: false },
+    'global-virtual-store': { type: 'boolean', default: false },
   },
 })
 const log = (line: string): void => { process.stderr.write(`bench: ${line}\n`) }
@@ -54,6 +55,10 @@ const runs = Number(values.runs)
 const warmups = Number(values.warmups)
 const rttMs = Number(values.rtt)
 const bandwidthMbit = values.bandwidth === undefined ? null : Number(values.bandwidth)
+// pnpm's global virtual store, for the tools that have it (lode and pnpm 11): packages materialized
+// once in the store, projects only symlink into it.
+const globalVirtualStore = values['global-virtual-store']
+const GVS_TOOLS: readonly string[] = ['lode', 'pnpm11']
 const toolNames = values.tools.split(',').map((name) => {
   if (!(TOOL_NAMES as readonly string[]).includes(name)) throw new Error(`unknown tool ${name} (tools: ${TOOL_NAMES.join(', ')})`)
   return name as ToolName
@@ -137,6 +142,9 @@ function toolContender (tool: Tool, fixture: Fixture, fixtureWork: string, regis
     async prime () {
       rmrf(base)
       copyFixture(fixture, dirs.project, registry)
+      if (globalVirtualStore && GVS_TOOLS.includes(tool.name)) {
+        fs.appendFileSync(path.join(dirs.project, 'pnpm-workspace.yaml'), '\nenableGlobalVirtualStore: true\n')
+      }
       const reads = tool.lockfile === 'pnpm-lock.yaml'
       if (reads) fs.copyFileSync(fixture.lockfile, savedLockfile)
       const first = { name: 'prime', cache: false, lockfile: reads, nodeModules: false, command: 'install' } as const
@@ -240,6 +248,7 @@ async function benchFixture (fixture: Fixture, tools: Tool[], registry: string):
       kernel: os.release(),
     },
     network: { rttMs, bandwidthMbit },
+    globalVirtualStore: globalVirtualStore ? GVS_TOOLS.filter((name) => tools.some((t) => t.name === name)) : [],
     tools: tools.map((t) => ({ name: t.name, version: t.version })),
     runs,
     warmups,
@@ -265,7 +274,7 @@ const mirror = await startMirror(mirrorDir)
 try {
   for (const fixture of fixtures) {
     const result = await benchFixture(fixture, tools, mirror.url)
-    const stem = path.join(outDir, fixture.name)
+    const stem = path.join(outDir, `${fixture.name}${globalVirtualStore ? '-gvs' : ''}${rttMs > 0 ? `-rtt${rttMs}` : ''}`)
     fs.writeFileSync(`${stem}.json`, JSON.stringify(result, null, 2) + '\n')
     const markdown = renderMarkdown(result)
     fs.writeFileSync(`${stem}.md`, markdown)

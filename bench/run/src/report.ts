@@ -12,6 +12,8 @@ export interface BenchResult {
   date: string
   machine: { cpus: number, memoryGb: number, node: string, kernel: string }
   network: { rttMs: number, bandwidthMbit: number | null }
+  /** The tools run with pnpm's global virtual store on (`--global-virtual-store`). */
+  globalVirtualStore?: string[]
   tools: Array<{ name: string, version: string }>
   runs: number
   warmups: number
@@ -41,7 +43,8 @@ export function renderMarkdown (result: BenchResult): string {
     : `mirror behind ${result.network.rttMs} ms RTT${result.network.bandwidthMbit === null ? '' : `, ${result.network.bandwidthMbit} Mbit/s`}`
   lines.push(`### ${result.fixture}: wall seconds, median (min–max) of ${result.runs} runs after ${result.warmups} warm-up`)
   lines.push('')
-  lines.push(`${result.date}, ${result.machine.cpus} cores, ${network}, \`--ignore-scripts\`; ${result.tools.map((t) => `${t.name} ${t.version}`).join(', ')}.`)
+  const gvs = (result.globalVirtualStore ?? []).length > 0 ? `, global virtual store on for ${result.globalVirtualStore!.join(' and ')}` : ''
+  lines.push(`${result.date}, ${result.machine.cpus} cores, ${network}${gvs}, \`--ignore-scripts\`; ${result.tools.map((t) => `${t.name} ${t.version}`).join(', ')}.`)
   lines.push('')
   const ratioHeads = hasLode ? [...others.map((t) => `lode ÷ ${t}`), ...(floors.length > 0 ? ['lode ÷ floor'] : [])] : []
   lines.push(`| scenario | ${[...tools, ...(floors.length > 0 ? ['floor'] : []), ...ratioHeads].join(' | ')} |`)
