@@ -209,3 +209,29 @@ test('settings: virtualStoreType wins over enableGlobalVirtualStore, another val
   assert.ok(fs.realpathSync(path.join(toggled.dir, 'node_modules', 'leaf')).startsWith(fs.realpathSync(linksDir(toggled))))
   assert.ok(!fs.existsSync(path.join(toggled.dir, 'node_modules', '.pnpm', 'leaf@1.0.0')))
 })
+
+test('a workspace: workspace: dependencies stay links to the projects, each project links its own into the slots, as pnpm 11 lays it out', async () => {
+  const files = {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\nenableGlobalVirtualStore: true\n',
+    'packages/a/package.json': JSON.stringify({ name: 'a', version: '1.0.0', dependencies: { b: 'workspace:*', leaf: '1.0.0' } }),
+    'packages/b/package.json': JSON.stringify({ name: 'b', version: '1.0.0', dependencies: { mid: '1.0.0' } }),
+  }
+  const lodeProject = makeProject(registry, { name: 'root', version: '1.0.0', private: true }, files)
+  const result = await lode(lodeProject, ['install'])
+  assert.equal(result.code, 0, result.stderr)
+  assert.equal(fs.readlinkSync(path.join(lodeProject.dir, 'packages', 'a', 'node_modules', 'b')), path.join('..', '..', 'b'))
+  assert.equal(createRequire(path.join(lodeProject.dir, 'packages', 'b', 'index.js'))('mid'), 'mid:util:1.0.0')
+  const pnpmProject = sibling(lodeProject, 'pnpm-workspace', {})
+  for (const [file, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(pnpmProject.dir, file)), { recursive: true })
+    fs.writeFileSync(path.join(pnpmProject.dir, file), content)
+  }
+  const made = slots(lodeProject)
+  await pnpm(pnpmProject, ['install'])
+  assert.deepEqual(slots(lodeProject), made)
+  for (const dir of ['.', path.join('packages', 'a'), path.join('packages', 'b')]) {
+    const at = (project: Project): Project => ({ ...project, dir: path.join(project.dir, dir) })
+    assert.deepEqual(links(at(lodeProject)), links(at(pnpmProject)), dir)
+  }
+  assert.deepEqual(modulesYaml(lodeProject), modulesYaml(pnpmProject))
+})
