@@ -97,6 +97,8 @@ const CONFIG_KEYS: Readonly<Record<string, [keyof ConfigOverrides, 'string' | 'b
   'node-linker': ['nodeLinker', 'string'],
   'shamefully-hoist': ['shamefullyHoist', 'boolean'],
   'virtual-store-dir': ['virtualStoreDir', 'string'],
+  'enable-global-virtual-store': ['enableGlobalVirtualStore', 'boolean'],
+  'virtual-store-type': ['virtualStoreType', 'string'],
 }
 
 function configKey (key: string): [keyof ConfigOverrides, 'string' | 'boolean'] | undefined {

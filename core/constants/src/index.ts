@@ -13,6 +13,13 @@ export const STORE_FILES_DIR = 'files'
 export const STORE_TMP_DIR = 'tmp'
 /** pnpm's registry of the projects using the store (`<first 32 hex of sha256(project dir)>` → the project), inside the versioned store directory. */
 export const STORE_PROJECTS_DIR = 'projects'
+/**
+ * pnpm 11's global virtual store (`enableGlobalVirtualStore`), inside the versioned store directory:
+ * `links/<@ or scope>/<name>/<version>/<hash>/node_modules/<name>`, shared by every project.
+ */
+export const GLOBAL_VIRTUAL_STORE_DIR = 'links'
+/** In a package directory of the global virtual store: its build has not finished (pnpm re-imports and rebuilds it). */
+export const NEEDS_BUILD_MARKER = '.pnpm-needs-build'
 /** The digest algorithm of CAS file names and of the index rows' `algo`. */
 export const STORE_HASH_ALGORITHM = 'sha512'
 

@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { inspect } from 'node:util'
 
-import { MODULES_DIR, VIRTUAL_STORE_DIR } from '@lode/core.constants'
+import { GLOBAL_VIRTUAL_STORE_DIR, MODULES_DIR, STORE_VERSION, VIRTUAL_STORE_DIR } from '@lode/core.constants'
 import { LodeError, fileSystemError, hasErrno } from '@lode/core.error'
 import ini from 'ini'
 
@@ -121,7 +121,17 @@ export interface Config {
   readonly publicHoistPattern: readonly string[]
   /** pnpm's `nodeLinker`: `isolated` (symlinks into the virtual store, the default) or `hoisted` (a flat node_modules, as npm lays it out). */
   readonly nodeLinker: 'isolated' | 'hoisted'
-  /** Where the isolated layout's packages go (pnpm's `virtualStoreDir`), absolute; `node_modules/.pnpm` of the workspace root by default. */
+  /**
+   * pnpm's `enableGlobalVirtualStore` (or `virtualStoreType: global`, which wins; default off): the
+   * isolated layout's packages go to slots in `virtualStoreDir` shared by every project, and each
+   * project's node_modules links to them. `nodeLinker: hoisted` ignores it.
+   */
+  readonly enableGlobalVirtualStore: boolean
+  /**
+   * Where the isolated layout's packages go (pnpm's `virtualStoreDir`), absolute; `node_modules/.pnpm`
+   * of the workspace root by default, `<store>/v11/links` (the global virtual store) by default with
+   * `enableGlobalVirtualStore`.
+   */
   readonly virtualStoreDir: string
   /** pnpm's `virtualStoreDirMaxLength`: the longest directory name in the virtual store before it is cut and hashed. */
   readonly virtualStoreDirMaxLength: number
@@ -197,6 +207,9 @@ export interface ConfigOverrides {
   nodeLinker?: string
   shamefullyHoist?: boolean
   virtualStoreDir?: string
+  /** `--config.enable-global-virtual-store`, `--config.virtual-store-type` (`global` or `project`; wins over the other). */
+  enableGlobalVirtualStore?: boolean
+  virtualStoreType?: string
 }
 
 export interface GetConfigOptions {
@@ -272,6 +285,9 @@ export function getConfig (opts: GetConfigOptions): Config {
   const storeSetting = opts.overrides.storeDir ?? setting<string | undefined>('storeDir', (v): v is string | undefined => isString(v), undefined)
   const storeDefaulted = storeSetting === undefined || storeSetting === ''
   let storeDir: string | undefined
+  const enableGlobalVirtualStore = globalVirtualStoreSetting(env, opts.overrides, setting)
+  const virtualStoreSetting = opts.overrides.virtualStoreDir ?? setting<string | undefined>('virtualStoreDir', (v): v is string | undefined => isString(v), undefined)
+  let virtualStoreDir: string | undefined
   const ca = npmrc['ca'] !== undefined ? [npmrc['ca']] : []
   if (npmrc['cafile'] !== undefined) ca.push(readCafile(npmrc['cafile']))
   const config: Config = {
@@ -328,7 +344,16 @@ export function getConfig (opts: GetConfigOptions): Config {
     // As pnpm 11: shamefullyHoist true is publicHoistPattern `*`; false is the default, whatever publicHoistPattern says.
     publicHoistPattern: shamefullyHoist === undefined ? setting('publicHoistPattern', isStrings, []) : shamefullyHoist ? ['*'] : [],
     nodeLinker: opts.overrides.nodeLinker ?? setting('nodeLinker', isNodeLinker, 'isolated'),
-    virtualStoreDir: path.resolve(dir, opts.overrides.virtualStoreDir ?? setting('virtualStoreDir', isString, path.join(MODULES_DIR, VIRTUAL_STORE_DIR))),
+    enableGlobalVirtualStore,
+    // pnpm 11's links dir: the virtualStoreDir set, else `<store>/v11/links` (read when asked for: the store's default probes the disk).
+    get virtualStoreDir () {
+      virtualStoreDir ??= virtualStoreSetting !== undefined
+        ? path.resolve(dir, virtualStoreSetting)
+        : enableGlobalVirtualStore
+          ? path.join(this.storeDir, STORE_VERSION, GLOBAL_VIRTUAL_STORE_DIR)
+          : path.join(dir, MODULES_DIR, VIRTUAL_STORE_DIR)
+      return virtualStoreDir
+    },
     // pnpm 11's default: 60 on Windows, where paths are shorter.
     virtualStoreDirMaxLength: setting('virtualStoreDirMaxLength', (v): v is number => isNumber(v) && Number.isInteger(v) && v > 0, process.platform === 'win32' ? 60 : 120),
     confirmModulesPurge: setting('confirmModulesPurge', isBool, true) && !isCI(env),
@@ -381,6 +406,35 @@ export function getConfig (opts: GetConfigOptions): Config {
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string'
+
+/**
+ * pnpm 11's `enableGlobalVirtualStore` and `virtualStoreType` (`global` or `project`; it wins over
+ * the other, any other value is an error), from pnpm-workspace.yaml or the global config file, then
+ * `pnpm_config_*` variables, then the command line. Off when unset: in CI too (pnpm turns only an
+ * unset value off there, and off is its default for projects).
+ */
+function globalVirtualStoreSetting (
+  env: Readonly<Record<string, string | undefined>>,
+  overrides: ConfigOverrides,
+  setting: <T>(name: string, check: (v: unknown) => v is T, fallback: T) => T
+): boolean {
+  const fromEnv = (name: string): string | undefined => env[`pnpm_config_${name}`] ?? env[`PNPM_CONFIG_${name.toUpperCase()}`]
+  const typeOf = (value: unknown, where: string): boolean | undefined => {
+    if (value === undefined) return undefined
+    if (value !== 'global' && value !== 'project') {
+      throw new LodeError('INVALID_SETTING', `The "virtualStoreType" setting (${where}) should be one of global, project, but got ${JSON.stringify(value)}.`, {
+        hint: 'Set virtualStoreType to global (the shared store) or project (node_modules/.pnpm).',
+      })
+    }
+    return value === 'global'
+  }
+  const boolOf = (value: string | undefined): boolean | undefined => value === 'true' ? true : value === 'false' ? false : undefined
+  const fromFiles = typeOf(setting<string | undefined>('virtualStoreType', (v): v is string | undefined => typeof v === 'string', undefined), 'in pnpm-workspace.yaml')
+    ?? setting<boolean | undefined>('enableGlobalVirtualStore', (v): v is boolean | undefined => typeof v === 'boolean', undefined)
+  const fromVariables = typeOf(fromEnv('virtual_store_type'), 'from the environment') ?? boolOf(fromEnv('enable_global_virtual_store'))
+  const fromCommandLine = typeOf(overrides.virtualStoreType, 'from --config.virtual-store-type') ?? overrides.enableGlobalVirtualStore
+  return fromCommandLine ?? fromVariables ?? fromFiles ?? false
+}
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string')
 
 /**

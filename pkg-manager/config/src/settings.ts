@@ -54,6 +54,7 @@ implemented(
   // the lockfile and node_modules
   'frozenLockfile', 'hoistPattern', 'lockfile', 'modulesCacheMaxAge', 'nodeLinker', 'packageImportMethod', 'packageLock',
   'publicHoistPattern', 'shamefullyHoist', 'virtualStoreDir', 'virtualStoreDirMaxLength', 'confirmModulesPurge',
+  'enableGlobalVirtualStore', 'virtualStoreType',
   // builds
   'allowBuilds', 'childConcurrency', 'strictDepBuilds',
   // dlx
@@ -101,6 +102,7 @@ accepted('pnpm only warns about workspace cycles with it', 'ignoreWorkspaceCycle
 accepted('only the shallowness of git clones, not what is installed', 'gitShallowHosts')
 accepted('lode never changes the user scripts run as', 'unsafePerm')
 accepted('lode loads no pnpmfile (a .pnpmfile.cjs or .pnpmfile.mjs in the workspace root is refused instead)', 'ignorePnpmfile', 'tryLoadDefaultPnpmfile')
+accepted('pnpm 11\'s installs ignore it: the global virtual store is virtualStoreDir, else <store>/v11/links', 'globalVirtualStoreDir')
 accepted('it is lode\'s own bound on a tarball (see tarballMaxUnpackedSize)', 'tarballMaxFiles', 'tarballMaxUnpackedSize')
 
 refused('install', {
@@ -136,13 +138,11 @@ refused('install', {
   supportedArchitectures: undefined,
   trustPolicyExcludePrune: false,
   // what is written and linked
-  enableGlobalVirtualStore: false,
   enableModulesDir: true,
   enablePnp: false,
   extendNodePath: true,
   frozenStore: false,
   gitBranchLockfile: false,
-  globalVirtualStoreDir: undefined,
   hoist: true,
   hoistingLimits: undefined,
   hoistWorkspacePackages: true,
@@ -166,7 +166,6 @@ refused('install', {
   useGitBranchLockfile: false,
   useLockfile: true,
   virtualStoreOnly: false,
-  virtualStoreType: 'project',
   // which projects and dependency groups
   dev: undefined,
   filter: undefined,

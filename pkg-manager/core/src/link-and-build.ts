@@ -21,6 +21,7 @@ export async function linkAndBuild (
   const linked = await phase('link', async () => await linkPackages(opts))
   let builds: Builds
   try {
+    if (linked.refusedBuilds !== undefined) throw linked.refusedBuilds
     builds = await phase('build', async () => await runBuilds(linked.buildCandidates, {
       config: opts.config,
       isOptional: (depPath) => linked.lockfile.snapshots?.[depPath]?.optional === true,

@@ -8,7 +8,7 @@ import type { Config } from '@lode/pkg-manager.config'
 import { readInstalledLockfile, readLockfile } from '@lode/pkg-manager.lockfile'
 import type { Resolution } from '@lode/pkg-manager.lockfile'
 import { currentPlatform, skippedPackages } from '@lode/pkg-manager.package-is-installable'
-import { modifiedPackages, pruneStore, readdirOrEmpty, registeredProjects, type PruneResult } from '@lode/store.controller'
+import { modifiedPackages, pruneGlobalVirtualStore, pruneStore, readdirOrEmpty, registeredProjects, type PruneResult } from '@lode/store.controller'
 import { gitIndexKey, storeIndexKey } from '@lode/store.index'
 
 /**
@@ -41,7 +41,8 @@ export async function storeStatus (config: Config): Promise<string[]> {
 
 /**
  * pnpm's `store prune`: the dlx installs older than `dlxCacheMaxAge` (and those a newer one
- * replaced), lode's registry metadata cache (fetched again as needed), then the store files no
+ * replaced), lode's registry metadata cache (fetched again as needed), the slots of the global
+ * virtual store (`<store>/v11/links`) no registered project reaches, then the store files no
  * install links to any more and no registered project (lode's or pnpm's) has installed, their
  * index rows and the store's temp files.
  */
@@ -64,6 +65,8 @@ export async function storePrune (
   }
   opts.onInfo('Removed all cached metadata files')
   for (const message of registryInfo) opts.onInfo(message)
+  // The global virtual store's slots no registered project reaches go first: their files are then unlinked in the store.
+  await pruneGlobalVirtualStore(config.storeDir, opts.onInfo)
   return await pruneStore(config.storeDir, { ...opts, inUse })
 }
 

@@ -185,8 +185,10 @@ function stateSettings ({ config, include }: Pick<PnpmWorkspaceStateOptions, 'co
   const storeDir = path.join(config.storeDir, STORE_VERSION)
   const workspace = config.workspacePackages !== undefined
   const values: Record<(typeof SETTING_KEYS)[number], unknown> = {
-    enableGlobalVirtualStore: ifGiven('enableGlobalVirtualStore', false),
-    allowBuilds: ifGiven('allowBuilds', config.allowBuilds),
+    // pnpm records it when given (virtualStoreType is given as it), with the value in effect.
+    enableGlobalVirtualStore: given.has('enableGlobalVirtualStore') || given.has('virtualStoreType') ? config.enableGlobalVirtualStore : undefined,
+    // The global virtual store's default is `{}`, recorded as given.
+    allowBuilds: ifGiven('allowBuilds', config.allowBuilds) ?? (config.enableGlobalVirtualStore ? {} : undefined),
     autoInstallPeers: config.autoInstallPeers,
     // pnpm's catalogs: the default one first, as it reads them.
     catalogs: workspace ? { ...config.catalogs['default'] === undefined ? {} : { default: config.catalogs['default'] }, ...config.catalogs } : undefined,

@@ -61,7 +61,8 @@ export async function recordLayout (opts: LinkPackagesOptions, state: LinkedStat
     storeDir: storePath(config.storeDir),
     virtualStoreDir: path.relative(modulesDir, state.virtualStoreDir),
     virtualStoreDirMaxLength: config.virtualStoreDirMaxLength,
-    ...(Object.keys(config.allowBuilds).length > 0 ? { allowBuilds: { ...config.allowBuilds } } : {}),
+    // pnpm's global virtual store defaults allowBuilds to `{}`, and records it so.
+    ...(Object.keys(config.allowBuilds).length > 0 || config.enableGlobalVirtualStore ? { allowBuilds: { ...config.allowBuilds } } : {}),
   })
 }
 

@@ -72,6 +72,12 @@ export interface LayoutOptions {
   virtualStoreDirMaxLength: number
   /** Dependency paths not to install (optional packages that do not fit the platform); nothing is reached through them. */
   skipped?: ReadonlySet<string>
+  /**
+   * pnpm 11's global virtual store: each package's slot directory (absolute), where it and its
+   * dependencies' links go instead of `<virtualStoreDir>/<dir name>`; `virtualStoreDir` is then the
+   * project's `node_modules/.pnpm` (its hoisted packages and `lock.yaml`).
+   */
+  slotDirOf?: ((depPath: string) => string) | undefined
 }
 
 /**
@@ -85,7 +91,10 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
   // `<modules>/.pnpm/<dir name>/node_modules`: the package and its dependencies side by side. Joined
   // by hand (path.join's normalizing is most of the planning's time): the file name has no separator.
   const { sep } = path
-  const siblingsDirOf = (depPath: string): string => `${virtualStoreDir}${sep}${depPathToFilename(depPath, opts.virtualStoreDirMaxLength)}${sep}node_modules`
+  const { slotDirOf } = opts
+  const siblingsDirOf = slotDirOf === undefined
+    ? (depPath: string): string => `${virtualStoreDir}${sep}${depPathToFilename(depPath, opts.virtualStoreDirMaxLength)}${sep}node_modules`
+    : (depPath: string): string => `${slotDirOf(depPath)}${sep}node_modules`
   // Names and aliases read from the lockfile pass the one rule before they become paths (`joinModulesDir`).
   const dirOf = (depPath: string): string => joinModulesDir(siblingsDirOf(depPath), nameOf(depPath))
   const packages = new Map<string, LaidOutPackage>()

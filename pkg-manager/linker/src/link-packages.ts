@@ -3,11 +3,14 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import type { DependencyGroup } from '@lode/core.constants'
-import { CURRENT_LOCKFILE, DEPENDENCY_GROUPS, INSTALLING_MARKER, LODE_STATE_FILE, MODULES_DIR, VIRTUAL_STORE_DIR } from '@lode/core.constants'
+import { CURRENT_LOCKFILE, DEPENDENCY_GROUPS, INSTALLING_MARKER, LODE_STATE_FILE, MODULES_DIR, NEEDS_BUILD_MARKER, VIRTUAL_STORE_DIR } from '@lode/core.constants'
 import { nameOf, pkgIdOf, refToDepPath, splitNameAt, withoutPeersSuffix } from '@lode/core.dep-path'
+import { LodeError } from '@lode/core.error'
 import { own } from '@lode/core.safe-name'
 import { prepareFileAtomic } from '@lode/fs.write-file-atomic'
 import type { PreparedFile } from '@lode/fs.write-file-atomic'
+import { createSlotResolver } from '@lode/pkg-manager.graph-hash'
+import { createAllowBuild } from '@lode/pkg-manager.lifecycle'
 import { parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { currentPlatform, skippedPackages } from '@lode/pkg-manager.package-is-installable'
@@ -47,7 +50,9 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkedPa
   if (modules !== undefined && change !== undefined) {
     assertCanPurge(change, { config, modulesDir, filtered: opts.selectedImporters !== undefined })
     // Every package in the store first: a failed download leaves node_modules as it was.
-    await fetchAll(opts.fetcher, layout.packages)
+    // Into the global virtual store, only what its slots lack.
+    const toFetch = layoutOptions.slotDirOf === undefined ? layout.packages : layout.packages.filter((pkg) => !fs.existsSync(pkg.dir))
+    await fetchAll(opts.fetcher, toFetch)
     opts.onInfo?.(`Recreating ${modulesDir}`)
     await fsp.mkdir(modulesDir, { recursive: true })
     await fsp.writeFile(path.join(modulesDir, INSTALLING_MARKER), '')
@@ -74,9 +79,11 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkedPa
     })
   }
   const previous = await readPreviousInstall(modulesDir, layoutOptions, installed, { lockfile, layout })
+  if (layoutOptions.slotDirOf !== undefined) refuseDirectoryPackages(layout)
   return await linkIsolated(opts, {
     lockfile,
     layout,
+    globalVirtualStore: layoutOptions.slotDirOf !== undefined,
     skipped: layoutOptions.skipped,
     previous,
     installedText,
@@ -95,7 +102,9 @@ function planIsolatedLayout (
     lockfileDir: config.dir,
     importers: opts.importers.filter((importer) => lockfile.importers[importer.id] !== undefined),
     include: opts.include,
-    virtualStoreDir: config.virtualStoreDir,
+    ...config.enableGlobalVirtualStore && config.nodeLinker === 'isolated'
+      ? { virtualStoreDir: path.join(config.dir, MODULES_DIR, VIRTUAL_STORE_DIR), slotDirOf: globalSlots(lockfile, config) }
+      : { virtualStoreDir: config.virtualStoreDir },
     virtualStoreDirMaxLength: config.virtualStoreDirMaxLength,
   }
   const layout = planLayout(lockfile, layoutOptions)
@@ -109,9 +118,29 @@ function planIsolatedLayout (
   return { layout, layoutOptions }
 }
 
+/**
+ * pnpm 11's global virtual store: each package's slot in `virtualStoreDir` (`<store>/v11/links` by
+ * default), from its dependency graph and, for packages allowBuilds lets build and what depends on
+ * them, the running platform and Node.js major.
+ */
+function globalSlots (lockfile: Lockfile, config: LinkPackagesOptions['config']): (depPath: string) => string {
+  const allowBuild = createAllowBuild(config.allowBuilds)
+  const slotOf = createSlotResolver(lockfile, {
+    lockfileDir: config.dir,
+    allowBuild: (depPath) => allowBuild(pkgIdOf(depPath)),
+    nodeVersion: process.version,
+    platform: process.platform,
+    arch: process.arch,
+  })
+  const linksDir = config.virtualStoreDir
+  return (depPath) => path.join(linksDir, ...slotOf(depPath).path.split('/'))
+}
+
 interface IsolatedInstall {
   lockfile: Lockfile
   layout: Layout
+  /** The packages are in slots of pnpm 11's global virtual store: complete slots are never written to. */
+  globalVirtualStore: boolean
   skipped: ReadonlySet<string>
   previous: PreviousInstall | undefined
   /** `.pnpm/lock.yaml` as it will be written. */
@@ -139,8 +168,15 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
   const interrupted = fs.existsSync(marker)
   // What the killed install's atomic writes left behind.
   if (interrupted) await removeInterruptedWrites(config.dir, modulesDir)
+  const gvs = install.globalVirtualStore
+  const allowBuild = createAllowBuild(config.allowBuilds)
+  const allowed = (pkg: LaidOutPackage): boolean => allowBuild(pkg.pkgId) === true
   // Into a node_modules without `.pnpm`, every package goes (one check instead of one per package).
-  const missing = fs.existsSync(layout.virtualStoreDir) ? layout.packages.filter((pkg) => !fs.existsSync(pkg.dir)) : layout.packages
+  // A slot of the global virtual store is complete when its package is there without pnpm's marker
+  // of a build to do (only an allowed build leaves one); another project's install may have made it.
+  const missing = gvs
+    ? layout.packages.filter((pkg) => !fs.existsSync(pkg.dir) || (allowed(pkg) && fs.existsSync(path.join(pkg.dir, NEEDS_BUILD_MARKER))))
+    : fs.existsSync(layout.virtualStoreDir) ? layout.packages.filter((pkg) => !fs.existsSync(pkg.dir)) : layout.packages
   const nextIds = new Set(layout.packages.map((pkg) => pkg.depPath))
   const planHoisted = hoistingPlanner(opts, layout)
   const { due: pruneVirtualStore, prunedAt } = virtualStorePruning(previous?.prunedAt, config.modulesCacheMaxAge, opts.now())
@@ -151,6 +187,7 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
     next: layout,
     nextHoisted: planHoisted(),
     pruneVirtualStore,
+    globalVirtualStore: gvs,
   })
   const changed = new Set(prune?.changed)
   // The package directories this install creates: removed again if it fails before they are all in place.
@@ -171,9 +208,17 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
     opts,
     modulesDir,
     installedText: install.installedText,
-    links: () => otherLinks(layout, planHoisted(), modulesDir, new Set(missing), interrupted ? undefined : previous, changed),
+    links: () => otherLinks(layout, planHoisted(), modulesDir, new Set(missing), interrupted ? undefined : previous, changed, gvs),
   })
   const { wantBuild, counts } = imported
+  // Builds in a slot of the global virtual store are not done yet: refused in place of the builds,
+  // so that the install is rolled back (the slots it made go: none is left unbuilt).
+  const toBuildInSlots = gvs && !opts.ignoreScripts ? wantBuild.filter(allowed) : []
+  const refusedBuilds = toBuildInSlots.length === 0
+    ? undefined
+    : new LodeError('GVS_BUILD_UNSUPPORTED', `${toBuildInSlots.map((pkg) => pkg.pkgId).join(', ')} ${toBuildInSlots.length === 1 ? 'has' : 'have'} to be built in the global virtual store (enableGlobalVirtualStore), which lode does not do yet.`, {
+      hint: 'Install once with pnpm 11 (it builds the package in the shared slot, which lode then reuses), or turn enableGlobalVirtualStore off for this project. Nothing in the project was changed.',
+    })
   // Every package is in place: the links change now. The last install's record goes first, so a
   // cut-short install never looks done (it is put back if a build fails).
   const stateFile = path.join(modulesDir, LODE_STATE_FILE)
@@ -191,14 +236,17 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
   const ownBinsOf = new Set(buildStep ? [...wantBuild, ...missing.filter(patched)].map((pkg) => pkg.depPath) : [])
   await writeBins(
     layout,
-    interrupted ? layout.packages : [...missing, ...layout.packages.filter((pkg) => changed.has(pkg.depPath))],
+    // A slot of the global virtual store gets its bins with its files, once.
+    gvs ? missing : interrupted ? layout.packages : [...missing, ...layout.packages.filter((pkg) => changed.has(pkg.depPath))],
     hoisted,
     modulesDir,
     { ownBins: opts.resolved, ownBinsOf, fresh: new Set(missing), importersThroughLinks: !opts.ignoreScripts }
   )
   // Builds: packages linked now that want one, and those an earlier install ignored (allowBuilds may allow them now).
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
-  const buildCandidates = [...wantBuild, ...(previous?.ignoredBuilds ?? []).flatMap((depPath) => byDepPath.get(depPath) ?? [])]
+  // In the global virtual store, only what is not allowed: an allowed build is in a slot of its own (its hash has the engine).
+  const ignoredBefore = (previous?.ignoredBuilds ?? []).flatMap((depPath) => byDepPath.get(depPath) ?? [])
+  const buildCandidates = [...wantBuild, ...ignoredBefore.filter((pkg) => !gvs || !allowed(pkg))]
   return {
     counts: {
       ...counts,
@@ -208,6 +256,7 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
     },
     lockfile: install.lockfile,
     buildCandidates,
+    refusedBuilds,
     rollBack: async () => {
       await restoreLastInstall({
         layout, hoisted, modulesDir, previous, changed, created, existed, ownBins: opts.resolved, ignoreScripts: opts.ignoreScripts,
@@ -229,7 +278,7 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
         buildStepRan: buildStep && (buildCandidates.length > 0 || layout.packages.some(patched)),
         prunedAt,
         skipped: install.skipped,
-        virtualStoreDir: layout.virtualStoreDir,
+        virtualStoreDir: gvs ? config.virtualStoreDir : layout.virtualStoreDir,
       })
     },
     done: async () => { await removeInstallingMarker(modulesDir) },
@@ -362,7 +411,8 @@ function otherLinks (
   modulesDir: string,
   importing: ReadonlySet<LaidOutPackage>,
   previous: PreviousInstall | undefined,
-  changed: ReadonlySet<string>
+  changed: ReadonlySet<string>,
+  globalVirtualStore: boolean
 ): LinkToWrite[] {
   const before = new Set(previous?.layout.packages.map((pkg) => pkg.depPath))
   const links: LinkToWrite[] = layout.directLinks.map((link) => [link.path, link.target])
@@ -371,11 +421,24 @@ function otherLinks (
       links.push([hoistedPath({ modulesDir, virtualStoreDir: layout.virtualStoreDir }, dep), dep.dir])
     }
   }
-  for (const pkg of layout.packages) {
+  // A slot of the global virtual store is written once, by the install that makes it.
+  for (const pkg of globalVirtualStore ? [] : layout.packages) {
     if (importing.has(pkg) || (before.has(pkg.depPath) && !changed.has(pkg.depPath))) continue
     for (const link of pkg.links) links.push([link.path, link.target])
   }
   return links
+}
+
+/**
+ * A directory package (a `file:` dependency, an injected workspace project) goes to a slot pnpm
+ * re-imports on every install; lode does not do that yet, so it refuses rather than leave one stale.
+ */
+function refuseDirectoryPackages (layout: Layout): void {
+  const directories = layout.packages.filter((pkg) => 'directory' in pkg.resolution)
+  if (directories.length === 0) return
+  throw new LodeError('GVS_DIRECTORY_DEPENDENCY_UNSUPPORTED', `${directories.map((pkg) => pkg.pkgId).join(', ')} ${directories.length === 1 ? 'is a directory dependency' : 'are directory dependencies'} (file: or injected), which lode does not put in the global virtual store (enableGlobalVirtualStore) yet.`, {
+    hint: 'Use a link: (or plain workspace:) dependency instead, turn enableGlobalVirtualStore off for this project, or use pnpm 11 for it.',
+  })
 }
 
 /** pnpm's summary: direct dependencies the importer gained or lost since the last install, per group (not those skipped, which it did not gain). */

@@ -105,6 +105,11 @@ export interface LinkedPackages {
   lockfile: Lockfile
   /** The packages to build where they are: new ones that want a build, and those an earlier install ignored. */
   buildCandidates: readonly BuildCandidate[]
+  /**
+   * Builds lode cannot run (allowed builds in slots of pnpm's global virtual store): the caller
+   * throws it in place of running the builds, and rolls the install back.
+   */
+  refusedBuilds?: Error | undefined
   /** A build failed: node_modules goes back to what the last install left (isolated layout). */
   rollBack: () => Promise<void>
   /** The builds are done: what they change is linked again, the last removals are made, `.modules.yaml` is written. */

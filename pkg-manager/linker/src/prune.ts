@@ -21,6 +21,11 @@ export interface PruneInput {
    * orphans for `modulesCacheMaxAge` after the last pruning, so switching back is cheap.
    */
   pruneVirtualStore: boolean
+  /**
+   * The packages are in slots of pnpm's global virtual store, which no install changes once made
+   * (`lode store prune` removes those no project uses): only the project's links are pruned.
+   */
+  globalVirtualStore?: boolean
 }
 
 /**
@@ -48,7 +53,7 @@ export async function planPrune (
   const before = new Map(input.previous.packages.map((pkg) => [pkg.depPath, pkg]))
   const changed: string[] = []
   const droppedLinks: string[] = []
-  for (const pkg of input.next.packages) {
+  for (const pkg of input.globalVirtualStore === true ? [] : input.next.packages) {
     const old = before.get(pkg.depPath)
     if (old === undefined) continue
     const now = new Map(pkg.deps.map((dep) => [dep.alias, dep.dir]))
@@ -59,7 +64,7 @@ export async function planPrune (
   const { virtualStoreDir } = input.next
   // `.pnpm/<dir name>`: two levels above `node_modules/<name>` (three for a scoped name).
   const used = new Set(input.next.packages.map((pkg) => path.basename(path.dirname(pkg.siblingsDir))))
-  const staleDirs = input.pruneVirtualStore
+  const staleDirs = input.pruneVirtualStore && input.globalVirtualStore !== true
     ? (await fs.readdir(virtualStoreDir).catch(() => [] as string[])).filter((entry) => entry !== 'node_modules' && entry !== CURRENT_LOCKFILE && !used.has(entry)).map((entry) => path.join(virtualStoreDir, entry))
     : []
   const dirs = { modulesDir, virtualStoreDir }

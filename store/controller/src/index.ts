@@ -11,6 +11,7 @@ import { StoreIndex } from '@lode/store.index'
 // pnpm's `store status` and `store prune`, over lode's store: the index (`index.db`) and the
 // content-addressable files (`files/<2 hex>/<126 hex>[-exec]`).
 
+export { pruneGlobalVirtualStore } from './global-virtual-store.js'
 export { registerProject, registeredProjects } from './project-registry.js'
 
 /** A package as installed: the name pnpm reports it by, its index row's key, and its directory in node_modules. */
