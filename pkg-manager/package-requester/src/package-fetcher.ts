@@ -44,15 +44,25 @@ export interface PackageFetcherOptions {
 }
 
 /**
+ * Tarballs downloaded and not yet extracted, in bytes, past which no new download starts: memory
+ * stays bounded whatever the packages' sizes, while downloads run as many at once as
+ * `networkConcurrency` allows (a count of tarballs in memory held them to the pace of extraction:
+ * 16 at a time, which behind a 50 ms round trip made an install from a lockfile wait on the network).
+ */
+const TARBALL_BACKLOG_BYTES = 64 * 1024 * 1024
+
+/**
  * Gets packages into the store: the store index says what is there; the rest is downloaded on
- * the main thread and extracted by the store pool, at most a few dozen tarballs in memory at a
- * time. Fetches can start while resolution still runs (`prefetch`); each package is fetched at
+ * the main thread and extracted by the store pool, at most `TARBALL_BACKLOG_BYTES` of tarballs in
+ * memory at a time. Fetches can start while resolution still runs (`prefetch`); each package is fetched at
  * most once per install. Owns the store index connection and the store pool; `close()` ends both.
  */
 export class PackageFetcher {
   private index: StoreIndex | undefined
   private storePool: StorePool | undefined
   private inFlight: LimitFunction | undefined
+  private backlogBytes = 0
+  private readonly backlogWaiters: Array<() => void> = []
   private readonly fetches = new Map<string, Promise<StoredPackage>>()
   /** Git packages being fetched (during resolution, to read their manifests, or to link them), by id. */
   private readonly gitFetches = new Map<string, Promise<FetchedGit>>()
@@ -199,8 +209,8 @@ export class PackageFetcher {
   /** The store pool only starts when something has to be extracted. */
   private openPool (): { storePool: StorePool, inFlight: LimitFunction } {
     this.storePool ??= new StorePool()
-    // Enough downloads ahead to keep the store pool busy, not the whole graph in memory.
-    this.inFlight ??= pLimit(Math.max(16, this.storePool.threads * 8))
+    // As many downloads as the network allows; the backlog's bytes bound the memory.
+    this.inFlight ??= pLimit(this.opts.config.networkConcurrency)
     return { storePool: this.storePool, inFlight: this.inFlight }
   }
 
@@ -214,7 +224,10 @@ export class PackageFetcher {
       if (this.closing) throw new Error(`${pkg.pkgId} was not needed after all`)
       // A tarball damaged on its way fails its integrity check: it is downloaded again, as pnpm does, up to fetchRetries times.
       for (let retriesLeft = this.opts.config.fetchRetries; ; retriesLeft--) {
+        while (this.backlogBytes >= TARBALL_BACKLOG_BYTES) await new Promise<void>((resolve) => { this.backlogWaiters.push(resolve) })
         const tarball = await this.download(pkg)
+        const size = tarball.byteLength
+        this.backlogBytes += size
         this.opts.trace?.count('downloaded', 1)
         const extractStart = performance.now()
         try {
@@ -234,6 +247,9 @@ export class PackageFetcher {
         } catch (err) {
           if (retriesLeft <= 0 || !isLodeError(err, 'ERR_LODE_TARBALL_INTEGRITY')) throw err
           this.opts.onWarning?.(`${err.message} Downloading it again (${retriesLeft} ${retriesLeft === 1 ? 'retry' : 'retries'} left).`)
+        } finally {
+          this.backlogBytes -= size
+          for (const wake of this.backlogWaiters.splice(0)) wake()
         }
       }
     })

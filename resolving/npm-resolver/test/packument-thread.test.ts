@@ -6,10 +6,11 @@ import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 import { decodeMsgpackFile } from '@lode/fs.msgpack-file'
-import { NpmResolver, metadataCachePath, parseWantedSpec } from '@lode/resolving.npm-resolver'
-import type { NpmResolverOptions, PackumentOutcome, PackumentProcessor, PackumentTask, RegistrySpec } from '@lode/resolving.npm-resolver'
-import { RegistryClient } from '@lode/resolving.registry-client'
+import { metadataCachePath, parseWantedSpec } from '@lode/resolving.npm-resolver'
+import type { PackumentOutcome, PackumentProcessor, PackumentTask, RegistrySpec } from '@lode/resolving.npm-resolver'
 import { Piscina } from 'piscina'
+
+import { withResolver } from './helpers.js'
 
 const tempDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), `lode-${prefix}-`))
 
@@ -43,37 +44,6 @@ before(async () => {
 })
 after(async () => { await registry.close() })
 
-async function withResolver (
-  pool: PackumentProcessor, opts: Partial<NpmResolverOptions>, fn: (resolver: NpmResolver) => Promise<void>
-): Promise<void> {
-  const client = new RegistryClient({
-    authHeader: () => undefined,
-    networkConcurrency: 4,
-    retry: { retries: 0, factor: 1, minTimeout: 1, maxTimeout: 1 },
-    timeout: 5000,
-    strictSsl: true,
-    userAgent: 'lode-test',
-  })
-  const resolver = new NpmResolver({
-    client,
-    packuments: pool,
-    cacheDir: tempDir('packument-cache'),
-    offline: false,
-    preferOffline: false,
-    now: () => Date.parse('2026-06-01T00:00:00.000Z'),
-    onWarning: () => {},
-    registries: { default: registry.url, scoped: {} },
-    minimumReleaseAge: 0,
-    minimumReleaseAgeExclude: [],
-    ...opts,
-  })
-  try {
-    await fn(resolver)
-  } finally {
-    await resolver.close()
-    await client.close()
-  }
-}
 
 const spec = (wanted: string): RegistrySpec => parseWantedSpec('parsed', wanted, 'the test') as RegistrySpec
 
@@ -81,7 +51,7 @@ test('a packument fetched gzipped is parsed and cached by the pool\'s thread; th
   const pool = new PackumentThread()
   const cacheDir = tempDir('packument-cache')
   try {
-    await withResolver(pool, { cacheDir }, async (resolver) => {
+    await withResolver(registry.url, { packuments: pool, cacheDir }, async (resolver) => {
       const picked = await resolver.resolve(spec('^1.0.0'))
       assert.equal(picked.version, '1.0.0', 'the deprecated 1.1.0 is passed over, as without the thread')
       assert.deepEqual(picked.meta.dependencies, { dep: '^2.0.0' })
@@ -102,11 +72,11 @@ test('through the pool: a body that will not inflate is fetched again and used; 
   const pool = new PackumentThread()
   try {
     registry.injectFaults('/parsed', [{ status: 200, body: 'not gzip at all', headers: { 'content-encoding': 'gzip' } }])
-    await withResolver(pool, {}, async (resolver) => {
+    await withResolver(registry.url, { packuments: pool }, async (resolver) => {
       assert.equal((await resolver.resolve(spec('^2.0.0'))).version, '2.0.0')
     })
     registry.injectFaults('/parsed', [{ invalidJson: true }])
-    await withResolver(pool, {}, async (resolver) => {
+    await withResolver(registry.url, { packuments: pool }, async (resolver) => {
       await assert.rejects(resolver.resolve(spec('^2.0.0')), { name: 'LodeError', code: 'ERR_LODE_BAD_PACKUMENT', message: /for parsed that is not valid JSON/ })
     })
   } finally {

@@ -7,9 +7,9 @@ import { after, before, test } from 'node:test'
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 import { NpmResolver, PackageVersions, metadataCachePath, narrowToPublishedBy, parseWantedSpec, pickVersion } from '@lode/resolving.npm-resolver'
 import type { NpmResolverOptions, PackageMeta, Packument, RegistrySpec } from '@lode/resolving.npm-resolver'
-import { RegistryClient } from '@lode/resolving.registry-client'
 
-const NOW = Date.parse('2026-06-01T00:00:00.000Z')
+import { NOW, withResolver as withResolverFor } from './helpers.js'
+
 let registry: TestRegistry
 before(async () => {
   registry = await TestRegistry.start([
@@ -30,32 +30,7 @@ before(async () => {
 after(async () => { await registry.close() })
 
 async function withResolver (opts: Partial<NpmResolverOptions>, fn: (resolver: NpmResolver) => Promise<void>): Promise<void> {
-  const client = new RegistryClient({
-    authHeader: () => undefined,
-    networkConcurrency: 4,
-    retry: { retries: 0, factor: 1, minTimeout: 1, maxTimeout: 1 },
-    timeout: 5000,
-    strictSsl: true,
-    userAgent: 'lode-test',
-  })
-  const resolver = new NpmResolver({
-    client,
-    cacheDir: opts.cacheDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'lode-cache-')),
-    offline: false,
-    preferOffline: false,
-    now: () => NOW,
-    onWarning: () => {},
-    registries: { default: registry.url, scoped: {} },
-    minimumReleaseAge: 0,
-    minimumReleaseAgeExclude: [],
-    ...opts,
-  })
-  try {
-    await fn(resolver)
-  } finally {
-    await resolver.close()
-    await client.close()
-  }
+  await withResolverFor(registry.url, opts, fn)
 }
 
 function spec (bare: string, alias = 'pick'): RegistrySpec {
