@@ -10,7 +10,9 @@ import { RegistryClient } from '@lode/resolving.registry-client'
 export const NOW = Date.parse('2026-06-01T00:00:00.000Z')
 
 /** Runs `fn` with a resolver over a real client for `registryUrl` (no retries) and a fresh cache dir unless `opts` names one; closes both. */
-export async function withResolver (registryUrl: string, opts: Partial<NpmResolverOptions>, fn: (resolver: NpmResolver) => Promise<void>): Promise<void> {
+export async function withResolver (
+  registryUrl: string, opts: Partial<NpmResolverOptions>, fn: (resolver: NpmResolver) => Promise<void>
+): Promise<void> {
   const client = new RegistryClient({
     authHeader: () => undefined,
     networkConcurrency: 4,

@@ -5,8 +5,8 @@ import path from 'node:path'
 import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
-import { NpmResolver, PackageVersions, metadataCachePath, narrowToPublishedBy, parseWantedSpec, pickVersion } from '@lode/resolving.npm-resolver'
-import type { NpmResolverOptions, PackageMeta, Packument, RegistrySpec } from '@lode/resolving.npm-resolver'
+import { PackageVersions, metadataCachePath, narrowToPublishedBy, parseWantedSpec, pickVersion } from '@lode/resolving.npm-resolver'
+import type { NpmResolver, NpmResolverOptions, PackageMeta, Packument, RegistrySpec } from '@lode/resolving.npm-resolver'
 
 import { NOW, withResolver as withResolverFor } from './helpers.js'
 
