@@ -83,3 +83,21 @@ test('through the pool: a body that will not inflate is fetched again and used; 
     await pool.close()
   }
 })
+
+test('through the pool: a cache entry the thread cannot write is reported once, as a warning, and the resolution goes on', async () => {
+  const pool = new PackumentThread()
+  const cacheDir = tempDir('packument-cache-blocked')
+  // A file where the registry's directory of the cache would be: no entry can be written under it.
+  fs.mkdirSync(path.dirname(path.dirname(metadataCachePath(cacheDir, registry.url, 'parsed'))), { recursive: true })
+  fs.writeFileSync(path.dirname(metadataCachePath(cacheDir, registry.url, 'parsed')), 'not a directory')
+  const warnings: string[] = []
+  try {
+    await withResolver(registry.url, { packuments: pool, cacheDir, onWarning: (message) => warnings.push(message) }, async (resolver) => {
+      assert.equal((await resolver.resolve(spec('^2.0.0'))).version, '2.0.0')
+    })
+    assert.equal(warnings.length, 1)
+    assert.match(warnings[0]!, /^Could not write the metadata cache in /)
+  } finally {
+    await pool.close()
+  }
+})

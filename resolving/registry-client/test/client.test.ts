@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
+import { gzipSync } from 'node:zlib'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
-import { ACCEPT_ABBREVIATED, ACCEPT_FULL, RegistryClient, createAuthHeaderLookup, verboseDuration } from '@lode/resolving.registry-client'
+import { ACCEPT_ABBREVIATED, ACCEPT_FULL, RegistryClient, createAuthHeaderLookup, decodeBody, verboseDuration } from '@lode/resolving.registry-client'
 import type { RegistryClientOptions } from '@lode/resolving.registry-client'
 
 let registry: TestRegistry
@@ -198,4 +199,14 @@ test('retry waits are worded as pnpm words them', () => {
   assert.equal(verboseDuration(1500), '1.5 seconds')
   assert.equal(verboseDuration(1), '1 millisecond')
   assert.equal(verboseDuration(5), '5 milliseconds')
+})
+
+test('decodeBody (a body fetched with decode: false): gzip within the bound; past it ERR_LODE_FETCH_TOO_LARGE naming the URL; damaged data throws zlib\'s error', () => {
+  const json = Buffer.from(JSON.stringify({ name: 'big', versions: {} }).padEnd(4096, ' '))
+  const opts = { url: 'http://127.0.0.1:1/big', subject: 'big', maxSize: 8192 }
+  assert.deepEqual(decodeBody(gzipSync(json), 'gzip', opts), json)
+  assert.deepEqual(decodeBody(json, undefined, opts), json)
+  assert.throws(() => decodeBody(gzipSync(json), 'gzip', { ...opts, maxSize: 1000 }),
+    { name: 'LodeError', code: 'ERR_LODE_FETCH_TOO_LARGE', message: /GET http:\/\/127\.0\.0\.1:1\/big answered with more than 1000 bytes while fetching big/ })
+  assert.throws(() => decodeBody(Buffer.from('not gzip at all'), 'gzip', opts), (err: NodeJS.ErrnoException) => err.code === 'Z_DATA_ERROR')
 })
