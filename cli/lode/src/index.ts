@@ -9,6 +9,8 @@ import { REPORTERS } from './reporter.js'
 import type { ReporterName } from './reporter.js'
 import { VERSION } from './version.js'
 
+export { capYoungGeneration } from './young-generation.js'
+
 // Node's modules through process.getBuiltinModule, not `import`: an ESM import of a builtin builds
 // a facade that runs every lazy getter (~3 ms for node:util), and a no-op install counts in ms.
 const fs = process.getBuiltinModule('node:fs')

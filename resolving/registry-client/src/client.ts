@@ -483,7 +483,7 @@ export class RegistryClient {
         drop(response.body)
         throw tooLarge(hop, options.subject, maxSize)
       }
-      const chunks: Buffer[] = []
+      const collected = new BodyCollector(Number(header(response.headers, 'content-length')))
       let received = 0
       if (d.lowSpeedTime > 0 && d.lowSpeedLimit > 0) {
         let atWindowStart = 0
@@ -496,14 +496,14 @@ export class RegistryClient {
       }
       for await (const chunk of response.body) {
         const buffer = chunk as Buffer
-        chunks.push(buffer)
         received += buffer.length
         if (received > maxSize) {
           drop(response.body)
           throw tooLarge(hop, options.subject, maxSize)
         }
+        collected.add(buffer)
       }
-      const raw = Buffer.concat(chunks)
+      const raw = collected.bytes()
       const encoding = header(response.headers, 'content-encoding')
       if (options.decode === false && !sent) {
         checkEncoding(encoding, hop, options.subject)
@@ -745,4 +745,39 @@ export function verboseDuration (ms: number): string {
   const seconds = Math.floor(rest / 100) / 10
   if (seconds > 0) parts.push(words(seconds, 'second'))
   return parts.join(' ')
+}
+
+/**
+ * A response body as it arrives. With a content-length, the chunks are copied into one buffer of
+ * that size as they come: each dies at once, where a list of them held every socket read of every
+ * download under way until the last byte (and then a copy of it all). The buffer is not pooled,
+ * so a tarball's memory moves to a store thread without a copy. Without one, or past it, chunks are
+ * gathered and joined at the end.
+ */
+class BodyCollector {
+  private whole: Buffer | undefined
+  private filled = 0
+  private readonly chunks: Buffer[] = []
+
+  constructor (contentLength: number) {
+    if (Number.isSafeInteger(contentLength) && contentLength > 0) this.whole = Buffer.allocUnsafeSlow(contentLength)
+  }
+
+  add (chunk: Buffer): void {
+    if (this.whole !== undefined && this.filled + chunk.length <= this.whole.length) {
+      chunk.copy(this.whole, this.filled)
+      this.filled += chunk.length
+      return
+    }
+    if (this.whole !== undefined) {
+      this.chunks.push(this.whole.subarray(0, this.filled))
+      this.whole = undefined
+    }
+    this.chunks.push(chunk)
+  }
+
+  bytes (): Buffer {
+    if (this.whole !== undefined) return this.filled === this.whole.length ? this.whole : this.whole.subarray(0, this.filled)
+    return Buffer.concat(this.chunks)
+  }
 }

@@ -588,6 +588,31 @@ test('redactUrl masks userinfo and secret-looking query parameters, and leaves o
   assert.equal(redactUrl('http://u:p@[bad/x?token=t'), 'http://***@[bad/x?token=***')
 })
 
+test('a body arriving in many writes is read whole, with or without a content-length; with one, it owns its memory (a store thread takes it without a copy)', async () => {
+  const bytes = randomBytes(300_000)
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, req.url === '/declared' ? { 'content-length': bytes.length } : {})
+    for (let at = 0; at < bytes.length; at += 7_000) res.write(bytes.subarray(at, at + 7_000))
+    res.end()
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const { client: c } = client()
+  try {
+    for (const path of ['/declared', '/chunked']) {
+      const answer = await c.get(`${base}${path}`, { accept: '*/*', subject: 'many@1.0.0' })
+      assert.equal(answer.status, 200)
+      if (answer.status !== 200) return
+      assert.ok(answer.body.equals(bytes), path)
+      if (path === '/declared') assert.equal(answer.body.buffer.byteLength, bytes.length, 'one buffer of the declared length, not a slice of a pool')
+    }
+  } finally {
+    await c.close()
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => { resolve() }))
+  }
+})
+
 test('a body past maxSize, as sent or once decoded, is ERR_LODE_FETCH_TOO_LARGE at once, not retried', async () => {
   const { gzipSync } = await import('node:zlib')
   const http = await import('node:http')
