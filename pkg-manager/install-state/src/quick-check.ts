@@ -74,7 +74,7 @@ export function fileStamp (file: string): FileStamp {
   return stat === undefined ? null : [stat.ino, stat.size, stat.mtimeMs, stat.ctimeMs]
 }
 
-function sameStamps (now: readonly FileStamp[], then: readonly FileStamp[] | undefined): boolean {
+export function sameStamps (now: readonly FileStamp[], then: readonly FileStamp[] | undefined): boolean {
   return then?.length === now.length && now.every((stamp, i) => {
     const old = then[i]!
     return stamp === null ? old === null : old !== null && stamp.every((value, j) => value === old[j])
@@ -85,7 +85,7 @@ function sameStamps (now: readonly FileStamp[], then: readonly FileStamp[] | und
  * A 64-bit FNV-1a hash, in two 32-bit halves with different seeds. The key only has to change
  * when its inputs do; node:crypto would cost the no-op more than the hashing.
  */
-class KeyHash {
+export class KeyHash {
   private a = 0x811c9dc5
   private b = 0x050c5d1f
 
@@ -202,7 +202,7 @@ function restoredLockfile (dir: string, recorded: QuickState): boolean {
  * Written atomically, with a temp name shaped as @lode/fs.write-file-atomic's (so a killed write is
  * cleaned up); created exclusively, so a clash fails instead of mixing two writes.
  */
-function writeAtomic (file: string, data: string | Uint8Array): void {
+export function writeAtomic (file: string, data: string | Uint8Array): void {
   const temp = `${file}.${Math.random().toString(16).slice(2, 14).padEnd(12, '0')}.tmp`
   try {
     fs.writeFileSync(temp, data, { flag: 'wx' })

@@ -1,5 +1,5 @@
 import { LodeError } from '@lode/core.error'
-import type { ConfigOverrides } from '@lode/pkg-manager.core'
+import type { ConfigOverrides, InstallEvent } from '@lode/pkg-manager.core'
 import type { QuickKey } from '@lode/pkg-manager.install-state/quick-check'
 
 import type { ParsedArgs } from '../args.js'
@@ -11,6 +11,7 @@ import { notAWorkspace, selectedProjects, selectsProjects } from '../selection.j
 import { VERSION } from '../version.js'
 import type { CommandInput } from './types.js'
 
+const fs = process.getBuiltinModule('node:fs')
 const path = process.getBuiltinModule('node:path')
 
 type Values = ParsedArgs['values']
@@ -50,6 +51,14 @@ export async function installCommand (input: CommandInput, ctx: MainContext): Pr
       quick = quickKey({ cwd: path.resolve(ctx.cwd, values['dir'] as string | undefined ?? '.'), env: ctx.env, flags: quickFlags(values), version: VERSION })
       if (quickUpToDate(quick, { frozenLockfile: values['frozen-lockfile'] as boolean | undefined }) !== undefined) {
         reporter.print('Already up to date')
+        reporter.print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
+        return 0
+      }
+      // node_modules deleted under the global virtual store: written back as the last install made it.
+      const { replayInstall } = await import('@lode/pkg-manager.install-state/replay')
+      const events = replayInstall(quick, ctx.env) as InstallEvent[] | undefined
+      if (events !== undefined) {
+        for (const event of events) reporter.onEvent(event)
         reporter.print(`Done in ${formatDuration(Date.now() - started)} using lode v${VERSION}`)
         return 0
       }
@@ -153,8 +162,15 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
   } else if (input.dedupe) {
     await dedupe({ ...common, include: includedGroups(values), check: values['check'] === true })
   } else {
+    // An install that makes node_modules from nothing under the global virtual store leaves a
+    // record for the quick path to write it back from (see @lode/pkg-manager.install-state/replay).
+    const replayable = input.quick !== undefined && input.quick.dir === config.dir && projectIds === undefined && !input.prune &&
+      values['lockfile-only'] !== true && config.enableGlobalVirtualStore && config.nodeLinker !== 'hoisted' &&
+      !fs.existsSync(path.join(config.dir, 'node_modules'))
+    const events: Array<{ event: InstallEvent, at: number }> = []
     await install({
       ...common,
+      ...(replayable ? { onEvent: (event: InstallEvent) => { events.push({ event, at: Date.now() }); common.onEvent(event) } } : {}),
       lockfileOnly: values['lockfile-only'] === true,
       ...(values['frozen-lockfile'] !== undefined ? { frozenLockfile: values['frozen-lockfile'] as boolean } : {}),
       ...(values['prefer-frozen-lockfile'] !== undefined ? { preferFrozenLockfile: values['prefer-frozen-lockfile'] as boolean } : {}),
@@ -164,8 +180,47 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
       ...(projectIds !== undefined ? { projects: projectIds } : {}),
       ...(input.quick !== undefined && input.quick.dir === config.dir ? { quickKey: input.quick.key } : {}),
     })
+    const replayEvents = replayable ? eventsToReplay(events) : undefined
+    if (replayEvents !== undefined) {
+      const { writeReplay } = await import('@lode/pkg-manager.install-state/replay')
+      writeReplay(input.quick!, ctx.env, replayEvents)
+    }
   }
   return 0
+}
+
+/**
+ * What a written-back node_modules reports: what a full install over a warm global virtual store
+ * reports (every slot there already: nothing downloaded or added; the lockfile's supply-chain
+ * verdict from its cache), from what the install that made it reported. Undefined for an install
+ * whose report would not be the same again: one that ran a build or wrote the lockfile.
+ */
+function eventsToReplay (events: ReadonlyArray<{ event: InstallEvent, at: number }>): InstallEvent[] | undefined {
+  const replayed: InstallEvent[] = []
+  for (const { event, at } of events) {
+    switch (event.type) {
+      case 'lifecycle':
+      case 'script-output':
+        return undefined
+      case 'lockfile':
+        if (event.written) return undefined
+        replayed.push(event)
+        break
+      case 'progress':
+        if (replayed.some((earlier) => earlier.type === 'progress') && !event.done) break
+        replayed.push({ ...event, reused: 0, downloaded: 0, added: 0 })
+        break
+      case 'packages':
+        break
+      case 'lockfile-verification':
+        if (event.status === 'cached') replayed.push(event)
+        else if (event.status === 'done') replayed.push({ type: 'lockfile-verification', status: 'cached', verifiedAt: new Date(at).toISOString() })
+        break
+      default:
+        replayed.push(event)
+    }
+  }
+  return replayed
 }
 
 /** The settings the command line gives (they win over every file). */
