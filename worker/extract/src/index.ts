@@ -12,8 +12,10 @@ import type { Extract } from 'tar-stream'
 
 import { DEFAULT_EXTRACT_LIMITS } from './limits.js'
 import type { ExtractLimits } from './limits.js'
+import { readTar } from './tar.js'
 
 export { DEFAULT_EXTRACT_LIMITS } from './limits.js'
+export { readTar } from './tar.js'
 export type { ExtractLimits } from './limits.js'
 
 /** A tarball to add to the store. Runs in a store-pool thread (see `@lode/worker.pools`). */
@@ -102,17 +104,26 @@ async function extractTarball (task: ExtractTask): Promise<ExtractedPackage> {
   const files = new Map<string, CasFileInfo>()
   let manifestContent: Buffer | undefined
   let unpackedSize = 0
-  for await (const file of readTarFiles(tarData === undefined ? { gzip: data } : { tar: tarData }, pkgId, limits)) {
-    let info: CasFileInfo
-    if ('content' in file) {
-      info = cas.addFile(file.content, file.mode)
-      if (file.name === 'package.json') manifestContent = file.content
-    } else {
-      // Never package.json: readTarFiles gives it whole.
-      info = await addStreamed(cas, file)
-    }
+  const add = (file: BufferedTarFile): void => {
+    const info = cas.addFile(file.content, file.mode)
+    if (file.name === 'package.json') manifestContent = file.content
     files.set(file.name, info)
     unpackedSize += info.size
+  }
+  if (tarData !== undefined) {
+    // Almost every tarball: its files are views of the inflated data, added one after the other.
+    for (const file of tarFiles(tarData, pkgId, limits)) add(file)
+  } else {
+    for await (const file of streamedTarFiles(data, pkgId, limits)) {
+      if ('content' in file) {
+        add(file)
+        continue
+      }
+      // Never package.json: streamedTarFiles gives it whole.
+      const info = await addStreamed(cas, file)
+      files.set(file.name, info)
+      unpackedSize += info.size
+    }
   }
   if (manifestContent === undefined) {
     files.set('package.json', cas.addFile(PLACEHOLDER_PACKAGE_JSON, 0o644))
@@ -226,57 +237,81 @@ interface StreamedTarFile extends TarFileBase {
 type TarFile = BufferedTarFile | StreamedTarFile
 
 /**
- * The regular files of a tar archive, first path segment stripped (as npm does), checked
- * against `limits`. Links and other special entries are skipped (as npm does); an entry that
- * would land outside the package directory fails the whole tarball. Given inflated tar data, every
- * file comes whole (`content`, a view of that data); given gzip data, the files larger than
- * `BUFFERED_FILE_MAX_SIZE` come as `chunks`.
+ * The regular files of an inflated tar archive, first path segment stripped (as npm does),
+ * checked against `limits`, each whole (a view of `tar`). Links and other special entries are
+ * skipped (as npm does); an entry that would land outside the package directory fails the whole
+ * tarball.
  */
-async function * readTarFiles (source: { tar: Buffer } | { gzip: Buffer }, pkgId: string, limits: ExtractLimits): AsyncGenerator<TarFile> {
-  const extractor = tarExtract()
-  let inflating: ReturnType<typeof inflateInto> | undefined
-  if ('tar' in source) {
-    if (source.tar.length === 0) throw notTar(pkgId, 'it is empty')
-    extractor.end(source.tar)
-  } else {
-    inflating = inflateInto(extractor, source.gzip, limits.maxSize, pkgId)
+function * tarFiles (tar: Buffer, pkgId: string, limits: ExtractLimits): Generator<BufferedTarFile> {
+  if (tar.length === 0) throw notTar(pkgId, 'it is empty')
+  const counter = { files: 0 }
+  try {
+    for (const entry of readTar(tar)) {
+      const file = regularFile(entry, entry.offset, pkgId, limits, counter)
+      if (file !== undefined) yield { ...file, content: entry.content() }
+    }
+  } catch (err) {
+    throw tarError(err, pkgId)
   }
-  let fileCount = 0
+}
+
+/**
+ * `tarFiles` for a tarball too large to inflate in one go: inflated a chunk at a time into
+ * tar-stream, the files larger than `BUFFERED_FILE_MAX_SIZE` come as `chunks`.
+ */
+async function * streamedTarFiles (gzip: Buffer, pkgId: string, limits: ExtractLimits): AsyncGenerator<TarFile> {
+  const extractor = tarExtract()
+  const inflating = inflateInto(extractor, gzip, limits.maxSize, pkgId)
+  const counter = { files: 0 }
   try {
     for await (const entry of extractor) {
       const { header } = entry
-      // The header gives the entry's size: no need to inflate a bomb to see it is one.
-      if (entry.offset + 512 + header.size > limits.maxSize) throw tooLarge(pkgId, limits.maxSize)
-      if (header.type !== 'file' && header.type !== 'contiguous-file') {
+      const described = { name: header.name, mode: header.mode ?? 0o644, type: header.type ?? undefined, size: header.size ?? 0 }
+      const file = regularFile(described, entry.offset, pkgId, limits, counter)
+      if (file === undefined) {
         entry.resume()
         continue
-      }
-      if (++fileCount > limits.maxFiles) throw tooManyFiles(pkgId, limits.maxFiles)
-      if (Buffer.byteLength(header.name) > limits.maxPathLength) throw pathTooLong(pkgId, header.name, limits.maxPathLength)
-      const name = packagePath(header.name, pkgId)
-      if (name === undefined) {
-        entry.resume()
-        continue
-      }
-      const mode = header.mode ?? 0o644
-      if (name === 'package.json' && header.size > MANIFEST_MAX_SIZE) {
-        throw badManifest(pkgId, `is larger than ${formatBytes(MANIFEST_MAX_SIZE)}`)
       }
       // package.json is within BUFFERED_FILE_MAX_SIZE, so it always comes whole.
-      if (inflating === undefined || header.size <= BUFFERED_FILE_MAX_SIZE) {
+      if ((header.size ?? 0) <= BUFFERED_FILE_MAX_SIZE) {
         const chunks: Buffer[] = []
         for await (const chunk of entry) chunks.push(chunk as Buffer)
-        yield { name, mode, content: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }
+        yield { ...file, content: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }
       } else {
-        yield { name, mode, chunks: entryChunks(entry, pkgId) }
+        yield { ...file, chunks: entryChunks(entry, pkgId) }
       }
     }
-    if (inflating?.inflated() === 0) throw notTar(pkgId, 'it is empty')
+    if (inflating.inflated() === 0) throw notTar(pkgId, 'it is empty')
   } catch (err) {
     throw tarError(err, pkgId)
   } finally {
-    inflating?.stop()
+    inflating.stop()
   }
+}
+
+/**
+ * A tar entry as a file of the package (its path inside it, its mode), or undefined for an entry
+ * that is skipped: not a regular file, or the package directory itself. Throws past `limits`
+ * (counting files in `counter`) and for a path outside the package.
+ */
+function regularFile (
+  entry: { name: string, mode: number, type: string | undefined, size: number },
+  offset: number,
+  pkgId: string,
+  limits: ExtractLimits,
+  counter: { files: number }
+): TarFileBase | undefined {
+  // The header gives the entry's size: no need to inflate a bomb to see it is one.
+  if (offset + 512 + entry.size > limits.maxSize) throw tooLarge(pkgId, limits.maxSize)
+  if (entry.type !== 'file' && entry.type !== 'contiguous-file') return undefined
+  if (++counter.files > limits.maxFiles) throw tooManyFiles(pkgId, limits.maxFiles)
+  if (Buffer.byteLength(entry.name) > limits.maxPathLength) throw pathTooLong(pkgId, entry.name, limits.maxPathLength)
+  const name = packagePath(entry.name, pkgId)
+  if (name === undefined) return undefined
+  if (name === 'package.json' && entry.size > MANIFEST_MAX_SIZE) {
+    throw badManifest(pkgId, `is larger than ${formatBytes(MANIFEST_MAX_SIZE)}`)
+  }
+  return { name, mode: entry.mode }
 }
 
 async function * entryChunks (entry: AsyncIterable<unknown>, pkgId: string): AsyncGenerator<Buffer> {
