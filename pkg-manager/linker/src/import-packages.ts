@@ -22,6 +22,8 @@ export interface ImportOptions {
   config: Config
   /** The node_modules the packages go to (named in the warning about a store on another file system). */
   modulesDir: string
+  /** The caller found none of the packages' directories there: the link threads do not look again. */
+  absent?: boolean
   fetcher: PackageSource
   /** A pool started early by the caller (its threads boot while the lockfile is read); one is started here otherwise. */
   linkPool?: LinkPool | undefined
@@ -81,7 +83,8 @@ export async function importPackages (
   const run = (packages: PackageToImport[], links: LinkToWrite[]): void => {
     if (failure !== undefined || opts.signal?.aborted === true) return
     const count = packages.length
-    tasks.push(linkPool.link({ storeDir: config.storeDir, method: config.packageImportMethod, packages, links }).then((outcome) => {
+    const task = { storeDir: config.storeDir, method: config.packageImportMethod, packages, links, absent: opts.absent === true }
+    tasks.push(linkPool.link(task).then((outcome) => {
       if (outcome.crossDevice && !warnedCrossDevice) {
         warnedCrossDevice = true
         opts.onWarning?.(`The store ${config.storeDir} is on another file system than ${opts.modulesDir}: files are cloned or copied instead of hardlinked. Set store-dir to a directory on the same file system to save space and time.`)

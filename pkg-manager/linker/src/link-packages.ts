@@ -207,6 +207,8 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
   const { imported, preparedLock } = await importNewPackages(missing, created, {
     opts,
     modulesDir,
+    // Outside the global virtual store, `missing` is what is not there (a slot may be there, to be built).
+    absent: !gvs,
     installedText: install.installedText,
     links: () => otherLinks(layout, planHoisted(), modulesDir, new Set(missing), interrupted ? undefined : previous, changed, gvs),
   })
@@ -309,12 +311,13 @@ function hoistingPlanner (opts: LinkPackagesOptions, layout: Layout): () => Hois
 async function importNewPackages (
   missing: readonly LaidOutPackage[],
   created: readonly LaidOutPackage[],
-  ctx: { opts: LinkPackagesOptions, modulesDir: string, installedText: () => string, links: () => LinkToWrite[] }
+  ctx: { opts: LinkPackagesOptions, modulesDir: string, absent: boolean, installedText: () => string, links: () => LinkToWrite[] }
 ): Promise<{ imported: ImportedPackages, preparedLock: PreparedFile }> {
   const { opts, modulesDir } = ctx
   const importing = importPackages(missing, {
     config: opts.config,
     modulesDir,
+    absent: ctx.absent,
     fetcher: opts.fetcher,
     linkPool: opts.linkPool,
     patches: opts.patches,

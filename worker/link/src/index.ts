@@ -39,6 +39,8 @@ export interface LinkTask {
   packages: PackageToImport[]
   /** Written once the packages are in place: theirs, beside them, or any others (see `writeSymlinks`). */
   links?: LinkToWrite[]
+  /** The caller found every package's directory absent just now: they are not looked for again. */
+  absent?: boolean
 }
 
 export interface LinkOutcome {
@@ -80,10 +82,10 @@ export function importPackages (task: LinkTask, patcher?: typeof applyPatchFile)
   const outcome: LinkOutcome = { imported: 0, used: undefined, crossDevice: false }
   const store = storePath(task.storeDir) + path.sep
   for (const pkg of task.packages) {
-    if (pkg.replace !== true && fs.existsSync(pkg.dir)) continue
+    if (pkg.replace !== true && task.absent !== true && fs.existsSync(pkg.dir)) continue
     const temp = `${pkg.dir}_tmp_${process.pid}_${threadId}_${temps++}`
     // The first directory this import creates (its parents may not exist yet): removed again on failure.
-    const created = fs.mkdirSync(path.dirname(temp), { recursive: true })
+    const created = makeDirs(path.dirname(temp))
     // Only a directory that was there can hold what a killed install left.
     if (created === undefined) removeStaleTemps(pkg.dir)
     try {
@@ -93,7 +95,10 @@ export function importPackages (task: LinkTask, patcher?: typeof applyPatchFile)
       else renameIntoPlace(temp, pkg.dir)
     } catch (err) {
       fs.rmSync(temp, { recursive: true, force: true })
-      if (created !== undefined) removeEmptyUpTo(path.dirname(temp), created)
+      if (created !== undefined) {
+        removeEmptyUpTo(path.dirname(temp), created)
+        knownDirs.clear()
+      }
       if (err instanceof LodeError) throw err
       throw new LodeError('LINK_FAILED', `Could not write ${pkg.dir}: ${(err as Error).message}`, {
         hint: 'Check that node_modules is writable and the disk has room, then run lode install again.',
@@ -103,6 +108,32 @@ export function importPackages (task: LinkTask, patcher?: typeof applyPatchFile)
     outcome.imported++
   }
   return outcome
+}
+
+// Directories this thread made or found: a package's parents (`.pnpm/<id>/node_modules`) are made
+// with one mkdir each, not with mkdir -p, which first tries the deepest and fails on it
+// (ENOENT) for every package, or fails on every parent that exists (EEXIST).
+const knownDirs = new Set<string>()
+
+/** `mkdir -p dir`: returns the first directory it created, undefined when `dir` was there (as `mkdirSync`'s `recursive`). */
+function makeDirs (dir: string): string | undefined {
+  if (knownDirs.has(dir)) return undefined
+  const parent = path.dirname(dir)
+  const first = parent === dir ? undefined : makeDirs(parent)
+  try {
+    fs.mkdirSync(dir)
+  } catch (err) {
+    if (hasErrno(err, 'ENOENT')) {
+      // A parent this thread knew of was removed since: forget them all, and make the path whole.
+      knownDirs.clear()
+      return fs.mkdirSync(dir, { recursive: true })
+    }
+    if (!hasErrno(err, 'EEXIST')) throw err
+    knownDirs.add(dir)
+    return first
+  }
+  knownDirs.add(dir)
+  return first ?? dir
 }
 
 /** Removes `dir` and its parents up to `top`, as long as they are empty. */
@@ -155,10 +186,7 @@ function importInto (root: string, pkg: PackageToImport, store: string, task: Li
     const mode = Number(fields[i + 2])
     const target = `${root}${path.sep}${file}`
     const dir = file.slice(0, Math.max(0, file.lastIndexOf('/')))
-    if (!made.has(dir)) {
-      fs.mkdirSync(`${root}${path.sep}${dir}`, { recursive: true })
-      made.add(dir)
-    }
+    if (!made.has(dir)) makeSubdir(root, dir, made)
     const source = store + contentPathFromHex(digest, modeIsExecutable(mode))
     try {
       outcome.used = importFile(source, target, task, outcome)
@@ -171,6 +199,14 @@ function importInto (root: string, pkg: PackageToImport, store: string, task: Li
       throw err
     }
   }
+}
+
+/** Makes `dir` (relative, `/`-separated) under the new package's `root`, its parents first, each once. */
+function makeSubdir (root: string, dir: string, made: Set<string>): void {
+  const parent = dir.slice(0, Math.max(0, dir.lastIndexOf('/')))
+  if (!made.has(parent)) makeSubdir(root, parent, made)
+  fs.mkdirSync(`${root}${path.sep}${dir}`)
+  made.add(dir)
 }
 
 function importFile (source: string, target: string, task: LinkTask, outcome: LinkOutcome): 'hardlink' | 'clone' | 'copy' {

@@ -63,6 +63,31 @@ test('the link pool hardlinks a package\'s files from the CAS into its directory
   }
 })
 
+test('a thread makes each parent directory once and remembers it; one removed between tasks is made again; `absent` skips the check for an existing package', async () => {
+  const storeDir = tempDir('link-store')
+  const row = await storeWithPackage(storeDir)
+  const virtualStore = path.join(tempDir('link-parents'), 'node_modules', '.pnpm')
+  const at = (id: string): string => path.join(virtualStore, id, 'node_modules', '@scope', 'linked')
+  // One thread: the tasks below find what the first one made.
+  const pool = new LinkPool({ threads: 1 })
+  try {
+    const both = [toImport(at('a@1.0.0'), row), toImport(at('b@1.0.0'), row)]
+    assert.equal((await pool.link({ storeDir, method: 'auto', packages: both, absent: true })).imported, 2)
+    // A parent the thread made, removed (as an install that failed removes what it made): made anew.
+    fs.rmSync(path.join(virtualStore), { recursive: true })
+    assert.equal((await pool.link({ storeDir, method: 'auto', packages: [toImport(at('c@1.0.0'), row)], absent: true })).imported, 1)
+    assert.equal(fs.readFileSync(path.join(at('c@1.0.0'), 'lib', 'deep', 'index.js'), 'utf8'), 'module.exports = "deep"')
+    assert.deepEqual(fs.readdirSync(virtualStore), ['c@1.0.0'])
+    // With `absent`, a package that is there after all is imported beside it and dropped: the one there stays.
+    const before = fs.statSync(path.join(at('c@1.0.0'), 'package.json')).ino
+    assert.equal((await pool.link({ storeDir, method: 'copy', packages: [toImport(at('c@1.0.0'), row)], absent: true })).imported, 1)
+    assert.equal(fs.statSync(path.join(at('c@1.0.0'), 'package.json')).ino, before)
+    assert.deepEqual(fs.readdirSync(path.dirname(at('c@1.0.0'))), ['linked'], 'no temp directory is left beside it')
+  } finally {
+    await pool.close()
+  }
+})
+
 test('a missing CAS file is ERR_LODE_STORE_FILE_MISSING naming it, and leaves no package directory', async () => {
   const storeDir = tempDir('link-store')
   const row = await storeWithPackage(storeDir)
