@@ -16,7 +16,10 @@ function fakePackage (): { dir: string, run: () => string, age: (file: string, s
   }
   write('bin/lode', fs.readFileSync(launcher, 'utf8'))
   write('package.json', '{"type":"module"}')
-  for (const kind of ['bundle', 'src']) write(`dist/${kind}/index.js`, `export async function main (argv, ctx) { ctx.stdout.write('${kind}\\n'); return 0 }\n`)
+  // What bin/lode takes of the entry: main, and the cap on the main thread's young generation.
+  for (const kind of ['bundle', 'src']) {
+    write(`dist/${kind}/index.js`, `export async function main (argv, ctx) { ctx.stdout.write('${kind}\\n'); return 0 }\nexport function capYoungGeneration () {}\n`)
+  }
   return {
     dir,
     run: () => execFileSync(process.execPath, [path.join(dir, 'bin', 'lode')], { encoding: 'utf8' }).trim(),
