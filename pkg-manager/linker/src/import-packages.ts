@@ -133,6 +133,8 @@ export async function importPackages (
     const links = failure === undefined ? opts.links() : []
     for (let start = 0; start < links.length; start += LINKS_BATCH) run([], links.slice(start, start + LINKS_BATCH))
     flush()
+    // The threads have the last tasks; this thread would only wait for them.
+    if (failure === undefined) opts.fetcher.settled?.()
     await Promise.all(tasks)
   } catch (err) {
     fail(err)

@@ -25,6 +25,8 @@ export interface PackageSource {
     rows: Array<PackageInStore | Promise<PackageInStore>>
     reused: number
   }
+  /** Told when every package is in the store and the last link tasks are out: the main thread waits for them meanwhile. */
+  settled?: () => void
 }
 
 /** Where the linker reports its work (the requester's `PipelineTrace` is one). */

@@ -136,6 +136,11 @@ export class PackageFetcher {
     return { rows, reused }
   }
 
+  /** Every package of the install is in the store: the rows it added go into the index's file now (`StoreIndex.checkpoint`). */
+  settled (): void {
+    if (this.downloaded > 0) this.index?.checkpoint()
+  }
+
   /** Waits for the fetches under way (queued ones give up), then closes the store index and the store pool. */
   async close (): Promise<void> {
     this.closing = true

@@ -192,6 +192,17 @@ export class StoreIndex {
     }
   }
 
+  /**
+   * Commits what is queued and moves the write-ahead log into the database file now (a passive
+   * checkpoint). Closing does it otherwise: 50-100 ms at the very end of a cold install, where
+   * called while the main thread waits for the link threads it costs nothing.
+   */
+  checkpoint (): void {
+    if (this.closed) return
+    this.flush()
+    this.run(() => this.db.pragma('wal_checkpoint(PASSIVE)'))
+  }
+
   /** Commits what is queued and closes the connection. */
   close (): void {
     if (this.closed) return

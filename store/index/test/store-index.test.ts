@@ -71,6 +71,24 @@ test('queued rows are committed together, visible to other connections only afte
   reader.close()
 })
 
+test('checkpoint commits what is queued and moves it into index.db itself: a copy of that file alone, without the write-ahead log, has the rows', () => {
+  const storeDir = tempStore()
+  const index = new StoreIndex(storeDir)
+  const keys = Array.from({ length: 50 }, (_, i) => storeIndexKey(`sha512-${i}==`, `p${i}@1.0.0`))
+  for (const key of keys) index.queueWrite(key, createPackageFilesIndex(files(20), { name: 'p', version: '1.0.0' }))
+  index.checkpoint()
+  const copy = path.join(tempStore(), 'index.db')
+  fs.copyFileSync(index.file, copy)
+  const alone = new Database(copy, { readonly: true })
+  try {
+    assert.equal((alone.prepare('SELECT count(*) AS n FROM package_index').get() as { n: number }).n, keys.length)
+  } finally {
+    alone.close()
+    index.close()
+  }
+  index.checkpoint()
+})
+
 test('getMany reads thousands of keys in one pass', () => {
   const storeDir = tempStore()
   const index = new StoreIndex(storeDir, { batchSize: 10_000 })
