@@ -1,10 +1,11 @@
+import { createRequire } from 'node:module'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import zlib from 'node:zlib'
 
 import { LodeError } from '@lode/core.error'
 import pLimit from 'p-limit'
-import type { Dispatcher, request as undiciRequest } from 'undici'
+import type { Agent as UndiciAgent, Dispatcher, EnvHttpProxyAgent as UndiciEnvHttpProxyAgent } from 'undici'
 
 import type { AuthHeaderLookup } from './auth.js'
 import { redactUrl, redactUrlsIn } from './redact.js'
@@ -157,7 +158,27 @@ export function networkDeadlines (opts: Pick<RegistryClientOptions, 'timeout' | 
 
 interface HttpStack {
   dispatcher: Dispatcher
-  request: typeof undiciRequest
+  request: (url: string, opts: Omit<Dispatcher.RequestOptions, 'origin' | 'path'> & { dispatcher: Dispatcher }) => Promise<Dispatcher.ResponseData>
+}
+
+/**
+ * The parts of undici an install uses, each from its own module. undici's entry loads all of it
+ * (its mocks, fetch, WebSocket, caches: 40 ms at the start of every install that goes to the
+ * network); these load in half that. undici is pinned (package.json): the paths are that
+ * version's. `request` is undici's, called on the dispatcher as undici's entry calls it.
+ */
+function loadUndici (proxied: boolean): { Agent: typeof UndiciAgent, EnvHttpProxyAgent: typeof UndiciEnvHttpProxyAgent | undefined, request: HttpStack['request'] } {
+  const load = createRequire(import.meta.url)
+  const Agent = load('undici/lib/dispatcher/agent.js') as typeof UndiciAgent
+  // Through a proxy, the whole of undici: its proxy agent tunnels with the methods undici's entry
+  // adds to every dispatcher (`connect`).
+  const EnvHttpProxyAgent = proxied ? (load('undici') as { EnvHttpProxyAgent: typeof UndiciEnvHttpProxyAgent }).EnvHttpProxyAgent : undefined
+  const apiRequest = load('undici/lib/api/api-request.js') as (this: Dispatcher, opts: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>
+  const request: HttpStack['request'] = async (url, { dispatcher, ...opts }) => {
+    const { origin, pathname, search } = new URL(url)
+    return await apiRequest.call(dispatcher, { ...opts, origin, path: `${pathname}${search}` })
+  }
+  return { Agent, EnvHttpProxyAgent, request }
 }
 
 /** Where a request goes and with which credentials; `shown` is what messages print. */
@@ -209,9 +230,9 @@ const UNDICI_OWN_ERROR_CODES = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_INVALID_
  * GETs. No URL it prints shows credentials. Close it when the install ends.
  */
 export class RegistryClient {
-  // undici (about 100 modules) is loaded by the first request: an install from the lockfile and a
+  // undici is loaded by the first request (see loadUndici): an install from the lockfile and a
   // warm store makes none.
-  private http: Promise<HttpStack> | undefined
+  private http: HttpStack | undefined
   private readonly limit: ReturnType<typeof pLimit>
   private readonly inflight = new Map<string, Promise<GetResult>>()
   private readonly deadlines: NetworkDeadlines
@@ -221,17 +242,18 @@ export class RegistryClient {
     this.deadlines = networkDeadlines(opts)
   }
 
-  private async connect (): Promise<HttpStack> {
-    const { Agent, EnvHttpProxyAgent, request } = await import('undici')
+  private connect (): HttpStack {
     const { opts } = this
+    const proxy = opts.proxy
+    const proxied = proxy?.httpProxy !== undefined || proxy?.httpsProxy !== undefined
+    const { Agent, EnvHttpProxyAgent, request } = loadUndici(proxied)
     const connect = { rejectUnauthorized: opts.strictSsl, ...(opts.ca !== undefined && opts.ca.length > 0 ? { ca: [...opts.ca] } : {}) }
     const agentOptions = { connections: opts.networkConcurrency, keepAliveTimeout: 30_000, connect }
-    const proxy = opts.proxy
     // Proxy settings arrive through the config object; empty strings keep undici off process.env.
-    const dispatcher = proxy?.httpProxy !== undefined || proxy?.httpsProxy !== undefined
+    const dispatcher = proxied && EnvHttpProxyAgent !== undefined
       // Through a proxy, undici takes the TLS options of the connection to the origin (the registry,
       // tunnelled) and to the proxy apart: both trust `ca` and follow `strict-ssl`.
-      ? new EnvHttpProxyAgent({ ...agentOptions, requestTls: connect, proxyTls: connect, httpProxy: proxy.httpProxy ?? '', httpsProxy: proxy.httpsProxy ?? proxy.httpProxy ?? '', noProxy: proxy.noProxy ?? '' })
+      ? new EnvHttpProxyAgent({ ...agentOptions, requestTls: connect, proxyTls: connect, httpProxy: proxy?.httpProxy ?? '', httpsProxy: proxy?.httpsProxy ?? proxy?.httpProxy ?? '', noProxy: proxy?.noProxy ?? '' })
       : new Agent(agentOptions)
     return { dispatcher, request }
   }
@@ -442,7 +464,7 @@ export class RegistryClient {
       return timer
     }
     try {
-      const { dispatcher, request } = await (this.http ??= this.connect())
+      const { dispatcher, request } = (this.http ??= this.connect())
       parent?.throwIfAborted()
       const headersTimer = hop.method === 'PUT' ? undefined : after(d.headers, 'headers')
       after(d.response, 'response')
@@ -530,9 +552,8 @@ export class RegistryClient {
   }
 
   async close (): Promise<void> {
-    // A stack that could not be made (its error went to the requests) has nothing to close.
-    const http = await this.http?.catch(() => undefined)
-    await http?.dispatcher.close()
+    // None was made when no request was (or its making failed: the error went to the requests).
+    await this.http?.dispatcher.close()
   }
 }
 
