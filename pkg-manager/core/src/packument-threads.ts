@@ -11,6 +11,8 @@ export class PackumentThreads implements PackumentProcessor {
   private readonly pool = new ThreadPool<PackumentTask, PackumentOutcome>({
     filename: import.meta.resolve('@lode/resolving.npm-resolver/packument-thread'),
     name: 'packument',
+    // A whole packument's objects (a few MB of JSON) fit in the young generation and die there.
+    youngGenerationMb: 24,
   })
 
   start (): void {
