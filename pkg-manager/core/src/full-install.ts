@@ -194,7 +194,8 @@ async function resolveOrReuse (ctx: InstallRun, installer: Installer): Promise<I
   const { resolveInstall } = await import('@lode/pkg-manager.resolve-dependencies/install')
   // Progress while resolving (pnpm's "resolved N" counting up): CI logs show the install moving.
   let resolved = 0
-  const resolution = await resolveInstall({
+  installer.beginResolution()
+  const resolving = resolveInstall({
     config: ctx.config,
     now: opts.now,
     signal: opts.signal,
@@ -220,7 +221,7 @@ async function resolveOrReuse (ctx: InstallRun, installer: Installer): Promise<I
     onInfo: (message) => { emit({ type: 'info', message }) },
     onDeprecated: (deprecated) => { emit({ type: 'deprecated', ...deprecated }) },
   })
-  installer.endResolution()
+  const resolution = await resolving.finally(() => { installer.endResolution() })
   return { ...resolution, asIs }
 }
 

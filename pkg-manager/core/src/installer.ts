@@ -96,8 +96,14 @@ export class Installer {
     })
   }
 
-  /** The resolution is over: the packument thread ends now, and its memory is back before linking needs more. */
+  /** A resolution starts: extraction leaves it cores meanwhile (PackageFetcher's `resolving`). */
+  beginResolution (): void {
+    this.fetcher.resolving(true)
+  }
+
+  /** The resolution is over: the packument thread ends now, and its memory is back before linking needs more; extraction takes every store thread. */
   endResolution (): void {
+    this.fetcher.resolving(false)
     const closing = this.packuments.close()
     // Awaited by `close()`; a later resolution starts the thread again.
     closing.catch(() => {})

@@ -1,4 +1,5 @@
 import fsp from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
 
 import { nameOf } from '@lode/core.dep-path'
@@ -62,6 +63,8 @@ export class PackageFetcher {
   private storePool: StorePool | undefined
   private inFlight: LimitFunction | undefined
   private backlogBytes = 0
+  /** While a resolution runs, the store threads extraction may use (see `resolving`). */
+  private extractionThreads: number | undefined
   private readonly backlogWaiters: Array<() => void> = []
   private readonly fetches = new Map<string, Promise<StoredPackage>>()
   /** Git packages being fetched (during resolution, to read their manifests, or to link them), by id. */
@@ -211,9 +214,23 @@ export class PackageFetcher {
     return (this.index ??= new StoreIndex(this.opts.config.storeDir))
   }
 
+  /**
+   * A resolution is under way (`true`), or over. Meanwhile extraction leaves two cores to it (the
+   * main thread's and the packument thread's; one store thread at least): nothing waits on an
+   * extraction yet, and on 2 cores the second store thread took CPU from the resolution's critical
+   * path (clean installs 6-11 % longer, 0.5 CPU s more).
+   */
+  resolving (on: boolean): void {
+    this.extractionThreads = on ? Math.max(1, os.availableParallelism() - 2) : undefined
+    this.storePool?.useThreads(this.extractionThreads ?? Number.POSITIVE_INFINITY)
+  }
+
   /** The store pool only starts when something has to be extracted. */
   private openPool (): { storePool: StorePool, inFlight: LimitFunction } {
-    this.storePool ??= new StorePool()
+    if (this.storePool === undefined) {
+      this.storePool = new StorePool()
+      if (this.extractionThreads !== undefined) this.storePool.useThreads(this.extractionThreads)
+    }
     // As many downloads as the network allows; the backlog's bytes bound the memory.
     this.inFlight ??= pLimit(this.opts.config.networkConcurrency)
     return { storePool: this.storePool, inFlight: this.inFlight }

@@ -51,9 +51,12 @@ export class StorePool {
   private readonly queued: QueuedExtraction[] = []
   private running = 0
   private sent = 0
+  /** The threads that take tasks now (see `useThreads`). */
+  private active: number
 
   constructor (opts: StorePoolOptions = {}) {
     this.threadCount = opts.threads ?? Math.max(1, os.availableParallelism())
+    this.active = this.threadCount
     this.pool = new Piscina({
       filename: import.meta.resolve('@lode/worker.extract'),
       name: 'extractBatch',
@@ -86,9 +89,18 @@ export class StorePool {
     return result.value
   }
 
+  /**
+   * How many of the threads take tasks, from one to all of them; the others stay idle (the install
+   * keeps cores for its resolution this way, see PackageFetcher's `resolving`).
+   */
+  useThreads (count: number): void {
+    this.active = Math.min(this.threadCount, Math.max(1, count))
+    this.dispatch()
+  }
+
   private dispatch (): void {
-    while (this.running < this.threadCount && this.queued.length > 0) {
-      const batch = this.queued.splice(0, Math.min(MAX_BATCH, Math.ceil(this.queued.length / (this.threadCount - this.running))))
+    while (this.running < this.active && this.queued.length > 0) {
+      const batch = this.queued.splice(0, Math.min(MAX_BATCH, Math.ceil(this.queued.length / (this.active - this.running))))
       this.running++
       this.sent++
       this.pool.run(batch.map((queued) => queued.task), { transferList: batch.map((queued) => queued.task.tarball) })

@@ -138,6 +138,32 @@ test('an import killed with SIGKILL mid-way, then run again, leaves a consistent
   assert.equal(assertStoreConsistent(storeDir, keys), items.length)
 })
 
+test('useThreads keeps tasks to that many threads (the others idle), and raising it again hands the queue to them all', async () => {
+  const tarballs = await Promise.all(Array.from({ length: 3 }, async (_, i) => await buildTarball([
+    { name: 'package/package.json', content: `{"name":"limited-${i}","version":"1.0.0"}` },
+  ])))
+  const extractAll = async (pool: StorePool): Promise<void> => {
+    const storeDir = tempDir('pool-limit')
+    await Promise.all(tarballs.map(async ({ tarball, integrity }, i) => await pool.extract(tarball, { integrity, storeDir, pkgId: `limited-${i}@1.0.0` })))
+  }
+  // Two threads: two tarballs go at once, the third alone when one is free.
+  const both = new StorePool({ threads: 2 })
+  // One of two: the first goes alone, the other two as one task when it is back.
+  const one = new StorePool({ threads: 2 })
+  try {
+    await extractAll(both)
+    assert.equal(both.tasks, 3)
+    one.useThreads(1)
+    await extractAll(one)
+    assert.equal(one.tasks, 2)
+    one.useThreads(Number.POSITIVE_INFINITY)
+    await extractAll(one)
+    assert.equal(one.tasks, 2 + 3)
+  } finally {
+    await Promise.all([both.close(), one.close()])
+  }
+})
+
 test('tarballs that arrive while the threads are busy go as one task, each with its own result', async () => {
   const storeDir = tempDir('pool-batch')
   const pool = new StorePool({ threads: 1 })
