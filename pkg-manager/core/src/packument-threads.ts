@@ -1,5 +1,5 @@
 import type { PackumentOutcome, PackumentProcessor, PackumentTask } from '@lode/resolving.npm-resolver'
-import { ThreadPool } from '@lode/worker.pools'
+import { ThreadPool, ownedArrayBuffer } from '@lode/worker.pools'
 
 /**
  * The resolver's packument thread (`@lode/resolving.npm-resolver/packument-thread`) in a pool of
@@ -19,8 +19,10 @@ export class PackumentThreads implements PackumentProcessor {
     this.pool.start()
   }
 
+  /** Moves the task's body to the thread (the caller must not read it after): a packument is up to a few MB, copied twice by a message. */
   async process (task: PackumentTask): Promise<PackumentOutcome> {
-    return await this.pool.run(task)
+    const body = ownedArrayBuffer(task.body)
+    return await this.pool.run({ ...task, body: new Uint8Array(body) }, [body])
   }
 
   async close (): Promise<void> {

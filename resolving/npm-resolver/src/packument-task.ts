@@ -43,6 +43,7 @@ export type PackumentOutcome =
 export interface PackumentProcessor {
   /** A request for a packument is under way: a thread boots meanwhile. */
   start: () => void
+  /** May move `task.body` to another thread: the caller does not read it after. */
   process: (task: PackumentTask) => Promise<PackumentOutcome>
 }
 

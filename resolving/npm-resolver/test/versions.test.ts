@@ -46,3 +46,13 @@ test('a damaged encoded version is ERR_LODE_MSGPACK_FILE_CORRUPTED naming the fi
     return true
   })
 })
+
+test('encoded versions are a buffer of their own, not a slice of Node\'s pool that a message to the main thread would carry whole', () => {
+  const encoded = PackageVersions.fromEntries([meta('1.0.0'), meta('2.0.0')]).encode(encodeMsgpackPart)
+  assert.ok(encoded.data.byteLength < 1024)
+  assert.equal(encoded.data.buffer.byteLength, encoded.data.byteLength)
+  assert.equal(structuredClone<Uint8Array>(encoded.data).buffer.byteLength, encoded.data.byteLength)
+  const lazy = PackageVersions.decode(encoded, (bytes) => decodeMsgpackPart('x.mpk', bytes) as PackageMeta)
+  assert.deepEqual(lazy.get('1.0.0'), meta('1.0.0')[1])
+  assert.deepEqual(lazy.get('2.0.0'), meta('2.0.0')[1])
+})

@@ -8,9 +8,17 @@ import cleanVersion from 'semver/functions/clean.js'
 // pnpm's encoder settings; rows must decode the same on both sides.
 const packr = new Packr({ useRecords: true, moreTypes: true })
 
-/** A row as `package_index.data` holds it (MessagePack, as pnpm writes it). A copy of its own: msgpackr reuses its buffer for the next pack. */
+/**
+ * A row as `package_index.data` holds it (MessagePack, as pnpm writes it), in a buffer of its own
+ * and of its size: msgpackr reuses its buffer for the next pack, and a row from `Buffer.from` sits
+ * in Node's pool (64 KiB on Node 24), which an extract thread's answer carries whole to the main
+ * thread: 64 KiB copied and allocated there per package.
+ */
 export function encodeRow (row: PackageFilesIndex): Buffer {
-  return Buffer.from(packr.pack(row))
+  const packed = packr.pack(row)
+  const own = Buffer.allocUnsafeSlow(packed.length)
+  own.set(packed)
+  return own
 }
 
 export function decodeRow (data: Uint8Array): PackageFilesIndex {

@@ -6,7 +6,7 @@ import path from 'node:path'
 import { test } from 'node:test'
 
 import type { CasFileInfo } from '@lode/store.cafs'
-import { StoreIndex, bundleManifest, createPackageFilesIndex, storeIndexKey } from '@lode/store.index'
+import { StoreIndex, bundleManifest, createPackageFilesIndex, decodeRow, encodeRow, storeIndexKey } from '@lode/store.index'
 import Database from 'better-sqlite3'
 
 function tempStore (): string {
@@ -45,6 +45,16 @@ test('rows round-trip through index.db with pnpm\'s schema and key format', () =
   assert.deepEqual(Object.keys(back.files.get('lib/f1.js')!), ['checkedAt', 'digest', 'mode', 'size'])
   assert.equal(reopened.get('sha512-nope\tb@1.0.0'), undefined)
   reopened.close()
+})
+
+test('an encoded row is a buffer of its own, not a slice of Node\'s pool that an extract thread\'s answer would carry whole', () => {
+  const row = createPackageFilesIndex(files(2), { name: 'a', version: '1.0.0' })
+  const first = encodeRow(row)
+  const second = encodeRow(createPackageFilesIndex(files(3), { name: 'b', version: '1.0.0' }))
+  assert.ok(first.byteLength < 1024)
+  assert.equal(first.buffer.byteLength, first.byteLength)
+  assert.deepEqual(decodeRow(first), row, 'the next encoding leaves it as it was')
+  assert.notEqual(first.buffer, second.buffer)
 })
 
 test('the bundled manifest and requiresBuild follow pnpm', () => {

@@ -216,9 +216,10 @@ export class ThreadPool<Task, Result> {
     })
   }
 
-  async run (task: Task): Promise<Result> {
+  /** Runs a task; the buffers of `transfer` move to the thread (the caller must not use them after). */
+  async run (task: Task, transfer?: ArrayBuffer[]): Promise<Result> {
     this.start()
-    return await this.pool!.run(task)
+    return await this.pool!.run(task, transfer === undefined ? undefined : { transferList: transfer })
   }
 
   /** Ends the threads; a task after this starts new ones. */
@@ -229,8 +230,11 @@ export class ThreadPool<Task, Result> {
   }
 }
 
-/** The tarball's own ArrayBuffer when it spans all of it, else a copy (e.g. a slice of a pooled Buffer). */
-function ownedArrayBuffer (view: Uint8Array): ArrayBuffer {
+/**
+ * The view's own ArrayBuffer when it spans all of it, else a copy (a slice of Node's pool, whose
+ * transfer would take the pool from everything else on it): what a task moves to a thread.
+ */
+export function ownedArrayBuffer (view: Uint8Array): ArrayBuffer {
   if (view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && view.buffer instanceof ArrayBuffer) {
     return view.buffer
   }
