@@ -17,12 +17,23 @@ export interface CurrentEngines {
   pnpm?: string
 }
 
+// Answers by version and range: a lockfile of a few thousand packages has a few dozen distinct
+// `engines.node` ranges, and semver parses the version again for each test.
+const satisfied = new Map<string, boolean>()
+
+function satisfiesEngine (version: string, range: string): boolean {
+  const key = `${version}\0${range}`
+  let answer = satisfied.get(key)
+  if (answer === undefined) satisfied.set(key, answer = semver.satisfies(version, range, { includePrerelease: true }))
+  return answer
+}
+
 /** The ranges of `engines` that `current` does not satisfy (pnpm's `UnsupportedEngineError.wanted`), undefined when all are. */
 export function unsatisfiedEngines (engines: unknown, current: CurrentEngines, subject: string): Record<string, string> | undefined {
   if (typeof engines !== 'object' || engines === null) return undefined
   const { node, pnpm } = engines as { node?: unknown, pnpm?: unknown }
   const wanted: Record<string, string> = {}
-  if (typeof node === 'string' && node !== '' && !semver.satisfies(current.node, node, { includePrerelease: true })) {
+  if (typeof node === 'string' && node !== '' && !satisfiesEngine(current.node, node)) {
     if (semver.valid(current.node) === null) {
       throw new LodeError('INVALID_NODE_VERSION', `The nodeVersion setting is "${current.node}", which is not an exact semver version (checking the engines of ${subject}).`, {
         hint: 'Set nodeVersion in pnpm-workspace.yaml to an exact version such as 22.13.0, or remove it.',
@@ -30,7 +41,7 @@ export function unsatisfiedEngines (engines: unknown, current: CurrentEngines, s
     }
     wanted['node'] = node
   }
-  if (current.pnpm !== undefined && typeof pnpm === 'string' && pnpm !== '' && !semver.satisfies(current.pnpm, pnpm, { includePrerelease: true })) wanted['pnpm'] = pnpm
+  if (current.pnpm !== undefined && typeof pnpm === 'string' && pnpm !== '' && !satisfiesEngine(current.pnpm, pnpm)) wanted['pnpm'] = pnpm
   return Object.keys(wanted).length > 0 ? wanted : undefined
 }
 

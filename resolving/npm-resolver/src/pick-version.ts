@@ -45,20 +45,42 @@ export function satisfiesLoose (version: string, range: string): boolean {
   return parsedRange !== null && parsedVersion !== null && parsedRange.test(parsedVersion)
 }
 
-function maxSatisfying (versions: Iterable<string>, range: string): string | undefined {
+// The versions of a list that fit a range, by list (a packument's names, a preference group) and
+// range: a resolution asks again for the same package and range from every dependent, and a test
+// of each of a packument's few hundred versions was most of the time an update spent picking.
+const satisfyingCache = new WeakMap<readonly string[], Map<string, readonly string[]>>()
+
+/** The versions of `versions` that fit `range` (loosely, without prereleases), in their order. */
+function satisfying (versions: readonly string[], range: string): readonly string[] {
+  let byRange = satisfyingCache.get(versions)
+  if (byRange === undefined) satisfyingCache.set(versions, byRange = new Map<string, readonly string[]>())
+  let fitting = byRange.get(range)
+  if (fitting === undefined) {
+    const parsedRange = parseRange(range)
+    fitting = parsedRange === null
+      ? []
+      : versions.filter((version) => {
+        const parsed = parseVersion(version)
+        return parsed !== null && parsedRange.test(parsed)
+      })
+    byRange.set(range, fitting)
+  }
+  return fitting
+}
+
+function maxSatisfying (versions: readonly string[], range: string): string | undefined {
   return extremeSatisfying(versions, range, 1)
 }
 
-function minSatisfying (versions: Iterable<string>, range: string): string | undefined {
+function minSatisfying (versions: readonly string[], range: string): string | undefined {
   return extremeSatisfying(versions, range, -1)
 }
 
 /** The highest (`direction` 1) or lowest (-1) version that fits the range. */
-function extremeSatisfying (versions: Iterable<string>, range: string, direction: 1 | -1): string | undefined {
+function extremeSatisfying (versions: readonly string[], range: string, direction: 1 | -1): string | undefined {
   let best: string | undefined
   let bestParsed: semver.SemVer | undefined
-  for (const version of versions) {
-    if (!satisfiesLoose(version, range)) continue
+  for (const version of satisfying(versions, range)) {
     const parsed = parseVersion(version)!
     if (bestParsed === undefined || parsed.compare(bestParsed) === direction) {
       best = version
@@ -130,7 +152,7 @@ export function pickLowestVersion (packument: Packument, spec: RegistrySpec, pre
 function groupByPreference (packument: Packument, range: string, preferred: PreferredVersions): string[][] {
   const weights = new Map<string, number>()
   const add = (version: string, weight: number): void => { weights.set(version, (weights.get(version) ?? 0) + weight) }
-  for (const version of packument.versions.names) if (satisfiesLoose(version, range)) add(version, 0)
+  for (const version of satisfying(packument.versions.names, range)) add(version, 0)
   for (const [selector, { type, weight }] of Object.entries(preferred)) {
     if (selector === range) continue
     switch (type) {
@@ -140,7 +162,7 @@ function groupByPreference (packument: Packument, range: string, preferred: Pref
         break
       }
       case 'range':
-        for (const version of packument.versions.names) if (satisfiesLoose(version, selector)) add(version, weight)
+        for (const version of satisfying(packument.versions.names, selector)) add(version, weight)
         break
       case 'version':
         if (packument.versions.has(selector)) add(selector, weight)
