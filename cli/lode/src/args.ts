@@ -87,7 +87,7 @@ export function parseCommandArgs (argv: readonly string[], options: OptionSpecs,
 }
 
 /** The settings `--config.<key>` may set, by pnpm's names (kebab-case or camelCase), and how each value is read. */
-const CONFIG_KEYS: Readonly<Record<string, [keyof ConfigOverrides, 'string' | 'boolean']>> = {
+const CONFIG_KEYS: Readonly<Record<string, [keyof ConfigOverrides, 'string' | 'boolean' | 'concurrency']>> = {
   'registry': ['registry', 'string'],
   'cache-dir': ['cacheDir', 'string'],
   'store-dir': ['storeDir', 'string'],
@@ -99,13 +99,14 @@ const CONFIG_KEYS: Readonly<Record<string, [keyof ConfigOverrides, 'string' | 'b
   'virtual-store-dir': ['virtualStoreDir', 'string'],
   'enable-global-virtual-store': ['enableGlobalVirtualStore', 'boolean'],
   'virtual-store-type': ['virtualStoreType', 'string'],
+  'network-concurrency': ['networkConcurrency', 'concurrency'],
 }
 
-function configKey (key: string): [keyof ConfigOverrides, 'string' | 'boolean'] | undefined {
+function configKey (key: string): [keyof ConfigOverrides, 'string' | 'boolean' | 'concurrency'] | undefined {
   return CONFIG_KEYS[key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)]
 }
 
-function configType (key: string): 'string' | 'boolean' | undefined {
+function configType (key: string): 'string' | 'boolean' | 'concurrency' | undefined {
   return configKey(key)?.[1]
 }
 
@@ -117,6 +118,10 @@ function setConfig (config: ConfigOverrides, key: string, value: string): void {
     })
   }
   const [name, type] = known
+  if (type === 'concurrency') {
+    (config as Record<string, number>)[name] = concurrency(`--config.${key}`, value)
+    return
+  }
   if (type === 'string') {
     (config as Record<string, string>)[name] = value
     return
@@ -125,6 +130,15 @@ function setConfig (config: ConfigOverrides, key: string, value: string): void {
     throw new LodeError('BAD_ARGUMENTS', `--config.${key} is ${JSON.stringify(value)}; it takes true or false.`, { hint: `For example: --config.${key}=true` })
   }
   (config as Record<string, boolean>)[name] = value === 'true'
+}
+
+/** A concurrency given on the command line: a whole number, 1 or more (`ERR_LODE_BAD_ARGUMENTS` otherwise). */
+export function concurrency (flag: string, value: string): number {
+  const count = /^\d+$/.test(value) ? Number(value) : Number.NaN
+  if (!Number.isSafeInteger(count) || count < 1) {
+    throw new LodeError('BAD_ARGUMENTS', `${flag} is ${JSON.stringify(value)}; it takes a whole number, 1 or more.`, { hint: `For example: ${flag}=16` })
+  }
+  return count
 }
 
 /** A command's help: its usage lines, what it does, and its options as pnpm lists them. */

@@ -138,3 +138,40 @@ test('-- ends the options: what follows is positional; an option a command does 
   assert.match(unknown.stderr, /lode install --help/)
   assert.equal(fs.readFileSync(path.join(project.dir, 'pnpm-lock.yaml'), 'utf8'), before)
 })
+
+test('--network-concurrency and --config.network-concurrency bound the requests at once; a count that is not a whole number of 1 or more is refused before anything is written', async () => {
+  const names = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6']
+  const own = await TestRegistry.start(names.map((name) => ({ name, version: '1.0.0' })))
+  try {
+    // Requests the server is answering at once: each is answered 30 ms after it arrives, and counted out just before.
+    let answering = 0
+    let most = 0
+    own.responseDelay = () => {
+      most = Math.max(most, ++answering)
+      setTimeout(() => { answering-- }, 30)
+      return 30
+    }
+    const manifest = { name: 'p', version: '1.0.0', dependencies: Object.fromEntries(names.map((name) => [name, '1.0.0'])) }
+    const installs = async (args: string[]): Promise<number> => {
+      most = 0
+      const project = makeProject(own, manifest)
+      const result = await lode(project, ['install', ...args])
+      assert.equal(result.code, 0, result.stderr)
+      for (const name of names) assert.ok(fs.existsSync(path.join(project.dir, 'node_modules', name, 'package.json')), name)
+      return most
+    }
+    assert.equal(await installs(['--network-concurrency', '1']), 1)
+    assert.equal(await installs(['--config.network-concurrency=2']), 2)
+    assert.ok(await installs([]) > 2, 'by default the six packuments are asked for at once')
+
+    for (const args of [['--network-concurrency=0'], ['--network-concurrency', '1.5'], ['--network-concurrency=-1'], ['--config.network-concurrency=many']]) {
+      const project = makeProject(own, manifest)
+      const refused = await lode(project, ['install', ...args])
+      assert.equal(refused.code, 1, args.join(' '))
+      assert.match(refused.stderr, /^\[ERR_LODE_BAD_ARGUMENTS\] --(config\.)?network-concurrency is "[^"]*"; it takes a whole number, 1 or more\./)
+      assert.deepEqual(fs.readdirSync(project.dir), ['package.json'], 'nothing written')
+    }
+  } finally {
+    await own.close()
+  }
+})

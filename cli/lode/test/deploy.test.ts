@@ -123,3 +123,29 @@ test('lode deploy refuses what pnpm 11 refuses, and a failed deploy leaves no ta
   assert.match(noLockfile.stderr, /^\[ERR_LODE_DEPLOY_NO_LOCKFILE\] There is no pnpm-lock\.yaml in .*: lode deploy takes the deployed dependencies from it\./)
   assert.equal(fs.existsSync(path.join(lodeProject.dir, 'out')), false)
 })
+
+test('lode deploy takes the command line\'s settings as install does: --store-dir is the store it fills, --ignore-scripts runs no build', async () => {
+  const own = await TestRegistry.start([
+    { name: 'builds', version: '1.0.0', manifest: { scripts: { postinstall: 'node -e "require(\'fs\').writeFileSync(\'built.txt\', \'\')"' } } },
+  ])
+  try {
+    const project = makeProject(own, { name: 'root', version: '0.0.0', private: true }, {
+      'pnpm-workspace.yaml': 'packages:\n  - packages/*\nallowBuilds:\n  builds: true\n',
+      'packages/app/package.json': JSON.stringify({ name: 'app', version: '1.0.0', dependencies: { builds: '1.0.0' } }),
+    })
+    const installed = await lode(project, ['install'])
+    assert.equal(installed.code, 0, installed.stderr)
+    const storeDir = path.join(project.home, 'deploy-store')
+    const quiet = await lode(project, ['--filter', 'app', 'deploy', 'quiet', '--ignore-scripts', '--store-dir', storeDir])
+    assert.equal(quiet.code, 0, quiet.stderr)
+    const pkg = path.join(project.dir, 'quiet', 'node_modules', 'builds')
+    assert.ok(fs.existsSync(path.join(pkg, 'package.json')))
+    assert.equal(fs.existsSync(path.join(pkg, 'built.txt')), false, '--ignore-scripts: the postinstall did not run')
+    assert.ok(fs.existsSync(path.join(storeDir, 'v11', 'index.db')), 'the packages went through the store --store-dir names')
+    const built = await lode(project, ['--filter', 'app', 'deploy', 'built'])
+    assert.equal(built.code, 0, built.stderr)
+    assert.ok(fs.existsSync(path.join(project.dir, 'built', 'node_modules', 'builds', 'built.txt')), 'without the flag the build runs')
+  } finally {
+    await own.close()
+  }
+})

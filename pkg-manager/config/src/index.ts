@@ -210,6 +210,8 @@ export interface ConfigOverrides {
   /** `--config.enable-global-virtual-store`, `--config.virtual-store-type` (`global` or `project`; wins over the other). */
   enableGlobalVirtualStore?: boolean
   virtualStoreType?: string
+  /** `--network-concurrency`, `--config.network-concurrency`: a whole number, 1 or more. */
+  networkConcurrency?: number
 }
 
 export interface GetConfigOptions {
@@ -261,6 +263,8 @@ export function getConfig (opts: GetConfigOptions): Config {
   const setting = settingReader(workspace, (name) => Object.hasOwn(projectSettings, name) ? workspaceFile : globalFile)
   const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0
   const isBool = (v: unknown): v is boolean => typeof v === 'boolean'
+  // As many at once as this says: none at all would never end.
+  const isConcurrency = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 1
   const optionalString = (name: string): string | undefined =>
     setting<string | undefined>(name, (v): v is string | undefined => isString(v), undefined)
   const shamefullyHoist = opts.overrides.shamefullyHoist ?? setting<boolean | undefined>('shamefullyHoist', (v): v is boolean | undefined => isBool(v), undefined)
@@ -307,7 +311,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     frozenLockfile: opts.overrides.frozenLockfile ?? setting('frozenLockfile', isBool, isCI(env)),
     preferOffline: opts.overrides.preferOffline ?? setting('preferOffline', isBool, false),
     // pnpm 11's default: min(96, max(workers × 3, 64)).
-    networkConcurrency: setting('networkConcurrency', isNumber, Math.min(96, Math.max(cores * 3, 64))),
+    networkConcurrency: opts.overrides.networkConcurrency ?? setting('networkConcurrency', isConcurrency, Math.min(96, Math.max(cores * 3, 64))),
     fetchRetries: setting('fetchRetries', isNumber, 2),
     fetchRetryFactor: setting('fetchRetryFactor', isNumber, 10),
     fetchRetryMintimeout: setting('fetchRetryMintimeout', isNumber, 10_000),

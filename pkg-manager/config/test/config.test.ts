@@ -60,6 +60,18 @@ test('a setting of the wrong type and an unreadable pnpm-workspace.yaml name the
   })
   fs.writeFileSync(file, 'packages: [\n')
   assert.throws(() => getConfig({ dir, env: { HOME: home }, overrides: {}, lodeVersion: '0.0.0', npmDefaultRegistry: noNpm }), { code: 'ERR_LODE_INVALID_WORKSPACE_YAML' })
+  // No request would ever start at a concurrency of 0 (it was a TypeError of the limiter).
+  for (const value of ['0', '2.5', '-4']) {
+    fs.writeFileSync(file, `networkConcurrency: ${value}\n`)
+    assert.throws(() => getConfig({ dir, env: { HOME: home }, overrides: {}, lodeVersion: '0.0.0', npmDefaultRegistry: noNpm }), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ERR_LODE_INVALID_SETTING')
+      assert.ok(err.message.includes('networkConcurrency') && err.message.includes(file))
+      return true
+    })
+  }
+  fs.writeFileSync(file, 'networkConcurrency: 3\n')
+  assert.equal(getConfig({ dir, env: { HOME: home }, overrides: {}, lodeVersion: '0.0.0', npmDefaultRegistry: noNpm }).networkConcurrency, 3)
+  assert.equal(getConfig({ dir, env: { HOME: home }, overrides: { networkConcurrency: 1 }, lodeVersion: '0.0.0', npmDefaultRegistry: noNpm }).networkConcurrency, 1, 'the command line wins')
 })
 
 test('readWorkspacePackages reads only the packages globs: no .npmrc, no npm; a wrong type names the file', () => {

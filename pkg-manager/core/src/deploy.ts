@@ -27,6 +27,8 @@ export interface DeployOptions {
   /** `--force`: an existing target (inside the workspace) is emptied first. */
   force: boolean
   include: Readonly<Record<DependencyGroup, boolean>>
+  /** `--ignore-scripts`: no package's build runs. */
+  ignoreScripts?: boolean | undefined
   now: () => number
   signal?: AbortSignal | undefined
   onEvent?: ((event: InstallEvent) => void) | undefined
@@ -75,6 +77,7 @@ export async function deploy (opts: DeployOptions): Promise<InstallResult> {
       config: opts.configFor(deployDir),
       frozenLockfile: true,
       include: opts.include,
+      ...opts.ignoreScripts === true ? { ignoreScripts: true } : {},
       now: opts.now,
       ...opts.signal === undefined ? {} : { signal: opts.signal },
       ...opts.onEvent === undefined ? {} : { onEvent: opts.onEvent },

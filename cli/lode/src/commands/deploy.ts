@@ -5,6 +5,7 @@ import { createReporter, formatDuration } from '../reporter.js'
 import type { ReporterName } from '../reporter.js'
 import { selectProjects } from '../selection.js'
 import { VERSION } from '../version.js'
+import { settingsOf } from './settings.js'
 import type { CommandInput } from './types.js'
 
 const path = process.getBuiltinModule('node:path')
@@ -38,7 +39,9 @@ export async function deployCommand (input: CommandInput, ctx: MainContext): Pro
   if (selected.length > 1) throw new LodeError('CANNOT_DEPLOY_MANY', 'Cannot deploy more than 1 project')
   if (positionals.length !== 1) throw new LodeError('INVALID_DEPLOY_TARGET', 'This command requires one parameter')
   const deployDir = path.isAbsolute(positionals[0]!) ? positionals[0]! : path.join(cwd, positionals[0]!)
-  const config = core.getConfig({ dir: workspaceDir, env: ctx.env, overrides: input.args!.config, lodeVersion: VERSION })
+  // The command line's settings (--store-dir, --registry, …), then its --config. ones, as install takes them.
+  const overrides = { ...settingsOf(values), ...input.args!.config }
+  const config = core.getConfig({ dir: workspaceDir, env: ctx.env, overrides, lodeVersion: VERSION })
   const { readWorkspaceYaml } = await import('@lode/pkg-manager.config')
   for (const key of ['deployAllFiles', 'forceLegacyDeploy'] as const) {
     if (readWorkspaceYaml(workspaceDir)[key] === true) {
@@ -59,13 +62,14 @@ export async function deployCommand (input: CommandInput, ctx: MainContext): Pro
     configFor: (dir) => core.getConfig({
       dir,
       env: ctx.env,
-      overrides: { ...input.args!.config, frozenLockfile: true },
+      overrides: { ...overrides, frozenLockfile: true },
       lodeVersion: VERSION,
     }),
     projectDir: selected[0]!.dir,
     deployDir,
     cwd,
     force: values['force'] === true,
+    ignoreScripts: values['ignore-scripts'] === true,
     include,
     now: () => Date.now(),
     onEvent: reporter.onEvent,

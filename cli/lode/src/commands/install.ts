@@ -9,6 +9,7 @@ import { createReporter, formatDuration } from '../reporter.js'
 import type { Reporter, ReporterName } from '../reporter.js'
 import { notAWorkspace, selectedProjects, selectsProjects } from '../selection.js'
 import { VERSION } from '../version.js'
+import { settingsOf } from './settings.js'
 import type { CommandInput } from './types.js'
 
 const fs = process.getBuiltinModule('node:fs')
@@ -221,21 +222,6 @@ function eventsToReplay (events: ReadonlyArray<{ event: InstallEvent, at: number
     }
   }
   return replayed
-}
-
-/** The settings the command line gives (they win over every file). */
-function settingsOf (values: Values): ConfigOverrides {
-  const overrides: ConfigOverrides = {}
-  const text = (name: string): string | undefined => values[name] as string | undefined
-  if (text('registry') !== undefined) overrides.registry = text('registry')!
-  if (text('cache-dir') !== undefined) overrides.cacheDir = text('cache-dir')!
-  if (text('store-dir') !== undefined) overrides.storeDir = text('store-dir')!
-  if (values['offline'] === true) overrides.offline = true
-  if (values['prefer-offline'] === true) overrides.preferOffline = true
-  if (text('node-linker') !== undefined) overrides.nodeLinker = text('node-linker')!
-  if (values['shamefully-hoist'] !== undefined) overrides.shamefullyHoist = values['shamefully-hoist'] as boolean
-  if (text('virtual-store-dir') !== undefined) overrides.virtualStoreDir = text('virtual-store-dir')!
-  return overrides
 }
 
 /** `add`'s group: -D, -O, -P (or pnpm's --dev, --prod); undefined keeps a dependency where it is. */

@@ -41,6 +41,7 @@ const SETTINGS: OptionSpecs = {
   'node-linker': { type: 'string', arg: '<isolated|hoisted>', help: 'How node_modules is laid out (nodeLinker)' },
   'shamefully-hoist': { type: 'boolean', help: 'Hoist every dependency into node_modules (publicHoistPattern *)' },
   'virtual-store-dir': { type: 'string', arg: '<dir>', help: 'Where the packages of the isolated layout go (default node_modules/.pnpm)' },
+  'network-concurrency': { type: 'string', arg: '<number>', help: 'The most requests to the registry at once (networkConcurrency)' },
   'ignore-scripts': { type: 'boolean', help: 'Run no scripts' },
 }
 
