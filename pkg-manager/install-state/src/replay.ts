@@ -137,23 +137,22 @@ export function replayInstall (quick: QuickKey, env: Readonly<Record<string, str
     }
   }
   const written: string[] = []
+  // Beside its place, so that relative links resolve the same from both.
+  const temp = (tree: ReplayRecord['trees'][number]): string => `${at(tree.dir)}.replay-${process.pid}`
   try {
     for (const tree of record.trees) {
-      const final = at(tree.dir)
-      // Beside its place, so that relative links resolve the same from both.
-      const temp = `${final}.replay-${process.pid}`
-      fs.rmSync(temp, { recursive: true, force: true })
-      fs.mkdirSync(temp, { recursive: true })
-      written.push(temp)
+      fs.rmSync(temp(tree), { recursive: true, force: true })
+      fs.mkdirSync(temp(tree), { recursive: true })
+      written.push(temp(tree))
       for (const entry of tree.entries) {
-        const to = path.join(temp, entry[1])
+        const to = path.join(temp(tree), entry[1])
         if (entry[0] === 'd') fs.mkdirSync(to)
         else if (entry[0] === 'l') fs.symlinkSync(entry[2], to)
         else fs.writeFileSync(to, Buffer.from(entry[2], 'base64'), { mode: entry[3] })
       }
     }
     for (const tree of record.trees) {
-      fs.renameSync(`${at(tree.dir)}.replay-${process.pid}`, at(tree.dir))
+      fs.renameSync(temp(tree), at(tree.dir))
       written.push(at(tree.dir))
     }
   } catch {

@@ -45,27 +45,30 @@ export function satisfiesLoose (version: string, range: string): boolean {
   return parsedRange !== null && parsedVersion !== null && parsedRange.test(parsedVersion)
 }
 
-// The versions of a list that fit a range, by list (a packument's names, a preference group) and
-// range: a resolution asks again for the same package and range from every dependent, and a test
-// of each of a packument's few hundred versions was most of the time an update spent picking.
+// The versions of a packument's list that fit a range, by list and range: a resolution asks again
+// for the same package and range from every dependent, and a test of each of a packument's few
+// hundred versions was most of the time an update spent picking. A short list (a preference group,
+// made anew by each pick) is tested as it comes: remembering it would cost more than the tests.
 const satisfyingCache = new WeakMap<readonly string[], Map<string, readonly string[]>>()
+const REMEMBERED_LIST_LENGTH = 32
 
 /** The versions of `versions` that fit `range` (loosely, without prereleases), in their order. */
 function satisfying (versions: readonly string[], range: string): readonly string[] {
+  if (versions.length < REMEMBERED_LIST_LENGTH) return fitting(versions, range)
   let byRange = satisfyingCache.get(versions)
   if (byRange === undefined) satisfyingCache.set(versions, byRange = new Map<string, readonly string[]>())
-  let fitting = byRange.get(range)
-  if (fitting === undefined) {
-    const parsedRange = parseRange(range)
-    fitting = parsedRange === null
-      ? []
-      : versions.filter((version) => {
-        const parsed = parseVersion(version)
-        return parsed !== null && parsedRange.test(parsed)
-      })
-    byRange.set(range, fitting)
-  }
-  return fitting
+  let fit = byRange.get(range)
+  if (fit === undefined) byRange.set(range, fit = fitting(versions, range))
+  return fit
+}
+
+function fitting (versions: readonly string[], range: string): readonly string[] {
+  const parsedRange = parseRange(range)
+  if (parsedRange === null) return []
+  return versions.filter((version) => {
+    const parsed = parseVersion(version)
+    return parsed !== null && parsedRange.test(parsed)
+  })
 }
 
 function maxSatisfying (versions: readonly string[], range: string): string | undefined {
