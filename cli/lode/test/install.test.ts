@@ -113,8 +113,11 @@ test('lode install lays out node_modules as pnpm 11 does, and Node can require e
   const toolDir = fs.realpathSync(path.join(lodeProject.dir, 'node_modules', 'tool'))
   assert.equal(execFileSync(path.join(toolDir, 'node_modules', '.bin', 'helper-cli'), { encoding: 'utf8' }), 'helper\n', 'a dependency\'s bin beside the package')
 
-  // A second install finds nothing changed: it reads no metadata, store or pool (the store may even be gone).
+  // The store index was checkpointed (by a store thread) and closed: index.db holds every row, no log is left.
   const storeDir = defaultStoreDir(lodeProject)
+  assert.deepEqual(fs.readdirSync(path.join(storeDir, 'v11')).filter((name) => name.startsWith('index.db')), ['index.db'])
+
+  // A second install finds nothing changed: it reads no metadata, store or pool (the store may even be gone).
   fs.renameSync(storeDir, `${storeDir}.away`)
   const requestsBefore = registry.requests.length
   const again = await lode(lodeProject, ['install'])

@@ -61,6 +61,8 @@ const TARBALL_BACKLOG_BYTES = 64 * 1024 * 1024
 export class PackageFetcher {
   private index: StoreIndex | undefined
   private storePool: StorePool | undefined
+  /** The store thread's checkpoint of the index, under way (see `settled`). */
+  private checkpointing: Promise<boolean> | undefined
   private inFlight: LimitFunction | undefined
   private backlogBytes = 0
   /** While a resolution runs, the store threads extraction may use (see `resolving`). */
@@ -112,7 +114,7 @@ export class PackageFetcher {
    */
   rows (packages: readonly PackageToFetch[]): { rows: Array<StoredPackage | Promise<StoredPackage>>, reused: number } {
     const keys = packages.map((pkg) => isGitResolution(pkg.resolution) ? this.gitKey(pkg.pkgId) : integrityKey(pkg))
-    const stored = this.openIndex().getMany(keys.filter((key): key is string => key !== undefined && !this.fetches.has(key)))
+    const stored = this.openIndex().getManyStored(keys.filter((key): key is string => key !== undefined && !this.fetches.has(key)))
     let reused = 0
     const rows = packages.map((pkg, i) => {
       const key = keys[i]
@@ -121,7 +123,7 @@ export class PackageFetcher {
         const row = this.gitFetches.has(id) ? undefined : stored.get(key!)
         if (row !== undefined) {
           reused++
-          return storedPackage(row)
+          return row
         }
         return this.gitFetch({ id, resolution: pkg.resolution, subject: pkg.pkgId }).then((fetched) => fetched.stored)
       }
@@ -130,7 +132,7 @@ export class PackageFetcher {
       const row = stored.get(key)
       if (row !== undefined) {
         reused++
-        return storedPackage(row)
+        return row
       }
       let fetching = this.fetches.get(key)
       if (fetching === undefined) this.fetches.set(key, fetching = this.fetch(pkg, key))
@@ -139,15 +141,26 @@ export class PackageFetcher {
     return { rows, reused }
   }
 
-  /** Every package of the install is in the store: the rows it added go into the index's file now (`StoreIndex.checkpoint`). */
+  /**
+   * Every package of the install is in the store: the rows it added are committed, and go into the
+   * index's file (`StoreIndex.checkpoint`) on a store thread, while this one goes on.
+   */
   settled (): void {
-    if (this.downloaded > 0) this.index?.checkpoint()
+    if (this.downloaded === 0 || this.index === undefined) return
+    if (this.storePool === undefined) {
+      this.index.checkpoint()
+      return
+    }
+    this.index.flush()
+    this.checkpointing = this.storePool.checkpointIndex(this.opts.config.storeDir)
   }
 
   /** Waits for the fetches under way (queued ones give up), then closes the store index and the store pool. */
   async close (): Promise<void> {
     this.closing = true
     await Promise.allSettled(this.fetches.values())
+    // Closed after the thread's checkpoint, so this connection is the last and finds the log moved already.
+    await this.checkpointing
     this.index?.close()
     await this.storePool?.close()
   }

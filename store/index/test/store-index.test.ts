@@ -6,7 +6,8 @@ import path from 'node:path'
 import { test } from 'node:test'
 
 import type { CasFileInfo } from '@lode/store.cafs'
-import { StoreIndex, bundleManifest, createPackageFilesIndex, decodeRow, encodeRow, storeIndexKey } from '@lode/store.index'
+import { packFiles } from '@lode/store.cafs/file-list'
+import { StoreIndex, bundleManifest, createPackageFilesIndex, decodeRow, encodeRow, readStoredFiles, storeIndexKey } from '@lode/store.index'
 import Database from 'better-sqlite3'
 
 function tempStore (): string {
@@ -204,4 +205,72 @@ test('a damaged index.db (random bytes, truncated, one bad page, a row MessagePa
   db.prepare('UPDATE package_index SET data = ? WHERE key = ?').run(Buffer.from([0xc1, 0xc1, 0xc1]), badRow.keys[7])
   db.close()
   assertCorrupt(() => new StoreIndex(badRow.storeDir).getMany(badRow.keys), badRow.file)
+  assertCorrupt(() => new StoreIndex(badRow.storeDir).getManyStored(badRow.keys), badRow.file)
+  // A row cut short (in the middle of its files) is damaged too, not read as fewer files.
+  const whole = encodeRow(createPackageFilesIndex(files(20), { name: 'x', version: '1.0.0' }))
+  const cutRow = filledStore()
+  const cutDb = new Database(cutRow.file)
+  cutDb.prepare('UPDATE package_index SET data = ? WHERE key = ?').run(whole.subarray(0, whole.length - 70), cutRow.keys[3])
+  cutDb.close()
+  assertCorrupt(() => new StoreIndex(cutRow.storeDir).getManyStored(cutRow.keys), cutRow.file)
+})
+
+/** What `readStoredFiles` must give for a row: its files packed and `requiresBuild`, as decoding it whole gives them. */
+function assertReadsAsDecoded (data: Buffer): void {
+  const row = decodeRow(data)
+  assert.deepEqual(readStoredFiles(data), { files: packFiles(row.files), requiresBuild: row.requiresBuild === true })
+}
+
+test('readStoredFiles reads a row\'s files and requiresBuild from its bytes as decoding the whole row does, whatever the manifest holds', () => {
+  const unicode = new Map([...files(3), ['lib/ünï cødé/日本.js', { checkedAt: 1, digest: 'ab'.repeat(64), mode: 0o755, size: 70_000 }]])
+  const manifests: Array<Record<string, unknown> | undefined> = [
+    undefined,
+    { name: 'plain', version: '1.0.0' },
+    { name: 'built', version: '2.0.0', scripts: { install: 'node-gyp rebuild', test: 'x' }, bin: { a: 'a.js', b: 'b.js' } },
+    {
+      name: '@scope/deep', version: '3.0.0-rc.1', bin: 'cli.js', engines: { node: '>=18' }, os: ['linux', '!win32'], cpu: ['x64'],
+      dependencies: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`dep-${i}`, `^${i}.0.0`])),
+      peerDependenciesMeta: { a: { optional: true }, b: { optional: false } }, gypfile: false, directories: { bin: './bin', lib: null },
+    },
+  ]
+  for (const manifest of manifests) {
+    for (const fileSet of [new Map<string, CasFileInfo>(), files(1), files(300), unicode]) {
+      assertReadsAsDecoded(encodeRow(createPackageFilesIndex(fileSet, manifest)))
+    }
+  }
+  // pnpm's side-effects cache after the files; `requiresBuild` after them; a file's fields in another order.
+  const sideEffects = new Map([['linux;node24', { added: new Map([['build/x.node', { digest: 'cd'.repeat(64), mode: 0o755, size: 9 }]]) }]])
+  assertReadsAsDecoded(encodeRow({ ...createPackageFilesIndex(files(5), { name: 's', version: '1.0.0' }), sideEffects }))
+  const { requiresBuild: _, ...rest } = createPackageFilesIndex(files(5), { name: 'late', version: '1.0.0', scripts: { postinstall: 'x' } })
+  assertReadsAsDecoded(encodeRow({ ...rest, requiresBuild: true }))
+  const reordered = new Map([...files(4)].map(([name, { checkedAt, digest, mode, size }]) => [name, { size, mode, digest, checkedAt }]))
+  assertReadsAsDecoded(encodeRow({ algo: 'sha512', files: reordered }))
+})
+
+test('readStoredFiles hands a row it does not read itself to msgpackr: values of other types, more record shapes than one byte names', () => {
+  // A Date in the manifest (an extension), a mode as a float, 80 object shapes (ids past 0x7f take two bytes).
+  const dated = encodeRow({
+    ...createPackageFilesIndex(files(3), { name: 'd', version: '1.0.0' }),
+    manifest: { version: '1.0.0', published: new Date(0) } as never,
+  })
+  assertReadsAsDecoded(dated)
+  const floatMode = new Map([['a.js', { checkedAt: 1, digest: 'ef'.repeat(64), mode: 420.5, size: 1 }]])
+  assertReadsAsDecoded(encodeRow({ algo: 'sha512', files: floatMode }))
+  const shapes = Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`k${i}`, { [`field${i}`]: i }]))
+  const manyShapes = { ...createPackageFilesIndex(files(6), { name: 'many', version: '1.0.0' }), manifest: { version: '1.0.0', dependencies: shapes } }
+  assertReadsAsDecoded(encodeRow(manyShapes))
+})
+
+test('getManyStored gives what installing needs of each stored row, queued rows included', () => {
+  const storeDir = tempStore()
+  const index = new StoreIndex(storeDir)
+  const built = createPackageFilesIndex(files(4), { name: 'b', version: '1.0.0', scripts: { install: 'x' } })
+  const plain = createPackageFilesIndex(files(2), { name: 'p', version: '1.0.0' })
+  index.queueWrite('kb', built)
+  index.queueWrite('kp', plain)
+  const found = index.getManyStored(['kb', 'kp', 'missing'])
+  assert.deepEqual([...found.keys()].sort(), ['kb', 'kp'])
+  assert.deepEqual(found.get('kb'), { files: packFiles(built.files), requiresBuild: true })
+  assert.deepEqual(found.get('kp'), { files: packFiles(plain.files), requiresBuild: false })
+  index.close()
 })

@@ -83,6 +83,21 @@ export async function extractBatch (tasks: readonly ExtractTask[]): Promise<Extr
   return results
 }
 
+/**
+ * The store pool's other task: the index's checkpoint (`checkpointStoreIndex`), once the install's
+ * rows are committed. The SQLite module loads only for it. It never throws: the main thread's
+ * connection checkpoints on close whatever happens here.
+ */
+export async function checkpointIndex (task: { storeDir: string }): Promise<boolean> {
+  try {
+    const { checkpointStoreIndex } = await import('@lode/store.index')
+    checkpointStoreIndex(task.storeDir)
+    return true
+  } catch {
+    return false
+  }
+}
+
 async function extractTarball (task: ExtractTask): Promise<ExtractedPackage> {
   const { tarball, integrity, storeDir, pkgId } = task
   // `??`, not a spread: a limit sent as undefined still gets its default.

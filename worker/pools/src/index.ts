@@ -113,6 +113,16 @@ export class StorePool {
     }
   }
 
+  /**
+   * The store index's checkpoint on one of the threads (see `checkpointStoreIndex`), for when the
+   * install's rows are committed and extraction is over. Resolves with whether it was done; never rejects.
+   */
+  async checkpointIndex (storeDir: string): Promise<boolean> {
+    // The same threads, another function of their module (`checkpointIndex` of @lode/worker.extract).
+    const pool = this.pool as unknown as Piscina<{ storeDir: string }, boolean>
+    return await pool.run({ storeDir }, { name: 'checkpointIndex' }).then((done) => done, () => false)
+  }
+
   get threads (): number {
     return this.threadCount
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
+import fs from 'node:fs'
 import path from 'node:path'
 import { test } from 'node:test'
 
@@ -44,6 +45,25 @@ test('a tarball is moved to the thread, extracted into the CAS and indexed by th
     assert.equal(added.requiresBuild, true)
     assert.equal(added.files, packFiles(row.files))
     assert.deepEqual(index.get(storeIndexKey(integrity, 'moved@1.2.3')), row)
+
+    // The index's checkpoint, done by a thread through a connection of its own while this one stays
+    // open: index.db alone (copied without its write-ahead log) has the row.
+    index.flush()
+    assert.equal(await pool.checkpointIndex(storeDir), true)
+    const copyStore = tempDir('pool-copy')
+    const copy = path.join(copyStore, path.relative(storeDir, index.file))
+    fs.mkdirSync(path.dirname(copy), { recursive: true })
+    fs.copyFileSync(index.file, copy)
+    const alone = new StoreIndex(copyStore)
+    try {
+      assert.deepEqual(alone.get(storeIndexKey(integrity, 'moved@1.2.3')), row)
+    } finally {
+      alone.close()
+    }
+    // One that cannot be done (no directory can be made there) is false, not an error.
+    const notADir = path.join(tempDir('pool-file'), 'file')
+    fs.writeFileSync(notADir, '')
+    assert.equal(await pool.checkpointIndex(notADir), false)
 
     // A view on a larger buffer (as pooled Buffers are) is copied, leaving the rest intact.
     const shared = Buffer.concat([Buffer.from('prefix'), tarball])
