@@ -120,7 +120,7 @@ export class StoreIndex {
     const queued = this.queue.findLast((row) => row.key === key)
     if (queued !== undefined) return decodeRow(queued.data)
     const row = this.run(() => this.stmtGet.get(key))
-    return row === undefined ? undefined : this.decode(key, row.data)
+    return row === undefined ? undefined : this.decode(key, row.data, decodeRow)
   }
 
   /** Whether the store has a row for `key` (queued rows count), without decoding it. */
@@ -131,9 +131,7 @@ export class StoreIndex {
 
   /** The rows of many keys, read in one statement (one pass for a whole install). */
   getMany (keys: Iterable<string>): Map<string, PackageFilesIndex> {
-    this.flush()
-    const rows = this.run(() => this.stmtGetMany.all(JSON.stringify([...keys])))
-    return new Map(rows.map((row) => [row.key, this.decode(row.key, row.data)]))
+    return this.readMany(keys, decodeRow)
   }
 
   /**
@@ -141,24 +139,20 @@ export class StoreIndex {
    * in one statement like `getMany`, without decoding the rest of each row (`readStoredFiles`).
    */
   getManyStored (keys: Iterable<string>): Map<string, StoredFiles> {
+    return this.readMany(keys, readStoredFiles)
+  }
+
+  private readMany<T> (keys: Iterable<string>, read: (data: Buffer) => T): Map<string, T> {
     this.flush()
     const rows = this.run(() => this.stmtGetMany.all(JSON.stringify([...keys])))
-    const found = new Map<string, StoredFiles>()
-    for (const row of rows) {
-      try {
-        found.set(row.key, readStoredFiles(row.data))
-      } catch (err) {
-        throw corruption(this.file, err, `its row for ${row.key.slice(row.key.indexOf('\t') + 1)} cannot be decoded`) ?? err
-      }
-    }
-    return found
+    return new Map(rows.map((row) => [row.key, this.decode(row.key, row.data, read)]))
   }
 
   /** Every row, one at a time (store prune reads them all). */
   * all (): Generator<[string, PackageFilesIndex]> {
     this.flush()
     for (const row of this.run(() => this.db.prepare<[], { key: string, data: Buffer }>('SELECT key, data FROM package_index').iterate())) {
-      yield [row.key, this.decode(row.key, row.data)]
+      yield [row.key, this.decode(row.key, row.data, decodeRow)]
     }
   }
 
@@ -204,9 +198,9 @@ export class StoreIndex {
     }
   }
 
-  private decode (key: string, data: Buffer): PackageFilesIndex {
+  private decode<T> (key: string, data: Buffer, read: (data: Buffer) => T): T {
     try {
-      return decodeRow(data)
+      return read(data)
     } catch (err) {
       throw corruption(this.file, err, `its row for ${key.slice(key.indexOf('\t') + 1)} cannot be decoded`) ?? err
     }
