@@ -16,7 +16,7 @@ import { redactUrl } from '@lode/resolving.registry-client'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 import { packFiles } from '@lode/store.cafs'
 import { StoreIndex, createPackageFilesIndex, decodeRow, encodeRow, gitIndexKey, storeIndexKey } from '@lode/store.index'
-import type { PackageFilesIndex } from '@lode/store.index'
+import type { PackageFilesIndex, StoredFiles } from '@lode/store.index'
 import { DEFAULT_EXTRACT_LIMITS } from '@lode/worker.extract/limits'
 import { StorePool, addTarballToStore } from '@lode/worker.pools'
 import pLimit from 'p-limit'
@@ -337,10 +337,7 @@ function gitId (pkgId: string): string {
 }
 
 /** What linking needs of a package in the store: its files as a link task carries them (`packFiles`), and whether it builds. */
-export interface StoredPackage {
-  files: string
-  requiresBuild: boolean
-}
+export type StoredPackage = StoredFiles
 
 function storedPackage (row: PackageFilesIndex): StoredPackage {
   return { files: packFiles(row.files), requiresBuild: row.requiresBuild === true }

@@ -93,11 +93,11 @@ class RowReader {
       this.copyString()
       put(0)
       const keys = this.recordKeys(this.data[this.at++]!)
-      let digest = -1
+      let hasDigest = false
       let mode = -1
       for (const key of keys) {
         if (key === 'digest') {
-          digest = outAt
+          hasDigest = true
           this.copyString()
         } else if (key === 'mode') {
           mode = this.readInteger()
@@ -105,7 +105,7 @@ class RowReader {
           this.skip()
         }
       }
-      if (digest < 0 || mode < 0) throw UNREAD
+      if (!hasDigest || mode < 0) throw UNREAD
       // The digest was put in its place; the mode goes after it.
       put(0)
       putDecimal(mode)
