@@ -1,4 +1,4 @@
-import fs from 'node:fs/promises'
+import fs from 'node:fs'
 import path from 'node:path'
 
 import { isValidPackageName } from './names.js'
@@ -57,18 +57,16 @@ export function parseModulesLocation (location: unknown): { project: string, nam
  * is a real directory or absent: none is a symlink or a file. A recorded place inside the project
  * by name is outside it in fact when a directory on the way is a symlink a repository carried
  * (`node_modules/a` → `/home/user`); removing or writing it then would follow the link.
+ * Synchronous: a few lstat calls, made where a place is about to be trusted.
  */
-export async function hasRealParents (root: string, target: string): Promise<boolean> {
+export function hasRealParents (root: string, target: string): boolean {
   const relative = path.relative(root, target)
   if (relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return false
   const segments = relative.split(path.sep)
   let dir = root
   for (const segment of segments.slice(0, -1)) {
     dir = path.join(dir, segment)
-    const stats = await fs.lstat(dir).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return undefined
-      throw err
-    })
+    const stats = fs.lstatSync(dir, { throwIfNoEntry: false })
     if (stats === undefined) return true
     if (!stats.isDirectory()) return false
   }

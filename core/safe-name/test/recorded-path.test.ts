@@ -32,21 +32,21 @@ test('parseModulesLocation: a project and the chain of package names under node_
   for (const location of refused) assert.equal(parseModulesLocation(location), undefined, JSON.stringify(location))
 })
 
-test('hasRealParents: false when a directory between the root and the target is a symlink or a file, true when all are directories or absent', async () => {
+test('hasRealParents: false when a directory between the root and the target is a symlink or a file, true when all are directories or absent', () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-safe-name-'))
   try {
     const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-safe-name-outside-'))
     fs.mkdirSync(path.join(root, 'node_modules', 'a', 'node_modules'), { recursive: true })
     fs.symlinkSync(outside, path.join(root, 'node_modules', 'evil'))
     fs.writeFileSync(path.join(root, 'node_modules', 'file'), '')
-    assert.equal(await hasRealParents(root, path.join(root, 'node_modules', 'a', 'node_modules', 'b')), true)
-    assert.equal(await hasRealParents(root, path.join(root, 'node_modules', 'missing', 'node_modules', 'b')), true)
+    assert.equal(hasRealParents(root, path.join(root, 'node_modules', 'a', 'node_modules', 'b')), true)
+    assert.equal(hasRealParents(root, path.join(root, 'node_modules', 'missing', 'node_modules', 'b')), true)
     // The target itself may be a symlink (removing a symlink removes only the link).
-    assert.equal(await hasRealParents(root, path.join(root, 'node_modules', 'evil')), true)
-    assert.equal(await hasRealParents(root, path.join(root, 'node_modules', 'evil', 'node_modules', 'b')), false)
-    assert.equal(await hasRealParents(root, path.join(root, 'node_modules', 'file', 'x')), false)
-    assert.equal(await hasRealParents(root, path.join(root, '..', 'x')), false)
-    assert.equal(await hasRealParents(root, root), false)
+    assert.equal(hasRealParents(root, path.join(root, 'node_modules', 'evil')), true)
+    assert.equal(hasRealParents(root, path.join(root, 'node_modules', 'evil', 'node_modules', 'b')), false)
+    assert.equal(hasRealParents(root, path.join(root, 'node_modules', 'file', 'x')), false)
+    assert.equal(hasRealParents(root, path.join(root, '..', 'x')), false)
+    assert.equal(hasRealParents(root, root), false)
     fs.rmSync(outside, { recursive: true })
   } finally {
     fs.rmSync(root, { recursive: true, force: true })
