@@ -71,3 +71,5 @@ export function fileSystemError (err: unknown, file?: string): LodeError | undef
   const where = (file ?? (err as NodeJS.ErrnoException).path) === undefined ? '' : ` ${file ?? (err as NodeJS.ErrnoException).path}`
   return new LodeError(code, `Cannot ${syscall ?? 'access'}${where}: ${known.what}.`, { hint: known.hint, cause: err })
 }
+
+export { printable } from './printable.js'
