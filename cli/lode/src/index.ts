@@ -7,6 +7,7 @@ import type { MainContext } from './context.js'
 import { writeLodeError } from './report-error.js'
 import { REPORTERS } from './reporter.js'
 import type { ReporterName } from './reporter.js'
+import { printableContext } from './terminal.js'
 import { VERSION } from './version.js'
 
 export { capYoungGeneration } from './young-generation.js'
@@ -25,9 +26,11 @@ const VALUE_OPTIONS = new Set(COMMANDS.flatMap((spec) => Object.entries(spec.opt
  * Runs the CLI; returns the exit code. The command is the first argument that is neither an
  * option nor an option's value; what comes before it (the selection flags of `lode -r run build`)
  * is the command's too. A name that is none of lode's or pnpm's commands runs package.json's
- * script of that name, as pnpm does (`lode build`); one of pnpm's never does.
+ * script of that name, as pnpm does (`lode build`); one of pnpm's never does. What a command
+ * writes to stdout and stderr reaches them printable (see terminal.ts).
  */
-export async function main (argv: string[], ctx: MainContext): Promise<number> {
+export async function main (argv: string[], processCtx: MainContext): Promise<number> {
+  const ctx = printableContext(processCtx)
   const at = commandIndex(argv)
   const name = at === -1 ? undefined : argv[at]!
   const leading = at === -1 ? argv : argv.slice(0, at)

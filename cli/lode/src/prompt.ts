@@ -1,6 +1,11 @@
 // The terminal prompts lode asks (approve-builds, patch): a checkbox list, a choice and a yes/no question,
 // drawn as pnpm's prompts draw them (❯ for the cursor, ● and ○ for the boxes). Only on a
-// terminal: the caller checks `isTTY` first. Ctrl-C cancels (the answer is undefined).
+// terminal: the caller checks `isTTY` first. Ctrl-C cancels (the answer is undefined). Choices
+// are package names and versions: drawn printable, the redrawing sequences as they are.
+
+import { printable } from '@lode/core.error'
+
+import { rawOutput } from './terminal.js'
 
 const readline = process.getBuiltinModule('node:readline')
 
@@ -47,14 +52,16 @@ async function readKeys<T> (
 export async function checkbox (
   opts: { message: string, choices: readonly string[], input: PromptInput, output: NodeJS.WritableStream }
 ): Promise<string[] | undefined> {
-  const { choices, output } = opts
+  const { choices } = opts
+  const output = rawOutput(opts.output)
+  const message = printable(opts.message, { newlines: true })
   const checked = new Set<number>()
   let cursor = 0
   let drawn = 0
   const draw = (): void => {
     const lines = [
-      `? ${opts.message}`,
-      ...choices.map((choice, i) => `${i === cursor ? '❯' : ' '}${checked.has(i) ? '●' : '○'} ${choice}`),
+      `? ${message}`,
+      ...choices.map((choice, i) => `${i === cursor ? '❯' : ' '}${checked.has(i) ? '●' : '○'} ${printable(choice)}`),
     ]
     // Back to the first line of the last drawing, cleared to the end.
     if (drawn > 0) output.write(`\x1b[${drawn}A\r\x1b[J`)
@@ -79,7 +86,7 @@ export async function checkbox (
     draw()
     return undefined
   })
-  output.write(`\x1b[${drawn}A\r\x1b[J? ${opts.message} ${answer?.join(', ') ?? ''}\n`)
+  output.write(`\x1b[${drawn}A\r\x1b[J? ${message} ${printable(answer?.join(', ') ?? '')}\n`)
   return answer
 }
 
@@ -87,11 +94,13 @@ export async function checkbox (
 export async function select (
   opts: { message: string, choices: readonly string[], input: PromptInput, output: NodeJS.WritableStream }
 ): Promise<string | undefined> {
-  const { choices, output } = opts
+  const { choices } = opts
+  const output = rawOutput(opts.output)
+  const message = printable(opts.message, { newlines: true })
   let cursor = 0
   let drawn = 0
   const draw = (): void => {
-    const lines = [`? ${opts.message}`, ...choices.map((choice, i) => `${i === cursor ? '❯' : ' '} ${choice}`)]
+    const lines = [`? ${message}`, ...choices.map((choice, i) => `${i === cursor ? '❯' : ' '} ${printable(choice)}`)]
     if (drawn > 0) output.write(`\x1b[${drawn}A\r\x1b[J`)
     output.write(`${lines.join('\n')}\n`)
     drawn = lines.length
@@ -105,7 +114,7 @@ export async function select (
     draw()
     return undefined
   })
-  output.write(`\x1b[${drawn}A\r\x1b[J? ${opts.message} ${answer ?? ''}\n`)
+  output.write(`\x1b[${drawn}A\r\x1b[J? ${message} ${printable(answer ?? '')}\n`)
   return answer
 }
 
@@ -113,7 +122,7 @@ export async function select (
 export async function confirm (
   opts: { message: string, default: boolean, input: PromptInput, output: NodeJS.WritableStream }
 ): Promise<boolean | undefined> {
-  opts.output.write(`? ${opts.message} ${opts.default ? '(Y/n)' : '(y/N)'} `)
+  opts.output.write(`? ${printable(opts.message, { newlines: true })} ${opts.default ? '(Y/n)' : '(y/N)'} `)
   const answer = await readKeys<boolean>(opts.input, (text, key) => {
     if (text === 'y' || text === 'Y') return { done: true }
     if (text === 'n' || text === 'N') return { done: false }

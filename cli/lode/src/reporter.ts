@@ -1,6 +1,8 @@
+import { printable } from '@lode/core.error'
 import type { InstallEvent } from '@lode/pkg-manager.core'
 
 import type { MainContext } from './context.js'
+import { rawOutput } from './terminal.js'
 
 // What the CLI prints while a command runs: pnpm's reporter, its lines and labels.
 
@@ -8,8 +10,10 @@ export type ReporterName = 'default' | 'append-only' | 'silent' | 'ndjson'
 export const REPORTERS: readonly ReporterName[] = ['default', 'append-only', 'silent', 'ndjson']
 
 export interface Reporter {
-  /** A line (kept above the progress line, which is written again under it). */
+  /** A line, or lines (kept above the progress line, which is written again under it); printed printable. */
   print: (line: string) => void
+  /** A warning: pnpm's WARN label, then the message, printed printable. */
+  warn: (message: string) => void
   /** The labels, asked for when first needed (it looks at whether stdout is a terminal). */
   style: () => LabelStyle
   /** An install's event, printed as pnpm prints it. */
@@ -17,30 +21,45 @@ export interface Reporter {
   silent: boolean
 }
 
+/** How `report` writes: lines made printable, a warning, or a line as it is (a build's output). */
+interface Lines {
+  print: (line: string) => void
+  warn: (message: string) => void
+  raw: (line: string) => void
+  progress: (line: string, done: boolean) => void
+}
+
 /**
  * pnpm's reporters: `default` rewrites the progress line in place on a terminal (elsewhere only the
- * final one is printed), `append-only` never rewrites, `silent` prints nothing.
+ * final one is printed), `append-only` never rewrites, `silent` prints nothing. Everything is
+ * written printable (see terminal.ts) but lode's own control sequences and a build's output.
  */
 export function createReporter (name: ReporterName, ctx: MainContext): Reporter {
   if (name === 'ndjson') return ndjsonReporter(ctx)
   const silent = name === 'silent'
+  const out = rawOutput(ctx.stdout)
   // Asked on first progress: the no-op prints without looking at what stdout is.
   let live: boolean | undefined
   const isLive = (): boolean => (live ??= name === 'default' && ctx.stdout.isTTY === true && ctx.env['CI'] === undefined)
   let progressLine: string | undefined
   let progressShownAt = 0
-  const print = (line: string): void => {
+  let labels: LabelStyle | undefined
+  const style = (): LabelStyle => (labels ??= labelStyle(ctx))
+  // Every line reaches the terminal here: lode's own text or text made printable, or a build's output.
+  const raw = (line: string): void => {
     if (silent) return
-    ctx.stdout.write(progressLine !== undefined ? `\r\x1b[2K${line}\n${progressLine}` : `${line}\n`)
+    out.write(progressLine !== undefined ? `\r\x1b[2K${line}\n${progressLine}` : `${line}\n`)
   }
-  const appendProgress = appendThrottled((line) => { ctx.stdout.write(`${line}\n`) }, 1000)
-  const showProgress = (line: string, done: boolean): void => {
+  const print = (line: string): void => { raw(printable(line, { newlines: true })) }
+  const warn = (message: string): void => { raw(`${style().warn} ${printable(message, { newlines: true })}`) }
+  const appendProgress = appendThrottled((line) => { out.write(`${line}\n`) }, 1000)
+  const progress = (line: string, done: boolean): void => {
     if (silent) return
     if (done) {
       appendProgress.cancel()
-      if (progressLine !== undefined) ctx.stdout.write('\r\x1b[2K')
+      if (progressLine !== undefined) out.write('\r\x1b[2K')
       progressLine = undefined
-      ctx.stdout.write(`${line}\n`)
+      out.write(`${line}\n`)
       return
     }
     // Where nothing can be rewritten (CI, a pipe, --reporter append-only), a line about once a second, as pnpm's append-only reporter.
@@ -51,11 +70,10 @@ export function createReporter (name: ReporterName, ctx: MainContext): Reporter 
     if (Date.now() - progressShownAt < 100) return
     progressShownAt = Date.now()
     progressLine = line
-    ctx.stdout.write(`\r\x1b[2K${line}`)
+    out.write(`\r\x1b[2K${line}`)
   }
-  let labels: LabelStyle | undefined
-  const style = (): LabelStyle => (labels ??= labelStyle(ctx))
-  return { print, style, silent, onEvent: (event) => { report(event, print, showProgress, style()) } }
+  const lines: Lines = { print, warn, raw, progress }
+  return { print, warn, style, silent, onEvent: (event) => { report(event, lines) } }
 }
 
 /**
@@ -101,12 +119,14 @@ function appendThrottled (write: (line: string) => void, intervalMs: number): ((
 /**
  * `--reporter ndjson`, for tools: every event of the install as one JSON object per line (its
  * `type`, its fields, and `time`, ms since the epoch), and each line lode would print as
- * `{ "type": "message", "message": … }`; nothing is throttled or left out.
+ * `{ "type": "message", "message": … }`; nothing is throttled or left out. JSON escapes C0
+ * controls; the printable stdout escapes the rest (C1, bidi overrides) as JSON escapes them.
  */
 function ndjsonReporter (ctx: MainContext): Reporter {
   const write = (record: object): void => { ctx.stdout.write(`${JSON.stringify({ ...record, time: Date.now() })}\n`) }
   return {
     print: (line) => { write({ type: 'message', message: line }) },
+    warn: (message) => { write({ type: 'message', message: `[WARN] ${message}` }) },
     style: () => ({ warn: '[WARN]', error: (code) => `[${code}]` }),
     onEvent: (event) => { write(event) },
     silent: false,
@@ -160,27 +180,29 @@ export function formatDuration (ms: number): string {
   return minutes > 0 ? `${minutes}m${seconds > 0 ? ` ${seconds}s` : ''}` : `${seconds}s`
 }
 
-function report (
-  event: InstallEvent,
-  print: (line: string) => void,
-  showProgress: (line: string, done: boolean) => void,
-  style: LabelStyle
-): void {
+/**
+ * An install's event as pnpm prints it. Fields that are one line (names, versions, ranges, ids,
+ * directories) are made printable with their newlines escaped too: a version holding "\n WARN …"
+ * cannot print a line that looks like lode's.
+ */
+function report (event: InstallEvent, { print, warn, raw, progress }: Lines): void {
+  const one = (text: string): string => printable(text)
   switch (event.type) {
-    case 'warning': print(`${style.warn} ${event.message}`); break
+    case 'warning': warn(event.message); break
     case 'info': print(event.message); break
     case 'deprecated':
-      for (const id of event.direct) print(`${style.warn} deprecated ${id}`)
-      if (event.subdependencies.length > 0) print(`${style.warn} ${event.subdependencies.length} deprecated subdependencies found: ${[...event.subdependencies].sort().join(', ')}`)
+      for (const id of event.direct) warn(`deprecated ${one(id)}`)
+      if (event.subdependencies.length > 0) warn(`${event.subdependencies.length} deprecated subdependencies found: ${[...event.subdependencies].sort().map(one).join(', ')}`)
       break
-    case 'progress': showProgress(`Progress: resolved ${event.resolved}, reused ${event.reused}, downloaded ${event.downloaded}, added ${event.added}${event.done ? ', done' : ''}`, event.done); break
+    case 'progress': progress(`Progress: resolved ${event.resolved}, reused ${event.reused}, downloaded ${event.downloaded}, added ${event.added}${event.done ? ', done' : ''}`, event.done); break
     case 'peer-issues':
       // pnpm points at `pnpm peers check` here; lode lists the issues instead.
-      print(`${style.warn} Issues with peer dependencies found:`)
+      warn('Issues with peer dependencies found:')
       for (const issue of event.issues) {
+        const peer = `${one(issue.peer)}@${one(issue.range)}`
         print(issue.kind === 'unmet'
-          ? `  ✕ unmet peer ${issue.peer}@${issue.range}: found ${issue.installed} (wanted by ${issue.wantedBy})`
-          : `  ✕ missing peer ${issue.peer}@${issue.range} (wanted by ${issue.wantedBy})`)
+          ? `  ✕ unmet peer ${peer}: found ${one(issue.installed)} (wanted by ${one(issue.wantedBy)})`
+          : `  ✕ missing peer ${peer} (wanted by ${one(issue.wantedBy)})`)
       }
       break
     case 'lockfile': print(''); break
@@ -197,10 +219,11 @@ function report (
     case 'script-output': break
     case 'lifecycle': {
       // pnpm's append-only lines: `<dir> <stage>$ <script>`, `<dir> <stage>: <line>`, `<dir> <stage>: Done`.
-      const prefix = `${lifecyclePrefix(event.dir)} ${event.stage}`
+      const prefix = `${one(lifecyclePrefix(event.dir))} ${one(event.stage)}`
       if (event.exitCode !== undefined) print(`${prefix}: ${event.exitCode === 0 ? 'Done' : 'Failed'}`)
-      else if (event.script !== undefined) print(`${prefix}$ ${event.script}`)
-      else print(`${prefix}: ${event.line ?? ''}`)
+      else if (event.script !== undefined) print(`${prefix}$ ${one(event.script)}`)
+      // The build's own output is the script's to colour, as pnpm shows it; only lode's framing is made printable.
+      else raw(`${prefix}: ${event.line ?? ''}`)
       break
     }
     case 'packages':
@@ -208,8 +231,8 @@ function report (
       print(changeBar(event.added, event.removed))
       if (event.added > 0) {
         print('Packages are hard linked from the content-addressable store to the virtual store.')
-        print(`  Content-addressable store is at: ${event.storeDir}`)
-        print(`  Virtual store is at:             ${event.virtualStoreDir}`)
+        print(`  Content-addressable store is at: ${one(event.storeDir)}`)
+        print(`  Virtual store is at:             ${one(event.virtualStoreDir)}`)
       }
       break
     case 'summary':
@@ -218,9 +241,10 @@ function report (
         if (changes.length === 0) continue
         print(`${group}:`)
         for (const change of changes) {
-          const from = change.linkedFrom !== undefined ? ` <- ${change.linkedFrom}` : ''
-          const available = change.latest === undefined ? '' : ` (${change.latest} is available)`
-          print(`${change.change} ${change.alias}${change.name !== undefined && change.name !== change.alias ? ` <- ${change.name}` : ''} ${change.version}${available}${from}`)
+          const from = change.linkedFrom !== undefined ? ` <- ${one(change.linkedFrom)}` : ''
+          const available = change.latest === undefined ? '' : ` (${one(change.latest)} is available)`
+          const name = change.name !== undefined && change.name !== change.alias ? ` <- ${one(change.name)}` : ''
+          print(`${change.change} ${one(change.alias)}${name} ${one(change.version)}${available}${from}`)
         }
         print('')
       }

@@ -108,10 +108,10 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
   })
   // `prune` also clears `.pnpm` of what nothing uses now, as pnpm's does, not after modulesCacheMaxAge.
   const config = input.prune ? { ...read, modulesCacheMaxAge: 0 } : read
-  for (const warning of config.warnings) reporter.print(`${reporter.style().warn} ${warning}`)
+  for (const warning of config.warnings) reporter.warn(warning)
   // As pnpm: the root package.json's packageManager (or devEngines.packageManager) naming another package manager.
   const otherPackageManager = checkPackageManager(await readProjectManifest(config.dir), config.pmOnFail)
-  if (otherPackageManager !== undefined) reporter.print(`${reporter.style().warn} ${otherPackageManager}`)
+  if (otherPackageManager !== undefined) reporter.warn(otherPackageManager)
   const common = {
     config,
     ignoreScripts: values['ignore-scripts'] === true,

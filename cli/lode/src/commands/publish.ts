@@ -119,7 +119,7 @@ async function send (
     otp: flags.otp,
     dryRun: flags.dryRun,
     onInfo: (message) => { reporter.print(message) },
-    onWarning: (message) => { reporter.print(`${reporter.style().warn} ${message}`) },
+    onWarning: (message) => { reporter.warn(message) },
   })
 }
 

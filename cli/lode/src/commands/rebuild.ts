@@ -11,7 +11,7 @@ const path = process.getBuiltinModule('node:path')
 export async function rebuildCommand (input: CommandInput, ctx: MainContext): Promise<number> {
   const { values, positionals: names } = input.args!
   const reporter = createReporter((values['reporter'] ?? 'default') as ReporterName, ctx)
-  const { print, style } = reporter
+  const { print, warn, style } = reporter
   const { checkPackageManager, getConfig, readProjectManifest, rebuild } = await import('@lode/pkg-manager.core')
   const started = Date.now()
   try {
@@ -22,13 +22,13 @@ export async function rebuildCommand (input: CommandInput, ctx: MainContext): Pr
       overrides: { ...storeDir === undefined ? {} : { storeDir }, ...input.args!.config },
       lodeVersion: VERSION,
     })
-    for (const warning of config.warnings) print(`${style().warn} ${warning}`)
+    for (const warning of config.warnings) warn(warning)
     const otherPackageManager = checkPackageManager(await readProjectManifest(config.dir), config.pmOnFail)
-    if (otherPackageManager !== undefined) print(`${style().warn} ${otherPackageManager}`)
+    if (otherPackageManager !== undefined) warn(otherPackageManager)
     const built = await rebuild({
       config,
       names,
-      onWarning: (message) => { print(`${style().warn} ${message}`) },
+      onWarning: (message) => { warn(message) },
       // Each build's lines, as an install prints them.
       onLifecycle: (log) => { reporter.onEvent({ type: 'lifecycle', ...log, dir: path.relative(config.dir, log.dir).split(path.sep).join('/') || '.' }) },
     })

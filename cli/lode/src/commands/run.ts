@@ -234,7 +234,7 @@ async function runInProjects (argv: readonly string[], selection: Selection, fla
     const { name: pkgName, version } = project.manifest as { name?: string, version?: string }
     return { dir: project.dir, line: `${pkgName ?? ''}${version === undefined ? '' : `@${version}`} ${event}: \`${command}\`\nExit status ${exitCode}` }
   })
-  if (notInstalled(failure.project.dir)) reporter.print(`${reporter.style().warn}  Local package.json exists, but node_modules missing, did you mean to install?`)
+  if (notInstalled(failure.project.dir)) reporter.warn(' Local package.json exists, but node_modules missing, did you mean to install?')
   if (flags.bail) {
     ctx.stderr.write(`${described[0]!.dir}:\n[ERR_LODE_RECURSIVE_RUN_FIRST_FAIL] ${described[0]!.line}\n`)
     return failure.exitCode

@@ -41,12 +41,12 @@ export async function storeCommand (input: CommandInput, ctx: MainContext): Prom
   }
   const reporter = createReporter('default', { ...ctx, stdout: ctx.stderr })
   const force = values['force'] === true
-  if (force) reporter.print(`${reporter.style().warn} using --force I sure hope you know what you are doing`)
+  if (force) reporter.warn('using --force I sure hope you know what you are doing')
   const { files, bytes, packages } = await core.storePrune(config, {
     force,
     now: Date.now,
     onInfo: (message) => { reporter.print(message) },
-    onWarning: (message) => { reporter.print(`${reporter.style().warn} ${message}`) },
+    onWarning: (message) => { reporter.warn(message) },
   })
   const { prettyBytes } = await import('@lode/store.controller')
   reporter.print(`Removed ${files} file${files === 1 ? '' : 's'} (${prettyBytes(bytes)})`)
