@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import { hasErrno } from '@lode/core.error'
-import { isSafeBinName, joinInside, own } from '@lode/core.safe-name'
+import { isInsideDir, isSafeBinName, joinInside, own } from '@lode/core.safe-name'
 import { parsePackageJson } from '@lode/fs.package-json'
 import compareVersions from 'semver/functions/compare.js'
 import validVersion from 'semver/functions/valid.js'
@@ -102,6 +102,12 @@ export interface ModulesDirBinsOptions {
  */
 export async function linkModulesDirBins (modulesDir: string, opts: ModulesDirBinsOptions = {}): Promise<void> {
   const binDir = path.join(modulesDir, '.bin')
+  // A .bin that is not a directory (a symlink a repository carried) is never written through: it goes.
+  if (fs.lstatSync(binDir, { throwIfNoEntry: false })?.isDirectory() === false) fs.rmSync(binDir, { force: true })
+  // Files are made executable only inside this node_modules: a link in it (committed, or to a
+  // workspace project) can lead anywhere, and what is there is not the install's to change.
+  const realModulesDir = realpathOrUndefined(modulesDir)
+  const ownsFile = (real: string): boolean => realModulesDir !== undefined && isInsideDir(realModulesDir, real) && path.dirname(real).split(path.sep).includes('node_modules')
   const commands: Array<{ command: string, target: string, pkgName: string, pkgVersion: string, direct: boolean, placed: boolean }> = []
   for (const alias of readModulesDirAliases(modulesDir)) {
     const dir = path.join(modulesDir, alias)
@@ -135,7 +141,7 @@ export async function linkModulesDirBins (modulesDir: string, opts: ModulesDirBi
     for (const { target } of choose(commands.filter((cmd) => cmd.placed)).values()) {
       const real = realpathOrUndefined(target)
       const mode = real === undefined ? 0 : fs.statSync(real).mode
-      if (real !== undefined && path.dirname(real).split(path.sep).includes('node_modules') && (mode & 0o111) !== 0o111) makeExecutable(real, mode)
+      if (real !== undefined && ownsFile(real) && (mode & 0o111) !== 0o111) makeExecutable(real, mode)
     }
   }
   const existing = readdirOrNothing(binDir)
@@ -166,7 +172,7 @@ export async function linkModulesDirBins (modulesDir: string, opts: ModulesDirBi
       writeShShim(target, link, { nodePath: [], head: readHead(target) })
     }
     // As pnpm: made executable only inside node_modules (a linked project's files are the user's).
-    if (inModules && (mode & 0o111) !== 0o111) makeExecutable(real, mode)
+    if (inModules && ownsFile(real) && (mode & 0o111) !== 0o111) makeExecutable(real, mode)
   }
 }
 

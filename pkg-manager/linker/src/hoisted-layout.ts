@@ -4,7 +4,7 @@ import { DEPENDENCY_GROUPS } from '@lode/core.constants'
 import type { DependencyGroup } from '@lode/core.constants'
 import { nameOf, parseDepPath, pkgIdOf, refToDepPath } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
-import { joinModulesDir } from '@lode/core.safe-name'
+import { joinModulesDir, own } from '@lode/core.safe-name'
 import type { Lockfile, Resolution } from '@lode/pkg-manager.lockfile'
 import { HoisterDependencyKind, hoist } from '@yarnpkg/nm/hoist'
 import type { HoisterResult, HoisterTree } from '@yarnpkg/nm/hoist'
@@ -100,7 +100,7 @@ export function planHoistedLayout (lockfile: Lockfile, opts: HoistedLayoutOption
       // Aliases come from the lockfile: they pass the one rule before they become paths.
       const dir = joinModulesDir(modulesDir, dep.name)
       const location = path.relative(opts.lockfileDir, dir).split(path.sep).join('/')
-      const snapshot = lockfile.snapshots?.[depPath] ?? {}
+      const snapshot = own(lockfile.snapshots, depPath) ?? {}
       const children = { ...snapshot.dependencies, ...(opts.include.optionalDependencies ? snapshot.optionalDependencies : {}) }
       packages.push({
         depPath,
@@ -186,13 +186,13 @@ function hoisterTree (
     const key = `${alias}:${depPath}`
     let node = nodes.get(key)
     if (node !== undefined) return node
-    const info = lockfile.packages?.[pkgIdOf(depPath)]
+    const info = own(lockfile.packages, pkgIdOf(depPath))
     if (info === undefined) {
       throw new LodeError('LOCKFILE_MISSING_DEPENDENCY', `pnpm-lock.yaml has no packages entry for ${pkgIdOf(depPath)} (a dependency of the workspace).`, {
         hint: 'Install without --frozen-lockfile to update pnpm-lock.yaml, or restore its entry.',
       })
     }
-    const snapshot = lockfile.snapshots?.[depPath] ?? {}
+    const snapshot = own(lockfile.snapshots, depPath) ?? {}
     const name = nameOf(depPath)
     const id = 'directory' in info.resolution ? depPath : `${name}@${info.version ?? versionOf(depPath)}`
     if (!firstDepPath.has(id)) firstDepPath.set(id, depPath)

@@ -2,6 +2,7 @@ import path from 'node:path'
 
 import type { DependencyGroup } from '@lode/core.constants'
 import { depPathToFilename, nameOf, pkgIdOf, refToDepPath } from '@lode/core.dep-path'
+import { LodeError } from '@lode/core.error'
 import { joinModulesDir, own } from '@lode/core.safe-name'
 import type { Lockfile, Resolution } from '@lode/pkg-manager.lockfile'
 
@@ -103,9 +104,13 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
   const reach = (depPath: string): string => {
     if (!packages.has(depPath)) {
       const pkgId = pkgIdOf(depPath)
-      const info = lockfile.packages?.[pkgId]
-      if (info === undefined) throw new Error(`The lockfile has no packages entry for ${pkgId}`)
-      const snapshot = lockfile.snapshots?.[depPath] ?? {}
+      const info = own(lockfile.packages, pkgId)
+      if (info === undefined) {
+        throw new LodeError('LOCKFILE_MISSING_DEPENDENCY', `The lockfile has no packages entry for ${pkgId}.`, {
+          hint: 'Install without --frozen-lockfile to update pnpm-lock.yaml, or restore its entry.',
+        })
+      }
+      const snapshot = own(lockfile.snapshots, depPath) ?? {}
       const requiredPeers = Object.keys(info.peerDependencies ?? {}).filter((peer) =>
         own(info.peerDependenciesMeta, peer)?.optional !== true &&
         (own(snapshot.dependencies, peer) !== undefined || own(snapshot.optionalDependencies, peer) !== undefined))
@@ -151,7 +156,7 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
   while (pending.length > 0) {
     const depPath = pending.pop()!
     const pkg = packages.get(depPath)!
-    const snapshot = lockfile.snapshots?.[depPath] ?? {}
+    const snapshot = own(lockfile.snapshots, depPath) ?? {}
     for (const deps of [snapshot.dependencies, opts.include.optionalDependencies ? snapshot.optionalDependencies : undefined]) {
       for (const [alias, ref] of Object.entries(deps ?? {})) {
         const dep = dependency(alias, ref, opts.lockfileDir)
@@ -188,7 +193,7 @@ export function reachableDepPaths (lockfile: Lockfile, opts: Pick<LayoutOptions,
     }
   }
   while (pending.length > 0) {
-    const snapshot = lockfile.snapshots?.[pending.pop()!] ?? {}
+    const snapshot = own(lockfile.snapshots, pending.pop()!) ?? {}
     for (const deps of [snapshot.dependencies, opts.include.optionalDependencies ? snapshot.optionalDependencies : undefined]) {
       for (const [alias, ref] of Object.entries(deps ?? {})) visit(alias, ref)
     }

@@ -5,7 +5,7 @@ import path from 'node:path'
 import type { DependencyGroup } from '@lode/core.constants'
 import { CURRENT_LOCKFILE, DEPENDENCY_GROUPS, INSTALLING_MARKER, LODE_STATE_FILE, MODULES_DIR, VIRTUAL_STORE_DIR } from '@lode/core.constants'
 import { parseDepPath } from '@lode/core.dep-path'
-import { joinModulesDir } from '@lode/core.safe-name'
+import { hasRealParents, joinModulesDir, joinRecorded, parseModulesLocation } from '@lode/core.safe-name'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Lockfile, Resolution } from '@lode/pkg-manager.lockfile'
 import { patchOf } from '@lode/pkg-manager.patching'
@@ -65,7 +65,7 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
   })
   const marker = path.join(modulesDir, INSTALLING_MARKER)
   if (fs.existsSync(marker)) await removeInterruptedWrites(config.dir, modulesDir)
-  const toImport = plan.packages.filter((pkg) => !isInPlace(pkg, previous?.hoistedLocations, lockfile))
+  const toImport = plan.packages.filter((pkg) => !isInPlace(pkg, previous?.hoistedLocations, lockfile, config.dir))
   const counts = { added: 0, reused: 0, downloaded: 0 }
   // Into the store first: nothing in node_modules changes before every package is there.
   const rows = await fetchAll(opts.fetcher, uniqueByDepPath(toImport), (reused) => {
@@ -90,8 +90,7 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
   writeSymlinks(linksOf(plan, modulesDir))
   await writeFileAtomic(path.join(modulesDir, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE), install.installedText)
   // The .bin of a node_modules that lost its packages goes too.
-  const emptied = [...new Set(Object.values(previous?.hoistedLocations ?? {}).flat()
-    .map((location) => path.join(config.dir, location.slice(0, location.lastIndexOf('/node_modules/') + '/node_modules'.length))))]
+  const emptied = [...new Set(previousPlaces(previous, config.dir).map((place) => place.modulesDir))]
     .filter((dir) => !plan.modulesDirs.includes(dir))
   await writeAllBins(plan, lockfile, emptied)
   // Builds: the packages imported now that want one (each where it is first put; its other places
@@ -151,14 +150,43 @@ export function linkedDependencies (
 }
 
 /** A place the last install filled with this very package (pnpm checks the version in its package.json). */
-function isInPlace (pkg: HoistedPackage, locations: ModulesManifest['hoistedLocations'], lockfile: Lockfile): boolean {
+function isInPlace (pkg: HoistedPackage, locations: ModulesManifest['hoistedLocations'], lockfile: Lockfile, lockfileDir: string): boolean {
   if (locations?.[pkg.depPath]?.includes(pkg.location) !== true) return false
+  // A symlink there (or on the way) is not a place this layout made: it is replaced, never written through.
+  if (fs.lstatSync(pkg.dir, { throwIfNoEntry: false })?.isDirectory() !== true || !hasRealParents(lockfileDir, pkg.dir)) return false
   const version = lockfile.packages?.[pkg.pkgId]?.version ?? parseDepPath(pkg.pkgId).version
   try {
     return (JSON.parse(fs.readFileSync(path.join(pkg.dir, 'package.json'), 'utf8')) as { version?: unknown }).version === version
   } catch {
     return false
   }
+}
+
+/** A place of the hoisted layout, as `.modules.yaml` records it, with its directory and the `node_modules` it is in. */
+export interface RecordedPlace {
+  location: string
+  dir: string
+  modulesDir: string
+}
+
+/**
+ * The places `.modules.yaml` records (checked by its reader to be under a `node_modules` inside the
+ * workspace) that are there as their names say: a place reached through a symlink is left out, as
+ * it is not this layout's to remove or write, whatever its name says.
+ */
+export function recordedPlaces (locations: Iterable<string>, lockfileDir: string): RecordedPlace[] {
+  const places = []
+  for (const location of new Set(locations)) {
+    const name = parseModulesLocation(location)?.names.at(-1)
+    const dir = joinRecorded(lockfileDir, location)
+    if (name === undefined || dir === undefined || !hasRealParents(lockfileDir, dir)) continue
+    places.push({ location, dir, modulesDir: name.startsWith('@') ? path.dirname(path.dirname(dir)) : path.dirname(dir) })
+  }
+  return places
+}
+
+function previousPlaces (previous: ModulesManifest | undefined, lockfileDir: string): RecordedPlace[] {
+  return recordedPlaces(Object.values(previous?.hoistedLocations ?? {}).flat(), lockfileDir)
 }
 
 function uniqueByDepPath (packages: readonly HoistedPackage[]): HoistedPackage[] {
@@ -211,7 +239,7 @@ async function removeStale (
 ): Promise<void> {
   if (previous === undefined) return
   const places = new Set(plan.packages.map((pkg) => pkg.location))
-  const stale = [...new Set(Object.values(previous.hoistedLocations ?? {}).flat())].filter((location) => !places.has(location))
+  const stale = previousPlaces(previous, lockfileDir).filter((place) => !places.has(place.location))
   const nextLinks = new Set(linksOf(plan, modulesDir).map(([link]) => link))
   const staleLinks = [
     ...Object.values(previous.hoistedDependencies)
@@ -219,7 +247,7 @@ async function removeStale (
     ...(previousLinks ?? []),
   ].filter((link) => !nextLinks.has(link))
   await Promise.all([
-    ...stale.map(async (location) => { await fsp.rm(path.join(lockfileDir, location), { recursive: true, force: true }) }),
+    ...stale.map(async (place) => { await fsp.rm(place.dir, { recursive: true, force: true }) }),
     ...staleLinks.map(async (link) => { await unlinkIfSymlink(link) }),
   ])
 }
@@ -325,10 +353,10 @@ export async function spreadHoistedBuilds (
 ): Promise<void> {
   const modulesDirs = new Set<string>()
   for (const depPath of built) {
-    const dirs = (hoistedLocations[depPath] ?? []).map((location) => path.join(lockfileDir, location))
-    if (dirs.length === 0) continue
-    await copyBuiltFiles(dirs[0]!, dirs.slice(1))
-    for (const dir of dirs) modulesDirs.add(path.dirname(path.basename(path.dirname(dir)).startsWith('@') ? path.dirname(dir) : dir))
+    const places = recordedPlaces(hoistedLocations[depPath] ?? [], lockfileDir)
+    if (places.length === 0) continue
+    await copyBuiltFiles(places[0]!.dir, places.slice(1).map((place) => place.dir))
+    for (const place of places) modulesDirs.add(place.modulesDir)
   }
   for (const modulesDir of modulesDirs) await linkModulesDirBins(modulesDir)
 }

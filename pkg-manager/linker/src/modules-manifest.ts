@@ -1,8 +1,9 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
-import { MODULES_MANIFEST_FILE } from '@lode/core.constants'
-import { hasErrno } from '@lode/core.error'
+import { DEPENDENCY_GROUPS, MODULES_MANIFEST_FILE } from '@lode/core.constants'
+import { LodeError, hasErrno } from '@lode/core.error'
+import { isValidPackageName, parseModulesLocation } from '@lode/core.safe-name'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 
 import type { HoistedDependency } from './hoist.js'
@@ -71,12 +72,71 @@ export async function writeModulesManifest (modulesDir: string, manifest: Module
   await writeFileAtomic(path.join(modulesDir, MODULES_MANIFEST_FILE), JSON.stringify(ordered, null, 2))
 }
 
-/** The `.modules.yaml` of `modulesDir`, or undefined when there is none (or it is unreadable: the install starts over). */
+/**
+ * The `.modules.yaml` of `modulesDir`, or undefined when there is none or it is not JSON (pnpm
+ * before 9 wrote YAML; the install starts over). Checked as untrusted input (see
+ * `parseModulesManifest`).
+ */
 export async function readModulesManifest (modulesDir: string): Promise<ModulesManifest | undefined> {
+  const file = path.join(modulesDir, MODULES_MANIFEST_FILE)
+  let value: unknown
   try {
-    return JSON.parse(await fs.readFile(path.join(modulesDir, MODULES_MANIFEST_FILE), 'utf8')) as ModulesManifest
+    value = JSON.parse(await fs.readFile(file, 'utf8'))
   } catch (err) {
     if (hasErrno(err, 'ENOENT') || err instanceof SyntaxError) return undefined
     throw err
   }
+  return parseModulesManifest(value, file)
+}
+
+/**
+ * A parsed `.modules.yaml` as lode trusts it: pnpm's fields, each of its type (absent ones stay
+ * absent), others dropped. A repository can carry node_modules/.modules.yaml, so its paths are
+ * input: each place in `hoistedLocations` is a path under a `node_modules`
+ * inside the workspace (`parseModulesLocation`), each hoisted alias a package name. Anything else is
+ * `ERR_LODE_INVALID_MODULES_MANIFEST` naming the field, before anything is removed or written.
+ */
+export function parseModulesManifest (value: unknown, file: string): ModulesManifest {
+  const invalid = (field: string, what: string): LodeError => new LodeError('INVALID_MODULES_MANIFEST', `${file} is not as lode or pnpm writes it: ${field} ${what}. lode does not act on it.`, {
+    hint: 'node_modules is not something to commit or copy from elsewhere. Remove node_modules and run the install again.',
+  })
+  if (!isRecord(value)) throw invalid('the file', 'is not an object')
+  const out: Record<string, unknown> = {}
+  const field = <T>(key: keyof ModulesManifest, check: (v: unknown) => v is T, what: string): void => {
+    if (!Object.hasOwn(value, key) || value[key] === undefined) return
+    if (!check(value[key])) throw invalid(key, what)
+    out[key] = value[key]
+  }
+  field('hoistedDependencies', (v): v is ModulesManifest['hoistedDependencies'] => isRecordOf(v, (aliases) => isRecord(aliases) &&
+    Object.entries(aliases).every(([alias, type]) => isValidPackageName(alias) && (type === 'private' || type === 'public'))), 'must map each package to package names, each "private" or "public"')
+  field('hoistPattern', isStringArray, 'must be a list of strings')
+  field('included', (v): v is ModulesManifest['included'] => isRecord(v) && DEPENDENCY_GROUPS.every((group) => typeof v[group] === 'boolean'), 'must say true or false for each dependency group')
+  // Only written back, never acted on (lode re-imports directory packages from their lockfile entries).
+  field('injectedDeps', (v): v is ModulesManifest['injectedDeps'] => isRecordOf(v, isStringArray), 'must map each directory to a list of places')
+  field('ignoredBuilds', isStringArray, 'must be a list of strings')
+  field('layoutVersion', (v): v is number => typeof v === 'number', 'must be a number')
+  field('hoistedLocations', (v): v is Record<string, string[]> => isRecordOf(v, (places) => isStringArray(places) && places.every((place) => parseModulesLocation(place) !== undefined)),
+    'must map each package to places under a node_modules inside the workspace')
+  field('nodeLinker', (v): v is ModulesManifest['nodeLinker'] => v === 'isolated' || v === 'hoisted', 'must be "isolated" or "hoisted"')
+  for (const key of ['packageManager', 'prunedAt', 'storeDir', 'virtualStoreDir'] as const) {
+    field(key, (v): v is string => typeof v === 'string' && !v.includes('\0'), 'must be a string')
+  }
+  field('pendingBuilds', isStringArray, 'must be a list of strings')
+  field('publicHoistPattern', isStringArray, 'must be a list of strings')
+  field('skipped', isStringArray, 'must be a list of strings')
+  field('virtualStoreDirMaxLength', (v): v is number => Number.isInteger(v) && (v as number) > 0, 'must be a positive whole number')
+  field('allowBuilds', (v): v is Record<string, boolean> => isRecordOf(v, (allowed) => typeof allowed === 'boolean'), 'must map package names to true or false')
+  return out as unknown as ModulesManifest
+}
+
+function isRecord (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function isRecordOf (value: unknown, check: (entry: unknown) => boolean): boolean {
+  return isRecord(value) && Object.values(value).every(check)
+}
+
+function isStringArray (value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string')
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 
 import { CURRENT_LOCKFILE } from '@lode/core.constants'
-import { joinModulesDir } from '@lode/core.safe-name'
+import { hasRealParents, joinModulesDir } from '@lode/core.safe-name'
 
 import type { HoistedDependency } from './hoist.js'
 import { hoistedPath } from './hoist.js'
@@ -77,11 +77,13 @@ export async function planPrune (
   const removeStaleDirs = async (): Promise<void> => {
     await Promise.all(staleDirs.map(async (dir) => { await fs.rm(dir, { recursive: true, force: true }) }))
   }
+  // The hoisted links and those beside packages are under the virtual store's parent (node_modules, by default).
+  const storeRoot = path.dirname(virtualStoreDir)
   const remove = async (): Promise<void> => {
     await Promise.all([
       ...removedDirect.map(async (link) => { await removeLink(link.modulesDir, link.alias) }),
-      ...staleHoisted.map(async (link) => { await fs.rm(link, { force: true }) }),
-      ...droppedLinks.map(async (link) => { await fs.rm(link, { force: true }) }),
+      ...staleHoisted.map(async (link) => { await removeSymlink(storeRoot, link) }),
+      ...droppedLinks.map(async (link) => { await removeSymlink(storeRoot, link) }),
       ...input.next.importers.map(async (importer) => { await fs.rm(path.join(importer.modulesDir, '.bin'), { recursive: true, force: true }) }),
       fs.rm(path.join(virtualStoreDir, 'node_modules', '.bin'), { recursive: true, force: true }),
     ])
@@ -89,8 +91,21 @@ export async function planPrune (
   return { changed, remove, removeStaleDirs }
 }
 
-/** Removes `node_modules/<alias>`, and its scope directory when that is left empty. */
+/**
+ * Removes the symlink `link`, when it is one and no directory on its way from `root` is a symlink:
+ * the links to remove are named by `.modules.yaml` and `.pnpm/lock.yaml`, which a repository can
+ * carry with a committed `.pnpm/node_modules` that leads elsewhere. Anything else there is not a
+ * link this layout made, and stays.
+ */
+async function removeSymlink (root: string, link: string): Promise<void> {
+  if (!hasRealParents(root, link)) return
+  if ((await fs.lstat(link).catch(() => undefined))?.isSymbolicLink() === true) await fs.rm(link, { force: true })
+}
+
+/** Removes `node_modules/<alias>` (not through a symlinked scope directory), and its scope directory when that is left empty. */
 async function removeLink (modulesDir: string, alias: string): Promise<void> {
-  await fs.rm(joinModulesDir(modulesDir, alias), { recursive: true, force: true })
+  const link = joinModulesDir(modulesDir, alias)
+  if (!hasRealParents(modulesDir, link)) return
+  await fs.rm(link, { recursive: true, force: true })
   if (alias.startsWith('@')) await fs.rmdir(path.join(modulesDir, alias.split('/')[0]!)).catch(() => {})
 }

@@ -3,10 +3,11 @@ import path from 'node:path'
 
 import { CURRENT_LOCKFILE, VIRTUAL_STORE_DIR } from '@lode/core.constants'
 import { LodeError } from '@lode/core.error'
+import { joinRecorded } from '@lode/core.safe-name'
 import type { Config } from '@lode/pkg-manager.config'
 import { buildPackages, planBuilds, reportIgnoredBuilds } from '@lode/pkg-manager.lifecycle'
 import type { LifecycleLog } from '@lode/pkg-manager.lifecycle'
-import { planHoisting, planLayout, readModulesManifest, spreadHoistedBuilds, writeBinsOfBuilt, writeModulesManifest } from '@lode/pkg-manager.linker'
+import { planHoisting, planLayout, readModulesManifest, recordedPlaces, spreadHoistedBuilds, writeBinsOfBuilt, writeModulesManifest } from '@lode/pkg-manager.linker'
 import { parseLockfile } from '@lode/pkg-manager.lockfile'
 import { StoreIndex, storeIndexKey } from '@lode/store.index'
 
@@ -39,7 +40,11 @@ export async function rebuild (opts: RebuildOptions): Promise<string[]> {
   const { lockfile } = parseLockfile(text, currentFile)
   const layout = planLayout(lockfile, {
     lockfileDir: config.dir,
-    importers: Object.keys(lockfile.importers).map((id) => ({ id, dir: path.join(config.dir, id) })),
+    // `.pnpm/lock.yaml` is input: an importer whose id is not a directory inside the workspace is not one of its projects.
+    importers: Object.keys(lockfile.importers).flatMap((id) => {
+      const dir = id === '.' ? config.dir : joinRecorded(config.dir, id)
+      return dir === undefined ? [] : [{ id, dir }]
+    }),
     include: modules?.included ?? { dependencies: true, devDependencies: true, optionalDependencies: true },
     virtualStoreDir: config.virtualStoreDir,
     virtualStoreDirMaxLength: config.virtualStoreDirMaxLength,
@@ -50,8 +55,9 @@ export async function rebuild (opts: RebuildOptions): Promise<string[]> {
   const installed = hoistedLocations === undefined
     ? layout.packages
     : layout.packages.flatMap((pkg) => {
-      const first = hoistedLocations[pkg.depPath]?.[0]
-      return first === undefined ? [] : [{ ...pkg, dir: path.join(config.dir, first) }]
+      // Where the install put it first, when that is still a place of its (not reached through a symlink).
+      const first = recordedPlaces(hoistedLocations[pkg.depPath]?.slice(0, 1) ?? [], config.dir)[0]
+      return first === undefined ? [] : [{ ...pkg, dir: first.dir }]
     })
   const keyOf = (resolution: object): string | undefined => 'integrity' in resolution && typeof resolution.integrity === 'string' ? resolution.integrity : undefined
   const index = new StoreIndex(config.storeDir)
