@@ -159,7 +159,9 @@ export const installedLayout: FuzzTarget = {
     }
     const importers = [{ id: '.', dir: ROOT }]
     try {
-      const layout = planLayout(lockfile, { lockfileDir: ROOT, importers, include: INCLUDE, virtualStoreDir: VIRTUAL_STORE, virtualStoreDirMaxLength: 120 })
+      const layout = planLayout(lockfile, {
+        lockfileDir: ROOT, importers, include: INCLUDE, virtualStoreDir: VIRTUAL_STORE, virtualStoreDirMaxLength: 120,
+      })
       for (const pkg of layout.packages) {
         assert.ok(isInsideDir(VIRTUAL_STORE, pkg.dir) && pkg.dir !== VIRTUAL_STORE, `a package inside the virtual store: ${pkg.dir}`)
         assert.ok(isInsideDir(VIRTUAL_STORE, pkg.siblingsDir) && isInsideDir(pkg.siblingsDir, pkg.dir))
