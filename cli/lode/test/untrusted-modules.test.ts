@@ -190,3 +190,15 @@ test('lode rebuild: importers of .pnpm/lock.yaml outside the project get no .bin
   assert.equal(rebuilt.code, 0, rebuilt.stderr)
   assert.deepEqual(changesOutside(beforeHoisted, snapshot(hoisted.root), INSTALL_WRITES), [])
 })
+
+test('isolated: a package directory in .pnpm that is a committed symlink is laid out anew, and nothing is written or chmod-ed through it', async () => {
+  const { project, root, outside } = await installedSandbox(ISOLATED)
+  const slot = path.join(project.dir, 'node_modules', '.pnpm', 'good@1.0.0')
+  fs.rmSync(slot, { recursive: true })
+  fs.symlinkSync(path.join(outside, 'x'), slot)
+  fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', dependencies: { good: '1.0.0' } }))
+  await expectInstall(project, root)
+  assert.equal(fs.lstatSync(slot).isDirectory(), true)
+  assert.equal(fs.readFileSync(path.join(project.dir, 'node_modules', 'good', 'index.js'), 'utf8'), 'module.exports = "good"')
+  assert.equal(fs.statSync(path.join(outside, 'x', 'node_modules', 'good', 'cli.js')).mode & 0o777, 0o644)
+})

@@ -6,7 +6,7 @@ import type { DependencyGroup } from '@lode/core.constants'
 import { CURRENT_LOCKFILE, DEPENDENCY_GROUPS, INSTALLING_MARKER, LODE_STATE_FILE, MODULES_DIR, NEEDS_BUILD_MARKER, VIRTUAL_STORE_DIR } from '@lode/core.constants'
 import { nameOf, pkgIdOf, refToDepPath, splitNameAt, withoutPeersSuffix } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
-import { own } from '@lode/core.safe-name'
+import { hasRealParents, own } from '@lode/core.safe-name'
 import { prepareFileAtomic } from '@lode/fs.write-file-atomic'
 import type { PreparedFile } from '@lode/fs.write-file-atomic'
 import { createSlotResolver } from '@lode/pkg-manager.graph-hash'
@@ -171,12 +171,7 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
   const gvs = install.globalVirtualStore
   const allowBuild = createAllowBuild(config.allowBuilds)
   const allowed = (pkg: LaidOutPackage): boolean => allowBuild(pkg.pkgId) === true
-  // Into a node_modules without `.pnpm`, every package goes (one check instead of one per package).
-  // A slot of the global virtual store is complete when its package is there without pnpm's marker
-  // of a build to do (only an allowed build leaves one); another project's install may have made it.
-  const missing = gvs
-    ? layout.packages.filter((pkg) => !fs.existsSync(pkg.dir) || (allowed(pkg) && fs.existsSync(path.join(pkg.dir, NEEDS_BUILD_MARKER))))
-    : fs.existsSync(layout.virtualStoreDir) ? layout.packages.filter((pkg) => !fs.existsSync(pkg.dir)) : layout.packages
+  const { missing, usurped } = packagesToImport(layout, gvs, allowed)
   const nextIds = new Set(layout.packages.map((pkg) => pkg.depPath))
   const planHoisted = hoistingPlanner(opts, layout)
   const { due: pruneVirtualStore, prunedAt } = virtualStorePruning(previous?.prunedAt, config.modulesCacheMaxAge, opts.now())
@@ -193,7 +188,7 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
   // The package directories this install creates: removed again if it fails before they are all in place.
   const created = missing.length === layout.packages.length
     ? missing
-    : missing.filter((pkg) => !fs.existsSync(path.dirname(pkg.siblingsDir)))
+    : missing.filter((pkg) => usurped.has(pkg) || !fs.existsSync(path.dirname(pkg.siblingsDir)))
   // Everything is planned (a name that fails the rule has failed by now): node_modules starts changing.
   // The directories a failed build's rollback removes again if this install makes them (the install
   // lock made the root's node_modules, and removes it if it is left empty).
@@ -204,6 +199,7 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
   const existed = new Map(madeDirs.map((dir) => [dir, fs.existsSync(dir)]))
   await fsp.mkdir(modulesDir, { recursive: true })
   await fsp.writeFile(marker, '')
+  await Promise.all([...usurped].map(async (pkg) => { await fsp.rm(path.dirname(pkg.siblingsDir), { recursive: true, force: true }) }))
   const { imported, preparedLock } = await importNewPackages(missing, created, {
     opts,
     modulesDir,
@@ -285,6 +281,40 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
     },
     done: async () => { await removeInstallingMarker(modulesDir) },
   }
+}
+
+/**
+ * The packages to import: those not in place. Into a node_modules without `.pnpm`, every package
+ * goes (one check instead of one per package). A slot of the global virtual store is complete when
+ * its package is there without pnpm's marker of a build to do (only an allowed build leaves one);
+ * another project's install may have made it. In `.pnpm`, a package is in place when its directory
+ * is one, reached through directories: a symlink or a file there (which a repository can carry) is
+ * not lode's, and is never written or made executable through. `usurped` are those whose directory
+ * in `.pnpm` holds such a thing: it goes before the import.
+ */
+function packagesToImport (
+  layout: Layout,
+  gvs: boolean,
+  allowed: (pkg: LaidOutPackage) => boolean
+): { missing: LaidOutPackage[], usurped: Set<LaidOutPackage> } {
+  if (gvs) {
+    return {
+      missing: layout.packages.filter((pkg) => !fs.existsSync(pkg.dir) || (allowed(pkg) && fs.existsSync(path.join(pkg.dir, NEEDS_BUILD_MARKER)))),
+      usurped: new Set(),
+    }
+  }
+  if (!fs.existsSync(layout.virtualStoreDir)) return { missing: layout.packages, usurped: new Set() }
+  const missing: LaidOutPackage[] = []
+  const usurped = new Set<LaidOutPackage>()
+  for (const pkg of layout.packages) {
+    const stats = fs.lstatSync(pkg.dir, { throwIfNoEntry: false })
+    const realParents = hasRealParents(layout.virtualStoreDir, pkg.dir)
+    if (stats?.isDirectory() === true && realParents) continue
+    missing.push(pkg)
+    const slot = fs.lstatSync(path.dirname(pkg.siblingsDir), { throwIfNoEntry: false })
+    if (slot !== undefined && (!slot.isDirectory() || !realParents || stats !== undefined)) usurped.add(pkg)
+  }
+  return { missing, usurped }
 }
 
 /**
