@@ -4,7 +4,7 @@ import path from 'node:path'
 import { threadId } from 'node:worker_threads'
 
 import { STORE_HASH_ALGORITHM, STORE_TMP_DIR } from '@lode/core.constants'
-import { hasErrno } from '@lode/core.error'
+import { fileSystemError, hasErrno } from '@lode/core.error'
 
 import { casFilePath, contentPathFromHex, modeIsExecutable, storePath } from './layout.js'
 
@@ -60,6 +60,10 @@ export interface CasFileStream {
  * file in `<store>/v11/tmp/` renamed over it. `openFile`'s content, streamed rather than held in
  * memory, always goes through such a temp file: only large files pay its rename. Its methods are
  * closures over one thread's state (buffers, the directories made), hence one long factory.
+ *
+ * A write that fails (a full disk, a read-only directory) removes what it created, so no digest
+ * name ever holds part of its content because of it, and throws a `LodeError` naming the file
+ * (`ERR_LODE_ENOSPC`, `ERR_LODE_EACCES`, … from `fileSystemError`); any other error as it is.
  */
 export function createCasWriter (storeDir: string, opts: CasWriterOptions): CasWriter {
   const root = storePath(storeDir)
@@ -87,11 +91,7 @@ export function createCasWriter (storeDir: string, opts: CasWriterOptions): CasW
 
   function writeTemp (content: Uint8Array, fileMode: number): string {
     const { temp, fd } = openTemp(fileMode)
-    try {
-      writeAll(fd, content)
-    } finally {
-      fs.closeSync(fd)
-    }
+    writeAllOrRemove(fd, temp, content)
     return temp
   }
 
@@ -104,14 +104,17 @@ export function createCasWriter (storeDir: string, opts: CasWriterOptions): CasW
     }
   }
 
+  /** One exclusive create and one write (what `writeFileSync` does), the file removed again when the write fails. */
   function writeNew (dest: string, content: Uint8Array, fileMode: number): void {
+    let fd: number
     try {
-      fs.writeFileSync(dest, content, { mode: fileMode, flag: 'wx' })
+      fd = fs.openSync(dest, 'wx', fileMode)
     } catch (err) {
       if (!hasErrno(err, 'ENOENT')) throw err
       fs.mkdirSync(path.dirname(dest), { recursive: true })
-      fs.writeFileSync(dest, content, { mode: fileMode, flag: 'wx' })
+      fd = fs.openSync(dest, 'wx', fileMode)
     }
+    writeAllOrRemove(fd, dest, content)
   }
 
   function publish (temp: string, dest: string): void {
@@ -151,7 +154,11 @@ export function createCasWriter (storeDir: string, opts: CasWriterOptions): CasW
     }
     return {
       write (chunk) {
-        writeAll(fd, chunk)
+        try {
+          writeAll(fd, chunk)
+        } catch (err) {
+          throw named(err, temp)
+        }
         hash.update(chunk)
         size += chunk.byteLength
       },
@@ -168,7 +175,7 @@ export function createCasWriter (storeDir: string, opts: CasWriterOptions): CasW
             publish(temp, dest)
           } catch (err) {
             abort()
-            throw err
+            throw named(err, dest)
           }
           done = true
         }
@@ -185,12 +192,23 @@ export function createCasWriter (storeDir: string, opts: CasWriterOptions): CasW
       const executable = modeIsExecutable(mode)
       const knownDigests = executable ? known.exec : known.plain
       if (!knownDigests.has(digest)) {
-        write(destOf(digest, executable), content, executable ? 0o755 : 0o644)
+        const dest = destOf(digest, executable)
+        try {
+          write(dest, content, executable ? 0o755 : 0o644)
+        } catch (err) {
+          throw named(err, dest)
+        }
         knownDigests.add(digest)
       }
       return { checkedAt: opts.now(), digest, mode, size: content.byteLength }
     },
-    openFile,
+    openFile: (mode) => {
+      try {
+        return openFile(mode)
+      } catch (err) {
+        throw named(err, tmpDir)
+      }
+    },
   }
 }
 
@@ -198,6 +216,26 @@ function writeAll (fd: number, content: Uint8Array): void {
   for (let offset = 0; offset < content.byteLength;) {
     offset += fs.writeSync(fd, content, offset, content.byteLength - offset)
   }
+}
+
+/** Writes `content` to the new file `file` (open as `fd`) and closes it; a write that fails takes the file away with it. */
+function writeAllOrRemove (fd: number, file: string, content: Uint8Array): void {
+  try {
+    writeAll(fd, content)
+  } catch (err) {
+    fs.closeSync(fd)
+    fs.rmSync(file, { force: true })
+    throw err
+  }
+  fs.closeSync(fd)
+}
+
+/**
+ * A file-system error the machine causes as `fileSystemError`'s `LodeError`, naming the path the
+ * failed call was on, else `file` (a write on an open file has no path of its own); anything else as it is.
+ */
+function named (err: unknown, file: string): unknown {
+  return fileSystemError(err, (err as NodeJS.ErrnoException | undefined)?.path ?? file) ?? err
 }
 
 function sizeOf (file: string): number | undefined {

@@ -127,3 +127,88 @@ test('openFile\'s abort removes the temp file and writes nothing under a digest 
   assert.deepEqual(tempDirFiles(storeDir), [])
   assert.equal(fs.existsSync(path.join(storeDir, 'v11', 'files')), false)
 })
+
+/**
+ * Runs `fn` with every `fs.writeSync` of this thread going to /dev/full instead of its file: the
+ * kernel's own ENOSPC, as Node reports it, at the writer's write (a full disk cannot be had
+ * without root otherwise). The files are still created where the writer puts them.
+ */
+function onFullDisk<T> (fn: () => T): T {
+  assert.ok(fs.existsSync('/dev/full'), 'this test needs /dev/full (Linux) for a real ENOSPC')
+  const full = fs.openSync('/dev/full', 'w')
+  const writeSync = fs.writeSync
+  const toFull = (_fd: number, ...rest: unknown[]): number => (writeSync as (...args: unknown[]) => number)(full, ...rest)
+  fs.writeSync = toFull
+  try {
+    return fn()
+  } finally {
+    fs.writeSync = writeSync
+    fs.closeSync(full)
+  }
+}
+
+/** The regular files under `dir`, at any depth. */
+function allFiles (dir: string): string[] {
+  if (!fs.existsSync(dir)) return []
+  return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name))
+}
+
+test('a full disk: addFile throws ERR_LODE_ENOSPC naming the CAS file, and leaves no part of it under its digest name', () => {
+  const storeDir = tempStore()
+  const content = Buffer.alloc(50_000, 3)
+  const digest = crypto.createHash('sha512').update(content).digest('hex')
+  const dest = casFilePath(storeDir, digest, 0o644)
+  const cas = createCasWriter(storeDir, { now })
+  assert.throws(() => onFullDisk(() => cas.addFile(content, 0o644)), (err: Error & { code?: string, hint?: string }) => {
+    assert.equal(err.code, 'ERR_LODE_ENOSPC')
+    assert.equal(err.message, `Cannot write ${dest}: no space left on the device.`)
+    assert.match(err.hint ?? '', /Free some disk space/)
+    return true
+  })
+  assert.deepEqual(allFiles(path.join(storeDir, 'v11')), [], 'no file under the digest name, no temp file')
+  // The writer did not take the digest as written: with room again, it writes it.
+  cas.addFile(content, 0o644)
+  assert.equal(casFileMatches(storeDir, { digest, mode: 0o644 }), true)
+})
+
+test('a full disk while a file cut short is replaced: the temp file goes, the short file stays for the next write to replace', () => {
+  const storeDir = tempStore()
+  const content = Buffer.alloc(50_000, 4)
+  const info = createCasWriter(storeDir, { now }).addFile(content, 0o644)
+  const dest = casFilePath(storeDir, info.digest, 0o644)
+  fs.truncateSync(dest, 100)
+  assert.throws(() => onFullDisk(() => createCasWriter(storeDir, { now }).addFile(content, 0o644)), { code: 'ERR_LODE_ENOSPC' })
+  assert.deepEqual(tempDirFiles(storeDir), [])
+  assert.equal(fs.statSync(dest).size, 100)
+  createCasWriter(storeDir, { now }).addFile(content, 0o644)
+  assert.equal(casFileMatches(storeDir, info), true)
+})
+
+test('a full disk under openFile: write throws ERR_LODE_ENOSPC naming the temp file, which abort removes', () => {
+  const storeDir = tempStore()
+  const file = createCasWriter(storeDir, { now }).openFile(0o644)
+  const temp = path.join(storeDir, 'v11', 'tmp', tempDirFiles(storeDir)[0]!)
+  assert.throws(() => onFullDisk(() => { file.write(Buffer.alloc(70_000, 5)) }), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'ERR_LODE_ENOSPC')
+    assert.equal(err.message, `Cannot write ${temp}: no space left on the device.`)
+    return true
+  })
+  file.abort()
+  assert.deepEqual(allFiles(path.join(storeDir, 'v11')), [])
+})
+
+test('a file where a CAS directory belongs: ERR_LODE_ENOTDIR naming the path, nothing written', () => {
+  const storeDir = tempStore()
+  const content = Buffer.from('in the way')
+  const digest = crypto.createHash('sha512').update(content).digest('hex')
+  const dir = path.join(storeDir, 'v11', 'files', digest.slice(0, 2))
+  fs.mkdirSync(path.dirname(dir), { recursive: true })
+  fs.writeFileSync(dir, '')
+  assert.throws(() => createCasWriter(storeDir, { now }).addFile(content, 0o644), (err: Error & { code?: string, hint?: string }) => {
+    assert.equal(err.code, 'ERR_LODE_ENOTDIR')
+    assert.equal(err.message, `Cannot open ${casFilePath(storeDir, digest, 0o644)}: a file stands where a directory belongs.`)
+    assert.match(err.hint ?? '', /Remove or rename the file/)
+    return true
+  })
+  assert.deepEqual(allFiles(path.join(storeDir, 'v11')), [dir])
+})
