@@ -4,22 +4,22 @@
 // Unicode's line and paragraph separators. A tab is shown as a tab.
 // eslint-disable-next-line no-control-regex -- control characters are what these find
 const ONE_LINE = /[\0-\x08\n\x0b-\x1f\x7f-\x9f\u2028\u2029\p{Bidi_Control}]/gu
-// The same, newlines aside; `\r\n` matched as one, to be kept: a carriage return right before a
-// newline hides nothing.
+// The same, the newline (LF) aside.
 // eslint-disable-next-line no-control-regex -- as above
-const LINES = /\r\n|[\0-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\p{Bidi_Control}]/gu
+const LINES = /[\0-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\p{Bidi_Control}]/gu
 
 /**
  * `text` safe to write to a terminal or a log: each character a terminal would act on rather than
  * show, written as JSON writes it (`\u001b`, `\r`, `\u202e`), so the text reads as it was sent
  * and JSON stays JSON. Every other character (letters of any script, emoji) is kept. A newline
- * is escaped too unless `newlines` allows lines (then `\n` and `\r\n` are kept): a one-line field
- * (a version, a range, a name) cannot start a line of its own that looks like lode's.
+ * is escaped too unless `newlines` allows lines (then `\n` is kept; a carriage return never is,
+ * `\r\n` shows as `\r` and a newline): a one-line field (a version, a range, a name) cannot start a
+ * line of its own that looks like lode's.
  */
 export function printable (text: string, opts: { newlines?: boolean } = {}): string {
   // The common case, nothing to escape, is one scan and no copy.
   return opts.newlines === true
-    ? text.replace(LINES, (char) => char === '\r\n' ? char : escape(char))
+    ? text.replace(LINES, escape)
     : text.replace(ONE_LINE, escape)
 }
 

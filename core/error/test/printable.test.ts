@@ -29,9 +29,9 @@ test('printable: ordinary unicode and tabs are kept; newlines only where lines a
   const text = 'café ✕ 日本語 👩‍👩‍👧 —\tend'
   assert.equal(printable(text), text)
   assert.equal(printable('one\ntwo'), 'one\\ntwo')
-  assert.equal(printable('one\ntwo\r\nthree', { newlines: true }), 'one\ntwo\r\nthree')
-  // A carriage return that is not the end of a line returns over the line: escaped either way.
-  assert.equal(printable('shown\rhidden\n', { newlines: true }), 'shown\\rhidden\n')
+  assert.equal(printable('one\ntwo', { newlines: true }), 'one\ntwo')
+  // A carriage return returns over the line: escaped either way, before a newline too.
+  assert.equal(printable('shown\rhidden\r\n', { newlines: true }), 'shown\\rhidden\\r\n')
   assert.equal(printable('end\r', { newlines: true }), 'end\\r')
 })
 
