@@ -146,12 +146,16 @@ test('a committed .bin symlink is replaced by a directory, never written or empt
   }
 })
 
-test('a committed package symlink out of node_modules gets no chmod and no command from the hoisted layout', async () => {
+test('a committed package symlink out of node_modules: the hoisted layout makes nothing executable through it', async () => {
   const { project, root, outside } = await installedSandbox(HOISTED, { other: '1.0.0' })
-  fs.symlinkSync(path.join(outside, 'x', 'node_modules', 'good'), path.join(project.dir, 'node_modules', 'evil'))
+  const evil = path.join(outside, 'x', 'node_modules', 'evil')
+  fs.mkdirSync(evil)
+  fs.writeFileSync(path.join(evil, 'package.json'), JSON.stringify({ name: 'evil', version: '1.0.0', bin: { 'evil-cmd': 'cli.js' } }))
+  fs.writeFileSync(path.join(evil, 'cli.js'), 'not a command', { mode: 0o644 })
+  fs.symlinkSync(evil, path.join(project.dir, 'node_modules', 'evil'))
   fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', dependencies: { other: '1.0.0', good: '1.0.0' } }))
   await expectInstall(project, root)
-  assert.equal(fs.statSync(path.join(outside, 'x', 'node_modules', 'good', 'cli.js')).mode & 0o777, 0o644)
+  assert.equal(fs.statSync(path.join(evil, 'cli.js')).mode & 0o777, 0o644)
 })
 
 test('isolated: hoisted links recorded under a committed .pnpm/node_modules symlink, and a recorded virtual store outside, are not removed', async () => {
