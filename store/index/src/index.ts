@@ -1,6 +1,6 @@
 export { StoreIndex, checkpointStoreIndex, gitIndexKey, storeIndexKey } from './store-index.js'
 export type { StoreIndexOptions } from './store-index.js'
-export { bundleManifest, createPackageFilesIndex, decodeRow, encodeRow, requiresBuild } from './row.js'
-export type { BundledManifest, PackageFilesIndex } from './row.js'
+export { bundleManifest, createPackageFilesIndex, decodeRow, encodeRow, identityOf, isOtherPackage, requiresBuild } from './row.js'
+export type { BundledManifest, PackageFilesIndex, PackageIdentity } from './row.js'
 export { readStoredFiles } from './stored-files.js'
 export type { StoredFiles } from './stored-files.js'

@@ -4,6 +4,7 @@ import { Packr } from 'msgpackr'
 // The one function, not the package's index: extract threads load this module, and semver's
 // index is 47 modules.
 import cleanVersion from 'semver/functions/clean.js'
+import semverEq from 'semver/functions/eq.js'
 
 // pnpm's encoder settings; rows must decode the same on both sides.
 const packr = new Packr({ useRecords: true, moreTypes: true })
@@ -113,4 +114,36 @@ export function requiresBuild (manifest: BundledManifest | undefined, files: Map
     if (/^\.hooks[\\/]/.test(name)) return true
   }
   return false
+}
+
+/** What a package says it is (its manifest's name and version), or what an install expects it to be. */
+export interface PackageIdentity {
+  name?: string
+  version?: string
+}
+
+/** The name and version of a manifest (a row's bundled one, or a tarball's package.json), those that are strings. */
+export function identityOf (manifest: Record<string, unknown> | undefined): PackageIdentity {
+  const name = manifest?.['name']
+  const version = manifest?.['version']
+  return {
+    ...(typeof name === 'string' ? { name } : {}),
+    ...(typeof version === 'string' ? { version } : {}),
+  }
+}
+
+/**
+ * Whether a package's own manifest says it is another package than the one expected, as pnpm 11
+ * decides it for a store row (its worker's `isStoredPkgMismatch`): names compared without regard
+ * to case, versions equal as strings or as loose semver (`v1.0.0` is `1.0.0`); a field either side
+ * lacks is not compared.
+ */
+export function isOtherPackage (actual: PackageIdentity, expected: PackageIdentity): boolean {
+  if (actual.name !== undefined && expected.name !== undefined && actual.name.toLowerCase() !== expected.name.toLowerCase()) return true
+  if (actual.version === undefined || expected.version === undefined || actual.version === expected.version) return false
+  try {
+    return !semverEq(actual.version, expected.version, { loose: true })
+  } catch {
+    return true
+  }
 }

@@ -72,6 +72,8 @@ export class StoreIndex {
   private readonly batchSize: number
   private queue: QueuedRow[] = []
   private flushScheduled = false
+  /** The error of a commit run at the end of a tick, for the next caller that commits (no one awaits that one). */
+  private failure: Error | undefined
   private closed = false
 
   constructor (storeDir: string, opts: StoreIndexOptions = {}) {
@@ -111,7 +113,7 @@ export class StoreIndex {
       })
     } catch (err) {
       this.db.close()
-      throw corruption(this.file, err) ?? err
+      throw corruption(this.file, err) ?? fullDisk(this.file, err) ?? err
     }
   }
 
@@ -176,25 +178,43 @@ export class StoreIndex {
       this.flush()
     } else if (!this.flushScheduled) {
       this.flushScheduled = true
-      setImmediate(() => { this.flush() })
+      // Thrown here, the error would end the process: the next commit (flush, getMany, close) throws it.
+      setImmediate(() => {
+        try {
+          this.flush()
+        } catch (err) {
+          this.failure ??= err instanceof Error ? err : new Error(String(err))
+        }
+      })
     }
   }
 
-  /** Commits every queued row now, in one transaction. */
+  /**
+   * Commits every queued row now, in one transaction. Throws the error of a commit run at the end of
+   * a tick since the last call, if one failed: its rows are not in the index.
+   */
   flush (): void {
     this.flushScheduled = false
+    if (this.failure !== undefined) {
+      const failure = this.failure
+      this.failure = undefined
+      throw failure
+    }
     if (this.queue.length === 0 || this.closed) return
     const rows = this.queue
     this.queue = []
     this.run(() => { this.writeBatch.immediate(rows) })
   }
 
-  /** A statement, retried while another process holds the database; a damaged database is `ERR_LODE_STORE_INDEX_CORRUPT`. */
+  /**
+   * A statement, retried while another process holds the database; a damaged database is
+   * `ERR_LODE_STORE_INDEX_CORRUPT`, a full disk `ERR_LODE_ENOSPC`.
+   */
   private run<T> (fn: () => T): T {
     try {
       return retryBusy(fn)
     } catch (err) {
-      throw corruption(this.file, err) ?? err
+      throw corruption(this.file, err) ?? fullDisk(this.file, err) ?? err
     }
   }
 
@@ -217,12 +237,15 @@ export class StoreIndex {
     this.run(() => this.db.pragma('wal_checkpoint(PASSIVE)'))
   }
 
-  /** Commits what is queued and closes the connection. */
+  /** Commits what is queued and closes the connection, also when the commit fails (and throws its error). */
   close (): void {
     if (this.closed) return
-    this.flush()
-    this.closed = true
-    this.db.close()
+    try {
+      this.flush()
+    } finally {
+      this.closed = true
+      this.db.close()
+    }
   }
 }
 
@@ -250,6 +273,15 @@ function corruption (file: string, err: unknown, why?: string): LodeError | unde
   if (why === undefined && (typeof code !== 'string' || !(code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB'))) return undefined
   return new LodeError('STORE_INDEX_CORRUPT', `The store index ${file} is damaged: ${why ?? (err as Error).message}.`, {
     hint: `Delete it (with ${path.basename(file)}-wal and ${path.basename(file)}-shm beside it) and install again: lode starts a new index and downloads the packages once more; the files the store already holds are kept, not written again.`,
+    cause: err,
+  })
+}
+
+/** SQLite's SQLITE_FULL (the disk is full, ENOSPC to SQLite) as lode reports a full disk, or undefined for any other error. */
+function fullDisk (file: string, err: unknown): LodeError | undefined {
+  if ((err as { code?: unknown }).code !== 'SQLITE_FULL') return undefined
+  return new LodeError('ENOSPC', `Cannot write the store index ${file}: no space left on the device.`, {
+    hint: 'Free some disk space (or move store-dir to a disk with room), then install again. The packages whose rows were not written are downloaded again next time.',
     cause: err,
   })
 }

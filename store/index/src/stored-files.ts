@@ -2,12 +2,18 @@ import { isAscii } from 'node:buffer'
 
 import { packFiles } from '@lode/store.cafs/file-list'
 
-import { decodeRow } from './row.js'
+import { decodeRow, identityOf } from './row.js'
 
-/** What installing a package from the store needs of its row: its files (as `packFiles` packs them) and whether it builds. */
+/**
+ * What installing a package from the store needs of its row: its files (as `packFiles` packs them),
+ * whether it builds, and the name and version its bundled manifest gives (when it gives them as
+ * strings), to check that the row is the package the install asked for (`isOtherPackage`).
+ */
 export interface StoredFiles {
   files: string
   requiresBuild: boolean
+  name?: string
+  version?: string
 }
 
 /**
@@ -26,7 +32,7 @@ export function readStoredFiles (data: Uint8Array): StoredFiles {
   const read = new RowReader(buffer).storedFiles()
   if (read !== undefined) return read
   const row = decodeRow(data)
-  return { files: packFiles(row.files), requiresBuild: row.requiresBuild === true }
+  return { files: packFiles(row.files), requiresBuild: row.requiresBuild === true, ...identityOf(row.manifest) }
 }
 
 /** Thrown inside the walk for what it does not read itself (made once); `readStoredFiles` decodes such a row in full. */
@@ -48,18 +54,22 @@ class RowReader {
       const keys = this.recordKeys(this.data[this.at++]!)
       let requiresBuild = false
       let files: string | undefined
+      const identity: { name?: string, version?: string } = {}
       for (const key of keys) {
         if (key === 'requiresBuild') {
           requiresBuild = this.readOptionalBoolean()
+        } else if (key === 'manifest') {
+          this.readIdentity(identity)
         } else if (key === 'files') {
           files = this.readFiles()
-          // The fields after `files` (sideEffects) say nothing of these two.
-          if (keys.indexOf('requiresBuild') < keys.indexOf('files')) break
+          // The fields after `files` (sideEffects) say nothing of the others (pnpm writes them first).
+          const filesAt = keys.indexOf('files')
+          if (keys.indexOf('requiresBuild') < filesAt && keys.indexOf('manifest') < filesAt) break
         } else {
           this.skip()
         }
       }
-      return files === undefined ? undefined : { files, requiresBuild }
+      return files === undefined ? undefined : { files, requiresBuild, ...identity }
     } catch (err) {
       if (err === UNREAD || err instanceof RangeError) return undefined
       throw err
@@ -82,6 +92,28 @@ class RowReader {
     for (let i = 0; i < count; i++) keys.push(this.readString())
     this.records[id] = keys
     return keys
+  }
+
+  /** The bundled manifest's `name` and `version` (those that are strings) into `identity`; the rest skipped. */
+  private readIdentity (identity: { name?: string, version?: string }): void {
+    const token = this.data[this.at]!
+    if (token === 0xc0) { // nil
+      this.at++
+      return
+    }
+    if (token === 0xd4 && this.data[this.at + 1] === 0 && this.data[this.at + 2] === 0) { // undefined
+      this.at += 3
+      return
+    }
+    this.at++
+    for (const key of this.recordKeys(token)) {
+      if ((key === 'name' || key === 'version') && this.isString(this.data[this.at]!)) identity[key] = this.readString()
+      else this.skip()
+    }
+  }
+
+  private isString (token: number): boolean {
+    return (token >= 0xa0 && token < 0xc0) || token === 0xd9 || token === 0xda || token === 0xdb
   }
 
   /** The files map, packed as `packFiles` packs it, from its bytes. */

@@ -7,7 +7,7 @@ import { test } from 'node:test'
 
 import type { CasFileInfo } from '@lode/store.cafs'
 import { packFiles } from '@lode/store.cafs/file-list'
-import { StoreIndex, bundleManifest, createPackageFilesIndex, decodeRow, encodeRow, readStoredFiles, storeIndexKey } from '@lode/store.index'
+import { StoreIndex, bundleManifest, createPackageFilesIndex, decodeRow, encodeRow, identityOf, isOtherPackage, readStoredFiles, storeIndexKey } from '@lode/store.index'
 import Database from 'better-sqlite3'
 
 function tempStore (): string {
@@ -215,10 +215,11 @@ test('a damaged index.db (random bytes, truncated, one bad page, a row MessagePa
   assertCorrupt(() => new StoreIndex(cutRow.storeDir).getManyStored(cutRow.keys), cutRow.file)
 })
 
-/** What `readStoredFiles` must give for a row: its files packed and `requiresBuild`, as decoding it whole gives them. */
+/** What `readStoredFiles` must give for a row: its files packed, `requiresBuild`, its manifest's name and version, as decoding it whole gives them. */
 function assertReadsAsDecoded (data: Buffer): void {
   const row = decodeRow(data)
-  assert.deepEqual(readStoredFiles(data), { files: packFiles(row.files), requiresBuild: row.requiresBuild === true })
+  const expected = { files: packFiles(row.files), requiresBuild: row.requiresBuild === true, ...identityOf(row.manifest) }
+  assert.deepEqual(readStoredFiles(data), expected)
 }
 
 test('readStoredFiles reads a row\'s files and requiresBuild from its bytes as decoding the whole row does, whatever the manifest holds', () => {
@@ -270,7 +271,60 @@ test('getManyStored gives what installing needs of each stored row, queued rows 
   index.queueWrite('kp', plain)
   const found = index.getManyStored(['kb', 'kp', 'missing'])
   assert.deepEqual([...found.keys()].sort(), ['kb', 'kp'])
-  assert.deepEqual(found.get('kb'), { files: packFiles(built.files), requiresBuild: true })
-  assert.deepEqual(found.get('kp'), { files: packFiles(plain.files), requiresBuild: false })
+  assert.deepEqual(found.get('kb'), { files: packFiles(built.files), requiresBuild: true, name: 'b', version: '1.0.0' })
+  assert.deepEqual(found.get('kp'), { files: packFiles(plain.files), requiresBuild: false, name: 'p', version: '1.0.0' })
   index.close()
+})
+
+test('readStoredFiles gives the name and version of the row\'s bundled manifest (strings only), wherever the manifest is in the row', () => {
+  const row = createPackageFilesIndex(files(2), { name: 'Totally-Different', version: 'v6.6.6' })
+  assert.deepEqual(readStoredFiles(encodeRow(row)), { files: packFiles(row.files), requiresBuild: false, name: 'Totally-Different', version: '6.6.6' })
+  // After the files (pnpm writes it before them): still read.
+  const { manifest, ...rest } = row
+  const late = encodeRow({ ...rest, manifest })
+  assert.deepEqual(readStoredFiles(late), readStoredFiles(encodeRow(row)))
+  // No manifest, a manifest without a name, one whose name is not a string.
+  assert.deepEqual(readStoredFiles(encodeRow(createPackageFilesIndex(files(1), undefined))),
+    { files: packFiles(files(1)), requiresBuild: false })
+  assert.deepEqual(readStoredFiles(encodeRow({ algo: 'sha512', files: files(1), manifest: { version: '2.0.0', bin: 'x.js' } })),
+    { files: packFiles(files(1)), requiresBuild: false, version: '2.0.0' })
+  assert.deepEqual(readStoredFiles(encodeRow({ algo: 'sha512', files: files(1), manifest: { version: '2.0.0', name: 7 } })),
+    { files: packFiles(files(1)), requiresBuild: false, version: '2.0.0' })
+})
+
+test('isOtherPackage decides as pnpm 11 does: names without regard to case, versions as loose semver, a missing side not compared', () => {
+  assert.equal(isOtherPackage({ name: 'totally-different', version: '6.6.6' }, { name: 'claims-other', version: '1.0.0' }), true)
+  assert.equal(isOtherPackage({ name: 'claims-other', version: '6.6.6' }, { name: 'claims-other', version: '1.0.0' }), true)
+  assert.equal(isOtherPackage({ name: 'Claims-Other', version: 'v1.0.0' }, { name: 'claims-other', version: '1.0.0' }), false)
+  assert.equal(isOtherPackage({ name: 'a', version: '1.0.0+build.5' }, { name: 'a', version: '1.0.0' }), false)
+  assert.equal(isOtherPackage({ name: 'a', version: 'not a version' }, { name: 'a', version: '1.0.0' }), true)
+  assert.equal(isOtherPackage({}, { name: 'a', version: '1.0.0' }), false)
+  assert.equal(isOtherPackage({ name: 'b', version: '2.0.0' }, {}), false)
+  assert.equal(isOtherPackage({ version: '2.0.0' }, { name: 'a' }), false)
+})
+
+test('a full disk under the store index: a commit at the end of a tick does not end the process, the next commit throws ERR_LODE_ENOSPC, close still closes', async () => {
+  const storeDir = tempStore()
+  const index = new StoreIndex(storeDir)
+  index.queueWrite('first', createPackageFilesIndex(files(1), { name: 'a', version: '1.0.0' }))
+  index.flush()
+  // SQLite's SQLITE_FULL, as on a full disk: this connection may not grow the file past its pages.
+  const db = (index as unknown as { db: Database.Database }).db
+  db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`)
+  const isFullDisk = (err: Error & { code?: string, hint?: string }): boolean => {
+    assert.equal(err.code, 'ERR_LODE_ENOSPC')
+    assert.equal(err.message, `Cannot write the store index ${index.file}: no space left on the device.`)
+    assert.match(err.hint ?? '', /Free some disk space/)
+    return true
+  }
+  index.queueWrite('big', createPackageFilesIndex(files(2000), { name: 'b', version: '1.0.0' }))
+  await new Promise((resolve) => setImmediate(resolve))
+  await new Promise((resolve) => setImmediate(resolve))
+  assert.throws(() => { index.flush() }, isFullDisk)
+  index.queueWrite('big', createPackageFilesIndex(files(2000), { name: 'b', version: '1.0.0' }))
+  assert.throws(() => { index.close() }, isFullDisk)
+  assert.throws(() => { index.queueWrite('late', createPackageFilesIndex(files(1), undefined)) }, /closed/)
+  const reopened = new StoreIndex(storeDir)
+  assert.deepEqual([...reopened.getMany(['first', 'big']).keys()], ['first'], 'the rows that failed are not in the index')
+  reopened.close()
 })
