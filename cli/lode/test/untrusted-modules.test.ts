@@ -206,3 +206,13 @@ test('isolated: a package directory in .pnpm that is a committed symlink is laid
   assert.equal(fs.readFileSync(path.join(project.dir, 'node_modules', 'good', 'index.js'), 'utf8'), 'module.exports = "good"')
   assert.equal(fs.statSync(path.join(outside, 'x', 'node_modules', 'good', 'cli.js')).mode & 0o777, 0o644)
 })
+
+test('a .pnpm_patches/state.json not as pnpm writes it is refused by patch-commit, which writes nothing', async () => {
+  const { project, root } = await installedSandbox(ISOLATED)
+  const stateDir = path.join(project.dir, 'node_modules', '.pnpm_patches')
+  fs.mkdirSync(stateDir)
+  for (const state of [[], { 'relative/dir': { patchedPkg: 'good', applyToAll: true } }, { [path.join(root, 'outside', 'x')]: { patchedPkg: 42 } }]) {
+    fs.writeFileSync(path.join(stateDir, 'state.json'), JSON.stringify(state))
+    await expectRefusal(project, root, ['patch-commit', 'good'], 'ERR_LODE_INVALID_PATCH_STATE')
+  }
+})

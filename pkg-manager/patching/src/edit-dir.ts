@@ -35,11 +35,20 @@ export function readEditDirStates (modulesDir: string): Record<string, EditDirSt
   } catch {
     return undefined
   }
+  let states: unknown
   try {
-    return JSON.parse(text) as Record<string, EditDirState>
+    states = JSON.parse(text)
   } catch {
     throw new LodeError('INVALID_PATCH_STATE', `${file} is not valid JSON.`, { hint: 'Remove it and run lode patch again.' })
   }
+  // Input like any file in node_modules: each entry an absolute directory with pnpm's two fields.
+  const valid = typeof states === 'object' && states !== null && !Array.isArray(states) && Object.entries(states).every(([dir, state]) =>
+    path.isAbsolute(dir) && !dir.includes('\0') && typeof state === 'object' && state !== null &&
+    typeof (state as Record<string, unknown>)['patchedPkg'] === 'string' && typeof (state as Record<string, unknown>)['applyToAll'] === 'boolean')
+  if (!valid) {
+    throw new LodeError('INVALID_PATCH_STATE', `${file} is not as lode or pnpm writes it: it maps absolute directories to { patchedPkg, applyToAll }.`, { hint: 'Remove it and run lode patch again.' })
+  }
+  return Object.fromEntries(Object.entries(states as Record<string, EditDirState>))
 }
 
 /** Records an edit directory (pnpm's format: two-space JSON, no final newline). */
