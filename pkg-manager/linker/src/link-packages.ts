@@ -298,7 +298,8 @@ function packagesToImport (
   allowed: (pkg: LaidOutPackage) => boolean
 ): { missing: LaidOutPackage[], usurped: Set<LaidOutPackage> } {
   if (gvs) {
-    const complete = (pkg: LaidOutPackage): boolean => fs.existsSync(pkg.dir) && !(allowed(pkg) && fs.existsSync(path.join(pkg.dir, NEEDS_BUILD_MARKER)))
+    const complete = (pkg: LaidOutPackage): boolean =>
+      fs.existsSync(pkg.dir) && !(allowed(pkg) && fs.existsSync(path.join(pkg.dir, NEEDS_BUILD_MARKER)))
     return { missing: layout.packages.filter((pkg) => !complete(pkg)), usurped: new Set() }
   }
   if (!fs.existsSync(layout.virtualStoreDir)) return { missing: layout.packages, usurped: new Set() }
