@@ -1,14 +1,14 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
-import { METADATA_CACHE_DIR } from '@lode/core.constants'
+import { GLOBAL_VIRTUAL_STORE_DIR, METADATA_CACHE_DIR, STORE_FILES_DIR } from '@lode/core.constants'
 import { depPathToFilename, nameOf, pkgIdOf } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config'
 import { readInstalledLockfile, readLockfile } from '@lode/pkg-manager.lockfile'
 import type { Resolution } from '@lode/pkg-manager.lockfile'
 import { currentPlatform, skippedPackages } from '@lode/pkg-manager.package-is-installable'
-import { modifiedPackages, pruneGlobalVirtualStore, pruneStore, readdirOrEmpty, registeredProjects, type PruneResult } from '@lode/store.controller'
+import { modifiedPackages, pruneGlobalVirtualStore, pruneStore, readdirOrEmpty, registeredProjects, storeSubdir, type PruneResult } from '@lode/store.controller'
 import { gitIndexKey, storeIndexKey } from '@lode/store.index'
 
 /**
@@ -59,6 +59,8 @@ export async function storePrune (
   // removed. Its messages (stale registrations) come where pnpm prints them, after the cache's.
   const registryInfo: string[] = []
   const inUse = await installedIndexKeys(config.storeDir, (message) => { registryInfo.push(message) })
+  // The directories the prunes remove from, checked to be the store's own (no symlink out of it) before anything goes.
+  for (const dir of [GLOBAL_VIRTUAL_STORE_DIR, STORE_FILES_DIR]) storeSubdir(config.storeDir, dir)
   await cleanDlxCache(path.join(config.cacheDir, 'dlx'), config.dlxCacheMaxAge * 60_000, opts.now())
   for (const entry of await readdirOrEmpty(config.cacheDir)) {
     if (entry.startsWith(METADATA_CACHE_DIR.replace(/-v\d+$/, ''))) await fs.rm(path.join(config.cacheDir, entry), { recursive: true, force: true })

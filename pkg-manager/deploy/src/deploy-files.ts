@@ -2,7 +2,10 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 
 import type { DependencyGroup } from '@lode/core.constants'
+import { WANTED_LOCKFILE } from '@lode/core.constants'
 import { parseDepPath, pkgIdOf, refToDepPath, splitNameAt, withoutPeersSuffix } from '@lode/core.dep-path'
+import { LodeError } from '@lode/core.error'
+import { joinRecorded } from '@lode/core.safe-name'
 import type { Lockfile, PackageInfo, ProjectSnapshot, ResolvedDependency, Resolution, SnapshotInfo } from '@lode/pkg-manager.lockfile'
 import semver from 'semver'
 
@@ -78,7 +81,7 @@ export function createDeployFiles (input: DeployFilesInput): DeployFiles {
   // The other projects: directory packages.
   for (const [importerId, importer] of Object.entries(lockfile.importers)) {
     if (importerId === input.projectId) continue
-    const dir = path.resolve(lockfileDir, importerId)
+    const dir = importerDir(lockfileDir, importerId)
     const manifest = input.projects.find((project) => project.dir === dir)?.manifest
     const depPath = fileDepPath({ resolvedPath: dir, suffix: '' })
     const versions = (group: 'dependencies' | 'optionalDependencies'): Record<string, string> | undefined =>
@@ -129,6 +132,21 @@ export function createDeployFiles (input: DeployFilesInput): DeployFiles {
   }
   if (Object.keys(input.allowBuilds).length > 0) workspaceManifest['allowBuilds'] = { ...input.allowBuilds }
   return { lockfile: deployLockfile, manifest: deployManifest(input.manifest, target), workspaceManifest }
+}
+
+/**
+ * An importer's directory: the workspace root (`.`) or a directory under it. The lockfile is the
+ * repository's, and each importer becomes a directory the deploy copies: one outside the workspace
+ * (absolute, or climbing out) is refused before anything is written.
+ */
+function importerDir (lockfileDir: string, importerId: string): string {
+  const dir = importerId === '.' ? lockfileDir : joinRecorded(lockfileDir, importerId)
+  if (dir === undefined) {
+    throw new LodeError('INVALID_LOCKFILE_IMPORTER', `${path.join(lockfileDir, WANTED_LOCKFILE)} has an importer outside the workspace: ${JSON.stringify(importerId)}. lode deploy will not copy it.`, {
+      hint: 'An importer is a project of the workspace, named by its directory relative to the root (`packages/app`). Remove that entry from pnpm-lock.yaml (lode install writes the projects\' entries anew), then deploy again.',
+    })
+  }
+  return dir
 }
 
 /**

@@ -3,12 +3,16 @@ import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 import { INSTALL_LOCK_FILE, VIRTUAL_STORE_DIR } from '@lode/core.constants'
-import { hasErrno } from '@lode/core.error'
+import { LodeError, fileSystemError, hasErrno } from '@lode/core.error'
 
 /** The lock file in node_modules that one install of a project holds at a time. */
 
 // How often a waiting install looks at the lock again.
 const POLL_MS = 100
+// An empty lock is one being written; still empty after this many looks, its writer died before writing.
+const EMPTY_POLLS = 20
+// A pid, as lode writes it: decimal digits, no more than a pid_t holds.
+const PID = /^[1-9][0-9]{0,9}$/
 
 export interface InstallLock {
   /**
@@ -34,10 +38,20 @@ export async function lockProject (modulesDir: string, opts: LockOptions): Promi
   const file = path.join(modulesDir, INSTALL_LOCK_FILE)
   let created: string | undefined
   let waited = false
+  let empty = 0
   for (;;) {
     opts.signal?.throwIfAborted()
     try {
       created ??= fs.mkdirSync(modulesDir, { recursive: true })
+    } catch (err) {
+      // A recursive mkdir fails so only for a file in the way, or a symlink on the way that leads nowhere (a repository can carry either).
+      const why = hasErrno(err, 'EEXIST') ? 'a file stands there' : hasErrno(err, 'ENOENT') ? 'a symlink on the way to it leads nowhere' : undefined
+      if (why === undefined) throw fileSystemError(err, modulesDir) ?? err
+      throw new LodeError('INVALID_MODULES_DIR', `${modulesDir} cannot be made: ${why}.`, {
+        hint: `Remove it (lode makes ${path.basename(modulesDir)} itself), then install again.`,
+      })
+    }
+    try {
       fs.writeFileSync(file, String(process.pid), { flag: 'wx' })
       break
     } catch (err) {
@@ -46,13 +60,16 @@ export async function lockProject (modulesDir: string, opts: LockOptions): Promi
       if (!hasErrno(err, 'EEXIST')) throw err
     }
     const holder = readHolder(file)
-    if (holder !== undefined && !isAlive(holder)) {
+    if (holder === 'gone') continue
+    empty = holder === 'empty' ? empty + 1 : 0
+    // A lock lode did not write (a repository can carry one), one left empty, or its holder's process gone: taken over.
+    if (holder === 'foreign' || empty > EMPTY_POLLS || (typeof holder === 'number' && !isAlive(holder))) {
       fs.rmSync(file, { force: true })
       continue
     }
     if (!waited) {
       waited = true
-      opts.onWait(`Waiting for another install in ${path.dirname(modulesDir)}${holder === undefined ? '' : ` (process ${holder})`} to finish`)
+      opts.onWait(`Waiting for another install in ${path.dirname(modulesDir)}${typeof holder === 'number' ? ` (process ${holder})` : ''} to finish`)
     }
     await sleep(POLL_MS, undefined, opts.signal === undefined ? {} : { signal: opts.signal })
   }
@@ -71,14 +88,41 @@ export async function lockProject (modulesDir: string, opts: LockOptions): Promi
   }
 }
 
-function readHolder (file: string): number | undefined {
+/**
+ * What holds the lock: a pid, `empty` (being written), `gone` (just released), or `foreign` when it
+ * is not a lock lode writes: a symlink (never followed: it could lead to a FIFO that blocks or a
+ * device that never ends), or a file of anything but a pid. Something other than a file or a
+ * symlink there is refused: lode removes only what it could have made.
+ */
+function readHolder (file: string): number | 'empty' | 'gone' | 'foreign' {
+  let fd: number
   try {
-    const pid = Number(fs.readFileSync(file, 'utf8'))
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined
-  } catch {
-    // Being written, or just released: look again.
-    return undefined
+    const stats = fs.lstatSync(file)
+    if (stats.isSymbolicLink()) return 'foreign'
+    if (!stats.isFile()) throw notALock(file)
+    // No following a link put there since, no waiting on a FIFO.
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0))
+  } catch (err) {
+    if (hasErrno(err, 'ENOENT')) return 'gone'
+    if (hasErrno(err, 'ELOOP')) return 'foreign'
+    throw fileSystemError(err, file) ?? err
   }
+  try {
+    const stats = fs.fstatSync(fd)
+    if (!stats.isFile()) throw notALock(file)
+    if (stats.size > 16) return 'foreign'
+    const text = fs.readFileSync(fd, 'utf8')
+    if (text === '') return 'empty'
+    return PID.test(text) && Number(text) <= 2 ** 31 - 1 ? Number(text) : 'foreign'
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+function notALock (file: string): LodeError {
+  return new LodeError('INVALID_INSTALL_LOCK', `${file} is not a lock lode writes: something other than a file stands there.`, {
+    hint: `Remove ${file} (lode makes it while an install runs), then install again.`,
+  })
 }
 
 function isAlive (pid: number): boolean {

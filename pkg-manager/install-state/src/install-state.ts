@@ -8,8 +8,8 @@ import { INSTALLING_MARKER, LODE_STATE_FILE, MODULES_DIR, MODULES_MANIFEST_FILE,
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
 
-import { INSTALLED_LOCKFILE, fileStamp, filesDigest, readOrNull, watchedDirs } from './quick-check.js'
-import type { FileStamp, QuickState } from './quick-check.js'
+import { INSTALLED_LOCKFILE, fileStamp, filesDigest, parseInstallState, readOrNull, realParents, watchedDirs } from './quick-check.js'
+import type { FileStamp, InstallState } from './quick-check.js'
 
 /** What of an install's options its record depends on (the install's options have them under these names). */
 export interface StateOptions {
@@ -20,14 +20,6 @@ export interface StateOptions {
   projects?: readonly string[] | undefined
   /** The CLI's key for the quick check (see quick-check.ts). */
   quickKey?: string | undefined
-}
-
-interface InstallState {
-  /** SHA-256 over the settings, the options that shape node_modules, and the files below. */
-  inputs: string
-  packages: number
-  /** For the CLI's check before it loads anything (see quick-check.ts). */
-  quick?: QuickState
 }
 
 export interface InstallInputs {
@@ -90,13 +82,14 @@ export async function installInputs (opts: StateOptions): Promise<InstallInputs 
 
 /** The last install's recorded state when its inputs were exactly these (and no install was cut short since), else undefined. */
 export async function upToDateState (dir: string, inputs: string): Promise<InstallState | undefined> {
+  if (fs.existsSync(path.join(dir, MODULES_DIR, INSTALLING_MARKER))) return undefined
+  let state: InstallState | undefined
   try {
-    if (fs.existsSync(path.join(dir, 'node_modules', INSTALLING_MARKER))) return undefined
-    const state = JSON.parse(await fsp.readFile(path.join(dir, 'node_modules', LODE_STATE_FILE), 'utf8')) as Partial<InstallState>
-    return state.inputs === inputs && typeof state.packages === 'number' ? state as InstallState : undefined
+    state = parseInstallState(await fsp.readFile(path.join(dir, MODULES_DIR, LODE_STATE_FILE)))
   } catch {
     return undefined
   }
+  return state?.inputs === inputs ? state : undefined
 }
 
 /**
@@ -130,8 +123,9 @@ export async function writeInstallState (opts: StateOptions, inputs: InstallInpu
  */
 export async function adoptPnpmState (opts: StateOptions): Promise<number | undefined> {
   const modulesDir = path.join(opts.config.dir, MODULES_DIR)
+  // lode's record is written in the project's own node_modules, never through a link.
   if (opts.projects !== undefined || !fs.existsSync(path.join(modulesDir, PNPM_WORKSPACE_STATE_FILE))
-    || fs.existsSync(path.join(modulesDir, INSTALLING_MARKER))) {
+    || fs.existsSync(path.join(modulesDir, INSTALLING_MARKER)) || !realParents(opts.config.dir, path.join(modulesDir, LODE_STATE_FILE))) {
     return undefined
   }
   const inputs = await installInputs(opts)

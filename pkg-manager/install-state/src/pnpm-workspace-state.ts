@@ -119,49 +119,95 @@ export interface PnpmVouchOptions {
  */
 export function pnpmStateVouches (opts: PnpmVouchOptions): boolean {
   const { config } = opts
-  let state: {
-    filteredInstall?: unknown
-    projects?: Record<string, unknown>
-    settings?: Record<string, unknown>
-    validation?: { lockfile?: unknown, manifests?: Record<string, unknown> }
-  }
-  let modules: {
-    storeDir?: unknown
-    virtualStoreDir?: string
-    virtualStoreDirMaxLength?: number
-    publicHoistPattern?: string[]
-    nodeLinker?: string
-  }
-  try {
-    state = JSON.parse(fs.readFileSync(path.join(config.dir, 'node_modules', PNPM_WORKSPACE_STATE_FILE), 'utf8')) as typeof state
-    modules = JSON.parse(Buffer.from(opts.contents[path.join(MODULES_DIR, MODULES_MANIFEST_FILE)] ?? '').toString('utf8')) as typeof modules
-  } catch {
-    return false
-  }
+  const state = readPnpmWorkspaceState(path.join(config.dir, MODULES_DIR, PNPM_WORKSPACE_STATE_FILE))
+  const modules = modulesLocations(opts.contents[path.join(MODULES_DIR, MODULES_MANIFEST_FILE)])
+  if (state === undefined || modules === undefined) return false
   const { settings, validation } = state
-  if (state.filteredInstall !== false || settings === undefined || validation?.manifests === undefined) return false
+  if (state.filteredInstall || validation === undefined) return false
   const wanted = stateSettings(opts)
   const unset = (key: string, value: unknown): unknown => value ?? UNSET_EQUIVALENTS[key]
   for (const key of SETTING_KEYS) {
-    if (!UNCOMPARED.has(key) && !isDeepStrictEqual(unset(key, settings[key]), unset(key, wanted[key]))) return false
+    if (!UNCOMPARED.has(key) && !isDeepStrictEqual(unset(key, settings.get(key)), unset(key, wanted[key]))) return false
   }
-  const routes = (settings['registryRoutes'] ?? {}) as Record<string, unknown>
-  if (Object.entries(config.scopedRegistries).some(([scope, url]) => routes[scope] !== url)) return false
+  const routes = settings.get('registryRoutes') ?? {}
+  if (!isPlainObject(routes)) return false
+  if (Object.entries(config.scopedRegistries).some(([scope, url]) => !Object.hasOwn(routes, scope) || routes[scope] !== url)) return false
   if (modules.storeDir !== path.join(config.storeDir, STORE_VERSION)
     || path.resolve(config.dir, MODULES_DIR, modules.virtualStoreDir ?? VIRTUAL_STORE_DIR) !== config.virtualStoreDir) {
     return false
   }
   const lockfile = opts.contents[WANTED_LOCKFILE]
   if (lockfile === undefined || validation.lockfile !== createHash('sha256').update(lockfile).digest('hex').slice(0, DIGEST_LENGTH)) return false
-  const projects = opts.manifestFiles.map((file) => ({ id: path.dirname(file) === '.' ? '.' : path.dirname(file).split(path.sep).join('/'), dir: path.join(config.dir, path.dirname(file)), content: opts.contents[file] }))
-  if (Object.keys(state.projects ?? {}).length !== projects.length || Object.keys(validation.manifests).length !== projects.length) {
-    return false
-  }
+  const projects = opts.manifestFiles.map((file) => ({
+    id: path.dirname(file) === '.' ? '.' : path.dirname(file).split(path.sep).join('/'),
+    dir: path.join(config.dir, path.dirname(file)),
+    content: opts.contents[file],
+  }))
+  if (state.projects.size !== projects.length || validation.manifests.size !== projects.length) return false
   return projects.every(({ id, dir, content }) => {
-    if (content === undefined || state.projects?.[dir] === undefined) return false
+    if (content === undefined || !state.projects.has(dir)) return false
     const file = path.join(dir, 'package.json')
-    return validation.manifests![id] === manifestDigest(parsePackageJson(Buffer.from(content).toString('utf8'), file))
+    return validation.manifests.get(id) === manifestDigest(parsePackageJson(Buffer.from(content).toString('utf8'), file))
   })
+}
+
+/** What lode compares of pnpm 11's record, as `readPnpmWorkspaceState` read it. */
+export interface PnpmWorkspaceState {
+  filteredInstall: boolean
+  /** The projects' directories (absolute, as pnpm records them). */
+  projects: ReadonlySet<string>
+  settings: ReadonlyMap<string, unknown>
+  /** The lockfile's digest and each project's manifest digest, by importer id. */
+  validation?: { lockfile: string, manifests: ReadonlyMap<string, string> } | undefined
+}
+
+/**
+ * pnpm's record as lode compares it, or undefined when there is none or it is not one pnpm writes
+ * (not JSON, a field of another type). A repository can carry the file: it is read here, once, into
+ * maps (no key finds Object.prototype's members), and what does not read is no record, as if
+ * absent. lode only compares it with the install's own inputs; no path in it is acted on.
+ */
+export function readPnpmWorkspaceState (file: string): PnpmWorkspaceState | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(fs.readFileSync(file, 'utf8'))
+  } catch {
+    return undefined
+  }
+  if (!isPlainObject(value) || typeof value['filteredInstall'] !== 'boolean' || !isPlainObject(value['projects']) || !isPlainObject(value['settings'])) return undefined
+  const state: PnpmWorkspaceState = {
+    filteredInstall: value['filteredInstall'],
+    projects: new Set(Object.keys(value['projects'])),
+    settings: new Map(Object.entries(value['settings'])),
+  }
+  const validation = value['validation']
+  if (validation === undefined) return state
+  if (!isPlainObject(validation) || typeof validation['lockfile'] !== 'string' || !isPlainObject(validation['manifests'])) return undefined
+  const manifests = Object.entries(validation['manifests'])
+  if (!manifests.every(([, digest]) => typeof digest === 'string')) return undefined
+  return { ...state, validation: { lockfile: validation['lockfile'], manifests: new Map(manifests as Array<[string, string]>) } }
+}
+
+/**
+ * The two places of `.modules.yaml` (pnpm writes it as JSON) the vouch compares, or undefined
+ * when it does not read or either is of another type (then it does not vouch, and the full install
+ * reads the file with its own checks).
+ */
+function modulesLocations (bytes: Uint8Array | undefined): { storeDir: string, virtualStoreDir?: string | undefined } | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(Buffer.from(bytes ?? '').toString('utf8'))
+  } catch {
+    return undefined
+  }
+  if (!isPlainObject(value)) return undefined
+  const { storeDir, virtualStoreDir } = value
+  if (typeof storeDir !== 'string' || (virtualStoreDir !== undefined && (typeof virtualStoreDir !== 'string' || virtualStoreDir.includes('\0')))) return undefined
+  return { storeDir, virtualStoreDir }
+}
+
+function isPlainObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function readManifest (dir: string): Record<string, unknown> {

@@ -43,6 +43,92 @@ export interface QuickState {
   frozenSetting: boolean
 }
 
+/** lode's record of the last complete install (`node_modules/.lode-state.json`), as `parseInstallState` read it. */
+export interface InstallState {
+  /** SHA-256 over the settings, the options that shape node_modules, and the input files. */
+  inputs: string
+  packages: number
+  /** For the CLI's check before it loads anything. */
+  quick?: QuickState
+}
+
+/**
+ * The bytes of a `.lode-state.json` as a record, or undefined when they are not one lode writes:
+ * not JSON, a field missing or of another type, or a recorded path that is absolute or climbs. A
+ * repository can carry the file, so nothing of it is used before this; an undefined record means
+ * "not up to date", as a missing one does, and the full install writes a new one.
+ */
+export function parseInstallState (bytes: Uint8Array | string | null): InstallState | undefined {
+  if (bytes === null) return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('utf8'))
+  } catch {
+    return undefined
+  }
+  if (!isRecord(value) || typeof value['inputs'] !== 'string' || !isCount(value['packages'])) return undefined
+  const state: InstallState = { inputs: value['inputs'], packages: value['packages'] }
+  if (value['quick'] === undefined) return state
+  const quick = parseQuickState(value['quick'])
+  return quick === undefined ? undefined : { ...state, quick }
+}
+
+function parseQuickState (value: unknown): QuickState | undefined {
+  if (!isRecord(value)) return undefined
+  const { key, files, digest, stamps, dirs, frozenSetting } = value
+  if (typeof key !== 'string' || typeof digest !== 'string' || typeof frozenSetting !== 'boolean') return undefined
+  if (!Array.isArray(files) || !files.every(isRecordedPath)) return undefined
+  if (!Array.isArray(stamps) || stamps.length !== files.length || !stamps.every(isStamp)) return undefined
+  if (!Array.isArray(dirs) || !dirs.every(isWatchedDir)) return undefined
+  return { key, files, digest, stamps: stamps as FileStamp[], dirs: dirs as Array<[string, number]>, frozenSetting }
+}
+
+/** A plain JSON object (not an array, not null). */
+export function isRecord (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function isCount (value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0
+}
+
+function isStamp (value: unknown): boolean {
+  return value === null || (Array.isArray(value) && value.length === 4 && value.every(Number.isFinite))
+}
+
+function isWatchedDir (value: unknown): boolean {
+  return Array.isArray(value) && value.length === 2 && (value[0] === '.' || isRecordedPath(value[0])) && Number.isFinite(value[1])
+}
+
+/**
+ * `@lode/core.safe-name`'s `recordedSegments` rule, written here because this module loads nothing
+ * but Node's own (importing safe-name costs the no-op ~12 ms): a recorded path is relative and each
+ * segment an ordinary name (not empty, `.` or `..`, no NUL). test/state-files.test.ts holds the two
+ * to the same answers.
+ */
+export function isRecordedPath (relative: unknown): relative is string {
+  if (typeof relative !== 'string' || relative === '' || relative.includes('\0')) return false
+  if (path.posix.isAbsolute(relative) || path.win32.isAbsolute(relative)) return false
+  return relative.split(path.sep === '\\' ? /[/\\]/ : '/').every((segment) => segment !== '' && segment !== '.' && segment !== '..')
+}
+
+/**
+ * Whether every directory from `root` (not itself) down to `target`'s parent is there and a real
+ * directory, no symlink: what is written at `target` then lands where its name says. Synchronous
+ * and stricter than safe-name's `hasRealParents` (a missing parent fails): the quick paths write
+ * only beside what an install made.
+ */
+export function realParents (root: string, target: string): boolean {
+  const relative = path.relative(root, target)
+  if (relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return false
+  let dir = root
+  for (const segment of relative.split(path.sep).slice(0, -1)) {
+    dir = path.join(dir, segment)
+    if (fs.lstatSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) return false
+  }
+  return true
+}
+
 // Variables that change settings without any file changing (the CI ones decide frozen-lockfile).
 // `${VAR}`s in .npmrc files are added.
 const SETTINGS_ENV = /^(?:npm_config_|pnpm_config_)|^(?:HOME|XDG_CACHE_HOME|XDG_DATA_HOME|XDG_CONFIG_HOME|NODE_ENV)$/i
@@ -147,7 +233,7 @@ export function quickKey (
 /** SHA-256 over the files (relative to `dir`), a missing file counting as such; `standIn` gives a file's content instead of reading it. */
 export function filesDigest (dir: string, files: readonly string[], standIn: Readonly<Record<string, Uint8Array>> = {}): string {
   const hash = process.getBuiltinModule('node:crypto').createHash('sha256')
-  for (const file of files) hash.update(`\0${file}\0`).update(standIn[file] ?? readOrNull(path.join(dir, file)) ?? '\0missing')
+  for (const file of files) hash.update(`\0${file}\0`).update((Object.hasOwn(standIn, file) ? standIn[file] : undefined) ?? readOrNull(path.join(dir, file)) ?? '\0missing')
   return hash.digest('hex')
 }
 
@@ -156,16 +242,18 @@ export function filesDigest (dir: string, files: readonly string[], standIn: Rea
  * undefined. `frozenLockfile` is the `--frozen-lockfile` flag, when given.
  */
 export function quickUpToDate (quick: QuickKey, opts: { frozenLockfile?: boolean | undefined } = {}): number | undefined {
-  const modulesDir = path.join(quick.dir, 'node_modules')
-  if (fs.existsSync(path.join(modulesDir, INSTALLING_MARKER))) return undefined
-  let state: { packages?: unknown, quick?: QuickState }
+  const modulesDir = path.join(quick.dir, MODULES_DIR)
+  const stateFile = path.join(modulesDir, LODE_STATE_FILE)
+  // The record is written back below: only in the project's own node_modules, not through a link.
+  if (fs.existsSync(path.join(modulesDir, INSTALLING_MARKER)) || !realParents(quick.dir, stateFile)) return undefined
+  let state: InstallState | undefined
   try {
-    state = JSON.parse(fs.readFileSync(path.join(modulesDir, LODE_STATE_FILE), 'utf8')) as typeof state
+    state = parseInstallState(fs.readFileSync(stateFile))
   } catch {
     return undefined
   }
-  const recorded = state.quick
-  if (typeof state.packages !== 'number' || recorded?.key !== quick.key) return undefined
+  const recorded = state?.quick
+  if (state === undefined || recorded?.key !== quick.key) return undefined
   // The recorded paths are relative and normalized: joined by hand, since path.join's normalizing
   // is the larger part of a stat here, over a hundred projects.
   const at = (rel: string): string => `${quick.dir}${path.sep}${rel}`
@@ -177,7 +265,7 @@ export function quickUpToDate (quick: QuickKey, opts: { frozenLockfile?: boolean
   if (sameStamps(stamps, recorded.stamps)) return state.packages
   if (filesDigest(quick.dir, recorded.files) === recorded.digest) {
     // Touched, not changed (a checkout, an editor's save): the new stamps spare the next run the reading.
-    writeAtomic(path.join(modulesDir, LODE_STATE_FILE), JSON.stringify({ ...state, quick: { ...recorded, stamps } }))
+    writeAtomic(stateFile, JSON.stringify({ ...state, quick: { ...recorded, stamps } }))
     return state.packages
   }
   const frozen = opts.frozenLockfile ?? (recorded.frozenSetting !== false)

@@ -8,7 +8,7 @@
 // Only Node's own modules, as in quick-check.ts: this runs before anything else is loaded.
 import { LODE_STATE_FILE, MODULES_DIR } from '@lode/core.constants'
 
-import { KeyHash, fileStamp, filesDigest, readOrNull, sameStamps, writeAtomic } from './quick-check.js'
+import { KeyHash, fileStamp, filesDigest, isRecord, isRecordedPath, parseInstallState, readOrNull, realParents, sameStamps, writeAtomic } from './quick-check.js'
 import type { QuickKey, QuickState } from './quick-check.js'
 
 const fs = process.getBuiltinModule('node:fs')
@@ -99,13 +99,61 @@ function recordedInputs (trees: ReplayRecord['trees']): QuickState | undefined {
 
 /** The quick record in a `.lode-state.json`'s bytes, if it holds a complete install's. */
 function stateOf (bytes: Uint8Array | null): QuickState | undefined {
-  if (bytes === null) return undefined
+  return parseInstallState(bytes)?.quick
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+
+/**
+ * The replay record in `text` when it is one `writeReplay` wrote for this install's key, else
+ * undefined. It says what to write where, so each place is checked before anything is written: a
+ * tree is a project's `node_modules` (`node_modules` or `<project>/node_modules`, every directory on
+ * the way there now and none a link), each entry a relative path under it, named once, whose parent
+ * is the tree or a directory entry before it (so nothing is written through a link the record
+ * makes); a file has base64 bytes and a permission mode, a link a target. Events are objects with a
+ * type. Only on POSIX (replays do not run on Windows): `/` separates, a `\` is refused.
+ */
+export function parseReplayRecord (text: string, quick: QuickKey): ReplayRecord | undefined {
+  let value: unknown
   try {
-    const state = JSON.parse(Buffer.from(bytes).toString('utf8')) as { packages?: unknown, quick?: QuickState }
-    return typeof state.packages === 'number' && state.quick !== undefined ? state.quick : undefined
+    value = JSON.parse(text)
   } catch {
     return undefined
   }
+  if (!isRecord(value) || value['format'] !== FORMAT || value['key'] !== quick.key) return undefined
+  const { trees, events } = value
+  if (!Array.isArray(trees) || !Array.isArray(events) || !events.every((event) => isRecord(event) && typeof event['type'] === 'string')) return undefined
+  const dirs = new Set<string>()
+  for (const tree of trees) {
+    if (!isRecord(tree) || !isTreeDir(tree['dir']) || dirs.has(tree['dir']) || !Array.isArray(tree['entries'])) return undefined
+    dirs.add(tree['dir'])
+    if (!realParents(quick.dir, path.join(quick.dir, tree['dir'])) || !validEntries(tree['entries'])) return undefined
+  }
+  return { format: FORMAT, key: quick.key, trees: trees as ReplayRecord['trees'], events }
+}
+
+/** `node_modules` or `<project>/node_modules`: a project's own, not one inside node_modules. */
+function isTreeDir (dir: unknown): dir is string {
+  if (!isRecordedPath(dir) || dir.includes('\\')) return false
+  const segments = dir.split('/')
+  return segments.indexOf(MODULES_DIR) === segments.length - 1
+}
+
+function validEntries (entries: readonly unknown[]): boolean {
+  const dirs = new Set([''])
+  const names = new Set<string>()
+  for (const entry of entries) {
+    if (!Array.isArray(entry) || !isRecordedPath(entry[1]) || entry[1].includes('\\') || names.has(entry[1])) return false
+    const name = entry[1]
+    const slash = name.lastIndexOf('/')
+    if (!dirs.has(slash === -1 ? '' : name.slice(0, slash))) return false
+    names.add(name)
+    const [kind, , value, mode] = entry as unknown[]
+    if (kind === 'd' && entry.length === 2) dirs.add(name)
+    else if (kind === 'l' && entry.length === 3 && typeof value === 'string' && value !== '' && !value.includes('\0')) continue
+    else if (kind !== 'f' || entry.length !== 4 || typeof value !== 'string' || !BASE64.test(value) || !Number.isInteger(mode) || (mode as number) < 0 || (mode as number) > 0o777) return false
+  }
+  return true
 }
 
 /**
@@ -117,17 +165,19 @@ function stateOf (bytes: Uint8Array | null): QuickState | undefined {
  */
 export function replayInstall (quick: QuickKey, env: Readonly<Record<string, string | undefined>>): unknown[] | undefined {
   if (process.platform === 'win32') return undefined
-  let record: ReplayRecord
+  let text: string
   try {
-    record = JSON.parse(fs.readFileSync(replayFile(quick.dir, env), 'utf8')) as ReplayRecord
+    text = fs.readFileSync(replayFile(quick.dir, env), 'utf8')
   } catch {
     return undefined
   }
-  if (record.format !== FORMAT || record.key !== quick.key || !Array.isArray(record.trees)) return undefined
+  const record = parseReplayRecord(text, quick)
+  if (record === undefined) return undefined
   const inputs = recordedInputs(record.trees)
   if (inputs === undefined || !sameInputs(quick.dir, inputs, record.trees)) return undefined
   const at = (rel: string): string => `${quick.dir}${path.sep}${rel}`
-  if (record.trees.some((tree) => fs.existsSync(at(tree.dir)))) return undefined
+  // Anything there (a link too, even a dangling one) takes the full path.
+  if (record.trees.some((tree) => fs.lstatSync(at(tree.dir), { throwIfNoEntry: false }) !== undefined)) return undefined
   const inTrees = record.trees.map((tree) => at(tree.dir) + path.sep)
   for (const tree of record.trees) {
     for (const entry of tree.entries) {
@@ -148,7 +198,7 @@ export function replayInstall (quick: QuickKey, env: Readonly<Record<string, str
         const to = path.join(temp(tree), entry[1])
         if (entry[0] === 'd') fs.mkdirSync(to)
         else if (entry[0] === 'l') fs.symlinkSync(entry[2], to)
-        else fs.writeFileSync(to, Buffer.from(entry[2], 'base64'), { mode: entry[3] })
+        else fs.writeFileSync(to, Buffer.from(entry[2], 'base64'), { mode: entry[3], flag: 'wx' })
       }
     }
     for (const tree of record.trees) {
@@ -177,7 +227,8 @@ function sameInputs (dir: string, recorded: QuickState, trees: ReplayRecord['tre
 
 /** The recorded bytes of those of `files` that lie in a recorded tree (`node_modules/.modules.yaml`). */
 function treeContents (files: readonly string[], trees: ReplayRecord['trees']): Record<string, Uint8Array> {
-  const contents: Record<string, Uint8Array> = {}
+  // Keyed by recorded names: no prototype to find `toString` in.
+  const contents = Object.create(null) as Record<string, Uint8Array>
   for (const file of files) {
     const tree = trees.find((candidate) => file.startsWith(candidate.dir + path.sep))
     if (tree === undefined) continue

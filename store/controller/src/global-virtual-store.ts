@@ -4,9 +4,8 @@ import path from 'node:path'
 
 import { GLOBAL_VIRTUAL_STORE_DIR, MODULES_DIR, VIRTUAL_STORE_DIR } from '@lode/core.constants'
 import { hasErrno } from '@lode/core.error'
-import { storePath } from '@lode/store.cafs'
 
-import { registeredProjects } from './project-registry.js'
+import { registeredProjects, storeSubdir } from './project-registry.js'
 
 /**
  * pnpm 11's prune of its global virtual store (`pruneGlobalVirtualStore`): from every `node_modules`
@@ -16,7 +15,8 @@ import { registeredProjects } from './project-registry.js'
  * above it left empty. Says what it does with pnpm's lines. A custom virtualStoreDir is never pruned.
  */
 export async function pruneGlobalVirtualStore (storeDir: string, onInfo: (message: string) => void): Promise<number> {
-  const linksDir = path.join(storePath(storeDir), GLOBAL_VIRTUAL_STORE_DIR)
+  // The slots are found by walking real directories only (a symlink is never a slot's directory): the walk starts in the store's own.
+  const linksDir = storeSubdir(storeDir, GLOBAL_VIRTUAL_STORE_DIR)
   if (!await exists(linksDir)) return 0
   const projects = await registeredProjects(storeDir, onInfo)
   if (projects.length === 0) {

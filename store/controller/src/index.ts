@@ -11,8 +11,10 @@ import { StoreIndex } from '@lode/store.index'
 // pnpm's `store status` and `store prune`, over lode's store: the index (`index.db`) and the
 // content-addressable files (`files/<2 hex>/<126 hex>[-exec]`).
 
+import { storeSubdir } from './project-registry.js'
+
 export { pruneGlobalVirtualStore } from './global-virtual-store.js'
-export { registerProject, registeredProjects } from './project-registry.js'
+export { registerProject, registeredProjects, storeSubdir } from './project-registry.js'
 
 /** A package as installed: the name pnpm reports it by, its index row's key, and its directory in node_modules. */
 export interface InstalledPackage {
@@ -93,13 +95,26 @@ export interface PruneResult {
  */
 export async function pruneStore (storeDir: string, opts: PruneOptions): Promise<PruneResult> {
   const root = storePath(storeDir)
+  // Checked before anything goes: the files are removed by what their directories list.
+  const filesDir = storeSubdir(storeDir, STORE_FILES_DIR)
   const inUse = inUseFiles(storeDir, opts.inUse)
+  // A symlink in tmp's place goes itself (fs.rm does not follow it).
   await fsp.rm(path.join(root, 'tmp'), { recursive: true, force: true })
   let files = 0
   let bytes = 0
-  const filesDir = path.join(root, STORE_FILES_DIR)
   for (const bucket of await readdirOrEmpty(filesDir)) {
     const bucketDir = path.join(filesDir, bucket)
+    // A bucket is a directory of the store's; anything else (a symlink out of the store) is alien, and never listed.
+    if (!(await fsp.lstat(bucketDir)).isDirectory()) {
+      if (!opts.force) {
+        opts.onWarning(`An alien file is present in the store: ${bucketDir}`)
+        continue
+      }
+      await fsp.rm(bucketDir, { force: true })
+      opts.onWarning(`An alien file has been removed from the store: ${bucketDir}`)
+      files++
+      continue
+    }
     for (const entry of await readdirOrEmpty(bucketDir)) {
       const file = path.join(bucketDir, entry)
       const stat = await fsp.lstat(file)
