@@ -1,11 +1,11 @@
 import path from 'node:path'
 import { constants as zlibConstants, createGunzip, gunzipSync } from 'node:zlib'
 
-import { LodeError, toLodeErrorData } from '@lode/core.error'
+import { LodeError, fileSystemError, toLodeErrorData } from '@lode/core.error'
 import type { LodeErrorData } from '@lode/core.error'
 import { createCasWriter, packFiles } from '@lode/store.cafs'
 import type { CasFileInfo, CasWriter } from '@lode/store.cafs'
-import { createPackageFilesIndex, encodeRow } from '@lode/store.index/row'
+import { createPackageFilesIndex, encodeRow, identityOf } from '@lode/store.index/row'
 import ssri from 'ssri'
 import { extract as tarExtract } from 'tar-stream'
 import type { Extract } from 'tar-stream'
@@ -46,6 +46,10 @@ export interface ExtractedPackage {
   requiresBuild: boolean
   /** The sum of the files' sizes. */
   unpackedSize: number
+  /** The name its package.json gives, if a string: the caller checks it is the package it asked for. */
+  name?: string
+  /** The version its package.json gives, as it is, if a string. */
+  version?: string
 }
 
 /** Errors cross the thread boundary as data; the pool turns them back into LodeErrors. */
@@ -60,7 +64,8 @@ const casWriters = new Map<string, CasWriter>()
 
 /**
  * The store pool's task: integrity check → gunzip → tar → each file hashed and written to the
- * CAS → the package's file index and manifest. Never throws for bad input; returns the error.
+ * CAS → the package's file index and manifest. Never throws for bad input or a store it cannot
+ * write; returns the error.
  * Its memory is bounded whatever the tarball: one that inflates to more than `ONE_GO_MAX_SIZE` is
  * inflated and read as a stream, and its large files streamed to the CAS.
  */
@@ -68,9 +73,20 @@ export async function extract (task: ExtractTask): Promise<ExtractResult> {
   try {
     return { ok: true, value: await extractTarball(task) }
   } catch (err) {
-    if (err instanceof LodeError) return { ok: false, error: toLodeErrorData(err) }
-    throw err
+    return { ok: false, error: threadErrorData(err) }
   }
+}
+
+/**
+ * An error as it leaves the thread: a `LodeError`, or a file-system error the machine causes (a
+ * full disk, a read-only store: `fileSystemError`'s `ERR_LODE_ENOSPC`, …), as data. Thrown, piscina
+ * would send a copy with only its message and stack: the main thread would see neither its code nor
+ * its path. Anything else is a bug, thrown as it is.
+ */
+function threadErrorData (err: unknown): LodeErrorData {
+  const coded = err instanceof LodeError ? err : fileSystemError(err)
+  if (coded === undefined) throw err
+  return toLodeErrorData(coded)
 }
 
 /**
@@ -144,8 +160,9 @@ async function extractTarball (task: ExtractTask): Promise<ExtractedPackage> {
     files.set('package.json', cas.addFile(PLACEHOLDER_PACKAGE_JSON, 0o644))
   }
   checkPathConflicts(files.keys(), pkgId)
-  const row = createPackageFilesIndex(files, manifestContent === undefined ? undefined : parseManifest(manifestContent, pkgId))
-  return { row: encodeRow(row), files: packFiles(files), requiresBuild: row.requiresBuild === true, unpackedSize }
+  const manifest = manifestContent === undefined ? undefined : parseManifest(manifestContent, pkgId)
+  const row = createPackageFilesIndex(files, manifest)
+  return { row: encodeRow(row), files: packFiles(files), requiresBuild: row.requiresBuild === true, unpackedSize, ...identityOf(manifest) }
 }
 
 async function addStreamed (cas: CasWriter, file: StreamedTarFile): Promise<CasFileInfo> {

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { threadId } from 'node:worker_threads'
 
-import { LodeError, hasErrno, toLodeErrorData } from '@lode/core.error'
+import { LodeError, fileSystemError, hasErrno, toLodeErrorData } from '@lode/core.error'
 import type { LodeErrorData } from '@lode/core.error'
 import { contentPathFromHex, modeIsExecutable, storePath } from '@lode/store.cafs/layout'
 
@@ -73,8 +73,11 @@ export async function link (task: LinkTask): Promise<LinkResult> {
     if (task.links !== undefined) writeSymlinks(task.links)
     return { ok: true, value: outcome }
   } catch (err) {
-    if (err instanceof LodeError) return { ok: false, error: toLodeErrorData(err) }
-    throw err
+    // Handed back as data (a thrown Error reaches the main thread without its code and path): a
+    // LodeError, or a file-system error the machine causes as `fileSystemError`'s. Anything else is a bug.
+    const coded = err instanceof LodeError ? err : fileSystemError(err)
+    if (coded === undefined) throw err
+    return { ok: false, error: toLodeErrorData(coded) }
   }
 }
 
@@ -100,10 +103,15 @@ export function importPackages (task: LinkTask, patcher?: typeof applyPatchFile)
         knownDirs.clear()
       }
       if (err instanceof LodeError) throw err
-      throw new LodeError('LINK_FAILED', `Could not write ${pkg.dir}: ${(err as Error).message}`, {
-        hint: 'Check that node_modules is writable and the disk has room, then run lode install again.',
-        cause: err,
-      })
+      // A full disk, a read-only directory: ERR_LODE_ENOSPC, ERR_LODE_EACCES, … naming the file
+      // being written where it will be, not in the temp directory.
+      const { dest, path: file } = err as NodeJS.ErrnoException & { dest?: string }
+      const failed = dest ?? file
+      throw fileSystemError(err, failed?.startsWith(temp) === true ? pkg.dir + failed.slice(temp.length) : failed ?? pkg.dir) ??
+        new LodeError('LINK_FAILED', `Could not write ${pkg.dir}: ${(err as Error).message}`, {
+          hint: 'Check that node_modules is writable and the disk has room, then run lode install again.',
+          cause: err,
+        })
     }
     outcome.imported++
   }

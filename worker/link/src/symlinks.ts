@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import { LodeError, hasErrno } from '@lode/core.error'
+import { LodeError, fileSystemError, hasErrno } from '@lode/core.error'
 
 /** A symlink to write: where it goes and what it points at, both absolute (written relative). */
 export type LinkToWrite = readonly [path: string, target: string]
@@ -9,13 +9,17 @@ export type LinkToWrite = readonly [path: string, target: string]
 /**
  * Writes the symlinks, relative (so a moved project keeps working), parents as needed. A link
  * already pointing at its target is left alone; anything else in its place is replaced. A link
- * that cannot be written is `ERR_LODE_LINK_FAILED`, on a link thread or on the main thread alike.
+ * that cannot be written is, on a link thread or on the main thread alike, the file-system error
+ * the machine causes (`ERR_LODE_EACCES`, `ERR_LODE_ENOSPC`, … naming the path) or else
+ * `ERR_LODE_LINK_FAILED`.
  */
 export function writeSymlinks (links: readonly LinkToWrite[]): void {
   try {
     writeEach(links)
   } catch (err) {
-    throw new LodeError('LINK_FAILED', `Could not write a symlink in node_modules: ${(err as Error).message}`, {
+    // symlink's error gives the target as its path and the link as its dest.
+    const { dest, path: file } = err as NodeJS.ErrnoException & { dest?: string }
+    throw fileSystemError(err, dest ?? file) ?? new LodeError('LINK_FAILED', `Could not write a symlink in node_modules: ${(err as Error).message}`, {
       hint: 'Check that node_modules is writable and the disk has room, then run lode install again.',
       cause: err,
     })

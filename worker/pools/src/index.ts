@@ -2,7 +2,7 @@ import { getCompileCacheDir } from 'node:module'
 import os from 'node:os'
 import v8 from 'node:v8'
 
-import { fromLodeErrorData } from '@lode/core.error'
+import { fileSystemError, fromLodeErrorData, isLodeError } from '@lode/core.error'
 import { storeIndexKey } from '@lode/store.index'
 import type { StoreIndex } from '@lode/store.index'
 import type { ExtractedPackage, ExtractLimits, ExtractResult, ExtractTask } from '@lode/worker.extract'
@@ -26,6 +26,18 @@ const THREAD_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 4 }
 export interface StorePoolOptions {
   /** Threads; the work is CPU-bound (gunzip, SHA-512), so the default is the number of cores. */
   threads?: number
+}
+
+/**
+ * A task's rejection as the main thread passes it on. Thread modules hand their `LodeError`s and
+ * file-system errors back as data (piscina's copy of a thrown Error keeps only its message and
+ * stack), so what rejects is a bug, or a thread that died under its task: an uncaught error there
+ * (a stream's 'error' with no listener) reaches this thread with its code, syscall and path, and a
+ * file-system one the machine causes is made the `LodeError` it stands for (`ERR_LODE_ENOSPC`, ...).
+ */
+function fromThread (err: unknown): Error {
+  if (isLodeError(err)) return err
+  return fileSystemError(err) ?? (err instanceof Error ? err : new Error(String(err)))
 }
 
 /** The most tarballs one store task carries. */
@@ -73,7 +85,8 @@ export class StorePool {
    * Extracts one tarball into the store. The tarball's memory is moved to the thread: the caller
    * must not use `tarball` afterwards (a view on a shared buffer is copied first).
    * Rejects with a `LodeError` for bad input (integrity, not gzip, not tar, unsafe path, past
-   * `limits`, whose defaults are `DEFAULT_EXTRACT_LIMITS` of `@lode/worker.extract`).
+   * `limits`, whose defaults are `DEFAULT_EXTRACT_LIMITS` of `@lode/worker.extract`), and for a
+   * store it cannot write (`ERR_LODE_ENOSPC`, `ERR_LODE_EACCES`, … naming the file).
    */
   async extract (
     tarball: Uint8Array,
@@ -105,7 +118,7 @@ export class StorePool {
       this.sent++
       this.pool.run(batch.map((queued) => queued.task), { transferList: batch.map((queued) => queued.task.tarball) })
         .then((results) => { batch.forEach((queued, i) => { queued.settle(results[i]!) }) },
-          (err: unknown) => { for (const queued of batch) queued.settle(err instanceof Error ? err : new Error(String(err))) })
+          (err: unknown) => { for (const queued of batch) queued.settle(fromThread(err)) })
         .finally(() => {
           this.running--
           this.dispatch()
@@ -168,7 +181,7 @@ export class LinkPool {
 
   /** Imports a batch of packages; rejects with the `LodeError` a thread reported. */
   async link (task: LinkTask): Promise<LinkOutcome> {
-    const result = await this.pool.run(task)
+    const result = await this.pool.run(task).catch((err: unknown) => { throw fromThread(err) })
     if (!result.ok) throw fromLodeErrorData(result.error)
     return result.value
   }
@@ -226,10 +239,14 @@ export class ThreadPool<Task, Result> {
     })
   }
 
-  /** Runs a task; the buffers of `transfer` move to the thread (the caller must not use them after). */
+  /**
+   * Runs a task; the buffers of `transfer` move to the thread (the caller must not use them after).
+   * A thread that dies under it rejects it, with a `LodeError` for a file-system error (`fromThread`).
+   */
   async run (task: Task, transfer?: ArrayBuffer[]): Promise<Result> {
     this.start()
     return await this.pool!.run(task, transfer === undefined ? undefined : { transferList: transfer })
+      .catch((err: unknown) => { throw fromThread(err) })
   }
 
   /** Ends the threads; a task after this starts new ones. */

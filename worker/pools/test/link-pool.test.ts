@@ -107,7 +107,34 @@ test('a missing CAS file is ERR_LODE_STORE_FILE_MISSING naming it, and leaves no
   }
 })
 
-test('a task writes its symlinks relative, parents as needed: a correct one is kept, anything else replaced; one that cannot be written is ERR_LODE_LINK_FAILED', async () => {
+test('a package that cannot be written (a file where a directory belongs) is the file-system error, ERR_LODE_ENOTDIR naming the path, from the thread; nothing is left', async () => {
+  const storeDir = tempDir('link-store')
+  const row = await storeWithPackage(storeDir)
+  const root = tempDir('link-blocked')
+  const file = path.join(root, 'a-file')
+  fs.writeFileSync(file, '')
+  const pool = new LinkPool({ threads: 1 })
+  try {
+    // Its own directory cannot be made (inside the import): named where the package would be, not its temp directory.
+    await assert.rejects(pool.link({ storeDir, method: 'auto', packages: [toImport(path.join(file, 'linked'), row)] }), (err: Error & { code?: string, hint?: string }) => {
+      assert.equal(err.code, 'ERR_LODE_ENOTDIR')
+      assert.equal(err.message, `Cannot mkdir ${path.join(file, 'linked')}: a file stands where a directory belongs.`)
+      assert.match(err.hint ?? '', /Remove or rename the file/)
+      return true
+    })
+    // Its parents cannot be made (before the import): the error leaves the thread as data all the same.
+    await assert.rejects(pool.link({ storeDir, method: 'auto', packages: [toImport(path.join(file, 'sub', 'linked'), row)] }), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ERR_LODE_ENOTDIR')
+      assert.equal(err.message, `Cannot mkdir ${path.join(file, 'sub')}: a file stands where a directory belongs.`)
+      return true
+    })
+    assert.deepEqual(fs.readdirSync(root), ['a-file'])
+  } finally {
+    await pool.close()
+  }
+})
+
+test('a task writes its symlinks relative, parents as needed: a correct one is kept, anything else replaced; one that cannot be written is a coded error', async () => {
   const modules = path.join(tempDir('link-symlinks'), 'node_modules')
   const target = path.join(modules, '.pnpm', 'a@1.0.0', 'node_modules', 'a')
   fs.mkdirSync(target, { recursive: true })
@@ -129,8 +156,8 @@ test('a task writes its symlinks relative, parents as needed: a correct one is k
     const file = path.join(modules, 'a-file')
     fs.writeFileSync(file, '')
     await assert.rejects(pool.link({ storeDir: tempDir('link-store'), method: 'auto', packages: [], links: [[path.join(file, 'x'), target]] }), (err: Error & { code?: string }) => {
-      assert.equal(err.code, 'ERR_LODE_LINK_FAILED')
-      assert.match(err.message, /a-file/)
+      assert.equal(err.code, 'ERR_LODE_ENOTDIR')
+      assert.equal(err.message, `Cannot symlink ${path.join(file, 'x')}: a file stands where a directory belongs.`)
       return true
     })
   } finally {
