@@ -163,21 +163,21 @@ export function createCasWriter (storeDir: string, opts: CasWriterOptions): CasW
         size += chunk.byteLength
       },
       finish () {
-        close()
         const digest = hash.digest('hex')
         const dest = destOf(digest, executable)
         const knownDigests = executable ? known.exec : known.plain
-        // Content already there in full stays as it is (its inode, its mtime), as `addFile` leaves it.
-        if (knownDigests.has(digest) || sizeOf(dest) === size) {
-          abort()
-        } else {
-          try {
-            publish(temp, dest)
-          } catch (err) {
+        try {
+          close()
+          // Content already there in full stays as it is (its inode, its mtime), as `addFile` leaves it.
+          if (knownDigests.has(digest) || sizeOf(dest) === size) {
             abort()
-            throw named(err, dest)
+          } else {
+            publish(temp, dest)
+            done = true
           }
-          done = true
+        } catch (err) {
+          abort()
+          throw named(err, dest)
         }
         knownDigests.add(digest)
         return { checkedAt: opts.now(), digest, mode, size }
