@@ -738,14 +738,25 @@ function toLockfile (input: ToLockfileInput): Lockfile {
   // dependencies each importer lists, through every variant's dependencies and resolved peers; a
   // variant reached only through optional ones (optional dependencies, optional peers) is optional.
   // What was hoisted to an importer unlisted counts only where something reaches it.
+  // Depth first on an explicit stack (a chain is as deep as the registry makes it), in the order a recursive walk takes.
   const reached = new Map<string, boolean>()
-  const visit = (depPath: string, optional: boolean): void => {
-    const variant = graph.get(depPath)
-    if (variant === undefined) return
-    const nonOptional = reached.get(depPath)
-    if (nonOptional !== undefined && (nonOptional || optional)) return
-    reached.set(depPath, !optional)
-    for (const edge of [...variant.deps.values(), ...variant.peers.values()]) visit(final(edge.depPath), optional || edge.optional)
+  const visit = (from: string, fromOptional: boolean): void => {
+    const stack: Array<{ edges: Iterator<{ depPath: string, optional: boolean }>, optional: boolean }> = []
+    const enter = (depPath: string, optional: boolean): void => {
+      const variant = graph.get(depPath)
+      if (variant === undefined) return
+      const nonOptional = reached.get(depPath)
+      if (nonOptional !== undefined && (nonOptional || optional)) return
+      reached.set(depPath, !optional)
+      stack.push({ edges: [...variant.deps.values(), ...variant.peers.values()].values(), optional })
+    }
+    enter(from, fromOptional)
+    while (stack.length > 0) {
+      const frame = stack.at(-1)!
+      const edge = frame.edges.next()
+      if (edge.done === true) stack.pop()
+      else enter(final(edge.value.depPath), frame.optional || edge.value.optional)
+    }
   }
   const importers: Record<string, ProjectSnapshot> = {}
   const catalogs: NonNullable<Lockfile['catalogs']> = {}
@@ -798,28 +809,52 @@ function variantGraph (input: ToLockfileInput): {
   const { peers, packages } = input
   const graph = new Map<string, Variant>()
   const variantsOf = new Map<string, Set<string>>()
-  const add = (node: PeerNode): string => {
-    const depPath = peers.depPath(node)
-    const pkg = packages.get(node.pkgId)!
-    if (pkg.link === true || graph.has(depPath)) return depPath
-    const variant: Variant = {
-      pkgId: node.pkgId,
-      children: new Map(),
-      peerNames: new Set(node.allPeers.keys()),
-      deps: new Map(),
-      peers: new Map(),
-      transitivePeerDependencies: node.transitivePeerDependencies,
+  // Each node's variant, then its dependencies' and peers' in order, depth first on an explicit stack
+  // (a chain is as deep as the registry makes it): the order variants are met is the order a recursive walk meets them.
+  interface Frame { variant: Variant, edges: Iterator<{ into: Variant['deps'], alias: string, node: PeerNode, optional: boolean }> }
+  const add = (root: PeerNode): string => {
+    const stack: Frame[] = []
+    const enter = (node: PeerNode): string => {
+      const depPath = peers.depPath(node)
+      const pkg = packages.get(node.pkgId)!
+      if (pkg.link === true || graph.has(depPath)) return depPath
+      const variant: Variant = {
+        pkgId: node.pkgId,
+        children: new Map(),
+        peerNames: new Set(node.allPeers.keys()),
+        deps: new Map(),
+        peers: new Map(),
+        transitivePeerDependencies: node.transitivePeerDependencies,
+      }
+      graph.set(depPath, variant)
+      const siblings = variantsOf.get(node.pkgId)
+      if (siblings === undefined) variantsOf.set(node.pkgId, new Set([depPath]))
+      else siblings.add(depPath)
+      const edges = [
+        ...[...node.children].map(([alias, { node: child, optional }]) => ({ into: variant.deps, alias, node: child, optional })),
+        ...[...node.ownPeers].map(([peer, provider]) => ({
+          into: variant.peers,
+          alias: peer,
+          node: provider,
+          optional: own(pkg.peerDependenciesMeta, peer)?.optional === true,
+        })),
+      ]
+      stack.push({ variant, edges: edges.values() })
+      return depPath
     }
-    graph.set(depPath, variant)
-    const siblings = variantsOf.get(node.pkgId)
-    if (siblings === undefined) variantsOf.set(node.pkgId, new Set([depPath]))
-    else siblings.add(depPath)
-    for (const [alias, { node: child, optional }] of node.children) variant.deps.set(alias, { depPath: add(child), optional })
-    for (const [peer, provider] of node.ownPeers) variant.peers.set(peer, {
-      depPath: add(provider),
-      optional: own(pkg.peerDependenciesMeta, peer)?.optional === true,
-    })
-    for (const [alias, { depPath: child }] of [...variant.deps, ...variant.peers]) variant.children.set(alias, child)
+    const depPath = enter(root)
+    while (stack.length > 0) {
+      const frame = stack.at(-1)!
+      const edge = frame.edges.next()
+      if (edge.done !== true) {
+        const { into, alias, node, optional } = edge.value
+        into.set(alias, { depPath: enter(node), optional })
+        continue
+      }
+      stack.pop()
+      const { variant } = frame
+      for (const [alias, { depPath: child }] of [...variant.deps, ...variant.peers]) variant.children.set(alias, child)
+    }
     return depPath
   }
   const importerEdges = input.direct.map((importer, i) => {

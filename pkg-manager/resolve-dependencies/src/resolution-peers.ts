@@ -1,5 +1,7 @@
 import semver from 'semver'
 
+import { comparePaths, extendPath, pathIds, pathStartsWith } from './id-path.js'
+import type { IdPath } from './id-path.js'
 import type { PeerProvider } from './resolve-peers.js'
 import type { Edge, ResolvedPackage } from './types.js'
 
@@ -16,12 +18,28 @@ export interface ImporterPeerView {
   resolved: Map<string, PeerProvider>
 }
 
-interface Level { missing: Map<string, UnresolvedPeer>, resolved: Map<string, PeerProvider> }
+/** A provider as the walk keeps it: its path of aliases shares the path above it. */
+interface Provider { alias: string, pkgId: string, path: IdPath }
 
-/** The dependencies visible at one level of the tree by alias, nearest first: `true` for the importer's own. */
-interface AliasScope { aliases: Map<string, PeerProvider | true>, parent?: AliasScope }
+interface Level { missing: Map<string, UnresolvedPeer>, resolved: Map<string, Provider> }
 
-interface Owner { importer: number, depth: number, parentIds: string[], aliasPath: string[], scope: AliasScope }
+/**
+ * The dependencies visible at one level of the tree by alias, nearest first: `true` for the
+ * importer's own. `found` remembers what names looked up through it found above (`null`: nothing).
+ */
+interface AliasScope { aliases: Map<string, Provider | true>, parent?: AliasScope, found?: Map<string, Provider | true | null> }
+
+/**
+ * Where a package's dependencies are resolved: the ids above it (from the importer's id down), the
+ * same with its own (`childIds`, the ids above its dependencies), the aliases down to it.
+ */
+interface Owner { importer: number, depth: number, parentIds: IdPath, childIds: IdPath, aliasPath: IdPath, scope: AliasScope }
+
+/** Where a level is looked at: the importer, the depth, the ids above, the aliases in scope there and above. */
+interface LevelAt { importer: number, depth: number, parentIds: IdPath, current: AliasScope, above: AliasScope }
+
+/** One owner's level (or an importer's) being computed: see `levelOf`. */
+interface LevelFrame { pkgId: string | undefined, next: () => string | undefined, level: () => Level }
 
 export interface ResolutionPeersInput {
   importerIds: readonly string[]
@@ -53,12 +71,18 @@ export interface ResolutionPeersInput {
 export function resolutionPeerViews (input: ResolutionPeersInput): ImporterPeerView[] {
   const tops = input.topAliases.map((aliases): AliasScope => ({ aliases: new Map([...aliases].map((alias) => [alias, true as const])) }))
   const owners = new Map<string, Owner>()
+  // Whether the package is among the ids of `path`: every id there but the importer's ends its owner's `childIds`.
+  const isAbove = (pkgId: string, path: IdPath): boolean => {
+    const own = owners.get(pkgId)?.childIds
+    return own !== undefined && pathStartsWith(path, own)
+  }
+  const importerPaths = input.importerIds.map((id) => extendPath(undefined, id))
   let level = input.edges.flatMap((list, importer) => list.map((edge) => ({
     edge,
     importer,
     depth: 0,
-    parentIds: [input.importerIds[importer]!],
-    aliasPath: [] as string[],
+    parentIds: importerPaths[importer]!,
+    aliasPath: undefined as IdPath | undefined,
     scope: tops[importer]!,
   })))
   while (level.length > 0) {
@@ -70,20 +94,21 @@ export function resolutionPeerViews (input: ResolutionPeersInput): ImporterPeerV
     }
     const next: typeof level = []
     for (const [pkgId, occurrence] of best) {
+      const childIds = extendPath(occurrence.parentIds, pkgId)
+      const aliasPath = extendPath(occurrence.aliasPath, occurrence.edge.alias)
       owners.set(pkgId, {
         importer: occurrence.importer,
         depth: occurrence.depth,
         parentIds: occurrence.parentIds,
-        aliasPath: [...occurrence.aliasPath, occurrence.edge.alias],
+        childIds,
+        aliasPath,
         scope: occurrence.scope,
       })
       if (input.packages.get(pkgId)?.link === true) continue
-      const parentIds = [...occurrence.parentIds, pkgId]
-      const aliasPath = [...occurrence.aliasPath, occurrence.edge.alias]
       const scope = childScope(input.children.get(pkgId) ?? [], aliasPath, occurrence.scope)
       for (const edge of input.children.get(pkgId) ?? []) {
-        if (!parentIds.includes(edge.pkgId)) {
-          next.push({ edge, importer: occurrence.importer, depth: occurrence.depth + 1, parentIds, aliasPath, scope })
+        if (!isAbove(edge.pkgId, childIds)) {
+          next.push({ edge, importer: occurrence.importer, depth: occurrence.depth + 1, parentIds: childIds, aliasPath, scope })
         }
       }
     }
@@ -92,93 +117,131 @@ export function resolutionPeerViews (input: ResolutionPeersInput): ImporterPeerV
 
   // What an owner's dependencies pass up, in the owner's own place in the tree.
   const inner = new Map<string, Level>()
-  const ownerLevel = (pkgId: string): Level => {
-    const cached = inner.get(pkgId)
-    if (cached !== undefined) return cached
-    const empty: Level = { missing: new Map(), resolved: new Map() }
-    // A package reached again inside its own subtree passes nothing up (pnpm would wait on itself).
-    inner.set(pkgId, empty)
+  const ownerFrame = (pkgId: string): LevelFrame => {
     const owner = owners.get(pkgId)!
-    const children = (input.children.get(pkgId) ?? []).filter((edge) => !owner.parentIds.includes(edge.pkgId) && edge.pkgId !== pkgId)
+    const children = (input.children.get(pkgId) ?? []).filter((edge) => !isAbove(edge.pkgId, owner.parentIds) && edge.pkgId !== pkgId)
     const scope = childScope(children, owner.aliasPath, owner.scope)
-    const level = levelOf(children, {
+    return levelFrame(children, {
       importer: owner.importer,
       depth: owner.depth + 1,
-      parentIds: [...owner.parentIds, pkgId],
+      parentIds: owner.childIds,
       current: scope,
       above: owner.scope,
-    })
-    inner.set(pkgId, level)
-    return level
+    }, pkgId)
   }
 
-  const levelOf = (
-    edges: readonly Edge[],
-    at: { importer: number, depth: number, parentIds: string[], current: AliasScope, above: AliasScope }
-  ): Level => {
-    const parentKey = at.parentIds.join('\0')
+  /**
+   * What the dependencies `edges` pass up at `at`. Each owner's level below is computed once, depth
+   * first, on an explicit stack (a chain is as deep as a registry makes it): a frame stops at an
+   * edge whose owner's level is not known yet and takes it up again once that level is done.
+   */
+  const levelOf = (edges: readonly Edge[], at: LevelAt): Level => {
+    const stack = [levelFrame(edges, at, undefined)]
+    for (;;) {
+      const frame = stack.at(-1)!
+      const below = frame.next()
+      if (below !== undefined) {
+        // A package reached again inside its own subtree passes nothing up (pnpm would wait on itself).
+        inner.set(below, { missing: new Map(), resolved: new Map() })
+        stack.push(ownerFrame(below))
+        continue
+      }
+      const level = frame.level()
+      stack.pop()
+      if (frame.pkgId !== undefined) inner.set(frame.pkgId, level)
+      if (stack.length === 0) return level
+    }
+  }
+
+  /** One call of the walk: `next` takes the edges in order, and names an owner whose level it needs first. */
+  const levelFrame = (edges: readonly Edge[], at: LevelAt, pkgId: string | undefined): LevelFrame => {
     const fromOwners: Level[] = []
     const fromOthers: Level[] = []
-    for (const edge of edges) {
-      if (input.packages.get(edge.pkgId)?.link === true) continue
-      const owner = owners.get(edge.pkgId)
-      if (owner === undefined) continue
-      if (owner.importer === at.importer && owner.parentIds.join('\0') === parentKey) {
-        fromOwners.push(filterMissing(ownerLevel(edge.pkgId), at.current, true))
-      } else if (owner.depth >= at.depth && !at.parentIds.includes(edge.pkgId)) {
-        fromOthers.push(filterMissing({ missing: ownerLevel(edge.pkgId).missing, resolved: new Map() }, at.above, false))
+    let index = 0
+    const next = (): string | undefined => {
+      for (; index < edges.length; index++) {
+        const edge = edges[index]!
+        if (input.packages.get(edge.pkgId)?.link === true) continue
+        const owner = owners.get(edge.pkgId)
+        if (owner === undefined) continue
+        // The owner is here when the ids above it are these (each owner's `childIds` is the one list its dependencies share).
+        const isOwner = owner.importer === at.importer && owner.parentIds === at.parentIds
+        if (!isOwner && !(owner.depth >= at.depth && !isAbove(edge.pkgId, at.parentIds))) continue
+        const below = inner.get(edge.pkgId)
+        if (below === undefined) return edge.pkgId
+        if (isOwner) fromOwners.push(filterMissing(below, at.current, true))
+        else fromOthers.push(filterMissing({ missing: below.missing, resolved: new Map() }, at.above, false))
+      }
+      return undefined
+    }
+    const level = (): Level => {
+      const resolved = new Map<string, Provider>()
+      for (const level of [...fromOwners, ...fromOthers]) for (const [name, provider] of level.resolved) resolved.set(name, provider)
+      const own: Array<Map<string, UnresolvedPeer>> = []
+      for (const edge of edges) {
+        const pkg = input.packages.get(edge.pkgId)
+        if (pkg === undefined || pkg.link === true) continue
+        const missing = new Map<string, UnresolvedPeer>()
+        // A package's own peers are looked up among its siblings only; its parent passes the rest up.
+        for (const [peer, range] of Object.entries(pkg.peerDependencies)) {
+          const provider = at.current.aliases.get(peer)
+          if (provider === undefined) missing.set(peer, { ranges: [range], optional: pkg.peerDependenciesMeta[peer]?.optional === true })
+          else if (provider !== true) resolved.set(peer, provider)
+        }
+        own.push(missing)
+      }
+      return {
+        missing: mergeUnresolved([...own, ...fromOwners.map((level) => level.missing), ...fromOthers.map((level) => level.missing)]),
+        resolved,
       }
     }
-    const resolved = new Map<string, PeerProvider>()
-    for (const level of [...fromOwners, ...fromOthers]) for (const [name, provider] of level.resolved) resolved.set(name, provider)
-    const own: Array<Map<string, UnresolvedPeer>> = []
-    for (const edge of edges) {
-      const pkg = input.packages.get(edge.pkgId)
-      if (pkg === undefined || pkg.link === true) continue
-      const missing = new Map<string, UnresolvedPeer>()
-      // A package's own peers are looked up among its siblings only; its parent passes the rest up.
-      for (const [peer, range] of Object.entries(pkg.peerDependencies)) {
-        const provider = at.current.aliases.get(peer)
-        if (provider === undefined) missing.set(peer, { ranges: [range], optional: pkg.peerDependenciesMeta[peer]?.optional === true })
-        else if (provider !== true) resolved.set(peer, provider)
-      }
-      own.push(missing)
-    }
-    return {
-      missing: mergeUnresolved([...own, ...fromOwners.map((level) => level.missing), ...fromOthers.map((level) => level.missing)]),
-      resolved,
-    }
+    return { pkgId, next, level }
   }
 
-  return input.importerIds.map((id, importer) => {
+  return input.importerIds.map((_, importer) => {
     const top = tops[importer]!
     const known = input.knownAliases?.[importer]
     const above: AliasScope = known === undefined ? top : { aliases: new Map([...known].map((alias) => [alias, true as const])) }
-    return levelOf(input.pending[importer]!, { importer, depth: 0, parentIds: [id], current: top, above })
+    const { missing, resolved } = levelOf(input.pending[importer]!, {
+      importer,
+      depth: 0,
+      parentIds: importerPaths[importer]!,
+      current: top,
+      above,
+    })
+    return { missing, resolved: new Map([...resolved].map(([name, provider]) => [name, { ...provider, path: pathIds(provider.path) }])) }
   })
 }
 
 /** The scope of a package's dependencies: each a provider at its place in the tree, before the ancestors' scope. */
-function childScope (edges: readonly Edge[], aliasPath: readonly string[], parent: AliasScope): AliasScope {
-  const aliases = new Map<string, PeerProvider | true>()
+function childScope (edges: readonly Edge[], aliasPath: IdPath, parent: AliasScope): AliasScope {
+  const aliases = new Map<string, Provider | true>()
   for (const edge of edges) {
-    if (!aliases.has(edge.alias)) aliases.set(edge.alias, { alias: edge.alias, pkgId: edge.pkgId, path: [...aliasPath, edge.alias] })
+    if (!aliases.has(edge.alias)) aliases.set(edge.alias, { alias: edge.alias, pkgId: edge.pkgId, path: extendPath(aliasPath, edge.alias) })
   }
   return { aliases, parent }
 }
 
-function lookup (scope: AliasScope | undefined, name: string): PeerProvider | true | undefined {
+/** The nearest provider of `name` in scope; each scope walked past remembers it, so a peer missing deep in a chain is not looked for up the whole chain at every level. */
+function lookup (scope: AliasScope | undefined, name: string): Provider | true | undefined {
+  const walked: AliasScope[] = []
+  let found: Provider | true | null = null
   for (let at = scope; at !== undefined; at = at.parent) {
-    const found = at.aliases.get(name)
-    if (found !== undefined) return found
+    const here = at.aliases.get(name) ?? at.found?.get(name)
+    if (here !== undefined) {
+      found = here
+      break
+    }
+    walked.push(at)
   }
-  return undefined
+  for (const at of walked) (at.found ??= new Map()).set(name, found)
+  return found ?? undefined
 }
 
 /** pnpm's filterMissingPeers: peers now in scope leave the missing ones; a provider below the importer is recorded (`record`). */
 function filterMissing (level: Level, scope: AliasScope, record: boolean): Level {
   const missing = new Map<string, UnresolvedPeer>()
-  const resolved = record ? new Map(level.resolved) : new Map<string, PeerProvider>()
+  const resolved = record ? new Map(level.resolved) : new Map<string, Provider>()
   for (const [name, peer] of level.missing) {
     const provider = lookup(scope, name)
     if (provider === undefined) missing.set(name, peer)
@@ -217,15 +280,9 @@ function rangesIntersect (ranges: readonly string[]): boolean {
   return true
 }
 
-function compareOccurrences (
-  a: { importer: number, depth: number, parentIds: readonly string[] },
-  b: { importer: number, depth: number, parentIds: readonly string[] }
-): number {
+function compareOccurrences (a: { importer: number, parentIds: IdPath }, b: { importer: number, parentIds: IdPath }): number {
   if (a.importer !== b.importer) return a.importer - b.importer
-  for (let i = 0; i < Math.min(a.parentIds.length, b.parentIds.length); i++) {
-    if (a.parentIds[i] !== b.parentIds[i]) return a.parentIds[i]! < b.parentIds[i]! ? -1 : 1
-  }
-  return a.parentIds.length - b.parentIds.length
+  return comparePaths(a.parentIds, b.parentIds)
 }
 
 /**

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 
 import semver from 'semver'
 
+import { stronglyConnected } from './strongly-connected.js'
 import type { Edge, ResolvedPackage } from './types.js'
 
 /** One occurrence of a package with the peers it sees; equal contexts share one node. */
@@ -65,6 +66,22 @@ export interface ResolvePeersOptions {
 
 type Context = ReadonlyMap<string, PeerNode>
 
+/** A node being filled (`PeerResolver.fill`): its children's shells, and the next of them to fill. */
+interface FillFrame {
+  node: PeerNode
+  edges: readonly Edge[]
+  shells: Array<{ edge: Edge, child: PeerNode }>
+  childContext: Context
+  ordered: Array<{ edge: Edge, child: PeerNode }>
+  next: number
+}
+
+/** A node whose path waits on its peers' paths (`PeerResolver.depPath`): those it has so far, in order. */
+interface PeersFrame { node: PeerNode, peers: Array<[string, PeerNode]>, ids: string[] }
+
+/** A node whose path waits on others': its peers', or (`peers` undefined) a provider's on its occurrence's. */
+type DepPathFrame = PeersFrame | { node: PeerNode, peers: undefined }
+
 /**
  * Phase two: peer dependencies resolved the way pnpm does. Each package occurrence sees as
  * providers its own dependencies, its siblings and the siblings of every ancestor, up to the
@@ -114,7 +131,7 @@ export class PeerResolver {
     const provided = providers.map((provider) => ({ provider, node: this.shell(provider.pkgId) }))
     for (const { provider, node } of provided) this.provide(context, { alias: provider.alias, pkgId: provider.pkgId, optional: true }, node)
     const out = new Map<string, PeerNode>()
-    for (const { edge, node } of nodes) out.set(edge.alias, this.fill(node, context, []))
+    for (const { edge, node } of nodes) out.set(edge.alias, this.fill(node, context))
     markPeerCycles(nodes.map(({ edge, node }) => ({ alias: edge.alias, name: this.opts.packages.get(edge.pkgId)!.name, node })))
     // A provider is the very occurrence it was found as below the importer (pnpm hoists that node),
     // so it shares that occurrence's content; filled here only when the tree no longer has it.
@@ -132,7 +149,7 @@ export class PeerResolver {
         node.providerOf = found
         if (found.cycleBroken === true) node.cycleBroken = true
       } else {
-        this.fill(node, context, [])
+        this.fill(node, context)
       }
       out.set(provider.alias, node)
     }
@@ -217,15 +234,47 @@ export class PeerResolver {
   /**
    * Fills `node` (a fresh shell) for this context. Occurrences that see the same providers for
    * every peer name below them share their content, so a package is walked once per distinct
-   * set of providers, not once per path.
+   * set of providers, not once per path. Depth first, on an explicit stack: a registry makes a
+   * chain as deep as it likes. `path` holds the positions of each package id on the stack.
    */
-  private fill (node: PeerNode, context: Context, path: readonly string[]): PeerNode {
+  private fill (root: PeerNode, context: Context): PeerNode {
+    const path = new Map<string, number[]>()
+    const stack: FillFrame[] = []
+    const enter = (node: PeerNode, context: Context): void => {
+      const frame = this.enter(node, context, path)
+      if (frame === undefined) return
+      const at = path.get(node.pkgId)
+      if (at === undefined) path.set(node.pkgId, [stack.length])
+      else at.push(stack.length)
+      stack.push(frame)
+    }
+    enter(root, context)
+    while (stack.length > 0) {
+      const frame = stack.at(-1)!
+      const next = frame.ordered[frame.next++]
+      if (next !== undefined) {
+        enter(next.child, frame.childContext)
+        continue
+      }
+      stack.pop()
+      const at = path.get(frame.node.pkgId)!
+      at.pop()
+      if (at.length === 0) path.delete(frame.node.pkgId)
+      this.leave(frame)
+    }
+    return root
+  }
+
+  /** The first half of filling a node: from the cache, or its children's shells in the order pnpm walks them (then `leave`). */
+  private enter (node: PeerNode, context: Context, path: ReadonlyMap<string, readonly number[]>): FillFrame | undefined {
     const pkgId = node.pkgId
     this.contextOf.set(node, context)
     node.filledIn = this.importerSeq
     const needed = this.peersBelow.get(pkgId)!
     // An occurrence reached through a cycle has fewer children (see below): it neither uses nor fills the cache.
-    const throughCycle = path.includes(pkgId)
+    // Where the package first occurs above this occurrence, if it does.
+    const above = path.get(pkgId)?.[0]
+    const throughCycle = above !== undefined
     const key = throughCycle ? undefined : needed.size === 0 ? pkgId : `${pkgId}\0${[...needed].sort().map((name) => { const p = context.get(name); return p === undefined ? '' : String(this.ids.get(p)) }).join('\0')}`
     const cached = key === undefined ? undefined : this.cache.get(key)
     if (cached !== undefined) {
@@ -236,21 +285,30 @@ export class PeerResolver {
       node.missing = cached.missing
       if (cached.filledIn !== undefined) node.filledIn = cached.filledIn
       node.transitivePeerDependencies = cached.transitivePeerDependencies
-      return node
+      return undefined
     }
     if (key !== undefined) this.cache.set(key, node)
-    const pkg = this.opts.packages.get(pkgId)!
-    // pnpm unrolls a dependency cycle once: an edge is dropped only when the path already went
-    // from this package to that child (or a package depends on itself).
-    const innerPath = [...path, pkgId]
+    // pnpm unrolls a dependency cycle once (parentIdsContainSequence): an edge is dropped only when
+    // the path already went from this package to that child (or a package depends on itself).
     const edges = (this.opts.children.get(pkgId) ?? [])
-      .filter((edge) => edge.pkgId !== pkgId && !containsStep(innerPath, pkgId, edge.pkgId))
-    const childContext = new Map(context)
+      .filter((edge) => edge.pkgId !== pkgId && !(throughCycle && (path.get(edge.pkgId)?.at(-1) ?? -1) > above))
     const shells = edges.map((edge) => ({ edge, child: this.shell(edge.pkgId) }))
-    for (const { edge, child } of shells) this.provide(childContext, edge, child, { inherited: context, siblings: edges })
+    // A package without dependencies sees what its parent sees (no copy: a project can have thousands of peers in scope).
+    let childContext = context
+    if (shells.length > 0) {
+      const own = new Map(context)
+      for (const { edge, child } of shells) this.provide(own, edge, child, { inherited: context, siblings: edges })
+      childContext = own
+    }
     // pnpm walks the children already visible as providers first, then the rest.
     const ordered = [...shells.filter(({ edge }) => context.has(edge.alias)), ...shells.filter(({ edge }) => !context.has(edge.alias))]
-    for (const { child } of ordered) this.fill(child, childContext, innerPath)
+    return { node, edges, shells, childContext, ordered, next: 0 }
+  }
+
+  /** The second half of filling a node, once its children are filled: what it takes from them, its own peers. */
+  private leave ({ node, edges, shells, childContext }: FillFrame): void {
+    const pkgId = node.pkgId
+    const pkg = this.opts.packages.get(pkgId)!
     markPeerCycles(shells.map(({ edge, child }) => ({ alias: edge.alias, name: this.opts.packages.get(edge.pkgId)!.name, node: child })))
     const ownAliases = new Set(edges.map((edge) => edge.alias))
     for (const { edge, child } of shells) {
@@ -278,33 +336,75 @@ export class PeerResolver {
     node.transitivePeerDependencies.push(...[...new Set([...node.allPeers.keys(), ...node.missing.keys()])]
       .filter((peer) => !own.has(peer))
       .sort())
-    return node
   }
 
-  /** The node's dependency path, its peer suffix built from its peers' own dependency paths. */
-  depPath (node: PeerNode): string {
-    if (node.depPath !== undefined) return node.depPath
-    if (node.providerOf !== undefined) {
-      // The occurrence's own path; not kept while that is still being computed (a cycle names it bare).
-      const depPath = this.depPath(node.providerOf)
-      if (node.providerOf.depPath !== undefined) node.depPath = depPath
-      return depPath
+  /**
+   * The node's dependency path, its peer suffix built from its peers' own dependency paths. A peer's
+   * path can wait on its own peers' in turn, as deep as the graph goes: the nodes waiting are on an
+   * explicit stack, each taking its peers' paths in order.
+   */
+  depPath (root: PeerNode): string {
+    const stack: DepPathFrame[] = []
+    let call: PeerNode | undefined = root
+    // The path the last call returned; undefined while a frame has just been pushed.
+    let value: string | undefined
+    for (;;) {
+      if (call !== undefined) {
+        const node: PeerNode = call
+        call = undefined
+        value = this.knownDepPath(node)
+        if (value === undefined && node.providerOf !== undefined) {
+          stack.push({ node, peers: undefined })
+          call = node.providerOf
+          continue
+        }
+        if (value === undefined) {
+          node.computing = true
+          stack.push({ node, peers: [...node.allPeers], ids: [] })
+        }
+      }
+      const frame = stack.at(-1)
+      if (frame === undefined) return value!
+      if (frame.peers === undefined) {
+        // The occurrence's own path; not kept while that is still being computed (a cycle names it bare).
+        if (frame.node.providerOf!.depPath !== undefined) frame.node.depPath = value!
+        stack.pop()
+        continue
+      }
+      if (value !== undefined) frame.ids.push(value)
+      call = this.nextPeer(frame)
+      if (call !== undefined) continue
+      frame.node.computing = false
+      let suffix = frame.ids.sort().join(')(')
+      if (suffix.length > this.opts.peersSuffixMaxLength) suffix = createHash('sha256').update(suffix).digest('hex').slice(0, 32)
+      value = frame.node.depPath = `${this.withPatch(frame.node.pkgId)}(${suffix})`
+      stack.pop()
     }
+  }
+
+  /** The node's dependency path when it needs no peer's path computed (undefined when it does, or it is a provider). */
+  private knownDepPath (node: PeerNode): string | undefined {
+    if (node.depPath !== undefined) return node.depPath
+    if (node.providerOf !== undefined) return undefined
     if (node.allPeers.size === 0) return (node.depPath = this.withPatch(node.pkgId))
     // Peers that wait on each other (a cycle) are named without their own suffixes.
     if (node.computing === true) return this.withPatch(node.pkgId)
-    node.computing = true
-    const ids = [...node.allPeers].map(([name, peer]) => this.opts.packages.get(peer.pkgId)!.link === true
+    return undefined
+  }
+
+  /** Takes the frame's peers in order, naming those that need no path computed; returns the next one whose path is needed. */
+  private nextPeer (frame: PeersFrame): PeerNode | undefined {
+    const node = frame.node
+    while (frame.ids.length < frame.peers.length) {
+      const [name, peer] = frame.peers[frame.ids.length]!
       // A linked project as a peer: its name and its path from the lockfile's directory (pnpm's `@scope/a@packages+a`).
-      ? `${name}@${peer.pkgId.slice('link:'.length).replaceAll('/', '+')}`
-      : this.opts.dedupePeers === true ? `${name}@${this.opts.packages.get(peer.pkgId)!.version}`
-        : peer.cycleBroken === true && !(this.settled.has(peer) && (node.filledIn ?? 0) > (peer.filledIn ?? 0))
-          ? this.withPatch(peer.pkgId)
-          : this.depPath(peer)).sort()
-    node.computing = false
-    let suffix = ids.join(')(')
-    if (suffix.length > this.opts.peersSuffixMaxLength) suffix = createHash('sha256').update(suffix).digest('hex').slice(0, 32)
-    return (node.depPath = `${this.withPatch(node.pkgId)}(${suffix})`)
+      if (this.opts.packages.get(peer.pkgId)!.link === true) frame.ids.push(`${name}@${peer.pkgId.slice('link:'.length).replaceAll('/', '+')}`)
+      else if (this.opts.dedupePeers === true) frame.ids.push(`${name}@${this.opts.packages.get(peer.pkgId)!.version}`)
+      else if (peer.cycleBroken === true && !(this.settled.has(peer) && (node.filledIn ?? 0) > (peer.filledIn ?? 0))) {
+        frame.ids.push(this.withPatch(peer.pkgId))
+      } else return peer
+    }
+    return undefined
   }
 
   /** `name@1.0.0(patch_hash=…)` for a patched package (pnpm's id with patch hash), else the id. */
@@ -315,16 +415,24 @@ export class PeerResolver {
 
   private computePeersBelow (): void {
     for (const [pkgId, pkg] of this.opts.packages) this.peersBelow.set(pkgId, new Set(Object.keys(pkg.peerDependencies)))
-    // Propagate to parents until nothing changes (the graph can have cycles).
-    let changed = true
-    while (changed) {
-      changed = false
-      for (const [pkgId, edges] of this.opts.children) {
-        const set = this.peersBelow.get(pkgId) as Set<string>
-        for (const edge of edges) {
-          for (const peer of this.peersBelow.get(edge.pkgId) ?? []) {
-            if (!set.has(peer)) { set.add(peer); changed = true }
-          }
+    const parents = new Map<string, string[]>()
+    for (const [pkgId, edges] of this.opts.children) {
+      for (const edge of edges) {
+        const list = parents.get(edge.pkgId)
+        if (list === undefined) parents.set(edge.pkgId, [pkgId])
+        else list.push(pkgId)
+      }
+    }
+    // Each name a package gains passes to its parents once: a chain takes one pass, not one per level, and cycles end.
+    const pending: Array<[string, string]> = []
+    for (const [pkgId, names] of this.peersBelow) for (const name of names) pending.push([pkgId, name])
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      const [pkgId, name] = next
+      for (const parent of parents.get(pkgId) ?? []) {
+        const names = this.peersBelow.get(parent) as Set<string> | undefined
+        if (names !== undefined && !names.has(name)) {
+          names.add(name)
+          pending.push([parent, name])
         }
       }
     }
@@ -339,14 +447,6 @@ function peerRange (range: string): string {
   if (!range.startsWith('workspace:')) return range
   const bare = range.slice('workspace:'.length)
   return bare === '*' || bare === '^' || bare === '~' ? '*' : bare
-}
-
-/** pnpm's parentIdsContainSequence: `from` (the last id of `path`) occurs earlier, and `to` after that. */
-function containsStep (path: readonly string[], from: string, to: string): boolean {
-  const fromIndex = path.indexOf(from)
-  if (fromIndex === -1 || fromIndex === path.length - 1) return false
-  const toIndex = path.lastIndexOf(to)
-  return fromIndex < toIndex && toIndex !== path.length - 1
 }
 
 /**
@@ -366,21 +466,17 @@ function markPeerCycles (siblings: Array<{ alias: string, name: string, node: Pe
     }
   }
   if (edges.size < 2) return
-  for (const start of edges.keys()) {
-    // Does `start` reach itself?
-    const seen = new Set<string>()
-    const stack = [...edges.get(start)!]
-    while (stack.length > 0) {
-      const key = stack.pop()!
-      if (key === start) {
-        for (const node of nodesByKey.get(start)!) node.cycleBroken = true
-        break
-      }
-      if (seen.has(key)) continue
-      seen.add(key)
-      stack.push(...edges.get(key) ?? [])
-    }
-  }
+  // A sibling reaches itself when its component has others in it, or it names itself.
+  const keys = [...edges.keys()]
+  const indexOf = new Map(keys.map((key, index) => [key, index]))
+  const adjacency = keys.map((key) => [...new Set(edges.get(key)!.flatMap((peer) => indexOf.get(peer) ?? []))])
+  const { componentOf, count } = stronglyConnected(adjacency)
+  const sizes = new Array<number>(count).fill(0)
+  for (const component of componentOf) sizes[component]!++
+  keys.forEach((key, index) => {
+    if (sizes[componentOf[index]!]! === 1 && !adjacency[index]!.includes(index)) return
+    for (const node of nodesByKey.get(key)!) node.cycleBroken = true
+  })
 }
 
 function mergeMissing (into: Map<string, MissingPeer>, missing: MissingPeer): void {

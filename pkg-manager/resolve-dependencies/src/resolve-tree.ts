@@ -13,42 +13,76 @@ import type { NpmResolver, PreferredVersions, RegistrySpec, ReleaseAgeViolation,
 import semver from 'semver'
 
 import { lockedPackage, snapshotOf } from './from-lockfile.js'
+import { comparePaths, extendPath, pathStartsWith } from './id-path.js'
+import type { IdPath } from './id-path.js'
 import { fromMeta, fromRegistry } from './resolved-package.js'
 import type { Edge, ResolvedPackage } from './types.js'
 
 
+type Selectors = Map<string, { type: 'version' | 'range' | 'tag', weight: number }>
+
 /** Preferred versions in scope: an importer's, plus the versions resolved beside each ancestor. */
 export class Scope {
-  private readonly own = new Map<string, Map<string, { type: 'version' | 'range' | 'tag', weight: number }>>()
-  constructor (private readonly parent?: Scope) {}
+  private readonly own = new Map<string, Selectors>()
+  private readonly depth: number
+  private readonly root: Scope
+  /**
+   * The tree's record (kept by its root, shared): the least depth below the root at which each
+   * name has selectors. A pick walks up only that far, then takes the root's: in a chain as deep as
+   * a registry makes it, each name is met below where it is picked, and a pick reads two scopes.
+   */
+  private readonly shallowest: Map<string, number>
+
+  constructor (private readonly parent?: Scope) {
+    this.depth = parent === undefined ? 0 : parent.depth + 1
+    this.root = parent?.root ?? this
+    this.shallowest = parent?.shallowest ?? new Map<string, number>()
+  }
 
   /** A selector with this weight, whatever it had (pnpm's preferences from package.json files: one per specifier, however many ask for it). */
   set (name: string, selector: string, type: 'version' | 'range' | 'tag', weight: number): void {
-    let selectors = this.own.get(name)
-    if (selectors === undefined) this.own.set(name, selectors = new Map<string, { type: 'version' | 'range' | 'tag', weight: number }>())
-    selectors.set(selector, { type, weight })
+    this.selectorsOf(name).set(selector, { type, weight })
   }
 
   add (name: string, selector: string, type: 'version' | 'range' | 'tag', weight: number): void {
-    let selectors = this.own.get(name)
-    if (selectors === undefined) {
-      selectors = new Map<string, { type: 'version' | 'range' | 'tag', weight: number }>()
-      this.own.set(name, selectors)
-    }
+    const selectors = this.selectorsOf(name)
     const current = selectors.get(selector)
     selectors.set(selector, { type, weight: (current?.weight ?? 0) + weight })
   }
 
   preferred (name: string): PreferredVersions {
-    const chain: Scope[] = [this]
-    while (chain[0]!.parent !== undefined) chain.unshift(chain[0]!.parent)
     const out: Record<string, { type: 'version' | 'range' | 'tag', weight: number }> = {}
-    for (const scope of chain) {
-      for (const [selector, value] of scope.own.get(name) ?? []) {
+    // Read from the root down.
+    for (const selectors of Scope.chainOf(this, name).reverse()) {
+      for (const [selector, value] of selectors) {
         out[selector] = { type: value.type, weight: (out[selector]?.weight ?? 0) + value.weight }
       }
     }
     return out
+  }
+
+  private selectorsOf (name: string): Selectors {
+    let selectors = this.own.get(name)
+    if (selectors === undefined) {
+      this.own.set(name, selectors = new Map() as Selectors)
+      if (this.depth > 0 && !(this.depth >= (this.shallowest.get(name) ?? Infinity))) this.shallowest.set(name, this.depth)
+    }
+    return selectors
+  }
+
+  /** The selectors for the name from `scope` up to its root, nearest first. */
+  private static chainOf (scope: Scope, name: string): Selectors[] {
+    const chain: Selectors[] = []
+    const shallowest = scope.shallowest.get(name) ?? Infinity
+    let at: Scope | undefined = scope
+    for (; at !== undefined && at.depth >= shallowest; at = at.parent) {
+      const selectors = at.own.get(name)
+      if (selectors !== undefined) chain.push(selectors)
+    }
+    // Between there and the root, no scope has any.
+    const selectors = at === undefined ? undefined : at.root.own.get(name)
+    if (selectors !== undefined) chain.push(selectors)
+    return chain
   }
 }
 
@@ -84,7 +118,8 @@ function inChain (chain: AliasChain | undefined, alias: string): boolean {
 /** One place a package is wanted: who wants it (the path of package ids from the importer) and with which preferences. */
 interface Occurrence {
   importerIndex: number
-  parentPath: readonly string[]
+  /** The ids of the packages above it (the importer's own dependencies: none). */
+  parentPath: IdPath | undefined
   wanted: WantedDependency
   scope: Scope
   /** What is in scope above it (pnpm's parentPkgAliases): an optional peer found there is no dependency of it. */
@@ -157,6 +192,8 @@ export class TreeResolver {
   readonly children = new Map<string, Edge[]>()
   /** Where each package's dependencies were chosen: a better place found later (a peer hoisted to an importer) chooses them again. */
   private readonly owners = new Map<string, Occurrence>()
+  /** The lists of ids above each package's dependencies, one per owner it had: whether a package is above an occurrence is read from them. */
+  private readonly paths = new Map<string, IdPath[]>()
   /**
    * Names of direct dependencies that resolved to something other than the lockfile had (changed
    * or new): everywhere below, a dependency on such a name is resolved again instead of taking its
@@ -180,7 +217,7 @@ export class TreeResolver {
       importer.wanted.forEach((wanted, slot) => {
         level.push({
           importerIndex: importer.importerIndex,
-          parentPath: [],
+          parentPath: undefined,
           wanted,
           scope: importer.scope,
           aliases,
@@ -214,7 +251,7 @@ export class TreeResolver {
           parent: siblings[0]!.occurrence.aliases,
         }
         for (const { occurrence, pkg } of siblings) {
-          if (occurrence.parentPath.includes(pkg.id)) continue
+          if (this.paths.get(pkg.id)?.some((own) => pathStartsWith(occurrence.parentPath, own)) === true) continue
           const chosen = this.owners.get(pkg.id)
           if (chosen !== undefined && !isBetterOwner(occurrence, chosen)) continue
           const current = owners.get(pkg.id)
@@ -233,6 +270,10 @@ export class TreeResolver {
         }
       }))
       for (const [pkgId, { occurrence, pkg, childScope, childAliases }] of ordered) {
+        const parentPath = extendPath(occurrence.parentPath, pkgId)
+        const paths = this.paths.get(pkgId)
+        if (paths === undefined) this.paths.set(pkgId, [parentPath])
+        else paths.push(parentPath)
         const edges: Edge[] = []
         this.children.set(pkgId, edges)
         this.owners.set(pkgId, occurrence)
@@ -247,7 +288,7 @@ export class TreeResolver {
         wanted.forEach((child, slot) => {
           next.push({
             importerIndex: occurrence.importerIndex,
-            parentPath: [...occurrence.parentPath, pkgId],
+            parentPath,
             wanted: child,
             scope: childScope,
             aliases: childAliases,
@@ -289,7 +330,7 @@ export class TreeResolver {
 
   private async resolveOne (occurrence: Occurrence, depth: number): Promise<ResolvedPackage | undefined> {
     const { wanted } = occurrence
-    const parent = occurrence.parentPath.at(-1)
+    const parent = occurrence.parentPath?.id
     let spec = parseWantedSpec(wanted.alias, wanted.bareSpecifier, parent ?? 'package.json')
     if (spec.kind === 'tarball') spec = this.asRegistryTarball(spec) ?? spec
     if (spec.kind !== 'registry' && parent !== undefined && this.opts.blockExoticSubdeps) {
@@ -453,7 +494,7 @@ export class TreeResolver {
   private async resolveWorkspace (specifier: string, wanted: WantedDependency, occurrence: Occurrence): Promise<ResolvedPackage> {
     const importerDir = this.opts.importerDirs[occurrence.importerIndex]!
     const body = specifier.slice('workspace:'.length)
-    const where = occurrence.parentPath.length === 0 ? path.join(importerDir, 'package.json') : occurrence.parentPath.at(-1)!
+    const where = occurrence.parentPath?.id ?? path.join(importerDir, 'package.json')
     let project
     if (body.startsWith('.') || body.startsWith('/')) {
       const dir = path.resolve(importerDir, body)
@@ -505,7 +546,7 @@ export class TreeResolver {
       pending = resolveLocal(wanted.alias, { protocol: 'file', path: dir }, {
         baseDir: this.opts.lockfileDir,
         lockfileDir: this.opts.lockfileDir,
-        wantedBy: occurrence.parentPath.at(-1) ?? 'package.json',
+        wantedBy: occurrence.parentPath?.id ?? 'package.json',
         onWarning: this.opts.onWarning,
       }).then((local) => {
         if (local.kind !== 'package') throw new Error('unreachable')
@@ -540,7 +581,7 @@ export class TreeResolver {
   }
 
   private async resolveLocal (spec: WantedSpec & { kind: 'local' }, wanted: WantedDependency, occurrence: Occurrence): Promise<ResolvedPackage> {
-    const direct = occurrence.parentPath.length === 0
+    const direct = occurrence.parentPath === undefined
     const importerDir = this.opts.importerDirs[occurrence.importerIndex]!
     // pnpm: a direct dependency's path is the project's; a deeper `file:` one is its declaring
     // directory's; others the lockfile's. Whichever, the lockfile names it from its own directory
@@ -549,7 +590,7 @@ export class TreeResolver {
     const local = await resolveLocal(wanted.alias, spec, {
       baseDir,
       lockfileDir: this.opts.lockfileDir,
-      wantedBy: occurrence.parentPath.at(-1) ?? 'package.json',
+      wantedBy: occurrence.parentPath?.id ?? 'package.json',
       onWarning: this.opts.onWarning,
     })
     if (local.kind === 'link') return this.linked(path.resolve(this.opts.lockfileDir, local.ref.slice('link:'.length)), wanted.alias, '0.0.0')
@@ -665,14 +706,10 @@ function satisfiesLockedRange (version: string, spec: { type: string, version?: 
 }
 
 function compareOccurrences (a: Occurrence, b: Occurrence): number {
-  if (a.parentPath.length !== b.parentPath.length) return a.parentPath.length - b.parentPath.length
+  const depth = (a.parentPath?.length ?? 0) - (b.parentPath?.length ?? 0)
+  if (depth !== 0) return depth
   if (a.importerIndex !== b.importerIndex) return a.importerIndex - b.importerIndex
-  for (let i = 0; i < a.parentPath.length; i++) {
-    const x = a.parentPath[i]!
-    const y = b.parentPath[i]!
-    if (x !== y) return x < y ? -1 : 1
-  }
-  return a.slot - b.slot
+  return comparePaths(a.parentPath, b.parentPath) || a.slot - b.slot
 }
 
 function isBetterOwner (candidate: Occurrence, current: Occurrence): boolean {

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+
+import { resolutionPeerViews } from '../src/resolution-peers.js'
+import type { Edge, ResolvedPackage } from '../src/types.js'
+
+// A dependency chain is as deep as a registry makes it: the level walk takes any depth (it ran
+// out of stack between 1,000 and 2,000 levels when it recursed).
+const DEPTH = 10_000
+
+function pkg (name: string, peerDependencies: Record<string, string> = {}): ResolvedPackage {
+  return {
+    id: `${name}@1.0.0`,
+    name,
+    version: '1.0.0',
+    resolution: { integrity: 'sha512-x' },
+    dependencies: {},
+    optionalDependencies: {},
+    peerDependencies,
+    peerDependenciesMeta: {},
+    lockfileFields: {},
+  }
+}
+
+/** p0 → p1 → … → p(DEPTH-1), the last wanting `peer`; `providerAt` also depends on `peer`. */
+function chain (providerAt?: number): { packages: Map<string, ResolvedPackage>, children: Map<string, Edge[]> } {
+  const packages = new Map<string, ResolvedPackage>()
+  const children = new Map<string, Edge[]>()
+  for (let i = 0; i < DEPTH; i++) {
+    const p = pkg(`p${i}`, i === DEPTH - 1 ? { peer: '^1.0.0' } : {})
+    packages.set(p.id, p)
+    const edges: Edge[] = i === DEPTH - 1 ? [] : [{ alias: `p${i + 1}`, pkgId: `p${i + 1}@1.0.0`, optional: false }]
+    if (i === providerAt) edges.push({ alias: 'peer', pkgId: 'peer@1.0.0', optional: false })
+    children.set(p.id, edges)
+  }
+  const peer = pkg('peer')
+  packages.set(peer.id, peer)
+  children.set(peer.id, [])
+  return { packages, children }
+}
+
+function views (graph: ReturnType<typeof chain>): ReturnType<typeof resolutionPeerViews> {
+  const edges = [[{ alias: 'p0', pkgId: 'p0@1.0.0', optional: false }]]
+  return resolutionPeerViews({ importerIds: ['.'], edges, pending: edges, topAliases: [new Set(['p0'])], ...graph })
+}
+
+test(`a peer missing at the bottom of a ${DEPTH}-level chain is missing at the importer`, () => {
+  const [view] = views(chain())
+  assert.deepEqual([...view!.missing], [['peer', { ranges: ['^1.0.0'], optional: false }]])
+  assert.deepEqual([...view!.resolved], [])
+})
+
+test(`a peer the bottom of a ${DEPTH}-level chain finds among an ancestor's dependencies is a provider, with the path of aliases down to it`, () => {
+  const at = DEPTH - 50
+  const [view] = views(chain(at))
+  assert.deepEqual([...view!.missing], [])
+  const provider = view!.resolved.get('peer')!
+  assert.equal(provider.pkgId, 'peer@1.0.0')
+  assert.deepEqual(provider.path, [...Array.from({ length: at + 1 }, (_, i) => `p${i}`), 'peer'])
+})

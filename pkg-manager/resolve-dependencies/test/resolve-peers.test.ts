@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { test } from 'node:test'
+
+import { PeerResolver } from '../src/resolve-peers.js'
+import type { PeerNode } from '../src/resolve-peers.js'
+import type { Edge, ResolvedPackage } from '../src/types.js'
+
+// Peers are resolved over a tree as deep as a registry makes it, and a peer suffix waits on its
+// peers' suffixes as deep as they go: both walks take any depth (they ran out of stack between
+// 1,000 and 2,000 levels when they recursed).
+const DEPTH = 10_000
+const MAX_SUFFIX = 1000
+
+function pkg (name: string, peerDependencies: Record<string, string> = {}): ResolvedPackage {
+  return {
+    id: `${name}@1.0.0`,
+    name,
+    version: '1.0.0',
+    resolution: { integrity: 'sha512-x' },
+    dependencies: {},
+    optionalDependencies: {},
+    peerDependencies,
+    peerDependenciesMeta: {},
+    lockfileFields: {},
+  }
+}
+
+const edge = (name: string): Edge => ({ alias: name, pkgId: `${name}@1.0.0`, optional: false })
+
+test(`every package of a ${DEPTH}-level chain whose bottom wants a peer the importer has gets the peer's suffix`, () => {
+  const packages = new Map<string, ResolvedPackage>()
+  const children = new Map<string, Edge[]>()
+  for (let i = 0; i < DEPTH; i++) {
+    packages.set(`p${i}@1.0.0`, pkg(`p${i}`, i === DEPTH - 1 ? { peer: '^1.0.0' } : {}))
+    children.set(`p${i}@1.0.0`, i === DEPTH - 1 ? [] : [edge(`p${i + 1}`)])
+  }
+  packages.set('peer@1.0.0', pkg('peer'))
+  const peers = new PeerResolver({ packages, children, peersSuffixMaxLength: MAX_SUFFIX })
+  const roots = peers.resolveImporter([edge('p0'), edge('peer')])
+  let node: PeerNode | undefined = roots.get('p0')
+  for (let i = 0; i < DEPTH; i++) {
+    assert.equal(peers.depPath(node!), `p${i}@1.0.0(peer@1.0.0)`)
+    assert.deepEqual(node!.transitivePeerDependencies, i === DEPTH - 1 ? [] : ['peer'])
+    node = node!.children.get(`p${i + 1}`)?.node
+  }
+  assert.equal(node, undefined)
+  assert.deepEqual(peers.issues, [])
+})
+
+test(`a suffix that waits on ${DEPTH} peers' suffixes in turn is built from the bottom up, hashed past peersSuffixMaxLength`, () => {
+  // The importer depends on q0 … q(DEPTH-1); each takes the next as a peer.
+  const packages = new Map<string, ResolvedPackage>()
+  for (let i = 0; i < DEPTH; i++) packages.set(`q${i}@1.0.0`, pkg(`q${i}`, i === DEPTH - 1 ? {} : { [`q${i + 1}`]: '1.0.0' }))
+  const peers = new PeerResolver({ packages, children: new Map(), peersSuffixMaxLength: MAX_SUFFIX })
+  const roots = peers.resolveImporter(Array.from({ length: DEPTH }, (_, i) => edge(`q${i}`)))
+  const expected: string[] = []
+  expected[DEPTH - 1] = `q${DEPTH - 1}@1.0.0`
+  for (let i = DEPTH - 2; i >= 0; i--) {
+    const suffix = expected[i + 1]!
+    expected[i] = `q${i}@1.0.0(${suffix.length > MAX_SUFFIX ? createHash('sha256').update(suffix).digest('hex').slice(0, 32) : suffix})`
+  }
+  // Asked from the top: each path waits on the one below it.
+  assert.equal(peers.depPath(roots.get('q0')!), expected[0])
+  for (let i = 0; i < DEPTH; i++) assert.equal(peers.depPath(roots.get(`q${i}`)!), expected[i])
+  assert.match(expected[0]!, /\([0-9a-f]{32}\)+$/, 'the suffix is hashed where it grew too long')
+})
