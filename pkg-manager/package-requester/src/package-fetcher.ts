@@ -15,10 +15,10 @@ import { registryTarballUrl } from '@lode/resolving.npm-resolver/registries'
 import { redactUrl } from '@lode/resolving.registry-client'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 import { packFiles } from '@lode/store.cafs'
-import { StoreIndex, createPackageFilesIndex, decodeRow, encodeRow, gitIndexKey, storeIndexKey } from '@lode/store.index'
-import type { PackageFilesIndex, StoredFiles } from '@lode/store.index'
+import { StoreIndex, createPackageFilesIndex, decodeRow, encodeRow, gitIndexKey, isOtherPackage, storeIndexKey } from '@lode/store.index'
+import type { PackageFilesIndex, PackageIdentity, StoredFiles } from '@lode/store.index'
 import { DEFAULT_EXTRACT_LIMITS } from '@lode/worker.extract/limits'
-import { StorePool, addTarballToStore } from '@lode/worker.pools'
+import { StorePool } from '@lode/worker.pools'
 import pLimit from 'p-limit'
 import type { LimitFunction } from 'p-limit'
 
@@ -131,6 +131,12 @@ export class PackageFetcher {
       if (key === undefined) return this.addDirectory(pkg)
       const row = stored.get(key)
       if (row !== undefined) {
+        if (isOtherPackage(row, expectedIdentity(pkg.pkgId))) {
+          const refused = Promise.reject(otherPackage(pkg.pkgId, this.tarballLocation(pkg), row, 'store'))
+          // Awaited when the package is linked, as a fetch is.
+          refused.catch(() => {})
+          return refused
+        }
         reused++
         return row
       }
@@ -155,14 +161,20 @@ export class PackageFetcher {
     this.checkpointing = this.storePool.checkpointIndex(this.opts.config.storeDir)
   }
 
-  /** Waits for the fetches under way (queued ones give up), then closes the store index and the store pool. */
+  /**
+   * Waits for the fetches under way (queued ones give up), then closes the store index and the store
+   * pool, the pool also when the index's last commit fails (whose error it throws).
+   */
   async close (): Promise<void> {
     this.closing = true
     await Promise.allSettled(this.fetches.values())
     // Closed after the thread's checkpoint, so this connection is the last and finds the log moved already.
     await this.checkpointing
-    this.index?.close()
-    await this.storePool?.close()
+    try {
+      this.index?.close()
+    } finally {
+      await this.storePool?.close()
+    }
   }
 
   /** The store index key of a git package (`name@<id>`): pnpm's, which says whether its build may have run. */
@@ -266,15 +278,12 @@ export class PackageFetcher {
         this.opts.trace?.count('downloaded', 1)
         const extractStart = performance.now()
         try {
-          const { files, requiresBuild } = await addTarballToStore({
-            pool: storePool,
-            index,
-            storeDir: this.opts.config.storeDir,
-            pkgId: pkg.pkgId,
-            integrity,
-            tarball,
-            limits: this.limits,
-          })
+          const storeDir = this.opts.config.storeDir
+          const extracted = await storePool.extract(tarball, { integrity, storeDir, pkgId: pkg.pkgId, limits: this.limits })
+          // Its package.json says which package it is, before its row says it is this one.
+          if (isOtherPackage(extracted, expectedIdentity(pkg.pkgId))) throw otherPackage(pkg.pkgId, this.tarballLocation(pkg), extracted, 'tarball')
+          index.queueWriteEncoded(key, extracted.row)
+          const { files, requiresBuild } = extracted
           this.downloaded++
           this.opts.trace?.count('extracted', 1)
           this.opts.trace?.span('extract', pkg.pkgId, extractStart, performance.now())
@@ -306,11 +315,17 @@ export class PackageFetcher {
     return storedPackage(createPackageFilesIndex(await packDirectory(directory, manifest ?? {}, this.opts.config.storeDir), manifest))
   }
 
-  private async download (pkg: PackageToFetch): Promise<Uint8Array> {
+  /** Where a package's tarball comes from: its lockfile `tarball` (a URL or `file:`), else the registry's URL for it. */
+  private tarballLocation (pkg: PackageToFetch): string {
     const location = 'tarball' in pkg.resolution && typeof pkg.resolution.tarball === 'string' ? pkg.resolution.tarball : undefined
-    if (location?.startsWith('file:') === true) return await fsp.readFile(path.resolve(this.opts.config.dir, location.slice(5)))
+    if (location !== undefined) return location
     const name = nameOf(pkg.pkgId)
-    const url = location ?? registryTarballUrl(this.opts.registryFor(name), name, pkg.pkgId.slice(name.length + 1))
+    return registryTarballUrl(this.opts.registryFor(name), name, pkg.pkgId.slice(name.length + 1))
+  }
+
+  private async download (pkg: PackageToFetch): Promise<Uint8Array> {
+    const url = this.tarballLocation(pkg)
+    if (url.startsWith('file:')) return await fsp.readFile(path.resolve(this.opts.config.dir, url.slice(5)))
     if (this.opts.config.offline) {
       throw new LodeError('NO_OFFLINE_TARBALL', `${pkg.pkgId} is not in the store ${this.opts.config.storeDir}, and --offline forbids downloading it from ${redactUrl(url)}.`, {
         hint: 'Run the install once without --offline (or with --prefer-offline) to put the package in the store.',
@@ -341,6 +356,35 @@ export type StoredPackage = StoredFiles
 
 function storedPackage (row: PackageFilesIndex): StoredPackage {
   return { files: packFiles(row.files), requiresBuild: row.requiresBuild === true }
+}
+
+/**
+ * What a package's own package.json must say it is: a registry package's id is its `name@version`;
+ * a tarball's (a URL, a `file:`) is `name@<where>`, its name being the one its manifest gave when it
+ * was resolved. pnpm 11 checks a stored package's name and version so (`UNEXPECTED_PKG_CONTENT_IN_STORE`).
+ */
+function expectedIdentity (pkgId: string): PackageIdentity {
+  const name = nameOf(pkgId)
+  const version = pkgId.slice(name.length + 1)
+  // A version holds neither; a URL, `file:` or a git id does.
+  return /[:/]/.test(version) ? { name } : { name, version }
+}
+
+/**
+ * A package whose package.json names another package than the one asked for: a tarball the
+ * registry (or the lockfile) gives for one package that is another's, or a store row that holds one.
+ */
+function otherPackage (pkgId: string, location: string, actual: PackageIdentity, where: 'tarball' | 'store'): LodeError {
+  const says = `its package.json says ${actual.name ?? '(no name)'}@${actual.version ?? '(no version)'}`
+  const from = location.startsWith('file:') ? location : redactUrl(location)
+  if (where === 'store') {
+    return new LodeError('UNEXPECTED_PKG_CONTENT_IN_STORE', `The store's copy of ${pkgId} (from ${from}) is another package: ${says}.`, {
+      hint: `Either the lockfile's entry for ${pkgId} is broken (its integrity names another package's tarball), or the registry's metadata for it does not match its tarball. Nothing was installed. Restore pnpm-lock.yaml from version control, or delete the entry and install again; if the registry serves this, do not install this version.`,
+    })
+  }
+  return new LodeError('UNEXPECTED_PKG_CONTENT', `The tarball of ${pkgId} from ${from} is another package: ${says}.`, {
+    hint: `The registry's metadata (or the lockfile) gives ${pkgId} a tarball of another package: a substituted or misconfigured package. Nothing was added to the store index or installed. Check the registry and the lockfile's entry; do not install this version.`,
+  })
 }
 
 /** The store index key of a package with an integrity (registry and tarball packages); undefined for directories. */
