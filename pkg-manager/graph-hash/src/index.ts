@@ -226,21 +226,24 @@ function graphHash (graph: ReadonlyMap<string, Node>, hashes: Map<string, string
     return deps
   }
   const hashOf = (child: string): string => hashes.get(child) ?? ''
-  // Recursive as pnpm's: the depth is the longest dependency chain, far below the stack's limit.
-  const visit = (id: string): void => {
+  // Tarjan's algorithm as pnpm's recursion runs it, on an explicit stack: a chain is as deep as a
+  // registry makes it. A frame takes its children in order, and after a child's own walk its low link.
+  interface Frame {
+    id: string
+    own: { index: number, lowLink: number, onStack: boolean }
+    children: string[]
+    next: number
+    /** The child whose walk the frame waits on. */
+    walked: string | undefined
+  }
+  const frames: Frame[] = []
+  const enter = (id: string): void => {
     const own = { index: visits.size, lowLink: visits.size, onStack: true }
     visits.set(id, own)
     stack.push(id)
-    for (const child of hashedChildren(graph.get(id)!)) {
-      if (!graph.has(child) || hashes.has(child)) continue
-      const seen = visits.get(child)
-      if (seen === undefined) {
-        visit(child)
-        own.lowLink = Math.min(own.lowLink, visits.get(child)!.lowLink)
-      } else if (seen.onStack) {
-        own.lowLink = Math.min(own.lowLink, seen.index)
-      }
-    }
+    frames.push({ id, own, children: hashedChildren(graph.get(id)!), next: 0, walked: undefined })
+  }
+  const leave = (id: string, own: { index: number, lowLink: number }): void => {
     if (own.lowLink !== own.index) return
     const members = stack.splice(stack.lastIndexOf(id))
     for (const member of members) visits.get(member)!.onStack = false
@@ -250,6 +253,30 @@ function graphHash (graph: ReadonlyMap<string, Node>, hashes: Map<string, string
       return
     }
     hashCycle(members)
+  }
+  const visit = (root: string): void => {
+    enter(root)
+    while (frames.length > 0) {
+      const frame = frames.at(-1)!
+      if (frame.walked !== undefined) {
+        frame.own.lowLink = Math.min(frame.own.lowLink, visits.get(frame.walked)!.lowLink)
+        frame.walked = undefined
+      }
+      const child = frame.children[frame.next++]
+      if (child === undefined) {
+        frames.pop()
+        leave(frame.id, frame.own)
+        continue
+      }
+      if (!graph.has(child) || hashes.has(child)) continue
+      const seen = visits.get(child)
+      if (seen === undefined) {
+        frame.walked = child
+        enter(child)
+      } else if (seen.onStack) {
+        frame.own.lowLink = Math.min(frame.own.lowLink, seen.index)
+      }
+    }
   }
   const hashCycle = (members: string[]): void => {
     const position = new Map(members.map((member, i) => [member, i]))

@@ -97,3 +97,32 @@ test('hashObject and hashObjectWithoutSorting give object-hash@3\'s digests (res
     assert.equal(hashObjectWithoutSorting(value), objectHash(value, { respectType: false, algorithm: 'sha256', encoding: 'hex', unorderedArrays: false, unorderedObjects: false, unorderedSets: false }))
   }
 })
+
+// A chain is as deep as a registry makes it: the hash walk takes any depth (it ran out of stack
+// between 1,000 and 2,000 levels when it recursed).
+test('a 10,000-level chain hashes from the bottom up, whether its top or its bottom is asked for first; a cycle at its bottom too', () => {
+  const depth = 10_000
+  const chain = (cycle: boolean): Lockfile => {
+    const lockfile: Lockfile = { lockfileVersion: '9.0', importers: {}, packages: {}, snapshots: {} }
+    for (let i = 0; i < depth; i++) {
+      lockfile.packages![`p${i}@1.0.0`] = { resolution: { integrity: `sha512-${i}` } }
+      const next = i + 1 < depth ? i + 1 : cycle ? depth - 2 : undefined
+      lockfile.snapshots![`p${i}@1.0.0`] = next === undefined ? {} : { dependencies: { [`p${next}`]: '1.0.0' } }
+    }
+    return lockfile
+  }
+  const options = { ...linux, allowBuild: () => undefined }
+  const hashes: string[] = []
+  for (let i = depth - 1; i >= 0; i--) {
+    hashes[i] = hashObject({ id: `p${i}@1.0.0:sha512-${i}`, deps: i + 1 < depth ? { [`p${i + 1}`]: hashes[i + 1]! } : {} })
+  }
+  const topFirst = createSlotResolver(chain(false), options)
+  assert.equal(topFirst('p0@1.0.0').path, `@/p0/1.0.0/${hashObjectWithoutSorting({ engine: null, deps: hashes[0]! })}`)
+  for (const cycle of [false, true]) {
+    const down = createSlotResolver(chain(cycle), options)
+    const up = createSlotResolver(chain(cycle), options)
+    const fromTop = Array.from({ length: depth }, (_, i) => down(`p${i}@1.0.0`).path)
+    const fromBottom = Array.from({ length: depth }, (_, i) => up(`p${depth - 1 - i}@1.0.0`).path).reverse()
+    assert.deepEqual(fromTop, fromBottom)
+  }
+})
