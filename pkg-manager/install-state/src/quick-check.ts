@@ -5,6 +5,8 @@
 // import of a builtin builds a facade that runs every lazy getter (~3 ms for node:fs). node:crypto
 // (~6 ms to load) is left for when a file's stamp changed: the no-op compares stamps and hashes
 // its key in JS.
+import type { Stats } from 'node:fs'
+
 import { CURRENT_LOCKFILE, INSTALLING_MARKER, LODE_STATE_FILE, MODULES_DIR, VIRTUAL_STORE_DIR, WANTED_LOCKFILE } from '@lode/core.constants'
 import { CI_ENV_VARS } from '@lode/pkg-manager.config/ci'
 import { globalAuthFile, globalConfigFile } from '@lode/pkg-manager.config/global-config-file'
@@ -124,7 +126,7 @@ export function realParents (root: string, target: string): boolean {
   let dir = root
   for (const segment of relative.split(path.sep).slice(0, -1)) {
     dir = path.join(dir, segment)
-    if (fs.lstatSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) return false
+    if (lstatOrUndefined(dir)?.isDirectory() !== true) return false
   }
   return true
 }
@@ -138,12 +140,39 @@ function byCodeUnit (a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
+// Errors that say a path names nothing that can be there: a recorded path (from a file a repository
+// can carry) through a file, too long, or through a symlink loop is as missing as an absent one.
+const NOTHING_THERE = new Set(['ENOENT', 'ENOTDIR', 'ENAMETOOLONG', 'ELOOP'])
+
+function nothingThere (err: unknown): boolean {
+  return NOTHING_THERE.has((err as NodeJS.ErrnoException).code ?? '')
+}
+
 /** A file's bytes, or null when there is none (or it is a directory). */
 export function readOrNull (file: string): Buffer | null {
   try {
     return fs.readFileSync(file)
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'EISDIR') return null
+    if (nothingThere(err) || (err as NodeJS.ErrnoException).code === 'EISDIR') return null
+    throw err
+  }
+}
+
+/** What `fs.statSync` says of `file`, or undefined when nothing can be there. */
+export function statOrUndefined (file: string): Stats | undefined {
+  try {
+    return fs.statSync(file, { throwIfNoEntry: false })
+  } catch (err) {
+    if (nothingThere(err)) return undefined
+    throw err
+  }
+}
+
+function lstatOrUndefined (file: string): Stats | undefined {
+  try {
+    return fs.lstatSync(file, { throwIfNoEntry: false })
+  } catch (err) {
+    if (nothingThere(err)) return undefined
     throw err
   }
 }
@@ -156,7 +185,7 @@ export function readOrNull (file: string): Buffer | null {
 export type FileStamp = [ino: number, size: number, mtimeMs: number, ctimeMs: number] | null
 
 export function fileStamp (file: string): FileStamp {
-  const stat = fs.statSync(file, { throwIfNoEntry: false })
+  const stat = statOrUndefined(file)
   return stat === undefined ? null : [stat.ino, stat.size, stat.mtimeMs, stat.ctimeMs]
 }
 
@@ -258,7 +287,7 @@ export function quickUpToDate (quick: QuickKey, opts: { frozenLockfile?: boolean
   // is the larger part of a stat here, over a hundred projects.
   const at = (rel: string): string => `${quick.dir}${path.sep}${rel}`
   for (const [dir, mtimeMs] of recorded.dirs) {
-    if (fs.statSync(at(dir), { throwIfNoEntry: false })?.mtimeMs !== mtimeMs) return undefined
+    if (statOrUndefined(at(dir))?.mtimeMs !== mtimeMs) return undefined
   }
   // Stamped before the content is read: a write in between shows in the next run's stamps.
   const stamps = recorded.files.map((file) => fileStamp(at(file)))

@@ -8,7 +8,7 @@
 // Only Node's own modules, as in quick-check.ts: this runs before anything else is loaded.
 import { LODE_STATE_FILE, MODULES_DIR } from '@lode/core.constants'
 
-import { KeyHash, fileStamp, filesDigest, isRecord, isRecordedPath, parseInstallState, readOrNull, realParents, sameStamps, writeAtomic } from './quick-check.js'
+import { KeyHash, fileStamp, filesDigest, isRecord, isRecordedPath, parseInstallState, readOrNull, realParents, sameStamps, statOrUndefined, writeAtomic } from './quick-check.js'
 import type { QuickKey, QuickState } from './quick-check.js'
 
 const fs = process.getBuiltinModule('node:fs')
@@ -216,7 +216,7 @@ export function replayInstall (quick: QuickKey, env: Readonly<Record<string, str
 function sameInputs (dir: string, recorded: QuickState, trees: ReplayRecord['trees']): boolean {
   const at = (rel: string): string => `${dir}${path.sep}${rel}`
   for (const [watched, mtimeMs] of recorded.dirs) {
-    if (fs.statSync(at(watched), { throwIfNoEntry: false })?.mtimeMs !== mtimeMs) return false
+    if (statOrUndefined(at(watched))?.mtimeMs !== mtimeMs) return false
   }
   const recordedContents = treeContents(recorded.files, trees)
   const outside = recorded.files.flatMap((file, i) => recordedContents[file] === undefined ? [i] : [])

@@ -74,6 +74,13 @@ test('the quick check and the full path\'s state take no record of files outside
   }
   forgeState(box, state, { dirs: [['../outside', fs.statSync(box.outside).mtimeMs]] })
   assert.equal(quickUpToDate(box.quick), undefined)
+  // Paths that name nothing that can be: too long, through a file (found by the fuzzer: the stat threw).
+  for (const files of [['x'.repeat(5000)], ['package.json/x']]) {
+    forgeState(box, state, { files, stamps: [[1, 2, 3, 4]], dirs: [] })
+    assert.equal(quickUpToDate(box.quick), undefined)
+    forgeState(box, state, { dirs: [[files[0], 1]] })
+    assert.equal(quickUpToDate(box.quick), undefined)
+  }
   for (const forged of [{ dirs: 5 }, { files: 'package.json' }, { stamps: [[1, 2]], files: [1] }, { digest: null }]) {
     forgeState(box, state, forged)
     assert.equal(quickUpToDate(box.quick), undefined, JSON.stringify(forged))
