@@ -15,9 +15,19 @@ export function devOnlyDepPaths (lockfile: Lockfile, opts: { resolvePeersFromWor
   const devOnly = new Set<string>()
   const both = new Set<string>()
   const walked = new Set<string>()
-  const walk = (refs: Readonly<Record<string, string>>, dev: boolean, parent?: string): void => {
-    for (const [alias, ref] of Object.entries(refs)) {
-      if (ref.startsWith('link:') || (parent !== undefined && isPeerSatisfactionEdge(edges, parent, alias))) continue
+  // Depth first on an explicit stack, in the order a recursive walk takes: a chain is as deep as a registry makes it.
+  const walk = (refs: Readonly<Record<string, string>>, dev: boolean): void => {
+    const stack: Array<{ edges: Iterator<[string, string]>, parent: string | undefined }> = []
+    stack.push({ edges: Object.entries(refs).values(), parent: undefined })
+    while (stack.length > 0) {
+      const frame = stack.at(-1)!
+      const edge = frame.edges.next()
+      if (edge.done === true) {
+        stack.pop()
+        continue
+      }
+      const [alias, ref] = edge.value
+      if (ref.startsWith('link:') || (frame.parent !== undefined && isPeerSatisfactionEdge(edges, frame.parent, alias))) continue
       const depPath = refToDepPath(alias, ref)
       const key = `${depPath}:${dev}`
       if (walked.has(key)) continue
@@ -26,7 +36,7 @@ export function devOnlyDepPaths (lockfile: Lockfile, opts: { resolvePeersFromWor
       if (snapshot === undefined) continue
       if (dev && !both.has(depPath)) devOnly.add(depPath)
       else if (!dev && devOnly.delete(depPath)) both.add(depPath)
-      walk({ ...snapshot.dependencies, ...snapshot.optionalDependencies }, dev, depPath)
+      stack.push({ edges: Object.entries({ ...snapshot.dependencies, ...snapshot.optionalDependencies }).values(), parent: depPath })
     }
   }
   const importers = Object.values(lockfile.importers)
