@@ -85,20 +85,33 @@ export function planHoistedLayout (lockfile: Lockfile, opts: HoistedLayoutOption
     return refs
   }
   const tree = hoisterTree(lockfile, opts, importers.map(({ id }) => ({ id, refs: directRefs(id) })))
-  const hoisted = hoist(tree)
+  const hoisted = hoistTree(tree)
   const packages: HoistedPackage[] = []
   const hoistedLocations: Record<string, string[]> = {}
   const modulesDirs = new Set<string>()
+  // Depth first in the hoister's order, with a stack of its own: a chain of nested places is as deep
+  // as a registry makes it. A package that is its own ancestor (a cycle the hoister left nested) gets
+  // no place below itself: Node finds it upward. Returns the names placed directly in `modulesDir`.
   const place = (deps: ReadonlySet<HoisterResult>, modulesDir: string): string[] => {
     const names: string[] = []
-    for (const dep of deps) {
+    const onPath = new Set<HoisterResult>()
+    type Step = { dep: HoisterResult, modulesDir: string, top: boolean } | { leave: HoisterResult }
+    const stack: Step[] = [...deps].reverse().map((dep) => ({ dep, modulesDir, top: true }))
+    while (stack.length > 0) {
+      const step = stack.pop()!
+      if ('leave' in step) {
+        onPath.delete(step.leave)
+        continue
+      }
+      const { dep } = step
+      if (onPath.has(dep)) continue
       const depPath = [...dep.references][0]!
       if (depPath.startsWith('workspace:') || depPath.startsWith('link:') || opts.skipped.has(depPath)) continue
       const pkgId = pkgIdOf(depPath)
-      const info = lockfile.packages?.[pkgId]
+      const info = own(lockfile.packages, pkgId)
       if (info === undefined) continue
       // Aliases come from the lockfile: they pass the one rule before they become paths.
-      const dir = joinModulesDir(modulesDir, dep.name)
+      const dir = joinModulesDir(step.modulesDir, dep.name)
       const location = path.relative(opts.lockfileDir, dir).split(path.sep).join('/')
       const snapshot = own(lockfile.snapshots, depPath) ?? {}
       const children = { ...snapshot.dependencies, ...(opts.include.optionalDependencies ? snapshot.optionalDependencies : {}) }
@@ -113,9 +126,12 @@ export function planHoistedLayout (lockfile: Lockfile, opts: HoistedLayoutOption
         deps: Object.entries(children).flatMap(([alias, ref]) => ref.startsWith('link:') ? [] : [refToDepPath(alias, ref)]),
       })
       ;(hoistedLocations[depPath] ??= []).push(location)
-      modulesDirs.add(modulesDir)
-      names.push(dep.name)
-      place(dep.dependencies, path.join(dir, 'node_modules'))
+      modulesDirs.add(step.modulesDir)
+      if (step.top) names.push(dep.name)
+      onPath.add(dep)
+      stack.push({ leave: dep })
+      const nested = path.join(dir, 'node_modules')
+      for (const child of [...dep.dependencies].reverse()) stack.push({ dep: child, modulesDir: nested, top: false })
     }
     return names
   }
@@ -163,7 +179,23 @@ function hoisterTree (
 ): HoisterTree {
   const nodes = new Map<string, HoisterTree>()
   const firstDepPath = new Map<string, string>()
-  const toTree = (deps: Record<string, string>): Set<HoisterTree> => new Set(Object.entries(deps).map(([alias, ref]) => nodeOf(alias, ref)))
+  // Depth first in the order of each snapshot's dependencies (the first dependency path met for a
+  // package is its reference), with a stack of its own: a chain is as deep as a registry makes it.
+  const unfinished: Array<{ node: HoisterTree, entries: Array<[string, string]>, next: number }> = []
+  const toTree = (deps: Record<string, string>): Set<HoisterTree> => {
+    const tree = new Set<HoisterTree>()
+    for (const [alias, ref] of Object.entries(deps)) {
+      tree.add(nodeOf(alias, ref))
+      while (unfinished.length > 0) {
+        const frame = unfinished[unfinished.length - 1]!
+        const entry = frame.entries[frame.next++]
+        if (entry === undefined) unfinished.pop()
+        else frame.node.dependencies.add(nodeOf(entry[0], entry[1]))
+      }
+    }
+    return tree
+  }
+  // A node, made with its dependencies left to `toTree`'s stack.
   const nodeOf = (alias: string, ref: string): HoisterTree => {
     if (ref.startsWith('link:')) {
       // A linked directory is not put anywhere by the hoisted linker, but its name is taken where it ends up.
@@ -207,7 +239,8 @@ function hoisterTree (
         : [...Object.keys(info.peerDependencies ?? {}), ...(snapshot.transitivePeerDependencies ?? [])]),
     }
     nodes.set(key, node)
-    node.dependencies = toTree({ ...snapshot.dependencies, ...(opts.include.optionalDependencies ? snapshot.optionalDependencies : {}) })
+    const dependencies = { ...snapshot.dependencies, ...(opts.include.optionalDependencies ? snapshot.optionalDependencies : {}) }
+    unfinished.push({ node, entries: Object.entries(dependencies), next: 0 })
     return node
   }
   const root: HoisterTree = { name: '.', identName: '.', reference: '', dependencyKind: HoisterDependencyKind.WORKSPACE, peerNames: new Set(), dependencies: new Set() }
@@ -219,6 +252,21 @@ function hoisterTree (
     root.dependencies.add({ name: encodeURIComponent(id), identName: encodeURIComponent(id), reference: `workspace:${id}`, dependencyKind: HoisterDependencyKind.WORKSPACE, peerNames: new Set(), dependencies: toTree(refs) })
   }
   return root
+}
+
+/**
+ * The hoister's result. `@yarnpkg/nm` walks the tree by recursion: a chain of dependencies a few
+ * thousand deep (which a registry can serve) exhausts the stack there, and is a coded error instead.
+ */
+function hoistTree (tree: HoisterTree): HoisterResult {
+  try {
+    return hoist(tree)
+  } catch (err) {
+    if (!(err instanceof RangeError) || !/call stack/i.test(err.message)) throw err
+    throw new LodeError('DEPENDENCY_TREE_TOO_DEEP', 'The dependency graph is too deep for the hoisted node_modules layout (nodeLinker: hoisted): a chain of dependencies runs thousands of packages deep.', {
+      hint: 'Use the isolated layout (remove nodeLinker: hoisted), which has no such limit, or find the package that depends on itself through a chain of versions and do not install it.',
+    })
+  }
 }
 
 /** The version a dependency path names (`1.0.0` of `a@1.0.0(b@2.0.0)` or `a@1.0.0(patch_hash=…)`), when it is a semver version. */
