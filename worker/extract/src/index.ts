@@ -378,17 +378,27 @@ function checkPathConflicts (paths: Iterable<string>, pkgId: string): void {
   }
 }
 
-/** The entry's path inside the package, or undefined for the package directory itself. */
+// On Windows a `\` in a file's name is a separator; elsewhere it is a character like any other.
+const BACKSLASH_SEPARATES = path.sep === '\\'
+
+/**
+ * The entry's path inside the package, or undefined for the package directory itself, as pnpm 11
+ * reads it: the package's directory (`package/`, any name) ends at the first `/` or `\` (a tarball
+ * packed on Windows); in the rest, a `\` is a separator on Windows, or in a name holding `./` or
+ * `.\` (pnpm resolves those with either separator), and elsewhere part of a file's name
+ * (`lib/a\b.js` is a file `a\b.js` in `lib` on POSIX, as pnpm installs it). An absolute path, or
+ * one whose `..` climbs out of the package, is refused where pnpm would keep what is left inside.
+ */
 function packagePath (entryName: string, pkgId: string): string | undefined {
-  const unixName = entryName.replaceAll('\\', '/')
-  if (unixName.startsWith('/') || /^[a-zA-Z]:/.test(unixName) || unixName.includes('\0')) {
+  if (entryName.startsWith('/') || /^[a-zA-Z]:/.test(entryName) || entryName.includes('\0')) {
     throw unsafePath(pkgId, entryName)
   }
-  const slash = unixName.indexOf('/')
-  if (slash === -1) return undefined
-  const inside = unixName.slice(slash + 1)
-  if (inside === '') return undefined
-  const normalized = path.posix.normalize(inside)
+  const top = entryName.search(/[/\\]/)
+  if (top === -1) return undefined
+  const inside = entryName.slice(top + 1)
+  const unixName = BACKSLASH_SEPARATES || inside.includes('./') || inside.includes('.\\') ? inside.replaceAll('\\', '/') : inside
+  if (unixName === '') return undefined
+  const normalized = path.posix.normalize(unixName)
   if (normalized === '..' || normalized.startsWith('../') || normalized.startsWith('/') || /^[a-zA-Z]:/.test(normalized)) {
     throw unsafePath(pkgId, entryName)
   }

@@ -137,6 +137,30 @@ test('entries that escape the package directory reject the whole tarball', async
   assert.ok(files.has('b.js'))
 })
 
+test('a backslash in an entry name is part of the file\'s name on POSIX and a separator on Windows, as pnpm 11 reads it', async () => {
+  const windows = path.sep === '\\'
+  const { files } = await run([
+    { name: 'package/package.json', content: '{"name":"a","version":"1.0.0"}' },
+    // Packed on Windows: the package's directory ended by a backslash (pnpm strips it at either).
+    { name: 'package\\first.js', content: 'first' },
+    { name: '\\lead.js', content: 'lead' },
+    { name: 'package/lib/a\\b.js', content: 'b' },
+    // A name holding `./` or `.\`: its backslashes are separators everywhere, as pnpm resolves it.
+    { name: 'package/.\\dot.js', content: 'dot' },
+    { name: 'package/c\\.\\z.js', content: 'z' },
+  ])
+  assert.deepEqual([...files.keys()].sort(), ['c/z.js', 'dot.js', 'first.js', 'lead.js', windows ? 'lib/a/b.js' : 'lib/a\\b.js', 'package.json'].sort())
+  // A file `a` and a file `a\b.js` beside it: two files on POSIX, as pnpm installs them; on Windows one path is both a file and a directory.
+  const beside = [{ name: 'package/lib/a', content: 'a' }, { name: 'package/lib/a\\b.js', content: 'b' }]
+  if (windows) assert.equal((await runError((await buildTarball(beside)).tarball)).code, 'ERR_LODE_TARBALL_PATH_CONFLICT')
+  else assert.deepEqual([...(await run(beside)).files.keys()].filter((file) => file.startsWith('lib/')).sort(), ['lib/a', 'lib/a\\b.js'])
+  // A `..\` that climbs out is refused as `../` is (pnpm would keep what is left inside).
+  for (const name of ['package/..\\escape.js', 'package/a\\..\\..\\escape.js']) {
+    const { tarball } = await buildTarball([{ name: 'package/package.json', content: '{"name":"a","version":"1.0.0"}' }, { name, content: 'evil' }])
+    assert.equal((await runError(tarball)).code, 'ERR_LODE_TARBALL_UNSAFE_PATH', name)
+  }
+})
+
 test('a package.json that is not JSON is reported', async () => {
   const { tarball } = await buildTarball([{ name: 'package/package.json', content: '{ nope' }])
   assert.equal((await runError(tarball)).code, 'ERR_LODE_TARBALL_BAD_MANIFEST')
