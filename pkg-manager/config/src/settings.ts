@@ -88,7 +88,7 @@ accepted('it only tunes the network (socket and download counts) or which reques
 accepted('it is a cache of build results; without it lode runs the allowed builds, with the same result',
   'sideEffectsCache', 'sideEffectsCacheRead', 'sideEffectsCacheReadonly', 'sideEffectsCacheWrite', 'remoteSideEffectsCache')
 accepted('it sets how pnpm double-checks its store; lode checks each package against its integrity when it enters the store',
-  'strictStorePkgContentCheck', 'verifyStoreIntegrity')
+  'verifyStoreIntegrity')
 accepted('pnpm 11 no longer reads it: allowBuilds replaced it',
   'ignoredBuiltDependencies', 'neverBuiltDependencies', 'onlyBuiltDependencies', 'onlyBuiltDependenciesFile')
 accepted('only pnpm run, exec and their recursive forms read it; lode run takes these as flags (--workspace-concurrency, --no-bail, --reverse, --aggregate-output), not as settings yet',
@@ -139,6 +139,8 @@ refused('install', {
   trustPolicyExcludePrune: false,
   // what is written and linked
   enableModulesDir: true,
+  // A package whose files name another package (its package.json) is always refused.
+  strictStorePkgContentCheck: true,
   enablePnp: false,
   extendNodePath: true,
   frozenStore: false,
