@@ -72,6 +72,11 @@ test('pnpm-workspace.yaml: a refused setting fails naming every such setting and
   assert.deepEqual(config(where).warnings, [])
   fs.writeFileSync(file, 'supportedArchitectures:\n  os: [linux, darwin]\n')
   assert.throws(() => config(where), unsupported(['supportedArchitectures'], file))
+  // A package whose files are another package's is always refused: pnpm's warning-only mode is not lode's.
+  fs.writeFileSync(file, 'strictStorePkgContentCheck: false\n')
+  assert.throws(() => config(where), unsupported(['strictStorePkgContentCheck'], file))
+  fs.writeFileSync(file, 'strictStorePkgContentCheck: true\n')
+  assert.deepEqual(config(where).warnings, [])
 })
 
 test('pnpm-workspace.yaml: a setting only add or update reads fails only that command', () => {
