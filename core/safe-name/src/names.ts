@@ -21,7 +21,8 @@ const validNames = new Set<string>()
 export function isValidPackageName (name: unknown): boolean {
   if (typeof name !== 'string') return false
   if (validNames.has(name)) return true
-  if (!validateNpmPackageName(name).validForOldPackages) return false
+  // A lone surrogate is no name (and makes the rule's encodeURIComponent throw).
+  if (!name.isWellFormed() || !validateNpmPackageName(name).validForOldPackages) return false
   validNames.add(name)
   return true
 }

@@ -7,7 +7,7 @@ import { assertValidDependencyName, assertValidDependencyNames, isInsideDir, isS
 const VALID = ['lodash', '@babel/core', 'JSONStream', 'a', 'constructor', 'hasOwnProperty', 'toString', 'x.y', 'x-y_z', '@a/b.c', 'http', 'has~tilde', 'a'.repeat(250)]
 const INVALID = [
   '', '.', '..', '../x', '../../../../../../outside/x', '@scope/../../x', '@scope/..', '@scope/.x', '.bin', '.pnpm', '_private', '__proto__', '-dash',
-  'node_modules', 'NODE_MODULES', 'favicon.ico', 'a/b', 'a\\b', '@a/b/c', '@/x', '@a', ' x', 'x ', 'a%2fb', 'a\0b', 'é', 'a:b', '/abs', 'C:\\x',
+  'node_modules', 'NODE_MODULES', 'favicon.ico', 'a/b', 'a\\b', '@a/b/c', '@/x', '@a', ' x', 'x ', 'a%2fb', 'a\0b', 'é', 'a:b', '/abs', 'C:\\x', 'a\ud800', '@s/\udc00x',
 ]
 
 test('package names: what old packages use passes, anything that could climb out of node_modules or shadow its own files fails', () => {
