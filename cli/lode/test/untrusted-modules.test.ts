@@ -216,3 +216,21 @@ test('a .pnpm_patches/state.json not as pnpm writes it is refused by patch-commi
     await expectRefusal(project, root, ['patch-commit', 'good'], 'ERR_LODE_INVALID_PATCH_STATE')
   }
 })
+
+test('isolated: a committed .pnpm symlink is replaced by a directory; install and lode prune neither write nor remove through it', async () => {
+  for (const command of [['install'], ['prune']]) {
+    const { project, root, outside } = await installedSandbox(ISOLATED)
+    const virtualStore = path.join(project.dir, 'node_modules', '.pnpm')
+    // What the repository carried: .pnpm leading outside, to a directory with entries no layout uses (and a lock.yaml).
+    fs.renameSync(virtualStore, path.join(root, 'moved-pnpm'))
+    fs.mkdirSync(path.join(outside, 'victim-dir'))
+    fs.writeFileSync(path.join(outside, 'lock.yaml'), 'lockfileVersion: \'9.0\'\n')
+    fs.symlinkSync(outside, virtualStore)
+    fs.writeFileSync(path.join(project.dir, 'pnpm-workspace.yaml'), `${ISOLATED}modulesCacheMaxAge: 0\n`)
+    fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', dependencies: { good: '1.0.0' } }))
+    await expectInstall(project, root, command)
+    assert.equal(fs.lstatSync(virtualStore).isDirectory(), true, command[0])
+    assert.equal(fs.readFileSync(path.join(project.dir, 'node_modules', 'good', 'index.js'), 'utf8'), 'module.exports = "good"')
+    assert.equal(fs.existsSync(path.join(outside, 'victim-dir')), true)
+  }
+})

@@ -171,7 +171,7 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
   const gvs = install.globalVirtualStore
   const allowBuild = createAllowBuild(config.allowBuilds)
   const allowed = (pkg: LaidOutPackage): boolean => allowBuild(pkg.pkgId) === true
-  const { missing, usurped } = packagesToImport(layout, gvs, allowed)
+  const { missing, usurped, storeUsurped } = packagesToImport(layout, gvs, allowed)
   const nextIds = new Set(layout.packages.map((pkg) => pkg.depPath))
   const planHoisted = hoistingPlanner(opts, layout)
   const { due: pruneVirtualStore, prunedAt } = virtualStorePruning(previous?.prunedAt, config.modulesCacheMaxAge, opts.now())
@@ -199,6 +199,7 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
   const existed = new Map(madeDirs.map((dir) => [dir, fs.existsSync(dir)]))
   await fsp.mkdir(modulesDir, { recursive: true })
   await fsp.writeFile(marker, '')
+  if (storeUsurped === true) await fsp.rm(layout.virtualStoreDir, { force: true })
   await Promise.all([...usurped].map(async (pkg) => { await fsp.rm(path.dirname(pkg.siblingsDir), { recursive: true, force: true }) }))
   const { imported, preparedLock } = await importNewPackages(missing, created, {
     opts,
@@ -290,19 +291,22 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
  * another project's install may have made it. In `.pnpm`, a package is in place when its directory
  * is one, reached through directories: a symlink or a file there (which a repository can carry) is
  * not lode's, and is never written or made executable through. `usurped` are those whose directory
- * in `.pnpm` holds such a thing: it goes before the import.
+ * in `.pnpm` holds such a thing, `storeUsurped` a `.pnpm` that is one: it goes before the import.
  */
 function packagesToImport (
   layout: Layout,
   gvs: boolean,
   allowed: (pkg: LaidOutPackage) => boolean
-): { missing: LaidOutPackage[], usurped: Set<LaidOutPackage> } {
+): { missing: LaidOutPackage[], usurped: Set<LaidOutPackage>, storeUsurped?: boolean } {
   if (gvs) {
     const complete = (pkg: LaidOutPackage): boolean =>
       fs.existsSync(pkg.dir) && !(allowed(pkg) && fs.existsSync(path.join(pkg.dir, NEEDS_BUILD_MARKER)))
     return { missing: layout.packages.filter((pkg) => !complete(pkg)), usurped: new Set() }
   }
-  if (!fs.existsSync(layout.virtualStoreDir)) return { missing: layout.packages, usurped: new Set() }
+  const store = fs.lstatSync(layout.virtualStoreDir, { throwIfNoEntry: false })
+  if (store === undefined) return { missing: layout.packages, usurped: new Set() }
+  // A virtual store that is a symlink or a file goes whole, and every package is laid out anew.
+  if (!store.isDirectory()) return { missing: layout.packages, usurped: new Set(), storeUsurped: true }
   const missing: LaidOutPackage[] = []
   const usurped = new Set<LaidOutPackage>()
   for (const pkg of layout.packages) {

@@ -64,7 +64,9 @@ export async function planPrune (
   const { virtualStoreDir } = input.next
   // `.pnpm/<dir name>`: two levels above `node_modules/<name>` (three for a scoped name).
   const used = new Set(input.next.packages.map((pkg) => path.basename(path.dirname(pkg.siblingsDir))))
-  const staleDirs = input.pruneVirtualStore && input.globalVirtualStore !== true
+  // Only in a virtual store that is a directory: one that is a symlink (a repository can carry it) leads elsewhere.
+  const storeIsDir = (await fs.lstat(virtualStoreDir).catch(() => undefined))?.isDirectory() === true
+  const staleDirs = input.pruneVirtualStore && input.globalVirtualStore !== true && storeIsDir
     ? (await fs.readdir(virtualStoreDir).catch(() => [] as string[])).filter((entry) => entry !== 'node_modules' && entry !== CURRENT_LOCKFILE && !used.has(entry)).map((entry) => path.join(virtualStoreDir, entry))
     : []
   const dirs = { modulesDir, virtualStoreDir }
