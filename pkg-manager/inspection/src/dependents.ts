@@ -86,11 +86,42 @@ function compareVersions (a: string, b: string): number {
   return semver.valid(a) !== null && semver.valid(b) !== null ? semver.compare(a, b) : lexCompare(a, b)
 }
 
-function walkUp (key: string, ctx: Context): DependentNode[] {
-  const edges = [...ctx.parents.get(key) ?? []]
-    .sort((a, b) => lexCompare(parentName(a.parent, ctx), parentName(b.parent, ctx)) || lexCompare(a.parent, b.parent))
-  const dependents: DependentNode[] = []
-  for (const { parent, alias } of edges) {
+/**
+ * The dependents of `start` up to the projects, depth first in name order (a package is expanded
+ * once per tree, `ctx.expanded`; one on the path is circular, `ctx.visited`). On an explicit stack:
+ * a chain is as deep as a registry makes it. A frame waits on the walk above the dependent it is
+ * expanding (`expanding`), then takes it as that dependent's dependents.
+ */
+function walkUp (start: string, ctx: Context): DependentNode[] {
+  interface Frame {
+    edges: ReadonlyArray<{ parent: string, alias: string }>
+    next: number
+    dependents: DependentNode[]
+    expanding: { key: string, node: DependentNode } | undefined
+  }
+  const frameOf = (key: string): Frame => ({
+    edges: [...ctx.parents.get(key) ?? []]
+      .sort((a, b) => lexCompare(parentName(a.parent, ctx), parentName(b.parent, ctx)) || lexCompare(a.parent, b.parent)),
+    next: 0,
+    dependents: [],
+    expanding: undefined,
+  })
+  const frames = [frameOf(start)]
+  for (;;) {
+    const frame = frames.at(-1)!
+    const edge = frame.edges[frame.next++]
+    if (edge === undefined) {
+      frames.pop()
+      const below = frames.at(-1)
+      if (below === undefined) return frame.dependents
+      const { key, node } = below.expanding!
+      below.expanding = undefined
+      ctx.visited.delete(key)
+      below.dependents.push(frame.dependents.length === 0 ? node : { ...node, dependents: frame.dependents })
+      continue
+    }
+    const { parent, alias } = edge
+    const { dependents } = frame
     const id = ctx.graph.get(parent)!.id
     if (id.type === 'importer') {
       const project = projectInfo(id.importerId, ctx)
@@ -116,12 +147,9 @@ function walkUp (key: string, ctx: Context): DependentNode[] {
     }
     ctx.visited.add(parent)
     ctx.expanded.add(parent)
-    const above = walkUp(parent, ctx)
-    ctx.visited.delete(parent)
-    const expandedNode: DependentNode = { name, version, ...hash === undefined ? {} : { peersSuffixHash: hash } }
-    dependents.push(above.length === 0 ? expandedNode : { ...expandedNode, dependents: above })
+    frame.expanding = { key: parent, node: { name, version, ...hash === undefined ? {} : { peersSuffixHash: hash } } }
+    frames.push(frameOf(parent))
   }
-  return dependents
 }
 
 function projectInfo (importerId: string, ctx: Context): { name: string, version: string } {

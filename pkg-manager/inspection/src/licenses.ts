@@ -102,16 +102,27 @@ function reachedPackages (lockfile: Lockfile, opts: LicensesOptions, skipped: Re
   const skippedEdges = peerSatisfactionEdgesToSkip(lockfile, include, opts)
   const reached: string[] = []
   const walked = new Set<string>()
-  const walk = (refs: Readonly<Record<string, string>>, parent?: string): void => {
-    for (const [alias, ref] of Object.entries(refs)) {
-      if (ref.startsWith('link:') || (parent !== undefined && isPeerSatisfactionEdge(skippedEdges, parent, alias))) continue
+  // Depth first on an explicit stack, in the order a recursive walk takes: a chain is as deep as a registry makes it.
+  const walk = (refs: Readonly<Record<string, string>>): void => {
+    const stack: Array<{ edges: Iterator<[string, string]>, parent: string | undefined }> = []
+    stack.push({ edges: Object.entries(refs).values(), parent: undefined })
+    while (stack.length > 0) {
+      const frame = stack.at(-1)!
+      const edge = frame.edges.next()
+      if (edge.done === true) {
+        stack.pop()
+        continue
+      }
+      const [alias, ref] = edge.value
+      if (ref.startsWith('link:') || (frame.parent !== undefined && isPeerSatisfactionEdge(skippedEdges, frame.parent, alias))) continue
       const depPath = refToDepPath(alias, ref)
       if (walked.has(depPath)) continue
       walked.add(depPath)
       const snapshot = lockfile.snapshots?.[depPath]
       if (snapshot === undefined || skipped.has(depPath)) continue
       reached.push(depPath)
-      walk({ ...snapshot.dependencies, ...include.optionalDependencies ? snapshot.optionalDependencies : {} }, depPath)
+      const below = { ...snapshot.dependencies, ...include.optionalDependencies ? snapshot.optionalDependencies : {} }
+      stack.push({ edges: Object.entries(below).values(), parent: depPath })
     }
   }
   for (const importerId of opts.importerIds) {

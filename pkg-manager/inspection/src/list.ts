@@ -9,10 +9,11 @@ import { registryFor, registryTarballUrl } from '@lode/resolving.npm-resolver/re
 import type { Registries } from '@lode/resolving.npm-resolver/registries'
 
 import { buildDependencyGraph, nameAndVersion, serializeNodeId } from './dependency-graph.js'
-import type { GraphNode, NodeId } from './dependency-graph.js'
+import type { GraphEdge, GraphNode, NodeId } from './dependency-graph.js'
 import { lexCompare, peersSuffixHash } from './dependents.js'
 import { detailLines, installedLayout, installedLockfile, packageDetails, readManifestFields } from './installed.js'
 import type { Details, PackageDetails } from './installed.js'
+import { stringifyJson } from './output-text.js'
 import { renderTextTree } from './text-tree.js'
 import type { TextTreeNode } from './text-tree.js'
 
@@ -111,7 +112,7 @@ async function listDependencies (projects: ListedProject[], lockfile: Lockfile, 
     }
     const key = serializeNodeId({ type: 'importer', importerId })
     ctx.ancestors = new Set([key])
-    for (const node of withoutCycles(children(key, opts.depth + 1, project.path, ctx).nodes, new Set())) {
+    for (const node of withoutCycles(children(key, opts.depth + 1, project.path, ctx).nodes)) {
       const group = groupOf.get(node.alias)
       if (group !== undefined) project.groups[group]!.push(node)
     }
@@ -141,43 +142,79 @@ interface TreeContext {
  */
 interface Subtree { nodes: ListedNode[], count: number, matched: boolean }
 
-function children (key: string, levels: number, projectDir: string, ctx: TreeContext): Subtree {
-  if (levels <= 0) return { nodes: [], count: 0, matched: false }
-  const node = ctx.graph.get(key)!
-  const peers = node.id.type === 'package' ? new Set(Object.keys(ctx.lockfile.packages?.[pkgIdOf(node.id.depPath)]?.peerDependencies ?? {})) : new Set<string>()
-  const linkBase = node.id.type === 'importer' ? path.join(ctx.lockfileDir, node.id.importerId) : ctx.lockfileDir
-  const nodes: ListedNode[] = []
-  let count = 0
-  let matched = false
-  for (const edge of [...node.edges].sort((a, b) => lexCompare(a.alias, b.alias))) {
-    const listed = listedNode(edge.alias, edge.ref, edge.target, { peers, linkBase, projectDir, ctx })
-    let below = { count: 0, matched: false }
-    if (edge.target !== undefined && !ctx.ancestors.has(edge.target)) {
-      const cacheKey = levels - 1 === Infinity ? edge.target : `${edge.target}@d${levels - 1}`
-      const cached = ctx.cache.get(cacheKey)
-      if (cached !== undefined) {
-        below = cached
-        if (cached.count > 0) {
-          listed.deduped = true
-          listed.dedupedCount = cached.count
-        }
-      } else {
-        ctx.ancestors.add(edge.target)
-        const subtree = children(edge.target, levels - 1, projectDir, ctx)
-        ctx.ancestors.delete(edge.target)
-        below = { count: subtree.count, matched: subtree.matched }
-        ctx.cache.set(cacheKey, below)
-        if (subtree.nodes.length > 0) listed.dependencies = subtree.nodes
-      }
-    }
-    const isMatch = ctx.search?.({ alias: listed.alias, name: listed.name, version: listed.version }) === true
-    if (ctx.search !== undefined && !isMatch && !below.matched) continue
-    matched ||= isMatch || below.matched
-    if (listed.dependencies !== undefined) count += below.count
-    nodes.push(listed)
-    count += 1
+/**
+ * Depth first on an explicit stack (a listing with `--depth Infinity` is as deep as the graph), in
+ * the order a recursive walk takes: a frame waits on the subtree of the child it expands (`expanding`).
+ */
+function children (start: string, levels: number, projectDir: string, ctx: TreeContext): Subtree {
+  interface Frame {
+    levels: number
+    edges: readonly GraphEdge[]
+    next: number
+    peers: ReadonlySet<string>
+    linkBase: string
+    subtree: Subtree
+    expanding: { listed: ListedNode, target: string, cacheKey: string } | undefined
   }
-  return { nodes, count, matched }
+  const frameOf = (key: string, levels: number): Frame => {
+    const subtree: Subtree = { nodes: [], count: 0, matched: false }
+    if (levels <= 0) return { levels, edges: [], next: 0, peers: new Set(), linkBase: '', subtree, expanding: undefined }
+    const node = ctx.graph.get(key)!
+    return {
+      levels,
+      edges: [...node.edges].sort((a, b) => lexCompare(a.alias, b.alias)),
+      next: 0,
+      peers: node.id.type === 'package' ? new Set(Object.keys(ctx.lockfile.packages?.[pkgIdOf(node.id.depPath)]?.peerDependencies ?? {})) : new Set<string>(),
+      linkBase: node.id.type === 'importer' ? path.join(ctx.lockfileDir, node.id.importerId) : ctx.lockfileDir,
+      subtree,
+      expanding: undefined,
+    }
+  }
+  // A listed child, with what is below it, joins its parent's subtree (unless a search finds nothing there).
+  const add = ({ subtree }: Frame, listed: ListedNode, below: { count: number, matched: boolean }): void => {
+    const isMatch = ctx.search?.({ alias: listed.alias, name: listed.name, version: listed.version }) === true
+    if (ctx.search !== undefined && !isMatch && !below.matched) return
+    subtree.matched ||= isMatch || below.matched
+    if (listed.dependencies !== undefined) subtree.count += below.count
+    subtree.nodes.push(listed)
+    subtree.count += 1
+  }
+  const frames = [frameOf(start, levels)]
+  for (;;) {
+    const frame = frames.at(-1)!
+    const edge = frame.edges[frame.next++]
+    if (edge === undefined) {
+      frames.pop()
+      const parent = frames.at(-1)
+      if (parent === undefined) return frame.subtree
+      const { listed, target, cacheKey } = parent.expanding!
+      parent.expanding = undefined
+      ctx.ancestors.delete(target)
+      const below = { count: frame.subtree.count, matched: frame.subtree.matched }
+      ctx.cache.set(cacheKey, below)
+      if (frame.subtree.nodes.length > 0) listed.dependencies = frame.subtree.nodes
+      add(parent, listed, below)
+      continue
+    }
+    const listed = listedNode(edge.alias, edge.ref, edge.target, { peers: frame.peers, linkBase: frame.linkBase, projectDir, ctx })
+    if (edge.target === undefined || ctx.ancestors.has(edge.target)) {
+      add(frame, listed, { count: 0, matched: false })
+      continue
+    }
+    const cacheKey = frame.levels - 1 === Infinity ? edge.target : `${edge.target}@d${frame.levels - 1}`
+    const cached = ctx.cache.get(cacheKey)
+    if (cached !== undefined) {
+      if (cached.count > 0) {
+        listed.deduped = true
+        listed.dedupedCount = cached.count
+      }
+      add(frame, listed, cached)
+      continue
+    }
+    ctx.ancestors.add(edge.target)
+    frame.expanding = { listed, target: edge.target, cacheKey }
+    frames.push(frameOf(edge.target, frame.levels - 1))
+  }
 }
 
 function listedNode (
@@ -226,19 +263,55 @@ function tarballOf (depPath: string, name: string, version: string, ctx: TreeCon
   return tarball === undefined ? registryTarballUrl(registry, name, version.replace(/\+.*$/, '')) : new URL(tarball, registry).toString()
 }
 
-/** A node that is its own ancestor (by directory) loses its subtree and its dedupe mark (pnpm's fixCircularRefs). */
-function withoutCycles (nodes: ListedNode[], ancestors: Set<string>): ListedNode[] {
-  return nodes.map((node) => {
+/**
+ * A node that is its own ancestor (by directory) loses its subtree and its dedupe mark (pnpm's
+ * fixCircularRefs). Depth first on an explicit stack: a frame waits on the copy of the subtree of
+ * the node it opened.
+ */
+function withoutCycles (top: readonly ListedNode[]): ListedNode[] {
+  const ancestors = new Set<string>()
+  interface Frame { nodes: readonly ListedNode[], next: number, out: ListedNode[], opened: ListedNode | undefined }
+  const frames: Frame[] = [{ nodes: top, next: 0, out: [], opened: undefined }]
+  for (;;) {
+    const frame = frames.at(-1)!
+    const node = frame.nodes[frame.next++]
+    if (node === undefined) {
+      frames.pop()
+      const parent = frames.at(-1)
+      if (parent === undefined) return frame.out
+      const opened = parent.opened!
+      parent.opened = undefined
+      ancestors.delete(opened.path)
+      parent.out.push({ ...opened, dependencies: frame.out })
+      continue
+    }
     if (node.path !== '' && ancestors.has(node.path)) {
       const { dependencies: _dependencies, deduped: _deduped, dedupedCount: _count, ...rest } = node
-      return rest
+      frame.out.push(rest)
+      continue
     }
-    if (node.dependencies === undefined) return node
+    if (node.dependencies === undefined) {
+      frame.out.push(node)
+      continue
+    }
     ancestors.add(node.path)
-    const dependencies = withoutCycles(node.dependencies, ancestors)
-    ancestors.delete(node.path)
-    return { ...node, dependencies }
-  })
+    frame.opened = node
+    frames.push({ nodes: node.dependencies, next: 0, out: [], opened: undefined })
+  }
+}
+
+/** Every node of the trees, depth first, each before its dependencies (an explicit stack: a listing is as deep as the graph). */
+function * eachNode (nodes: readonly ListedNode[]): Generator<ListedNode> {
+  const stack = [nodes.values()]
+  while (stack.length > 0) {
+    const next = stack.at(-1)!.next()
+    if (next.done === true) {
+      stack.pop()
+      continue
+    }
+    yield next.value
+    if (next.value.dependencies !== undefined) stack.push(next.value.dependencies.values())
+  }
 }
 
 /**
@@ -293,15 +366,9 @@ async function modulesEntries (lockfileDir: string): Promise<ModulesEntry[]> {
 /** `--long`: every listed package's details, read once per directory. */
 async function detailsOf (projects: readonly ListedProject[]): Promise<Map<string, PackageDetails>> {
   const dirs = new Set<string>()
-  const walk = (nodes: readonly ListedNode[]): void => {
-    for (const node of nodes) {
-      dirs.add(node.path)
-      walk(node.dependencies ?? [])
-    }
-  }
   for (const project of projects) {
-    for (const group of DEPENDENCY_GROUPS) walk(project.groups[group] ?? [])
-    walk(project.unsaved)
+    for (const group of DEPENDENCY_GROUPS) for (const node of eachNode(project.groups[group] ?? [])) dirs.add(node.path)
+    for (const node of eachNode(project.unsaved)) dirs.add(node.path)
   }
   return new Map(await Promise.all([...dirs].map(async (dir) => [dir, await packageDetails(dir)] as const)))
 }
@@ -320,45 +387,46 @@ function renderList (projects: readonly ListedProject[], opts: ListOptions, deta
   const output = blocks.join('\n\n')
   if (opts.depth <= -1 || output === '') return output
   let total = 0
-  const count = (nodes: readonly ListedNode[]): void => {
-    for (const node of nodes) {
-      total++
-      count(node.dependencies ?? [])
-    }
-  }
-  for (const project of projects) for (const group of DEPENDENCY_GROUPS) count(project.groups[group] ?? [])
+  for (const project of projects) for (const group of DEPENDENCY_GROUPS) for (const _ of eachNode(project.groups[group] ?? [])) total++
   const summary = `${total} package${total === 1 ? '' : 's'}${projects.length > 1 ? ` in ${projects.length} projects` : ''}`
   return `Legend: production dependency, optional only, dev only\n\n${output}\n\n${summary}`
 }
 
-function textNodes (nodes: readonly ListedNode[], variants: ReadonlyMap<string, number>, details: Details): TextTreeNode[] {
-  return [...nodes].sort((a, b) => lexCompare(a.name, b.name)).map((node) => {
-    let label = node.alias === node.name
-      ? nameAtVersion(node.name, node.version)
-      : node.version.includes('@') ? `${node.alias}@${node.version}` : `${node.alias}@npm:${node.name}@${node.version}`
-    if (node.isPeer) label += ' peer'
-    if (node.isSkipped) label += ' skipped'
-    const variantCount = node.peersSuffixHash === undefined ? undefined : variants.get(`${node.name}@${node.version}`)
-    if (variantCount !== undefined) label += ` peer#${node.peersSuffixHash} (${variantCount} variation${variantCount === 1 ? '' : 's'})`
-    if (node.deduped === true) label += ' [deduped]'
-    const lines = details === undefined ? [label] : [label, ...detailLines(details.get(node.path)), ...node.path === '' ? [] : [node.path]]
-    return { label: lines.join('\n'), children: node.deduped === true ? [] : textNodes(node.dependencies ?? [], variants, details) }
-  })
+/** The listed trees as text trees, level by level (a listing is as deep as the graph): each node's children are filled when their level is. */
+function textNodes (top: readonly ListedNode[], variants: ReadonlyMap<string, number>, details: Details): TextTreeNode[] {
+  const roots: TextTreeNode[] = []
+  const pending = [{ nodes: top, into: roots }]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    for (const node of [...next.nodes].sort((a, b) => lexCompare(a.name, b.name))) {
+      let label = node.alias === node.name
+        ? nameAtVersion(node.name, node.version)
+        : node.version.includes('@') ? `${node.alias}@${node.version}` : `${node.alias}@npm:${node.name}@${node.version}`
+      if (node.isPeer) label += ' peer'
+      if (node.isSkipped) label += ' skipped'
+      const variantCount = node.peersSuffixHash === undefined ? undefined : variants.get(`${node.name}@${node.version}`)
+      if (variantCount !== undefined) label += ` peer#${node.peersSuffixHash} (${variantCount} variation${variantCount === 1 ? '' : 's'})`
+      if (node.deduped === true) label += ' [deduped]'
+      const lines = details === undefined ? [label] : [label, ...detailLines(details.get(node.path)), ...node.path === '' ? [] : [node.path]]
+      const children: TextTreeNode[] = []
+      next.into.push({ label: lines.join('\n'), children })
+      if (node.deduped !== true) pending.push({ nodes: node.dependencies ?? [], into: children })
+    }
+  }
+  return roots
 }
 
 /** `name@version` → its peer variants, for the ones listed with more than one. */
 function peerVariants (projects: readonly ListedProject[]): Map<string, number> {
   const hashes = new Map<string, Set<string>>()
-  const walk = (nodes: readonly ListedNode[]): void => {
-    for (const node of nodes) {
-      if (node.peersSuffixHash !== undefined) {
+  for (const project of projects) {
+    for (const group of DEPENDENCY_GROUPS) {
+      for (const node of eachNode(project.groups[group] ?? [])) {
+        if (node.peersSuffixHash === undefined) continue
         const key = `${node.name}@${node.version}`
         hashes.set(key, (hashes.get(key) ?? new Set()).add(node.peersSuffixHash))
       }
-      walk(node.dependencies ?? [])
     }
   }
-  for (const project of projects) for (const group of DEPENDENCY_GROUPS) walk(project.groups[group] ?? [])
   return new Map([...hashes].filter(([, set]) => set.size > 1).map(([key, set]) => [key, set.size]))
 }
 
@@ -374,16 +442,11 @@ function renderParseable (projects: readonly ListedProject[], opts: ListOptions)
     const { optionalDependencies = [], dependencies = [], devDependencies = [] } = project.groups
     const all = [...optionalDependencies, ...dependencies, ...devDependencies, ...project.unsaved]
     const found: ListedNode[] = []
-    const walk = (nodes: readonly ListedNode[]): void => {
-      for (const node of nodes) {
-        if (!seen.has(node.path)) {
-          seen.add(node.path)
-          found.push(node)
-        }
-        walk(node.dependencies ?? [])
-      }
+    for (const node of eachNode(all)) {
+      if (seen.has(node.path)) continue
+      seen.add(node.path)
+      found.push(node)
     }
-    walk(all)
     found.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
     if (rootSeen && found.length === 0) return ''
     if (!(opts.recursive && opts.depth === -1) && found.length === 0 && all.length === 0) return ''
@@ -412,16 +475,21 @@ function nameAtVersion (name: string, version: string): string {
  * pnpm's order: by alias, then the shallower subtrees first. A search lists no unsaved ones.
  */
 function renderJson (projects: readonly ListedProject[], details: Details): string {
-  return JSON.stringify(projects.map((project) => {
+  const heights = heightsOf(projects.flatMap((project) => [
+    ...DEPENDENCY_GROUPS.flatMap((group) => project.groups[group] ?? []),
+    ...project.unsaved,
+  ]))
+  return stringifyJson(projects.map((project) => {
     const groups = [...DEPENDENCY_GROUPS.map((group) => [group, project.groups[group] ?? []] as const), ['unsavedDependencies', project.unsaved] as const]
     return {
       name: project.name,
       version: project.version,
       path: project.path,
       private: project.private,
-      ...Object.fromEntries(groups.filter(([, nodes]) => nodes.length > 0).map(([group, nodes]) => [group, jsonNodes(nodes, details)])),
+      ...Object.fromEntries(groups.filter(([, nodes]) => nodes.length > 0)
+        .map(([group, nodes]) => [group, jsonNodes(nodes, heights, details)])),
     }
-  }), null, 2)
+  }), '`lode list --json`')
 }
 
 interface JsonNode extends Partial<Record<'description' | 'license' | 'author' | 'homepage' | 'repository', unknown>> {
@@ -434,26 +502,54 @@ interface JsonNode extends Partial<Record<'description' | 'license' | 'author' |
   dedupedDependenciesCount?: number
 }
 
-function jsonNodes (nodes: readonly ListedNode[], details: Details): Record<string, JsonNode> {
-  const byAlias = [...nodes].sort((a, b) => a.alias < b.alias ? -1 : a.alias > b.alias ? 1 : 0)
-  const ordered = byAlias.map((node, index) => ({ node, index, height: heightOf(node) }))
-    .sort((a, b) => a.height - b.height || a.index - b.index)
-  return Object.fromEntries(ordered.map(({ node }) => {
-    const resolved = node.resolved === undefined ? {} : { resolved: node.resolved }
-    const more = details?.get(node.path)
-    const long = more === undefined ? {} : {
-      description: more.description, license: more.license, author: more.author, homepage: more.homepage, repository: more.repository,
-    }
-    const json: JsonNode = { from: node.name, version: node.version, ...resolved, ...long, path: node.path }
-    if ((node.dependencies ?? []).length > 0) json.dependencies = jsonNodes(node.dependencies!, details)
-    if (node.deduped === true) {
-      json.deduped = true
-      if (node.dedupedCount !== undefined) json.dedupedDependenciesCount = node.dedupedCount
-    }
-    return [node.alias, json]
-  }))
+/**
+ * Siblings keyed by alias, level by level (a listing is as deep as the graph): a node's
+ * `dependencies` holds its place among its keys until its level is done.
+ */
+function jsonNodes (top: readonly ListedNode[], heights: ReadonlyMap<ListedNode, number>, details: Details): Record<string, JsonNode> {
+  let root: Record<string, JsonNode> = {}
+  const pending: Array<{ nodes: readonly ListedNode[], parent: JsonNode | undefined }> = [{ nodes: top, parent: undefined }]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const byAlias = [...next.nodes].sort((a, b) => a.alias < b.alias ? -1 : a.alias > b.alias ? 1 : 0)
+    const ordered = byAlias.map((node, index) => ({ node, index, height: heights.get(node)! }))
+      .sort((a, b) => a.height - b.height || a.index - b.index)
+    const record = Object.fromEntries(ordered.map(({ node }) => {
+      const resolved = node.resolved === undefined ? {} : { resolved: node.resolved }
+      const more = details?.get(node.path)
+      const long = more === undefined ? {} : {
+        description: more.description, license: more.license, author: more.author, homepage: more.homepage, repository: more.repository,
+      }
+      const json: JsonNode = { from: node.name, version: node.version, ...resolved, ...long, path: node.path }
+      if ((node.dependencies ?? []).length > 0) {
+        json.dependencies = {}
+        pending.push({ nodes: node.dependencies!, parent: json })
+      }
+      if (node.deduped === true) {
+        json.deduped = true
+        if (node.dedupedCount !== undefined) json.dedupedDependenciesCount = node.dedupedCount
+      }
+      return [node.alias, json]
+    }))
+    if (next.parent === undefined) root = record
+    else next.parent.dependencies = record
+  }
+  return root
 }
 
-function heightOf (node: ListedNode): number {
-  return (node.dependencies ?? []).reduce((height, child) => Math.max(height, heightOf(child) + 1), 0)
+/** Each node's height (its longest path down), from the leaves up on an explicit stack. */
+function heightsOf (top: readonly ListedNode[]): Map<ListedNode, number> {
+  const heights = new Map<ListedNode, number>()
+  const stack = top.map((node) => ({ node, opened: false }))
+  while (stack.length > 0) {
+    const entry = stack.at(-1)!
+    const below = entry.node.dependencies ?? []
+    if (!entry.opened) {
+      entry.opened = true
+      for (const child of below) stack.push({ node: child, opened: false })
+      continue
+    }
+    stack.pop()
+    heights.set(entry.node, below.reduce((height, child) => Math.max(height, heights.get(child)! + 1), 0))
+  }
+  return heights
 }

@@ -10,6 +10,7 @@ import { dependentsTrees } from './dependents.js'
 import type { DependentNode, DependentsTree } from './dependents.js'
 import { detailLines, installedLayout, installedLockfile, packageDetails, readManifestFields } from './installed.js'
 import type { Details } from './installed.js'
+import { stringifyJson } from './output-text.js'
 import { createPackageSearch } from './package-search.js'
 import { renderTextTree } from './text-tree.js'
 import type { TextTreeNode } from './text-tree.js'
@@ -58,14 +59,14 @@ export async function why (opts: WhyOptions): Promise<string> {
     ? new Map(await Promise.all(trees.map(async (tree) => [tree.path, await packageDetails(tree.path)] as const)))
     : undefined
   if (opts.format === 'json') {
-    return JSON.stringify(trees.map((tree) => {
-      const shown = opts.depth === undefined ? tree : { ...tree, dependents: truncated(tree.dependents, 1, opts.depth) }
+    return stringifyJson(trees.map((tree) => {
+      const shown = opts.depth === undefined ? tree : { ...tree, dependents: truncated(tree.dependents, opts.depth) }
       const more = details?.get(tree.path)
       return more === undefined ? shown : { ...shown, description: more.description, repository: more.repository, homepage: more.homepage }
-    }), null, 2)
+    }), '`lode why --json`')
   }
   if (opts.format === 'parseable') {
-    return trees.flatMap((tree) => pathLines(tree.dependents, [`${opts.long === true ? `${tree.path}:` : ''}${nameAtVersion(tree)}`], 1, opts.depth)).join('\n')
+    return trees.flatMap((tree) => pathLines(tree.dependents, `${opts.long === true ? `${tree.path}:` : ''}${nameAtVersion(tree)}`, opts.depth)).join('\n')
   }
   return renderWhy(trees, opts.depth, details)
 }
@@ -78,17 +79,31 @@ function renderWhy (trees: readonly DependentsTree[], depth: number | undefined,
     const count = pkg.peersSuffixHash === undefined ? undefined : variants.get(nameAtVersion(pkg))
     return `${nameAtVersion(pkg)}${count === undefined ? '' : ` peer#${pkg.peersSuffixHash} (${count} variation${count === 1 ? '' : 's'})`}`
   }
-  const nodes = (dependents: readonly DependentNode[], level: number): TextTreeNode[] => dependents.map((dependent) => ({
-    label: `${dependent.depField === undefined ? label(dependent) : `${nameAtVersion(dependent)} (${dependent.depField})`}`
-      + `${dependent.circular === true ? ' [circular]' : ''}${dependent.deduped === true ? ' [deduped]' : ''}`,
-    children: dependent.dependents !== undefined && (depth === undefined || level < depth) ? nodes(dependent.dependents, level + 1) : [],
-  }))
+  // Built level by level (a tree is as deep as the graph): each node's children are filled when its level is.
+  const nodes = (top: readonly DependentNode[]): TextTreeNode[] => {
+    const roots: TextTreeNode[] = []
+    const pending = [{ dependents: top, into: roots, level: 1 }]
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      const { dependents, into, level } = next
+      for (const dependent of dependents) {
+        const children: TextTreeNode[] = []
+        into.push({
+          label: `${dependent.depField === undefined ? label(dependent) : `${nameAtVersion(dependent)} (${dependent.depField})`}`
+            + `${dependent.circular === true ? ' [circular]' : ''}${dependent.deduped === true ? ' [deduped]' : ''}`,
+          children,
+        })
+        if (dependent.dependents === undefined || (depth !== undefined && level >= depth)) continue
+        pending.push({ dependents: dependent.dependents, into: children, level: level + 1 })
+      }
+    }
+    return roots
+  }
   const rootLabel = (tree: DependentsTree): string => details === undefined
     ? label(tree)
     : [label(tree), ...detailLines(details.get(tree.path)), tree.path].join('\n')
   const blocks = trees.map((tree) => tree.dependents.length === 0
     ? rootLabel(tree)
-    : renderTextTree({ label: rootLabel(tree), children: nodes(tree.dependents, 1) }).replace(/\n+$/, ''))
+    : renderTextTree({ label: rootLabel(tree), children: nodes(tree.dependents) }).replace(/\n+$/, ''))
   const found = new Map<string, { versions: Set<string>, count: number }>()
   for (const tree of trees) {
     const entry = found.get(tree.name) ?? { versions: new Set<string>(), count: 0 }
@@ -104,31 +119,62 @@ function renderWhy (trees: readonly DependentsTree[], depth: number | undefined,
 /** `name@version` → how many peer variants of it the output shows, for the ones shown in more than one. */
 function peerVariants (trees: readonly DependentsTree[]): Map<string, number> {
   const hashes = new Map<string, Set<string>>()
-  const collect = (pkg: DependentNode | DependentsTree): void => {
+  const pending: Array<DependentNode | DependentsTree> = [...trees]
+  for (let pkg = pending.pop(); pkg !== undefined; pkg = pending.pop()) {
     if (pkg.peersSuffixHash !== undefined) {
       const key = nameAtVersion(pkg)
       hashes.set(key, (hashes.get(key) ?? new Set()).add(pkg.peersSuffixHash))
     }
-    for (const dependent of pkg.dependents ?? []) collect(dependent)
+    pending.push(...pkg.dependents ?? [])
   }
-  for (const tree of trees) collect(tree)
   return new Map([...hashes].filter(([, set]) => set.size > 1).map(([key, set]) => [key, set.size]))
 }
 
-/** `--depth` in JSON: dependents below the limit lose their own. */
-function truncated (dependents: readonly DependentNode[], level: number, depth: number): DependentNode[] {
-  return dependents.map(({ dependents: above, ...rest }) =>
-    above !== undefined && level < depth ? { ...rest, dependents: truncated(above, level + 1, depth) } : rest)
+/** `--depth` in JSON: dependents below the limit lose their own (level by level: a tree is as deep as the graph). */
+function truncated (top: readonly DependentNode[], depth: number): DependentNode[] {
+  const roots: DependentNode[] = []
+  const pending = [{ dependents: top, into: roots, level: 1 }]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { dependents, into, level } = next
+    for (const { dependents: above, ...rest } of dependents) {
+      if (above === undefined || level >= depth) {
+        into.push(rest)
+        continue
+      }
+      const kept: DependentNode[] = []
+      into.push({ ...rest, dependents: kept })
+      pending.push({ dependents: above, into: kept, level: level + 1 })
+    }
+  }
+  return roots
 }
 
-/** `--parseable`: a line per path, from the project (or where the path stops) down to the package. */
-function pathLines (dependents: readonly DependentNode[], below: readonly string[], level: number, depth: number | undefined): string[] {
-  return dependents.flatMap((dependent) => {
-    const chain = [...below, nameAtVersion(dependent)]
-    return dependent.dependents !== undefined && dependent.dependents.length > 0 && (depth === undefined || level < depth)
-      ? pathLines(dependent.dependents, chain, level + 1, depth)
-      : [[...chain].reverse().join(' > ')]
-  })
+/**
+ * `--parseable`: a line per path, from the project (or where the path stops) down to the package
+ * (`start`), depth first on an explicit stack: a path is as long as the graph is deep.
+ */
+function pathLines (top: readonly DependentNode[], start: string, depth: number | undefined): string[] {
+  const lines: string[] = []
+  // The names from the package up to the dependent being looked at; a frame per level above the package.
+  const chain = [start]
+  const frames = [{ dependents: top, next: 0 }]
+  while (frames.length > 0) {
+    const frame = frames.at(-1)!
+    const dependent = frame.dependents[frame.next++]
+    if (dependent === undefined) {
+      frames.pop()
+      if (frames.length > 0) chain.pop()
+      continue
+    }
+    chain.push(nameAtVersion(dependent))
+    if (dependent.dependents !== undefined && dependent.dependents.length > 0 && (depth === undefined || frames.length < depth)) {
+      frames.push({ dependents: dependent.dependents, next: 0 })
+    } else {
+      lines.push([...chain].reverse().join(' > '))
+      chain.pop()
+    }
+  }
+  return lines
 }
 
 function nameAtVersion (pkg: { name: string, version: string }): string {
