@@ -234,3 +234,34 @@ test('isolated: a committed .pnpm symlink is replaced by a directory; install an
     assert.equal(fs.existsSync(path.join(outside, 'victim-dir')), true)
   }
 })
+
+test('a committed node_modules symlink out of the project into a directory that is not a node_modules is refused; one to an empty directory installs', async () => {
+  const sandbox = (files: Record<string, string> = {}): { project: Project, root: string, outside: string } => {
+    const project = makeProject(registry, { name: 'p', version: '1.0.0', dependencies: { good: '1.0.0' } }, { 'pnpm-workspace.yaml': ISOLATED, ...files })
+    const root = path.dirname(project.dir)
+    const outside = path.join(root, 'outside')
+    fs.mkdirSync(path.join(outside, 'config', 'good'), { recursive: true })
+    fs.writeFileSync(path.join(outside, 'config', 'good', 'settings.ini'), 'precious')
+    return { project, root, outside }
+  }
+  const root = sandbox()
+  fs.symlinkSync(path.join(root.outside, 'config'), path.join(root.project.dir, 'node_modules'))
+  const stderr = await expectRefusal(root.project, root.root, ['install'], 'ERR_LODE_INVALID_MODULES_DIR')
+  assert.match(stderr, /is a symlink to/)
+
+  // A workspace project's node_modules, likewise.
+  const workspace = sandbox({ 'pnpm-workspace.yaml': `packages:\n  - packages/*\n${ISOLATED}`, 'packages/a/package.json': JSON.stringify({ name: 'a', version: '1.0.0', dependencies: { good: '1.0.0' } }) })
+  fs.symlinkSync(path.join(workspace.outside, 'config'), path.join(workspace.project.dir, 'packages', 'a', 'node_modules'))
+  await expectRefusal(workspace.project, workspace.root, ['install'], 'ERR_LODE_INVALID_MODULES_DIR')
+
+  // node_modules kept on another disk, as a user links it: an empty directory first, then its own layout.
+  const elsewhere = sandbox()
+  fs.mkdirSync(path.join(elsewhere.root, 'disk', 'nm'), { recursive: true })
+  fs.symlinkSync(path.join(elsewhere.root, 'disk', 'nm'), path.join(elsewhere.project.dir, 'node_modules'))
+  for (let i = 0; i < 2; i++) {
+    fs.writeFileSync(path.join(elsewhere.project.dir, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', dependencies: i === 0 ? { good: '1.0.0' } : { good: '1.0.0', other: '1.0.0' } }))
+    const result = await lode(elsewhere.project, ['install'])
+    assert.equal(result.code, 0, result.stderr)
+  }
+  assert.equal(fs.readFileSync(path.join(elsewhere.root, 'disk', 'nm', 'other', 'index.js'), 'utf8'), 'module.exports = "other"')
+})

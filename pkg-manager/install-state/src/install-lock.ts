@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 
 import { INSTALL_LOCK_FILE, VIRTUAL_STORE_DIR } from '@lode/core.constants'
 import { LodeError, fileSystemError, hasErrno } from '@lode/core.error'
+import { assertOwnModulesDir } from '@lode/core.safe-name/modules-dir'
 
 /** The lock file in node_modules that one install of a project holds at a time. */
 
@@ -35,6 +36,7 @@ export interface LockOptions {
  * what the first left. A lock whose process is gone (killed) is taken over.
  */
 export async function lockProject (modulesDir: string, opts: LockOptions): Promise<InstallLock> {
+  assertOwnModulesDir(modulesDir)
   const file = path.join(modulesDir, INSTALL_LOCK_FILE)
   let created: string | undefined
   let waited = false

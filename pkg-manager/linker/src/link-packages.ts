@@ -6,7 +6,7 @@ import type { DependencyGroup } from '@lode/core.constants'
 import { CURRENT_LOCKFILE, DEPENDENCY_GROUPS, INSTALLING_MARKER, LODE_STATE_FILE, MODULES_DIR, NEEDS_BUILD_MARKER, VIRTUAL_STORE_DIR } from '@lode/core.constants'
 import { nameOf, pkgIdOf, refToDepPath, splitNameAt, withoutPeersSuffix } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
-import { hasRealParents, own } from '@lode/core.safe-name'
+import { assertOwnModulesDir, hasRealParents, own } from '@lode/core.safe-name'
 import { prepareFileAtomic } from '@lode/fs.write-file-atomic'
 import type { PreparedFile } from '@lode/fs.write-file-atomic'
 import { createSlotResolver } from '@lode/pkg-manager.graph-hash'
@@ -40,6 +40,8 @@ import { writeBins, writeBinsOfBuilt } from './write-bins.js'
 export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkedPackages> {
   const { config } = opts
   const modulesDir = path.join(config.dir, MODULES_DIR)
+  // Each project's node_modules is written into: none may lead elsewhere (a repository can carry it as a symlink).
+  for (const importer of opts.importers) assertOwnModulesDir(path.join(importer.dir, MODULES_DIR))
   let installed = opts.installedLockfile ?? await readInstalledLockfile(modulesDir)
   const lockfile = opts.selectedImporters === undefined
     ? opts.lockfile
