@@ -5,12 +5,14 @@
 //   bash scripts/run.sh node bench/packument-memory/run.mjs [--sizes 0,100,400] [--runs 1]
 //
 // See README.md for the options and what the figures mean.
+import { Buffer } from 'node:buffer'
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
+import process from 'node:process'
 import { pipeline } from 'node:stream/promises'
 import { parseArgs } from 'node:util'
 import { createGunzip, createGzip, gzipSync } from 'node:zlib'
@@ -190,13 +192,17 @@ for (const sizeMb of values.sizes.split(',').map(Number)) {
   await writePackument(file, sizeMb, registryUrl)
   const gzipped = fs.readFileSync(file)
   let size = 0
-  await pipeline(fs.createReadStream(file), createGunzip(), async function (source) { for await (const chunk of source) size += chunk.length })
+  await pipeline(fs.createReadStream(file), createGunzip(), async function (source) {
+    for await (const chunk of source) size += chunk.length
+  })
   served = { file, gzipped, size, etag: createHash('sha1').update(gzipped).digest('hex') }
   for (let run = 0; run < Number(values.runs); run++) {
     const runDir = fs.mkdtempSync(path.join(workDir, 'run-'))
     try {
       const result = await install(runDir)
-      if (result.code !== 0 || !result.installed) process.stderr.write(`install of the ${sizeMb} MB packument failed (exit ${result.code}):\n${result.output}\n`)
+      if (result.code !== 0 || !result.installed) {
+        process.stderr.write(`install of the ${sizeMb} MB packument failed (exit ${result.code}):\n${result.output}\n`)
+      }
       rows.push({ sizeMb, body: size, gzipped: gzipped.length, ...result })
       process.stderr.write(`${sizeMb} MB: peak RSS ${(result.rss / MB).toFixed(0)} MiB, ${result.seconds.toFixed(2)} s, exit ${result.code}\n`)
     } finally {
@@ -207,10 +213,17 @@ for (const sizeMb of values.sizes.split(',').map(Number)) {
 }
 server.close()
 
+// The smallest size is the control: the same versions without their readmes.
 const control = rows.find((row) => row.sizeMb === Math.min(...rows.map((r) => r.sizeMb)))
-console.log('| packument (JSON) | gzipped | peak RSS | over the smallest | × body | wall | exit |')
-console.log('|---|---|---|---|---|---|---|')
+const lines = [
+  `${values.versions} versions${values.ascii ? ', ASCII only' : ''}${values.identity ? ', sent uncompressed' : ', sent gzipped'}`,
+  '',
+  '| packument (JSON) | gzipped | peak RSS | over the control | × body | wall | exit |',
+  '|---|---|---|---|---|---|---|',
+]
 for (const row of rows) {
   const over = row.rss - (control?.rss ?? 0)
-  console.log(`| ${(row.body / MB).toFixed(0)} MiB | ${(row.gzipped / MB).toFixed(1)} MiB | ${(row.rss / MB).toFixed(0)} MiB | ${(over / MB).toFixed(0)} MiB | ${(over / row.body).toFixed(2)} | ${row.seconds.toFixed(2)} s | ${row.code} |`)
+  lines.push(`| ${(row.body / MB).toFixed(0)} MiB | ${(row.gzipped / MB).toFixed(1)} MiB | ${(row.rss / MB).toFixed(0)} MiB | ${(over / MB).toFixed(0)} MiB | ` +
+    `${(over / row.body).toFixed(2)} | ${row.seconds.toFixed(2)} s | ${row.code} |`)
 }
+process.stdout.write(`${lines.join('\n')}\n`)

@@ -82,6 +82,13 @@ export interface Config {
    */
   readonly tarballMaxUnpackedSize: number | undefined
   readonly tarballMaxFiles: number | undefined
+  /**
+   * lode's bound on one package's metadata document (its packument), in bytes, as sent and once
+   * decoded (not a pnpm setting: pnpm has none). Beyond it the install fails with
+   * `ERR_LODE_FETCH_TOO_LARGE` naming the package. Default: `DEFAULT_PACKUMENT_MAX_SIZE` of
+   * `@lode/resolving.npm-resolver` (512 MiB).
+   */
+  readonly packumentMaxSize: number | undefined
   readonly strictSsl: boolean
   readonly ca: readonly string[]
   readonly httpProxy: string | undefined
@@ -321,6 +328,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     tarballMaxUnpackedSize: setting<number | undefined>('tarballMaxUnpackedSize', (v): v is number | undefined => isNumber(v) && v > 0,
       setting<number | undefined>('maxTarballUnpackedSize', (v): v is number | undefined => isNumber(v) && v > 0, undefined)),
     tarballMaxFiles: setting<number | undefined>('tarballMaxFiles', (v): v is number | undefined => isNumber(v) && v > 0, undefined),
+    packumentMaxSize: setting<number | undefined>('packumentMaxSize', (v): v is number | undefined => isNumber(v) && v > 0, undefined),
     strictSsl: setting('strictSsl', isBool, npmrc['strict-ssl'] !== 'false'),
     ca,
     httpProxy: optionalString('httpProxy') ?? optionalString('proxy') ?? npmrc['http-proxy'] ?? npmrc['proxy'] ?? env['http_proxy'] ?? env['HTTP_PROXY'],

@@ -104,6 +104,7 @@ accepted('lode never changes the user scripts run as', 'unsafePerm')
 accepted('lode loads no pnpmfile (a .pnpmfile.cjs or .pnpmfile.mjs in the workspace root is refused instead)', 'ignorePnpmfile', 'tryLoadDefaultPnpmfile')
 accepted('pnpm 11\'s installs ignore it: the global virtual store is virtualStoreDir, else <store>/v11/links', 'globalVirtualStoreDir')
 accepted('it is lode\'s own bound on a tarball (see tarballMaxUnpackedSize)', 'tarballMaxFiles', 'tarballMaxUnpackedSize')
+accepted('it is lode\'s own bound on a package\'s metadata document (see packumentMaxSize)', 'packumentMaxSize')
 
 refused('install', {
   // resolution

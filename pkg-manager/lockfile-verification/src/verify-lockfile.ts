@@ -155,6 +155,7 @@ function lockfileVerifierOptions (opts: VerifyLockfileOptions): LockfileVerifier
     cacheDir: config.cacheDir,
     offline: config.offline,
     preferOffline: config.preferOffline,
+    packumentMaxSize: config.packumentMaxSize,
     now: opts.now,
     onWarning: opts.onWarning,
   }

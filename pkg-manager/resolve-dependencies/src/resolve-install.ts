@@ -119,6 +119,7 @@ export function npmResolverFor (
     cacheDir: config.cacheDir,
     offline: config.offline,
     preferOffline: config.preferOffline,
+    packumentMaxSize: config.packumentMaxSize,
     now: opts.now,
     onWarning: opts.onWarning,
     registries: { default: config.registry, scoped: config.scopedRegistries },

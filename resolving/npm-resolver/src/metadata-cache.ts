@@ -3,7 +3,7 @@ import path from 'node:path'
 import { METADATA_CACHE_DIR, METADATA_CACHE_EXT } from '@lode/core.constants'
 import { LodeError, isLodeError } from '@lode/core.error'
 import { isValidPackageName, joinInside } from '@lode/core.safe-name'
-import { decodeMsgpackPart, encodeMsgpackPart, readMsgpackFile, writeMsgpackFile } from '@lode/fs.msgpack-file'
+import { decodeMsgpackPart, readMsgpackFile, writeMsgpackFile } from '@lode/fs.msgpack-file'
 
 import type { Packument } from './packument.js'
 import type { PackageMeta } from './types.js'
@@ -72,11 +72,6 @@ export async function readCachedMetadata (file: string, onDamaged: (message: str
 export function fromStored (file: string, stored: StoredMetadata): CachedMetadata {
   const versions = PackageVersions.decode(stored.packument.versions, (bytes) => decodeMsgpackPart(file, bytes) as PackageMeta)
   return { ...stored, packument: { ...stored.packument, versions } }
-}
-
-/** The entry as its file holds it. */
-export function toStored (entry: CachedMetadata): StoredMetadata {
-  return { ...entry, packument: { ...entry.packument, versions: entry.packument.versions.encode(encodeMsgpackPart) } }
 }
 
 export async function writeStoredMetadata (file: string, stored: StoredMetadata): Promise<void> {

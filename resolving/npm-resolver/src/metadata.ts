@@ -1,5 +1,5 @@
 import { LodeError, fromLodeErrorData } from '@lode/core.error'
-import { ACCEPT_ABBREVIATED, ACCEPT_FULL, MAX_BODY_SIZE, redactUrl } from '@lode/resolving.registry-client'
+import { ACCEPT_ABBREVIATED, ACCEPT_FULL, redactUrl } from '@lode/resolving.registry-client'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 
 import { fromStored, metadataCachePath, readCachedMetadata, writeStoredMetadata } from './metadata-cache.js'
@@ -23,7 +23,20 @@ export interface MetadataSourceOptions {
    * thread when not given.
    */
   packuments?: PackumentProcessor | undefined
+  /**
+   * The most bytes one packument may have, as sent and once decoded (lode's `packumentMaxSize`;
+   * default `DEFAULT_PACKUMENT_MAX_SIZE`): past it, `ERR_LODE_FETCH_TOO_LARGE` naming the package.
+   */
+  packumentMaxSize?: number | undefined
 }
+
+/**
+ * The default bound on one packument: 512 MiB, two and a half times the largest on the public
+ * registry (full documents of 100 to 200 MB, from thousands of versions each with its readme),
+ * which grow with every publish. Reading one takes about its size again (`readPackumentDocument`),
+ * so a registry, or whoever answers for it, can make an install hold about 1 GiB for it at most.
+ */
+export const DEFAULT_PACKUMENT_MAX_SIZE = 512 * 1024 * 1024
 
 export interface MetadataRequest {
   name: string
@@ -89,12 +102,16 @@ export class MetadataSource {
     const url = `${request.registry}${encodeName(request.name)}`
     const processor = this.opts.packuments
     processor?.start()
+    const maxSize = this.opts.packumentMaxSize ?? DEFAULT_PACKUMENT_MAX_SIZE
+    const tooLargeHint = tooLargeHintOf(maxSize)
     const get = async (decode: boolean): ReturnType<RegistryClient['get']> => await this.opts.client.get(url, {
       accept: request.full ? ACCEPT_FULL : ACCEPT_ABBREVIATED,
       etag: validators?.etag,
       lastModified: validators?.etag === undefined ? validators?.lastModified : undefined,
       subject: request.name,
       decode,
+      maxSize,
+      tooLargeHint,
     })
     const response = await get(processor === undefined)
     // Not modified: the cached entry stands as it is (writing it again would encode the whole
@@ -106,7 +123,8 @@ export class MetadataSource {
       url,
       name: request.name,
       registry: request.registry,
-      maxSize: MAX_BODY_SIZE,
+      maxSize,
+      tooLargeHint,
       fetchedAt: this.opts.now(),
       full: request.full,
       etag: response.etag,
@@ -150,6 +168,11 @@ export class MetadataSource {
       this.writeError = undefined
     }
   }
+}
+
+function tooLargeHintOf (maxSize: number): string {
+  return `lode reads a package's metadata (its packument) of up to packumentMaxSize bytes (${maxSize} now): a larger one is most likely a broken or hostile registry. ` +
+    'If the package is real and its metadata that large, raise packumentMaxSize in pnpm-workspace.yaml.'
 }
 
 function satisfies (loaded: Loaded, request: MetadataRequest): boolean {

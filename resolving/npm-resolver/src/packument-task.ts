@@ -1,10 +1,12 @@
 import { LodeError } from '@lode/core.error'
 import type { LodeErrorData } from '@lode/core.error'
+import { encodeMsgpackPart } from '@lode/fs.msgpack-file'
 import { decodeBody, redactUrl } from '@lode/resolving.registry-client'
 
-import { toStored } from './metadata-cache.js'
 import type { StoredMetadata } from './metadata-cache.js'
-import { trimPackument } from './packument.js'
+import { readPackumentDocument } from './packument-json.js'
+import { notAPackageDocument, packumentDocument, trimDocument } from './packument.js'
+import { PackageVersions } from './versions.js'
 
 /**
  * A packument as the registry sent it (still content-encoded), to be decoded, parsed, cut down to
@@ -18,8 +20,9 @@ export interface PackumentTask {
   url: string
   name: string
   registry: string
-  /** The bound on the decoded body (`ERR_LODE_FETCH_TOO_LARGE` past it). */
+  /** The bound on the decoded body (`ERR_LODE_FETCH_TOO_LARGE` past it, with this hint). */
   maxSize: number
+  tooLargeHint?: string | undefined
   /** The cache entry's other fields. */
   fetchedAt: number
   full: boolean
@@ -47,19 +50,41 @@ export interface PackumentProcessor {
   process: (task: PackumentTask) => Promise<PackumentOutcome>
 }
 
-/** Decodes, parses and trims a task's body into the entry the cache stores. Throws LodeErrors, and zlib's for damaged data. */
+/**
+ * From this size a document is read piece by piece (`readPackumentDocument`): its memory stays
+ * within about its own size however large it is. Below it, JSON.parse whole is quicker (what an
+ * install-v1 document holds is mostly kept) and costs at most a few times this.
+ */
+export const PIECEWISE_PARSE_SIZE = 8 * 1024 * 1024
+
+/**
+ * Decodes, parses and trims a task's body into the entry the cache stores, each version encoded as
+ * it is trimmed. The task lets go of its body as sent once it is decoded (`task.body` is empty
+ * after). Throws LodeErrors, and zlib's for damaged data.
+ */
 export function storedFromBody (task: Omit<PackumentTask, 'cacheFile'>): StoredMetadata {
-  const body = decodeBody(Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength), task.encoding, {
-    url: task.url, subject: task.name, maxSize: task.maxSize,
-  })
-  let doc: unknown
+  const body = takeDecodedBody(task)
+  let packument: StoredMetadata['packument']
   try {
-    doc = JSON.parse(body.toString('utf8'))
+    const doc = body.length < PIECEWISE_PARSE_SIZE ? packumentDocument(JSON.parse(body.toString('utf8'))) : readPackumentDocument(body)
+    if (doc === undefined) throw notAPackageDocument(task.name, task.registry)
+    // A document read piece by piece is parsed as its versions are reached: its errors come from here too.
+    packument = trimDocument(task.name, doc, (versions) => PackageVersions.encodeEntries(versions, encodeMsgpackPart))
   } catch (err) {
+    if (!(err instanceof SyntaxError) && (err as NodeJS.ErrnoException).code !== 'ERR_STRING_TOO_LONG') throw err
     throw new LodeError('BAD_PACKUMENT', `The registry ${redactUrl(task.registry)} sent metadata for ${task.name} that is not valid JSON.`, { cause: err })
   }
-  const stored = toStored({ packument: trimPackument(task.name, task.registry, doc), fetchedAt: task.fetchedAt, full: task.full })
+  // The cache file's key order (its records are keyed by it): packument, fetchedAt, full, etag, lastModified.
+  const stored: StoredMetadata = { packument, fetchedAt: task.fetchedAt, full: task.full }
   if (task.etag !== undefined) stored.etag = task.etag
   if (task.lastModified !== undefined) stored.lastModified = task.lastModified
   return stored
+}
+
+function takeDecodedBody (task: Omit<PackumentTask, 'cacheFile'>): Buffer {
+  const sent = task.body
+  task.body = new Uint8Array(0)
+  return decodeBody(Buffer.from(sent.buffer, sent.byteOffset, sent.byteLength), task.encoding, {
+    url: task.url, subject: task.name, maxSize: task.maxSize, tooLargeHint: task.tooLargeHint,
+  })
 }

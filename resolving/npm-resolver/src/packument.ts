@@ -34,30 +34,68 @@ export function trustEvidenceOf (raw: Readonly<Record<string, unknown>>): TrustE
 }
 
 /**
+ * A registry's document as trimPackument reads it: `dist-tags`, `modified` and `time` as JSON.parse
+ * gives them (or a value standing for one that is dropped the same way), and the versions as
+ * entries, in the parsed object's order, each read when reached.
+ */
+export interface PackumentDocument {
+  'dist-tags': unknown
+  modified: unknown
+  time: unknown
+  versions: Iterable<readonly [string, unknown]>
+}
+
+/** The members of a version's document that trimVersion, trimManifest and trustEvidenceOf read: only these need parsing. */
+export const VERSION_FIELDS: ReadonlySet<string> = new Set([
+  'dist', 'dependencies', 'optionalDependencies', 'peerDependencies', 'engines', 'peerDependenciesMeta',
+  'bundledDependencies', 'bundleDependencies', 'os', 'cpu', 'libc', 'bin', 'directories', 'hasInstallScript',
+  'deprecated', '_npmUser',
+])
+
+/**
  * Validates a registry's JSON document for `name` and keeps what resolution needs. Registry data
  * is untrusted: a field of the wrong type is dropped, a version without a tarball is skipped.
  */
 export function trimPackument (name: string, registryUrl: string, doc: unknown): Packument {
-  if (!isObject(doc) || !isObject(doc['versions'])) {
-    throw new LodeError('BAD_PACKUMENT', `The registry ${redactUrl(registryUrl)} sent metadata for ${name} that is not a package document.`, {
-      hint: 'Check that the registry setting points at an npm-compatible registry.',
-    })
-  }
-  const versions: Array<[string, PackageMeta]> = []
+  const document = packumentDocument(doc)
+  if (document === undefined) throw notAPackageDocument(name, registryUrl)
+  return trimDocument(name, document, (versions) => PackageVersions.fromEntries(versions))
+}
+
+/** A parsed document as trimDocument reads it; `undefined` when it is not an object with a `versions` object. */
+export function packumentDocument (doc: unknown): PackumentDocument | undefined {
+  if (!isObject(doc) || !isObject(doc['versions'])) return undefined
+  return { 'dist-tags': doc['dist-tags'], modified: doc['modified'], time: doc['time'], versions: Object.entries(doc['versions']) }
+}
+
+export function notAPackageDocument (name: string, registryUrl: string): LodeError {
+  return new LodeError('BAD_PACKUMENT', `The registry ${redactUrl(registryUrl)} sent metadata for ${name} that is not a package document.`, {
+    hint: 'Check that the registry setting points at an npm-compatible registry.',
+  })
+}
+
+/**
+ * trimPackument's work on a document: each version trimmed as it is read and handed to `keep` (as
+ * PackageVersions, or encoded for the cache), so that no version's whole document outlives its turn.
+ */
+export function trimDocument<V> (name: string, doc: PackumentDocument, keep: (versions: Iterable<[string, PackageMeta]>) => V): Omit<Packument, 'versions'> & { versions: V } {
   const trust: Record<string, TrustEvidence> = {}
-  for (const [version, raw] of Object.entries(doc['versions'])) {
-    const meta = trimVersion(name, version, raw)
-    if (meta === undefined) continue
-    versions.push([version, meta])
-    const evidence = trustEvidenceOf(raw as Json)
-    // Defined, not assigned: a version named `__proto__` is a key like any other.
-    if (evidence !== undefined) {
-      Object.defineProperty(trust, version, { value: evidence, enumerable: true, writable: true, configurable: true })
+  function * trimmed (): Generator<[string, PackageMeta]> {
+    for (const [version, raw] of doc.versions) {
+      const meta = trimVersion(name, version, raw)
+      if (meta === undefined) continue
+      const evidence = trustEvidenceOf(raw as Json)
+      // Defined, not assigned: a version named `__proto__` is a key like any other.
+      if (evidence !== undefined) {
+        Object.defineProperty(trust, version, { value: evidence, enumerable: true, writable: true, configurable: true })
+      }
+      yield [version, meta]
     }
   }
-  const packument: Packument = { name, distTags: stringRecord(doc['dist-tags']) ?? {}, versions: PackageVersions.fromEntries(versions) }
-  if (typeof doc['modified'] === 'string') packument.modified = doc['modified']
-  const time = stringRecord(doc['time'])
+  const versions = keep(trimmed())
+  const packument: Omit<Packument, 'versions'> & { versions: V } = { name, distTags: stringRecord(doc['dist-tags']) ?? {}, versions }
+  if (typeof doc.modified === 'string') packument.modified = doc.modified
+  const time = stringRecord(doc.time)
   if (time !== undefined) {
     // A full document (the abbreviated one has no publish times, nor the publisher to judge trust by).
     packument.time = time
@@ -77,7 +115,7 @@ function trimVersion (name: string, version: string, raw: unknown): PackageMeta 
   return trimManifest(name, version, raw, { tarball: dist['tarball'], integrity })
 }
 
-/** The fields of a manifest (from a packument, a directory or a tarball) that resolution reads, validated. */
+/** The fields of a manifest (from a packument, a directory or a tarball) that resolution reads, validated (a field read here is in VERSION_FIELDS). */
 export function trimManifest (name: string, version: string, raw: Json, dist: PackageMeta['dist']): PackageMeta {
   const meta: PackageMeta = { name, version, dist }
   for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies'] as const) {

@@ -56,20 +56,32 @@ export class PackageVersions {
 
   /** For the cache: each version encoded by `encode` (whose result may be reused by its next call). */
   encode (encode: (meta: PackageMeta) => Uint8Array): EncodedVersions {
+    return PackageVersions.encodeEntries(this.names.map((version, position) => [version, this.at(position)] as const), encode)
+  }
+
+  /**
+   * Versions encoded for the cache as they come, without a PackageVersions of them: a fetched
+   * packument's versions are trimmed and encoded one at a time, and only their encodings are kept.
+   */
+  static encodeEntries (entries: Iterable<readonly [string, PackageMeta]>, encode: (meta: PackageMeta) => Uint8Array): EncodedVersions {
+    const names: string[] = []
     const parts: Buffer[] = []
     const ends: number[] = []
+    const deprecated: string[] = []
     let end = 0
-    for (let position = 0; position < this.names.length; position++) {
-      const part = Buffer.from(encode(this.at(position)))
+    for (const [version, meta] of entries) {
+      names.push(version)
+      const part = Buffer.from(encode(meta))
       parts.push(part)
       ends.push(end += part.length)
+      if (meta.deprecated !== undefined) deprecated.push(version)
     }
     // A buffer of its own, not a slice of Node's pool (64 KiB on Node 24): the entry goes from the
     // packument thread to the main thread, which holds it for the install, and a slice would carry
     // its whole pool along (a clean install of alotta-files held 51 MB for 17 MB of versions).
     const data = Buffer.allocUnsafeSlow(end)
     parts.forEach((part, position) => { data.set(part, ends[position]! - part.length) })
-    return { names: [...this.names], ends, data, deprecated: [...this.deprecated] }
+    return { names, ends, data, deprecated }
   }
 
   get size (): number {

@@ -88,6 +88,8 @@ export interface GetOptions {
   subject: string
   /** The most bytes the body may have, as sent and decoded (default `MAX_BODY_SIZE`): past it, `ERR_LODE_FETCH_TOO_LARGE`. */
   maxSize?: number | undefined
+  /** The hint of that error: the setting that raises `maxSize` (default: a tarball's, `tarballMaxUnpackedSize`). */
+  tooLargeHint?: string | undefined
   /** More request headers (a publish's `npm-command`, `npm-otp`). */
   headers?: Readonly<Record<string, string>> | undefined
   /**
@@ -503,7 +505,7 @@ export class RegistryClient {
       const maxSize = options.maxSize ?? MAX_BODY_SIZE
       if (Number(header(response.headers, 'content-length')) > maxSize) {
         drop(response.body)
-        throw tooLarge(hop, options.subject, maxSize)
+        throw tooLarge(hop, options.subject, maxSize, options.tooLargeHint)
       }
       const collected = new BodyCollector(Number(header(response.headers, 'content-length')))
       let received = 0
@@ -521,7 +523,7 @@ export class RegistryClient {
         received += buffer.length
         if (received > maxSize) {
           drop(response.body)
-          throw tooLarge(hop, options.subject, maxSize)
+          throw tooLarge(hop, options.subject, maxSize, options.tooLargeHint)
         }
         collected.add(buffer)
       }
@@ -531,7 +533,7 @@ export class RegistryClient {
         checkEncoding(encoding, hop, options.subject)
         return { status: 200, body: raw, encoding, etag: header(response.headers, 'etag'), lastModified: header(response.headers, 'last-modified') }
       }
-      const decoded = await decode(raw, encoding, hop, options.subject, maxSize)
+      const decoded = await decode(raw, encoding, hop, options, maxSize)
       if (sent) return { posted: true, status, body: decoded }
       return {
         status: 200,
@@ -561,17 +563,27 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308])
 
 const DEADLINE_CODES: Record<Deadline, string> = { headers: 'HEADERS_TIMEOUT', response: 'RESPONSE_TIMEOUT', lowSpeed: 'LOW_SPEED' }
 
-async function decode (raw: Buffer, encoding: string | undefined, hop: Hop, subject: string, maxSize: number): Promise<Buffer> {
-  const coding = checkEncoding(encoding, hop, subject)
+async function decode (raw: Buffer, encoding: string | undefined, hop: Hop, options: GetOptions, maxSize: number): Promise<Buffer> {
+  const coding = checkEncoding(encoding, hop, options.subject)
   if (coding === undefined) return raw
   const inflateWith = coding === 'gzip' ? gunzip : coding === 'br' ? brotliDecompress : inflate
   // A small compressed body can inflate to gigabytes: the decoded size has the same bound.
   try {
-    return await inflateWith(raw, { maxOutputLength: maxSize })
+    return await inflateWith(raw, { maxOutputLength: maxSize, ...coding === 'gzip' ? gzipOneChunk(raw, maxSize) : {} })
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(hop, subject, maxSize)
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(hop, options.subject, maxSize, options.tooLargeHint)
     throw err
   }
+}
+
+/**
+ * The gzip trailer's size (mod 4 GiB) as zlib's one output chunk: the body inflates into one buffer
+ * of its size, where 16 KiB pieces were copied together at the end (twice its size at once). A
+ * trailer that lies costs a few more chunks, or one too large: never more than `maxSize`.
+ */
+function gzipOneChunk (raw: Buffer, maxSize: number): { chunkSize?: number } {
+  const size = raw.length >= 18 ? raw.readUInt32LE(raw.length - 4) : 0
+  return size > 0 && size < maxSize ? { chunkSize: Math.max(size + 1, zlib.constants.Z_MIN_CHUNK) } : {}
 }
 
 /** The decoder a `content-encoding` needs (undefined: none); `ERR_LODE_FETCH_BAD_ENCODING` for one lode cannot decode. */
@@ -598,24 +610,25 @@ function contentCoding (encoding: string | undefined): 'gzip' | 'br' | 'deflate'
  * as `get` bounds it (`ERR_LODE_FETCH_TOO_LARGE`). Damaged data throws zlib's own error, which
  * `get` would have retried: the caller fetches the document again, decoded.
  */
-export function decodeBody (raw: Buffer, encoding: string | undefined, opts: { url: string, subject: string, maxSize: number }): Buffer {
+export function decodeBody (
+  raw: Buffer, encoding: string | undefined, opts: { url: string, subject: string, maxSize: number, tooLargeHint?: string | undefined }
+): Buffer {
   const coding = contentCoding(encoding)
-  if (coding === undefined || coding === null) return raw
+  if (coding === undefined || coding === null) {
+    // Sent as it is: bounded here too, for a caller that did not fetch it with the same bound.
+    if (raw.length > opts.maxSize) throw tooLarge({ method: 'GET', shown: redactUrl(opts.url) }, opts.subject, opts.maxSize, opts.tooLargeHint)
+    return raw
+  }
   const bound = { maxOutputLength: opts.maxSize }
   try {
     switch (coding) {
-      case 'gzip': {
-        // The trailer's size (mod 4 GiB) as the one output chunk: no 16 KiB pieces copied together.
-        const size = raw.length >= 18 ? raw.readUInt32LE(raw.length - 4) : 0
-        const oneChunk = size > 0 && size < opts.maxSize ? { chunkSize: Math.max(size + 1, zlib.constants.Z_MIN_CHUNK) } : {}
-        return zlib.gunzipSync(raw, { ...bound, ...oneChunk })
-      }
+      case 'gzip': return zlib.gunzipSync(raw, { ...bound, ...gzipOneChunk(raw, opts.maxSize) })
       case 'br': return zlib.brotliDecompressSync(raw, bound)
       case 'deflate': return zlib.inflateSync(raw, bound)
     }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw tooLarge({ method: 'GET', shown: redactUrl(opts.url) }, opts.subject, opts.maxSize)
+      throw tooLarge({ method: 'GET', shown: redactUrl(opts.url) }, opts.subject, opts.maxSize, opts.tooLargeHint)
     }
     throw err
   }
@@ -627,9 +640,9 @@ function drop (body: NodeJS.ReadableStream & { destroy: () => void }): void {
   body.destroy()
 }
 
-function tooLarge (hop: Pick<Hop, 'method' | 'shown'>, subject: string, maxSize: number): LodeError {
+function tooLarge (hop: Pick<Hop, 'method' | 'shown'>, subject: string, maxSize: number, hint: string | undefined): LodeError {
   return new LodeError('FETCH_TOO_LARGE', `${hop.method} ${hop.shown} answered with more than ${maxSize} bytes while fetching ${shownSubject(subject)}.`, {
-    hint: 'No package or metadata document is that large: the registry (or a proxy) may be broken or hostile. For a real package that large, raise tarballMaxUnpackedSize in pnpm-workspace.yaml.',
+    hint: hint ?? 'No package is that large: the registry (or a proxy) may be broken or hostile. For a real package that large, raise tarballMaxUnpackedSize in pnpm-workspace.yaml.',
   })
 }
 
