@@ -122,7 +122,7 @@ test('pnpm-workspace.yaml: registry, proxies and strictSsl win over .npmrc; comm
   assert.equal(config(where, { overrides: { registry: 'http://flag.test' } }).registry, 'http://flag.test/')
 })
 
-test('pnpm-workspace.yaml: lockfile (else packageLock), saveExact, frozenLockfile, offline, maxTarballUnpackedSize, trustPolicy, pmOnFail', () => {
+test('pnpm-workspace.yaml: lockfile (else packageLock), saveExact, frozenLockfile, offline, maxTarballUnpackedSize, packumentMaxSize, trustPolicy, pmOnFail', () => {
   const where = project()
   const file = path.join(where.dir, 'pnpm-workspace.yaml')
   const read = (text: string): Config => {
@@ -139,6 +139,9 @@ test('pnpm-workspace.yaml: lockfile (else packageLock), saveExact, frozenLockfil
   assert.equal(read('offline: true\npreferOffline: true\n').offline, true)
   assert.equal(read('maxTarballUnpackedSize: 1000\n').tarballMaxUnpackedSize, 1000)
   assert.equal(read('maxTarballUnpackedSize: 1000\ntarballMaxUnpackedSize: 2000\n').tarballMaxUnpackedSize, 2000)
+  assert.equal(read('').packumentMaxSize, undefined, 'the resolver\'s default')
+  assert.equal(read('packumentMaxSize: 300000000\n').packumentMaxSize, 300_000_000)
+  assert.throws(() => read('packumentMaxSize: 0\n'), { code: 'ERR_LODE_INVALID_SETTING', message: /^packumentMaxSize in .*pnpm-workspace\.yaml has the wrong type/ })
   const trust = read('trustPolicy: no-downgrade\ntrustPolicyExclude: [chokidar@4.0.3]\ntrustPolicyIgnoreAfter: 1440\n')
   assert.deepEqual([trust.trustPolicy, trust.trustPolicyExclude, trust.trustPolicyIgnoreAfter], ['no-downgrade', ['chokidar@4.0.3'], 1440])
   assert.equal(read('').trustPolicy, 'off')

@@ -59,6 +59,8 @@ export function readPackumentDocument (bytes: Buffer): PackumentDocument | undef
       i = skipColon(bytes, i)
       const start = i
       if (key === 'versions') {
+        // The versions this one replaces are never parsed: what of them is unchecked is checked now.
+        if (versions !== undefined) checkDeferred(bytes, versions)
         versions = bytes[i] === LBRACE ? versionSlices(bytes, i) : undefined
         i = versions?.end ?? skipValue(bytes, i)
       } else {
@@ -112,12 +114,15 @@ function versionSlices (bytes: Buffer, i: number): VersionSlices {
     i = skipString(bytes, i)
     const key = keyOf(bytes, keyStart, i)
     i = skipColon(bytes, i)
+    // A value a later one of the same key replaces is never parsed: checked now if it was not.
+    const replaced = Object.hasOwn(order, key) ? order[key]! : undefined
+    if (replaced !== undefined && isDeferred(bytes, starts[replaced]!, ends[replaced]!)) skipValue(bytes, starts[replaced]!)
     // Defined, not assigned: `__proto__` is a key like any other, as JSON.parse makes it.
     Object.defineProperty(order, key, { value: starts.length, enumerable: true, writable: true, configurable: true })
     starts.push(i)
-    // A small version's document is checked by the JSON.parse that reads it; any other value here.
+    // A small version's document is checked by the JSON.parse that reads it (`isDeferred`); any other value here.
     const end = bytes[i] === LBRACE ? valueEnd(bytes, i) : skipValue(bytes, i)
-    if (bytes[i] === LBRACE && end - i > WHOLE_VERSION_SIZE) skipValue(bytes, i)
+    if (!isDeferred(bytes, i, end)) skipValue(bytes, i)
     i = end
     ends.push(i)
     i = skipWs(bytes, i)
@@ -127,6 +132,15 @@ function versionSlices (bytes: Buffer, i: number): VersionSlices {
   }
   const keys = Object.keys(order)
   return { keys, starts: keys.map((key) => starts[order[key]!]!), ends: keys.map((key) => ends[order[key]!]!), end: i + 1 }
+}
+
+/** A version's document parsed whole by versionsOf, whose JSON.parse checks it: left unchecked until then. */
+function isDeferred (bytes: Buffer, start: number, end: number): boolean {
+  return bytes[start] === LBRACE && end - start <= WHOLE_VERSION_SIZE
+}
+
+function checkDeferred (bytes: Buffer, slices: VersionSlices): void {
+  slices.starts.forEach((start, n) => { if (isDeferred(bytes, start, slices.ends[n]!)) skipValue(bytes, start) })
 }
 
 /**
@@ -142,7 +156,7 @@ function * versionsOf (bytes: Buffer, slices: VersionSlices): Generator<readonly
       continue
     }
     // One JSON.parse is quicker than one a member (an install-v1 version is mostly kept).
-    if (end - start <= WHOLE_VERSION_SIZE) {
+    if (isDeferred(bytes, start, end)) {
       yield [slices.keys[n]!, JSON.parse(bytes.toString('utf8', start, end))]
       continue
     }

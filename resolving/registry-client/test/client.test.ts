@@ -210,3 +210,17 @@ test('decodeBody (a body fetched with decode: false): gzip within the bound; pas
     { name: 'LodeError', code: 'ERR_LODE_FETCH_TOO_LARGE', message: /GET http:\/\/127\.0\.0\.1:1\/big answered with more than 1000 bytes while fetching big/ })
   assert.throws(() => decodeBody(Buffer.from('not gzip at all'), 'gzip', opts), (err: NodeJS.ErrnoException) => err.code === 'Z_DATA_ERROR')
 })
+
+test('decodeBody: a gzip body inflates whole whatever its last trailer says (it only sizes the output buffer); an uncompressed one is bounded too; the hint is the caller\'s tooLargeHint', () => {
+  const first = Buffer.from('a'.repeat(100_000))
+  const second = Buffer.from('b'.repeat(10))
+  // Two gzip members: the trailer read for the buffer's size is the last one's, 10 bytes.
+  const twoMembers = Buffer.concat([gzipSync(first), gzipSync(second)])
+  const opts = { url: 'http://127.0.0.1:1/p', subject: 'p', maxSize: 200_000 }
+  assert.deepEqual(decodeBody(twoMembers, 'gzip', opts), Buffer.concat([first, second]))
+  const hint = 'raise packumentMaxSize'
+  assert.throws(() => decodeBody(twoMembers, 'gzip', { ...opts, maxSize: 50_000, tooLargeHint: hint }), { code: 'ERR_LODE_FETCH_TOO_LARGE', hint })
+  assert.throws(() => decodeBody(first, undefined, { ...opts, maxSize: 50_000, tooLargeHint: hint }),
+    { code: 'ERR_LODE_FETCH_TOO_LARGE', message: /GET http:\/\/127\.0\.0\.1:1\/p answered with more than 50000 bytes while fetching p\./, hint })
+  assert.throws(() => decodeBody(first, 'identity', { ...opts, maxSize: 50_000 }), { code: 'ERR_LODE_FETCH_TOO_LARGE', hint: /tarballMaxUnpackedSize/ })
+})

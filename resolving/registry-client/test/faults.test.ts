@@ -626,6 +626,9 @@ test('a body past maxSize, as sent or once decoded, is ERR_LODE_FETCH_TOO_LARGE 
       res.writeHead(200)
       for (let i = 0; i < 10; i++) res.write(Buffer.alloc(10_000))
       res.end()
+    } else if (req.url === '/two-members') {
+      res.writeHead(200, { 'content-encoding': 'gzip' })
+      res.end(Buffer.concat([gzipSync(Buffer.alloc(300_000, 'a')), gzipSync(Buffer.alloc(10, 'b'))]))
     } else {
       // 5 kB on the wire, 50 MB once inflated.
       res.writeHead(200, { 'content-encoding': 'gzip' })
@@ -648,6 +651,14 @@ test('a body past maxSize, as sent or once decoded, is ERR_LODE_FETCH_TOO_LARGE 
     // Within the bound, the same server's answer is read whole.
     const fits = await c.get(`${base}/declared`, { accept: '*/*', subject: 'fits', maxSize: 50_000 })
     assert.equal(fits.status === 200 ? fits.body.length : 0, 50_000)
+    // The caller's hint names its setting.
+    for (const path of ['/declared', '/chunked', '/bomb']) {
+      await assert.rejects(c.get(`${base}${path}`, { accept: '*/*', subject: 'p', maxSize: 20_000, tooLargeHint: 'raise packumentMaxSize' }),
+        { code: 'ERR_LODE_FETCH_TOO_LARGE', hint: 'raise packumentMaxSize' }, path)
+    }
+    // Gzip members whose last trailer gives less than the whole: inflated whole all the same.
+    const whole = await c.get(`${base}/two-members`, { accept: '*/*', subject: 'p', maxSize: 1_000_000 })
+    assert.deepEqual(whole.status === 200 ? whole.body : undefined, Buffer.concat([Buffer.alloc(300_000, 'a'), Buffer.alloc(10, 'b')]))
   } finally {
     await c.close()
     server.closeAllConnections()
