@@ -2,6 +2,7 @@ import semver from 'semver'
 
 import { comparePaths, extendPath, pathIds, pathStartsWith } from './id-path.js'
 import type { IdPath } from './id-path.js'
+import { MAX_PEERS_KEPT, peerGraphTooLarge } from './resolve-peers.js'
 import type { PeerProvider } from './resolve-peers.js'
 import type { Edge, ResolvedPackage } from './types.js'
 
@@ -57,6 +58,8 @@ export interface ResolutionPeersInput {
   knownAliases?: ReadonlyArray<ReadonlySet<string>>
   children: ReadonlyMap<string, readonly Edge[]>
   packages: ReadonlyMap<string, ResolvedPackage>
+  /** `MAX_PEERS_KEPT` unless set (tests). */
+  maxPeersKept?: number
 }
 
 /**
@@ -115,8 +118,9 @@ export function resolutionPeerViews (input: ResolutionPeersInput): ImporterPeerV
     level = next
   }
 
-  // What an owner's dependencies pass up, in the owner's own place in the tree.
+  // What an owner's dependencies pass up, in the owner's own place in the tree; how many peers those levels keep.
   const inner = new Map<string, Level>()
+  let kept = 0
   const ownerFrame = (pkgId: string): LevelFrame => {
     const owner = owners.get(pkgId)!
     const children = (input.children.get(pkgId) ?? []).filter((edge) => !isAbove(edge.pkgId, owner.parentIds) && edge.pkgId !== pkgId)
@@ -148,6 +152,10 @@ export function resolutionPeerViews (input: ResolutionPeersInput): ImporterPeerV
       }
       const level = frame.level()
       stack.pop()
+      kept += level.missing.size + level.resolved.size
+      if (kept > (input.maxPeersKept ?? MAX_PEERS_KEPT)) {
+        throw peerGraphTooLarge([...stack, frame].flatMap(({ pkgId }) => pkgId ?? []), input.maxPeersKept ?? MAX_PEERS_KEPT)
+      }
       if (frame.pkgId !== undefined) inner.set(frame.pkgId, level)
       if (stack.length === 0) return level
     }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 
+import { LodeError } from '@lode/core.error'
 import semver from 'semver'
 
 import { stronglyConnected } from './strongly-connected.js'
@@ -62,9 +63,28 @@ export interface ResolvePeersOptions {
   patchHashOf?: (pkgId: string) => string | undefined
   /** pnpm's `dedupePeers`: a suffix names each peer by `name@version` alone, not by its own dependency path. */
   dedupePeers?: boolean
+  /** `MAX_PEERS_KEPT` unless set (tests). */
+  maxPeersKept?: number
 }
 
 type Context = ReadonlyMap<string, PeerNode>
+
+/**
+ * The peers the resolution keeps for the packages it walks (each one's own and those it passes up
+ * from below), at most. A chain of n packages, each wanting a peer its top provides, passes up
+ * n²/2 of them, and pnpm-lock.yaml lists them all (transitivePeerDependencies): 3,000,000 is a
+ * chain of some 2,400 (about 1 GB; pnpm 11 runs out of stack at 2,000), where 10,000 ran out of
+ * memory; a chain of 1,000 keeps 500,000.
+ */
+export const MAX_PEERS_KEPT = 3_000_000
+
+/** `ERR_LODE_PEER_GRAPH_TOO_LARGE`, naming the chain (package ids from the top) down to where the peers kept went past `MAX_PEERS_KEPT`. */
+export function peerGraphTooLarge (chain: readonly string[], limit: number): LodeError {
+  const shown = chain.length <= 6 ? chain : [...chain.slice(0, 3), '…', ...chain.slice(-2)]
+  return new LodeError('PEER_GRAPH_TOO_LARGE', `Resolving peer dependencies keeps more than ${limit} peers for the packages down to ${shown.join(' > ')} (${chain.length} levels): each package passes the peers below it up to its parents, and pnpm-lock.yaml would list every one for every package.`, {
+    hint: 'Have the packages that want these peers get them nearer (as dependencies of the packages that depend on them), or shorten the chain.',
+  })
+}
 
 /** A node being filled (`PeerResolver.fill`): its children's shells, and the next of them to fill. */
 interface FillFrame {
@@ -104,6 +124,8 @@ export class PeerResolver {
   private readonly settled = new WeakSet<PeerNode>()
   private importerSeq = 0
   private nextId = 0
+  /** The peers the filled nodes keep (see `MAX_PEERS_KEPT`). */
+  private kept = 0
 
   constructor (private readonly opts: ResolvePeersOptions) {
     for (const pkg of opts.packages.values()) for (const peer of Object.keys(pkg.peerDependencies)) this.peerNames.add(peer)
@@ -261,6 +283,9 @@ export class PeerResolver {
       at.pop()
       if (at.length === 0) path.delete(frame.node.pkgId)
       this.leave(frame)
+      this.kept += frame.node.allPeers.size + frame.node.missing.size
+      const limit = this.opts.maxPeersKept ?? MAX_PEERS_KEPT
+      if (this.kept > limit) throw peerGraphTooLarge([...stack.map(({ node }) => node.pkgId), frame.node.pkgId], limit)
     }
     return root
   }

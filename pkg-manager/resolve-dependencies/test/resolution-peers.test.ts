@@ -58,3 +58,30 @@ test(`a peer the bottom of a ${DEPTH}-level chain finds among an ancestor's depe
   assert.equal(provider.pkgId, 'peer@1.0.0')
   assert.deepEqual(provider.path, [...Array.from({ length: at + 1 }, (_, i) => `p${i}`), 'peer'])
 })
+
+// Each package of a chain wanting its own peer from the importer passes up every peer below it:
+// n²/2 peers kept, as many as pnpm-lock.yaml would list. Past MAX_PEERS_KEPT, a coded error.
+function peerChain (depth: number): { packages: Map<string, ResolvedPackage>, children: Map<string, Edge[]>, top: Edge[] } {
+  const packages = new Map<string, ResolvedPackage>()
+  const children = new Map<string, Edge[]>()
+  for (let i = 0; i < depth; i++) {
+    packages.set(`p${i}@1.0.0`, pkg(`p${i}`, { [`q${i}`]: '1.0.0' }))
+    children.set(`p${i}@1.0.0`, i + 1 < depth ? [{ alias: `p${i + 1}`, pkgId: `p${i + 1}@1.0.0`, optional: false }] : [])
+    packages.set(`q${i}@1.0.0`, pkg(`q${i}`))
+  }
+  const top = [{ alias: 'p0', pkgId: 'p0@1.0.0', optional: false }, ...Array.from({ length: depth }, (_, i) => ({ alias: `q${i}`, pkgId: `q${i}@1.0.0`, optional: false }))]
+  return { packages, children, top }
+}
+
+test('a chain whose every package wants a peer from the importer passes them all up; past the peers it may keep, ERR_LODE_PEER_GRAPH_TOO_LARGE names the chain', () => {
+  const small = peerChain(500)
+  const [view] = resolutionPeerViews({ importerIds: ['.'], edges: [small.top], pending: [small.top], topAliases: [new Set(small.top.map((edge) => edge.alias))], ...small })
+  assert.deepEqual([...view!.missing], [])
+  // 3,000,000 (MAX_PEERS_KEPT) is a chain of some 2,400 and 1 GB; the test keeps 100,000, some 450.
+  const large = peerChain(1_000)
+  const edges = [[large.top[0]!]]
+  assert.throws(() => resolutionPeerViews({ importerIds: ['.'], edges, pending: edges, topAliases: [new Set(['p0'])], ...large, maxPeersKept: 100_000 }), {
+    code: 'ERR_LODE_PEER_GRAPH_TOO_LARGE',
+    message: /^Resolving peer dependencies keeps more than 100000 peers for the packages down to p0@1\.0\.0 > p1@1\.0\.0 > p2@1\.0\.0 > … > p\d+@1\.0\.0 > p\d+@1\.0\.0 \(\d+ levels\)/,
+  })
+})

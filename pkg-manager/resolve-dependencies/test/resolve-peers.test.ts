@@ -65,3 +65,27 @@ test(`a suffix that waits on ${DEPTH} peers' suffixes in turn is built from the 
   for (let i = 0; i < DEPTH; i++) assert.equal(peers.depPath(roots.get(`q${i}`)!), expected[i])
   assert.match(expected[0]!, /\([0-9a-f]{32}\)+$/, 'the suffix is hashed where it grew too long')
 })
+
+test('a chain whose every package wants a peer from the importer gets them all in its suffixes; past the peers it may keep, ERR_LODE_PEER_GRAPH_TOO_LARGE', () => {
+  const chainOf = (depth: number, maxPeersKept?: number): { peers: PeerResolver, top: Edge[] } => {
+    const packages = new Map<string, ResolvedPackage>()
+    const children = new Map<string, Edge[]>()
+    for (let i = 0; i < depth; i++) {
+      packages.set(`p${i}@1.0.0`, pkg(`p${i}`, { [`q${i}`]: '1.0.0' }))
+      children.set(`p${i}@1.0.0`, i + 1 < depth ? [edge(`p${i + 1}`)] : [])
+      packages.set(`q${i}@1.0.0`, pkg(`q${i}`))
+    }
+    const limit = maxPeersKept === undefined ? {} : { maxPeersKept }
+    const peers = new PeerResolver({ packages, children, peersSuffixMaxLength: MAX_SUFFIX, ...limit })
+    return { peers, top: [edge('p0'), ...Array.from({ length: depth }, (_, i) => edge(`q${i}`))] }
+  }
+  const small = chainOf(20)
+  const node = small.peers.resolveImporter(small.top).get('p0')!
+  assert.equal(small.peers.depPath(node), `p0@1.0.0(${Array.from({ length: 20 }, (_, i) => `q${i}@1.0.0`).sort().join(')(')})`)
+  assert.equal(node.transitivePeerDependencies.length, 19)
+  const large = chainOf(1_000, 100_000)
+  assert.throws(() => large.peers.resolveImporter(large.top), {
+    code: 'ERR_LODE_PEER_GRAPH_TOO_LARGE',
+    message: /more than 100000 peers for the packages down to p0@1\.0\.0 > p1@1\.0\.0 > p2@1\.0\.0 > … /,
+  })
+})
