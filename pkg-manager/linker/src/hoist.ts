@@ -52,12 +52,18 @@ export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDepend
   })
   const childrenOf = (depPath: string): string[] => byDepPath.get(depPath)!.deps
     .flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath])
-  const walk = (depth: number, step: readonly string[]): Array<{ depPath: string, depth: number }> => {
+  // Walked on a stack of steps, in the recursion's order (which decides each package's depth): a
+  // chain is as deep as a registry makes it. The nodes are sorted afterwards, so they are collected
+  // in any order.
+  const nodes: Array<{ depPath: string, depth: number }> = []
+  const steps = [{ depth: 0, step: makeStep(layout.importers.flatMap((importer) =>
+    importer.direct.flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath]))) }]
+  while (steps.length > 0) {
+    const { depth, step } = steps.pop()!
     const nextSteps = step.map((depPath) => makeStep(childrenOf(depPath)))
-    return [...step.map((depPath) => ({ depPath, depth })), ...nextSteps.flatMap((next) => walk(depth + 1, next))]
+    for (const depPath of step) nodes.push({ depPath, depth })
+    for (let i = nextSteps.length - 1; i >= 0; i--) steps.push({ depth: depth + 1, step: nextSteps[i]! })
   }
-  const nodes = walk(0, makeStep(layout.importers.flatMap((importer) =>
-    importer.direct.flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath]))))
   nodes.sort((a, b) => a.depth - b.depth || (a.depPath < b.depPath ? -1 : a.depPath > b.depPath ? 1 : 0))
   // First, a root above all importers whose children are their direct dependencies (the first of
   // an alias wins; a link to a project is not in pnpm's graph and takes no alias): a workspace

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict'
+import path from 'node:path'
+import { test } from 'node:test'
+
+import type { Lockfile } from '@lode/pkg-manager.lockfile'
+
+import { planHoisting } from '../src/hoist.js'
+import { planLayout } from '../src/layout.js'
+
+const ROOT = path.join(path.sep, 'p')
+const INCLUDE = { dependencies: true, devDependencies: true, optionalDependencies: true }
+const HOIST = { hoistPattern: ['*'], publicHoistPattern: [] }
+
+function layoutOf (lockfile: Lockfile): ReturnType<typeof planLayout> {
+  return planLayout(lockfile, { lockfileDir: ROOT, importers: [{ id: '.', dir: ROOT }], include: INCLUDE, virtualStoreDir: path.join(ROOT, 'node_modules', '.pnpm'), virtualStoreDirMaxLength: 120 })
+}
+
+const pkg = (): { resolution: { integrity: string } } => ({ resolution: { integrity: 'sha512-AAAA' } })
+
+test('planHoisting: an alias is hoisted where it is first met, by depth then dependency path; the importer\'s own names are taken', () => {
+  const lockfile: Lockfile = {
+    lockfileVersion: '9.0',
+    importers: { '.': { dependencies: { a: { specifier: '1.0.0', version: '1.0.0' }, b: { specifier: '1.0.0', version: '1.0.0' } } } },
+    packages: { 'a@1.0.0': pkg(), 'b@1.0.0': pkg(), 'x@1.0.0': pkg(), 'x@2.0.0': pkg(), 'y@1.0.0': pkg(), 'z@1.0.0': pkg(), 'b@2.0.0': pkg() },
+    snapshots: {
+      'a@1.0.0': { dependencies: { x: '1.0.0', b: '2.0.0' } },
+      'b@1.0.0': { dependencies: { x: '2.0.0', y: '1.0.0' } },
+      'x@1.0.0': { dependencies: { z: '1.0.0' } },
+      'x@2.0.0': {},
+      'y@1.0.0': {},
+      'z@1.0.0': {},
+      'b@2.0.0': {},
+    },
+  }
+  const hoisted = planHoisting(layoutOf(lockfile), HOIST)
+  assert.deepEqual(hoisted.map((dep) => `${dep.alias} -> ${dep.depPath} (${dep.type})`), [
+    'x -> x@1.0.0 (private)',
+    'y -> y@1.0.0 (private)',
+    'z -> z@1.0.0 (private)',
+  ])
+})
+
+test('planHoisting: a chain 10,000 deep is walked without recursion, every package hoisted once', () => {
+  const n = 10_000
+  const packages: Lockfile['packages'] = {}
+  const snapshots: Lockfile['snapshots'] = {}
+  for (let i = 0; i < n; i++) {
+    packages[`p${i}@1.0.0`] = pkg()
+    snapshots[`p${i}@1.0.0`] = i + 1 < n ? { dependencies: { [`p${i + 1}`]: '1.0.0' } } : {}
+  }
+  const layout = layoutOf({ lockfileVersion: '9.0', importers: { '.': { dependencies: { p0: { specifier: '1.0.0', version: '1.0.0' } } } }, packages, snapshots })
+  const hoisted = planHoisting(layout, HOIST)
+  assert.equal(hoisted.length, n - 1)
+  assert.equal(hoisted[0]!.alias, 'p1')
+  assert.equal(hoisted.at(-1)!.alias, `p${n - 1}`)
+})
