@@ -59,25 +59,43 @@ export async function runDependencyBuilds (targets: readonly BuildTarget[], opts
   const limit = pLimit(Math.max(1, opts.concurrency))
   const started = new Map<string, Promise<boolean>>()
   const built: string[] = []
-  const build = (target: BuildTarget, waitingFor: ReadonlySet<string>): Promise<boolean> => {
-    let promise = started.get(target.depPath)
-    if (promise === undefined) {
-      const chain = new Set([...waitingFor, target.depPath])
-      // Packages in a dependency cycle do not wait for each other.
-      const deps = target.deps.flatMap((dep) => {
-        const other = byDepPath.get(dep)
-        return other === undefined || chain.has(dep) ? [] : [build(other, chain)]
-      })
-      promise = Promise.all(deps).then(async () => await limit(async () => {
-        opts.signal?.throwIfAborted()
-        if (await runBuild(target, opts)) built.push(target.depPath)
-        return true
-      }))
-      started.set(target.depPath, promise)
-    }
-    return promise
+  const run = async (target: BuildTarget, deps: ReadonlyArray<Promise<boolean>>): Promise<boolean> => {
+    await Promise.all(deps)
+    return await limit(async () => {
+      opts.signal?.throwIfAborted()
+      if (await runBuild(target, opts)) built.push(target.depPath)
+      return true
+    })
   }
-  await Promise.all(targets.map((target) => build(target, new Set())))
+  // Each target starts once its dependencies among the targets have built. Walked depth first on a
+  // stack of its own (a chain of builds is as deep as a registry makes it); a dependency on the way
+  // down to a target is one it is in a cycle with, and is not waited for.
+  for (const first of targets) {
+    if (started.has(first.depPath)) continue
+    const onPath = new Set([first.depPath])
+    const frames = [{ target: first, next: 0, deps: [] as Array<Promise<boolean>> }]
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1]!
+      const dep = frame.target.deps[frame.next++]
+      if (dep !== undefined) {
+        const other = byDepPath.get(dep)
+        if (other === undefined || onPath.has(dep)) continue
+        const promise = started.get(dep)
+        if (promise !== undefined) frame.deps.push(promise)
+        else {
+          onPath.add(dep)
+          frames.push({ target: other, next: 0, deps: [] })
+        }
+        continue
+      }
+      const promise = run(frame.target, frame.deps)
+      started.set(frame.target.depPath, promise)
+      onPath.delete(frame.target.depPath)
+      frames.pop()
+      frames.at(-1)?.deps.push(promise)
+    }
+  }
+  await Promise.all(started.values())
   return built
 }
 
