@@ -61,7 +61,16 @@ function invalid (file: string, why: string): LodeError {
 }
 
 function entries (value: unknown): Array<[string, NpmEntry]> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.entries(value as Record<string, NpmEntry>) : []
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return []
+  // An entry that is not an object (a forged or broken lockfile) has nothing to give.
+  return Object.entries(value as Record<string, unknown>).map(([key, entry]): [string, NpmEntry] =>
+    [key, entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? entry as NpmEntry : {}])
+}
+
+/** An entry's `dependencies` as name → range (what is not a string is not one). */
+function rangesOf (entry: NpmEntry | undefined): Array<[string, unknown]> {
+  const dependencies: unknown = entry?.dependencies
+  return dependencies !== null && typeof dependencies === 'object' && !Array.isArray(dependencies) ? Object.entries(dependencies) : []
 }
 
 function add (versions: ImportedVersions, name: string, version: unknown): void {
@@ -70,22 +79,43 @@ function add (versions: ImportedVersions, name: string, version: unknown): void 
   if (typeof version === 'string' && version !== '') set.add(version)
 }
 
-/** lockfileVersion 1 (and 2's `dependencies`): a tree of `dependencies`, each with its version. */
+/**
+ * lockfileVersion 1 (and 2's `dependencies`): a tree of `dependencies`, each with its version.
+ * Depth first in the file's order, on a stack of its own: the tree nests as deep as it is.
+ */
 function addNpmV1Versions (lock: NpmEntry, versions: ImportedVersions): void {
-  for (const [name, entry] of entries(lock.dependencies)) {
+  const stack = [entries(lock.dependencies).reverse()]
+  while (stack.length > 0) {
+    const next = stack[stack.length - 1]!.pop()
+    if (next === undefined) {
+      stack.pop()
+      continue
+    }
+    const [name, entry] = next
     add(versions, name, entry.version)
-    addNpmV1Versions(entry, versions)
+    stack.push(entries(entry.dependencies).reverse())
   }
 }
 
-/** lockfileVersion 3 (and 2's `packages`): `node_modules/…/<name>` paths, each with its version and its dependencies' ranges. */
+/**
+ * lockfileVersion 3 (and 2's `packages`): `node_modules/…/<name>` paths, each with its version and
+ * its dependencies' ranges (added once the entries nested in it are), walked as addNpmV1Versions.
+ */
 function addNpmVersions (lock: NpmEntry, versions: ImportedVersions): void {
   const walk = (packages: unknown): void => {
-    for (const [key, entry] of entries(packages)) {
+    const frames: Array<{ list: Array<[string, NpmEntry]>, owner?: NpmEntry }> = [{ list: entries(packages).reverse() }]
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1]!
+      const next = frame.list.pop()
+      if (next === undefined) {
+        frames.pop()
+        for (const [name, range] of rangesOf(frame.owner)) add(versions, name, range)
+        continue
+      }
+      const [key, entry] = next
       const at = key.lastIndexOf('node_modules/')
       add(versions, at === -1 ? key : key.slice(at + 'node_modules/'.length), entry.version)
-      walk(entry.packages)
-      for (const [name, range] of entries(entry.dependencies)) add(versions, name, range)
+      frames.push({ list: entries(entry.packages).reverse(), owner: entry })
     }
   }
   walk(lock.dependencies)
