@@ -7,6 +7,7 @@
 // of a seed is always the same input, and a failure prints the seed, the iteration and the input.
 // LODE_FUZZ_KEEP_GOING=1 runs every iteration and reports each kind of failure once, with a count.
 
+import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -141,6 +142,19 @@ function iterationSeed (seed: number, iteration: number): number {
 }
 
 /** What a target module exports. */
+/**
+ * The outcome of a check that refused its input: `err` must be a `LodeError` with an `ERR_LODE_`
+ * code and a hint, whose message holds `names` (the file it read) when given; its code is returned.
+ * Anything else is rethrown, as the failure it is.
+ */
+export function assertCoded (err: unknown, names?: string): string {
+  const { code, message, hint } = err as { code?: unknown, message?: unknown, hint?: unknown }
+  if (!(err instanceof Error) || err.name !== 'LodeError' || typeof code !== 'string' || !code.startsWith('ERR_LODE_')) throw err
+  if (names !== undefined) assert.ok(typeof message === 'string' && message.includes(names), `the message names ${names}: ${String(message)}`)
+  assert.ok(typeof hint === 'string' && hint !== '', 'a hint')
+  return code
+}
+
 export interface FuzzTarget {
   /** One input, from `random` alone. */
   generate: (random: Random) => unknown

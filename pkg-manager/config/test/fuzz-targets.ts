@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
-import { mutate } from '@lode/__utils__.test-fixtures/fuzz'
+import { assertCoded, mutate } from '@lode/__utils__.test-fixtures/fuzz'
 import type { FuzzTarget, MutateOptions, Random } from '@lode/__utils__.test-fixtures/fuzz'
 
 import { getConfig, readWorkspacePackages, updateWorkspaceYaml } from '../src/index.js'
@@ -81,7 +81,7 @@ export const workspaceYaml: FuzzTarget = {
     try {
       await updateWorkspaceYaml(dir, { minimumReleaseAgeExclude: ['left-pad@1.0.0'], allowBuilds: { esbuild: true } })
     } catch (err) {
-      outcomes.push(assertCoded(err, WORKSPACE))
+      outcomes.push(assertCoded(err, path.basename(WORKSPACE)))
     }
     return outcomes.join(', ')
   },
@@ -107,17 +107,10 @@ function settle (read: () => void, file: string): string {
     read()
     return 'read'
   } catch (err) {
-    return assertCoded(err, file)
+    return assertCoded(err, path.basename(file))
   }
 }
 
-function assertCoded (err: unknown, file: string): string {
-  const { code, message, hint } = err as { code?: unknown, message?: unknown, hint?: unknown }
-  if (!(err instanceof Error) || err.name !== 'LodeError' || typeof code !== 'string' || !code.startsWith('ERR_LODE_')) throw err
-  assert.ok(typeof message === 'string' && message.includes(path.basename(file)), `the message names the file: ${String(message)}`)
-  assert.ok(typeof hint === 'string' && hint !== '', 'a hint')
-  return code
-}
 
 const isStringMap = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((s) => typeof s === 'string')
 const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0

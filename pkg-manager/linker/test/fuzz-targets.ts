@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 
-import { mutate } from '@lode/__utils__.test-fixtures/fuzz'
+import { assertCoded, mutate } from '@lode/__utils__.test-fixtures/fuzz'
 import type { FuzzTarget, MutateOptions, Random } from '@lode/__utils__.test-fixtures/fuzz'
 import { isInsideDir, joinModulesDir, joinRecorded, parseModulesLocation } from '@lode/core.safe-name'
 import { parseLockfile } from '@lode/pkg-manager.lockfile'
@@ -85,13 +85,6 @@ function modulesYamlText (random: Random): string {
   return base.slice(0, at) + JSON.stringify(random.pick(PATHS)).slice(1, -1) + base.slice(at)
 }
 
-function assertCoded (err: unknown, file: string): string {
-  const { code, message, hint } = err as { code?: unknown, message?: unknown, hint?: unknown }
-  if (!(err instanceof Error) || err.name !== 'LodeError' || typeof code !== 'string' || !code.startsWith('ERR_LODE_')) throw err
-  assert.ok(typeof message === 'string' && message.includes(file), `the message names the file: ${String(message)}`)
-  assert.ok(typeof hint === 'string' && hint !== '', 'a hint')
-  return code
-}
 
 /** parseModulesManifest: a coded error, or fields of their types whose places are all inside the project's node_modules trees. */
 export const modulesManifest: FuzzTarget = {
@@ -179,7 +172,7 @@ export const installedLayout: FuzzTarget = {
       }
     } catch (err) {
       if (err instanceof assert.AssertionError) throw err
-      return assertCoded(err, '')
+      return assertCoded(err)
     }
     return 'laid out'
   },

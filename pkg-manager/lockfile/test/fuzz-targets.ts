@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 
-import { createRandom, mutate } from '@lode/__utils__.test-fixtures/fuzz'
+import { assertCoded, createRandom, mutate } from '@lode/__utils__.test-fixtures/fuzz'
 import type { FuzzTarget, MutateOptions, Random } from '@lode/__utils__.test-fixtures/fuzz'
 import { parse } from 'yaml'
 
@@ -63,14 +63,6 @@ function assertPlain (value: unknown, at = 'the result'): void {
   for (const [key, child] of Object.entries(value)) assertPlain(child, `${at}.${key}`)
 }
 
-/** A `LodeError` with an `ERR_LODE_` code, naming the file, with a hint. */
-function assertCoded (err: unknown, file: string): string {
-  const { code, message, hint } = err as { code?: unknown, message?: unknown, hint?: unknown }
-  if (!(err instanceof Error) || err.name !== 'LodeError' || typeof code !== 'string' || !code.startsWith('ERR_LODE_')) throw err
-  assert.ok(typeof message === 'string' && message.includes(file), `the message names the file: ${String(message)}`)
-  assert.ok(typeof hint === 'string' && hint !== '', 'a hint')
-  return code
-}
 
 /** The fast parser gives what the yaml library gives, or leaves the text to it. */
 export const fastParser: FuzzTarget = {
