@@ -2,10 +2,9 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 
 import type { DependencyGroup } from '@lode/core.constants'
-import { refToDepPath } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
-import { dependencyRefs, devOnlyDepPaths, isPeerSatisfactionEdge, peerSatisfactionEdgesToSkip, readLockfile } from '@lode/pkg-manager.lockfile'
+import { dependencyRefs, devOnlyDepPaths, peerSatisfactionEdgesToSkip, readLockfile, walkDependencies } from '@lode/pkg-manager.lockfile'
 import semver from 'semver'
 
 import { nameAndVersion } from './dependency-graph.js'
@@ -102,28 +101,18 @@ function reachedPackages (lockfile: Lockfile, opts: LicensesOptions, skipped: Re
   const skippedEdges = peerSatisfactionEdgesToSkip(lockfile, include, opts)
   const reached: string[] = []
   const walked = new Set<string>()
-  // Depth first on an explicit stack, in the order a recursive walk takes: a chain is as deep as a registry makes it.
   const walk = (refs: Readonly<Record<string, string>>): void => {
-    const stack: Array<{ edges: Iterator<[string, string]>, parent: string | undefined }> = []
-    stack.push({ edges: Object.entries(refs).values(), parent: undefined })
-    while (stack.length > 0) {
-      const frame = stack.at(-1)!
-      const edge = frame.edges.next()
-      if (edge.done === true) {
-        stack.pop()
-        continue
-      }
-      const [alias, ref] = edge.value
-      if (ref.startsWith('link:') || (frame.parent !== undefined && isPeerSatisfactionEdge(skippedEdges, frame.parent, alias))) continue
-      const depPath = refToDepPath(alias, ref)
-      if (walked.has(depPath)) continue
-      walked.add(depPath)
-      const snapshot = lockfile.snapshots?.[depPath]
-      if (snapshot === undefined || skipped.has(depPath)) continue
-      reached.push(depPath)
-      const below = { ...snapshot.dependencies, ...include.optionalDependencies ? snapshot.optionalDependencies : {} }
-      stack.push({ edges: Object.entries(below).values(), parent: depPath })
-    }
+    walkDependencies(refs, {
+      skip: skippedEdges,
+      visit: (depPath) => {
+        if (walked.has(depPath)) return undefined
+        walked.add(depPath)
+        const snapshot = lockfile.snapshots?.[depPath]
+        if (snapshot === undefined || skipped.has(depPath)) return undefined
+        reached.push(depPath)
+        return { ...snapshot.dependencies, ...include.optionalDependencies ? snapshot.optionalDependencies : {} }
+      },
+    })
   }
   for (const importerId of opts.importerIds) {
     const importer = lockfile.importers[importerId]
