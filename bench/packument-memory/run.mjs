@@ -25,6 +25,7 @@ const { values } = parseArgs({
     ascii: { type: 'boolean', default: false },
     identity: { type: 'boolean', default: false },
     full: { type: 'boolean', default: false },
+    shape: { type: 'string', default: 'readme' },
     'max-size': { type: 'string' },
     'work-dir': { type: 'string', default: path.join(os.tmpdir(), 'lode-packument-memory') },
     lode: { type: 'string', default: path.join(import.meta.dirname, '..', '..', 'cli', 'lode', 'bin', 'lode') },
@@ -102,16 +103,26 @@ async function writePackument (file, sizeMb, registryUrl) {
         description: 'A package whose metadata is large, for lode\'s memory benchmark.',
         main: 'index.js',
         scripts: { test: 'node test.js' },
-        dependencies: {},
         _npmUser: { name: 'someone', email: 'someone@example.com' },
         maintainers: [{ name: 'someone', email: 'someone@example.com' }],
         dist: { tarball: `${registryUrl}${NAME}/-/${NAME}-${latestVersion()}.tgz`, integrity: tarball.integrity, fileCount: 1, unpackedSize: 100 },
         readmeFilename: 'README.md',
       }
       const head = JSON.stringify(doc).slice(0, -1)
-      yield `${i === 0 ? '' : ','}${JSON.stringify(version)}:${head},"readme":"`
-      for (const chunk of readmeChunks(perVersion, i + 1, ascii)) yield JSON.stringify(chunk).slice(1, -1)
-      yield '"}'
+      if (values.shape === 'dependencies' && version !== latestVersion()) {
+        // The bulk in what lode keeps: dependencies (of versions never installed).
+        yield `${i === 0 ? '' : ','}${JSON.stringify(version)}:${head},"dependencies":{`
+        for (let k = 0, left = perVersion; left > 0; k++) {
+          const entry = `${k === 0 ? '' : ','}"@scope/dependency-${i}-${k}":"^${k % 10}.${i % 100}.0 || ${WORDS[k % WORDS.length]}"`
+          left -= entry.length
+          yield entry
+        }
+        yield '}}'
+      } else {
+        yield `${i === 0 ? '' : ','}${JSON.stringify(version)}:${head},"readme":"`
+        if (values.shape === 'readme') for (const chunk of readmeChunks(perVersion, i + 1, ascii)) yield JSON.stringify(chunk).slice(1, -1)
+        yield '"}'
+      }
     }
     yield `},"time":${JSON.stringify(time)},"readme":"`
     for (const chunk of readmeChunks(MB / 2, 0, ascii)) yield JSON.stringify(chunk).slice(1, -1)

@@ -4,7 +4,7 @@ import { crc32 } from 'node:zlib'
 import { MSGPACK_FILE_MAGIC } from '@lode/core.constants'
 import { LodeError, fileSystemError, hasErrno } from '@lode/core.error'
 import { writeFileAtomic, writeFileAtomicSync } from '@lode/fs.write-file-atomic'
-import { Packr } from 'msgpackr'
+import { Packr, RESERVE_START_SPACE } from 'msgpackr'
 
 // Frame: 4-byte magic, uint32 payload length, uint32 CRC-32 of the payload, payload.
 // The length catches truncation and the CRC catches corruption, so a damaged file is never
@@ -87,12 +87,33 @@ export function decodeMsgpackPart (file: string, data: Uint8Array): unknown {
 
 /** Encodes a value in lode's framed MessagePack format. */
 export function encodeMsgpackFile (value: unknown): Buffer {
-  const payload = packr.pack(value)
-  const header = Buffer.allocUnsafe(HEADER_SIZE)
-  MAGIC.copy(header, 0)
-  header.writeUInt32LE(payload.length, MAGIC.length)
-  header.writeUInt32LE(crc32(payload), MAGIC.length + 4)
-  return Buffer.concat([header, payload])
+  const frame = framed(value, undefined)
+  const copy = Buffer.from(frame)
+  releaseLargeBuffer(frame)
+  return copy
+}
+
+// A frame past this size is not left in the packer's buffer, which it would keep for its next value.
+const KEPT_BUFFER_SIZE = 16 * 1024 * 1024
+
+/**
+ * The frame of `value`, in the packer's own buffer (overwritten by its next value): packed behind
+ * room left for the header, not copied after one. `sizeHint`, about the frame's size: a buffer of
+ * that size from the start, where the packer would grow one (each time a copy: its old and new
+ * buffers at once, over twice the frame for a large one).
+ */
+function framed (value: unknown, sizeHint: number | undefined): Buffer {
+  if (sizeHint !== undefined && sizeHint > KEPT_BUFFER_SIZE) packr.useBuffer(Buffer.allocUnsafeSlow(sizeHint + HEADER_SIZE + 4096))
+  const frame = packr.pack(value, RESERVE_START_SPACE | HEADER_SIZE)
+  const payload = frame.subarray(HEADER_SIZE)
+  MAGIC.copy(frame, 0)
+  frame.writeUInt32LE(payload.length, MAGIC.length)
+  frame.writeUInt32LE(crc32(payload), MAGIC.length + 4)
+  return frame
+}
+
+function releaseLargeBuffer (frame: Buffer): void {
+  if (frame.buffer.byteLength > KEPT_BUFFER_SIZE) packr.useBuffer(Buffer.allocUnsafeSlow(8192))
 }
 
 /**
@@ -104,9 +125,17 @@ export async function writeMsgpackFile (file: string, value: unknown): Promise<v
   await writeFileAtomic(file, encodeMsgpackFile(value))
 }
 
-/** `writeMsgpackFile`, blocking: for a thread whose task is to write the file. */
-export function writeMsgpackFileSync (file: string, value: unknown): void {
-  writeFileAtomicSync(file, encodeMsgpackFile(value))
+/**
+ * `writeMsgpackFile`, blocking: for a thread whose task is to write the file. Written from the
+ * packer's buffer, with no copy; `sizeHint` (about the encoded size) for a large value.
+ */
+export function writeMsgpackFileSync (file: string, value: unknown, opts: { sizeHint?: number } = {}): void {
+  const frame = framed(value, opts.sizeHint)
+  try {
+    writeFileAtomicSync(file, frame)
+  } finally {
+    releaseLargeBuffer(frame)
+  }
 }
 
 function truncated (file: string, expected: number, actual: number): LodeError {

@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { readMsgpackFile, writeMsgpackFile } from '@lode/fs.msgpack-file'
+import { encodeMsgpackFile, readMsgpackFile, writeMsgpackFile, writeMsgpackFileSync } from '@lode/fs.msgpack-file'
 
 async function tempDir (): Promise<string> {
   return fs.mkdtemp(path.join(os.tmpdir(), 'lode-msgpack-'))
@@ -77,4 +77,19 @@ test('concurrent writers of one file leave one whole file', async () => {
   const read = await readMsgpackFile(file, { validate: isEntry })
   assert.ok(read !== undefined && /^\d+$/.test(read.etag))
   assert.deepEqual(await fs.readdir(path.dirname(file)), ['pkg.mpk'])
+})
+
+test('writeMsgpackFileSync writes the bytes encodeMsgpackFile gives, for a large value too (in a buffer of its size hint, or one grown), and the next value is whole', async () => {
+  const dir = await tempDir()
+  const large = { etag: '"large"', data: Buffer.alloc(20 * 1024 * 1024, 7), names: ['1.0.0'] }
+  const small = { etag: '"small"', data: Buffer.from('small'), names: [] }
+  for (const sizeHint of [undefined, large.data.length + 1024, 1024 * 1024]) {
+    const file = path.join(dir, `large-${sizeHint}.mpk`)
+    writeMsgpackFileSync(file, large, sizeHint === undefined ? {} : { sizeHint })
+    assert.ok((await fs.readFile(file)).equals(encodeMsgpackFile(large)), `sizeHint ${sizeHint}`)
+    assert.deepEqual(await readMsgpackFile(file), large)
+    writeMsgpackFileSync(path.join(dir, 'small.mpk'), small)
+    assert.deepEqual(await readMsgpackFile(path.join(dir, 'small.mpk')), small)
+    assert.deepEqual(await readMsgpackFile(file), large, 'the large file is as written')
+  }
 })

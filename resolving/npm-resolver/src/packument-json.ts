@@ -45,6 +45,7 @@ export function readPackumentDocument (bytes: Buffer): PackumentDocument | undef
   }
   // The last of each member wins, as with JSON.parse.
   let versions: VersionSlices | undefined
+  let versionsStart = 0
   let distTags: Slice | undefined
   let modified: Slice | undefined
   let time: Slice | undefined
@@ -62,6 +63,7 @@ export function readPackumentDocument (bytes: Buffer): PackumentDocument | undef
         // The versions this one replaces are never parsed: what of them is unchecked is checked now.
         if (versions !== undefined) checkDeferred(bytes, versions)
         versions = bytes[i] === LBRACE ? versionSlices(bytes, i) : undefined
+        versionsStart = i
         i = versions?.end ?? skipValue(bytes, i)
       } else {
         i = skipValue(bytes, i)
@@ -82,6 +84,7 @@ export function readPackumentDocument (bytes: Buffer): PackumentDocument | undef
     modified: modified === undefined || bytes[modified.start] !== QUOTE ? undefined : stringAt(bytes, modified.start, modified.end),
     time: time === undefined ? undefined : stringsOf(bytes, time),
     versions: versionsOf(bytes, versions),
+    versionsSize: { bytes: versions.end - versionsStart, members: versions.members },
   }
 }
 
@@ -93,6 +96,8 @@ interface VersionSlices {
   starts: number[]
   ends: number[]
   end: number
+  /** Members in the document, a repeated key each time. */
+  members: number
 }
 
 /** A version document up to this size is parsed whole; a larger one (a readme in it) member by member. */
@@ -108,7 +113,7 @@ function versionSlices (bytes: Buffer, i: number): VersionSlices {
   const starts: number[] = []
   const ends: number[] = []
   i = skipWs(bytes, i + 1)
-  if (bytes[i] === RBRACE) return { keys: [], starts, ends, end: i + 1 }
+  if (bytes[i] === RBRACE) return { keys: [], starts, ends, end: i + 1, members: 0 }
   for (;;) {
     const keyStart = i
     i = skipString(bytes, i)
@@ -131,7 +136,8 @@ function versionSlices (bytes: Buffer, i: number): VersionSlices {
     i = skipWs(bytes, i + 1)
   }
   const keys = Object.keys(order)
-  return { keys, starts: keys.map((key) => starts[order[key]!]!), ends: keys.map((key) => ends[order[key]!]!), end: i + 1 }
+  const last = keys.map((key) => order[key]!)
+  return { keys, starts: last.map((n) => starts[n]!), ends: last.map((n) => ends[n]!), end: i + 1, members: starts.length }
 }
 
 /** A version's document parsed whole by versionsOf, whose JSON.parse checks it: left unchecked until then. */

@@ -6,6 +6,7 @@ import { decodeBody, redactUrl } from '@lode/resolving.registry-client'
 import type { StoredMetadata } from './metadata-cache.js'
 import { readPackumentDocument } from './packument-json.js'
 import { notAPackageDocument, packumentDocument, trimDocument } from './packument.js'
+import type { PackumentDocument } from './packument.js'
 import { PackageVersions } from './versions.js'
 
 /**
@@ -59,8 +60,9 @@ export const PIECEWISE_PARSE_SIZE = 8 * 1024 * 1024
 
 /**
  * Decodes, parses and trims a task's body into the entry the cache stores, each version encoded as
- * it is trimmed. The task lets go of its body as sent once it is decoded (`task.body` is empty
- * after). Throws LodeErrors, and zlib's for damaged data.
+ * it is trimmed. The task's body is taken (`task.body` is empty after) and its memory given back as
+ * soon as it is read: a large one is detached, the body as sent once decoded, the decoded one once
+ * trimmed. Throws LodeErrors, and zlib's for damaged data.
  */
 export function storedFromBody (task: Omit<PackumentTask, 'cacheFile'>): StoredMetadata {
   const body = takeDecodedBody(task)
@@ -69,7 +71,9 @@ export function storedFromBody (task: Omit<PackumentTask, 'cacheFile'>): StoredM
     const doc = body.length < PIECEWISE_PARSE_SIZE ? packumentDocument(JSON.parse(body.toString('utf8'))) : readPackumentDocument(body)
     if (doc === undefined) throw notAPackageDocument(task.name, task.registry)
     // A document read piece by piece is parsed as its versions are reached: its errors come from here too.
-    packument = trimDocument(task.name, doc, (versions) => PackageVersions.encodeEntries(versions, encodeMsgpackPart))
+    const capacity = encodedBound(task.name, doc)
+    packument = trimDocument(task.name, doc, (versions) => PackageVersions.encodeEntries(versions, encodeMsgpackPart, capacity))
+    release(body)
   } catch (err) {
     if (!(err instanceof SyntaxError) && (err as NodeJS.ErrnoException).code !== 'ERR_STRING_TOO_LONG') throw err
     throw new LodeError('BAD_PACKUMENT', `The registry ${redactUrl(task.registry)} sent metadata for ${task.name} that is not valid JSON.`, { cause: err })
@@ -81,10 +85,35 @@ export function storedFromBody (task: Omit<PackumentTask, 'cacheFile'>): StoredM
   return stored
 }
 
+/**
+ * A bound on the encodings of a document's versions, when read from bytes (past it they are kept
+ * apart as for a small one): a string kept encodes to at most its JSON's bytes, 3 more for one of
+ * 64 KiB or more (a 5-byte header for 2 quotes); the keys and the name each version is given, less
+ * than 96 bytes more than the package's name.
+ */
+function encodedBound (name: string, doc: PackumentDocument): number | undefined {
+  const size = doc.versionsSize
+  return size === undefined ? undefined : size.bytes + Math.ceil(size.bytes / 16384) + size.members * (name.length + 96)
+}
+
 function takeDecodedBody (task: Omit<PackumentTask, 'cacheFile'>): Buffer {
-  const sent = task.body
+  const sent = Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength)
   task.body = new Uint8Array(0)
-  return decodeBody(Buffer.from(sent.buffer, sent.byteOffset, sent.byteLength), task.encoding, {
+  const decoded = decodeBody(sent, task.encoding, {
     url: task.url, subject: task.name, maxSize: task.maxSize, tooLargeHint: task.tooLargeHint,
   })
+  if (decoded.buffer !== sent.buffer) release(sent)
+  return decoded
+}
+
+/** A body is released from this size: smaller ones may share their memory (Node's pool) and cost little. */
+const RELEASED_SIZE = 1024 * 1024
+
+/**
+ * Frees a large body's memory now, not at the next garbage collection: detached, its memory goes
+ * at once (the cache entry's encoding, as large for a packument of little but dependencies, would
+ * otherwise be made beside it). Only memory of its own: Node's pool is shared, and never this large.
+ */
+function release (body: Buffer): void {
+  if (body.buffer instanceof ArrayBuffer && body.buffer.byteLength >= RELEASED_SIZE) body.buffer.transfer(0)
 }

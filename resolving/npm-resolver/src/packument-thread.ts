@@ -24,9 +24,15 @@ export function packument (task: PackumentTask): PackumentOutcome {
   }
   // Written before the answer, not behind it: a thread ended with the install leaves no entry half-written.
   try {
-    writeMsgpackFileSync(task.cacheFile, stored)
+    writeMsgpackFileSync(task.cacheFile, stored, { sizeHint: encodedSize(stored) })
   } catch (err) {
     return { ok: true, stored, cacheWriteError: (err as Error).message }
   }
   return { ok: true, stored }
+}
+
+/** About the size of an entry's encoding: its versions' bytes, and for each version its name, end, publish time and trust. */
+function encodedSize (stored: StoredMetadata): number {
+  const { versions } = stored.packument
+  return versions.data.length + versions.names.length * 96 + 64 * 1024
 }

@@ -43,6 +43,8 @@ export interface PackumentDocument {
   modified: unknown
   time: unknown
   versions: Iterable<readonly [string, unknown]>
+  /** Read from bytes: the versions object's size and its members, which bound what their encodings take. */
+  versionsSize?: { bytes: number, members: number } | undefined
 }
 
 /** The members of a version's document that trimVersion, trimManifest and trustEvidenceOf read: only these need parsing. */

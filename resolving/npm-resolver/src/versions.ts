@@ -1,5 +1,8 @@
 import type { PackageMeta } from './types.js'
 
+/** How much a growing buffer of encoded versions grows by at least: its unused end stays under this. */
+const GROWTH = 1024 * 1024
+
 /**
  * A packument's versions as the metadata cache stores them: every version's fields encoded on
  * their own (`data`, each ending at its `ends` offset), so a read decodes only the versions picked.
@@ -62,25 +65,46 @@ export class PackageVersions {
   /**
    * Versions encoded for the cache as they come, without a PackageVersions of them: a fetched
    * packument's versions are trimmed and encoded one at a time, and only their encodings are kept.
+   * The encodings go in a SharedArrayBuffer of their own: the packument thread's entry reaches the
+   * main thread, which holds it for the install, without a copy (nor a slice of Node's pool carried
+   * whole). With `capacity`, a bound on their size (a large packument's), they are written straight
+   * into it as it grows, rather than kept apart and joined at the end (twice their size at once).
    */
-  static encodeEntries (entries: Iterable<readonly [string, PackageMeta]>, encode: (meta: PackageMeta) => Uint8Array): EncodedVersions {
+  static encodeEntries (
+    entries: Iterable<readonly [string, PackageMeta]>, encode: (meta: PackageMeta) => Uint8Array, capacity?: number
+  ): EncodedVersions {
     const names: string[] = []
-    const parts: Buffer[] = []
     const ends: number[] = []
     const deprecated: string[] = []
+    const parts: Uint8Array[] = []
+    let growing = capacity === undefined ? undefined : new SharedArrayBuffer(0, { maxByteLength: capacity })
     let end = 0
     for (const [version, meta] of entries) {
       names.push(version)
-      const part = Buffer.from(encode(meta))
-      parts.push(part)
+      const part = encode(meta)
+      if (growing !== undefined && end + part.length > growing.maxByteLength) {
+        // Past the bound: the rest is kept apart, as without one.
+        parts.push(new Uint8Array(growing, 0, end).slice())
+        growing = undefined
+      }
+      if (growing === undefined) {
+        parts.push(new Uint8Array(part))
+      } else {
+        const needed = end + part.length
+        if (needed > growing.byteLength) growing.grow(Math.min(growing.maxByteLength, Math.max(needed, growing.byteLength + GROWTH)))
+        new Uint8Array(growing, end, part.length).set(part)
+      }
       ends.push(end += part.length)
       if (meta.deprecated !== undefined) deprecated.push(version)
     }
-    // A buffer of its own, not a slice of Node's pool (64 KiB on Node 24): the entry goes from the
-    // packument thread to the main thread, which holds it for the install, and a slice would carry
-    // its whole pool along (a clean install of alotta-files held 51 MB for 17 MB of versions).
-    const data = Buffer.allocUnsafeSlow(end)
-    parts.forEach((part, position) => { data.set(part, ends[position]! - part.length) })
+    // Buffers, which the cache file encodes as MessagePack's binary type (another view is a typed array of its own type).
+    if (growing !== undefined) return { names, ends, data: Buffer.from(growing, 0, end), deprecated }
+    const data = Buffer.from(new SharedArrayBuffer(end))
+    let offset = 0
+    for (const part of parts) {
+      data.set(part, offset)
+      offset += part.length
+    }
     return { names, ends, data, deprecated }
   }
 

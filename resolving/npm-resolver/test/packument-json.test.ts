@@ -3,7 +3,7 @@ import { test } from 'node:test'
 
 import { fuzz } from '@lode/__utils__.test-fixtures/fuzz'
 import { encodeMsgpackFile, encodeMsgpackPart } from '@lode/fs.msgpack-file'
-import { PIECEWISE_PARSE_SIZE, PackageVersions, packumentDocument, readPackumentDocument, storedFromBody, trimDocument } from '@lode/resolving.npm-resolver'
+import { PIECEWISE_PARSE_SIZE, packumentDocument, readPackumentDocument, storedFromBody, trimPackument } from '@lode/resolving.npm-resolver'
 import type { PackumentTask } from '@lode/resolving.npm-resolver'
 
 import { PACKUMENTS, trimmedBytes } from './fuzz-targets.js'
@@ -66,10 +66,17 @@ test('a packument past PIECEWISE_PARSE_SIZE: storedFromBody gives the cache entr
   const text = JSON.stringify({ name: 'p', 'dist-tags': { latest: '1.0.119' }, versions, time, readme: 'x'.repeat(200_000) })
   const body = Buffer.from(text)
   assert.ok(body.length > PIECEWISE_PARSE_SIZE)
-  const doc = packumentDocument(JSON.parse(text))!
-  const expected = encodeMsgpackFile({
-    packument: trimDocument('p', doc, (entries) => PackageVersions.encodeEntries(entries, encodeMsgpackPart)), fetchedAt: 1, full: true, etag: '"e"',
-  })
+  // The entry as the parsed document gives it, each version's encoding copied out and joined.
+  const parsed = trimPackument('p', 'http://127.0.0.1:1/', JSON.parse(text))
+  const parts = parsed.versions.names.map((version) => Buffer.from(encodeMsgpackPart(parsed.versions.get(version))))
+  let end = 0
+  const encoded = {
+    names: [...parsed.versions.names],
+    ends: parts.map((part) => (end += part.length)),
+    data: Buffer.concat(parts),
+    deprecated: parsed.versions.names.filter((version) => parsed.versions.isDeprecated(version)),
+  }
+  const expected = encodeMsgpackFile({ packument: { ...parsed, versions: encoded }, fetchedAt: 1, full: true, etag: '"e"' })
   // The longest string made from the document's bytes.
   const buffers = Buffer.prototype as { toString: (this: Buffer, encoding?: BufferEncoding, start?: number, end?: number) => string }
   const toString = buffers.toString
@@ -87,6 +94,8 @@ test('a packument past PIECEWISE_PARSE_SIZE: storedFromBody gives the cache entr
   }
   assert.ok(encodeMsgpackFile(stored).equals(expected), 'the same cache file')
   assert.equal(stored.packument.versions.names.length, 120)
+  assert.ok(stored.packument.versions.data.buffer instanceof SharedArrayBuffer, 'the encodings reach the main thread shared, not copied')
+  assert.equal(body.buffer.detached, true, 'the body\'s memory is given back once read')
   assert.ok(longest > 0 && longest <= 64 * 1024, `a string of ${longest} bytes was made from the document`)
   assert.equal(sent.body.length, 0, 'the task let go of the body as sent')
 })

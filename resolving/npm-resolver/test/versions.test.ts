@@ -51,6 +51,8 @@ test('encoded versions are a buffer of their own, not a slice of Node\'s pool th
   const encoded = PackageVersions.fromEntries([meta('1.0.0'), meta('2.0.0')]).encode(encodeMsgpackPart)
   assert.ok(encoded.data.byteLength < 1024)
   assert.equal(encoded.data.buffer.byteLength, encoded.data.byteLength)
+  assert.ok(Buffer.isBuffer(encoded.data), 'a Buffer: MessagePack\'s binary type in the cache file, as before')
+  assert.ok(encoded.data.buffer instanceof SharedArrayBuffer, 'shared with the main thread, not copied to it')
   assert.equal(structuredClone<Uint8Array>(encoded.data).buffer.byteLength, encoded.data.byteLength)
   const lazy = PackageVersions.decode(encoded, (bytes) => decodeMsgpackPart('x.mpk', bytes) as PackageMeta)
   assert.deepEqual(lazy.get('1.0.0'), meta('1.0.0')[1])
