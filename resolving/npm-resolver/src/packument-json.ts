@@ -4,10 +4,10 @@ import type { PackumentDocument } from './packument.js'
 // A packument read from its UTF-8 bytes without making it one string and one object graph: for a
 // document of a few hundred MB (thousands of versions, each with its readme) those were 3 to 5
 // times its size (a string of two bytes a character as soon as one readme has an em dash, then
-// every string again as objects). The bytes are checked once against JSON's grammar, exactly as
-// JSON.parse would take them; then only the members trimPackument reads are parsed, a version at
-// a time, each from its own slice. Bytes are the document's: every token this reads starts and ends
-// at an ASCII byte, which no UTF-8 sequence contains, so a slice decodes as the whole would.
+// every string again as objects). The bytes are checked against JSON's grammar, exactly as
+// JSON.parse would take them; then each version is parsed on its own from its slice, a large one
+// only for the members trimPackument reads. Every token this reads starts and ends at an ASCII
+// byte, which no UTF-8 sequence contains, so a slice decodes as the whole would.
 
 const TAB = 0x09
 const LF = 0x0a
@@ -33,9 +33,9 @@ const RBRACE = 0x7d
 /**
  * The members of a packument's document that trimPackument reads, from its bytes: `undefined` when
  * the document is JSON but not an object with a `versions` object. Throws a SyntaxError where
- * JSON.parse would (its position is a byte offset). `versions` yields each version's members
- * trimPackument reads (the others never become strings), parsed when reached: `bytes` must stay
- * unchanged until it is done.
+ * JSON.parse would (its position is a byte offset), from here or, for a small version's document,
+ * when `versions` reaches it. `versions` parses each version when it is reached: `bytes` must stay
+ * as they are until it is done.
  */
 export function readPackumentDocument (bytes: Buffer): PackumentDocument | undefined {
   let i = skipWs(bytes, 0)

@@ -88,7 +88,7 @@ export class PackageVersions {
         growing = undefined
       }
       if (growing === undefined) {
-        parts.push(new Uint8Array(part))
+        parts.push(Buffer.from(part))
       } else {
         const needed = end + part.length
         if (needed > growing.byteLength) growing.grow(Math.min(growing.maxByteLength, Math.max(needed, growing.byteLength + GROWTH)))
