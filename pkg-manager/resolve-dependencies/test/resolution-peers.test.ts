@@ -3,24 +3,11 @@ import { test } from 'node:test'
 
 import { resolutionPeerViews } from '../src/resolution-peers.js'
 import type { Edge, ResolvedPackage } from '../src/types.js'
+import { pkg } from './packages.js'
 
 // A dependency chain is as deep as a registry makes it: the level walk takes any depth (it ran
 // out of stack between 1,000 and 2,000 levels when it recursed).
 const DEPTH = 10_000
-
-function pkg (name: string, peerDependencies: Record<string, string> = {}): ResolvedPackage {
-  return {
-    id: `${name}@1.0.0`,
-    name,
-    version: '1.0.0',
-    resolution: { integrity: 'sha512-x' },
-    dependencies: {},
-    optionalDependencies: {},
-    peerDependencies,
-    peerDependenciesMeta: {},
-    lockfileFields: {},
-  }
-}
 
 /** p0 → p1 → … → p(DEPTH-1), the last wanting `peer`; `providerAt` also depends on `peer`. */
 function chain (providerAt?: number): { packages: Map<string, ResolvedPackage>, children: Map<string, Edge[]> } {

@@ -5,26 +5,13 @@ import { test } from 'node:test'
 import { PeerResolver } from '../src/resolve-peers.js'
 import type { PeerNode } from '../src/resolve-peers.js'
 import type { Edge, ResolvedPackage } from '../src/types.js'
+import { pkg } from './packages.js'
 
 // Peers are resolved over a tree as deep as a registry makes it, and a peer suffix waits on its
 // peers' suffixes as deep as they go: both walks take any depth (they ran out of stack between
 // 1,000 and 2,000 levels when they recursed).
 const DEPTH = 10_000
 const MAX_SUFFIX = 1000
-
-function pkg (name: string, peerDependencies: Record<string, string> = {}): ResolvedPackage {
-  return {
-    id: `${name}@1.0.0`,
-    name,
-    version: '1.0.0',
-    resolution: { integrity: 'sha512-x' },
-    dependencies: {},
-    optionalDependencies: {},
-    peerDependencies,
-    peerDependenciesMeta: {},
-    lockfileFields: {},
-  }
-}
 
 const edge = (name: string): Edge => ({ alias: name, pkgId: `${name}@1.0.0`, optional: false })
 
