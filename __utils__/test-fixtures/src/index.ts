@@ -2,3 +2,4 @@ export { buildPackageTarball, buildTarball, integrityOf, packTar, ustarHeader } 
 export type { PackageSpec, TarEntry } from './tarball.js'
 export { TestRegistry } from './registry.js'
 export type { Advisory, Fault, PublishedPackage } from './registry.js'
+export { snapshot } from './snapshot.js'

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
-import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import os from 'node:os'
@@ -163,24 +162,7 @@ export function listing (dir: string): string[] {
   return out.sort()
 }
 
-/** Every path under `root` with its type, mode and content hash (symlinks with their target). */
-export function snapshot (root: string): Map<string, string> {
-  const out = new Map<string, string>()
-  const walk = (dir: string): void => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name)
-      const rel = path.relative(root, full)
-      const stat = fs.lstatSync(full)
-      if (entry.isSymbolicLink()) out.set(rel, `link ${fs.readlinkSync(full)}`)
-      else if (entry.isDirectory()) {
-        out.set(rel, `dir ${(stat.mode & 0o7777).toString(8)}`)
-        walk(full)
-      } else out.set(rel, `file ${(stat.mode & 0o7777).toString(8)} ${createHash('sha256').update(fs.readFileSync(full)).digest('hex')}`)
-    }
-  }
-  walk(root)
-  return out
-}
+export { snapshot } from '@lode/__utils__.test-fixtures'
 
 /** What changed between two snapshots, outside the paths an install may write. */
 export function changesOutside (before: Map<string, string>, after: Map<string, string>, allowed: string[]): string[] {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -68,20 +67,4 @@ export async function writePnpmState (box: Sandbox): Promise<void> {
   }, (message) => { throw new Error(message) })
 }
 
-/** Every path under `root` with its kind, mode and content digest (links with their target). */
-export function snapshot (root: string): Map<string, string> {
-  const out = new Map<string, string>()
-  const walk = (dir: string): void => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name)
-      const stat = fs.lstatSync(full)
-      if (entry.isSymbolicLink()) out.set(full, `link ${fs.readlinkSync(full)}`)
-      else if (entry.isDirectory()) {
-        out.set(full, `dir ${(stat.mode & 0o7777).toString(8)}`)
-        walk(full)
-      } else out.set(full, `file ${(stat.mode & 0o7777).toString(8)} ${createHash('sha256').update(fs.readFileSync(full)).digest('hex')}`)
-    }
-  }
-  walk(root)
-  return out
-}
+export { snapshot } from '@lode/__utils__.test-fixtures'
