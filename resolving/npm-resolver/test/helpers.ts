@@ -3,8 +3,9 @@ import os from 'node:os'
 import path from 'node:path'
 
 import { NpmResolver } from '@lode/resolving.npm-resolver'
-import type { NpmResolverOptions } from '@lode/resolving.npm-resolver'
+import type { NpmResolverOptions, PackumentOutcome, PackumentProcessor, PackumentTask } from '@lode/resolving.npm-resolver'
 import { RegistryClient } from '@lode/resolving.registry-client'
+import { Piscina } from 'piscina'
 
 /** The tests' clock: 2026-06-01. */
 export const NOW = Date.parse('2026-06-01T00:00:00.000Z')
@@ -38,5 +39,25 @@ export async function withResolver (
   } finally {
     await resolver.close()
     await client.close()
+  }
+}
+
+/** The packument thread in a real thread, as pkg-manager/core runs it (over worker/pools' piscina). */
+export class PackumentThread implements PackumentProcessor {
+  readonly pool = new Piscina<PackumentTask, PackumentOutcome>({
+    filename: import.meta.resolve('@lode/resolving.npm-resolver/packument-thread'),
+    name: 'packument',
+    minThreads: 1,
+    maxThreads: 1,
+  })
+
+  start (): void {}
+
+  async process (task: PackumentTask): Promise<PackumentOutcome> {
+    return await this.pool.run(task)
+  }
+
+  async close (): Promise<void> {
+    await this.pool.close()
   }
 }

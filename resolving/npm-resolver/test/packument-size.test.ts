@@ -7,30 +7,10 @@ import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 import { parseWantedSpec } from '@lode/resolving.npm-resolver'
-import type { PackumentOutcome, PackumentProcessor, PackumentTask, RegistrySpec } from '@lode/resolving.npm-resolver'
-import { Piscina } from 'piscina'
+import type { RegistrySpec } from '@lode/resolving.npm-resolver'
 
-import { withResolver } from './helpers.js'
+import { PackumentThread, withResolver } from './helpers.js'
 
-/** The packument thread in a real thread, as pkg-manager/core runs it. */
-class PackumentThread implements PackumentProcessor {
-  readonly pool = new Piscina<PackumentTask, PackumentOutcome>({
-    filename: import.meta.resolve('@lode/resolving.npm-resolver/packument-thread'),
-    name: 'packument',
-    minThreads: 1,
-    maxThreads: 1,
-  })
-
-  start (): void {}
-
-  async process (task: PackumentTask): Promise<PackumentOutcome> {
-    return await this.pool.run(task)
-  }
-
-  async close (): Promise<void> {
-    await this.pool.close()
-  }
-}
 
 const CAP = 20_000
 

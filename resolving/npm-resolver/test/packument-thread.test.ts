@@ -7,32 +7,12 @@ import { after, before, test } from 'node:test'
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 import { decodeMsgpackFile } from '@lode/fs.msgpack-file'
 import { metadataCachePath, parseWantedSpec } from '@lode/resolving.npm-resolver'
-import type { PackumentOutcome, PackumentProcessor, PackumentTask, RegistrySpec } from '@lode/resolving.npm-resolver'
-import { Piscina } from 'piscina'
+import type { RegistrySpec } from '@lode/resolving.npm-resolver'
 
-import { withResolver } from './helpers.js'
+import { PackumentThread, withResolver } from './helpers.js'
 
 const tempDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), `lode-${prefix}-`))
 
-/** The packument thread in a real thread, as pkg-manager/core runs it (over worker/pools' piscina). */
-class PackumentThread implements PackumentProcessor {
-  readonly pool = new Piscina<PackumentTask, PackumentOutcome>({
-    filename: import.meta.resolve('@lode/resolving.npm-resolver/packument-thread'),
-    name: 'packument',
-    minThreads: 1,
-    maxThreads: 1,
-  })
-
-  start (): void {}
-
-  async process (task: PackumentTask): Promise<PackumentOutcome> {
-    return await this.pool.run(task)
-  }
-
-  async close (): Promise<void> {
-    await this.pool.close()
-  }
-}
 
 let registry: TestRegistry
 before(async () => {
