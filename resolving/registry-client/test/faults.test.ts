@@ -616,6 +616,10 @@ test('a body arriving in many writes is read whole, with or without a content-le
 test('a body past maxSize, as sent or once decoded, is ERR_LODE_FETCH_TOO_LARGE at once, not retried', async () => {
   const { gzipSync } = await import('node:zlib')
   const http = await import('node:http')
+  // Compressed once, before the client starts: compressing in the handler would stall this process's event loop
+  // past the client's short test timeout on a loaded machine.
+  const bomb = gzipSync(Buffer.alloc(50_000_000))
+  const twoMembers = Buffer.concat([gzipSync(Buffer.alloc(300_000, 'a')), gzipSync(Buffer.alloc(10, 'b'))])
   let requests = 0
   const server = http.createServer((req, res) => {
     requests++
@@ -628,16 +632,17 @@ test('a body past maxSize, as sent or once decoded, is ERR_LODE_FETCH_TOO_LARGE 
       res.end()
     } else if (req.url === '/two-members') {
       res.writeHead(200, { 'content-encoding': 'gzip' })
-      res.end(Buffer.concat([gzipSync(Buffer.alloc(300_000, 'a')), gzipSync(Buffer.alloc(10, 'b'))]))
+      res.end(twoMembers)
     } else {
       // 5 kB on the wire, 50 MB once inflated.
       res.writeHead(200, { 'content-encoding': 'gzip' })
-      res.end(gzipSync(Buffer.alloc(50_000_000)))
+      res.end(bomb)
     }
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  const { client: c } = client()
+  // What is tested is the size bound, not the clock: a generous timeout keeps a slow machine from answering first.
+  const { client: c } = client({ timeout: 10_000 })
   try {
     for (const [path, maxSize] of [['/declared', 20_000], ['/chunked', 20_000], ['/bomb', 1_000_000]] as const) {
       const before = requests
