@@ -4,10 +4,10 @@ import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
 
+import { cpuMillis } from '@lode/__utils__.test-fixtures'
 import { getConfig, readWorkspacePackages, updateWorkspaceYaml } from '@lode/pkg-manager.config'
 
 import { dirs } from './dirs.js'
-import { cpuMillis } from '@lode/__utils__.test-fixtures'
 
 const noNpm = (): string => { throw new Error('npm must not be asked when a registry is configured') }
 

@@ -4,9 +4,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
 
+import { cpuMillis } from '@lode/__utils__.test-fixtures'
 import { parseLockfile, readLockfile, stringifyLockfile, writeLockfile } from '@lode/pkg-manager.lockfile'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
-import { cpuMillis } from '@lode/__utils__.test-fixtures'
 
 const fixtures = path.join(import.meta.dirname, '..', '..', 'test', 'fixtures')
 

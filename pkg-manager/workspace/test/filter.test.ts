@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { filterProjects, parseProjectSelector, projectChunks, sortProjects, type WorkspaceProject } from '@lode/pkg-manager.workspace'
 import { cpuMillis } from '@lode/__utils__.test-fixtures'
+import { filterProjects, parseProjectSelector, projectChunks, sortProjects, type WorkspaceProject } from '@lode/pkg-manager.workspace'
 
 // A workspace graph: app → ui → utils, app → @acme/api (by path), cli → utils (dev), docs alone.
 const root = path.resolve('/ws')
