@@ -114,7 +114,8 @@ export async function readInstallContext (opts: InstallContextOptions): Promise<
       hint: 'Note that in CI environments this setting is true by default. If you still need to run install in such cases, use "lode install --no-frozen-lockfile".',
     })
   }
-  const outdated = outdatedLockfileReason(current?.lockfile, importers, {
+  // A merged lockfile is resolved again (pnpm's), unless frozen: then it must fit package.json as merged.
+  const outdated = wanted?.mergedConflicts === true && !frozen ? `${WANTED_LOCKFILE} had merge conflicts` : outdatedLockfileReason(current?.lockfile, importers, {
     autoInstallPeers: config.autoInstallPeers,
     dedupePeers: config.dedupePeers,
     catalogs: config.catalogs,
@@ -145,13 +146,31 @@ async function readLockfiles (
       hint: 'Remove lockfile: false from pnpm-workspace.yaml, or install without --lockfile-only.',
     })
   }
-  const wanted = config.useLockfile ? await readLockfile(config.dir) : undefined
+  const frozen = (opts.edits ?? []).length === 0 && (opts.frozenLockfile ?? config.frozenLockfile)
+  const wanted = config.useLockfile ? await readWantedLockfile(opts, frozen) : undefined
   if (!config.useLockfile && ((await fs.promises.stat(path.join(config.dir, WANTED_LOCKFILE)).catch(() => undefined))?.size ?? 0) > 0) {
     opts.onWarning('A pnpm-lock.yaml file exists. The current configuration prohibits to read or write a lockfile')
   }
-  const frozen = (opts.edits ?? []).length === 0 && (opts.frozenLockfile ?? config.frozenLockfile)
   const installed = wanted === undefined && !frozen ? await readInstalledLockfile(config.dir).catch(() => undefined) : undefined
   return { wanted, installed, frozen }
+}
+
+/**
+ * pnpm-lock.yaml as pnpm 11 reads it for an install: git's conflict markers merged (said, and the
+ * install then resolves, unless frozen); a lockfile of another major version (pnpm 8's 6.0) refused
+ * when frozen, otherwise ignored with pnpm's warning and resolved afresh.
+ */
+async function readWantedLockfile (opts: InstallContextOptions, frozen: boolean): Promise<ReadLockfile | undefined> {
+  let wanted: ReadLockfile | undefined
+  try {
+    wanted = await readLockfile(opts.config.dir)
+  } catch (err) {
+    if (frozen || !(err instanceof LodeError) || err.code !== 'ERR_LODE_LOCKFILE_BREAKING_CHANGE') throw err
+    opts.onWarning(`Ignoring broken lockfile at ${opts.config.dir}: ${err.message}`)
+    return undefined
+  }
+  if (wanted?.mergedConflicts === true) opts.onInfo(`Merge conflict detected in ${WANTED_LOCKFILE} and successfully merged`)
+  return wanted
 }
 
 /**

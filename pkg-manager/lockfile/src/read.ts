@@ -7,6 +7,7 @@ import type * as Yaml from 'yaml'
 
 import { lockfileShapeError } from './check-shape.js'
 import { fastParseLockfile } from './fast-parse.js'
+import { conflictSides, mergeLockfiles } from './merge-conflicts.js'
 import type { Lockfile } from './types.js'
 import { YAML_OPTIONS, overlongFlowLine, overlongFlowLineMessage, yaml } from './yaml.js'
 
@@ -16,25 +17,30 @@ export interface ReadLockfile {
   text: string
   /** A leading `configDependencies` document, kept verbatim for the next write. */
   envDocument?: string
+  /** The file had git's conflict markers: both sides were read and merged (`lockfile` is the merge, `text` the file). */
+  mergedConflicts?: true
 }
 
 const CONFLICT_MARKER = /^(<{7}|={7}|>{7})(?: |$)/m
 
 /**
- * Reads `<dir>/pnpm-lock.yaml`; `undefined` when there is none. A lockfile with merge conflict
- * markers, unparseable YAML, another major `lockfileVersion` or a malformed section is a
- * `LodeError` naming the file.
+ * Reads `<dir>/pnpm-lock.yaml`; `undefined` when there is none. Git's conflict markers are merged as
+ * pnpm 11 merges them (`mergedConflicts`). Unparseable YAML, another major `lockfileVersion`
+ * (`ERR_LODE_LOCKFILE_BREAKING_CHANGE`) or a malformed section is a `LodeError` naming the file.
  */
 export async function readLockfile (dir: string): Promise<ReadLockfile | undefined> {
-  return await readLockfileAt(path.join(dir, WANTED_LOCKFILE))
+  return await readLockfileAt(path.join(dir, WANTED_LOCKFILE), { mergeConflicts: true })
 }
 
-/** `<dir>/node_modules/.pnpm/lock.yaml`, what the last install put on disk (pnpm's current lockfile); `undefined` when there is none. */
+/**
+ * `<dir>/node_modules/.pnpm/lock.yaml`, what the last install put on disk (pnpm's current lockfile);
+ * `undefined` when there is none. lode writes it whole, so conflict markers in it are an error.
+ */
 export async function readInstalledLockfile (dir: string): Promise<ReadLockfile | undefined> {
-  return await readLockfileAt(path.join(dir, MODULES_DIR, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE))
+  return await readLockfileAt(path.join(dir, MODULES_DIR, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE), {})
 }
 
-async function readLockfileAt (file: string): Promise<ReadLockfile | undefined> {
+async function readLockfileAt (file: string, opts: ParseOptions): Promise<ReadLockfile | undefined> {
   let text: string
   try {
     text = await fs.readFile(file, 'utf8')
@@ -42,14 +48,27 @@ async function readLockfileAt (file: string): Promise<ReadLockfile | undefined> 
     if (hasErrno(err, 'ENOENT')) return undefined
     throw fileSystemError(err, file) ?? err
   }
-  return parseLockfile(text, file)
+  return parseLockfile(text, file, opts)
 }
 
-export function parseLockfile (text: string, file: string): ReadLockfile {
+export interface ParseOptions {
+  /** Merge the sides of git's conflict markers, as pnpm does for pnpm-lock.yaml (otherwise they are an error). */
+  mergeConflicts?: boolean
+}
+
+export function parseLockfile (text: string, file: string, opts: ParseOptions = {}): ReadLockfile {
   if (CONFLICT_MARKER.test(text)) {
-    throw new LodeError('LOCKFILE_MERGE_CONFLICT', `${file} has unresolved merge conflict markers.`, {
-      hint: `Resolve the conflict in ${WANTED_LOCKFILE} (or check out one side, e.g. git checkout --theirs ${WANTED_LOCKFILE}), then install again to bring it up to date.`,
-    })
+    const sides = opts.mergeConflicts === true ? conflictSides(text) : undefined
+    if (sides === undefined) {
+      throw new LodeError('LOCKFILE_MERGE_CONFLICT', `${file} has unresolved merge conflict markers.`, {
+        hint: `Resolve the conflict in ${WANTED_LOCKFILE} (or check out one side, e.g. git checkout --theirs ${WANTED_LOCKFILE}), then install again to bring it up to date.`,
+      })
+    }
+    // Each side is read (and checked) as a lockfile of its own; a side that is not one names the file.
+    const ours = parseLockfile(sides.ours, file)
+    const theirs = parseLockfile(sides.theirs, file)
+    const merged = { lockfile: mergeLockfiles(ours.lockfile, theirs.lockfile), text, mergedConflicts: true as const }
+    return ours.envDocument === undefined ? merged : { ...merged, envDocument: ours.envDocument }
   }
   const fast = fastParseLockfile(text)
   if (fast !== undefined && Object.keys(fast).length > 0) return { lockfile: validate(fast, file), text }
@@ -127,9 +146,12 @@ function validate (value: unknown, file: string): Lockfile {
   const doc = value as Record<string, unknown>
   const version = doc['lockfileVersion']
   const major = typeof version === 'string' || typeof version === 'number' ? String(version).split('.')[0] : undefined
-  if (major !== LOCKFILE_VERSION.split('.')[0]) {
-    throw new LodeError('LOCKFILE_UNSUPPORTED_VERSION', `${file} has lockfileVersion ${version === undefined ? '(none)' : JSON.stringify(version)}; lode reads lockfileVersion ${LOCKFILE_VERSION}.`, {
-      hint: `Regenerate it with pnpm 9 or newer, or delete ${WANTED_LOCKFILE} and let lode resolve again.`,
+  const supportedMajor = LOCKFILE_VERSION.split('.')[0]!
+  if (major !== supportedMajor) {
+    // pnpm's words and code: an install that is not frozen warns with them and resolves afresh.
+    const generated = typeof version === 'string' || typeof version === 'number' ? `it was generated with lockfileVersion ${String(version).slice(0, 20)}` : 'it has no lockfileVersion'
+    throw new LodeError('LOCKFILE_BREAKING_CHANGE', `Lockfile ${file} not compatible with current lode: ${generated}, but lode supports lockfileVersion ${supportedMajor}.x`, {
+      hint: `Install without --frozen-lockfile to resolve afresh and write a lockfileVersion ${LOCKFILE_VERSION} ${WANTED_LOCKFILE}, or keep using the pnpm version that wrote it.`,
     })
   }
   const shapeError = lockfileShapeError(doc)

@@ -1,0 +1,176 @@
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { after, before, test } from 'node:test'
+
+import { TestRegistry } from '@lode/__utils__.test-fixtures'
+
+import { cloneProject, lode, makeProject, pnpm, readLockfileText, snapshot, virtualStore } from './helpers.js'
+import type { Project } from './helpers.js'
+
+// What teams do every day, each beside pnpm 11 on the same registry: merging branches, a lockfile from
+// an older pnpm.
+
+let registry: TestRegistry
+
+before(async () => {
+  registry = await TestRegistry.start([
+    { name: 'base', version: '1.0.0' },
+    { name: 'base', version: '1.1.0' },
+    { name: 'left', version: '1.0.0', dependencies: { shared: '^1.0.0' } },
+    { name: 'right', version: '1.0.0', dependencies: { shared: '^1.0.0' } },
+    { name: 'shared', version: '1.0.0' },
+    { name: 'shared', version: '1.1.0' },
+    { name: 'both', version: '1.0.0' },
+    { name: 'both', version: '1.1.0' },
+    { name: 'both', version: '1.2.0' },
+  ])
+})
+
+after(async () => { await registry.close() })
+
+function git (project: Project, args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd: project.dir, encoding: 'utf8' })
+}
+
+function writeManifest (project: Project, dependencies: Record<string, string>): void {
+  fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', dependencies }, null, 2))
+}
+
+/**
+ * Two branches that each add dependencies with pnpm, merged by git: pnpm-lock.yaml is left with
+ * conflict markers, and package.json is resolved by hand as a team would (both sides' dependencies).
+ */
+async function mergedBranches (
+  left: Record<string, string>,
+  right: Record<string, string>,
+  resolved: Record<string, string>
+): Promise<Project> {
+  const project = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { base: '^1.0.0' } })
+  fs.writeFileSync(path.join(project.dir, '.gitignore'), 'node_modules\n')
+  git(project, ['init', '-q'])
+  await pnpm(project, ['install', '--lockfile-only'])
+  git(project, ['add', '-A'])
+  git(project, ['commit', '-qm', 'base'])
+  for (const [branch, dependencies] of [['left', left], ['right', right]] as const) {
+    git(project, ['checkout', '-qb', branch, 'main'])
+    writeManifest(project, { base: '^1.0.0', ...dependencies })
+    await pnpm(project, ['install', '--lockfile-only'])
+    git(project, ['commit', '-qam', branch])
+  }
+  try {
+    git(project, ['merge', '-q', 'left'])
+    assert.fail('the merge was expected to conflict')
+  } catch (err) {
+    assert.match(String((err as { stdout?: string }).stdout), /CONFLICT \(content\): Merge conflict in pnpm-lock\.yaml/)
+  }
+  writeManifest(project, resolved)
+  assert.match(readLockfileText(project), /^<<<<<<< HEAD$[\s\S]*^=======$[\s\S]*^>>>>>>> left$/m)
+  return project
+}
+
+test('a pnpm-lock.yaml with conflict markers from merging two branches is merged and installed as pnpm 11 does: the same lockfile, the same node_modules', async () => {
+  // Each branch adds a package; both change `both`, to different versions.
+  const merged = await mergedBranches({ left: '1.0.0', both: '1.1.0' }, { right: '1.0.0', both: '1.2.0' }, { base: '^1.0.0', left: '1.0.0', right: '1.0.0', both: '1.2.0' })
+  const pnpmProject = cloneProject(merged)
+  const lodeProject = cloneProject(merged)
+  const pnpmRun = await pnpm(pnpmProject, ['install'])
+  assert.match(pnpmRun.stdout, /Merge conflict detected in pnpm-lock\.yaml and successfully merged/)
+  const lodeRun = await lode(lodeProject, ['install'])
+  assert.equal(lodeRun.code, 0, lodeRun.stdout + lodeRun.stderr)
+  assert.match(lodeRun.stdout, /Merge conflict detected in pnpm-lock\.yaml and successfully merged/)
+  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  assert.doesNotMatch(readLockfileText(lodeProject), /<<<<<<<|>>>>>>>/)
+  assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
+  assert.equal(fs.readFileSync(path.join(lodeProject.dir, 'node_modules', 'both', 'package.json'), 'utf8').includes('"1.2.0"'), true)
+  // The next install has nothing left to merge.
+  const again = await lode(lodeProject, ['install', '--frozen-lockfile'])
+  assert.equal(again.code, 0, again.stdout + again.stderr)
+  assert.doesNotMatch(again.stdout, /Merge conflict/)
+})
+
+test('--frozen-lockfile with conflict markers: merged and installed when the merge fits package.json, refused (nothing written) when it does not, as pnpm 11', async () => {
+  // Disjoint additions: the merge has everything package.json asks for.
+  const fits = await mergedBranches({ left: '1.0.0' }, { right: '1.0.0' }, { base: '^1.0.0', left: '1.0.0', right: '1.0.0' })
+  const pnpmFits = cloneProject(fits)
+  const lodeFits = cloneProject(fits)
+  await pnpm(pnpmFits, ['install', '--frozen-lockfile'])
+  const lodeRun = await lode(lodeFits, ['install', '--frozen-lockfile'])
+  assert.equal(lodeRun.code, 0, lodeRun.stdout + lodeRun.stderr)
+  // Frozen: pnpm-lock.yaml is left as it is, markers and all; node_modules is the merge.
+  assert.equal(readLockfileText(lodeFits), readLockfileText(fits))
+  assert.equal(readLockfileText(pnpmFits), readLockfileText(fits))
+  assert.deepEqual(virtualStore(lodeFits), virtualStore(pnpmFits))
+
+  // Both branches set `both`: the merge takes one side's specifier and the other's version.
+  const conflicting = await mergedBranches({ both: '1.1.0' }, { both: '1.2.0' }, { base: '^1.0.0', both: '1.2.0' })
+  const pnpmRefuses = cloneProject(conflicting)
+  const lodeRefuses = cloneProject(conflicting)
+  const pnpmRun = await pnpm(pnpmRefuses, ['install', '--frozen-lockfile'], true)
+  assert.match(pnpmRun.stdout, /ERR_PNPM_OUTDATED_LOCKFILE/)
+  const before = snapshot(lodeRefuses.dir)
+  const refused = await lode(lodeRefuses, ['install', '--frozen-lockfile'])
+  assert.equal(refused.code, 1)
+  assert.match(refused.stderr, /ERR_LODE_OUTDATED_LOCKFILE/)
+  assert.match(refused.stderr, /both/)
+  assert.deepEqual(snapshot(lodeRefuses.dir), before)
+})
+
+test('conflict markers that are not a lockfile on one side, or only half of a conflict, are ERR_LODE_BROKEN_LOCKFILE / ERR_LODE_LOCKFILE_MERGE_CONFLICT; nothing is written', async () => {
+  for (const [text, code] of [
+    ["lockfileVersion: '9.0'\n<<<<<<< HEAD\nimporters: {}\n=======\nimporters: [\n>>>>>>> other\n", 'ERR_LODE_BROKEN_LOCKFILE'],
+    ["lockfileVersion: '9.0'\n<<<<<<< HEAD\nimporters: {}\n", 'ERR_LODE_LOCKFILE_MERGE_CONFLICT'],
+    ["<<<<<<< HEAD\nlockfileVersion: '9.0'\n=======\nlockfileVersion: '6.0'\n>>>>>>> other\nimporters: {}\n", 'ERR_LODE_LOCKFILE_BREAKING_CHANGE'],
+  ] as const) {
+    const project = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { base: '^1.0.0' } }, { 'pnpm-lock.yaml': text })
+    const before = snapshot(project.dir)
+    const run = await lode(project, ['install', '--frozen-lockfile'])
+    assert.equal(run.code, 1, run.stdout)
+    assert.match(run.stderr, new RegExp(code), text)
+    assert.match(run.stderr, /pnpm-lock\.yaml/)
+    assert.deepEqual(snapshot(project.dir), before)
+  }
+})
+
+// pnpm 8 wrote lockfileVersion 6.0: importers at the top level, `/name@version` keys, `dev` flags.
+const V6_LOCKFILE = `lockfileVersion: '6.0'
+
+settings:
+  autoInstallPeers: true
+  excludeLinksFromLockfile: false
+
+dependencies:
+  base:
+    specifier: ^1.0.0
+    version: 1.0.0
+
+packages:
+
+  /base@1.0.0:
+    resolution: {integrity: sha512-AAAA}
+    dev: false
+`
+
+test('a lockfile from pnpm 8 (6.0): install warns as pnpm 11 does, resolves afresh and writes the same v9 lockfile; frozen refuses and writes nothing', async () => {
+  const pnpmProject = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { base: '^1.0.0' } }, { 'pnpm-lock.yaml': V6_LOCKFILE })
+  const lodeProject = cloneProject(pnpmProject)
+
+  const pnpmFrozen = await pnpm(pnpmProject, ['install', '--frozen-lockfile'], true)
+  assert.match(pnpmFrozen.stdout, /ERR_PNPM_LOCKFILE_BREAKING_CHANGE.*not compatible with current pnpm: it was generated with lockfileVersion 6\.0, but the current pnpm version supports lockfileVersion 9\.x/)
+  const before = snapshot(lodeProject.dir)
+  const lodeFrozen = await lode(lodeProject, ['install', '--frozen-lockfile'])
+  assert.equal(lodeFrozen.code, 1)
+  assert.match(lodeFrozen.stderr, /ERR_LODE_LOCKFILE_BREAKING_CHANGE.*Lockfile .*pnpm-lock\.yaml not compatible with current lode: it was generated with lockfileVersion 6\.0, but lode supports lockfileVersion 9\.x/)
+  assert.match(lodeFrozen.stderr, /without --frozen-lockfile/)
+  assert.deepEqual(snapshot(lodeProject.dir), before)
+
+  const pnpmRun = await pnpm(pnpmProject, ['install'])
+  assert.match(pnpmRun.stdout, /WARN.*Ignoring broken lockfile at .*: Lockfile .*pnpm-lock\.yaml not compatible with current pnpm/)
+  const lodeRun = await lode(lodeProject, ['install'])
+  assert.equal(lodeRun.code, 0, lodeRun.stdout + lodeRun.stderr)
+  assert.match(lodeRun.stdout + lodeRun.stderr, /WARN.*Ignoring broken lockfile at .*: Lockfile .*pnpm-lock\.yaml not compatible with current lode: it was generated with lockfileVersion 6\.0/)
+  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  assert.match(readLockfileText(lodeProject), /^lockfileVersion: '9\.0'$[\s\S]*version: 1\.1\.0/m)
+  assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
+})
