@@ -19,6 +19,9 @@ before(async () => {
     { name: '@scope/thing', version: '0.4.0' },
     { name: 'tool', version: '5.0.0' },
     { name: 'opt', version: '1.0.0' },
+    // Published before npm forbade capitals.
+    { name: 'JSONStream', version: '1.3.5' },
+    { name: '@Legacy/Thing_1', version: '2.0.0' },
   ])
   registry.setDistTag('dep', 'next', '2.1.0-beta.1')
 })
@@ -57,6 +60,11 @@ test('lode add saves what pnpm add saves: a tag or nothing as ^version, ranges a
 
 test('-E and savePrefix from pnpm-workspace.yaml', async () => {
   await sameAsPnpm('{"name":"p","version":"1.0.0"}', [['add', '-E', 'dep'], ['add', 'opt']], { 'pnpm-workspace.yaml': 'savePrefix: "~"\n' })
+})
+
+test('add of published names with capitals (JSONStream), alone, with a range and scoped, as pnpm 11 adds them', async () => {
+  const project = await sameAsPnpm('{"name":"p","version":"1.0.0"}', [['add', 'JSONStream'], ['add', '@Legacy/Thing_1@^2.0.0'], ['remove', 'JSONStream']])
+  assert.equal(fs.existsSync(path.join(project.dir, 'node_modules', '@Legacy', 'Thing_1', 'package.json')), true)
 })
 
 test('lode add without a name, with a bad name, and at a workspace root without -w fails clearly and writes nothing', async () => {

@@ -4,7 +4,7 @@ import type { DependencyGroup } from '@lode/core.constants'
 import { splitNameAt } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
 import { createMatcher } from '@lode/core.matcher'
-import { own } from '@lode/core.safe-name'
+import { isValidPackageName, own } from '@lode/core.safe-name'
 import { parseWantedSpec } from '@lode/resolving.npm-resolver/spec'
 
 import type { DependencyEdit } from './dependency-edit.js'
@@ -119,12 +119,13 @@ function registrySpec (alias: string, spec: string): { name: string, aliased: bo
 }
 
 /**
- * `name`, `name@spec`, `@scope/name@spec` and `alias@npm:name@spec`, as given to `lode add`.
- * Anything else is `ERR_LODE_INVALID_SPEC`.
+ * `name`, `name@spec`, `@scope/name@spec` and `alias@npm:name@spec`, as given to `lode add`. A name
+ * follows pnpm's rule for old packages too (`JSONStream`: capitals, as published before npm
+ * forbade them). Anything else is `ERR_LODE_INVALID_SPEC`.
  */
 export function parseAddSpec (raw: string): { alias: string, bareSpecifier?: string } {
   const { name: alias, rest } = splitNameAt(raw)
-  if (!/^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/.test(alias)) {
+  if (!isValidPackageName(alias)) {
     throw new LodeError('INVALID_SPEC', `"${raw}" is not a package name with an optional version, range, tag or alias.`, {
       hint: 'For example: lode add react, lode add react@^18, lode add my-react@npm:react@18.',
     })
