@@ -174,3 +174,55 @@ test('a lockfile from pnpm 8 (6.0): install warns as pnpm 11 does, resolves afre
   assert.match(readLockfileText(lodeProject), /^lockfileVersion: '9\.0'$[\s\S]*version: 1\.1\.0/m)
   assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
 })
+
+const fileText = (project: Project, file: string): string | undefined =>
+  fs.existsSync(path.join(project.dir, file)) ? fs.readFileSync(path.join(project.dir, file), 'utf8') : undefined
+
+/** Each step with both tools, on copies: the same exit code, and the same package.json, pnpm-workspace.yaml and lockfile after it. */
+async function sameStepsAsPnpm (project: Project, steps: Array<{ args: string[], fails?: RegExp, warns?: RegExp }>): Promise<Project> {
+  const lodeProject = cloneProject(project)
+  for (const { args, fails, warns } of steps) {
+    const pnpmRun = await pnpm(project, args, fails !== undefined)
+    const before = snapshot(lodeProject.dir)
+    const lodeRun = await lode(lodeProject, args)
+    if (fails === undefined) {
+      assert.equal(lodeRun.code, 0, `lode ${args.join(' ')}:\n${lodeRun.stdout}\n${lodeRun.stderr}`)
+    } else {
+      assert.equal(lodeRun.code, 1, `lode ${args.join(' ')} was expected to fail:\n${lodeRun.stdout}`)
+      assert.match(lodeRun.stderr, fails)
+      assert.deepEqual(snapshot(lodeProject.dir), before, `lode ${args.join(' ')} changed nothing`)
+    }
+    if (warns !== undefined) {
+      assert.match(pnpmRun.stdout, warns)
+      assert.match(lodeRun.stdout + lodeRun.stderr, warns)
+    }
+    for (const file of ['package.json', 'pnpm-workspace.yaml', 'pnpm-lock.yaml']) {
+      assert.equal(fileText(lodeProject, file), fileText(project, file), `${file} after ${args.join(' ')}`)
+    }
+  }
+  return lodeProject
+}
+
+test('add --save-catalog, --save-catalog-name and catalogMode (strict, prefer) write package.json, pnpm-workspace.yaml and the lockfile as pnpm 11', async () => {
+  const project = makeProject(registry, { name: 'app', version: '1.0.0' })
+  await sameStepsAsPnpm(project, [
+    { args: ['add', 'base', '--save-catalog'] },
+    { args: ['add', 'shared@1.0.0', '--save-catalog-name=legacy'] },
+    { args: ['add', 'both@~1.1.0', 'right', '--save-catalog'] },
+    // The default catalog has base already, as another range: saved as asked, with pnpm's warning.
+    { args: ['add', 'base@1.0.0', '--save-catalog'], warns: /Skip adding base to the default catalog because it already exists as \^1\.1\.0/ },
+  ])
+  const strict = makeProject(registry, { name: 'app', version: '1.0.0' }, { 'pnpm-workspace.yaml': 'catalog:\n  both: ~1.1.0\ncatalogMode: strict\n' })
+  await sameStepsAsPnpm(strict, [
+    // Not in the catalog: saved to it.
+    { args: ['add', 'left'] },
+    { args: ['add', 'both@1.2.0'], fails: /ERR_LODE_CATALOG_VERSION_MISMATCH/ },
+    // A version the catalog's range covers: catalog:.
+    { args: ['add', 'both@1.1.0'] },
+  ])
+  const prefer = makeProject(registry, { name: 'app', version: '1.0.0' }, { 'pnpm-workspace.yaml': 'catalog:\n  both: ~1.1.0\ncatalogMode: prefer\n' })
+  await sameStepsAsPnpm(prefer, [
+    { args: ['add', 'both@1.2.0'], warns: /Catalog version mismatch for "both": using direct version "1\.2\.0" instead of catalog version "~1\.1\.0"/ },
+    { args: ['add', 'base'] },
+  ])
+})

@@ -68,6 +68,10 @@ export interface Config {
   readonly frozenLockfile: boolean
   /** What `lode add` puts before a picked version: `^` (the default), `~` or `` (exact). */
   readonly savePrefix: string
+  /** pnpm's `saveCatalogName` (`--save-catalog-name`; `--save-catalog` is `default`): `add` saves new dependencies to this catalog. */
+  readonly saveCatalogName: string | undefined
+  /** pnpm's `catalogMode`: whether `add` uses the catalogs (`prefer`), must (`strict`), or only when told (`manual`, the default). */
+  readonly catalogMode: 'manual' | 'prefer' | 'strict'
   readonly preferOffline: boolean
   readonly networkConcurrency: number
   readonly fetchRetries: number
@@ -335,6 +339,8 @@ export function getConfig (opts: GetConfigOptions): Config {
     httpsProxy: optionalString('httpsProxy') ?? npmrc['https-proxy'] ?? env['https_proxy'] ?? env['HTTPS_PROXY'],
     noProxy: optionalString('noProxy') ?? optionalString('noproxy') ?? npmrc['no-proxy'] ?? env['no_proxy'] ?? env['NO_PROXY'],
     savePrefix: setting('saveExact', isBool, false) ? '' : setting('savePrefix', isString, '^'),
+    saveCatalogName: optionalString('saveCatalogName'),
+    catalogMode: setting('catalogMode', (v): v is 'manual' | 'prefer' | 'strict' => v === 'manual' || v === 'prefer' || v === 'strict', 'manual'),
     minimumReleaseAge: setting('minimumReleaseAge', isNumber, 1440),
     minimumReleaseAgeExclude: setting('minimumReleaseAgeExclude', isStrings, []),
     minimumReleaseAgeStrict: setting('minimumReleaseAgeStrict', isBool, workspace['minimumReleaseAge'] !== undefined),

@@ -64,7 +64,7 @@ implemented(
   'httpsProxy', 'maxTarballUnpackedSize', 'networkConcurrency', 'noProxy', 'noproxy', 'offline', 'preferOffline', 'proxy', 'registry',
   'storeDir', 'strictSsl',
   // add
-  'saveExact', 'savePrefix',
+  'catalogMode', 'saveCatalogName', 'saveExact', 'savePrefix',
   // the package manager field of package.json
   'pmOnFail',
 )
@@ -206,11 +206,9 @@ refused('install', {
 })
 refused('add', {
   allowNew: undefined,
-  catalogMode: 'manual',
   ignoreCurrentSpecifiers: undefined,
   ignoreWorkspaceRootCheck: false,
   save: undefined,
-  saveCatalogName: undefined,
   saveDev: undefined,
   saveOptional: undefined,
   savePeer: false,

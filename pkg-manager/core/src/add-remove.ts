@@ -25,6 +25,8 @@ export interface AddOptions extends ProjectEditOptions {
   exact?: boolean
   /** `--save-peer`: save in `peerDependencies` too, and install as a dev dependency. */
   peer?: boolean
+  /** `--save-catalog-name` (`--save-catalog`: `default`): save new dependencies to this catalog; `config.saveCatalogName` by default. */
+  saveCatalogName?: string
 }
 
 /**
@@ -38,7 +40,10 @@ export async function add (opts: AddOptions): Promise<InstallResult> {
     exact: opts.exact === true,
     peer: opts.peer === true,
     savePrefix: opts.config.savePrefix,
-    defaultCatalog: opts.config.catalogs['default'],
+    catalogs: opts.config.catalogs,
+    saveCatalogName: opts.saveCatalogName ?? opts.config.saveCatalogName,
+    catalogMode: opts.config.catalogMode,
+    onWarning: (message) => { opts.onEvent?.({ type: 'warning', message }) },
   })
   return await installAndRecord({ ...opts, edits })
 }

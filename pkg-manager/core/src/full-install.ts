@@ -11,7 +11,10 @@ import { hasInstallScripts, runInstallScripts, runProjectScript } from '@lode/pk
 import type { DirectDependencyChange, LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { recordVerifiedLockfile, verifyLockfile } from '@lode/pkg-manager.lockfile-verification'
-import { excludeFromReleaseAge, forgetAllResolutions, forgetUpdated, pruneUnusedCatalogs, saveEdits, updatedNames, writeEditedManifest } from '@lode/pkg-manager.manifest-edit'
+import {
+  excludeFromReleaseAge, forgetAllResolutions, forgetUpdated, pruneUnusedCatalogs, saveEdits, updatedNames,
+  writeCatalogAdditions, writeEditedManifest,
+} from '@lode/pkg-manager.manifest-edit'
 import { currentPlatform, skippedPackages } from '@lode/pkg-manager.package-is-installable'
 import { patchFor } from '@lode/pkg-manager.patching'
 import type { PeerIssue } from '@lode/pkg-manager.resolve-dependencies'
@@ -276,10 +279,14 @@ function linkOptions (ctx: InstallRun, installer: Installer, plan: InstallPlan, 
  * specifiers saved (the lockfile records them too). Resolves with whether the lockfile was written.
  */
 async function commitInstall (ctx: InstallRun, plan: InstallPlan): Promise<boolean> {
-  const manifests = saveEdits(plan.lockfile, ctx.edited)
+  const { manifests, catalogAdditions } = saveEdits(plan.lockfile, ctx.edited, {
+    catalogs: ctx.config.catalogs,
+    onWarning: (message) => { ctx.emit({ type: 'warning', message }) },
+  })
   const wanted = lockfileToWrite(ctx, plan)
   const written = wanted !== undefined && await writeWantedLockfile(ctx.config.dir, wanted)
   for (const { dir, manifest } of manifests) await writeEditedManifest(dir, manifest)
+  await writeCatalogAdditions(ctx.config.dir, catalogAdditions)
   return written
 }
 

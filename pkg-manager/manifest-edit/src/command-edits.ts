@@ -7,6 +7,8 @@ import { createMatcher } from '@lode/core.matcher'
 import { isValidPackageName, own } from '@lode/core.safe-name'
 import { parseWantedSpec } from '@lode/resolving.npm-resolver/spec'
 
+import { promoteToCatalog } from './catalog-save.js'
+import type { CatalogMode, Catalogs } from './catalog-save.js'
 import type { DependencyEdit } from './dependency-edit.js'
 
 // The edits of pnpm's `add`, `remove` and `update`, built from what the command was given and the
@@ -24,8 +26,12 @@ export interface AddEditOptions {
   exact: boolean
   peer: boolean
   savePrefix: string
-  /** The default catalog: a name given alone that it has is saved as `catalog:`, as pnpm saves it. */
-  defaultCatalog: Readonly<Record<string, string>> | undefined
+  /** The workspace's catalogs: a name given alone that the default one has is saved as `catalog:`, as pnpm saves it. */
+  catalogs: Catalogs
+  /** `--save-catalog-name` (pnpm's `saveCatalogName`): new dependencies are saved to this catalog. */
+  saveCatalogName?: string | undefined
+  catalogMode?: CatalogMode | undefined
+  onWarning?: (message: string) => void
 }
 
 /** `add`: the same dependencies for each project. */
@@ -34,8 +40,16 @@ export function addEdits (
   specs: readonly string[],
   opts: AddEditOptions
 ): DependencyEdit[] {
-  const dependencies = specs.map(parseAddSpec).map((dep) =>
-    dep.bareSpecifier === undefined && own(opts.defaultCatalog, dep.alias) !== undefined ? { ...dep, bareSpecifier: 'catalog:' } : dep)
+  const catalogOptions = {
+    catalogMode: opts.catalogMode ?? 'manual',
+    saveCatalogName: opts.saveCatalogName,
+    catalogs: opts.catalogs,
+    onWarning: opts.onWarning ?? (() => {}),
+  }
+  const dependencies = specs.map(parseAddSpec)
+    .map((dep) => dep.bareSpecifier === undefined && own(opts.catalogs['default'], dep.alias) !== undefined ? { ...dep, bareSpecifier: 'catalog:' } : dep)
+    .map((dep) => opts.saveCatalogName === undefined ? dep : { ...dep, saveCatalogName: opts.saveCatalogName })
+    .map((dep) => promoteToCatalog(dep, catalogOptions))
   const group = opts.peer ? 'devDependencies' : opts.group
   const { peer, exact, savePrefix } = opts
   return targets.map(({ importerId }) => ({ importerId, dependencies, group, peer, exact, savePrefix }))

@@ -8,12 +8,16 @@ import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { parseWantedSpec } from '@lode/resolving.npm-resolver/spec'
 
+import { catalogEntry, catalogReference } from './catalog-save.js'
+import type { Catalogs } from './catalog-save.js'
+
 
 /** Dependencies `lode add` puts in one project's package.json, and those `lode remove` takes out. */
 export interface DependencyEdit {
   /** The project's importer id (`.`, `packages/a`). */
   importerId: string
-  dependencies: ReadonlyArray<{ alias: string, bareSpecifier?: string | undefined }>
+  /** `saveCatalogName`: once resolved, saved to that catalog (`--save-catalog`, `catalogMode`). */
+  dependencies: ReadonlyArray<{ alias: string, bareSpecifier?: string | undefined, saveCatalogName?: string | undefined }>
   /** Names removed from every group (`lode remove`). */
   remove?: readonly string[] | undefined
   /** Names resolved again, ignoring the versions the lockfile has, wherever they occur (`lode update`); `all`: every package. */
@@ -181,18 +185,42 @@ export function forgetAllResolutions (lockfile: Lockfile): Lockfile {
   }
 }
 
+/** What `saveEdits` writes besides the lockfile: the manifests, and the entries added to the catalogs (catalog → name → range). */
+export interface SavedEdits {
+  manifests: Array<{ dir: string, manifest: Record<string, unknown> }>
+  catalogAdditions: Record<string, Record<string, string>>
+}
+
 /**
  * `add` and `update`, once resolved: each edited dependency's saved specifier (`savedSpecifiers`)
  * goes into its importer's entry in the lockfile (changed in place) and into its project's
- * package.json. Returns the manifests to write (`writeEditedManifest`) once the lockfile is.
+ * package.json; one saved to a catalog (`catalogEntry`) is saved as `catalog:` there, its range
+ * added to the lockfile's catalogs and returned for pnpm-workspace.yaml. Returns what to write
+ * (`writeEditedManifest`) once the lockfile is.
  */
 export function saveEdits (
   lockfile: Lockfile,
-  edited: ReadonlyArray<{ edit: DependencyEdit, project: { dir: string, manifest: Record<string, unknown> } }>
-): Array<{ dir: string, manifest: Record<string, unknown> }> {
-  return edited.map(({ edit, project }) => {
+  edited: ReadonlyArray<{ edit: DependencyEdit, project: { dir: string, manifest: Record<string, unknown> } }>,
+  opts: { catalogs: Catalogs, onWarning: (message: string) => void } = { catalogs: {}, onWarning: () => {} }
+): SavedEdits {
+  let catalogAdditions: Record<string, Record<string, string>> = {}
+  const manifests = edited.map(({ edit, project }) => {
     const saved = savedSpecifiers(lockfile, edit, project.manifest)
     const snapshot = lockfile.importers[edit.importerId]
+    const resolvedVersion = (alias: string): string | undefined =>
+      DEPENDENCY_GROUPS.map((group) => own(snapshot?.[group], alias)?.version).find((version) => version !== undefined)
+    for (const dep of edit.dependencies) {
+      const specifier = saved.get(dep.alias)
+      const version = registryVersion(resolvedVersion(dep.alias))
+      const entry = specifier === undefined ? undefined : catalogEntry(dep, { specifier, version }, opts)
+      if (entry === undefined || version === undefined) continue
+      const { catalogName } = entry
+      const added = withEntry(own(catalogAdditions, catalogName) ?? {}, dep.alias, entry.specifier)
+      catalogAdditions = withEntry(catalogAdditions, catalogName, added)
+      const locked = withEntry(own(lockfile.catalogs, catalogName) ?? {}, dep.alias, { specifier: entry.specifier, version })
+      lockfile.catalogs = withEntry(lockfile.catalogs ?? {}, catalogName, locked)
+      saved.set(dep.alias, catalogReference(catalogName))
+    }
     for (const group of DEPENDENCY_GROUPS) {
       for (const [alias, entry] of Object.entries(snapshot?.[group] ?? {})) {
         const specifier = saved.get(alias)
@@ -201,4 +229,16 @@ export function saveEdits (
     }
     return { dir: project.dir, manifest: applyEdit(project.manifest, edit, (dep) => saved.get(dep.alias) ?? dep.bareSpecifier ?? 'latest') }
   })
+  return { manifests, catalogAdditions }
+}
+
+/** `record` with `key` set, as an own key: names come from the command line and package.json (`__proto__` stays a name). */
+function withEntry<T> (record: Readonly<Record<string, T>>, key: string, value: T): Record<string, T> {
+  return { ...record, ...Object.fromEntries([[key, value]]) as Record<string, T> }
+}
+
+/** A version from the registry (`1.2.3`, peers aside), not a link, a path or an alias's. */
+function registryVersion (version: string | undefined): string | undefined {
+  const plain = version?.replace(/\(.*$/, '')
+  return plain !== undefined && /^\d+\.\d+\.\d+/.test(plain) ? plain : undefined
 }

@@ -157,7 +157,11 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
     }
     const group = saveGroup(values)
     const exact = values['save-exact'] === true
-    await add({ ...common, dependencies: names, projectDirs, exact, peer: values['save-peer'] === true, ...(group === undefined ? {} : { group }) })
+    const saveCatalogName = saveCatalog(values)
+    await add({
+      ...common, dependencies: names, projectDirs, exact, peer: values['save-peer'] === true,
+      ...(group === undefined ? {} : { group }), ...(saveCatalogName === undefined ? {} : { saveCatalogName }),
+    })
   } else if (input.importing) {
     await importLockfile(common)
   } else if (input.dedupe) {
@@ -225,6 +229,17 @@ function eventsToReplay (events: ReadonlyArray<{ event: InstallEvent, at: number
 }
 
 /** `add`'s group: -D, -O, -P (or pnpm's --dev, --prod); undefined keeps a dependency where it is. */
+/** `--save-catalog-name <name>`, or `default` for `--save-catalog` (pnpm's alias); undefined for neither. */
+function saveCatalog (values: Values): string | undefined {
+  const name = typeof values['save-catalog-name'] === 'string' ? values['save-catalog-name'] : values['save-catalog'] === true ? 'default' : undefined
+  if (name !== undefined && !/^[^\s:\p{Cc}]+$/u.test(name)) {
+    throw new LodeError('BAD_ARGUMENTS', `--save-catalog-name ${JSON.stringify(name)} is not a catalog name.`, {
+      hint: 'A catalog name is a word without spaces or ":" (as in catalog:<name>), for example: --save-catalog-name=react17.',
+    })
+  }
+  return name
+}
+
 function saveGroup (values: Values): 'dependencies' | 'devDependencies' | 'optionalDependencies' | undefined {
   if (values['save-dev'] === true || values['dev'] === true) return 'devDependencies'
   if (values['save-optional'] === true) return 'optionalDependencies'
