@@ -70,6 +70,12 @@ export interface Config {
   readonly savePrefix: string
   /** pnpm's `saveCatalogName` (`--save-catalog-name`; `--save-catalog` is `default`): `add` saves new dependencies to this catalog. */
   readonly saveCatalogName: string | undefined
+  /** pnpm's `ignoreWorkspaceRootCheck`: `add` in a workspace's root without `-w`. */
+  readonly ignoreWorkspaceRootCheck: boolean
+  /** pnpm's `ignoreScripts`: no install runs a script unless told otherwise (`--no-ignore-scripts`). */
+  readonly ignoreScripts: boolean
+  /** pnpm's `update.ignoreDeps` (or the older `updateConfig.ignoreDependencies`): names `lode update` leaves alone unless named. */
+  readonly updateIgnoreDependencies: readonly string[]
   /** pnpm's `catalogMode`: whether `add` uses the catalogs (`prefer`), must (`strict`), or only when told (`manual`, the default). */
   readonly catalogMode: 'manual' | 'prefer' | 'strict'
   readonly preferOffline: boolean
@@ -271,6 +277,7 @@ export function getConfig (opts: GetConfigOptions): Config {
   // pnpm's global config file (the machine's settings), then the project's over them.
   const workspace = { ...global.settings, ...projectSettings }
   refuseDefaultPnpmfile(dir, projectSettings)
+  const updateSettings = readUpdateSettings(workspace, path.join(dir, 'pnpm-workspace.yaml'))
   const setting = settingReader(workspace, (name) => Object.hasOwn(projectSettings, name) ? workspaceFile : globalFile)
   const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0
   const isBool = (v: unknown): v is boolean => typeof v === 'boolean'
@@ -340,6 +347,9 @@ export function getConfig (opts: GetConfigOptions): Config {
     noProxy: optionalString('noProxy') ?? optionalString('noproxy') ?? npmrc['no-proxy'] ?? env['no_proxy'] ?? env['NO_PROXY'],
     savePrefix: setting('saveExact', isBool, false) ? '' : setting('savePrefix', isString, '^'),
     saveCatalogName: optionalString('saveCatalogName'),
+    ignoreWorkspaceRootCheck: setting('ignoreWorkspaceRootCheck', isBool, false),
+    ignoreScripts: setting('ignoreScripts', isBool, false),
+    updateIgnoreDependencies: updateSettings.ignoreDependencies,
     catalogMode: setting('catalogMode', (v): v is 'manual' | 'prefer' | 'strict' => v === 'manual' || v === 'prefer' || v === 'strict', 'manual'),
     minimumReleaseAge: setting('minimumReleaseAge', isNumber, 1440),
     minimumReleaseAgeExclude: setting('minimumReleaseAgeExclude', isStrings, []),
@@ -358,7 +368,8 @@ export function getConfig (opts: GetConfigOptions): Config {
     strictPeerDependencies: setting('strictPeerDependencies', isBool, false),
     // As pnpm 11: catalogPrune, else cleanupUnusedCatalogs.
     catalogPrune: setting('catalogPrune', isBool, setting('cleanupUnusedCatalogs', isBool, false)),
-    hoistPattern: setting('hoistPattern', isStrings, ['*']),
+    // As pnpm: `hoist: false` hoists nothing into node_modules/.pnpm/node_modules, whatever hoistPattern says.
+    hoistPattern: setting('hoist', isBool, true) ? setting('hoistPattern', isStrings, ['*']) : [],
     // As pnpm 11: shamefullyHoist true is publicHoistPattern `*`; false is the default, whatever publicHoistPattern says.
     publicHoistPattern: shamefullyHoist === undefined ? setting('publicHoistPattern', isStrings, []) : shamefullyHoist ? ['*'] : [],
     nodeLinker: opts.overrides.nodeLinker ?? setting('nodeLinker', isNodeLinker, 'isolated'),
@@ -418,9 +429,36 @@ export function getConfig (opts: GetConfigOptions): Config {
       ...Object.keys(workspace),
       ...Object.keys(opts.overrides).filter((name) => opts.overrides[name as keyof ConfigOverrides] !== undefined),
     ])].sort(),
-    warnings: [...global.warnings, ...project.warnings, ...npmrcWarnings],
+    warnings: [...global.warnings, ...project.warnings, ...npmrcWarnings, ...updateSettings.warnings],
   }
   return Object.freeze(config)
+}
+
+/**
+ * pnpm 11's `update` setting (`{ ignoreDeps }`), or the `updateConfig` it replaces
+ * (`{ ignoreDependencies }`, ignored with a warning when both are set). Its other keys are for
+ * pnpm's own update bots; lode reads only the names.
+ */
+function readUpdateSettings (workspace: Readonly<Record<string, unknown>>, file: string): { ignoreDependencies: string[], warnings: string[] } {
+  const update = workspace['update']
+  const legacy = workspace['updateConfig']
+  const names = (value: unknown, name: string): string[] => {
+    if (value === undefined) return []
+    if (!isStrings(value)) {
+      throw new LodeError('INVALID_SETTING', `${name} in ${file} must be a list of package names (${describeValue(value)}).`, { hint: `See pnpm's documentation of ${name.split('.')[0]!}.` })
+    }
+    return value
+  }
+  for (const [name, value] of [['update', update], ['updateConfig', legacy]] as const) {
+    if (value !== undefined && !isMap(value)) {
+      throw new LodeError('INVALID_SETTING', `${name} in ${file} must be a map (${describeValue(value)}).`, { hint: `See pnpm's documentation of ${name}.` })
+    }
+  }
+  if (update !== undefined) {
+    const warnings = legacy === undefined ? [] : ['Both the "update" and "updateConfig" settings are set. The deprecated "updateConfig" setting is ignored in favor of "update".']
+    return { ignoreDependencies: names((update as Record<string, unknown>)['ignoreDeps'], 'update.ignoreDeps'), warnings }
+  }
+  return { ignoreDependencies: names((legacy as Record<string, unknown> | undefined)?.['ignoreDependencies'], 'updateConfig.ignoreDependencies'), warnings: [] }
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string'

@@ -52,7 +52,7 @@ implemented(
   // pack and publish
   'access', 'gitChecks', 'otp', 'packDestination', 'publishBranch', 'skipManifestObfuscation', 'tag',
   // the lockfile and node_modules
-  'frozenLockfile', 'hoistPattern', 'lockfile', 'modulesCacheMaxAge', 'nodeLinker', 'packageImportMethod', 'packageLock',
+  'frozenLockfile', 'hoist', 'hoistPattern', 'lockfile', 'modulesCacheMaxAge', 'nodeLinker', 'packageImportMethod', 'packageLock',
   'publicHoistPattern', 'shamefullyHoist', 'virtualStoreDir', 'virtualStoreDirMaxLength', 'confirmModulesPurge',
   'enableGlobalVirtualStore', 'virtualStoreType',
   // builds
@@ -63,8 +63,10 @@ implemented(
   'cacheDir', 'fetchRetries', 'fetchRetryFactor', 'fetchRetryMaxtimeout', 'fetchRetryMintimeout', 'fetchTimeout', 'httpProxy',
   'httpsProxy', 'maxTarballUnpackedSize', 'networkConcurrency', 'noProxy', 'noproxy', 'offline', 'preferOffline', 'proxy', 'registry',
   'storeDir', 'strictSsl',
-  // add
-  'catalogMode', 'saveCatalogName', 'saveExact', 'savePrefix',
+  // add and update
+  'catalogMode', 'ignoreWorkspaceRootCheck', 'saveCatalogName', 'saveExact', 'savePrefix', 'update', 'updateConfig',
+  // scripts
+  'ignoreScripts',
   // the package manager field of package.json
   'pmOnFail',
 )
@@ -121,7 +123,6 @@ refused('install', {
   forceIgnoresPlatform: true,
   git: undefined,
   globalPnpmfile: undefined,
-  ignoreScripts: false,
   ignoreWorkspace: false,
   legacyDirFiltering: false,
   libc: undefined,
@@ -146,7 +147,6 @@ refused('install', {
   extendNodePath: true,
   frozenStore: false,
   gitBranchLockfile: false,
-  hoist: true,
   hoistingLimits: undefined,
   hoistWorkspacePackages: true,
   lockfileDir: undefined,
@@ -207,7 +207,6 @@ refused('install', {
 refused('add', {
   allowNew: undefined,
   ignoreCurrentSpecifiers: undefined,
-  ignoreWorkspaceRootCheck: false,
   save: undefined,
   saveDev: undefined,
   saveOptional: undefined,
@@ -215,7 +214,6 @@ refused('add', {
   saveProd: undefined,
   saveWorkspaceProtocol: 'rolling',
 })
-refused('update', { update: undefined, updateConfig: undefined })
 
 /** Every setting pnpm 11 knows, with what lode does with it. */
 export const PNPM_SETTINGS: ReadonlyMap<string, SettingEntry> = table

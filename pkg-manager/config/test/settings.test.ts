@@ -79,12 +79,16 @@ test('pnpm-workspace.yaml: a refused setting fails naming every such setting and
   assert.deepEqual(config(where).warnings, [])
 })
 
-test('pnpm-workspace.yaml: a setting only add or update reads fails only that command', () => {
+test('pnpm-workspace.yaml: a setting only add reads fails only that command; update\'s are read', () => {
   const where = project({ 'pnpm-workspace.yaml': 'saveWorkspaceProtocol: false\nupdateConfig:\n  ignoreDependencies: [react]\n' })
   const file = path.join(where.dir, 'pnpm-workspace.yaml')
   assert.deepEqual(config(where).warnings, [])
   assert.throws(() => config(where, { command: 'add' }), unsupported(['saveWorkspaceProtocol'], file))
-  assert.throws(() => config(where, { command: 'update' }), unsupported(['updateConfig'], file))
+  assert.deepEqual(config(where, { command: 'update' }).updateIgnoreDependencies, ['react'])
+  fs.writeFileSync(file, 'update:\n  ignoreDeps: [vue]\nupdateConfig:\n  ignoreDependencies: [react]\n')
+  const both = config(where, { command: 'update' })
+  assert.deepEqual(both.updateIgnoreDependencies, ['vue'])
+  assert.deepEqual(both.warnings, ['Both the "update" and "updateConfig" settings are set. The deprecated "updateConfig" setting is ignored in favor of "update".'])
 })
 
 test('pnpm-workspace.yaml: settings of commands lode lacks, of run, and of output are accepted without a word', () => {
@@ -188,7 +192,8 @@ test('every setting the table calls implemented is read (a value of the wrong ty
   const implemented = [...PNPM_SETTINGS].filter(([, entry]) => entry.status === 'implemented').map(([name]) => name)
   assert.ok(implemented.length > 50)
   for (const name of implemented) {
-    fs.writeFileSync(file, `${name}:\n  wrong: [{ type: 1 }]\n`)
+    // A map of settings (update) may hold keys lode does not read: the wrong type for it is a scalar.
+    fs.writeFileSync(file, ['update', 'updateConfig'].includes(name) ? `${name}: 5\n` : `${name}:\n  wrong: [{ type: 1 }]\n`)
     assert.throws(() => config(where), (err: Error & { code?: string }) => err.code === 'ERR_LODE_INVALID_SETTING' && err.message.startsWith(`${name} in ${file}`), name)
   }
 })

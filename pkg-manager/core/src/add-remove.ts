@@ -79,7 +79,11 @@ export interface UpdateOptions extends ProjectEditOptions {
  */
 export async function update (opts: UpdateOptions): Promise<InstallResult> {
   const targets = await withManifests(targetsOf(opts))
-  const edits = updateEdits(targets, opts.dependencies, { latest: opts.latest === true, savePrefix: opts.config.savePrefix })
+  const edits = updateEdits(targets, opts.dependencies, {
+    latest: opts.latest === true,
+    savePrefix: opts.config.savePrefix,
+    ignoreDependencies: opts.config.updateIgnoreDependencies,
+  })
   return await installAndRecord({ ...opts, edits })
 }
 

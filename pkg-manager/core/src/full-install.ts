@@ -37,8 +37,10 @@ import type { WantedLockfile } from './lockfile-commit.js'
  * once node_modules is complete, the projects' own scripts run and the records written. Never exits
  * the process; errors are `LodeError`s, and a failure leaves the lockfile as it was.
  */
-export async function installFull (opts: InstallOptions): Promise<InstallResult> {
+export async function installFull (given: InstallOptions): Promise<InstallResult> {
   const started = performance.now()
+  // pnpm's `ignoreScripts` setting, unless the caller (`--ignore-scripts`, `--no-ignore-scripts`) said.
+  const opts = given.ignoreScripts === undefined && given.config.ignoreScripts ? { ...given, ignoreScripts: true } : given
   const installer = new Installer({
     config: opts.config,
     linking: opts.lockfileOnly !== true,

@@ -84,12 +84,16 @@ export function removeEdits (targets: readonly EditTarget[], names: readonly str
  */
 export function updateEdits (
   targets: readonly EditTarget[],
-  patterns: readonly string[],
-  opts: { latest: boolean, savePrefix: string }
+  given: readonly string[],
+  opts: { latest: boolean, savePrefix: string, ignoreDependencies?: readonly string[] | undefined }
 ): DependencyEdit[] {
+  // pnpm's `update.ignoreDeps`: left alone unless named (only exclusions, or nothing, were given).
+  const patterns = given.every((pattern) => pattern.startsWith('!')) && (opts.ignoreDependencies ?? []).length > 0
+    ? ['*', ...given, ...(opts.ignoreDependencies ?? []).map((name) => `!${name}`)]
+    : given
   const matches = patterns.length === 0 ? () => true : createMatcher(patterns)
   const specs = targets.map((target) => specsOf(target.manifest, false))
-  const named = patterns.filter((pattern) => !pattern.startsWith('!'))
+  const named = given.filter((pattern) => !pattern.startsWith('!'))
   const unmatched = named.filter((pattern) => {
     const one = createMatcher([pattern])
     return specs.every((of) => ![...of.keys()].some(one))

@@ -114,7 +114,7 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
   if (otherPackageManager !== undefined) reporter.warn(otherPackageManager)
   const common = {
     config,
-    ignoreScripts: values['ignore-scripts'] === true,
+    ...typeof values['ignore-scripts'] === 'boolean' ? { ignoreScripts: values['ignore-scripts'] } : {},
     scriptsStdio: reporter.silent ? 'pipe' as const : 'inherit' as const,
     now: () => Date.now(),
     onEvent: reporter.onEvent,
@@ -150,9 +150,10 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
     // As in pnpm, adding to a workspace's root must be asked for.
     const inWorkspace = config.workspacePackages !== undefined && config.workspacePackages.length > 0
     const onlyRoot = workspaceDir !== undefined && projectDirs.length === 1 && projectDirs[0] === workspaceDir
-    if (inWorkspace && onlyRoot && !workspaceRoot && !selectsProjects(selection)) {
+    const rootCheck = !config.ignoreWorkspaceRootCheck && values['ignore-workspace-root-check'] !== true
+    if (inWorkspace && onlyRoot && !workspaceRoot && !selectsProjects(selection) && rootCheck) {
       throw new LodeError('ADDING_TO_ROOT', 'Running this command will add the dependency to the workspace root, which might not be what you want.', {
-        hint: 'If you really meant it, make it explicit by running this command again with the -w flag (or --workspace-root).',
+        hint: 'If you really meant it, make it explicit by running this command again with the -w flag (or --workspace-root). If you don\'t want to see this warning anymore, you may set the ignoreWorkspaceRootCheck setting to true.',
       })
     }
     const group = saveGroup(values)

@@ -112,6 +112,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       'save-optional': { type: 'boolean', short: 'O', help: 'Save to optionalDependencies' },
       'save-exact': { type: 'boolean', short: 'E', help: 'Save the exact version, without savePrefix' },
       'save-peer': { type: 'boolean', help: 'Save to peerDependencies, and install as a dev dependency' },
+      'ignore-workspace-root-check': { type: 'boolean', help: 'Add to the workspace root without -w' },
       'save-catalog': { type: 'boolean', help: 'Save new dependencies to the default catalog of pnpm-workspace.yaml, as catalog:' },
       'save-catalog-name': { type: 'string', arg: '<name>', help: 'Save new dependencies to the named catalog, as catalog:<name>' },
       dev: { type: 'boolean', help: 'Save to devDependencies', hidden: true },

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { after, before, test } from 'node:test'
+
+import { TestRegistry } from '@lode/__utils__.test-fixtures'
+
+import { cloneProject, listing, lode, makeProject, pnpm } from './helpers.js'
+import type { Project } from './helpers.js'
+
+// The pnpm settings public workspaces set most, that lode refused before (counted over their
+// pnpm-workspace.yaml files: see pkg-manager/core/README.md), each beside pnpm 11 on copies of one project.
+
+let registry: TestRegistry
+before(async () => {
+  registry = await TestRegistry.start([
+    { name: 'dep', version: '1.0.0' },
+    { name: 'dep', version: '1.1.0' },
+    { name: 'kept', version: '1.0.0' },
+    { name: 'kept', version: '1.1.0' },
+    { name: 'with-dep', version: '1.0.0', dependencies: { dep: '^1.0.0' } },
+  ])
+})
+after(async () => { await registry.close() })
+
+const text = (project: Project, file: string): string | undefined =>
+  fs.existsSync(path.join(project.dir, file)) ? fs.readFileSync(path.join(project.dir, file), 'utf8') : undefined
+
+/** Each step with both tools on copies: both succeed, with the same package.json, lockfile and node_modules. */
+async function sameAsPnpm (project: Project, steps: string[][]): Promise<{ lodeProject: Project, pnpmProject: Project }> {
+  const lodeProject = cloneProject(project)
+  for (const args of steps) {
+    await pnpm(project, args)
+    const run = await lode(lodeProject, args)
+    assert.equal(run.code, 0, `lode ${args.join(' ')}:\n${run.stdout}\n${run.stderr}`)
+    for (const file of ['package.json', 'pnpm-workspace.yaml', 'pnpm-lock.yaml']) assert.equal(text(lodeProject, file), text(project, file), `${file} after ${args.join(' ')}`)
+    const tree = (of: Project): string[] => fs.existsSync(path.join(of.dir, 'node_modules'))
+      ? listing(of.dir).filter((file) => !file.endsWith(`.pnpm${path.sep}lock.yaml`))
+      : []
+    assert.deepEqual(tree(lodeProject), tree(project), `node_modules after ${args.join(' ')}`)
+  }
+  return { lodeProject, pnpmProject: project }
+}
+
+test('hoist: false hoists nothing into node_modules/.pnpm/node_modules, as pnpm 11', async () => {
+  const project = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { 'with-dep': '1.0.0' } }, { 'pnpm-workspace.yaml': 'hoist: false\n' })
+  const { lodeProject } = await sameAsPnpm(project, [['install']])
+  assert.equal(fs.existsSync(path.join(lodeProject.dir, 'node_modules', '.pnpm', 'node_modules', 'dep')), false)
+})
+
+test('ignoreScripts: true runs no install script, --no-ignore-scripts runs them again, as pnpm 11', async () => {
+  const script = 'node -e "require(\'fs\').appendFileSync(\'ran.txt\', \'postinstall\\n\')"'
+  const project = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { dep: '1.0.0' }, scripts: { postinstall: script } }, {
+    'pnpm-workspace.yaml': 'ignoreScripts: true\n',
+  })
+  const { lodeProject, pnpmProject } = await sameAsPnpm(project, [['install']])
+  assert.equal(fs.existsSync(path.join(lodeProject.dir, 'ran.txt')), false)
+  for (const of of [lodeProject, pnpmProject]) fs.rmSync(path.join(of.dir, 'node_modules'), { recursive: true })
+  await pnpm(pnpmProject, ['install', '--no-ignore-scripts'])
+  const run = await lode(lodeProject, ['install', '--no-ignore-scripts'])
+  assert.equal(run.code, 0, run.stdout + run.stderr)
+  assert.equal(text(lodeProject, 'ran.txt'), text(pnpmProject, 'ran.txt'))
+  assert.equal(text(lodeProject, 'ran.txt'), 'postinstall\n')
+})
+
+test('ignoreWorkspaceRootCheck: true lets add change the workspace root without -w, as pnpm 11', async () => {
+  const project = makeProject(registry, { name: 'root', version: '1.0.0', private: true }, {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\nignoreWorkspaceRootCheck: true\n',
+    'packages/a/package.json': '{"name":"a","version":"1.0.0"}',
+  })
+  await sameAsPnpm(project, [['add', 'dep']])
+  // --ignore-workspace-root-check does the same for one command.
+  const flagged = makeProject(registry, { name: 'root', version: '1.0.0', private: true }, {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+    'packages/a/package.json': '{"name":"a","version":"1.0.0"}',
+  })
+  await sameAsPnpm(flagged, [['add', 'dep', '--ignore-workspace-root-check']])
+})
+
+test('update.ignoreDeps (and the older updateConfig.ignoreDependencies) leave those dependencies alone unless named, as pnpm 11', async () => {
+  for (const setting of ['update:\n  ignoreDeps:\n    - kept\n', 'updateConfig:\n  ignoreDependencies:\n    - kept\n']) {
+    const project = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { dep: '^1.0.0', kept: '^1.0.0' } }, {
+      'pnpm-workspace.yaml': setting,
+    })
+    const { lodeProject } = await sameAsPnpm(project, [['install', '--lockfile-only'], ['update', '--latest'], ['update', '!dep'], ['update', 'kept', '--latest']])
+    assert.match(text(lodeProject, 'package.json')!, /"kept": "\^1\.1\.0"/)
+  }
+})
+
+test('update and updateConfig of the wrong shape are ERR_LODE_INVALID_SETTING naming the file; nothing is written', async () => {
+  for (const setting of ['update: [kept]\n', 'update:\n  ignoreDeps: kept\n', 'updateConfig:\n  ignoreDependencies: [1]\n']) {
+    const project = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { dep: '^1.0.0' } }, { 'pnpm-workspace.yaml': setting })
+    const run = await lode(project, ['install'])
+    assert.equal(run.code, 1, setting)
+    assert.match(run.stderr, /ERR_LODE_INVALID_SETTING/)
+    assert.match(run.stderr, /pnpm-workspace\.yaml/)
+    assert.equal(fs.existsSync(path.join(project.dir, 'node_modules')), false)
+    assert.equal(fs.existsSync(path.join(project.dir, 'pnpm-lock.yaml')), false)
+  }
+})
