@@ -439,7 +439,10 @@ export function getConfig (opts: GetConfigOptions): Config {
  * (`{ ignoreDependencies }`, ignored with a warning when both are set). Its other keys are for
  * pnpm's own update bots; lode reads only the names.
  */
-function readUpdateSettings (workspace: Readonly<Record<string, unknown>>, file: string): { ignoreDependencies: string[], warnings: string[] } {
+function readUpdateSettings (
+  workspace: Readonly<Record<string, unknown>>,
+  file: string
+): { ignoreDependencies: string[], warnings: string[] } {
   const update = workspace['update']
   const legacy = workspace['updateConfig']
   const names = (value: unknown, name: string): string[] => {
