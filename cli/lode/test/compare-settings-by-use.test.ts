@@ -27,13 +27,17 @@ const text = (project: Project, file: string): string | undefined =>
   fs.existsSync(path.join(project.dir, file)) ? fs.readFileSync(path.join(project.dir, file), 'utf8') : undefined
 
 /** Each step with both tools on copies: both succeed, with the same package.json, lockfile and node_modules. */
-async function sameAsPnpm (project: Project, steps: string[][]): Promise<{ lodeProject: Project, pnpmProject: Project }> {
+async function sameAsPnpm (
+  project: Project,
+  steps: string[][],
+  files = ['package.json', 'pnpm-workspace.yaml', 'pnpm-lock.yaml']
+): Promise<{ lodeProject: Project, pnpmProject: Project }> {
   const lodeProject = cloneProject(project)
   for (const args of steps) {
     await pnpm(project, args)
     const run = await lode(lodeProject, args)
     assert.equal(run.code, 0, `lode ${args.join(' ')}:\n${run.stdout}\n${run.stderr}`)
-    for (const file of ['package.json', 'pnpm-workspace.yaml', 'pnpm-lock.yaml']) assert.equal(text(lodeProject, file), text(project, file), `${file} after ${args.join(' ')}`)
+    for (const file of files) assert.equal(text(lodeProject, file), text(project, file), `${file} after ${args.join(' ')}`)
     const tree = (of: Project): string[] => fs.existsSync(path.join(of.dir, 'node_modules'))
       ? listing(of.dir).filter((file) => !file.endsWith(`.pnpm${path.sep}lock.yaml`))
       : []
@@ -96,5 +100,18 @@ test('update and updateConfig of the wrong shape are ERR_LODE_INVALID_SETTING na
     assert.match(run.stderr, /pnpm-workspace\.yaml/)
     assert.equal(fs.existsSync(path.join(project.dir, 'node_modules')), false)
     assert.equal(fs.existsSync(path.join(project.dir, 'pnpm-lock.yaml')), false)
+  }
+})
+
+test('saveWorkspaceProtocol (rolling, true, false): what add saves for a workspace project, by name, range or workspace: spec, as pnpm 11', async () => {
+  for (const setting of ['', 'saveWorkspaceProtocol: true\n', 'saveWorkspaceProtocol: false\n']) {
+    const project = makeProject(registry, { name: 'root', version: '1.0.0', private: true }, {
+      'pnpm-workspace.yaml': `packages:\n  - packages/*\nlinkWorkspacePackages: true\n${setting}`,
+      'packages/lib/package.json': '{"name":"ws-lib","version":"1.2.3"}',
+      'packages/app/package.json': '{"name":"ws-app","version":"1.0.0"}',
+    })
+    const steps = ['ws-lib', 'ws-lib@workspace:*', 'ws-lib@workspace:^', 'ws-lib@workspace:~1', 'ws-lib@^1.0.0']
+    const { lodeProject } = await sameAsPnpm(project, steps.map((spec) => ['add', spec, '--filter', 'ws-app']), ['packages/app/package.json', 'pnpm-lock.yaml'])
+    assert.ok(fs.lstatSync(path.join(lodeProject.dir, 'packages', 'app', 'node_modules', 'ws-lib')).isSymbolicLink(), setting)
   }
 })

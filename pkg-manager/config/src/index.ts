@@ -70,6 +70,8 @@ export interface Config {
   readonly savePrefix: string
   /** pnpm's `saveCatalogName` (`--save-catalog-name`; `--save-catalog` is `default`): `add` saves new dependencies to this catalog. */
   readonly saveCatalogName: string | undefined
+  /** pnpm's `saveWorkspaceProtocol`: how `add` saves a dependency linked to a workspace project (`rolling`: `workspace:^`). */
+  readonly saveWorkspaceProtocol: 'rolling' | boolean
   /** pnpm's `ignoreWorkspaceRootCheck`: `add` in a workspace's root without `-w`. */
   readonly ignoreWorkspaceRootCheck: boolean
   /** pnpm's `ignoreScripts`: no install runs a script unless told otherwise (`--no-ignore-scripts`). */
@@ -348,6 +350,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     savePrefix: setting('saveExact', isBool, false) ? '' : setting('savePrefix', isString, '^'),
     saveCatalogName: optionalString('saveCatalogName'),
     ignoreWorkspaceRootCheck: setting('ignoreWorkspaceRootCheck', isBool, false),
+    saveWorkspaceProtocol: setting('saveWorkspaceProtocol', (v): v is 'rolling' | boolean => v === 'rolling' || isBool(v), 'rolling'),
     ignoreScripts: setting('ignoreScripts', isBool, false),
     updateIgnoreDependencies: updateSettings.ignoreDependencies,
     catalogMode: setting('catalogMode', (v): v is 'manual' | 'prefer' | 'strict' => v === 'manual' || v === 'prefer' || v === 'strict', 'manual'),

@@ -64,7 +64,7 @@ implemented(
   'httpsProxy', 'maxTarballUnpackedSize', 'networkConcurrency', 'noProxy', 'noproxy', 'offline', 'preferOffline', 'proxy', 'registry',
   'storeDir', 'strictSsl',
   // add and update
-  'catalogMode', 'ignoreWorkspaceRootCheck', 'saveCatalogName', 'saveExact', 'savePrefix', 'update', 'updateConfig',
+  'catalogMode', 'ignoreWorkspaceRootCheck', 'saveCatalogName', 'saveExact', 'savePrefix', 'saveWorkspaceProtocol', 'update', 'updateConfig',
   // scripts
   'ignoreScripts',
   // the package manager field of package.json
@@ -212,7 +212,6 @@ refused('add', {
   saveOptional: undefined,
   savePeer: false,
   saveProd: undefined,
-  saveWorkspaceProtocol: 'rolling',
 })
 
 /** Every setting pnpm 11 knows, with what lode does with it. */

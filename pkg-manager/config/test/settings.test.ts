@@ -80,10 +80,10 @@ test('pnpm-workspace.yaml: a refused setting fails naming every such setting and
 })
 
 test('pnpm-workspace.yaml: a setting only add reads fails only that command; update\'s are read', () => {
-  const where = project({ 'pnpm-workspace.yaml': 'saveWorkspaceProtocol: false\nupdateConfig:\n  ignoreDependencies: [react]\n' })
+  const where = project({ 'pnpm-workspace.yaml': 'savePeer: true\nupdateConfig:\n  ignoreDependencies: [react]\n' })
   const file = path.join(where.dir, 'pnpm-workspace.yaml')
   assert.deepEqual(config(where).warnings, [])
-  assert.throws(() => config(where, { command: 'add' }), unsupported(['saveWorkspaceProtocol'], file))
+  assert.throws(() => config(where, { command: 'add' }), unsupported(['savePeer'], file))
   assert.deepEqual(config(where, { command: 'update' }).updateIgnoreDependencies, ['react'])
   fs.writeFileSync(file, 'update:\n  ignoreDeps: [vue]\nupdateConfig:\n  ignoreDependencies: [react]\n')
   const both = config(where, { command: 'update' })

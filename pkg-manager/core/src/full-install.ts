@@ -284,6 +284,7 @@ async function commitInstall (ctx: InstallRun, plan: InstallPlan): Promise<boole
   const { manifests, catalogAdditions } = saveEdits(plan.lockfile, ctx.edited, {
     catalogs: ctx.config.catalogs,
     onWarning: (message) => { ctx.emit({ type: 'warning', message }) },
+    workspace: { projects: ctx.projects, saveWorkspaceProtocol: ctx.config.saveWorkspaceProtocol },
   })
   const wanted = lockfileToWrite(ctx, plan)
   const written = wanted !== undefined && await writeWantedLockfile(ctx.config.dir, wanted)

@@ -10,6 +10,8 @@ import { parseWantedSpec } from '@lode/resolving.npm-resolver/spec'
 
 import { catalogEntry, catalogReference } from './catalog-save.js'
 import type { Catalogs } from './catalog-save.js'
+import { workspaceSpecifier } from './workspace-specifier.js'
+import type { SaveWorkspaceProtocol } from './workspace-specifier.js'
 
 
 /** Dependencies `lode add` puts in one project's package.json, and those `lode remove` takes out. */
@@ -85,13 +87,28 @@ function resolutionSpec (dep: DependencyEdit['dependencies'][number]): string {
  * does a bare `npm:name`; `npm:` aliases keep their target's name; anything
  * else (complex ranges, paths, URLs, `workspace:`) is saved as written.
  */
-export function savedSpecifiers (lockfile: Lockfile, edit: DependencyEdit, manifest: Record<string, unknown>): Map<string, string> {
+export function savedSpecifiers (
+  lockfile: Lockfile,
+  edit: DependencyEdit,
+  manifest: Record<string, unknown>,
+  workspace?: WorkspaceContext
+): Map<string, string> {
   const importer = lockfile.importers[edit.importerId]
   const saved = new Map<string, string>()
   for (const dep of edit.dependencies) {
     const spec = resolutionSpec(dep)
     if (spec.startsWith('catalog:')) {
       saved.set(dep.alias, spec)
+      continue
+    }
+    const resolvedVersion = DEPENDENCY_GROUPS.map((group) => own(importer?.[group], dep.alias)?.version).find((version) => version !== undefined)
+    const linked = workspace === undefined ? undefined : linkedProject(resolvedVersion, workspace)
+    if (linked !== undefined && !isPathSpec(dep.bareSpecifier)) {
+      const prevSpecifier = DEPENDENCY_GROUPS.map((group) => own(manifest[group] as Record<string, string> | undefined, dep.alias)).find((of) => of !== undefined)
+      saved.set(dep.alias, workspaceSpecifier(
+        { alias: dep.alias, name: linked.name ?? dep.alias, version: linked.version, bareSpecifier: dep.bareSpecifier, prevSpecifier },
+        { saveWorkspaceProtocol: workspace!.saveWorkspaceProtocol, savePrefix: edit.exact ? '' : edit.savePrefix }
+      ))
       continue
     }
     const wanted = parseWantedSpec(dep.alias, spec, 'the command line')
@@ -107,6 +124,29 @@ export function savedSpecifiers (lockfile: Lockfile, edit: DependencyEdit, manif
     saved.set(dep.alias, wanted.aliased ? `npm:${wanted.name}@${prefix}${version}` : `${prefix}${version}`)
   }
   return saved
+}
+
+/** The workspace projects a saved dependency may link to, and how such a dependency is saved. */
+export interface WorkspaceContext {
+  /** The edited project's directory (a `link:` version is relative to it). */
+  projectDir: string
+  projects: ReadonlyArray<{ dir: string, manifest: Readonly<Record<string, unknown>> }>
+  saveWorkspaceProtocol: SaveWorkspaceProtocol
+}
+
+/** The workspace project a resolved `link:` version points at, with its name and version. */
+function linkedProject (version: string | undefined, workspace: WorkspaceContext): { name: string | undefined, version: string | undefined } | undefined {
+  if (version?.startsWith('link:') !== true) return undefined
+  const target = path.resolve(workspace.projectDir, version.slice('link:'.length))
+  const project = workspace.projects.find((candidate) => path.resolve(candidate.dir) === target)
+  if (project === undefined) return undefined
+  const { name, version: projectVersion } = project.manifest as { name?: unknown, version?: unknown }
+  return { name: typeof name === 'string' ? name : undefined, version: typeof projectVersion === 'string' ? projectVersion : undefined }
+}
+
+/** A spec that names a directory or a tarball on disk (`link:`, `file:`, a path): saved as written. */
+function isPathSpec (spec: string | undefined): boolean {
+  return spec !== undefined && /^(?:link:|file:|\.{1,2}(?:\/|$)|\/|~\/)/.test(spec)
 }
 
 /** For a tag or no spec: what the spec already in package.json pins (pnpm keeps it), else `savePrefix` (none with `-E`). */
@@ -201,11 +241,16 @@ export interface SavedEdits {
 export function saveEdits (
   lockfile: Lockfile,
   edited: ReadonlyArray<{ edit: DependencyEdit, project: { dir: string, manifest: Record<string, unknown> } }>,
-  opts: { catalogs: Catalogs, onWarning: (message: string) => void } = { catalogs: {}, onWarning: () => {} }
+  opts: {
+    catalogs: Catalogs
+    onWarning: (message: string) => void
+    /** The workspace's projects, for dependencies linked to one (saved as `saveWorkspaceProtocol` says). */
+    workspace?: { projects: WorkspaceContext['projects'], saveWorkspaceProtocol: SaveWorkspaceProtocol }
+  } = { catalogs: {}, onWarning: () => {} }
 ): SavedEdits {
   let catalogAdditions: Record<string, Record<string, string>> = {}
   const manifests = edited.map(({ edit, project }) => {
-    const saved = savedSpecifiers(lockfile, edit, project.manifest)
+    const saved = savedSpecifiers(lockfile, edit, project.manifest, opts.workspace === undefined ? undefined : { ...opts.workspace, projectDir: project.dir })
     const snapshot = lockfile.importers[edit.importerId]
     const resolvedVersion = (alias: string): string | undefined =>
       DEPENDENCY_GROUPS.map((group) => own(snapshot?.[group], alias)?.version).find((version) => version !== undefined)
