@@ -101,10 +101,10 @@ export function savedSpecifiers (
       saved.set(dep.alias, spec)
       continue
     }
-    const resolvedVersion = DEPENDENCY_GROUPS.map((group) => own(importer?.[group], dep.alias)?.version).find((version) => version !== undefined)
-    const linked = workspace === undefined ? undefined : linkedProject(resolvedVersion, workspace)
+    const resolved = DEPENDENCY_GROUPS.map((group) => own(importer?.[group], dep.alias)).find((entry) => entry !== undefined)
+    const linked = workspace === undefined ? undefined : linkedProject(resolved?.version, workspace)
     if (linked !== undefined && !isPathSpec(dep.bareSpecifier)) {
-      const prevSpecifier = DEPENDENCY_GROUPS.map((group) => own(manifest[group] as Record<string, string> | undefined, dep.alias)).find((of) => of !== undefined)
+      const prevSpecifier = specInManifest(manifest, dep.alias)
       saved.set(dep.alias, workspaceSpecifier(
         { alias: dep.alias, name: linked.name ?? dep.alias, version: linked.version, bareSpecifier: dep.bareSpecifier, prevSpecifier },
         { saveWorkspaceProtocol: workspace!.saveWorkspaceProtocol, savePrefix: edit.exact ? '' : edit.savePrefix }
@@ -112,7 +112,6 @@ export function savedSpecifiers (
       continue
     }
     const wanted = parseWantedSpec(dep.alias, spec, 'the command line')
-    const resolved = DEPENDENCY_GROUPS.map((group) => importer?.[group]?.[dep.alias]).find((entry) => entry !== undefined)
     const prefix = wanted.kind !== 'registry' || resolved === undefined
       ? undefined
       : wanted.type === 'tag' ? tagPrefix(dep, edit, manifest) : pinnedPrefix(wanted.type === 'version' ? wanted.version : wanted.range)
@@ -126,6 +125,12 @@ export function savedSpecifiers (
   return saved
 }
 
+/** The spec package.json has for `alias`, in whichever group. */
+function specInManifest (manifest: Record<string, unknown>, alias: string): string | undefined {
+  return DEPENDENCY_GROUPS.map((group) => own(manifest[group] as Record<string, string> | undefined, alias))
+    .find((spec) => spec !== undefined)
+}
+
 /** The workspace projects a saved dependency may link to, and how such a dependency is saved. */
 export interface WorkspaceContext {
   /** The edited project's directory (a `link:` version is relative to it). */
@@ -135,7 +140,10 @@ export interface WorkspaceContext {
 }
 
 /** The workspace project a resolved `link:` version points at, with its name and version. */
-function linkedProject (version: string | undefined, workspace: WorkspaceContext): { name: string | undefined, version: string | undefined } | undefined {
+function linkedProject (
+  version: string | undefined,
+  workspace: WorkspaceContext
+): { name: string | undefined, version: string | undefined } | undefined {
   if (version?.startsWith('link:') !== true) return undefined
   const target = path.resolve(workspace.projectDir, version.slice('link:'.length))
   const project = workspace.projects.find((candidate) => path.resolve(candidate.dir) === target)
@@ -152,10 +160,7 @@ function isPathSpec (spec: string | undefined): boolean {
 /** For a tag or no spec: what the spec already in package.json pins (pnpm keeps it), else `savePrefix` (none with `-E`). */
 function tagPrefix (dep: DependencyEdit['dependencies'][number], edit: DependencyEdit, manifest: Record<string, unknown>): string {
   if (edit.exact) return ''
-  const existing = dep.bareSpecifier === undefined || edit.latest === true
-    ? DEPENDENCY_GROUPS.map((group) => (manifest[group] as Record<string, string> | undefined)?.[dep.alias])
-      .find((spec) => spec !== undefined)
-    : undefined
+  const existing = dep.bareSpecifier === undefined || edit.latest === true ? specInManifest(manifest, dep.alias) : undefined
   // An alias's range is what follows its target's name (`npm:dep@^1.0.0`).
   return (existing === undefined ? undefined : pinnedPrefix(existing.replace(/^npm:@?[^@]+@/, ''))) ?? edit.savePrefix
 }
@@ -250,7 +255,8 @@ export function saveEdits (
 ): SavedEdits {
   let catalogAdditions: Record<string, Record<string, string>> = {}
   const manifests = edited.map(({ edit, project }) => {
-    const saved = savedSpecifiers(lockfile, edit, project.manifest, opts.workspace === undefined ? undefined : { ...opts.workspace, projectDir: project.dir })
+    const workspace = opts.workspace === undefined ? undefined : { ...opts.workspace, projectDir: project.dir }
+    const saved = savedSpecifiers(lockfile, edit, project.manifest, workspace)
     const snapshot = lockfile.importers[edit.importerId]
     const resolvedVersion = (alias: string): string | undefined =>
       DEPENDENCY_GROUPS.map((group) => own(snapshot?.[group], alias)?.version).find((version) => version !== undefined)

@@ -17,7 +17,10 @@ export interface WorkspaceDependency {
 
 type RangeStyle = 'none' | 'major' | 'minor' | 'patch' | 'exact'
 
-export function workspaceSpecifier (dep: WorkspaceDependency, opts: { saveWorkspaceProtocol: SaveWorkspaceProtocol, savePrefix: string }): string {
+export function workspaceSpecifier (
+  dep: WorkspaceDependency,
+  opts: { saveWorkspaceProtocol: SaveWorkspaceProtocol, savePrefix: string }
+): string {
   const defaultStyle: RangeStyle = opts.savePrefix === '' ? 'patch' : opts.savePrefix === '~' ? 'minor' : opts.savePrefix === '=' ? 'exact' : 'major'
   const ownName = dep.alias === dep.name
   if (dep.version !== undefined && opts.saveWorkspaceProtocol === false && dep.bareSpecifier?.startsWith('workspace:') !== true) {
