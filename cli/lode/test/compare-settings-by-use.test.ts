@@ -115,3 +115,17 @@ test('saveWorkspaceProtocol (rolling, true, false): what add saves for a workspa
     assert.ok(fs.lstatSync(path.join(lodeProject.dir, 'packages', 'app', 'node_modules', 'ws-lib')).isSymbolicLink(), setting)
   }
 })
+
+test('hoistWorkspacePackages: false hoists none of the workspace\'s projects, isolated or hoisted, as pnpm 11', async () => {
+  for (const linker of ['', 'nodeLinker: hoisted\n']) {
+    const project = makeProject(registry, { name: 'root', version: '1.0.0', private: true, dependencies: { dep: '1.0.0' } }, {
+      'pnpm-workspace.yaml': `packages:\n  - packages/*\nhoistWorkspacePackages: false\n${linker}`,
+      'packages/lib/package.json': '{"name":"ws-lib","version":"1.2.3","dependencies":{"with-dep":"1.0.0"}}',
+      'packages/app/package.json': '{"name":"ws-app","version":"1.0.0","dependencies":{"ws-lib":"workspace:*"}}',
+    })
+    const { lodeProject } = await sameAsPnpm(project, [['install']])
+    for (const place of [['node_modules', 'ws-lib'], ['node_modules', '.pnpm', 'node_modules', 'ws-lib']]) {
+      assert.equal(fs.existsSync(path.join(lodeProject.dir, ...place)), false, `${place.join('/')} with ${linker}`)
+    }
+  }
+})

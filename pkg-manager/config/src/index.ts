@@ -136,6 +136,8 @@ export interface Config {
   readonly catalogPrune: boolean
   /** Patterns of dependencies hoisted into `node_modules/.pnpm/node_modules` (pnpm's default `*`). */
   readonly hoistPattern: readonly string[]
+  /** pnpm's `hoistWorkspacePackages` (default true): the workspace's projects are hoisted by name, as packages are. */
+  readonly hoistWorkspacePackages: boolean
   /** Patterns of dependencies hoisted into `node_modules` (none by default; `*` with `shamefullyHoist: true`). */
   readonly publicHoistPattern: readonly string[]
   /** pnpm's `nodeLinker`: `isolated` (symlinks into the virtual store, the default) or `hoisted` (a flat node_modules, as npm lays it out). */
@@ -373,6 +375,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     catalogPrune: setting('catalogPrune', isBool, setting('cleanupUnusedCatalogs', isBool, false)),
     // As pnpm: `hoist: false` hoists nothing into node_modules/.pnpm/node_modules, whatever hoistPattern says.
     hoistPattern: setting('hoist', isBool, true) ? setting('hoistPattern', isStrings, ['*']) : [],
+    hoistWorkspacePackages: setting('hoistWorkspacePackages', isBool, true),
     // As pnpm 11: shamefullyHoist true is publicHoistPattern `*`; false is the default, whatever publicHoistPattern says.
     publicHoistPattern: shamefullyHoist === undefined ? setting('publicHoistPattern', isStrings, []) : shamefullyHoist ? ['*'] : [],
     nodeLinker: opts.overrides.nodeLinker ?? setting('nodeLinker', isNodeLinker, 'isolated'),

@@ -52,7 +52,7 @@ implemented(
   // pack and publish
   'access', 'gitChecks', 'otp', 'packDestination', 'publishBranch', 'skipManifestObfuscation', 'tag',
   // the lockfile and node_modules
-  'frozenLockfile', 'hoist', 'hoistPattern', 'lockfile', 'modulesCacheMaxAge', 'nodeLinker', 'packageImportMethod', 'packageLock',
+  'frozenLockfile', 'hoist', 'hoistPattern', 'hoistWorkspacePackages', 'lockfile', 'modulesCacheMaxAge', 'nodeLinker', 'packageImportMethod', 'packageLock',
   'publicHoistPattern', 'shamefullyHoist', 'virtualStoreDir', 'virtualStoreDirMaxLength', 'confirmModulesPurge',
   'enableGlobalVirtualStore', 'virtualStoreType',
   // builds
@@ -148,7 +148,6 @@ refused('install', {
   frozenStore: false,
   gitBranchLockfile: false,
   hoistingLimits: undefined,
-  hoistWorkspacePackages: true,
   lockfileDir: undefined,
   lockfileIncludeTarballUrl: false,
   lockfileOnly: false,

@@ -63,6 +63,8 @@ export interface HoistedLayoutOptions {
   /** With `autoInstallPeers` (the default) the hoister is told of no peers, as pnpm does. */
   autoInstallPeers: boolean
   hoist: HoistOptions
+  /** pnpm's `hoistWorkspacePackages` (default true): the workspace's projects linked into the root's node_modules by name. */
+  hoistWorkspacePackages: boolean
 }
 
 /**
@@ -156,7 +158,7 @@ export function planHoistedLayout (lockfile: Lockfile, opts: HoistedLayoutOption
   const typeOf = hoistTypeMatcher(opts.hoist)
   const taken = new Set([...(rootImporter === undefined ? [] : Object.keys(directRefs('.'))), ...atRoot].map((alias) => alias.toLowerCase()))
   const workspaceLinks: HoistedDependency[] = []
-  for (const project of importers) {
+  for (const project of opts.hoistWorkspacePackages ? importers : []) {
     if (project.id === '.' || project.name === undefined || taken.has(project.name.toLowerCase())) continue
     const type = typeOf(project.name)
     if (type === undefined) continue

@@ -62,6 +62,7 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
     skipped: install.skipped,
     autoInstallPeers: config.autoInstallPeers,
     hoist: { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern },
+    hoistWorkspacePackages: config.hoistWorkspacePackages,
   })
   const marker = path.join(modulesDir, INSTALLING_MARKER)
   if (fs.existsSync(marker)) await removeInterruptedWrites(config.dir, modulesDir)

@@ -331,7 +331,7 @@ function hoistingPlanner (opts: LinkPackagesOptions, layout: Layout): () => Hois
   return () => {
     if (plan !== undefined) return plan
     const hoistOptions = { hoistPattern: opts.config.hoistPattern, publicHoistPattern: opts.config.publicHoistPattern }
-    const hoistedProjects = planWorkspaceHoisting(opts.importers, layout, hoistOptions)
+    const hoistedProjects = opts.config.hoistWorkspacePackages ? planWorkspaceHoisting(opts.importers, layout, hoistOptions) : []
     plan = [...planHoisting(layout, { ...hoistOptions, reserved: hoistedProjects.map((dep) => dep.alias) }), ...hoistedProjects]
     return plan
   }

@@ -162,7 +162,7 @@ export const installedLayout: FuzzTarget = {
         for (const link of pkg.links) assert.ok(path.dirname(link.path) === pkg.siblingsDir || path.dirname(path.dirname(link.path)) === pkg.siblingsDir, `a link beside its package: ${link.path}`)
       }
       for (const link of layout.directLinks) assert.ok(isInsideDir(MODULES, link.path) && link.path !== MODULES, `a direct link inside node_modules: ${link.path}`)
-      const hoisted = planHoistedLayout(lockfile, { lockfileDir: ROOT, importers, include: INCLUDE, skipped: new Set(), autoInstallPeers: true, hoist: { hoistPattern: ['*'], publicHoistPattern: [] } })
+      const hoisted = planHoistedLayout(lockfile, { lockfileDir: ROOT, importers, include: INCLUDE, skipped: new Set(), autoInstallPeers: true, hoist: { hoistPattern: ['*'], publicHoistPattern: [] }, hoistWorkspacePackages: true })
       for (const pkg of hoisted.packages) {
         assert.ok(parseModulesLocation(pkg.location) !== undefined, `a hoisted place under node_modules: ${JSON.stringify(pkg.location)}`)
         assert.equal(joinRecorded(ROOT, pkg.location), pkg.dir)

@@ -8,7 +8,7 @@ import { planHoistedLayout } from '../src/hoisted-layout.js'
 
 const ROOT = path.join(path.sep, 'p')
 const INCLUDE = { dependencies: true, devDependencies: true, optionalDependencies: true }
-const OPTIONS = { lockfileDir: ROOT, importers: [{ id: '.', dir: ROOT }], include: INCLUDE, skipped: new Set<string>(), autoInstallPeers: true, hoist: { hoistPattern: ['*'], publicHoistPattern: [] } }
+const OPTIONS = { lockfileDir: ROOT, importers: [{ id: '.', dir: ROOT }], include: INCLUDE, skipped: new Set<string>(), autoInstallPeers: true, hoist: { hoistPattern: ['*'], publicHoistPattern: [] }, hoistWorkspacePackages: true }
 
 /** p0 → p1 → … → p<n-1>, each at 1.0.0. */
 function chain (n: number): Lockfile {
@@ -49,4 +49,11 @@ test('planHoistedLayout: a package that depends on itself (through its peer vari
   }
   const layout = planHoistedLayout(lockfile, OPTIONS)
   assert.deepEqual(layout.packages.map((pkg) => pkg.location).sort(), ['node_modules/cyc-a', 'node_modules/cyc-b'])
+})
+
+test('hoistWorkspacePackages: the workspace\'s projects are linked into the root\'s node_modules by name, or with false not at all', () => {
+  const lockfile: Lockfile = { lockfileVersion: '9.0', importers: { '.': {}, 'packages/a': {} } }
+  const importers = [{ id: '.', dir: ROOT }, { id: 'packages/a', dir: `${ROOT}/packages/a`, name: 'a' }]
+  assert.deepEqual(planHoistedLayout(lockfile, { ...OPTIONS, importers }).workspaceLinks.map((link) => [link.alias, link.depPath, link.type]), [['a', 'packages/a', 'private']])
+  assert.deepEqual(planHoistedLayout(lockfile, { ...OPTIONS, importers, hoistWorkspacePackages: false }).workspaceLinks, [])
 })
