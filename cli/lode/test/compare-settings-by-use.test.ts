@@ -129,3 +129,12 @@ test('hoistWorkspacePackages: false hoists none of the workspace\'s projects, is
     }
   }
 })
+
+test('minimumReleaseAgeExcludePrune: true drops the minimumReleaseAgeExclude entries (and versions) the lockfile no longer has, as pnpm 11', async () => {
+  const project = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { dep: '1.0.0', kept: '^1.0.0' } }, {
+    'pnpm-workspace.yaml': 'minimumReleaseAgeExcludePrune: true\nminimumReleaseAgeExclude:\n  - dep@1.0.0 || 1.1.0\n  - gone\n  - gone@2.0.0\n  - kept\n  - "@scope/*"\n',
+  })
+  // An install prunes; remove (as add and update) leaves the list as it is, as pnpm's do.
+  const { lodeProject } = await sameAsPnpm(project, [['install'], ['remove', 'kept']])
+  assert.equal(text(lodeProject, 'pnpm-workspace.yaml'), 'minimumReleaseAgeExcludePrune: true\nminimumReleaseAgeExclude:\n  - dep@1.0.0\n  - kept\n  - "@scope/*"\n')
+})

@@ -72,6 +72,8 @@ export interface Config {
   readonly saveCatalogName: string | undefined
   /** pnpm's `saveWorkspaceProtocol`: how `add` saves a dependency linked to a workspace project (`rolling`: `workspace:^`). */
   readonly saveWorkspaceProtocol: 'rolling' | boolean
+  /** pnpm's `minimumReleaseAgeExcludePrune`: after an install, `minimumReleaseAgeExclude` entries the lockfile no longer needs are removed. */
+  readonly minimumReleaseAgeExcludePrune: boolean
   /** pnpm's `ignoreWorkspaceRootCheck`: `add` in a workspace's root without `-w`. */
   readonly ignoreWorkspaceRootCheck: boolean
   /** pnpm's `ignoreScripts`: no install runs a script unless told otherwise (`--no-ignore-scripts`). */
@@ -358,6 +360,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     catalogMode: setting('catalogMode', (v): v is 'manual' | 'prefer' | 'strict' => v === 'manual' || v === 'prefer' || v === 'strict', 'manual'),
     minimumReleaseAge: setting('minimumReleaseAge', isNumber, 1440),
     minimumReleaseAgeExclude: setting('minimumReleaseAgeExclude', isStrings, []),
+    minimumReleaseAgeExcludePrune: setting('minimumReleaseAgeExcludePrune', isBool, false),
     minimumReleaseAgeStrict: setting('minimumReleaseAgeStrict', isBool, workspace['minimumReleaseAge'] !== undefined),
     autoInstallPeers: setting('autoInstallPeers', isBool, true),
     dedupePeerDependents: setting('dedupePeerDependents', isBool, true),

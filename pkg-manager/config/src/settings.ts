@@ -45,7 +45,7 @@ implemented(
   // what an install resolves
   'allowedDeprecatedVersions', 'autoInstallPeers', 'blockExoticSubdeps', 'catalog', 'catalogs', 'dedupePeerDependents', 'dedupePeers',
   'ignoreCompatibilityDb', 'ignoredOptionalDependencies', 'linkWorkspacePackages', 'minimumReleaseAge', 'minimumReleaseAgeExclude',
-  'minimumReleaseAgeStrict', 'overrides', 'packageExtensions', 'packages', 'patchedDependencies', 'peerDependencyRules',
+  'minimumReleaseAgeStrict', 'minimumReleaseAgeExcludePrune', 'overrides', 'packageExtensions', 'packages', 'patchedDependencies', 'peerDependencyRules',
   'peersSuffixMaxLength', 'resolvePeersFromWorkspaceRoot', 'trustLockfile', 'trustPolicy', 'trustPolicyExclude', 'trustPolicyIgnoreAfter',
   'preferWorkspacePackages', 'engineStrict', 'nodeVersion', 'strictPeerDependencies', 'catalogPrune', 'cleanupUnusedCatalogs',
   'injectWorkspacePackages', 'patchesDir', 'dedupeInjectedDeps',
@@ -126,7 +126,6 @@ refused('install', {
   ignoreWorkspace: false,
   legacyDirFiltering: false,
   libc: undefined,
-  minimumReleaseAgeExcludePrune: false,
   minimumReleaseAgeIgnoreMissingTime: true,
   os: undefined,
   packageConfigs: undefined,

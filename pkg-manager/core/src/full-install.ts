@@ -12,7 +12,7 @@ import type { DirectDependencyChange, LinkCounts, LinkPackagesOptions } from '@l
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { recordVerifiedLockfile, verifyLockfile } from '@lode/pkg-manager.lockfile-verification'
 import {
-  excludeFromReleaseAge, forgetAllResolutions, forgetUpdated, pruneUnusedCatalogs, saveEdits, updatedNames,
+  excludeFromReleaseAge, forgetAllResolutions, forgetUpdated, pruneReleaseAgeExcludes, pruneUnusedCatalogs, saveEdits, updatedNames,
   writeCatalogAdditions, writeEditedManifest,
 } from '@lode/pkg-manager.manifest-edit'
 import { currentPlatform, skippedPackages } from '@lode/pkg-manager.package-is-installable'
@@ -336,12 +336,18 @@ function projectScripts (ctx: InstallRun): { run: (event: string) => Promise<voi
  */
 async function writeRecords (ctx: InstallRun, plan: InstallPlan): Promise<void> {
   const { config, opts, emit } = ctx
+  let excludes = config.minimumReleaseAgeExclude
   if (plan.immature.length > 0) {
     const added = await excludeFromReleaseAge(config.dir, config.minimumReleaseAgeExclude, plan.immature)
+    excludes = [...excludes, ...added]
     emit({
       type: 'info',
       message: `Added ${added.length} ${added.length === 1 ? 'entry' : 'entries'} to minimumReleaseAgeExclude in pnpm-workspace.yaml (set minimumReleaseAgeStrict to true to fail on these instead):\n  ${added.join('\n  ')}`,
     })
+  }
+  // pnpm prunes them after an install of every project: add, remove, update and a filtered install leave them.
+  if (config.minimumReleaseAgeExcludePrune && config.useLockfile && ctx.selected === undefined && ctx.edited.length === 0) {
+    await pruneReleaseAgeExcludes(config.dir, excludes, plan.lockfile)
   }
   if (config.catalogPrune) {
     await pruneUnusedCatalogs(config.dir, {

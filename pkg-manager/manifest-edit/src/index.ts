@@ -4,6 +4,6 @@ export { applyEdit, forgetAllResolutions, forgetUpdated, saveEdits, updatedNames
 export type { DependencyEdit, SavedEdits } from './dependency-edit.js'
 export { catalogReference, writeCatalogAdditions } from './catalog-save.js'
 export type { CatalogMode, Catalogs } from './catalog-save.js'
-export { excludeFromReleaseAge } from './release-age-exclude.js'
+export { excludeFromReleaseAge, pruneReleaseAgeExcludes } from './release-age-exclude.js'
 export { addEdits, parseAddSpec, removeEdits, updateEdits } from './command-edits.js'
 export type { AddEditOptions, EditTarget } from './command-edits.js'

@@ -1,4 +1,5 @@
 import { mergeReleaseAgeExcludes, updateWorkspaceYaml } from '@lode/pkg-manager.config'
+import type { Lockfile } from '@lode/pkg-manager.lockfile'
 
 /**
  * The default (loose) `minimumReleaseAge`: versions picked although too young (nothing fitting was
@@ -14,4 +15,42 @@ export async function excludeFromReleaseAge (
   const added = mergeReleaseAgeExcludes(immature.map((v) => `${v.name}@${v.version}`))
   await updateWorkspaceYaml(dir, { minimumReleaseAgeExclude: mergeReleaseAgeExcludes([...excluded, ...added]) })
   return added
+}
+
+/**
+ * pnpm's `minimumReleaseAgeExcludePrune`: after an install, the entries of `minimumReleaseAgeExclude`
+ * that no longer excuse anything go from pnpm-workspace.yaml: a package the lockfile no longer has,
+ * versions of it the lockfile no longer has (the rest of the entry stays). Globs, and entries that
+ * are not `name` or `name@versions`, stay. Returns whether the file changed.
+ */
+export async function pruneReleaseAgeExcludes (dir: string, excluded: readonly string[], lockfile: Lockfile): Promise<boolean> {
+  const resolved = new Map<string, Set<string>>()
+  for (const key of Object.keys(lockfile.packages ?? {})) {
+    const at = key.indexOf('@', key.startsWith('@') ? 1 : 0)
+    if (at === -1) continue
+    const name = key.slice(0, at)
+    const versions = resolved.get(name) ?? new Set<string>()
+    versions.add(key.slice(at + 1))
+    resolved.set(name, versions)
+  }
+  const surviving: string[] = []
+  let changed = false
+  for (const entry of excluded) {
+    const at = entry.indexOf('@', entry.startsWith('@') ? 1 : 0)
+    const name = at === -1 ? entry : entry.slice(0, at)
+    if (name.includes('*')) {
+      surviving.push(entry)
+      continue
+    }
+    const versions = at === -1 ? [] : entry.slice(at + 1).split('||').map((version) => version.trim())
+    const kept = versions.filter((version) => resolved.get(name)?.has(version) === true)
+    if (versions.length === 0 ? resolved.has(name) : kept.length === versions.length) surviving.push(entry)
+    else {
+      changed = true
+      if (kept.length > 0) surviving.push(`${name}@${kept.join(' || ')}`)
+    }
+  }
+  if (!changed) return false
+  await updateWorkspaceYaml(dir, { minimumReleaseAgeExclude: surviving.length === 0 ? null : mergeReleaseAgeExcludes(surviving) })
+  return true
 }
