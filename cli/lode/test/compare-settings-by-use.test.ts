@@ -5,11 +5,15 @@ import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
-import { cloneProject, listing, lode, makeProject, pnpm } from './helpers.js'
+import { cloneProject, listing, lode, lodeExactly, makeProject, pnpm, pnpmExactly } from './helpers.js'
 import type { Project } from './helpers.js'
 
 // The pnpm settings public workspaces set most, that lode refused before (counted over their
 // pnpm-workspace.yaml files: see pkg-manager/core/README.md), each beside pnpm 11 on copies of one project.
+
+/** A script that appends its NODE_OPTIONS to `node-options.txt` in the directory install or run started from. */
+const SHOW_NODE_OPTIONS = (who: string): string =>
+  `node -e "require('fs').appendFileSync(require('path').join(process.env.INIT_CWD, 'node-options.txt'), '${who}: ' + process.env.NODE_OPTIONS + '\\n')"`
 
 let registry: TestRegistry
 before(async () => {
@@ -19,6 +23,7 @@ before(async () => {
     { name: 'kept', version: '1.0.0' },
     { name: 'kept', version: '1.1.0' },
     { name: 'with-dep', version: '1.0.0', dependencies: { dep: '^1.0.0' } },
+    { name: 'built', version: '1.0.0', manifest: { scripts: { postinstall: SHOW_NODE_OPTIONS('built') } } },
   ])
 })
 after(async () => { await registry.close() })
@@ -137,4 +142,34 @@ test('minimumReleaseAgeExcludePrune: true drops the minimumReleaseAgeExclude ent
   // An install prunes; remove (as add and update) leaves the list as it is, as pnpm's do.
   const { lodeProject } = await sameAsPnpm(project, [['install'], ['remove', 'kept']])
   assert.equal(text(lodeProject, 'pnpm-workspace.yaml'), 'minimumReleaseAgeExcludePrune: true\nminimumReleaseAgeExclude:\n  - dep@1.0.0\n  - kept\n  - "@scope/*"\n')
+})
+
+test('nodeOptions is NODE_OPTIONS for lode run (-r too), not for an install\'s scripts; -r run\'s INIT_CWD is where lode started, as pnpm 11', async () => {
+  const project = makeProject(registry, {
+    name: 'root',
+    version: '1.0.0',
+    private: true,
+    dependencies: { built: '1.0.0' },
+    scripts: { postinstall: SHOW_NODE_OPTIONS('root'), show: SHOW_NODE_OPTIONS('run') },
+  }, {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\nnodeOptions: --no-warnings --no-deprecation\nallowBuilds:\n  built: true\n',
+    'packages/app/package.json': JSON.stringify({ name: 'app', version: '1.0.0', scripts: { show: SHOW_NODE_OPTIONS('app') } }),
+  })
+  const { lodeProject, pnpmProject } = await sameAsPnpm(project, [['install']])
+  // Exactly these arguments: a reporter flag would reach the script.
+  for (const args of [['run', 'show'], ['-r', 'run', 'show']]) {
+    const byPnpm = await pnpmExactly(pnpmProject, args)
+    assert.equal(byPnpm.code, 0, byPnpm.stdout + byPnpm.stderr)
+    const byLode = await lodeExactly(lodeProject, args)
+    assert.equal(byLode.code, 0, byLode.stdout + byLode.stderr)
+  }
+  const shown = (of: Project): string[] => ['node-options.txt', 'packages/app/node-options.txt']
+    .flatMap((file) => text(of, file)?.trim().split('\n').map((line) => `${file} ${line}`) ?? []).sort()
+  assert.deepEqual(shown(lodeProject), shown(pnpmProject))
+  assert.deepEqual(shown(lodeProject), [
+    'node-options.txt app: --no-warnings --no-deprecation',
+    'node-options.txt built: undefined',
+    'node-options.txt root: undefined',
+    'node-options.txt run: --no-warnings --no-deprecation',
+  ])
 })

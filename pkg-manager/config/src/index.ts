@@ -72,6 +72,8 @@ export interface Config {
   readonly saveCatalogName: string | undefined
   /** pnpm's `saveWorkspaceProtocol`: how `add` saves a dependency linked to a workspace project (`rolling`: `workspace:^`). */
   readonly saveWorkspaceProtocol: 'rolling' | boolean
+  /** pnpm's `nodeOptions`: `NODE_OPTIONS` for the scripts of `lode run` (not an install's, nor `lode exec`'s, as pnpm 11). */
+  readonly nodeOptions: string | undefined
   /** pnpm's `minimumReleaseAgeExcludePrune`: after an install, `minimumReleaseAgeExclude` entries the lockfile no longer needs are removed. */
   readonly minimumReleaseAgeExcludePrune: boolean
   /** pnpm's `ignoreWorkspaceRootCheck`: `add` in a workspace's root without `-w`. */
@@ -353,6 +355,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     noProxy: optionalString('noProxy') ?? optionalString('noproxy') ?? npmrc['no-proxy'] ?? env['no_proxy'] ?? env['NO_PROXY'],
     savePrefix: setting('saveExact', isBool, false) ? '' : setting('savePrefix', isString, '^'),
     saveCatalogName: optionalString('saveCatalogName'),
+    nodeOptions: optionalString('nodeOptions'),
     ignoreWorkspaceRootCheck: setting('ignoreWorkspaceRootCheck', isBool, false),
     saveWorkspaceProtocol: setting('saveWorkspaceProtocol', (v): v is 'rolling' | boolean => v === 'rolling' || isBool(v), 'rolling'),
     ignoreScripts: setting('ignoreScripts', isBool, false),

@@ -66,7 +66,7 @@ implemented(
   // add and update
   'catalogMode', 'ignoreWorkspaceRootCheck', 'saveCatalogName', 'saveExact', 'savePrefix', 'saveWorkspaceProtocol', 'update', 'updateConfig',
   // scripts
-  'ignoreScripts',
+  'ignoreScripts', 'nodeOptions',
   // the package manager field of package.json
   'pmOnFail',
 )
@@ -192,7 +192,6 @@ refused('install', {
   // scripts
   extraBinPaths: undefined,
   extraEnv: undefined,
-  nodeOptions: undefined,
   scriptShell: undefined,
   scriptsPrependNodePath: false,
   // settings pnpm derives from others for itself

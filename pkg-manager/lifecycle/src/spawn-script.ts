@@ -16,6 +16,8 @@ export interface SpawnScriptOptions {
   /** The script's command line, its arguments already appended (see `commandLine`). */
   command: string
   userAgent: string
+  /** Where lode was started (npm's `INIT_CWD`); the project's directory by default. */
+  initCwd?: string | undefined
   /** The environment lode runs in: the script gets it, with the variables npm and pnpm add. */
   env: Readonly<Record<string, string | undefined>>
   /** Each line of the script's output (its standard output's and its error output's), as it comes; without it, the script shares lode's terminal. */
@@ -85,7 +87,7 @@ function scriptEnv (opts: SpawnScriptOptions): Record<string, string | undefined
   return {
     ...opts.env,
     PATH: [...bins, opts.env['PATH'] ?? ''].join(path.delimiter),
-    INIT_CWD: opts.dir,
+    INIT_CWD: opts.initCwd ?? opts.dir,
     npm_config_user_agent: opts.userAgent,
     npm_node_execpath: process.execPath,
     npm_package_json: path.join(opts.dir, 'package.json'),
@@ -110,4 +112,9 @@ export function forEachLine (stream: NodeJS.ReadableStream, onLine: (line: strin
     for (const line of lines) onLine(line.replace(/\r$/, ''))
   })
   stream.on('end', () => { if (rest !== '') onLine(rest) })
+}
+
+/** pnpm's `nodeOptions` as the scripts' `NODE_OPTIONS` (replacing lode's own, as pnpm's does); nothing when unset. */
+export function nodeOptionsEnv (nodeOptions: string | undefined): Record<string, string> {
+  return nodeOptions === undefined ? {} : { NODE_OPTIONS: nodeOptions }
 }

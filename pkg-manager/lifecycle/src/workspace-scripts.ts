@@ -36,6 +36,8 @@ export interface WorkspaceScriptOptions {
   /** `--resume-from <name>`: start at that project's turn. */
   resumeFrom?: string | undefined
   userAgent: string
+  /** Where lode was started: every script's `INIT_CWD`, as pnpm sets it. */
+  initCwd?: string | undefined
   env: Readonly<Record<string, string | undefined>>
   /** Piped output, as pnpm's lifecycle log: a script's start, its lines, its exit code. */
   onLifecycle: (log: LifecycleLog) => void
@@ -97,6 +99,7 @@ export async function runWorkspaceScript (
         event,
         command,
         userAgent: opts.userAgent,
+        initCwd: opts.initCwd,
         env: opts.env,
         onLine: piped ? (line) => { log({ line }) } : undefined,
       })

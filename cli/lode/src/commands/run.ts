@@ -39,12 +39,18 @@ export async function runCommand (argv: readonly string[], ctx: MainContext): Pr
     if (selection.ifPresent) return 0
     return writeLodeError(new LodeError('NO_SCRIPT', `Missing script: ${name}`, { hint: `Command "${name}" not found. Run lode run to list the scripts in package.json.` }), ctx.stderr)
   }
+  let env: Record<string, string>
+  try {
+    env = await nodeOptionsEnvOf(ctx.cwd)
+  } catch (err) {
+    return writeLodeError(err, ctx.stderr)
+  }
   try {
     for (const [event, args] of [[`pre${name}`, []], [name, rest.slice(1)], [`post${name}`, []]] as const) {
       const script = scripts[event]
       // pnpm's echo of what runs, on stderr: `$ <command>`.
       if (script !== undefined && !isSkippedScript(script)) ctx.stderr.write(`$ ${commandLine(script, args)}\n`)
-      await runProjectScript(event, { dir, manifest, args, stdio: 'inherit', userAgent })
+      await runProjectScript(event, { dir, manifest, args, stdio: 'inherit', userAgent, env })
     }
   } catch (err) {
     if (!isLodeError(err)) throw err
@@ -110,6 +116,26 @@ export async function execCommand (argv: readonly string[], ctx: MainContext): P
     ctx.stderr.write(`[ERR_LODE_RECURSIVE_FAIL] \n\n\n${summary}\n\n${failures.map(({ dir, code }) => `${dir}:\n[ERROR] ${line(code)}`).join('\n\n')}\n`)
   }
   return 1
+}
+
+/**
+ * pnpm's `nodeOptions` from the workspace's pnpm-workspace.yaml, as the scripts' `NODE_OPTIONS`
+ * (pnpm's `run` sets it; `exec` does not). The file is parsed only when it names the setting: a
+ * run reads no configuration besides.
+ */
+async function nodeOptionsEnvOf (cwd: string): Promise<Record<string, string>> {
+  const { findWorkspaceDir } = await import('@lode/pkg-manager.core')
+  const workspaceDir = await findWorkspaceDir(cwd)
+  if (workspaceDir === undefined) return {}
+  const file = path.join(workspaceDir, 'pnpm-workspace.yaml')
+  const text = await process.getBuiltinModule('node:fs/promises').readFile(file, 'utf8').catch(() => '')
+  if (!text.includes('nodeOptions')) return {}
+  const [{ readWorkspaceYaml }, { nodeOptionsEnv }] = await Promise.all([import('@lode/pkg-manager.config'), import('@lode/pkg-manager.lifecycle')])
+  const value = readWorkspaceYaml(workspaceDir)['nodeOptions']
+  if (value !== undefined && typeof value !== 'string') {
+    throw new LodeError('INVALID_SETTING', `nodeOptions in ${file} has the wrong type (${typeof value}).`, { hint: 'nodeOptions is a string of Node.js options, as in NODE_OPTIONS.' })
+  }
+  return nodeOptionsEnv(value)
 }
 
 async function execIn (dir: string, command: string, args: readonly string[], ctx: MainContext, manifest?: object): Promise<number> {
@@ -217,7 +243,8 @@ async function runInProjects (argv: readonly string[], selection: Selection, fla
       reverse: flags.reverse,
       resumeFrom: flags.resumeFrom,
       userAgent: lodeUserAgent(VERSION),
-      env: ctx.env,
+      initCwd: ctx.cwd,
+      env: { ...ctx.env, ...await nodeOptionsEnvOf(rootDir) },
       onLifecycle: (log) => { reporter.onEvent({ type: 'lifecycle', ...log, dir: path.relative(rootDir, log.dir).split(path.sep).join('/') || '.' }) },
       onCommand: (command) => { ctx.stderr.write(`$ ${command}\n`) },
     })
