@@ -23,6 +23,11 @@ before(async () => {
     { name: 'kept', version: '1.0.0' },
     { name: 'kept', version: '1.1.0' },
     { name: 'with-dep', version: '1.0.0', dependencies: { dep: '^1.0.0' } },
+    { name: 'plat-linux', version: '1.0.0', manifest: { os: ['linux'], cpu: ['x64', 'arm64'] } },
+    { name: 'plat-darwin', version: '1.0.0', manifest: { os: ['darwin'], cpu: ['arm64'] } },
+    { name: 'plat-win', version: '1.0.0', manifest: { os: ['win32'], cpu: ['x64'] } },
+    { name: 'plat-musl', version: '1.0.0', manifest: { os: ['linux'], libc: ['musl'] } },
+    { name: 'native', version: '1.0.0', manifest: { optionalDependencies: { 'plat-linux': '1.0.0', 'plat-darwin': '1.0.0', 'plat-win': '1.0.0', 'plat-musl': '1.0.0' } } },
     { name: 'built', version: '1.0.0', manifest: { scripts: { postinstall: SHOW_NODE_OPTIONS('built') } } },
   ])
 })
@@ -172,4 +177,20 @@ test('nodeOptions is NODE_OPTIONS for lode run (-r too), not for an install\'s s
     'node-options.txt root: undefined',
     'node-options.txt run: --no-warnings --no-deprecation',
   ])
+})
+
+test('supportedArchitectures: optional packages for the platforms listed are installed too, the rest skipped, as pnpm 11', async () => {
+  const skipped = (of: Project): unknown => (JSON.parse(text(of, 'node_modules/.modules.yaml')!) as { skipped: unknown }).skipped
+  for (const setting of [
+    'supportedArchitectures:\n  os: [current, darwin]\n  cpu: [current, arm64]\n',
+    'supportedArchitectures:\n  os: [win32]\n  cpu: [x64]\n',
+    'supportedArchitectures:\n  libc: [current, musl]\n',
+  ]) {
+    const project = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { native: '1.0.0' } }, { 'pnpm-workspace.yaml': setting })
+    const { lodeProject, pnpmProject } = await sameAsPnpm(project, [['install']])
+    assert.deepEqual(skipped(lodeProject), skipped(pnpmProject), setting)
+    const installed = (name: string): boolean => fs.existsSync(path.join(lodeProject.dir, 'node_modules', '.pnpm', `${name}@1.0.0`))
+    if (setting.includes('darwin')) assert.ok(installed('plat-darwin') && installed('plat-linux') && !installed('plat-win'))
+    if (setting.includes('win32')) assert.ok(installed('plat-win') && !installed('plat-linux'))
+  }
 })

@@ -72,6 +72,8 @@ export interface Config {
   readonly saveCatalogName: string | undefined
   /** pnpm's `saveWorkspaceProtocol`: how `add` saves a dependency linked to a workspace project (`rolling`: `workspace:^`). */
   readonly saveWorkspaceProtocol: 'rolling' | boolean
+  /** pnpm's `supportedArchitectures`: the `os`, `cpu` and `libc` values optional packages are installed for (`current`: this machine's). */
+  readonly supportedArchitectures: { readonly os?: readonly string[], readonly cpu?: readonly string[], readonly libc?: readonly string[] } | undefined
   /** pnpm's `nodeOptions`: `NODE_OPTIONS` for the scripts of `lode run` (not an install's, nor `lode exec`'s, as pnpm 11). */
   readonly nodeOptions: string | undefined
   /** pnpm's `minimumReleaseAgeExcludePrune`: after an install, `minimumReleaseAgeExclude` entries the lockfile no longer needs are removed. */
@@ -356,6 +358,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     savePrefix: setting('saveExact', isBool, false) ? '' : setting('savePrefix', isString, '^'),
     saveCatalogName: optionalString('saveCatalogName'),
     nodeOptions: optionalString('nodeOptions'),
+    supportedArchitectures: setting<Config['supportedArchitectures']>('supportedArchitectures', isSupportedArchitectures, undefined),
     ignoreWorkspaceRootCheck: setting('ignoreWorkspaceRootCheck', isBool, false),
     saveWorkspaceProtocol: setting('saveWorkspaceProtocol', (v): v is 'rolling' | boolean => v === 'rolling' || isBool(v), 'rolling'),
     ignoreScripts: setting('ignoreScripts', isBool, false),
@@ -682,3 +685,8 @@ function readCafile (file: string): string {
   }
 }
 
+/** `{ os?, cpu?, libc? }`, each a list of names (pnpm's `supportedArchitectures`); null or absent is unset. */
+function isSupportedArchitectures (value: unknown): value is Config['supportedArchitectures'] {
+  if (value === null || value === undefined) return true
+  return isMap(value) && Object.entries(value).every(([field, list]) => ['os', 'cpu', 'libc'].includes(field) && (list === undefined || list === null || isStrings(list)))
+}

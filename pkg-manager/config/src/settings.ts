@@ -44,7 +44,7 @@ function refused (scope: RefusalScope, settings: Record<string, unknown>): void 
 implemented(
   // what an install resolves
   'allowedDeprecatedVersions', 'autoInstallPeers', 'blockExoticSubdeps', 'catalog', 'catalogs', 'dedupePeerDependents', 'dedupePeers',
-  'ignoreCompatibilityDb', 'ignoredOptionalDependencies', 'linkWorkspacePackages', 'minimumReleaseAge', 'minimumReleaseAgeExclude',
+  'ignoreCompatibilityDb', 'ignoredOptionalDependencies', 'supportedArchitectures', 'linkWorkspacePackages', 'minimumReleaseAge', 'minimumReleaseAgeExclude',
   'minimumReleaseAgeStrict', 'minimumReleaseAgeExcludePrune', 'overrides', 'packageExtensions', 'packages', 'patchedDependencies', 'peerDependencyRules',
   'peersSuffixMaxLength', 'resolvePeersFromWorkspaceRoot', 'trustLockfile', 'trustPolicy', 'trustPolicyExclude', 'trustPolicyIgnoreAfter',
   'preferWorkspacePackages', 'engineStrict', 'nodeVersion', 'strictPeerDependencies', 'catalogPrune', 'cleanupUnusedCatalogs',
@@ -136,7 +136,6 @@ refused('install', {
   resolutionMode: 'highest',
   runtime: undefined,
   runtimeOnFail: undefined,
-  supportedArchitectures: undefined,
   trustPolicyExcludePrune: false,
   // what is written and linked
   enableModulesDir: true,

@@ -70,8 +70,8 @@ test('pnpm-workspace.yaml: a refused setting fails naming every such setting and
   })
   fs.writeFileSync(file, 'dedupeDirectDeps: false\nforce: false\ndisallowWorkspaceCycles: false\nhoist: true\nsupportedArchitectures: null\n')
   assert.deepEqual(config(where).warnings, [])
-  fs.writeFileSync(file, 'supportedArchitectures:\n  os: [linux, darwin]\n')
-  assert.throws(() => config(where), unsupported(['supportedArchitectures'], file))
+  fs.writeFileSync(file, 'resolutionMode: lowest-direct\n')
+  assert.throws(() => config(where), unsupported(['resolutionMode'], file))
   // A package whose files are another package's is always refused: pnpm's warning-only mode is not lode's.
   fs.writeFileSync(file, 'strictStorePkgContentCheck: false\n')
   assert.throws(() => config(where), unsupported(['strictStorePkgContentCheck'], file))

@@ -42,7 +42,7 @@ export async function fetchPackages (opts: FetchOptions): Promise<{ packages: nu
   try {
     const { lockfile, text } = read
     await verifyLockfile({ config, lockfile, text, client: installer.client, now: opts.now, onEvent: emit, onWarning })
-    const skipped = skippedPackages(lockfile, { engineStrict: false, nodeVersion: config.nodeVersion, platform: currentPlatform() })
+    const skipped = skippedPackages(lockfile, { engineStrict: false, nodeVersion: config.nodeVersion, platform: currentPlatform(config.supportedArchitectures) })
     // The packages the included groups reach, from every project of the lockfile.
     const roots = Object.keys(lockfile.importers).map((importerId): NodeId => ({ type: 'importer', importerId }))
     const graph = buildDependencyGraph(lockfile, roots, {

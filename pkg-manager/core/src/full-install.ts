@@ -240,7 +240,7 @@ function checkResolution (ctx: InstallRun, plan: InstallPlan): PeerIssue[] {
   const { config, opts } = ctx
   const resolvedNow = !plan.asIs && (opts.lockfileOnly !== true || ctx.outdated !== undefined)
   if (config.engineStrict && resolvedNow) {
-    skippedPackages(plan.lockfile, { engineStrict: true, nodeVersion: config.nodeVersion, platform: currentPlatform() })
+    skippedPackages(plan.lockfile, { engineStrict: true, nodeVersion: config.nodeVersion, platform: currentPlatform(config.supportedArchitectures) })
   }
   const peerIssues = applyPeerDependencyRules(plan.peerIssues, config.peerDependencyRules)
   if (config.strictPeerDependencies && resolvedNow && ctx.edited.length === 0 && peerIssues.length > 0) {

@@ -26,7 +26,7 @@ export async function storeStatus (config: Config): Promise<string[]> {
   const read = await readInstalledLockfile(config.dir) ?? await readLockfile(config.dir)
   if (read === undefined) return []
   const { lockfile } = read
-  const skipped = skippedPackages(lockfile, { engineStrict: false, nodeVersion: config.nodeVersion, platform: currentPlatform() })
+  const skipped = skippedPackages(lockfile, { engineStrict: false, nodeVersion: config.nodeVersion, platform: currentPlatform(config.supportedArchitectures) })
   const packages = Object.keys(lockfile.snapshots ?? {}).filter((depPath) => !skipped.has(depPath)).map((depPath) => {
     const pkgId = pkgIdOf(depPath)
     const integrity = (lockfile.packages?.[pkgId]?.resolution as { integrity?: unknown } | undefined)?.integrity

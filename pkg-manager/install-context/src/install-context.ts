@@ -188,7 +188,7 @@ async function readProjects (
   checkProjects(found, {
     engineStrict: config.engineStrict,
     current: { node: config.nodeVersion, pnpm: PNPM_VERSION },
-    platform: currentPlatform(),
+    platform: currentPlatform(config.supportedArchitectures),
     onWarning: opts.onWarning,
   })
   const edited = (opts.edits ?? []).map((edit) => {

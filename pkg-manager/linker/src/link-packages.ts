@@ -100,7 +100,7 @@ function planIsolatedLayout (
 ): { layout: Layout, layoutOptions: LayoutOptions & { skipped: Set<string> } } {
   const { config } = opts
   const layoutOptions = {
-    skipped: skippedPackages(lockfile, { engineStrict: config.engineStrict, nodeVersion: config.nodeVersion, platform: currentPlatform() }),
+    skipped: skippedPackages(lockfile, { engineStrict: config.engineStrict, nodeVersion: config.nodeVersion, platform: currentPlatform(config.supportedArchitectures) }),
     lockfileDir: config.dir,
     importers: opts.importers.filter((importer) => lockfile.importers[importer.id] !== undefined),
     include: opts.include,

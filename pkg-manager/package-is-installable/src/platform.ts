@@ -5,6 +5,15 @@ export interface Platform {
   os: string
   cpu: string
   libc: string | undefined
+  /** pnpm's `supportedArchitectures`: the values installed for besides (`current` is this machine's). */
+  supported?: SupportedArchitectures | undefined
+}
+
+/** pnpm's `supportedArchitectures` setting: per field, the values to install packages for. */
+export interface SupportedArchitectures {
+  os?: readonly string[] | undefined
+  cpu?: readonly string[] | undefined
+  libc?: readonly string[] | undefined
 }
 
 export interface PlatformFields {
@@ -20,29 +29,30 @@ export interface PlatformFields {
  * does not exclude. `libc` is checked on Linux only.
  */
 export function platformMismatch (fields: PlatformFields, platform: Platform): string | undefined {
-  if (!admits(fields.os, platform.os)) return `os ${JSON.stringify(fields.os)}, this is ${platform.os}`
-  if (!admits(fields.cpu, platform.cpu)) return `cpu ${JSON.stringify(fields.cpu)}, this is ${platform.cpu}`
-  if (platform.os === 'linux' && platform.libc !== undefined && !admits(fields.libc, platform.libc)) return `libc ${JSON.stringify(fields.libc)}, this is ${platform.libc}`
+  const { supported } = platform
+  if (!admits(fields.os, withCurrent(platform.os, supported?.os))) return `os ${JSON.stringify(fields.os)}, this is ${platform.os}`
+  if (!admits(fields.cpu, withCurrent(platform.cpu, supported?.cpu))) return `cpu ${JSON.stringify(fields.cpu)}, this is ${platform.cpu}`
+  if (platform.os === 'linux' && platform.libc !== undefined && !admits(fields.libc, withCurrent(platform.libc, supported?.libc))) {
+    return `libc ${JSON.stringify(fields.libc)}, this is ${platform.libc}`
+  }
   return undefined
 }
 
-function admits (field: string | readonly string[] | undefined, value: string): boolean {
-  const list = typeof field === 'string' ? [field] : field
-  if (list === undefined || list.length === 0 || list.includes('any')) return true
-  let matched = false
-  let excluded = 0
-  for (const item of list) {
-    if (item.startsWith('!')) {
-      if (item.slice(1) === value) return false
-      excluded++
-    } else if (item === value) {
-      matched = true
-    }
-  }
-  return matched || excluded === list.length
+/** The values a field is installed for: `supportedArchitectures`' (its `current` this machine's), else this machine's. */
+function withCurrent (current: string, supported: readonly string[] | undefined): readonly string[] {
+  return (supported ?? ['current']).map((value) => value === 'current' ? current : value)
 }
 
-/** The platform packages' `os`, `cpu` and `libc` fields are checked against. */
-export function currentPlatform (): Platform {
-  return { os: process.platform, cpu: process.arch, libc: familySync() ?? undefined }
+/** pnpm's rule, for several values: none of them excluded, and one named (or the list only excludes). */
+function admits (field: string | readonly string[] | undefined, values: readonly string[]): boolean {
+  const list = typeof field === 'string' ? [field] : field
+  if (list === undefined || list.length === 0 || list.includes('any')) return true
+  if (values.some((value) => list.includes(`!${value}`))) return false
+  return values.some((value) => list.includes(value)) || list.every((item) => item.startsWith('!'))
+}
+
+/** The platform packages' `os`, `cpu` and `libc` fields are checked against (with pnpm's `supportedArchitectures`, those values too). */
+export function currentPlatform (supported?: SupportedArchitectures): Platform {
+  const platform = { os: process.platform, cpu: process.arch, libc: familySync() ?? undefined }
+  return supported === undefined ? platform : { ...platform, supported }
 }

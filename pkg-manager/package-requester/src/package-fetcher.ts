@@ -74,7 +74,7 @@ export class PackageFetcher {
   private readonly allowBuild: (depPath: string) => boolean | undefined
   /** Set by `close()`: fetches still queued give up instead of downloading for nothing. */
   private closing = false
-  private readonly platform: Platform = currentPlatform()
+  private readonly platform: Platform
   /** The configured bounds on a tarball (the extract thread's defaults for the rest). */
   private readonly limits: { maxSize?: number, maxFiles?: number }
   downloaded = 0
@@ -86,6 +86,7 @@ export class PackageFetcher {
       ...(tarballMaxFiles === undefined ? {} : { maxFiles: tarballMaxFiles }),
     }
     this.allowBuild = createAllowBuild(opts.config.allowBuilds)
+    this.platform = currentPlatform(opts.config.supportedArchitectures)
   }
 
   /**
