@@ -73,7 +73,7 @@ export interface Config {
   /** pnpm's `saveWorkspaceProtocol`: how `add` saves a dependency linked to a workspace project (`rolling`: `workspace:^`). */
   readonly saveWorkspaceProtocol: 'rolling' | boolean
   /** pnpm's `supportedArchitectures`: the `os`, `cpu` and `libc` values optional packages are installed for (`current`: this machine's). */
-  readonly supportedArchitectures: { readonly os?: readonly string[], readonly cpu?: readonly string[], readonly libc?: readonly string[] } | undefined
+  readonly supportedArchitectures: SupportedArchitectures | undefined
   /** pnpm's `nodeOptions`: `NODE_OPTIONS` for the scripts of `lode run` (not an install's, nor `lode exec`'s, as pnpm 11). */
   readonly nodeOptions: string | undefined
   /** pnpm's `minimumReleaseAgeExcludePrune`: after an install, `minimumReleaseAgeExclude` entries the lockfile no longer needs are removed. */
@@ -683,6 +683,13 @@ function readCafile (file: string): string {
       cause: err,
     })
   }
+}
+
+/** pnpm's `supportedArchitectures`: per field, the values optional packages are installed for. */
+export interface SupportedArchitectures {
+  readonly os?: readonly string[]
+  readonly cpu?: readonly string[]
+  readonly libc?: readonly string[]
 }
 
 /** `{ os?, cpu?, libc? }`, each a list of names (pnpm's `supportedArchitectures`); null or absent is unset. */

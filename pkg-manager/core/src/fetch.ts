@@ -6,7 +6,7 @@ import { buildDependencyGraph } from '@lode/pkg-manager.inspection'
 import type { NodeId } from '@lode/pkg-manager.inspection'
 import { readLockfile } from '@lode/pkg-manager.lockfile'
 import { verifyLockfile } from '@lode/pkg-manager.lockfile-verification'
-import { currentPlatform, skippedPackages } from '@lode/pkg-manager.package-is-installable'
+import { packagesCheck, skippedPackages } from '@lode/pkg-manager.package-is-installable'
 
 import type { InstallEvent } from './install-types.js'
 import { Installer } from './installer.js'
@@ -42,7 +42,7 @@ export async function fetchPackages (opts: FetchOptions): Promise<{ packages: nu
   try {
     const { lockfile, text } = read
     await verifyLockfile({ config, lockfile, text, client: installer.client, now: opts.now, onEvent: emit, onWarning })
-    const skipped = skippedPackages(lockfile, { engineStrict: false, nodeVersion: config.nodeVersion, platform: currentPlatform(config.supportedArchitectures) })
+    const skipped = skippedPackages(lockfile, packagesCheck(config, false))
     // The packages the included groups reach, from every project of the lockfile.
     const roots = Object.keys(lockfile.importers).map((importerId): NodeId => ({ type: 'importer', importerId }))
     const graph = buildDependencyGraph(lockfile, roots, {

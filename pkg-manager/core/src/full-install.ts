@@ -15,7 +15,7 @@ import {
   excludeFromReleaseAge, forgetAllResolutions, forgetUpdated, pruneReleaseAgeExcludes, pruneUnusedCatalogs, saveEdits, updatedNames,
   writeCatalogAdditions, writeEditedManifest,
 } from '@lode/pkg-manager.manifest-edit'
-import { currentPlatform, skippedPackages } from '@lode/pkg-manager.package-is-installable'
+import { packagesCheck, skippedPackages } from '@lode/pkg-manager.package-is-installable'
 import { patchFor } from '@lode/pkg-manager.patching'
 import type { PeerIssue } from '@lode/pkg-manager.resolve-dependencies'
 import { applyPeerDependencyRules, peerIssuesError } from '@lode/pkg-manager.resolve-dependencies/peer-rules'
@@ -240,7 +240,7 @@ function checkResolution (ctx: InstallRun, plan: InstallPlan): PeerIssue[] {
   const { config, opts } = ctx
   const resolvedNow = !plan.asIs && (opts.lockfileOnly !== true || ctx.outdated !== undefined)
   if (config.engineStrict && resolvedNow) {
-    skippedPackages(plan.lockfile, { engineStrict: true, nodeVersion: config.nodeVersion, platform: currentPlatform(config.supportedArchitectures) })
+    skippedPackages(plan.lockfile, packagesCheck(config, true))
   }
   const peerIssues = applyPeerDependencyRules(plan.peerIssues, config.peerDependencyRules)
   if (config.strictPeerDependencies && resolvedNow && ctx.edited.length === 0 && peerIssues.length > 0) {

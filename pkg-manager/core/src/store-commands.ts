@@ -7,7 +7,7 @@ import { LodeError } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config'
 import { readInstalledLockfile, readLockfile } from '@lode/pkg-manager.lockfile'
 import type { Resolution } from '@lode/pkg-manager.lockfile'
-import { currentPlatform, skippedPackages } from '@lode/pkg-manager.package-is-installable'
+import { packagesCheck, skippedPackages } from '@lode/pkg-manager.package-is-installable'
 import { modifiedPackages, pruneGlobalVirtualStore, pruneStore, readdirOrEmpty, registeredProjects, storeSubdir, type PruneResult } from '@lode/store.controller'
 import { gitIndexKey, storeIndexKey } from '@lode/store.index'
 
@@ -26,7 +26,7 @@ export async function storeStatus (config: Config): Promise<string[]> {
   const read = await readInstalledLockfile(config.dir) ?? await readLockfile(config.dir)
   if (read === undefined) return []
   const { lockfile } = read
-  const skipped = skippedPackages(lockfile, { engineStrict: false, nodeVersion: config.nodeVersion, platform: currentPlatform(config.supportedArchitectures) })
+  const skipped = skippedPackages(lockfile, packagesCheck(config, false))
   const packages = Object.keys(lockfile.snapshots ?? {}).filter((depPath) => !skipped.has(depPath)).map((depPath) => {
     const pkgId = pkgIdOf(depPath)
     const integrity = (lockfile.packages?.[pkgId]?.resolution as { integrity?: unknown } | undefined)?.integrity

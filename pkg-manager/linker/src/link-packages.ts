@@ -13,7 +13,7 @@ import { createSlotResolver } from '@lode/pkg-manager.graph-hash'
 import { createAllowBuild } from '@lode/pkg-manager.lifecycle'
 import { parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
-import { currentPlatform, skippedPackages } from '@lode/pkg-manager.package-is-installable'
+import { packagesCheck, skippedPackages } from '@lode/pkg-manager.package-is-installable'
 import type { LinkToWrite } from '@lode/worker.link'
 import { writeSymlinks } from '@lode/worker.link/symlinks'
 
@@ -100,7 +100,7 @@ function planIsolatedLayout (
 ): { layout: Layout, layoutOptions: LayoutOptions & { skipped: Set<string> } } {
   const { config } = opts
   const layoutOptions = {
-    skipped: skippedPackages(lockfile, { engineStrict: config.engineStrict, nodeVersion: config.nodeVersion, platform: currentPlatform(config.supportedArchitectures) }),
+    skipped: skippedPackages(lockfile, packagesCheck(config, config.engineStrict)),
     lockfileDir: config.dir,
     importers: opts.importers.filter((importer) => lockfile.importers[importer.id] !== undefined),
     include: opts.include,

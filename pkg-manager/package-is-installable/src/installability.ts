@@ -3,8 +3,8 @@ import { LodeError } from '@lode/core.error'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import semver from 'semver'
 
-import { platformMismatch } from './platform.js'
-import type { Platform } from './platform.js'
+import { currentPlatform, platformMismatch } from './platform.js'
+import type { Platform, SupportedArchitectures } from './platform.js'
 
 // pnpm 11's installability checks (its package-is-installable): a package's `os`, `cpu` and `libc`
 // are checked first, then its `engines.node` (and, for the workspace's own projects, `engines.pnpm`).
@@ -95,6 +95,14 @@ export interface PackagesCheckOptions {
   engineStrict: boolean
   nodeVersion: string
   platform: Platform
+}
+
+/** The checks of `skippedPackages` for an install's settings: its Node.js version, this machine with `supportedArchitectures`. */
+export function packagesCheck (
+  config: { nodeVersion: string, supportedArchitectures?: SupportedArchitectures | undefined },
+  engineStrict: boolean
+): PackagesCheckOptions {
+  return { engineStrict, nodeVersion: config.nodeVersion, platform: currentPlatform(config.supportedArchitectures) }
 }
 
 /**
