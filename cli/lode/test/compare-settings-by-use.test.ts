@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
-import { cloneProject, listing, lode, lodeExactly, makeProject, pnpm, pnpmExactly } from './helpers.js'
+import { lode, lodeExactly, makeProject, pnpm, pnpmExactly, projectFile, stepsBesidePnpm } from './helpers.js'
 import type { Project } from './helpers.js'
 
 // The pnpm settings public workspaces set most, that lode refused before (counted over their
@@ -33,32 +33,9 @@ before(async () => {
 })
 after(async () => { await registry.close() })
 
-const text = (project: Project, file: string): string | undefined =>
-  fs.existsSync(path.join(project.dir, file)) ? fs.readFileSync(path.join(project.dir, file), 'utf8') : undefined
-
-/** Each step with both tools on copies: both succeed, with the same package.json, lockfile and node_modules. */
-async function sameAsPnpm (
-  project: Project,
-  steps: string[][],
-  files = ['package.json', 'pnpm-workspace.yaml', 'pnpm-lock.yaml']
-): Promise<{ lodeProject: Project, pnpmProject: Project }> {
-  const lodeProject = cloneProject(project)
-  for (const args of steps) {
-    await pnpm(project, args)
-    const run = await lode(lodeProject, args)
-    assert.equal(run.code, 0, `lode ${args.join(' ')}:\n${run.stdout}\n${run.stderr}`)
-    for (const file of files) assert.equal(text(lodeProject, file), text(project, file), `${file} after ${args.join(' ')}`)
-    const tree = (of: Project): string[] => fs.existsSync(path.join(of.dir, 'node_modules'))
-      ? listing(of.dir).filter((file) => !file.endsWith(`.pnpm${path.sep}lock.yaml`))
-      : []
-    assert.deepEqual(tree(lodeProject), tree(project), `node_modules after ${args.join(' ')}`)
-  }
-  return { lodeProject, pnpmProject: project }
-}
-
 test('hoist: false hoists nothing into node_modules/.pnpm/node_modules, as pnpm 11', async () => {
   const project = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { 'with-dep': '1.0.0' } }, { 'pnpm-workspace.yaml': 'hoist: false\n' })
-  const { lodeProject } = await sameAsPnpm(project, [['install']])
+  const { lodeProject } = await stepsBesidePnpm(project, [['install']])
   assert.equal(fs.existsSync(path.join(lodeProject.dir, 'node_modules', '.pnpm', 'node_modules', 'dep')), false)
 })
 
@@ -67,14 +44,14 @@ test('ignoreScripts: true runs no install script, --no-ignore-scripts runs them 
   const project = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { dep: '1.0.0' }, scripts: { postinstall: script } }, {
     'pnpm-workspace.yaml': 'ignoreScripts: true\n',
   })
-  const { lodeProject, pnpmProject } = await sameAsPnpm(project, [['install']])
+  const { lodeProject, pnpmProject } = await stepsBesidePnpm(project, [['install']])
   assert.equal(fs.existsSync(path.join(lodeProject.dir, 'ran.txt')), false)
   for (const of of [lodeProject, pnpmProject]) fs.rmSync(path.join(of.dir, 'node_modules'), { recursive: true })
   await pnpm(pnpmProject, ['install', '--no-ignore-scripts'])
   const run = await lode(lodeProject, ['install', '--no-ignore-scripts'])
   assert.equal(run.code, 0, run.stdout + run.stderr)
-  assert.equal(text(lodeProject, 'ran.txt'), text(pnpmProject, 'ran.txt'))
-  assert.equal(text(lodeProject, 'ran.txt'), 'postinstall\n')
+  assert.equal(projectFile(lodeProject, 'ran.txt'), projectFile(pnpmProject, 'ran.txt'))
+  assert.equal(projectFile(lodeProject, 'ran.txt'), 'postinstall\n')
 })
 
 test('ignoreWorkspaceRootCheck: true lets add change the workspace root without -w, as pnpm 11', async () => {
@@ -82,13 +59,13 @@ test('ignoreWorkspaceRootCheck: true lets add change the workspace root without 
     'pnpm-workspace.yaml': 'packages:\n  - packages/*\nignoreWorkspaceRootCheck: true\n',
     'packages/a/package.json': '{"name":"a","version":"1.0.0"}',
   })
-  await sameAsPnpm(project, [['add', 'dep']])
+  await stepsBesidePnpm(project, [['add', 'dep']])
   // --ignore-workspace-root-check does the same for one command.
   const flagged = makeProject(registry, { name: 'root', version: '1.0.0', private: true }, {
     'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
     'packages/a/package.json': '{"name":"a","version":"1.0.0"}',
   })
-  await sameAsPnpm(flagged, [['add', 'dep', '--ignore-workspace-root-check']])
+  await stepsBesidePnpm(flagged, [['add', 'dep', '--ignore-workspace-root-check']])
 })
 
 test('update.ignoreDeps (and the older updateConfig.ignoreDependencies) leave those dependencies alone unless named, as pnpm 11', async () => {
@@ -96,8 +73,8 @@ test('update.ignoreDeps (and the older updateConfig.ignoreDependencies) leave th
     const project = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { dep: '^1.0.0', kept: '^1.0.0' } }, {
       'pnpm-workspace.yaml': setting,
     })
-    const { lodeProject } = await sameAsPnpm(project, [['install', '--lockfile-only'], ['update', '--latest'], ['update', '!dep'], ['update', 'kept', '--latest']])
-    assert.match(text(lodeProject, 'package.json')!, /"kept": "\^1\.1\.0"/)
+    const { lodeProject } = await stepsBesidePnpm(project, [['install', '--lockfile-only'], ['update', '--latest'], ['update', '!dep'], ['update', 'kept', '--latest']])
+    assert.match(projectFile(lodeProject, 'package.json')!, /"kept": "\^1\.1\.0"/)
   }
 })
 
@@ -121,7 +98,7 @@ test('saveWorkspaceProtocol (rolling, true, false): what add saves for a workspa
       'packages/app/package.json': '{"name":"ws-app","version":"1.0.0"}',
     })
     const steps = ['ws-lib', 'ws-lib@workspace:*', 'ws-lib@workspace:^', 'ws-lib@workspace:~1', 'ws-lib@^1.0.0']
-    const { lodeProject } = await sameAsPnpm(project, steps.map((spec) => ['add', spec, '--filter', 'ws-app']), ['packages/app/package.json', 'pnpm-lock.yaml'])
+    const { lodeProject } = await stepsBesidePnpm(project, steps.map((spec) => ['add', spec, '--filter', 'ws-app']), ['packages/app/package.json', 'pnpm-lock.yaml'])
     assert.ok(fs.lstatSync(path.join(lodeProject.dir, 'packages', 'app', 'node_modules', 'ws-lib')).isSymbolicLink(), setting)
   }
 })
@@ -133,7 +110,7 @@ test('hoistWorkspacePackages: false hoists none of the workspace\'s projects, is
       'packages/lib/package.json': '{"name":"ws-lib","version":"1.2.3","dependencies":{"with-dep":"1.0.0"}}',
       'packages/app/package.json': '{"name":"ws-app","version":"1.0.0","dependencies":{"ws-lib":"workspace:*"}}',
     })
-    const { lodeProject } = await sameAsPnpm(project, [['install']])
+    const { lodeProject } = await stepsBesidePnpm(project, [['install']])
     for (const place of [['node_modules', 'ws-lib'], ['node_modules', '.pnpm', 'node_modules', 'ws-lib']]) {
       assert.equal(fs.existsSync(path.join(lodeProject.dir, ...place)), false, `${place.join('/')} with ${linker}`)
     }
@@ -145,8 +122,8 @@ test('minimumReleaseAgeExcludePrune: true drops the minimumReleaseAgeExclude ent
     'pnpm-workspace.yaml': 'minimumReleaseAgeExcludePrune: true\nminimumReleaseAgeExclude:\n  - dep@1.0.0 || 1.1.0\n  - gone\n  - gone@2.0.0\n  - kept\n  - "@scope/*"\n',
   })
   // An install prunes; remove (as add and update) leaves the list as it is, as pnpm's do.
-  const { lodeProject } = await sameAsPnpm(project, [['install'], ['remove', 'kept']])
-  assert.equal(text(lodeProject, 'pnpm-workspace.yaml'), 'minimumReleaseAgeExcludePrune: true\nminimumReleaseAgeExclude:\n  - dep@1.0.0\n  - kept\n  - "@scope/*"\n')
+  const { lodeProject } = await stepsBesidePnpm(project, [['install'], ['remove', 'kept']])
+  assert.equal(projectFile(lodeProject, 'pnpm-workspace.yaml'), 'minimumReleaseAgeExcludePrune: true\nminimumReleaseAgeExclude:\n  - dep@1.0.0\n  - kept\n  - "@scope/*"\n')
 })
 
 test('nodeOptions is NODE_OPTIONS for lode run (-r too), not for an install\'s scripts; -r run\'s INIT_CWD is where lode started, as pnpm 11', async () => {
@@ -160,7 +137,7 @@ test('nodeOptions is NODE_OPTIONS for lode run (-r too), not for an install\'s s
     'pnpm-workspace.yaml': 'packages:\n  - packages/*\nnodeOptions: --no-warnings --no-deprecation\nallowBuilds:\n  built: true\n',
     'packages/app/package.json': JSON.stringify({ name: 'app', version: '1.0.0', scripts: { show: SHOW_NODE_OPTIONS('app') } }),
   })
-  const { lodeProject, pnpmProject } = await sameAsPnpm(project, [['install']])
+  const { lodeProject, pnpmProject } = await stepsBesidePnpm(project, [['install']])
   // Exactly these arguments: a reporter flag would reach the script.
   for (const args of [['run', 'show'], ['-r', 'run', 'show']]) {
     const byPnpm = await pnpmExactly(pnpmProject, args)
@@ -169,7 +146,7 @@ test('nodeOptions is NODE_OPTIONS for lode run (-r too), not for an install\'s s
     assert.equal(byLode.code, 0, byLode.stdout + byLode.stderr)
   }
   const shown = (of: Project): string[] => ['node-options.txt', 'packages/app/node-options.txt']
-    .flatMap((file) => text(of, file)?.trim().split('\n').map((line) => `${file} ${line}`) ?? []).sort()
+    .flatMap((file) => projectFile(of, file)?.trim().split('\n').map((line) => `${file} ${line}`) ?? []).sort()
   assert.deepEqual(shown(lodeProject), shown(pnpmProject))
   assert.deepEqual(shown(lodeProject), [
     'node-options.txt app: --no-warnings --no-deprecation',
@@ -180,14 +157,14 @@ test('nodeOptions is NODE_OPTIONS for lode run (-r too), not for an install\'s s
 })
 
 test('supportedArchitectures: optional packages for the platforms listed are installed too, the rest skipped, as pnpm 11', async () => {
-  const skipped = (of: Project): unknown => (JSON.parse(text(of, 'node_modules/.modules.yaml')!) as { skipped: unknown }).skipped
+  const skipped = (of: Project): unknown => (JSON.parse(projectFile(of, 'node_modules/.modules.yaml')!) as { skipped: unknown }).skipped
   for (const setting of [
     'supportedArchitectures:\n  os: [current, darwin]\n  cpu: [current, arm64]\n',
     'supportedArchitectures:\n  os: [win32]\n  cpu: [x64]\n',
     'supportedArchitectures:\n  libc: [current, musl]\n',
   ]) {
     const project = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { native: '1.0.0' } }, { 'pnpm-workspace.yaml': setting })
-    const { lodeProject, pnpmProject } = await sameAsPnpm(project, [['install']])
+    const { lodeProject, pnpmProject } = await stepsBesidePnpm(project, [['install']])
     assert.deepEqual(skipped(lodeProject), skipped(pnpmProject), setting)
     const installed = (name: string): boolean => fs.existsSync(path.join(lodeProject.dir, 'node_modules', '.pnpm', `${name}@1.0.0`))
     if (setting.includes('darwin')) assert.ok(installed('plat-darwin') && installed('plat-linux') && !installed('plat-win'))

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
-import { cloneProject, lode, makeProject, pnpm, readLockfileText, snapshot, virtualStore } from './helpers.js'
+import { cloneProject, lode, makeProject, pnpm, readLockfileText, snapshot, stepsBesidePnpm, virtualStore } from './helpers.js'
 import type { Project } from './helpers.js'
 
 // What teams do every day, each beside pnpm 11 on the same registry: merging branches, a lockfile from
@@ -175,37 +175,9 @@ test('a lockfile from pnpm 8 (6.0): install warns as pnpm 11 does, resolves afre
   assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
 })
 
-const fileText = (project: Project, file: string): string | undefined =>
-  fs.existsSync(path.join(project.dir, file)) ? fs.readFileSync(path.join(project.dir, file), 'utf8') : undefined
-
-/** Each step with both tools, on copies: the same exit code, and the same package.json, pnpm-workspace.yaml and lockfile after it. */
-async function sameStepsAsPnpm (project: Project, steps: Array<{ args: string[], fails?: RegExp, warns?: RegExp }>): Promise<Project> {
-  const lodeProject = cloneProject(project)
-  for (const { args, fails, warns } of steps) {
-    const pnpmRun = await pnpm(project, args, fails !== undefined)
-    const before = snapshot(lodeProject.dir)
-    const lodeRun = await lode(lodeProject, args)
-    if (fails === undefined) {
-      assert.equal(lodeRun.code, 0, `lode ${args.join(' ')}:\n${lodeRun.stdout}\n${lodeRun.stderr}`)
-    } else {
-      assert.equal(lodeRun.code, 1, `lode ${args.join(' ')} was expected to fail:\n${lodeRun.stdout}`)
-      assert.match(lodeRun.stderr, fails)
-      assert.deepEqual(snapshot(lodeProject.dir), before, `lode ${args.join(' ')} changed nothing`)
-    }
-    if (warns !== undefined) {
-      assert.match(pnpmRun.stdout, warns)
-      assert.match(lodeRun.stdout + lodeRun.stderr, warns)
-    }
-    for (const file of ['package.json', 'pnpm-workspace.yaml', 'pnpm-lock.yaml']) {
-      assert.equal(fileText(lodeProject, file), fileText(project, file), `${file} after ${args.join(' ')}`)
-    }
-  }
-  return lodeProject
-}
-
 test('add --save-catalog, --save-catalog-name and catalogMode (strict, prefer) write package.json, pnpm-workspace.yaml and the lockfile as pnpm 11', async () => {
   const project = makeProject(registry, { name: 'app', version: '1.0.0' })
-  await sameStepsAsPnpm(project, [
+  await stepsBesidePnpm(project, [
     { args: ['add', 'base', '--save-catalog'] },
     { args: ['add', 'shared@1.0.0', '--save-catalog-name=legacy'] },
     { args: ['add', 'both@~1.1.0', 'right', '--save-catalog'] },
@@ -213,7 +185,7 @@ test('add --save-catalog, --save-catalog-name and catalogMode (strict, prefer) w
     { args: ['add', 'base@1.0.0', '--save-catalog'], warns: /Skip adding base to the default catalog because it already exists as \^1\.1\.0/ },
   ])
   const strict = makeProject(registry, { name: 'app', version: '1.0.0' }, { 'pnpm-workspace.yaml': 'catalog:\n  both: ~1.1.0\ncatalogMode: strict\n' })
-  await sameStepsAsPnpm(strict, [
+  await stepsBesidePnpm(strict, [
     // Not in the catalog: saved to it.
     { args: ['add', 'left'] },
     { args: ['add', 'both@1.2.0'], fails: /ERR_LODE_CATALOG_VERSION_MISMATCH/ },
@@ -221,7 +193,7 @@ test('add --save-catalog, --save-catalog-name and catalogMode (strict, prefer) w
     { args: ['add', 'both@1.1.0'] },
   ])
   const prefer = makeProject(registry, { name: 'app', version: '1.0.0' }, { 'pnpm-workspace.yaml': 'catalog:\n  both: ~1.1.0\ncatalogMode: prefer\n' })
-  await sameStepsAsPnpm(prefer, [
+  await stepsBesidePnpm(prefer, [
     { args: ['add', 'both@1.2.0'], warns: /Catalog version mismatch for "both": using direct version "1\.2\.0" instead of catalog version "~1\.1\.0"/ },
     { args: ['add', 'base'] },
   ])

@@ -6,6 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 
+import { snapshot } from '@lode/__utils__.test-fixtures'
 import type { TestRegistry } from '@lode/__utils__.test-fixtures'
 
 const run = promisify(execFile)
@@ -162,7 +163,7 @@ export function listing (dir: string): string[] {
   return out.sort()
 }
 
-export { snapshot } from '@lode/__utils__.test-fixtures'
+export { snapshot }
 
 /** What changed between two snapshots, outside the paths an install may write. */
 export function changesOutside (before: Map<string, string>, after: Map<string, string>, allowed: string[]): string[] {
@@ -210,4 +211,53 @@ export async function inTerminal (
   clearTimeout(timer)
   assert.equal(step, steps.length, `every prompt answered:\n${output}`)
   return output
+}
+
+/** A file of the project, or undefined when it has none. */
+export function projectFile (project: Project, file: string): string | undefined {
+  const full = path.join(project.dir, file)
+  return fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : undefined
+}
+
+/** A step of `stepsBesidePnpm`: the arguments, and when both tools must fail (with lode's error) or warn. */
+export interface Step {
+  args: string[]
+  fails?: RegExp
+  warns?: RegExp
+}
+
+/**
+ * Each step with pnpm on `project` and lode on a copy: the same exit code (a failing lode changing
+ * nothing), the same `files` after it (package.json, pnpm-workspace.yaml and the lockfile unless
+ * told), and the same node_modules. Returns both projects.
+ */
+export async function stepsBesidePnpm (
+  project: Project,
+  steps: ReadonlyArray<Step | string[]>,
+  files: readonly string[] = ['package.json', 'pnpm-workspace.yaml', 'pnpm-lock.yaml']
+): Promise<{ lodeProject: Project, pnpmProject: Project }> {
+  const lodeProject = cloneProject(project)
+  const tree = (of: Project): string[] => fs.existsSync(path.join(of.dir, 'node_modules'))
+    ? listing(of.dir).filter((file) => !file.endsWith(`.pnpm${path.sep}lock.yaml`))
+    : []
+  for (const step of steps) {
+    const { args, fails, warns } = Array.isArray(step) ? { args: step } as Step : step
+    const byPnpm = await pnpm(project, args, fails !== undefined)
+    const before = snapshot(lodeProject.dir)
+    const byLode = await lode(lodeProject, args)
+    if (fails === undefined) {
+      assert.equal(byLode.code, 0, `lode ${args.join(' ')}:\n${byLode.stdout}\n${byLode.stderr}`)
+    } else {
+      assert.equal(byLode.code, 1, `lode ${args.join(' ')} was expected to fail:\n${byLode.stdout}`)
+      assert.match(byLode.stderr, fails)
+      assert.deepEqual(snapshot(lodeProject.dir), before, `lode ${args.join(' ')} changed nothing`)
+    }
+    if (warns !== undefined) {
+      assert.match(byPnpm.stdout, warns)
+      assert.match(byLode.stdout + byLode.stderr, warns)
+    }
+    for (const file of files) assert.equal(projectFile(lodeProject, file), projectFile(project, file), `${file} after ${args.join(' ')}`)
+    assert.deepEqual(tree(lodeProject), tree(project), `node_modules after ${args.join(' ')}`)
+  }
+  return { lodeProject, pnpmProject: project }
 }
