@@ -198,3 +198,28 @@ test('add --save-catalog, --save-catalog-name and catalogMode (strict, prefer) w
     { args: ['add', 'base'] },
   ])
 })
+
+/** A workspace: the root, and packages/app and packages/lib, each with its package.json. */
+function workspace (files: Record<string, string> = {}, root: Record<string, unknown> = {}): Project {
+  return makeProject(registry, { name: 'root', version: '1.0.0', private: true, ...root }, {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+    'packages/app/package.json': JSON.stringify({ name: 'app', version: '1.0.0', dependencies: { base: '^1.0.0' } }),
+    'packages/lib/package.json': JSON.stringify({ name: 'lib', version: '1.0.0', dependencies: { shared: '1.0.0' } }),
+    ...files,
+  })
+}
+
+const WORKSPACE_FILES = ['package.json', 'packages/app/package.json', 'packages/lib/package.json', 'pnpm-workspace.yaml', 'pnpm-lock.yaml']
+
+test('in a workspace: --filter <root> add, update -r --latest, a frozen install after a catalog changed, update --latest of a catalog entry, as pnpm 11', async () => {
+  // (Not yet compared: update -r --latest where another project's package depends on a name it moves; pnpm keeps that locked version.)
+  await stepsBesidePnpm(workspace(), [['install'], ['update', '-r', '--latest'], ['add', 'left', '--filter', 'root']], WORKSPACE_FILES)
+  const catalogued = workspace({
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\ncatalog:\n  both: 1.0.0\n',
+    'packages/app/package.json': JSON.stringify({ name: 'app', version: '1.0.0', dependencies: { both: 'catalog:' } }),
+  })
+  const { lodeProject, pnpmProject } = await stepsBesidePnpm(catalogued, [['install']], WORKSPACE_FILES)
+  for (const of of [lodeProject, pnpmProject]) fs.writeFileSync(path.join(of.dir, 'pnpm-workspace.yaml'), 'packages:\n  - packages/*\ncatalog:\n  both: 1.1.0\n')
+  await stepsBesidePnpm(pnpmProject, [{ args: ['install', '--frozen-lockfile'], fails: /ERR_LODE_OUTDATED_LOCKFILE/ }, ['update', '--latest', '-r']], WORKSPACE_FILES, lodeProject)
+})
+

@@ -227,16 +227,16 @@ export interface Step {
 }
 
 /**
- * Each step with pnpm on `project` and lode on a copy: the same exit code (a failing lode changing
+ * Each step with pnpm on `project` and lode on a copy (or on `lodeProject`, to go on from earlier steps): the same exit code (a failing lode changing
  * nothing), the same `files` after it (package.json, pnpm-workspace.yaml and the lockfile unless
  * told), and the same node_modules. Returns both projects.
  */
 export async function stepsBesidePnpm (
   project: Project,
   steps: ReadonlyArray<Step | string[]>,
-  files: readonly string[] = ['package.json', 'pnpm-workspace.yaml', 'pnpm-lock.yaml']
+  files: readonly string[] = ['package.json', 'pnpm-workspace.yaml', 'pnpm-lock.yaml'],
+  lodeProject: Project = cloneProject(project)
 ): Promise<{ lodeProject: Project, pnpmProject: Project }> {
-  const lodeProject = cloneProject(project)
   const tree = (of: Project): string[] => fs.existsSync(path.join(of.dir, 'node_modules'))
     ? listing(of.dir).filter((file) => !file.endsWith(`.pnpm${path.sep}lock.yaml`))
     : []

@@ -83,6 +83,7 @@ export async function update (opts: UpdateOptions): Promise<InstallResult> {
     latest: opts.latest === true,
     savePrefix: opts.config.savePrefix,
     ignoreDependencies: opts.config.updateIgnoreDependencies,
+    catalogs: opts.config.catalogs,
   })
   return await installAndRecord({ ...opts, edits })
 }

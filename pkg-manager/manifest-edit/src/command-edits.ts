@@ -85,7 +85,7 @@ export function removeEdits (targets: readonly EditTarget[], names: readonly str
 export function updateEdits (
   targets: readonly EditTarget[],
   given: readonly string[],
-  opts: { latest: boolean, savePrefix: string, ignoreDependencies?: readonly string[] | undefined }
+  opts: { latest: boolean, savePrefix: string, ignoreDependencies?: readonly string[] | undefined, catalogs?: Catalogs | undefined }
 ): DependencyEdit[] {
   // pnpm's `update.ignoreDeps`: left alone unless named (only exclusions, or nothing, were given).
   const patterns = given.every((pattern) => pattern.startsWith('!')) && (opts.ignoreDependencies ?? []).length > 0
@@ -108,6 +108,13 @@ export function updateEdits (
     const dependencies = names.flatMap((alias) => {
       const spec = specs[i]!.get(alias)!
       if (!opts.latest) return [{ alias, bareSpecifier: spec }]
+      // `--latest` of a `catalog:` dependency moves the catalog's entry (pnpm's), when it is a registry range.
+      if (spec.startsWith('catalog:')) {
+        const name = spec.slice('catalog:'.length) || 'default'
+        const range = own(opts.catalogs?.[name], alias)
+        const movable = range !== undefined && registrySpec(alias, range)?.aliased === false
+        return movable ? [{ alias, bareSpecifier: undefined, catalog: { name, range } }] : []
+      }
       const wanted = registrySpec(alias, spec)
       return wanted === undefined ? [] : [{ alias, bareSpecifier: wanted.aliased ? `npm:${wanted.name}` : undefined }]
     })

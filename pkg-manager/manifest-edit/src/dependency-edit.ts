@@ -18,8 +18,16 @@ import type { SaveWorkspaceProtocol } from './workspace-specifier.js'
 export interface DependencyEdit {
   /** The project's importer id (`.`, `packages/a`). */
   importerId: string
-  /** `saveCatalogName`: once resolved, saved to that catalog (`--save-catalog`, `catalogMode`). */
-  dependencies: ReadonlyArray<{ alias: string, bareSpecifier?: string | undefined, saveCatalogName?: string | undefined }>
+  /**
+   * `saveCatalogName`: once resolved, saved to that catalog (`--save-catalog`, `catalogMode`);
+   * `catalog`: `update --latest` of a `catalog:` dependency, whose entry in that catalog moves to the version picked.
+   */
+  dependencies: ReadonlyArray<{
+    alias: string
+    bareSpecifier?: string | undefined
+    saveCatalogName?: string | undefined
+    catalog?: { name: string, range: string } | undefined
+  }>
   /** Names removed from every group (`lode remove`). */
   remove?: readonly string[] | undefined
   /** Names resolved again, ignoring the versions the lockfile has, wherever they occur (`lode update`); `all`: every package. */
@@ -189,9 +197,14 @@ function sortKeys (deps: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(deps).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
 }
 
-/** What `lode update` resolves afresh, for the resolver: every dependency (`all`), the names given, or nothing. */
+/**
+ * What `lode update` resolves afresh wherever it occurs, for the resolver: every dependency (`all`),
+ * the names given, or nothing. `--latest` moves the projects' own dependencies only (their entries
+ * go, see `forgetUpdated`): packages deeper keep their locked versions, as with pnpm.
+ */
 export function updatedNames (edits: readonly DependencyEdit[]): readonly string[] | 'all' {
-  return edits.some((edit) => edit.update === 'all') ? 'all' : edits.flatMap((edit) => edit.update ?? [])
+  const deep = edits.filter((edit) => edit.latest !== true)
+  return deep.some((edit) => edit.update === 'all') ? 'all' : deep.flatMap((edit) => edit.update ?? [])
 }
 
 /** The lockfile as `lode update` reads it: each updated project's entries for the updated names dropped, so they resolve afresh. */
@@ -260,17 +273,24 @@ export function saveEdits (
     const snapshot = lockfile.importers[edit.importerId]
     const resolvedVersion = (alias: string): string | undefined =>
       DEPENDENCY_GROUPS.map((group) => own(snapshot?.[group], alias)?.version).find((version) => version !== undefined)
+    // A range put into a catalog: in pnpm-workspace.yaml, the lockfile's `catalogs`, and `catalog:` in package.json.
+    const intoCatalog = (catalogName: string, alias: string, range: string, version: string): void => {
+      catalogAdditions = withEntry(catalogAdditions, catalogName, withEntry(own(catalogAdditions, catalogName) ?? {}, alias, range))
+      const locked = withEntry(own(lockfile.catalogs, catalogName) ?? {}, alias, { specifier: range, version })
+      lockfile.catalogs = withEntry(lockfile.catalogs ?? {}, catalogName, locked)
+      saved.set(alias, catalogReference(catalogName))
+    }
     for (const dep of edit.dependencies) {
       const specifier = saved.get(dep.alias)
       const version = registryVersion(resolvedVersion(dep.alias))
-      const entry = specifier === undefined ? undefined : catalogEntry(dep, { specifier, version }, opts)
-      if (entry === undefined || version === undefined) continue
-      const { catalogName } = entry
-      const added = withEntry(own(catalogAdditions, catalogName) ?? {}, dep.alias, entry.specifier)
-      catalogAdditions = withEntry(catalogAdditions, catalogName, added)
-      const locked = withEntry(own(lockfile.catalogs, catalogName) ?? {}, dep.alias, { specifier: entry.specifier, version })
-      lockfile.catalogs = withEntry(lockfile.catalogs ?? {}, catalogName, locked)
-      saved.set(dep.alias, catalogReference(catalogName))
+      if (version === undefined || specifier === undefined) continue
+      if (dep.catalog !== undefined) {
+        // `update --latest`: the catalog's entry keeps what its range pinned, with the version picked.
+        intoCatalog(dep.catalog.name, dep.alias, `${edit.exact ? '' : pinnedPrefix(dep.catalog.range) ?? edit.savePrefix}${version}`, version)
+        continue
+      }
+      const entry = catalogEntry(dep, { specifier, version }, opts)
+      if (entry !== undefined) intoCatalog(entry.catalogName, dep.alias, entry.specifier, version)
     }
     for (const group of DEPENDENCY_GROUPS) {
       for (const [alias, entry] of Object.entries(snapshot?.[group] ?? {})) {

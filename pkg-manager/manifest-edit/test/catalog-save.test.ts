@@ -5,7 +5,7 @@ import path from 'node:path'
 import { test } from 'node:test'
 
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
-import { addEdits, saveEdits, writeCatalogAdditions } from '@lode/pkg-manager.manifest-edit'
+import { addEdits, saveEdits, updateEdits, writeCatalogAdditions } from '@lode/pkg-manager.manifest-edit'
 
 import { catalogEntry, promoteToCatalog } from '../src/catalog-save.js'
 
@@ -78,4 +78,19 @@ test('writeCatalogAdditions: new entries in their sorted place when the catalog 
   fs.writeFileSync(file, 'catalogs:\n  default:\n    a: ^1.0.0\n')
   await writeCatalogAdditions(dir, { default: { b: '^2.0.0' } })
   assert.equal(fs.readFileSync(file, 'utf8'), 'catalogs:\n  default:\n    a: ^1.0.0\n    b: ^2.0.0\n')
+})
+
+test('update --latest of a catalog: dependency moves its catalog entry, keeping what the range pinned; package.json keeps catalog:', () => {
+  const lockfile: Lockfile = {
+    lockfileVersion: '9.0',
+    importers: { '.': { dependencies: { dep: { specifier: 'latest', version: '2.1.0' }, exact: { specifier: 'latest', version: '3.0.0' } } } },
+  }
+  const [edit] = updateEdits([{ importerId: '.', dir: '/p', manifest: { dependencies: { dep: 'catalog:', exact: 'catalog:pins' } } }], [], {
+    latest: true, savePrefix: '^', catalogs: { default: { dep: '~1.0.0' }, pins: { exact: '2.0.0' } },
+  })
+  assert.deepEqual(edit!.dependencies, [{ alias: 'dep', bareSpecifier: undefined, catalog: { name: 'default', range: '~1.0.0' } }, { alias: 'exact', bareSpecifier: undefined, catalog: { name: 'pins', range: '2.0.0' } }])
+  const { manifests, catalogAdditions } = saveEdits(lockfile, [{ edit: edit!, project: { dir: '/p', manifest: { dependencies: { dep: 'catalog:', exact: 'catalog:pins' } } } }])
+  assert.deepEqual(catalogAdditions, { default: { dep: '~2.1.0' }, pins: { exact: '3.0.0' } })
+  assert.deepEqual(manifests[0]!.manifest, { dependencies: { dep: 'catalog:', exact: 'catalog:pins' } })
+  assert.deepEqual(lockfile.catalogs, { default: { dep: { specifier: '~2.1.0', version: '2.1.0' } }, pins: { exact: { specifier: '3.0.0', version: '3.0.0' } } })
 })
