@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
-import { cloneProject, lode, makeProject, pnpm, readLockfileText, snapshot, stepsBesidePnpm, virtualStore } from './helpers.js'
+import { cloneProject, inTerminal, lode, lodeBin, makeProject, pnpm, pnpmBin, projectFile, readLockfileText, snapshot, stepsBesidePnpm, virtualStore } from './helpers.js'
 import type { Project } from './helpers.js'
 
 // What teams do every day, each beside pnpm 11 on the same registry: merging branches, a lockfile from
@@ -25,6 +25,7 @@ before(async () => {
     { name: 'both', version: '1.0.0' },
     { name: 'both', version: '1.1.0' },
     { name: 'both', version: '1.2.0' },
+    { name: 'builder', version: '1.0.0', manifest: { scripts: { postinstall: 'node -e "require(\'fs\').writeFileSync(\'built.txt\', \'\')"' } } },
   ])
 })
 
@@ -223,3 +224,24 @@ test('in a workspace: --filter <root> add, update -r --latest, a frozen install 
   await stepsBesidePnpm(pnpmProject, [{ args: ['install', '--frozen-lockfile'], fails: /ERR_LODE_OUTDATED_LOCKFILE/ }, ['update', '--latest', '-r']], WORKSPACE_FILES, lodeProject)
 })
 
+
+test('on a terminal, the builds an install leaves out are added to allowBuilds as undecided, as pnpm 11; an undecided build stays left out, and approve-builds decides it', async () => {
+  const pnpmProject = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { builder: '1.0.0', base: '1.0.0' } }, {
+    'pnpm-workspace.yaml': 'allowBuilds:\n  zzz-other: false\n',
+  })
+  const lodeProject = cloneProject(pnpmProject)
+  await inTerminal(pnpmBin, ['install'], pnpmProject, [])
+  await inTerminal(lodeBin, ['install'], lodeProject, [])
+  assert.equal(projectFile(lodeProject, 'pnpm-workspace.yaml'), projectFile(pnpmProject, 'pnpm-workspace.yaml'))
+  assert.equal(projectFile(lodeProject, 'pnpm-workspace.yaml'), 'allowBuilds:\n  builder: set this to true or false\n  zzz-other: false\n')
+  // Without a terminal (as in CI) nothing is added; the placeholder reads as undecided: left out, which strictDepBuilds (the default) fails on.
+  const again = await lode(lodeProject, ['install'])
+  assert.equal(again.code, 1, again.stdout + again.stderr)
+  assert.match(again.stderr, /ERR_LODE_IGNORED_BUILDS.*builder@1\.0\.0/)
+  assert.equal(projectFile(lodeProject, 'pnpm-workspace.yaml'), 'allowBuilds:\n  builder: set this to true or false\n  zzz-other: false\n')
+  assert.equal(fs.existsSync(path.join(lodeProject.dir, 'node_modules', 'builder', 'built.txt')), false)
+  const approved = await lode(lodeProject, ['approve-builds', 'builder'])
+  assert.equal(approved.code, 0, approved.stdout + approved.stderr)
+  assert.equal(projectFile(lodeProject, 'pnpm-workspace.yaml'), 'allowBuilds:\n  builder: true\n  zzz-other: false\n')
+  assert.equal(fs.existsSync(path.join(lodeProject.dir, 'node_modules', 'builder', 'built.txt')), true)
+})

@@ -419,7 +419,9 @@ export function getConfig (opts: GetConfigOptions): Config {
     },
     ignoredOptionalDependencies: setting('ignoredOptionalDependencies', isStrings, []),
     allowedDeprecatedVersions: setting('allowedDeprecatedVersions', isStringMap, {}),
-    allowBuilds: setting('allowBuilds', (v): v is Record<string, boolean> => isMap(v) && Object.values(v).every(isBool), {}),
+    // pnpm writes undecided builds as a placeholder string: neither allowed nor denied.
+    allowBuilds: decidedBuilds(setting('allowBuilds', (v): v is Record<string, boolean | typeof UNDECIDED_ALLOW_BUILD> =>
+      isMap(v) && Object.values(v).every((value) => isBool(value) || value === UNDECIDED_ALLOW_BUILD), {})),
     strictDepBuilds: setting('strictDepBuilds', isBool, true),
     // A count of builds at once (p-limit takes whole numbers only).
     dlxCacheMaxAge: setting('dlxCacheMaxAge', isNumber, 1440),
@@ -683,6 +685,14 @@ function readCafile (file: string): string {
       cause: err,
     })
   }
+}
+
+/** What pnpm 11 writes in `allowBuilds` for a build it left out, to be decided by the user. */
+export const UNDECIDED_ALLOW_BUILD = 'set this to true or false'
+
+/** `allowBuilds` without the undecided entries: those builds are neither allowed nor denied. */
+function decidedBuilds (allowBuilds: Readonly<Record<string, boolean | string>>): Record<string, boolean> {
+  return Object.fromEntries(Object.entries(allowBuilds).filter((entry): entry is [string, boolean] => typeof entry[1] === 'boolean'))
 }
 
 /** pnpm's `supportedArchitectures`: per field, the values optional packages are installed for. */

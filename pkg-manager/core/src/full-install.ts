@@ -7,13 +7,13 @@ import { LodeError } from '@lode/core.error'
 import { readInstallContext } from '@lode/pkg-manager.install-context'
 import type { InstallContext } from '@lode/pkg-manager.install-context'
 import { writePnpmWorkspaceState } from '@lode/pkg-manager.install-state/pnpm-workspace-state'
-import { hasInstallScripts, runInstallScripts, runProjectScript } from '@lode/pkg-manager.lifecycle'
+import { allowBuildKeyOf, hasInstallScripts, runInstallScripts, runProjectScript } from '@lode/pkg-manager.lifecycle'
 import type { DirectDependencyChange, LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { recordVerifiedLockfile, verifyLockfile } from '@lode/pkg-manager.lockfile-verification'
 import {
   excludeFromReleaseAge, forgetAllResolutions, forgetUpdated, pruneReleaseAgeExcludes, pruneUnusedCatalogs, saveEdits, updatedNames,
-  writeCatalogAdditions, writeEditedManifest,
+  addUndecidedBuilds, writeCatalogAdditions, writeEditedManifest,
 } from '@lode/pkg-manager.manifest-edit'
 import { packagesCheck, skippedPackages } from '@lode/pkg-manager.package-is-installable'
 import { patchFor } from '@lode/pkg-manager.patching'
@@ -96,7 +96,7 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
   if (plan.asIs) installer.trace?.count('resolved', packages)
   emit({ type: 'progress', resolved: packages, added: 0, reused: 0, downloaded: installer.fetcher.downloaded, done: false })
   const linkStart = performance.now()
-  const commit = async (): Promise<boolean> => await commitInstall(ctx, plan)
+  const commit = async (ignoredBuilds: readonly string[] = []): Promise<boolean> => await commitInstall(ctx, plan, ignoredBuilds)
   const linked: LinkCounts & { committed: boolean } = opts.lockfileOnly === true
     ? { added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], committed: await commit() }
     : await linkAndBuild(linkOptions(ctx, installer, plan, packages), commit, (log) => {
@@ -280,7 +280,7 @@ function linkOptions (ctx: InstallRun, installer: Installer, plan: InstallPlan, 
  * --lockfile-only): pnpm-lock.yaml, then for `add`/`update` each edited package.json with the
  * specifiers saved (the lockfile records them too). Resolves with whether the lockfile was written.
  */
-async function commitInstall (ctx: InstallRun, plan: InstallPlan): Promise<boolean> {
+async function commitInstall (ctx: InstallRun, plan: InstallPlan, ignoredBuilds: readonly string[]): Promise<boolean> {
   const { manifests, catalogAdditions } = saveEdits(plan.lockfile, ctx.edited, {
     catalogs: ctx.config.catalogs,
     onWarning: (message) => { ctx.emit({ type: 'warning', message }) },
@@ -290,6 +290,10 @@ async function commitInstall (ctx: InstallRun, plan: InstallPlan): Promise<boole
   const written = wanted !== undefined && await writeWantedLockfile(ctx.config.dir, wanted)
   for (const { dir, manifest } of manifests) await writeEditedManifest(dir, manifest)
   await writeCatalogAdditions(ctx.config.dir, catalogAdditions)
+  // pnpm 11 on a terminal (not in CI): the builds left out go into allowBuilds, to be decided there.
+  if (ctx.opts.recordIgnoredBuilds === true && ignoredBuilds.length > 0) {
+    await addUndecidedBuilds(ctx.config.dir, ignoredBuilds.map(allowBuildKeyOf))
+  }
   return written
 }
 

@@ -41,6 +41,11 @@ export interface InstallOptions {
   include?: Readonly<Record<DependencyGroup, boolean>>
   /** Run no scripts: the project's own are skipped, dependency builds are recorded as pending in `.modules.yaml`. */
   ignoreScripts?: boolean
+  /**
+   * pnpm 11 in an interactive terminal, not in CI: the dependencies whose builds were left out are
+   * added to `allowBuilds` in pnpm-workspace.yaml as undecided ("set this to true or false").
+   */
+  recordIgnoredBuilds?: boolean
   /** The project's own scripts: `inherit` shows their output as they run (the CLI); `pipe` (default) reports it as `script-output` events. */
   scriptsStdio?: 'inherit' | 'pipe'
   /**

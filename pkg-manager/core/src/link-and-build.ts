@@ -7,12 +7,12 @@ import type { LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
  * node_modules from the lockfile, in pnpm's order: the packages are linked (the linker), the
  * dependencies built (lifecycle; a failed build takes node_modules back to what the last install
  * left), node_modules is completed, then `commit` writes what changes outside it (pnpm-lock.yaml,
- * and package.json for an edit) and the install is marked done. Ignored builds are reported last:
+ * package.json for an edit, the builds left out as undecided in pnpm-workspace.yaml) and the install is marked done. Ignored builds are reported last:
  * with `strictDepBuilds` an error, once everything is written, as in pnpm.
  */
 export async function linkAndBuild (
   opts: LinkPackagesOptions,
-  commit: () => Promise<boolean>,
+  commit: (ignoredBuilds: readonly string[]) => Promise<boolean>,
   onLifecycle?: (log: LifecycleLog) => void,
   timeline?: { phase: <T>(label: string, step: () => Promise<T>) => Promise<T> }
 ): Promise<LinkCounts & { committed: boolean }> {
@@ -37,7 +37,7 @@ export async function linkAndBuild (
   }
   await linked.complete(builds)
   // pnpm-lock.yaml (and package.json, for add/remove/update) change only now that node_modules is complete.
-  const committed = await commit()
+  const committed = await commit(builds.ignored)
   await linked.done()
   reportIgnoredBuilds(builds.ignored, opts.config.strictDepBuilds, opts.onWarning)
   return { ...linked.counts, committed }

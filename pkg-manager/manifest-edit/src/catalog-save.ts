@@ -3,6 +3,8 @@ import { own } from '@lode/core.safe-name'
 import { readWorkspaceYaml, updateWorkspaceYaml } from '@lode/pkg-manager.config'
 import semver from 'semver'
 
+import { withKeys } from './key-order.js'
+
 // `add` and the catalogs, as pnpm 11 does it: `--save-catalog` / `--save-catalog-name` (pnpm's
 // `saveCatalogName`) and `catalogMode`. Before resolving, a dependency is pointed at a catalog
 // (`promoteToCatalog`); once resolved, one with a direct specifier is saved into its catalog
@@ -97,13 +99,4 @@ export async function writeCatalogAdditions (dir: string, additions: Readonly<Re
     settings['catalogs'] = withKeys(catalogs, Object.fromEntries(Object.entries(toNamed).map(([name, entries]) => [name, withKeys(own(catalogs, name) ?? {}, entries)])))
   }
   await updateWorkspaceYaml(dir, settings)
-}
-
-/** `map` with `added` set, in pnpm's order for new keys. */
-function withKeys<T> (map: Readonly<Record<string, T>>, added: Readonly<Record<string, T>>): Record<string, T> {
-  const keys = Object.keys(map)
-  const merged = { ...map, ...added }
-  const sorted = keys.every((key, i) => i === 0 || keys[i - 1]! <= key)
-  const order = sorted ? Object.keys(merged).sort((a, b) => a < b ? -1 : a > b ? 1 : 0) : Object.keys(merged)
-  return Object.fromEntries(order.map((key) => [key, merged[key]!]))
 }

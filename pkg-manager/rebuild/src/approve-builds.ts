@@ -2,6 +2,7 @@ import path from 'node:path'
 
 import { MODULES_DIR } from '@lode/core.constants'
 import { LodeError } from '@lode/core.error'
+import { readWorkspaceYaml } from '@lode/pkg-manager.config'
 import type { Config } from '@lode/pkg-manager.config'
 import { updateWorkspaceYaml } from '@lode/pkg-manager.config/workspace-yaml'
 import { allowBuildKeyOf } from '@lode/pkg-manager.lifecycle'
@@ -63,8 +64,9 @@ export async function approveBuilds (opts: ApproveBuildsOptions): Promise<string
     : opts.all
       ? awaiting.map(approval)
       : [...approved.map(approval), ...denied.map(denial)]
-  // pnpm writes the map sorted by key.
-  const merged = { ...config.allowBuilds, ...Object.fromEntries(decisions) }
+  // pnpm writes the map sorted by key; builds still undecided there (pnpm's placeholder) stay so.
+  const written = readWorkspaceYaml(config.dir)['allowBuilds']
+  const merged = { ...typeof written === 'object' && written !== null ? written : {}, ...config.allowBuilds, ...Object.fromEntries(decisions) }
   const allowBuilds = Object.fromEntries(Object.entries(merged).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
   await updateWorkspaceYaml(config.dir, { allowBuilds })
   // What is decided awaits approval no more (all of it, in the interactive form and with --all).
@@ -72,7 +74,8 @@ export async function approveBuilds (opts: ApproveBuildsOptions): Promise<string
   const building = [...new Set(decisions.filter(([, allowed]) => allowed).map(([key]) => key))]
   const toBuild = building.filter((key) => awaiting.includes(key))
   if (toBuild.length > 0) {
-    await rebuild({ config: { ...config, allowBuilds }, names: toBuild, onWarning: opts.onWarning, onLifecycle: opts.onLifecycle })
+    const decided = { ...config.allowBuilds, ...Object.fromEntries(decisions) }
+    await rebuild({ config: { ...config, allowBuilds: decided }, names: toBuild, onWarning: opts.onWarning, onLifecycle: opts.onLifecycle })
   }
   return building
 }

@@ -1,4 +1,5 @@
 import { LodeError } from '@lode/core.error'
+import { isCI } from '@lode/pkg-manager.config/ci'
 import type { ConfigOverrides, InstallEvent } from '@lode/pkg-manager.core'
 import type { QuickKey } from '@lode/pkg-manager.install-state/quick-check'
 
@@ -116,6 +117,8 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
     config,
     ...typeof values['ignore-scripts'] === 'boolean' ? { ignoreScripts: values['ignore-scripts'] } : {},
     scriptsStdio: reporter.silent ? 'pipe' as const : 'inherit' as const,
+    // pnpm 11 on a terminal, not in CI: the builds left out are added to allowBuilds, to be decided.
+    recordIgnoredBuilds: ctx.stdin?.().isTTY === true && !isCI(ctx.env),
     now: () => Date.now(),
     onEvent: reporter.onEvent,
   }
