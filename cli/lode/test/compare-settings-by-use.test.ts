@@ -171,3 +171,17 @@ test('supportedArchitectures: optional packages for the platforms listed are ins
     if (setting.includes('win32')) assert.ok(installed('plat-win') && !installed('plat-linux'))
   }
 })
+
+test('lode run with a nodeOptions that is no string is ERR_LODE_INVALID_SETTING naming pnpm-workspace.yaml, and runs nothing', async () => {
+  const project = makeProject(registry, { name: 'root', version: '1.0.0', scripts: { show: SHOW_NODE_OPTIONS('run') } }, {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\nnodeOptions: 5\n',
+    'packages/app/package.json': JSON.stringify({ name: 'app', version: '1.0.0', scripts: { show: SHOW_NODE_OPTIONS('app') } }),
+  })
+  for (const args of [['run', 'show'], ['-r', 'run', 'show']]) {
+    const run = await lodeExactly(project, args)
+    assert.equal(run.code, 1, run.stdout)
+    assert.match(run.stderr, /ERR_LODE_INVALID_SETTING.*nodeOptions in .*pnpm-workspace\.yaml/)
+    assert.equal(projectFile(project, 'node-options.txt'), undefined)
+    assert.equal(projectFile(project, 'packages/app/node-options.txt'), undefined)
+  }
+})

@@ -17,7 +17,7 @@ import { auditSettings, type RefusalScope } from './settings.js'
 import { pnpmDataDir, pnpmStorePath } from './store-dir.js'
 import { lodeUserAgent } from './user-agent.js'
 
-export { mergeReleaseAgeExcludes, pruneWorkspaceCatalogs, updateWorkspaceYaml } from './write-workspace-yaml.js'
+export { mergeReleaseAgeExcludes, parseReleaseAgeExclude, pruneWorkspaceCatalogs, updateWorkspaceYaml } from './write-workspace-yaml.js'
 export { PNPM_SETTINGS, PROJECT_REFUSED_KEYS, type RefusalScope, type SettingEntry } from './settings.js'
 export { PNPM_VERSION, lodeUserAgent } from './user-agent.js'
 export { readWorkspaceYaml } from './settings-yaml.js'

@@ -221,9 +221,7 @@ function markBlankLines (items: Array<Pair<unknown, unknown>>, originalKeys: str
 export function mergeReleaseAgeExcludes (entries: readonly string[]): string[] {
   const byName = new Map<string, Set<string> | null>()
   for (const entry of entries) {
-    const at = entry.indexOf('@', entry.startsWith('@') ? 1 : 0)
-    const name = at === -1 ? entry : entry.slice(0, at)
-    const versions = at === -1 ? [] : entry.slice(at + 1).split('||').map((v) => v.trim())
+    const { name, versions } = parseReleaseAgeExclude(entry)
     const known = byName.get(name)
     if (known === null || versions.length === 0) {
       byName.set(name, null)
@@ -234,6 +232,12 @@ export function mergeReleaseAgeExcludes (entries: readonly string[]): string[] {
     byName.set(name, set)
   }
   return [...byName].map(([name, versions]) => versions === null ? name : `${name}@${[...versions].sort(compareVersions).join(' || ')}`)
+}
+
+/** A `minimumReleaseAgeExclude` entry: `name` (or a glob) alone, or `name@1.0.0 || 1.0.1`. */
+export function parseReleaseAgeExclude (entry: string): { name: string, versions: string[] } {
+  const at = entry.indexOf('@', entry.startsWith('@') ? 1 : 0)
+  return at === -1 ? { name: entry, versions: [] } : { name: entry.slice(0, at), versions: entry.slice(at + 1).split('||').map((v) => v.trim()) }
 }
 
 /** Semver order; an entry that is not a version (a hand-written typo) sorts after the versions, as text. */

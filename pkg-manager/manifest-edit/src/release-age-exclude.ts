@@ -1,4 +1,5 @@
-import { mergeReleaseAgeExcludes, updateWorkspaceYaml } from '@lode/pkg-manager.config'
+import { splitNameAt } from '@lode/core.dep-path'
+import { mergeReleaseAgeExcludes, parseReleaseAgeExclude, updateWorkspaceYaml } from '@lode/pkg-manager.config'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 
 /**
@@ -26,23 +27,20 @@ export async function excludeFromReleaseAge (
 export async function pruneReleaseAgeExcludes (dir: string, excluded: readonly string[], lockfile: Lockfile): Promise<boolean> {
   const resolved = new Map<string, Set<string>>()
   for (const key of Object.keys(lockfile.packages ?? {})) {
-    const at = key.indexOf('@', key.startsWith('@') ? 1 : 0)
-    if (at === -1) continue
-    const name = key.slice(0, at)
+    const { name, rest: version } = splitNameAt(key)
+    if (version === undefined) continue
     const versions = resolved.get(name) ?? new Set<string>()
-    versions.add(key.slice(at + 1))
+    versions.add(version)
     resolved.set(name, versions)
   }
   const surviving: string[] = []
   let changed = false
   for (const entry of excluded) {
-    const at = entry.indexOf('@', entry.startsWith('@') ? 1 : 0)
-    const name = at === -1 ? entry : entry.slice(0, at)
+    const { name, versions } = parseReleaseAgeExclude(entry)
     if (name.includes('*')) {
       surviving.push(entry)
       continue
     }
-    const versions = at === -1 ? [] : entry.slice(at + 1).split('||').map((version) => version.trim())
     const kept = versions.filter((version) => resolved.get(name)?.has(version) === true)
     if (versions.length === 0 ? resolved.has(name) : kept.length === versions.length) surviving.push(entry)
     else {
