@@ -58,6 +58,17 @@ test('lode add saves what pnpm add saves: a tag or nothing as ^version, ranges a
   assert.equal((JSON.parse(fs.readFileSync(path.join(project.dir, 'node_modules', 'my-dep', 'package.json'), 'utf8')) as { version: string }).version, '2.0.0')
 })
 
+test('add saves the picked version in the style of the range given, else of the spec package.json had, as pnpm 11 (1.x, =1.0.0, x, *, >=1, a range of two, -E)', async () => {
+  const ranges = ['1.x', '1', '~1', '1.0', '1.1.x', 'x', '*', '>=1.0.0', '=1.0.0', '1.0.0 - 1.1.0', '^1', 'v1.0.0', '=1', 'latest']
+  await Promise.all([[], ['-E']].map(async (flags) => {
+    for (const range of ranges) await sameAsPnpm('{"name":"p","version":"1.0.0"}', [['add', ...flags, `dep@${range}`]])
+  }))
+  // Over a spec package.json has: a tag stays; a prerelease takes the old style; a spec given wins over it.
+  for (const [previous, step] of [['latest', ['add', 'dep']], ['^1.0.0', ['add', 'dep@next']], ['^1.0.0', ['add', '-E', 'dep@1']], ['>=1', ['add', 'dep@1.x']], ['~1.0.0', ['add', '-E', 'dep']], ['~1.0.0', ['add', 'dep@1']]] as const) {
+    await sameAsPnpm(`{"name":"p","version":"1.0.0","dependencies":{"dep":"${previous}"}}`, [[...step]])
+  }
+})
+
 test('-E and savePrefix from pnpm-workspace.yaml', async () => {
   await sameAsPnpm('{"name":"p","version":"1.0.0"}', [['add', '-E', 'dep'], ['add', 'opt']], { 'pnpm-workspace.yaml': 'savePrefix: "~"\n' })
 })

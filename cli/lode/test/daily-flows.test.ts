@@ -25,6 +25,8 @@ before(async () => {
     { name: 'both', version: '1.0.0' },
     { name: 'both', version: '1.1.0' },
     { name: 'both', version: '1.2.0' },
+    { name: 'aged', version: '1.0.0', dependencies: { 'aged-dep': '^1.0.0' } },
+    { name: 'aged-dep', version: '1.0.0' },
     { name: 'builder', version: '1.0.0', manifest: { scripts: { postinstall: 'node -e "require(\'fs\').writeFileSync(\'built.txt\', \'\')"' } } },
   ])
 })
@@ -224,6 +226,53 @@ test('in a workspace: --filter <root> add, update -r --latest, a frozen install 
   await stepsBesidePnpm(pnpmProject, [{ args: ['install', '--frozen-lockfile'], fails: /ERR_LODE_OUTDATED_LOCKFILE/ }, ['update', '--latest', '-r']], WORKSPACE_FILES, lodeProject)
 })
 
+
+test('update rolls workspace: ranges as pnpm 11 does, to the workspace\'s version even outside the range (rolling, and saveWorkspaceProtocol: true)', async () => {
+  const specs = ['workspace:1.0.0', 'workspace:~1.0.0', 'workspace:^1.0.0', 'workspace:1', 'workspace:1.0', 'workspace:*', 'workspace:^', 'workspace:~']
+  const dependencies = Object.fromEntries(specs.map((spec, i) => [`dep${i + 1}`, spec]))
+  const projects = (version: string): Record<string, string> => Object.fromEntries(specs.map((_, i) =>
+    [`packages/dep${i + 1}/package.json`, JSON.stringify({ name: `dep${i + 1}`, version })]))
+  const files = ['packages/p1/package.json', 'packages/p2/package.json', 'pnpm-lock.yaml']
+  for (const settings of ['', 'saveWorkspaceProtocol: true\n']) {
+    const project = workspace({
+      'pnpm-workspace.yaml': `packages:\n  - packages/*\n${settings}`,
+      'packages/app/package.json': JSON.stringify({ name: 'app', version: '1.0.0' }),
+      'packages/lib/package.json': JSON.stringify({ name: 'lib', version: '1.0.0' }),
+      'packages/p1/package.json': JSON.stringify({ name: 'p1', version: '1.0.0', dependencies }),
+      'packages/p2/package.json': JSON.stringify({ name: 'p2', version: '1.0.0', dependencies }),
+      ...projects('1.0.0'),
+    })
+    const { lodeProject, pnpmProject } = await stepsBesidePnpm(project, [['install']], files)
+    // The projects move to 2.0.0, out of the pinned ranges: update takes them all the same.
+    for (const of of [lodeProject, pnpmProject]) {
+      for (const [file, text] of Object.entries(projects('2.0.0'))) fs.writeFileSync(path.join(of.dir, file), text)
+    }
+    await stepsBesidePnpm(pnpmProject, [['--filter', 'p1', 'update', 'dep1', 'dep4', 'dep8'], ['update', '-r']], files, lodeProject)
+  }
+})
+
+test('a lockfile relabelled as an older major version over an intact node_modules: pnpm 11 and lode keep the versions installed, not newer ones', async () => {
+  const pnpmProject = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { aged: '^1.0.0' } })
+  const lodeProject = cloneProject(pnpmProject)
+  await pnpm(pnpmProject, ['install'])
+  const first = await lode(lodeProject, ['install'])
+  assert.equal(first.code, 0, first.stderr)
+  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  // A newer version of the dependency's dependency appears; the lockfile is said to be pnpm 8's.
+  await registry.publish({ name: 'aged-dep', version: '1.1.0' })
+  for (const of of [lodeProject, pnpmProject]) {
+    fs.writeFileSync(path.join(of.dir, 'pnpm-lock.yaml'), readLockfileText(of).replace("lockfileVersion: '9.0'", "lockfileVersion: '6.0'"))
+  }
+  const pnpmRun = await pnpm(pnpmProject, ['install'])
+  assert.match(pnpmRun.stdout, /Ignoring broken lockfile/)
+  const lodeRun = await lode(lodeProject, ['install'])
+  assert.equal(lodeRun.code, 0, lodeRun.stderr)
+  assert.match(lodeRun.stdout + lodeRun.stderr, /Ignoring broken lockfile/)
+  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  assert.match(readLockfileText(lodeProject), /^lockfileVersion: '9\.0'$[\s\S]*aged-dep@1\.0\.0:/m)
+  assert.doesNotMatch(readLockfileText(lodeProject), /aged-dep@1\.1\.0/)
+  assert.deepEqual(virtualStore(lodeProject), virtualStore(pnpmProject))
+})
 
 test('on a terminal, the builds an install leaves out are added to allowBuilds as undecided, as pnpm 11; an undecided build stays left out, and approve-builds decides it', async () => {
   const pnpmProject = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { builder: '1.0.0', base: '1.0.0' } }, {

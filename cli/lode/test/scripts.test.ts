@@ -16,6 +16,9 @@ let registry: TestRegistry
 before(async () => {
   registry = await TestRegistry.start([
     { name: 'leaf', version: '1.0.0', files: { 'index.js': 'module.exports = "leaf"' } },
+    { name: 'leaf', version: '1.1.0' },
+    { name: 'leaf', version: '2.0.0' },
+    { name: 'other', version: '1.0.0' },
     { name: 'hello-bin', version: '1.0.0', bin: { 'hello-bin': 'cli.js' }, files: { 'cli.js': '#!/usr/bin/env node\nconsole.log("hello " + process.argv.slice(2).join(" "))\n' } },
   ])
 })
@@ -38,6 +41,58 @@ test('the project\'s own install scripts run in pnpm\'s order: preinstall before
   const ignoring = makeProject(registry, MANIFEST)
   assert.equal((await lode(ignoring, ['install', '--ignore-scripts'])).code, 0)
   assert.equal(fs.existsSync(path.join(ignoring.dir, 'scripts.log')), false)
+})
+
+test('which projects\' install scripts add, update and remove run, alone and in a workspace, as pnpm 11 runs them', async () => {
+  // Each project's postinstall and prepare leave a mark; after each step, both tools left the same marks.
+  const marked = (name: string): Record<string, unknown> => ({
+    name,
+    version: '1.0.0',
+    dependencies: { leaf: '^1.0.0' },
+    scripts: Object.fromEntries(['preinstall', 'install', 'postinstall', 'prepare'].map((event) => [event, `node -e "require('fs').writeFileSync('${event}.ran', '')"`])),
+  })
+  const marks = (project: Project): string[] => ['.', 'packages/a', 'packages/b']
+    .flatMap((dir) => ['preinstall', 'install', 'postinstall', 'prepare'].map((event) => path.join(dir, `${event}.ran`)))
+    .filter((file) => fs.existsSync(path.join(project.dir, file)))
+  const stepsBoth = async (project: Project, steps: Array<{ args: string[], cwd?: string }>): Promise<void> => {
+    const lodeProject = cloneProject(project)
+    for (const { args, cwd } of steps) {
+      for (const of of [project, lodeProject]) {
+        for (const file of marks(of)) fs.rmSync(path.join(of.dir, file))
+      }
+      const inDir = (of: Project): Project => ({ ...of, dir: path.join(of.dir, cwd ?? '.') })
+      await pnpm(inDir(project), args)
+      const result = await lode(inDir(lodeProject), args)
+      assert.equal(result.code, 0, `lode ${args.join(' ')}:\n${result.stderr}`)
+      assert.deepEqual(marks(lodeProject), marks(project), `marks after ${args.join(' ')} in ${cwd ?? '.'}`)
+    }
+  }
+  await stepsBoth(makeProject(registry, marked('single')), [
+    { args: ['install'] }, { args: ['add', 'other'] }, { args: ['install'] }, { args: ['update', 'leaf'] }, { args: ['update'] },
+    { args: ['update', '--latest'] }, { args: ['remove', 'other'] }, { args: ['install', 'other'] },
+  ])
+  const workspace = (members: string[]): Project => makeProject(registry, marked('root'), {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+    ...Object.fromEntries(members.map((member) => [`packages/${member}/package.json`, JSON.stringify(marked(member))])),
+  })
+  await stepsBoth(workspace(['a']), [{ args: ['install'] }, { args: ['update', 'leaf'], cwd: 'packages/a' }])
+  await stepsBoth(workspace(['a', 'b']), [
+    { args: ['install'] },
+    { args: ['update', 'leaf'], cwd: 'packages/a' },
+    { args: ['update'], cwd: 'packages/a' },
+    { args: ['add', 'other'], cwd: 'packages/a' },
+    { args: ['remove', 'other'], cwd: 'packages/a' },
+    { args: ['update'] },
+    { args: ['-r', 'update', 'leaf'] },
+    { args: ['-r', 'update'] },
+    { args: ['add', '-w', 'other'] },
+    { args: ['update', 'leaf'] },
+    { args: ['install', 'other'], cwd: 'packages/b' },
+    { args: ['--filter', 'a', 'update', 'leaf'] },
+    { args: ['--filter', 'a', 'update'] },
+    { args: ['--filter', 'a', 'add', 'other'] },
+    { args: ['install'], cwd: 'packages/a' },
+  ])
 })
 
 test('lode run: pre and post scripts, arguments to the script, bins on PATH, the exit code kept, `lode <script>`; lode exec likewise', async () => {

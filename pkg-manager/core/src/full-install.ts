@@ -7,7 +7,8 @@ import { LodeError } from '@lode/core.error'
 import { readInstallContext } from '@lode/pkg-manager.install-context'
 import type { InstallContext } from '@lode/pkg-manager.install-context'
 import { writePnpmWorkspaceState } from '@lode/pkg-manager.install-state/pnpm-workspace-state'
-import { allowBuildKeyOf, hasInstallScripts, runInstallScripts, runProjectScript } from '@lode/pkg-manager.lifecycle'
+import { allowBuildKeyOf, hasInstallScripts, projectScriptsPlan, runInstallScripts, runProjectScript } from '@lode/pkg-manager.lifecycle'
+import type { ProjectMutation } from '@lode/pkg-manager.lifecycle'
 import type { DirectDependencyChange, LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { recordVerifiedLockfile, verifyLockfile } from '@lode/pkg-manager.lockfile-verification'
@@ -15,6 +16,7 @@ import {
   excludeFromReleaseAge, forgetAllResolutions, forgetUpdated, pruneReleaseAgeExcludes, pruneUnusedCatalogs, saveEdits, updatedNames,
   addUndecidedBuilds, writeCatalogAdditions, writeEditedManifest,
 } from '@lode/pkg-manager.manifest-edit'
+import type { DependencyEdit } from '@lode/pkg-manager.manifest-edit'
 import { packagesCheck, skippedPackages } from '@lode/pkg-manager.package-is-installable'
 import { patchFor } from '@lode/pkg-manager.patching'
 import type { PeerIssue } from '@lode/pkg-manager.resolve-dependencies'
@@ -81,7 +83,7 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
   }
   await phase(installer, 'check', async () => { await checkLockfile(ctx, installer) })
   const scripts = projectScripts(ctx)
-  if (scripts !== undefined && (ctx.selected === undefined || ctx.selected.has('.'))) await scripts.run('preinstall')
+  if (scripts?.plan.rootPreinstall === true) await scripts.run('preinstall')
   const resolveStart = performance.now()
   const plan = await phase(installer, 'resolve', async () => await resolveOrReuse(ctx, installer))
   opts.signal?.throwIfAborted()
@@ -312,11 +314,11 @@ function lockfileToWrite (ctx: InstallRun, plan: InstallPlan): WantedLockfile | 
 }
 
 /**
- * The projects' own install scripts, in pnpm's order: the root's preinstall before anything is
- * installed, then each selected project's after the projects it depends on. Undefined when no
- * script runs (--lockfile-only, --ignore-scripts).
+ * The projects' own install scripts, in pnpm's order (`projectScriptsPlan`): the root's preinstall
+ * before anything is installed, the rest project by project, each after the projects it depends
+ * on. Undefined when no script runs (--lockfile-only, --ignore-scripts).
  */
-function projectScripts (ctx: InstallRun): { run: (event: string) => Promise<void>, runAll: () => Promise<void> } | undefined {
+function projectScripts (ctx: InstallRun): ProjectScripts | undefined {
   const { config, opts, emit } = ctx
   if (opts.lockfileOnly === true || opts.ignoreScripts === true) return undefined
   const scriptOptions = {
@@ -324,13 +326,30 @@ function projectScripts (ctx: InstallRun): { run: (event: string) => Promise<voi
     userAgent: config.userAgent,
     onOutput: (script: string, output: string) => { emit({ type: 'script-output', script, output }) },
   } as const
+  const plan = projectScriptsPlan({
+    projects: sortProjects(ctx.projects),
+    selected: ctx.selected,
+    mutations: new Map(ctx.edited.map(({ edit, project }) => [project.id, mutationOf(edit)])),
+    workspace: (config.workspacePackages ?? []).length > 0,
+    prepare: opts.include?.devDependencies !== false,
+  })
   return {
+    plan,
     run: async (event) => { await runProjectScript(event, { ...scriptOptions, dir: config.dir, manifest: ctx.rootManifest }) },
-    runAll: async () => {
-      const selected = sortProjects(ctx.projects).filter((project) => ctx.selected === undefined || ctx.selected.has(project.id))
-      await runInstallScripts(selected, { ...scriptOptions, prepare: opts.include?.devDependencies !== false })
-    },
+    runAll: async () => { await runInstallScripts(plan.runs, scriptOptions) },
   }
+}
+
+interface ProjectScripts {
+  plan: ReturnType<typeof projectScriptsPlan>
+  run: (event: string) => Promise<void>
+  runAll: () => Promise<void>
+}
+
+/** A bare `update` installs the project as a whole (pnpm's `install` mutation); add and named or `--latest` updates change some dependencies. */
+function mutationOf (edit: DependencyEdit): ProjectMutation {
+  if ((edit.remove ?? []).length > 0) return 'remove'
+  return edit.update === 'all' && edit.latest !== true ? 'install' : 'some'
 }
 
 /**

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { DEPENDENCY_GROUPS, WANTED_LOCKFILE } from '@lode/core.constants'
 import { nameOf } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
+import { own } from '@lode/core.safe-name'
 import { PNPM_VERSION } from '@lode/pkg-manager.config'
 import type { Config } from '@lode/pkg-manager.config'
 import { readInstalledLockfile, readLockfile } from '@lode/pkg-manager.lockfile'
@@ -98,6 +99,7 @@ export async function readInstallContext (opts: InstallContextOptions): Promise<
     id: project.id,
     dir: project.dir,
     manifest: hooks.project(project.manifest as ProjectManifest, project.dir),
+    replacedSpecs: replacedSpecs(edited.find((entry) => entry.project.id === project.id)),
   }))
   const patches = loadPatches(config.patchedDependencies, config.dir)
   const lockfileSettings = {
@@ -126,6 +128,16 @@ export async function readInstallContext (opts: InstallContextOptions): Promise<
     config, rootManifest, wanted, installed, current, edited, frozen,
     projects, importers, selected, hooks, patches, lockfileSettings, outdated,
   }
+}
+
+/** The specs package.json had for the dependencies an edit changes. */
+function replacedSpecs (entry: { edit: DependencyEdit, project: WorkspaceProject } | undefined): Record<string, string> | undefined {
+  if (entry === undefined) return undefined
+  const groups = DEPENDENCY_GROUPS.map((group) => (entry.project.manifest[group] ?? {}) as Record<string, string>)
+  return Object.fromEntries(entry.edit.dependencies.flatMap(({ alias }) => {
+    const spec = groups.map((deps) => own(deps, alias)).find((found) => found !== undefined)
+    return spec === undefined ? [] : [[alias, spec]]
+  }))
 }
 
 function isWorkspace (config: Config): boolean {

@@ -51,7 +51,8 @@ export async function installInputs (opts: StateOptions): Promise<InstallInputs 
   const hash = createHash('sha256')
   hash.update(JSON.stringify({
     config: opts.config,
-    include: opts.include,
+    // No groups given is every group, as the CLI gives them: `add` then `install` is up to date.
+    include: opts.include ?? { dependencies: true, devDependencies: true, optionalDependencies: true },
     preferFrozen: opts.preferFrozenLockfile,
     projects: opts.projects,
   }))

@@ -71,31 +71,18 @@ function projectName (opts: ProjectScriptOptions): string {
   return typeof name === 'string' ? name : opts.dir
 }
 
-/** The scripts pnpm runs for a project on install: `prepare` and its pre/post only when dev dependencies are installed. */
-const INSTALL_EVENTS = ['preinstall', 'install', 'postinstall']
-const PREPARE_EVENTS = ['preprepare', 'prepare', 'postprepare']
-
 /** Whether a project has scripts pnpm runs on install (with --ignore-scripts, `.modules.yaml` records it as a pending build, as pnpm does). */
 export function hasInstallScripts (manifest: object): boolean {
   const scripts = scriptsOf(manifest)
   return ['preinstall', 'install', 'postinstall', 'prepublish', 'prepare'].some((event) => scripts[event] !== undefined)
 }
 
-/**
- * The projects' own install scripts once their dependencies are installed, in the order given
- * (pnpm's: each project after the projects it depends on): `install`, `postinstall`, then the
- * prepare scripts when `prepare` (dev dependencies installed). The root's `preinstall` is not
- * run again here: it ran before anything was installed.
- */
+/** The projects' own install scripts once their dependencies are installed, in the order planned (`projectScriptsPlan`). */
 export async function runInstallScripts (
-  projects: ReadonlyArray<{ id: string, dir: string, manifest: object }>,
-  opts: Omit<ProjectScriptOptions, 'dir' | 'manifest' | 'args'> & { prepare: boolean }
+  runs: ReadonlyArray<{ project: { dir: string, manifest: object }, events: readonly string[] }>,
+  opts: Omit<ProjectScriptOptions, 'dir' | 'manifest' | 'args'>
 ): Promise<void> {
-  const { prepare, ...scriptOptions } = opts
-  const events = prepare ? [...INSTALL_EVENTS, ...PREPARE_EVENTS] : INSTALL_EVENTS
-  for (const project of projects) {
-    for (const event of project.id === '.' ? events.slice(1) : events) {
-      await runProjectScript(event, { ...scriptOptions, dir: project.dir, manifest: project.manifest })
-    }
+  for (const { project, events } of runs) {
+    for (const event of events) await runProjectScript(event, { ...opts, dir: project.dir, manifest: project.manifest })
   }
 }

@@ -10,6 +10,7 @@ import { parseWantedSpec } from '@lode/resolving.npm-resolver/spec'
 
 import { catalogEntry, catalogReference } from './catalog-save.js'
 import type { Catalogs } from './catalog-save.js'
+import { defaultRangeStyle, savedRange } from './range-style.js'
 import { workspaceSpecifier } from './workspace-specifier.js'
 import type { SaveWorkspaceProtocol } from './workspace-specifier.js'
 
@@ -49,7 +50,11 @@ export interface DependencyEdit {
  * asked, or the group it is already in) under the spec given, `latest` when none was, and in no
  * other group.
  */
-export function applyEdit<T extends Record<string, unknown>> (manifest: T, edit: DependencyEdit, specOf = resolutionSpec): T {
+export function applyEdit<T extends Record<string, unknown>> (
+  manifest: T,
+  edit: DependencyEdit,
+  specOf = (dep: DependencyEdit['dependencies'][number]): string => resolutionSpec(dep, edit, manifest)
+): T {
   const result: Record<string, unknown> = { ...manifest }
   for (const name of edit.remove ?? []) {
     for (const group of [...DEPENDENCY_GROUPS, 'peerDependencies']) {
@@ -81,19 +86,23 @@ export function applyEdit<T extends Record<string, unknown>> (manifest: T, edit:
   return result as T
 }
 
-/** The spec resolved for an added dependency: `latest` without one, as for a bare `npm:name`. */
-function resolutionSpec (dep: DependencyEdit['dependencies'][number]): string {
-  const spec = dep.bareSpecifier ?? 'latest'
+/**
+ * The spec resolved for an added dependency: as given; without one, the spec package.json already
+ * has (pnpm's: `add dep` over `dep: ~1.0.0` stays within it), else `latest` (always for `update
+ * --latest`), as for a bare `npm:name`.
+ */
+function resolutionSpec (dep: DependencyEdit['dependencies'][number], edit: DependencyEdit, manifest: Record<string, unknown>): string {
+  const spec = askedSpec(dep, edit, manifest) ?? 'latest'
   return /^npm:@?[^@]+$/.test(spec) ? `${spec}@latest` : spec
 }
 
 /**
- * What package.json and the lockfile record for each added dependency, once resolved (pnpm's
- * rules): the part of the version the user pinned is kept with the picked version (`dep@1` saves
- * `^1.1.0`, `dep@~1.0` saves `~1.0.3`, `dep@1.0.0` saves `1.0.0`); a tag or no spec saves
- * `savePrefix` + version (none with `-E`; what the existing spec pins for a name given alone), as
- * does a bare `npm:name`; `npm:` aliases keep their target's name; anything
- * else (complex ranges, paths, URLs, `workspace:`) is saved as written.
+ * What package.json and the lockfile record for each added dependency, once resolved (pnpm 11's
+ * rules): the picked version in the style of the range given (`dep@1` saves `^1.1.0`, `dep@1.x`
+ * `~1.1.0`, `dep@1.0.0` `1.0.0`), else of the spec package.json had, else `savePrefix` (none with
+ * `-E`), as for a tag, no spec or a range of several comparators; a prerelease only in the style
+ * package.json had; a tag package.json has stays; `npm:` aliases keep their target's name;
+ * `workspace:` dependencies take `saveWorkspaceProtocol`'s forms; paths and URLs are saved as written.
  */
 export function savedSpecifiers (
   lockfile: Lockfile,
@@ -104,15 +113,15 @@ export function savedSpecifiers (
   const importer = lockfile.importers[edit.importerId]
   const saved = new Map<string, string>()
   for (const dep of edit.dependencies) {
-    const spec = resolutionSpec(dep)
+    const spec = resolutionSpec(dep, edit, manifest)
     if (spec.startsWith('catalog:')) {
       saved.set(dep.alias, spec)
       continue
     }
     const resolved = DEPENDENCY_GROUPS.map((group) => own(importer?.[group], dep.alias)).find((entry) => entry !== undefined)
+    const prevSpecifier = specInManifest(manifest, dep.alias)
     const linked = workspace === undefined ? undefined : linkedProject(resolved?.version, workspace)
     if (linked !== undefined && !isPathSpec(dep.bareSpecifier)) {
-      const prevSpecifier = specInManifest(manifest, dep.alias)
       saved.set(dep.alias, workspaceSpecifier(
         { alias: dep.alias, name: linked.name ?? dep.alias, version: linked.version, bareSpecifier: dep.bareSpecifier, prevSpecifier },
         { saveWorkspaceProtocol: workspace!.saveWorkspaceProtocol, savePrefix: edit.exact ? '' : edit.savePrefix }
@@ -120,17 +129,23 @@ export function savedSpecifiers (
       continue
     }
     const wanted = parseWantedSpec(dep.alias, spec, 'the command line')
-    const prefix = wanted.kind !== 'registry' || resolved === undefined
-      ? undefined
-      : wanted.type === 'tag' ? tagPrefix(dep, edit, manifest) : pinnedPrefix(wanted.type === 'version' ? wanted.version : wanted.range)
-    if (wanted.kind !== 'registry' || resolved === undefined || prefix === undefined) {
+    const asked = askedSpec(dep, edit, manifest)
+    if (wanted.kind !== 'registry' || resolved === undefined || keepsTag(dep.alias, asked ?? spec, prevSpecifier)) {
       saved.set(dep.alias, spec)
       continue
     }
     const version = resolved.version.replace(/\(.*$/, '').replace(/^.+@(?=[^@]+$)/, '')
-    saved.set(dep.alias, wanted.aliased ? `npm:${wanted.name}@${prefix}${version}` : `${prefix}${version}`)
+    // `update --latest` keeps the style of the range package.json had.
+    const defaultStyle = defaultRangeStyle(edit.savePrefix, edit.exact)
+    const range = savedRange(version, { bareSpecifier: asked ?? prevSpecifier, prevSpecifier, defaultStyle })
+    saved.set(dep.alias, wanted.aliased ? `npm:${wanted.name}@${range}` : range)
   }
   return saved
+}
+
+/** The spec given for a dependency, or else the one package.json has (none for `update --latest`). */
+function askedSpec (dep: DependencyEdit['dependencies'][number], edit: DependencyEdit, manifest: Record<string, unknown>): string | undefined {
+  return dep.bareSpecifier ?? (edit.latest === true ? undefined : specInManifest(manifest, dep.alias))
 }
 
 /** The spec package.json has for `alias`, in whichever group. */
@@ -165,21 +180,15 @@ function isPathSpec (spec: string | undefined): boolean {
   return spec !== undefined && /^(?:link:|file:|\.{1,2}(?:\/|$)|\/|~\/)/.test(spec)
 }
 
-/** For a tag or no spec: what the spec already in package.json pins (pnpm keeps it), else `savePrefix` (none with `-E`). */
-function tagPrefix (dep: DependencyEdit['dependencies'][number], edit: DependencyEdit, manifest: Record<string, unknown>): string {
-  if (edit.exact) return ''
-  const existing = dep.bareSpecifier === undefined || edit.latest === true ? specInManifest(manifest, dep.alias) : undefined
-  // An alias's range is what follows its target's name (`npm:dep@^1.0.0`).
-  return (existing === undefined ? undefined : pinnedPrefix(existing.replace(/^npm:@?[^@]+@/, ''))) ?? edit.savePrefix
-}
-
-/** The prefix that keeps what a written range pins: `^` for a major (`1`, `^1.2`, `1.x`), `~` for a minor (`1.2`, `~1.2.3`), none for an exact version. */
-function pinnedPrefix (range: string): string | undefined {
-  const spec = range.trim()
-  if (/^\^\d+(\.\d+){0,2}$/.test(spec) || /^\d+(\.[x*])?(\.[x*])?$/.test(spec)) return '^'
-  if (/^~\d+(\.\d+){0,2}$/.test(spec) || /^\d+\.\d+(\.[x*])?$/.test(spec)) return '~'
-  if (/^\d+\.\d+\.\d+([-+].*)?$/.test(spec)) return ''
-  return undefined
+/** A tag package.json has (`latest`, `next`) stays when it is what was asked for, as pnpm keeps it. */
+function keepsTag (alias: string, asked: string, prevSpecifier: string | undefined): boolean {
+  if (prevSpecifier === undefined || asked !== prevSpecifier) return false
+  try {
+    const previous = parseWantedSpec(alias, prevSpecifier, 'package.json')
+    return previous.kind === 'registry' && previous.type === 'tag'
+  } catch {
+    return false
+  }
 }
 
 /** Writes the edited package.json, keeping the file's indentation and final newline, atomically. */
@@ -286,7 +295,9 @@ export function saveEdits (
       if (version === undefined || specifier === undefined) continue
       if (dep.catalog !== undefined) {
         // `update --latest`: the catalog's entry keeps what its range pinned, with the version picked.
-        intoCatalog(dep.catalog.name, dep.alias, `${edit.exact ? '' : pinnedPrefix(dep.catalog.range) ?? edit.savePrefix}${version}`, version)
+        const defaultStyle = defaultRangeStyle(edit.savePrefix, edit.exact)
+        const range = savedRange(version, { bareSpecifier: undefined, prevSpecifier: dep.catalog.range, defaultStyle })
+        intoCatalog(dep.catalog.name, dep.alias, range, version)
         continue
       }
       const entry = catalogEntry(dep, { specifier, version }, opts)

@@ -3,6 +3,9 @@
 // after the range asked for; `true` pins the project's version (`workspace:^1.2.3`); `false` saves a
 // plain range (`^1.2.3`) unless a `workspace:` spec was asked for, which is then pinned.
 
+import { defaultRangeStyle, rangeStyle, savedRange, withRangeStyle } from './range-style.js'
+import type { RangeStyle } from './range-style.js'
+
 export type SaveWorkspaceProtocol = 'rolling' | boolean
 
 export interface WorkspaceDependency {
@@ -15,13 +18,11 @@ export interface WorkspaceDependency {
   prevSpecifier: string | undefined
 }
 
-type RangeStyle = 'none' | 'major' | 'minor' | 'patch' | 'exact'
-
 export function workspaceSpecifier (
   dep: WorkspaceDependency,
   opts: { saveWorkspaceProtocol: SaveWorkspaceProtocol, savePrefix: string }
 ): string {
-  const defaultStyle: RangeStyle = opts.savePrefix === '' ? 'patch' : opts.savePrefix === '~' ? 'minor' : opts.savePrefix === '=' ? 'exact' : 'major'
+  const defaultStyle = defaultRangeStyle(opts.savePrefix, false)
   const ownName = dep.alias === dep.name
   if (dep.version !== undefined && opts.saveWorkspaceProtocol === false && dep.bareSpecifier?.startsWith('workspace:') !== true) {
     const range = pinnedRange(dep.version, dep, defaultStyle)
@@ -43,41 +44,9 @@ function rolling (prefix: string, specifier: string | undefined): string {
   }
 }
 
-/** The version with the prefix of the range asked for (then of the one before, then `savePrefix`); an exact one as asked. */
+/** The version in the style of the range asked for (an exact one as asked), then of the one before, then `savePrefix`. */
 function pinnedRange (version: string, dep: WorkspaceDependency, defaultStyle: RangeStyle): string {
   const requested = dep.bareSpecifier === undefined ? undefined : rangeStyle(dep.bareSpecifier)
-  if (requested === 'patch' || requested === 'exact') return withStyle(version, requested)
-  const previous = dep.prevSpecifier === undefined ? undefined : rangeStyle(dep.prevSpecifier)
-  // A prerelease keeps only the style written before.
-  if (version.includes('-')) return previous === undefined ? version : withStyle(version, previous)
-  return withStyle(version, requested ?? previous ?? defaultStyle)
-}
-
-function withStyle (version: string, style: RangeStyle): string {
-  switch (style) {
-    case 'minor': return `~${version}`
-    case 'patch': return version
-    case 'exact': return `=${version}`
-    default: return `^${version}`
-  }
-}
-
-/**
- * What a single-comparator range pins, as pnpm infers it: `^1`, `1` → major; `~1.2`, `1.2` →
- * minor; `1.2.3` → patch; `=1.2.3` → exact; `*` → none. The part after a protocol and a name
- * (`workspace:~1`, `npm:x@^2`) is the range; anything else pins nothing known.
- */
-function rangeStyle (specifier: string): RangeStyle | undefined {
-  if (specifier.startsWith('catalog:')) return undefined
-  let range = specifier.slice(specifier.indexOf(':') + 1)
-  range = range.slice(range.lastIndexOf('@') + 1)
-  if (range === '*') return 'none'
-  const match = /^\s*(\^|~|=)?\s*v?(\d+|[xX*])?(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?(?:[-+][\w.+-]*)?\s*$/.exec(range)
-  if (match === null) return undefined
-  const [, operator, major, minor, patch] = match
-  if (operator === '~') return 'minor'
-  if (operator === '^') return 'major'
-  if (patch !== undefined) return operator === '=' ? 'exact' : 'patch'
-  if (minor !== undefined) return 'minor'
-  return major !== undefined ? 'major' : undefined
+  if (requested === 'patch' || requested === 'exact') return withRangeStyle(version, requested)
+  return savedRange(version, { bareSpecifier: dep.bareSpecifier, prevSpecifier: dep.prevSpecifier, defaultStyle })
 }

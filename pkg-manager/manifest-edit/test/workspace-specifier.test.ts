@@ -41,3 +41,16 @@ test('true pins the project\'s version; false saves a plain range unless a works
   // A prerelease keeps only the style written before.
   assert.equal(saved(undefined, true, { version: '2.0.0-beta.1' }), 'workspace:2.0.0-beta.1')
 })
+
+test('update rolls each workspace: range as pnpm 11 does; `^`, `~` or `x` alone pin nothing, so the pinned forms take savePrefix', () => {
+  const rolled = (spec: string, protocol: SaveWorkspaceProtocol, savePrefix = '^'): string =>
+    saved(spec, protocol, { prevSpecifier: spec, version: '2.0.0', savePrefix })
+  const specs = ['workspace:1.0.0', 'workspace:~1.0.0', 'workspace:^1.0.0', 'workspace:1', 'workspace:1.0', 'workspace:*', 'workspace:^', 'workspace:~']
+  assert.deepEqual(specs.map((spec) => rolled(spec, 'rolling')),
+    ['workspace:*', 'workspace:~', 'workspace:^', 'workspace:^', 'workspace:~', 'workspace:*', 'workspace:^', 'workspace:~'])
+  assert.deepEqual(specs.map((spec) => rolled(spec, true)),
+    ['workspace:2.0.0', 'workspace:~2.0.0', 'workspace:^2.0.0', 'workspace:^2.0.0', 'workspace:~2.0.0', 'workspace:^2.0.0', 'workspace:^2.0.0', 'workspace:^2.0.0'])
+  assert.equal(rolled('workspace:~', false, '~'), 'workspace:~2.0.0')
+  assert.equal(rolled('workspace:x', true), 'workspace:^2.0.0')
+  assert.equal(rolled('workspace:1.x', true), 'workspace:~2.0.0')
+})

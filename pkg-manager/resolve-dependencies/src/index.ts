@@ -247,18 +247,20 @@ function importerPreferences (
       for (const version of versions) importerScope.set(name, version, 'version', IMPORTED_VERSION_WEIGHT)
     }
   }
+  const prefer = (alias: string, written: string): void => {
+    const specifier = catalogSpecifier(alias, written, opts.catalogs)?.specifier ?? written
+    const spec = safeSpec(alias, specifier)
+    // pnpm takes only a plain version, range or tag as a preference (not an npm: alias).
+    if (spec?.kind === 'registry' && !spec.aliased) {
+      const selector = spec.type === 'version' ? spec.version : spec.type === 'range' ? spec.range : spec.tag
+      importerScope.set(spec.name, selector, spec.type, DIRECT_DEP_WEIGHT)
+    }
+  }
   for (const importer of opts.importedVersions === undefined ? opts.importers : []) {
     for (const group of DEPENDENCY_GROUPS) {
-      for (const [alias, written] of Object.entries(importer.manifest[group] ?? {})) {
-        const specifier = catalogSpecifier(alias, written, opts.catalogs)?.specifier ?? written
-        const spec = safeSpec(alias, specifier)
-        // pnpm takes only a plain version, range or tag as a preference (not an npm: alias).
-        if (spec?.kind === 'registry' && !spec.aliased) {
-          const selector = spec.type === 'version' ? spec.version : spec.type === 'range' ? spec.range : spec.tag
-          importerScope.set(spec.name, selector, spec.type, DIRECT_DEP_WEIGHT)
-        }
-      }
+      for (const [alias, written] of Object.entries(importer.manifest[group] ?? {})) prefer(alias, written)
     }
+    for (const [alias, written] of Object.entries(importer.replacedSpecs ?? {})) prefer(alias, written)
   }
   for (const pkgId of Object.keys(opts.lockfile?.packages ?? {})) {
     const { name, rest: version = '' } = splitNameAt(pkgId)

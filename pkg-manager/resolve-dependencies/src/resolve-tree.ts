@@ -515,9 +515,14 @@ export class TreeResolver {
           hint: 'Check the name, or add its directory to packages in pnpm-workspace.yaml.',
         })
       }
-      const anyVersion = range === '*' || range === '^' || range === '~' || range === ''
-      project = candidates.find((candidate) =>
-        anyVersion || (candidate.version !== undefined && semver.satisfies(candidate.version, range, { loose: true })))
+      // The project the lockfile links for an unchanged spec stays, as pnpm keeps it, even if its
+      // version moved out of the range; `update` takes the highest version whatever the range.
+      const updating = this.opts.isUpdating(name)
+      const lockedDir = !updating && wanted.lockedRef?.startsWith('link:') === true ? path.resolve(importerDir, wanted.lockedRef.slice('link:'.length)) : undefined
+      const anyVersion = range === '*' || range === '^' || range === '~' || range === '' || updating
+      project = candidates.find((candidate) => candidate.dir === lockedDir) ?? candidates
+        .filter((each) => anyVersion || (each.version !== undefined && semver.satisfies(each.version, range, { loose: true })))
+        .sort((a, b) => semver.rcompare(semver.valid(a.version) ?? '0.0.0', semver.valid(b.version) ?? '0.0.0'))[0]
       if (project === undefined) {
         throw new LodeError('NO_MATCHING_VERSION_INSIDE_WORKSPACE', `"${wanted.alias}@${specifier}" in ${where} wants ${name}@${range}, but the workspace has ${candidates.map((candidate) => `${name}@${candidate.version ?? '(no version)'}`).join(', ')}.`, {
           hint: 'Change the range, or the version of the workspace project.',

@@ -11,6 +11,8 @@ export interface Importer {
   /** The project's directory (absolute). */
   dir: string
   manifest: ProjectManifest
+  /** The specs package.json had for the dependencies a command changes (`add dep@1` over `~1.0.0`): pnpm still prefers the versions they take. */
+  replacedSpecs?: Readonly<Record<string, string>> | undefined
 }
 
 /** One resolved package (`name@version`), whatever it was resolved from. */

@@ -34,9 +34,10 @@ const KINDS: Readonly<Record<string, Kind>> = {
  * asks the quick check, which answers "up to date" before the installer is even loaded.
  */
 export async function installCommand (input: CommandInput, ctx: MainContext): Promise<number> {
-  const kind = KINDS[input.name]!
   const values = input.args!.values
   const positionals = input.args!.positionals
+  // `install <name>...` is `add`, as in pnpm.
+  const kind = KINDS[input.name] === 'install' && ['install', 'i'].includes(input.name) && positionals.length > 0 ? 'add' : KINDS[input.name]!
   const reporter = createReporter((values['reporter'] ?? 'default') as ReporterName, ctx)
   const started = Date.now()
   try {

@@ -96,7 +96,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     names: ['install', 'i'],
     summary: 'Install the project\'s dependencies (pnpm-lock.yaml and node_modules)',
-    usage: ['lode install [options]'],
+    usage: ['lode install [options]', 'lode install <name>... (as lode add)'],
     description: 'Installs every dependency of the project (in a workspace, of every project, from its root; with --filter, of the projects selected), as pnpm does: pnpm-lock.yaml is reused where it still satisfies package.json.',
     options: { ...INSTALL, ...SETTINGS, ...SELECTION, ...COMMON },
     run: async (input, ctx) => await installCommand(input, ctx),
