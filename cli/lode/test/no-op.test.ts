@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
-import { lode, makeProject } from './helpers.js'
+import { cloneProject, lode, makeProject, pnpmExactly } from './helpers.js'
 import type { Project } from './helpers.js'
 
 let registry: TestRegistry
@@ -105,7 +105,7 @@ test('the no-op is answered before settings or the installer are loaded; whateve
   assert.ok(fs.existsSync(path.join(project.dir, 'packages', 'a', 'node_modules', 'devtool', 'package.json')))
 })
 
-test('pnpm-lock.yaml deleted over an intact node_modules: the quick check writes node_modules\' lockfile back; frozen (CI) fails as pnpm does', async () => {
+test('pnpm-lock.yaml deleted over an intact node_modules: the quick check writes node_modules\' lockfile back, in CI too as pnpm 11; --frozen-lockfile fails', async () => {
   const project = makeProject(registry, { name: 'restore', version: '1.0.0', dependencies: { leaf: '1.0.0' } })
   assert.equal((await lode(project, ['install'])).code, 0)
   const lockfile = path.join(project.dir, 'pnpm-lock.yaml')
@@ -119,12 +119,15 @@ test('pnpm-lock.yaml deleted over an intact node_modules: the quick check writes
   assert.equal(fs.readFileSync(lockfile, 'utf8'), text, 'the lockfile is back, byte for byte')
   assert.equal((await lodeRecordingModules(project, ['install'])).loadedInstaller, false, 'and the next install is a no-op')
 
-  // In CI the install is frozen: without pnpm-lock.yaml it fails (ERR_LODE_NO_LOCKFILE), whatever node_modules holds.
+  // In CI, as pnpm 11: only a pnpm-lock.yaml that exists is frozen by CI's default, so node_modules' is written back; --frozen-lockfile fails.
   fs.rmSync(lockfile)
-  const frozen = await lode(project, ['install'], { CI: 'true' })
-  assert.notEqual(frozen.code, 0)
-  assert.match(frozen.stdout + frozen.stderr, /ERR_LODE_NO_LOCKFILE/)
-  assert.equal(fs.existsSync(lockfile), false)
+  const pnpmCopy = cloneProject(project)
+  const byPnpm = await pnpmExactly(pnpmCopy, ['install'], { CI: 'true' })
+  const inCI = await lode(project, ['install'], { CI: 'true' })
+  assert.equal(inCI.code, byPnpm.code, inCI.stderr)
+  assert.equal(inCI.code, 0)
+  assert.equal(fs.readFileSync(lockfile, 'utf8'), fs.readFileSync(path.join(pnpmCopy.dir, 'pnpm-lock.yaml'), 'utf8'))
+  fs.rmSync(lockfile)
   const flag = await lode(project, ['install', '--frozen-lockfile'])
   assert.match(flag.stderr, /^\[ERR_LODE_NO_LOCKFILE\]/)
   assert.equal(fs.existsSync(lockfile), false)

@@ -9,6 +9,7 @@ import { LodeError, fileSystemError, hasErrno } from '@lode/core.error'
 import ini from 'ini'
 
 import { isCI } from './ci.js'
+import { settingsFromEnv } from './env-settings.js'
 import { globalAuthFile, globalConfigFile } from './global-config-file.js'
 import { pickNpmrcSettings } from './npmrc.js'
 import { refuseDefaultPnpmfile } from './pnpmfile.js'
@@ -66,6 +67,8 @@ export interface Config {
   readonly offline: boolean
   /** Install the lockfile as it is or fail (pnpm's `frozen-lockfile`; on by default in CI). */
   readonly frozenLockfile: boolean
+  /** On only because this is CI (nothing set it): then, as pnpm, a missing pnpm-lock.yaml is resolved and written, not an error. */
+  readonly frozenLockfileIfExists: boolean
   /** What `lode add` puts before a picked version: `^` (the default), `~` or `` (exact). */
   readonly savePrefix: string
   /** pnpm's `saveCatalogName` (`--save-catalog-name`; `--save-catalog` is `default`): `add` saves new dependencies to this catalog. */
@@ -284,17 +287,23 @@ export function getConfig (opts: GetConfigOptions): Config {
   const globalFile = globalConfigFile(env, home)
   const global = auditSettings(readSettingsYaml(globalFile), globalFile, { kind: 'global', scope })
   const project = auditSettings(projectSettings, workspaceFile, { kind: 'project', scope })
-  // pnpm's global config file (the machine's settings), then the project's over them.
-  const workspace = { ...global.settings, ...projectSettings }
+  const envSettings = settingsFromEnv(env)
+  auditSettings(envSettings.settings, 'the environment (pnpm_config_*)', { kind: 'project', scope })
+  // pnpm's global config file (the machine's settings), then the project's over them, then the environment's.
+  const workspace = { ...global.settings, ...projectSettings, ...envSettings.settings }
   refuseDefaultPnpmfile(dir, projectSettings)
   const updateSettings = readUpdateSettings(workspace, path.join(dir, 'pnpm-workspace.yaml'))
-  const setting = settingReader(workspace, (name) => Object.hasOwn(projectSettings, name) ? workspaceFile : globalFile)
+  const whereSet = (name: string): string => Object.hasOwn(envSettings.variables, name)
+    ? envSettings.variables[name]!
+    : Object.hasOwn(projectSettings, name) ? workspaceFile : globalFile
+  const setting = settingReader(workspace, whereSet, envSettings.raw)
   const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0
   const isBool = (v: unknown): v is boolean => typeof v === 'boolean'
   // As many at once as this says: none at all would never end.
   const isConcurrency = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 1
   const optionalString = (name: string): string | undefined =>
     setting<string | undefined>(name, (v): v is string | undefined => isString(v), undefined)
+  const frozenSetting = opts.overrides.frozenLockfile ?? setting<boolean | undefined>('frozenLockfile', (v): v is boolean | undefined => isBool(v), undefined)
   const shamefullyHoist = opts.overrides.shamefullyHoist ?? setting<boolean | undefined>('shamefullyHoist', (v): v is boolean | undefined => isBool(v), undefined)
   const isNodeLinker = (v: unknown): v is 'isolated' | 'hoisted' => v === 'isolated' || v === 'hoisted'
   if (workspace['nodeLinker'] === 'pnp' || opts.overrides.nodeLinker === 'pnp') {
@@ -336,7 +345,8 @@ export function getConfig (opts: GetConfigOptions): Config {
     },
     formerDefaultStoreDir: storeDefaulted ? path.join(env['XDG_DATA_HOME'] || path.join(home, '.local', 'share'), 'lode', 'store') : undefined,
     offline: opts.overrides.offline ?? setting('offline', isBool, false),
-    frozenLockfile: opts.overrides.frozenLockfile ?? setting('frozenLockfile', isBool, isCI(env)),
+    frozenLockfile: frozenSetting ?? isCI(env),
+    frozenLockfileIfExists: frozenSetting === undefined && isCI(env),
     preferOffline: opts.overrides.preferOffline ?? setting('preferOffline', isBool, false),
     // pnpm 11's default: min(96, max(workers × 3, 64)).
     networkConcurrency: opts.overrides.networkConcurrency ?? setting('networkConcurrency', isConcurrency, Math.min(96, Math.max(cores * 3, 64))),
@@ -433,7 +443,8 @@ export function getConfig (opts: GetConfigOptions): Config {
     ignoreCompatibilityDb: setting('ignoreCompatibilityDb', isBool, false),
     blockExoticSubdeps: setting('blockExoticSubdeps', isBool, true),
     trustPolicy: setting('trustPolicy', (v): v is 'off' | 'no-downgrade' => v === 'off' || v === 'no-downgrade', 'off'),
-    trustPolicyExclude: setting('trustPolicyExclude', isStrings, []),
+    // pnpm takes one name written alone as a list of it.
+    trustPolicyExclude: [setting<string[] | string>('trustPolicyExclude', (v): v is string[] | string => isStrings(v) || isString(v), [])].flat(),
     trustPolicyIgnoreAfter: setting<number | undefined>('trustPolicyIgnoreAfter', (v): v is number | undefined => isNumber(v), undefined),
     trustLockfile: setting('trustLockfile', isBool, false),
     // As pnpm 11: `lockfile`, else npm's `packageLock`, else true.
@@ -522,10 +533,13 @@ export function readWorkspacePackages (dir: string): string[] | undefined {
 }
 
 /** Reads one setting: `fallback` when absent, `ERR_LODE_INVALID_SETTING` naming the file it is in (`fileOf`) when of the wrong type. */
-function settingReader (workspace: Record<string, unknown>, fileOf: (name: string) => string) {
+function settingReader (workspace: Record<string, unknown>, fileOf: (name: string) => string, raw: Readonly<Record<string, string>> = {}) {
   return <T>(name: string, check: (v: unknown) => v is T, fallback: T): T => {
     const value = workspace[name]
     if (value === undefined) return fallback
+    // A variable's text that reads as JSON may be meant as text (a string setting of `123`).
+    const text = Object.hasOwn(raw, name) ? raw[name] : undefined
+    if (!check(value) && text !== undefined && check(text)) return text
     if (!check(value)) {
       throw new LodeError('INVALID_SETTING', `${name} in ${fileOf(name)} has the wrong type (${describeValue(value)}).`, {
         hint: `See pnpm's documentation of ${name} for its type.`,

@@ -45,7 +45,7 @@ export async function add (opts: AddOptions): Promise<InstallResult> {
     catalogMode: opts.config.catalogMode,
     onWarning: (message) => { opts.onEvent?.({ type: 'warning', message }) },
   })
-  return await installAndRecord({ ...opts, edits })
+  return await installAndRecord({ ...opts, edits, createManifest: true })
 }
 
 export interface RemoveOptions extends ProjectEditOptions {
@@ -71,13 +71,13 @@ export interface UpdateOptions extends ProjectEditOptions {
 }
 
 /**
- * pnpm's `update`: the named direct dependencies (all when none is named) resolve again to the
- * newest version their range allows, wherever they occur, and package.json keeps each range's
- * prefix with the new version (`^1.0.0` becomes `^1.1.0`). With `latest`, the ranges are rewritten
- * to the `latest` version (`^1.0.0` becomes `^2.0.0`), a `catalog:` dependency's catalog entry too;
- * `workspace:` specs take pnpm's forms (`saveWorkspaceProtocol`); paths and URLs are left alone.
- * `update.ignoreDeps` are left alone unless named. A name that no project depends on is
- * `ERR_LODE_NO_PACKAGE_IN_DEPENDENCIES`.
+ * pnpm's `update` (see `updateEdits`): the dependencies named or matched (all when none is named)
+ * resolve again wherever they occur, to the newest version their range allows, and package.json
+ * keeps each range's style with the new version (`^1.0.0` becomes `^1.1.0`); `name@spec` takes that
+ * spec. With `latest`, the ranges move to the `latest` version (`^1.0.0` becomes `^2.0.0`), a
+ * `catalog:` dependency's catalog entry too; `workspace:` specs take pnpm's forms
+ * (`saveWorkspaceProtocol`); paths and URLs are left alone. `update.ignoreDeps` are left alone
+ * unless named.
  */
 export async function update (opts: UpdateOptions): Promise<InstallResult> {
   const targets = await withManifests(targetsOf(opts))

@@ -69,6 +69,8 @@ export interface InstallOptions {
   now: () => number
   /** Dependencies to add to a project's package.json first (`add`); the lockfile is then never frozen. */
   edits?: readonly DependencyEdit[]
+  /** `add` outside a workspace: a project without package.json gets one with what is added, as with pnpm. */
+  createManifest?: boolean
   /**
    * pnpm's `install --filter`: the importer ids (`packages/a`) whose node_modules are installed (and
    * whose scripts run), the root's always with them; the other projects keep what they have. The

@@ -33,6 +33,10 @@ export interface InstallContextOptions {
   projects?: readonly string[]
   lockfileOnly?: boolean
   frozenLockfile?: boolean
+  /** `add` outside a workspace: a project without package.json is taken as `{}`, and the file written with what is added (pnpm's). */
+  createManifest?: boolean
+  /** `--prefer-frozen-lockfile`, when given: then CI's default freezes a missing lockfile too, as in pnpm. */
+  preferFrozenLockfile?: boolean
   onWarning: (message: string) => void
   onInfo: (message: string) => void
 }
@@ -78,7 +82,7 @@ export interface InstallContext {
  */
 export async function readInstallContext (opts: InstallContextOptions): Promise<InstallContext> {
   const { config } = opts
-  const rootManifest = await readProjectManifest(config.dir)
+  const rootManifest = await readProjectManifest(config.dir, { missingIsEmpty: opts.createManifest === true && !isWorkspace(config) })
   const { wanted, installed, frozen } = await readLockfiles(opts)
   const current = wanted ?? installed
   const overrides = parseOverrides(replaceVersionReferences(catalogOverrides(config.overrides, config.catalogs), rootManifest))
@@ -158,7 +162,11 @@ async function readLockfiles (
       hint: 'Remove lockfile: false from pnpm-workspace.yaml, or install without --lockfile-only.',
     })
   }
-  const frozen = (opts.edits ?? []).length === 0 && (opts.frozenLockfile ?? config.frozenLockfile)
+  let frozen = (opts.edits ?? []).length === 0 && (opts.frozenLockfile ?? config.frozenLockfile)
+  // Frozen only by CI's default: pnpm freezes a lockfile that exists, and writes one that does not.
+  const byCIOnly = config.frozenLockfileIfExists && opts.frozenLockfile === undefined && opts.preferFrozenLockfile === undefined
+    && opts.lockfileOnly !== true
+  if (frozen && byCIOnly && !fs.existsSync(path.join(config.dir, WANTED_LOCKFILE))) frozen = false
   const wanted = config.useLockfile ? await readWantedLockfile(opts, frozen) : undefined
   if (!config.useLockfile && ((await fs.promises.stat(path.join(config.dir, WANTED_LOCKFILE)).catch(() => undefined))?.size ?? 0) > 0) {
     opts.onWarning('A pnpm-lock.yaml file exists. The current configuration prohibits to read or write a lockfile')

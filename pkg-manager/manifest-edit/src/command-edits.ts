@@ -4,7 +4,7 @@ import type { DependencyGroup } from '@lode/core.constants'
 import { splitNameAt } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
 import { createMatcher } from '@lode/core.matcher'
-import { isValidPackageName, own } from '@lode/core.safe-name'
+import { isValidPackageName, own as ownEntry } from '@lode/core.safe-name'
 import { parseWantedSpec } from '@lode/resolving.npm-resolver/spec'
 
 import { promoteToCatalog } from './catalog-save.js'
@@ -47,7 +47,7 @@ export function addEdits (
     onWarning: opts.onWarning ?? (() => {}),
   }
   const dependencies = specs.map(parseAddSpec)
-    .map((dep) => dep.bareSpecifier === undefined && own(opts.catalogs['default'], dep.alias) !== undefined ? { ...dep, bareSpecifier: 'catalog:' } : dep)
+    .map((dep) => dep.bareSpecifier === undefined && ownEntry(opts.catalogs['default'], dep.alias) !== undefined ? { ...dep, bareSpecifier: 'catalog:' } : dep)
     .map((dep) => opts.saveCatalogName === undefined ? dep : { ...dep, saveCatalogName: opts.saveCatalogName })
     .map((dep) => promoteToCatalog(dep, catalogOptions))
   const group = opts.peer ? 'devDependencies' : opts.group
@@ -77,49 +77,89 @@ export function removeEdits (targets: readonly EditTarget[], names: readonly str
 }
 
 /**
- * `update`: the direct dependencies named or matched (`@babel/*`, `!eslint`; all when none is
- * named) resolve again; with `latest`, a registry spec at its `latest` version (an alias at its
- * target's), others (`workspace:`, `catalog:`, paths, URLs) left alone. A name no project depends
- * on is `ERR_LODE_NO_PACKAGE_IN_DEPENDENCIES`.
+ * `update`, as pnpm 11 (its default depth: every level): the dependencies named or matched
+ * (`@babel/*`, `!eslint`; all when none is named) resolve again wherever they occur; a project's own
+ * ones save the version picked in their range's style. `name@spec` (`dep@latest`, `dep@2.0.0`,
+ * `alias@npm:x@^1`) resolves a project's own dependency to that spec instead; on a name no project
+ * depends on directly it is `ERR_LODE_UPDATE_VERSION_ON_INDIRECT_DEP`, and with `--latest`,
+ * `ERR_LODE_LATEST_WITH_SPEC`. With `latest`, a registry spec moves to its `latest` version (an
+ * alias to its target's), a `catalog:` one moves its catalog's entry; others (`workspace:`, paths,
+ * URLs) are left alone. A name no project depends on directly is updated where it occurs deeper.
  */
 export function updateEdits (
   targets: readonly EditTarget[],
   given: readonly string[],
   opts: { latest: boolean, savePrefix: string, ignoreDependencies?: readonly string[] | undefined, catalogs?: Catalogs | undefined }
 ): DependencyEdit[] {
-  // pnpm's `update.ignoreDeps`: left alone unless named (only exclusions, or nothing, were given).
-  const patterns = given.every((pattern) => pattern.startsWith('!')) && (opts.ignoreDependencies ?? []).length > 0
-    ? ['*', ...given, ...(opts.ignoreDependencies ?? []).map((name) => `!${name}`)]
-    : given
-  const matches = patterns.length === 0 ? () => true : createMatcher(patterns)
-  const specs = targets.map((target) => specsOf(target.manifest, false))
-  const named = given.filter((pattern) => !pattern.startsWith('!'))
-  const unmatched = named.filter((pattern) => {
-    const one = createMatcher([pattern])
-    return specs.every((of) => ![...of.keys()].some(one))
-  })
-  if (named.length > 0 && unmatched.length === named.length) {
-    throw new LodeError('NO_PACKAGE_IN_DEPENDENCIES', `None of the specified packages were found in the dependencies of ${where(targets)}: ${unmatched.join(', ')}.`, {
-      hint: 'Check the names; lode update updates direct dependencies (and wherever else they occur).',
+  const selectors = given.map(updateSelector)
+  const withSpecs = selectors.filter((selector) => selector.spec !== undefined)
+  if (opts.latest && withSpecs.length > 0) {
+    throw new LodeError('LATEST_WITH_SPEC', `Specs are not allowed to be used with --latest (${withSpecs.map(({ raw }) => raw).join(', ')})`, {
+      hint: 'Give the names alone with --latest, or drop --latest to update to the specs given.',
     })
   }
+  const names = selectors.map(({ pattern }) => pattern)
+  // pnpm's `update.ignoreDeps`: left alone unless named (only exclusions, or nothing, were given).
+  const patterns = names.every((pattern) => pattern.startsWith('!')) && (opts.ignoreDependencies ?? []).length > 0
+    ? ['*', ...names, ...(opts.ignoreDependencies ?? []).map((name) => `!${name}`)]
+    : names
+  const matches = patterns.length === 0 ? () => true : createMatcher(patterns)
+  const specs = targets.map((target) => specsOf(target.manifest, false))
+  const direct = (pattern: string): boolean => {
+    const one = createMatcher([pattern])
+    return specs.some((of) => [...of.keys()].some(one))
+  }
+  // A tag only says to update (`child@latest`); a version or range would have to be recorded.
+  const indirect = withSpecs.find(({ pattern, spec }) => !direct(pattern) && !isTag(pattern, spec!))
+  if (indirect !== undefined) {
+    throw new LodeError('UPDATE_VERSION_ON_INDIRECT_DEP', `"${indirect.pattern}" (requested "${indirect.spec!}") is not a direct dependency, so the requested version cannot be recorded.`, {
+      hint: `Add it to a project's dependencies (lode add ${indirect.raw}), or update it without a version.`,
+    })
+  }
+  // Names no project has: resolved again where they occur deeper (globs only match the projects' own).
+  const deep = names.filter((name) => !name.startsWith('!') && !/[*?]/.test(name) && !direct(name))
+  const requested = new Map(withSpecs.map(({ pattern, spec }) => [pattern, spec!]))
   return targets.map(({ importerId }, i) => {
-    const names = [...specs[i]!.keys()].filter(matches)
-    const dependencies = names.flatMap((alias) => {
+    const own = [...specs[i]!.keys()].filter(matches)
+    const dependencies = own.flatMap((alias) => {
       const spec = specs[i]!.get(alias)!
+      const asked = requested.get(alias)
+      if (asked !== undefined) return [{ alias, bareSpecifier: asked }]
       if (!opts.latest) return [{ alias, bareSpecifier: spec }]
       // `--latest` of a `catalog:` dependency moves the catalog's entry (pnpm's), when it is a registry range.
       if (spec.startsWith('catalog:')) {
         const name = spec.slice('catalog:'.length) || 'default'
-        const range = own(opts.catalogs?.[name], alias)
+        const range = ownEntry(opts.catalogs?.[name], alias)
         const movable = range !== undefined && registrySpec(alias, range)?.aliased === false
         return movable ? [{ alias, bareSpecifier: undefined, catalog: { name, range } }] : []
       }
       const wanted = registrySpec(alias, spec)
       return wanted === undefined ? [] : [{ alias, bareSpecifier: wanted.aliased ? `npm:${wanted.name}` : undefined }]
     })
-    return { importerId, dependencies, update: patterns.length === 0 ? 'all' as const : names, latest: opts.latest, exact: false, savePrefix: opts.savePrefix }
+    // An alias's package is updated by its own name too (`alias: npm:qar@^1`).
+    const targets = own.flatMap((alias) => {
+      const wanted = registrySpec(alias, specs[i]!.get(alias)!)
+      return wanted?.aliased === true ? [wanted.name] : []
+    })
+    const update = patterns.length === 0 ? 'all' as const : [...own, ...targets, ...deep]
+    return { importerId, dependencies, update, latest: opts.latest, exact: false, savePrefix: opts.savePrefix }
   })
+}
+
+function isTag (name: string, spec: string): boolean {
+  try {
+    const wanted = parseWantedSpec(name, spec, 'the command line')
+    return wanted.kind === 'registry' && wanted.type === 'tag'
+  } catch {
+    return false
+  }
+}
+
+/** An `update` argument: a name or pattern, with the spec after its `@` (`dep@latest`, `@scope/dep@^2`). */
+function updateSelector (raw: string): { raw: string, pattern: string, spec: string | undefined } {
+  if (raw.startsWith('!')) return { raw, pattern: raw, spec: undefined }
+  const { name, rest } = splitNameAt(raw)
+  return rest === undefined || rest === '' ? { raw, pattern: raw, spec: undefined } : { raw, pattern: name, spec: rest }
 }
 
 function where (targets: readonly EditTarget[]): string {

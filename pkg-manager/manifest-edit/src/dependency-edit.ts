@@ -3,6 +3,7 @@ import path from 'node:path'
 
 import { DEPENDENCY_GROUPS } from '@lode/core.constants'
 import type { DependencyGroup } from '@lode/core.constants'
+import { hasErrno } from '@lode/core.error'
 import { own } from '@lode/core.safe-name'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
@@ -73,7 +74,9 @@ export function applyEdit<T extends Record<string, unknown>> (
       const deps = result[group] as Record<string, string> | undefined
       if (group !== target && deps !== undefined && own(deps, dep.alias) !== undefined) {
         const { [dep.alias]: _removed, ...rest } = deps
-        result[group] = rest
+        // A group the move empties goes, as pnpm drops it.
+        if (Object.keys(rest).length === 0) delete result[group]
+        else result[group] = rest
       }
     }
     result[target] = { ...result[target] as Record<string, string> | undefined, [dep.alias]: specOf(dep) }
@@ -194,7 +197,12 @@ function keepsTag (alias: string, asked: string, prevSpecifier: string | undefin
 /** Writes the edited package.json, keeping the file's indentation and final newline, atomically. */
 export async function writeEditedManifest (dir: string, manifest: Record<string, unknown>): Promise<void> {
   const file = path.join(dir, 'package.json')
-  const text = await fs.readFile(file, 'utf8')
+  // None yet (`add` in a directory without one): written as pnpm writes a new one, indented by tabs.
+  const text = await fs.readFile(file, 'utf8').catch((err: unknown) => { if (hasErrno(err, 'ENOENT')) return undefined; throw err })
+  if (text === undefined) {
+    await writeFileAtomic(file, `${JSON.stringify(manifest, null, '\t')}\n`)
+    return
+  }
   // A one-line file stays on one line, as pnpm keeps it.
   const indent = /^[ \t]+(?=")/m.exec(text)?.[0] ?? (text.trim().includes('\n') ? '  ' : '')
   const newline = text.includes('\r\n') ? '\r\n' : '\n'

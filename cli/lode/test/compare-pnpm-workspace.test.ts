@@ -1,0 +1,442 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { after, before, test } from 'node:test'
+
+import { TestRegistry } from '@lode/__utils__.test-fixtures'
+
+import { cloneProject, listing, lode, makeProject, pnpm, projectFile, snapshot } from './helpers.js'
+import type { Project, Step } from './helpers.js'
+
+// pnpm 11's own workspace scenarios (recursive and filtered installs, catalogs, workspace links,
+// peers across projects, injected projects), each run by pnpm 11 on one copy and lode on another:
+// the same exit codes, the same files after each step, the same node_modules.
+
+let registry: TestRegistry
+
+const writeFile = (name: string): string => `node -e "require('fs').writeFileSync('${name}', '')"`
+
+before(async () => {
+  registry = await TestRegistry.start([
+    { name: 'dep-a', version: '1.0.0' },
+    { name: 'dep-b', version: '1.0.0' },
+    { name: 'dep-c', version: '1.0.0' },
+    { name: 'dep', version: '1.0.0' },
+    { name: 'dep', version: '2.0.0' },
+    { name: 'other', version: '1.0.0' },
+    { name: 'foo', version: '1.0.0' },
+    { name: 'foo', version: '1.3.0' },
+    { name: 'foo', version: '2.0.0' },
+    { name: 'bar', version: '1.0.0' },
+    { name: 'bar', version: '1.1.0' },
+    { name: 'conv-dep', version: '1.0.0' },
+    { name: 'conv-dep', version: '1.1.0' },
+    { name: 'conv-with', version: '1.0.0', dependencies: { 'conv-dep': '^1.0.0' } },
+    { name: 'cw-dep-of', version: '1.0.0' },
+    { name: 'cw-dep-of', version: '1.1.0' },
+    { name: 'cw-with-dep', version: '1.0.0', dependencies: { 'cw-dep-of': '^1.0.0' } },
+    { name: 'cw-with-dep', version: '1.1.0', dependencies: { 'cw-dep-of': '^1.0.0' } },
+    { name: 'wd', version: '1.0.0' },
+    { name: 'wd', version: '1.1.0' },
+    { name: 'wd2', version: '1.0.0' },
+    { name: 'wd2', version: '1.1.0' },
+    { name: 'peer-host', version: '1.0.0' },
+    { name: 'peer-host', version: '1.1.0' },
+    { name: 'plugin', version: '1.0.0', manifest: { peerDependencies: { 'peer-host': '*' } } },
+    // A registry package whose own dependency says catalog:.
+    { name: 'bad-cat', version: '1.0.0', dependencies: { dep: 'catalog:foo' } },
+    { name: 'sub', version: '1.0.0' },
+    { name: 'parent', version: '1.0.0', dependencies: { sub: '^1.0.0' } },
+    { name: 'host', version: '4.10.4' },
+    { name: 'host-kw', version: '1.5.0', manifest: { peerDependencies: { host: '4' } } },
+    { name: 'peer-a', version: '1.0.0' },
+    { name: 'peer-b', version: '1.0.0' },
+    { name: 'peer-c', version: '1.0.0' },
+    { name: 'abc', version: '1.0.0', manifest: { peerDependencies: { 'peer-a': '^1.0.0' } } },
+    { name: 'pabc', version: '1.0.0', manifest: { peerDependencies: { 'peer-a': '^1.0.0', 'peer-b': '^1.0.0', 'peer-c': '^1.0.0' } } },
+    { name: 'pabc-parent', version: '1.0.0', dependencies: { pabc: '1.0.0', 'peer-a': '1.0.0', 'peer-b': '1.0.0' } },
+    { name: 'pabc-grand', version: '1.0.0', dependencies: { 'pabc-parent': '^1.0.0', 'peer-c': '1.0.0' } },
+    { name: 'pabc-missing', version: '1.0.0', manifest: { peerDependencies: { 'peer-a': '^1.0.0', 'peer-b': '^1.0.0', 'peer-c': '^1.0.0' } } },
+    { name: 'bin-dep', version: '1.0.0', bin: { 'bin-dep': 'bin.js' }, files: { 'bin.js': '#!/usr/bin/env node\nconsole.log("bin-dep")\n' } },
+    { name: 'builds', version: '1.0.0', scripts: { postinstall: writeFile('built.txt') } },
+  ])
+  // `latest` moves later, between the steps.
+  for (const name of ['cw-dep-of', 'cw-with-dep', 'wd', 'wd2']) registry.setDistTag(name, 'latest', '1.0.0')
+})
+
+after(async () => { await registry.close() })
+
+const json = (value: unknown): string => JSON.stringify(value, null, 2) + '\n'
+
+/** A workspace: pnpm-workspace.yaml (`packages/*` and `settings`), the root's package.json, and packages/<name> for each project. */
+function workspace (
+  settings: string,
+  projects: Record<string, Record<string, unknown>>,
+  root: Record<string, unknown> = {},
+  files: Record<string, string> = {}
+): Project {
+  return makeProject(registry, { name: 'root', version: '1.0.0', private: true, ...root }, {
+    'pnpm-workspace.yaml': `packages:\n  - packages/*\n${settings}`,
+    ...Object.fromEntries(Object.entries(projects).map(([name, manifest]) => [`packages/${name}/package.json`, json({ name, version: '1.0.0', ...manifest })])),
+    ...files,
+  })
+}
+
+/** The files a workspace step is compared on: every package.json, pnpm-workspace.yaml and the lockfile. */
+function filesOf (projects: string[], extra: string[] = []): string[] {
+  return ['package.json', ...projects.map((name) => `packages/${name}/package.json`), 'pnpm-workspace.yaml', 'pnpm-lock.yaml', ...extra]
+}
+
+/** A hand edit between the steps, done to pnpm's copy and to lode's. */
+type Edit = (dir: string) => void
+
+/** A step: also, output neither tool may print. */
+interface Check extends Step {
+  quiet?: RegExp
+}
+
+/**
+ * Each step by pnpm on `project` and by lode on a copy, at once: the same exit code (a failing lode
+ * changing nothing), the same `files` after it, and the same files and links in the whole
+ * workspace (node_modules, build outputs). Hand edits are done to both copies. `lodeProject` goes on
+ * from earlier steps.
+ */
+async function flow (
+  project: Project,
+  steps: ReadonlyArray<Check | string[] | Edit>,
+  files: readonly string[],
+  lodeProject: Project = cloneProject(project)
+): Promise<{ lodeProject: Project, pnpmProject: Project }> {
+  const tree = (of: Project): string[] => listing(of.dir).filter((file) => !file.endsWith(`.pnpm${path.sep}lock.yaml`))
+  for (const step of steps) {
+    if (typeof step === 'function') {
+      step(project.dir)
+      step(lodeProject.dir)
+      continue
+    }
+    const { args, fails, warns, quiet } = Array.isArray(step) ? { args: step } as Check : step
+    const before = fails === undefined ? undefined : snapshot(lodeProject.dir)
+    const [byPnpm, byLode] = await Promise.all([pnpm(project, args, fails !== undefined), lode(lodeProject, args)])
+    const said = `lode ${args.join(' ')}:\n${byLode.stdout}\n${byLode.stderr}`
+    if (fails === undefined) {
+      assert.equal(byLode.code, 0, said)
+    } else {
+      assert.equal(byLode.code, 1, said)
+      assert.match(byLode.stderr, fails)
+      assert.deepEqual(snapshot(lodeProject.dir), before, `lode ${args.join(' ')} changed nothing`)
+    }
+    if (warns !== undefined) {
+      assert.match(byPnpm.stdout, warns)
+      assert.match(byLode.stdout + byLode.stderr, warns, said)
+    }
+    if (quiet !== undefined) {
+      assert.doesNotMatch(byPnpm.stdout + byPnpm.stderr, quiet)
+      assert.doesNotMatch(byLode.stdout + byLode.stderr, quiet)
+    }
+    for (const file of files) assert.equal(projectFile(lodeProject, file), projectFile(project, file), `${file} after ${args.join(' ')}`)
+    assert.deepEqual(tree(lodeProject), tree(project), `the workspace after ${args.join(' ')}`)
+  }
+  return { lodeProject, pnpmProject: project }
+}
+
+const removeNodeModules: Edit = (dir) => {
+  for (const sub of ['.', ...fs.readdirSync(path.join(dir, 'packages')).map((name) => `packages/${name}`)]) {
+    fs.rmSync(path.join(dir, sub, 'node_modules'), { recursive: true, force: true })
+  }
+}
+
+const writeJson = (file: string, value: unknown): Edit => (dir) => {
+  fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true })
+  fs.writeFileSync(path.join(dir, file), json(value))
+}
+
+const writeText = (file: string, text: string): Edit => (dir) => { fs.writeFileSync(path.join(dir, file), text) }
+
+const moveLatest = (names: string[], version: string): Edit => () => { for (const name of names) registry.setDistTag(name, 'latest', version) }
+
+/** pnpm-workspace.yaml with `packages/*`, other settings, the default catalog and named ones. */
+function catalogYaml (entries: Record<string, string>, named: Record<string, Record<string, string>> = {}, settings = ''): string {
+  const lines = (of: Record<string, string>, indent: string): string => Object.entries(of).map(([name, spec]) => `${indent}${name}: ${spec}\n`).join('')
+  return `packages:\n  - packages/*\n${settings}` +
+    (Object.keys(entries).length > 0 ? `catalog:\n${lines(entries, '  ')}` : '') +
+    (Object.keys(named).length > 0 ? `catalogs:\n${Object.entries(named).map(([name, of]) => `  ${name}:\n${lines(of, '    ')}`).join('')}` : '')
+}
+
+const lockfileOnly = ['install', '--lockfile-only']
+const SKIPPED = /Lockfile is up to date, resolution step is skipped/
+const CYCLES = /cyclic workspace dependencies/
+
+test('a recursive install as pnpm 11: a link: between projects, a frozen reinstall, a project deleted, a package the registry lacks fails it all', async () => {
+  const project = workspace('', {
+    p1: { dependencies: { 'dep-a': '1.0.0', p2: 'link:../p2' } },
+    p2: { dependencies: { 'dep-b': '1.0.0' } },
+    p3: { dependencies: { 'dep-c': '1.0.0' } },
+  })
+  await flow(project, [
+    { args: ['install'], quiet: CYCLES },
+    removeNodeModules,
+    ['install', '--frozen-lockfile'],
+    // Its importer and its packages leave the lockfile and node_modules.
+    (dir) => { fs.rmSync(path.join(dir, 'packages', 'p3'), { recursive: true }) },
+    ['install'],
+    writeJson('packages/p4/package.json', { name: 'p4', version: '1.0.0', dependencies: { 'missing-pkg': '100.100.100' } }),
+    { args: ['install'], fails: /ERR_LODE_NOT_FOUND.*missing-pkg/ },
+  ], filesOf(['p1', 'p2']))
+  // A cycle with ignoreWorkspaceCycles: installed, and nothing said of it.
+  const cyclic = workspace('ignoreWorkspaceCycles: true\n', { p1: { dependencies: { p2: 'workspace:*' } }, p2: { devDependencies: { p1: 'workspace:*' } } })
+  await flow(cyclic, [{ args: ['install'], quiet: CYCLES }], filesOf(['p1', 'p2']))
+})
+
+test('where the workspace is, as pnpm 11 finds it: through a symlinked path, a yaml of settings only, packages globs that exclude or reach ../', async () => {
+  // Reached through a symlink (pnpm's stand-in for a Windows subst drive).
+  const linked = workspace('', { p1: { dependencies: { dep: '1.0.0' } } })
+  const linkedCopy = cloneProject(linked)
+  for (const of of [linked, linkedCopy]) fs.symlinkSync(of.dir, `${of.dir}-link`)
+  const [byPnpm, byLode] = await Promise.all([pnpm({ ...linked, dir: `${linked.dir}-link` }, ['install']), lode({ ...linkedCopy, dir: `${linkedCopy.dir}-link` }, ['install'])])
+  assert.equal(byLode.code, 0, byLode.stderr)
+  assert.equal(byPnpm.code, 0)
+  assert.equal(projectFile(linkedCopy, 'pnpm-lock.yaml'), projectFile(linked, 'pnpm-lock.yaml'))
+  assert.deepEqual(listing(linkedCopy.dir), listing(linked.dir))
+  // sharedWorkspaceLockfile alone, with no packages: a project of its own.
+  const settingsOnly = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { 'dep-a': '1.0.0' } }, { 'pnpm-workspace.yaml': 'sharedWorkspaceLockfile: true\n' })
+  await flow(settingsOnly, [['install']], ['package.json', 'pnpm-lock.yaml'])
+  // A project the globs exclude matches no filter: nothing installed, and a failure with --fail-if-no-match.
+  const excluded = makeProject(registry, { name: 'root', version: '1.0.0', private: true }, {
+    'pnpm-workspace.yaml': 'packages:\n  - "**"\n  - "!p1"\n',
+    'p1/package.json': json({ name: 'p1', version: '1.0.0', dependencies: { 'dep-a': '1.0.0', p2: '1.0.0' } }),
+    'p2/package.json': json({ name: 'p2', version: '1.0.0', dependencies: { 'dep-b': '1.0.0' } }),
+  })
+  await flow(excluded, [
+    { args: ['install', '--filter', 'p1...'], warns: /No projects matched the filters in/ },
+    { args: ['install', '--filter', 'p1...', '--fail-if-no-match'], fails: /ERR_LODE_FILTER_NO_MATCH/ },
+  ], ['package.json', 'pnpm-lock.yaml'])
+  // The root as the only project: --filter . adds to it.
+  await flow(makeProject(registry, { name: 'root', version: '1.0.0' }, { 'pnpm-workspace.yaml': 'packages:\n  - "."\n' }), [['--filter', '.', 'add', 'dep-a']], ['package.json', 'pnpm-lock.yaml'])
+  // pnpm-workspace.yaml in monorepo/workspace, its projects beside it (../**): importers ../package-1 and ../package-2.
+  const outside = makeProject(registry, { name: 'outer', private: true }, {
+    'monorepo/workspace/pnpm-workspace.yaml': 'packages:\n  - "../**"\nlinkWorkspacePackages: true\nsaveWorkspaceProtocol: false\n',
+    'monorepo/workspace/package.json': json({ name: 'root-package', version: '1.0.0', dependencies: { 'package-1': '1.0.0', 'package-2': '1.0.0' } }),
+    'monorepo/package-1/package.json': json({ name: 'package-1', version: '1.0.0', dependencies: { 'dep-a': '1.0.0', 'package-2': '1.0.0' } }),
+    'monorepo/package-2/package.json': json({ name: 'package-2', version: '1.0.0', dependencies: { 'dep-b': '1.0.0' } }),
+  })
+  await flow(outside, [['--dir', 'monorepo/workspace', 'install']], ['monorepo/workspace/pnpm-lock.yaml'])
+})
+
+test('filtered installs as pnpm 11: from a lockfile resolution is skipped, a frozen install of one project keeps the others\' packages, the rest installed later', async () => {
+  const project = workspace('', {
+    p1: { dependencies: { dep: '1.0.0', 'dep-a': '1.0.0', p2: 'link:../p2' } },
+    p2: { dependencies: { 'dep-b': '1.0.0' } },
+    // A workspace: range.
+    p3: { dependencies: { 'conv-with': '1.0.0', p2: 'workspace:1.0.0' } },
+    p4: { dependencies: { 'dep-c': '1.0.0' } },
+  })
+  await flow(project, [
+    lockfileOnly,
+    { args: ['install', '--filter', 'p1'], warns: SKIPPED },
+    { args: ['install'], warns: SKIPPED },
+    removeNodeModules,
+    ['install', '--filter', 'p1', '--frozen-lockfile'],
+    ['install', '--frozen-lockfile'],
+    // A new version locked for p1 alone: its frozen install replaces dep, the other projects' packages stay.
+    writeJson('packages/p1/package.json', { name: 'p1', version: '1.0.0', dependencies: { dep: '2', 'dep-a': '1.0.0', p2: 'link:../p2' } }),
+    lockfileOnly,
+    ['install', '--filter', 'p1', '--frozen-lockfile'],
+  ], filesOf(['p1', 'p2', 'p3', 'p4']))
+  // Resolved for one project, installed for another.
+  const two = workspace('', { p1: { dependencies: { 'dep-a': '1.0.0' } }, p2: { dependencies: { 'dep-b': '1.0.0' } } })
+  await flow(two, [['install', '--filter', 'p1', '--lockfile-only'], ['install', '--filter', 'p2']], filesOf(['p1', 'p2']))
+  // A workspace project's name also taken from the registry (linkWorkspacePackages is off), and workspace:*.
+  const sameName = workspace('', { p1: { dependencies: { 'dep-b': 'workspace:*' } }, p2: { dependencies: { 'dep-b': '1.0.0' } }, 'dep-b': {} })
+  await flow(sameName, [lockfileOnly, { args: ['install'], warns: SKIPPED }], filesOf(['p1', 'p2', 'dep-b']))
+})
+
+test('the lockfile\'s catalogs as pnpm 11: peers per importer, locked entries kept, filtered installs keep other projects\' entries, unused entries dropped', async () => {
+  const project = workspace('', {
+    p1: { dependencies: { bar: 'catalog:', plugin: 'catalog:', 'peer-host': '1.0.0', 'cw-with-dep': 'catalog:', other: '1.0.0' } },
+    p2: { dependencies: { foo: 'catalog:', plugin: 'catalog:', 'peer-host': '1.1.0' } },
+  }, {}, { 'pnpm-workspace.yaml': catalogYaml({ bar: '^1.0.0', foo: '^1.0.0', plugin: '^1.0.0', 'cw-with-dep': '^1.0.0' }) })
+  const catalogUsers = (p1: Record<string, string>): Edit => writeJson('packages/p1/package.json', { name: 'p1', version: '1.0.0', dependencies: p1 })
+  await flow(project, [
+    // One catalog version of plugin, with each project's peer.
+    lockfileOnly,
+    // Newer versions of a catalog entry and of its dependency: removing another dependency moves neither.
+    moveLatest(['cw-dep-of', 'cw-with-dep'], '1.1.0'),
+    catalogUsers({ bar: 'catalog:', plugin: 'catalog:', 'peer-host': '1.0.0', 'cw-with-dep': 'catalog:' }),
+    lockfileOnly,
+    // p2's entry changes; installing p2 alone keeps p1's entries.
+    writeText('pnpm-workspace.yaml', catalogYaml({ bar: '^1.0.0', foo: '=1.0.0', plugin: '^1.0.0', 'cw-with-dep': '^1.0.0' })),
+    ['install', '--filter', 'p2', '--lockfile-only'],
+    // An entry no project uses leaves the lockfile; pnpm-workspace.yaml keeps it.
+    catalogUsers({ plugin: 'catalog:', 'peer-host': '1.0.0', 'cw-with-dep': 'catalog:' }),
+    lockfileOnly,
+  ], filesOf(['p1', 'p2']))
+  // A registry package whose dependency says catalog: fails to resolve.
+  await flow(makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { 'bad-cat': '1.0.0' } }), [{ args: lockfileOnly, fails: /catalog:/ }], ['package.json', 'pnpm-lock.yaml'])
+})
+
+test('a catalog changed, then one project installed: its importer updated in the lockfile, the other\'s node_modules left until a full install, as pnpm 11', async () => {
+  const projects = { p1: {}, p2: { dependencies: { dep: 'catalog:' } } }
+  await flow(workspace('', projects, {}, { 'pnpm-workspace.yaml': catalogYaml({ dep: '=1.0.0' }) }), [
+    ['install'],
+    writeText('pnpm-workspace.yaml', catalogYaml({ dep: '=2.0.0' })),
+    ['install', '--filter', 'p1'],
+    ['install'],
+  ], filesOf(['p1', 'p2']))
+  // The same with dedupePeerDependents off: the catalogs section and p2's importer stay.
+  const settings = 'dedupePeerDependents: false\n'
+  await flow(workspace('', projects, {}, { 'pnpm-workspace.yaml': catalogYaml({ dep: '1.0.0' }, {}, settings) }), [
+    lockfileOnly,
+    writeText('pnpm-workspace.yaml', catalogYaml({ dep: '^1.0.0' }, {}, settings)),
+    ['install', '--filter', 'p1', '--lockfile-only'],
+  ], filesOf(['p1', 'p2']))
+})
+
+test('add and update --latest with catalogs write package.json, pnpm-workspace.yaml and the lockfile as pnpm 11', async () => {
+  const project = workspace('', {
+    p1: { dependencies: { 'conv-dep': 'catalog:', foo: 'catalog:', p2: 'workspace:*', 'peer-host': '^1.0.0' } },
+    p2: { dependencies: { bar: 'catalog:', foo: 'catalog:' } },
+    p3: {},
+  }, {}, { 'pnpm-workspace.yaml': catalogYaml({ dep: '1.0.0', bar: '^1.1.0', foo: '1.0.0', 'conv-dep': '1.0.0' }) })
+  await flow(project, [
+    ['install'],
+    // dep@catalog: saves catalog:; a name the catalog has, added bare, uses it and leaves the entry as it is.
+    ['--filter', 'p3', 'add', 'dep@catalog:'],
+    ['--filter', 'p3', 'add', 'bar'],
+    // --save-catalog beside an entry of the catalog.
+    ['--filter=p3', 'add', '--save-catalog', 'dep-a'],
+    // Two projects on one entry: one move of the catalog, both keep catalog:.
+    ['update', '-r', '--latest', 'foo'],
+    // A catalog: and a plain range in a project with a workspace: dependency: the entry moves, the range moves.
+    ['--filter', 'p1', 'update', '--latest', 'conv-dep', 'peer-host'],
+  ], filesOf(['p1', 'p2', 'p3']))
+  // catalogMode strict: re-adding a catalog: dependency keeps catalog: and a range in the catalog.
+  const single = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { dep: 'catalog:named', foo: 'catalog:' } }, {
+    'pnpm-workspace.yaml': 'catalogMode: strict\ncatalog:\n  foo: ^1.3.0\ncatalogs:\n  named:\n    dep: 1.0.0\n',
+  })
+  await flow(single, [
+    ['install'],
+    ['add', 'foo'],
+    // catalogMode prefer: update --latest of a named catalog's dependency moves that catalog.
+    (dir) => { fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), fs.readFileSync(path.join(dir, 'pnpm-workspace.yaml'), 'utf8').replace('catalogMode: strict', 'catalogMode: prefer')) },
+    ['update', '--latest', 'dep'],
+    // A dependency added by hand (*) stays as it is when --save-catalog adds another.
+    writeJson('package.json', { name: 'app', version: '1.0.0', dependencies: { dep: 'catalog:named', foo: 'catalog:', bar: '*' } }),
+    ['add', '--save-catalog', 'dep-b'],
+  ], ['package.json', 'pnpm-workspace.yaml', 'pnpm-lock.yaml'])
+})
+
+test('versions across projects as pnpm 11: a workspace project for a registry package\'s dependency (deep, overrides), a version in use reused, a bump that converges', async () => {
+  const deep = workspace('linkWorkspacePackages: deep\n', { sub: { version: '1.1.0' }, p: { dependencies: { parent: '1.0.0' } } })
+  const { lodeProject, pnpmProject } = await flow(deep, [['install'], removeNodeModules, ['install', '--frozen-lockfile']], filesOf(['p']))
+  // An override to workspace:* links it too.
+  await flow(pnpmProject, [
+    writeText('pnpm-workspace.yaml', 'packages:\n  - packages/*\noverrides:\n  sub: workspace:*\n'),
+    ['install'],
+    removeNodeModules,
+    ['install', '--frozen-lockfile'],
+  ], filesOf(['p']), lodeProject)
+  const project = workspace('', {
+    p1: { dependencies: { wd: '^1.0.0', wd2: '^1.0.0' } },
+    p2: {},
+    // A project named as a registry package (linkWorkspacePackages is off).
+    wd2: { version: '1.1.0' },
+    p3: { dependencies: { 'conv-with': '1.0.0' } },
+    p4: { dependencies: { 'conv-dep': '1.0.0' } },
+  })
+  await flow(project, [
+    ['install'],
+    moveLatest(['wd', 'wd2'], '1.1.0'),
+    // The version p1 has locked, not the new latest.
+    ['--filter', 'p2', 'add', 'wd'],
+    // Adding something else moves neither.
+    ['--filter', 'p1', 'add', 'other'],
+    moveLatest(['wd', 'wd2'], '1.0.0'),
+    // p4 bumps what p3 has transitively: p3's edge follows, the old version leaves.
+    writeJson('packages/p4/package.json', { name: 'p4', version: '1.0.0', dependencies: { 'conv-dep': '1.1.0' } }),
+    ['install'],
+  ], filesOf(['p1', 'p2', 'wd2', 'p3', 'p4']))
+})
+
+test('update rolls workspace: ranges with saveWorkspaceProtocol: rolling as pnpm 11, to the projects\' new version', async () => {
+  const specs = ['workspace:1.0.0', 'workspace:~1.0.0', 'workspace:^1.0.0', 'workspace:1', 'workspace:1.0', 'workspace:*', 'workspace:^', 'workspace:~']
+  const dependencies = Object.fromEntries(specs.map((spec, i) => [`dep${i + 1}`, spec]))
+  const projects = Object.fromEntries(specs.map((_, i) => [`dep${i + 1}`, {}]))
+  const bump: Edit = (dir) => { specs.forEach((_, i) => { writeJson(`packages/dep${i + 1}/package.json`, { name: `dep${i + 1}`, version: '2.0.0' })(dir) }) }
+  await flow(workspace('saveWorkspaceProtocol: rolling\n', { p1: { dependencies }, p2: { dependencies }, ...projects }), [
+    ['install'],
+    bump,
+    ['--filter', 'p1', 'update', 'dep1', 'dep2', 'dep3', 'dep4', 'dep5', 'dep6'],
+    ['--filter', 'p2', 'update'],
+  ], filesOf(['p1', 'p2']))
+})
+
+test('peers across workspace projects as pnpm 11: deduplicated when a project adds one, taken from the root, from a workspace project, dropped with the peer', async () => {
+  const project = workspace('dedupePeerDependents: true\nautoInstallPeers: false\n', {
+    p1: { dependencies: { 'pabc-grand': '1.0.0' } },
+    p2: {},
+    // A registry package whose peer is a workspace project.
+    p3: { dependencies: { abc: '1.0.0', 'peer-a': 'workspace:*' } },
+    'peer-a': {},
+  })
+  await flow(project, [['install'], ['--filter', 'p2', 'add', 'pabc@1.0.0'], ['--filter', 'p3', 'add', 'other@1.0.0']], filesOf(['p1', 'p2', 'p3', 'peer-a']))
+  // The root's auto-installed peers stay when another project adds a dependency.
+  const rootPeers = makeProject(registry, { name: 'p1', version: '1.0.0', dependencies: { 'pabc-missing': '1.0.0' } }, {
+    'pnpm-workspace.yaml': 'packages:\n  - "**"\ndedupePeerDependents: true\nautoInstallPeers: true\n',
+    'p2/package.json': json({ name: 'p2', version: '1.0.0' }),
+  })
+  await flow(rootPeers, [['install'], ['--filter', 'p2', 'add', 'other@1.0.0']], ['package.json', 'p2/package.json', 'pnpm-lock.yaml'])
+  // Added inside a project, the peer resolved from the root's dependencies.
+  await flow(workspace('', { p2: {} }, { dependencies: { host: '4.10.4' } }), [['install'], ['--dir', 'packages/p2', 'add', 'host-kw@1.5.0']], filesOf(['p2']))
+  // Added beside its peer inside a project, then the peer removed: the suffix goes.
+  const grouped = workspace('linkWorkspacePackages: true\nautoInstallPeers: false\n', { foo: { dependencies: { bar: 'workspace:1.0.0' } }, bar: {} })
+  await flow(grouped, [['--dir', 'packages/foo', 'add', 'host@4.10.4', 'host-kw@1.5.0'], ['--dir', 'packages/foo', 'remove', 'host']], filesOf(['foo', 'bar']))
+})
+
+test('injected workspace projects as pnpm 11: remove inside a project keeps link: and file:(peers) forms; a prepare script and a bin-having dependency', async () => {
+  const project = workspace('injectWorkspacePackages: true\n', {
+    a: { dependencies: { b: 'workspace:*', dep: '1.0.0' } },
+    b: {},
+    c: { dependencies: { d: 'workspace:*', dep: '1.0.0' } },
+    d: { dependencies: { other: '1.0.0' } },
+  })
+  await flow(project, [['install'], ['--dir', 'packages/a', 'remove', 'dep'], ['--dir', 'packages/c', 'remove', 'dep']], filesOf(['a', 'b', 'c', 'd']))
+  const peers = workspace('injectWorkspacePackages: true\nautoInstallPeers: false\n', {
+    a: { dependencies: { b: 'workspace:*', dep: '1.0.0', other: '1.0.0' } },
+    b: { peerDependencies: { dep: '>=1.0.0' } },
+  })
+  await flow(peers, [['install'], ['--dir', 'packages/a', 'remove', 'other']], filesOf(['a', 'b']))
+  const built = workspace('', {
+    p1: { dependencies: { 'bin-dep': '1.0.0' }, scripts: { prepare: writeFile('built.txt') } },
+    p2: { dependencies: { p1: 'workspace:1.0.0' }, dependenciesMeta: { p1: { injected: true } } },
+  })
+  await flow(built, [['install']], filesOf(['p1', 'p2']))
+})
+
+test('scripts and layout in a workspace as pnpm 11: a bin its project\'s prepare creates, a virtual store elsewhere, rebuild in a deployed directory', async () => {
+  const bin = workspace('', {
+    p1: { scripts: { prepare: 'bin' }, dependencies: { p2: 'link:../p2' } },
+    p2: { bin: { bin: 'bin.js' }, scripts: { prepare: 'node -e "require(\'fs\').renameSync(\'__bin.js\', \'bin.js\')"' } },
+  }, {}, { 'packages/p2/__bin.js': '#!/usr/bin/env node\nrequire("fs").writeFileSync("created-by-prepare", "", "utf8")\n' })
+  await flow(bin, [
+    ['install'],
+    removeNodeModules,
+    (dir) => {
+      fs.renameSync(path.join(dir, 'packages/p2/bin.js'), path.join(dir, 'packages/p2/__bin.js'))
+      fs.rmSync(path.join(dir, 'packages/p1/created-by-prepare'))
+    },
+    ['install', '--frozen-lockfile'],
+  ], filesOf(['p1', 'p2'], ['packages/p1/created-by-prepare']))
+  const store = workspace('virtualStoreDir: virtual-store\n', { p1: { dependencies: { dep: '1.0.0' } } })
+  await flow(store, [
+    ['install'],
+    (dir) => { removeNodeModules(dir); fs.rmSync(path.join(dir, 'virtual-store'), { recursive: true }) },
+    ['install', '--frozen-lockfile'],
+  ], filesOf(['p1']))
+  const deployed = workspace('injectWorkspacePackages: true\nallowBuilds:\n  builds: true\n', { app: { dependencies: { builds: '1.0.0' } } })
+  await flow(deployed, [
+    ['install'],
+    ['--filter', 'app', 'deploy', 'out'],
+    (dir) => { fs.rmSync(path.join(dir, 'out/node_modules/builds/built.txt')) },
+    ['--dir', 'out', 'rebuild'],
+  ], filesOf(['app'], ['out/package.json', 'out/node_modules/builds/built.txt']))
+})
