@@ -18,6 +18,7 @@ let scoped: TestRegistry
 before(async () => {
   registry = await TestRegistry.start([
     { name: 'dep', version: '1.0.0' },
+    { name: 'dep2', version: '1.0.0' },
     { name: 'devdep', version: '1.0.0' },
     { name: 'optdep', version: '1.0.0' },
     { name: 'extra', version: '1.0.0' },
@@ -470,4 +471,48 @@ test('what the registry serves: odd tarball URLs, a scope on another registry, (
   assert.ok(fs.existsSync(path.join(noLockfile.lode.dir, 'node_modules', 'dep')))
   assert.doesNotMatch(lockfileOf(moved), /reuse@1\.0\.0/)
   assert.doesNotMatch(lockfileOf(widened), /wide@100\.0\.0/)
+})
+
+test('a locked version outside its unchanged specifier: the lockfile is out of date, as pnpm 11', async () => {
+  const [older, newer] = registry.packages.get('child')!
+  await flow({ ...EMPTY, dependencies: { child: '1.0.0' } }, [
+    ['install', '--lockfile-only'],
+    (project) => {
+      const text = projectFile(project, 'pnpm-lock.yaml')!.replace('version: 1.0.0', 'version: 1.1.0')
+        .replaceAll('child@1.0.0', 'child@1.1.0').replace(older!.integrity, newer!.integrity)
+      fs.writeFileSync(path.join(project.dir, 'pnpm-lock.yaml'), text)
+    },
+    { args: ['install', '--frozen-lockfile'], fails: OUTDATED },
+    ['install'],
+  ])
+})
+test('a rewritten pnpm-lock.yaml keeps its mode, as pnpm 11', async () => {
+  const previous = process.umask(0o022)
+  try {
+    const pair = await flow({ ...EMPTY, dependencies: { dep: '1.0.0' } }, [
+      ['install'], (project) => { fs.chmodSync(path.join(project.dir, 'pnpm-lock.yaml'), 0o666) }, ['add', 'devdep'],
+    ])
+    for (const project of [pair.pnpm, pair.lode]) assert.equal(fs.statSync(path.join(project.dir, 'pnpm-lock.yaml')).mode & 0o777, 0o666)
+  } finally {
+    process.umask(previous)
+  }
+})
+test('a change through a symlinked pnpm-lock.yaml is refused, link and target untouched, as pnpm 11', async () => {
+  const staged = (project: Project): void => {
+    const file = path.join(project.dir, 'pnpm-lock.yaml')
+    fs.mkdirSync(path.join(project.dir, 'staged'))
+    fs.renameSync(file, path.join(project.dir, 'staged', 'pnpm-lock.yaml'))
+    fs.symlinkSync(path.join('staged', 'pnpm-lock.yaml'), file)
+  }
+  const refused = { pnpm: /ERR_PNPM_LOCKFILE_IS_SYMLINK/, lode: /ERR_LODE_/ }
+  const files = ['staged/pnpm-lock.yaml']
+  const pairs = await Promise.all([
+    flow({ ...EMPTY, dependencies: { dep: '1.0.0' } }, [
+      ['install', '--lockfile-only'], staged,
+      (project) => { writeJson(project, 'package.json', { ...EMPTY, dependencies: { dep2: '1.0.0' } }) },
+      { args: ['install', '--lockfile-only'], fails: refused, files },
+    ]),
+    flow({ ...EMPTY, dependencies: { dep: '1.0.0' } }, [['install', '--lockfile-only'], staged, { args: ['add', 'dep2'], fails: refused, files }]),
+  ])
+  for (const pair of pairs) assert.equal(fs.lstatSync(path.join(pair.lode.dir, 'pnpm-lock.yaml')).isSymbolicLink(), true)
 })

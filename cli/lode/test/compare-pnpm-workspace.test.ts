@@ -25,8 +25,10 @@ before(async () => {
     { name: 'dep', version: '2.0.0' },
     { name: 'other', version: '1.0.0' },
     { name: 'foo', version: '1.0.0' },
+    { name: 'foo', version: '1.0.5' },
     { name: 'foo', version: '1.3.0' },
     { name: 'foo', version: '2.0.0' },
+    { name: 'foobar', version: '1.0.0', dependencies: { foo: '^1.0.0' } },
     { name: 'bar', version: '1.0.0' },
     { name: 'bar', version: '1.1.0' },
     { name: 'conv-dep', version: '1.0.0' },
@@ -439,4 +441,28 @@ test('scripts and layout in a workspace as pnpm 11: a bin its project\'s prepare
     (dir) => { fs.rmSync(path.join(dir, 'out/node_modules/builds/built.txt')) },
     ['--dir', 'out', 'rebuild'],
   ], filesOf(['app'], ['out/package.json', 'out/node_modules/builds/built.txt']))
+})
+
+/** Catalog `foo: 1.0.0` installed, then widened to ^1.0.0 and installed again (1.0.0 stays locked), then `steps`. */
+async function widened (projects: Record<string, Record<string, unknown>>, steps: ReadonlyArray<Check | string[] | Edit>, named = false, settings = ''): Promise<void> {
+  const yaml = (spec: string): string =>
+    named ? catalogYaml({}, { foo: { foo: spec } }, settings) : catalogYaml({ foo: spec }, {}, settings)
+  const project = workspace('', projects, {}, { 'pnpm-workspace.yaml': yaml('1.0.0') })
+  await flow(project, [['install'], writeText('pnpm-workspace.yaml', yaml('^1.0.0')), ['install'], ...steps], filesOf(Object.keys(projects)))
+}
+
+test('update without --latest moves a catalog entry to the version it installs, as pnpm 11: default and named catalogs, -r, overrides, a project left behind', async () => {
+  await widened({ p1: { dependencies: { foo: 'catalog:' } } }, [['--filter', 'p1', 'update', 'foo']])
+  await widened({ p1: { dependencies: { foo: 'catalog:foo' } } }, [['--filter', 'p1', 'update', 'foo']], true)
+  await widened({ p1: { dependencies: { bar: '^1.0.0', foo: 'catalog:' } } }, [['update', '-r']])
+  await widened({ p1: { dependencies: { foo: 'catalog:', p2: 'workspace:*' } }, p2: {} }, [['update', '-r']])
+  await widened({ p1: { dependencies: { foo: 'catalog:' } }, p2: { dependencies: { foo: 'catalog:' } } }, [['update', '-r']])
+  await widened({ p1: { dependencies: { foo: 'catalog:' } }, p2: { dependencies: { foo: 'catalog:' } } }, [['--filter', 'p1', 'update', 'foo'], ['install']])
+  await widened({ p1: { dependencies: { foo: 'catalog:', foobar: '1.0.0' } } }, [['--filter', 'p1', 'update', 'foo'], ['install', '--frozen-lockfile']], false, 'overrides:\n  foobar>foo: "catalog:"\n')
+  const tilde = workspace('', { p1: { dependencies: { foo: 'catalog:foo1-0' } } }, {}, { 'pnpm-workspace.yaml': catalogYaml({}, { 'foo1-0': { foo: '~1.0.0' } }) })
+  await flow(tilde, [['install'], ['update', '-r']], filesOf(['p1']))
+})
+test('a workspace cycle: install warns of it, as pnpm 11', async () => {
+  const cyclic = workspace('', { p1: { dependencies: { p2: 'workspace:*' } }, p2: { devDependencies: { p1: 'workspace:*' } } })
+  await flow(cyclic, [{ args: ['install'], warns: /There are cyclic workspace dependencies: / }], filesOf(['p1', 'p2']))
 })

@@ -65,6 +65,8 @@ export interface Config {
    */
   readonly formerDefaultStoreDir: string | undefined
   readonly offline: boolean
+  /** pnpm's `ignoreWorkspaceCycles`: an install says nothing of projects that depend on each other. */
+  readonly ignoreWorkspaceCycles: boolean
   /** Install the lockfile as it is or fail (pnpm's `frozen-lockfile`; on by default in CI). */
   readonly frozenLockfile: boolean
   /** On only because this is CI (nothing set it): then, as pnpm, a missing pnpm-lock.yaml is resolved and written, not an error. */
@@ -346,6 +348,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     formerDefaultStoreDir: storeDefaulted ? path.join(env['XDG_DATA_HOME'] || path.join(home, '.local', 'share'), 'lode', 'store') : undefined,
     offline: opts.overrides.offline ?? setting('offline', isBool, false),
     frozenLockfile: frozenSetting ?? isCI(env),
+    ignoreWorkspaceCycles: setting('ignoreWorkspaceCycles', isBool, false),
     frozenLockfileIfExists: frozenSetting === undefined && isCI(env),
     preferOffline: opts.overrides.preferOffline ?? setting('preferOffline', isBool, false),
     // pnpm 11's default: min(96, max(workers × 3, 64)).

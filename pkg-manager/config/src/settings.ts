@@ -52,7 +52,7 @@ implemented(
   // pack and publish
   'access', 'gitChecks', 'otp', 'packDestination', 'publishBranch', 'skipManifestObfuscation', 'tag',
   // the lockfile and node_modules
-  'frozenLockfile', 'hoist', 'hoistPattern', 'hoistWorkspacePackages', 'lockfile', 'modulesCacheMaxAge', 'nodeLinker', 'packageImportMethod', 'packageLock',
+  'frozenLockfile', 'hoist', 'ignoreWorkspaceCycles', 'hoistPattern', 'hoistWorkspacePackages', 'lockfile', 'modulesCacheMaxAge', 'nodeLinker', 'packageImportMethod', 'packageLock',
   'publicHoistPattern', 'shamefullyHoist', 'virtualStoreDir', 'virtualStoreDirMaxLength', 'confirmModulesPurge',
   'enableGlobalVirtualStore', 'virtualStoreType',
   // builds
@@ -100,7 +100,6 @@ accepted('the emulator runs the POSIX-style scripts sh runs; lode runs scripts w
 accepted('lode picks the selected projects from its --filter flag', 'failIfNoMatch')
 accepted('only pnpm runtime downloads read it (lode installs no Node.js runtime)', 'nodeDownloadMirrors')
 accepted('pnpm hands some commands to npm; lode hands none', 'npmPath', 'pnpmExecPath')
-accepted('pnpm only warns about workspace cycles with it', 'ignoreWorkspaceCycles')
 accepted('only the shallowness of git clones, not what is installed', 'gitShallowHosts')
 accepted('lode never changes the user scripts run as', 'unsafePerm')
 accepted('lode loads no pnpmfile (a .pnpmfile.cjs or .pnpmfile.mjs in the workspace root is refused instead)', 'ignorePnpmfile', 'tryLoadDefaultPnpmfile')

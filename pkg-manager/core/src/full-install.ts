@@ -29,7 +29,7 @@ import { registerProject } from '@lode/store.controller'
 import type { InstallEvent, InstallOptions, InstallResult } from './install-types.js'
 import { Installer } from './installer.js'
 import { linkAndBuild } from './link-and-build.js'
-import { writeWantedLockfile } from './lockfile-commit.js'
+import { checkWantedLockfileWrite, writeWantedLockfile } from './lockfile-commit.js'
 import type { WantedLockfile } from './lockfile-commit.js'
 
 /**
@@ -97,6 +97,8 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
   }
   if (plan.asIs) installer.trace?.count('resolved', packages)
   emit({ type: 'progress', resolved: packages, added: 0, reused: 0, downloaded: installer.fetcher.downloaded, done: false })
+  const toWrite = lockfileToWrite(ctx, plan)
+  if (toWrite !== undefined) await checkWantedLockfileWrite(config.dir, toWrite)
   const linkStart = performance.now()
   const commit = async (ignoredBuilds: readonly string[] = []): Promise<boolean> => await commitInstall(ctx, plan, ignoredBuilds)
   const linked: LinkCounts & { committed: boolean } = opts.lockfileOnly === true
@@ -287,6 +289,7 @@ async function commitInstall (ctx: InstallRun, plan: InstallPlan, ignoredBuilds:
     catalogs: ctx.config.catalogs,
     onWarning: (message) => { ctx.emit({ type: 'warning', message }) },
     workspace: { projects: ctx.projects, saveWorkspaceProtocol: ctx.config.saveWorkspaceProtocol },
+    overrides: ctx.config.overrides,
   })
   const wanted = lockfileToWrite(ctx, plan)
   const written = wanted !== undefined && await writeWantedLockfile(ctx.config.dir, wanted)

@@ -1,3 +1,7 @@
+import fs from 'node:fs'
+import path from 'node:path'
+
+import { WANTED_LOCKFILE } from '@lode/core.constants'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 
 /** What an install writes to pnpm-lock.yaml: a text as it is, or a lockfile serialized as pnpm does. */
@@ -16,4 +20,14 @@ export async function writeWantedLockfile (dir: string, wanted: WantedLockfile):
   return 'text' in wanted
     ? await writeLockfileText(dir, wanted.text)
     : await writeLockfile(dir, wanted.lockfile, wanted.envDocument)
+}
+
+/**
+ * Refuses, before the install changes anything, a lockfile it could not write: a change through a
+ * symlinked pnpm-lock.yaml (`ERR_LODE_LOCKFILE_IS_SYMLINK`, as pnpm). Only a link costs more than a stat.
+ */
+export async function checkWantedLockfileWrite (dir: string, wanted: WantedLockfile): Promise<void> {
+  if (fs.lstatSync(path.join(dir, WANTED_LOCKFILE), { throwIfNoEntry: false })?.isSymbolicLink() !== true) return
+  const { checkLockfileWrite, lockfileText } = await import('@lode/pkg-manager.lockfile')
+  await checkLockfileWrite(dir, 'text' in wanted ? wanted.text : lockfileText(wanted.lockfile, wanted.envDocument))
 }

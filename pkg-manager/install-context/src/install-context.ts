@@ -19,7 +19,7 @@ import { createReadPackageHooks, overridesMap, packageExtensionsChecksum, parseO
 import type { ReadPackageHooks } from '@lode/pkg-manager.read-package-hook'
 import type { ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
 import { catalogSpecifier } from '@lode/pkg-manager.resolve-dependencies/catalogs'
-import { findWorkspaceProjects } from '@lode/pkg-manager.workspace'
+import { findWorkspaceProjects, workspaceCycles } from '@lode/pkg-manager.workspace'
 import type { WorkspaceProject } from '@lode/pkg-manager.workspace'
 
 import { readProjectManifest } from './project-manifest.js'
@@ -98,6 +98,9 @@ export async function readInstallContext (opts: InstallContextOptions): Promise<
   const selected = opts.projects === undefined ? undefined : new Set(['.', ...opts.projects])
   if (isWorkspace(config)) {
     opts.onInfo(selected === undefined ? `Scope: all ${projects.length} workspace projects` : `Scope: ${new Set(opts.projects).size} of ${projects.length} workspace projects`)
+    // As pnpm: projects that depend on each other install, with a warning naming them.
+    const cycles = workspaceCycles(selected === undefined ? projects : projects.filter((project) => selected.has(project.id)))
+    if (cycles.length > 0 && !config.ignoreWorkspaceCycles) opts.onWarning(`There are cyclic workspace dependencies: ${cycles.map((cycle) => cycle.map(({ dir }) => dir).join(', ')).join('; ')}`)
   }
   const importers = projects.map((project) => ({
     id: project.id,

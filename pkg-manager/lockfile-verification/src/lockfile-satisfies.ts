@@ -2,11 +2,12 @@ import { isDeepStrictEqual } from 'node:util'
 
 import { DEPENDENCY_GROUPS } from '@lode/core.constants'
 import type { DependencyGroup } from '@lode/core.constants'
-import { pkgIdOf, refToDepPath } from '@lode/core.dep-path'
+import { pkgIdOf, refToDepPath, withoutPeersSuffix } from '@lode/core.dep-path'
 import { own } from '@lode/core.safe-name'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { dependenciesMetaOf, importerDependencies, publishConfigOf } from '@lode/pkg-manager.resolve-dependencies'
 import type { ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
+import semver from 'semver'
 
 export interface LockfileSettingsToMatch {
   autoInstallPeers: boolean
@@ -117,9 +118,9 @@ function importerOutdated (
   if (lockedLinkDirectory !== (publish.linkDirectory ?? true)) return `"linkDirectory" in the lockfile (${String(lockedLinkDirectory)}) doesn't match "publishConfig.linkDirectory" in package.json (${String(publish.linkDirectory ?? true)})`
   if (!isDeepStrictEqual(dependenciesMetaOf(manifest) ?? {}, importer.dependenciesMeta ?? {})) return `the dependenciesMeta in pnpm-lock.yaml (${JSON.stringify(importer.dependenciesMeta ?? {})}) differ from those in package.json (${JSON.stringify(dependenciesMetaOf(manifest) ?? {})})`
   const wanted = importerDependencies(manifest, settings.autoInstallPeers)
-  const locked = new Map<string, { group: DependencyGroup, specifier: string }>()
+  const locked = new Map<string, { group: DependencyGroup, specifier: string, version: string }>()
   for (const group of DEPENDENCY_GROUPS) {
-    for (const [alias, { specifier }] of Object.entries(importer[group] ?? {})) locked.set(alias, { group, specifier })
+    for (const [alias, { specifier, version }] of Object.entries(importer[group] ?? {})) locked.set(alias, { group, specifier, version })
   }
   for (const [alias, { group, specifier }] of wanted) {
     const entry = locked.get(alias)
@@ -128,6 +129,9 @@ function importerOutdated (
     if (entry === undefined) return `${group}.${alias} is in package.json but not in pnpm-lock.yaml`
     if (entry.group !== group) return `${alias} is in ${group} in package.json but in ${entry.group} in pnpm-lock.yaml`
     if (entry.specifier !== specifier) return `${group}.${alias} is "${specifier}" in package.json but "${entry.specifier}" in pnpm-lock.yaml`
+    // A version edited (or merged) in that its own range does not take, as pnpm checks it.
+    const outside = lockedOutsideRange(specifier, entry.version)
+    if (outside !== undefined) return `${group}.${alias} is locked at ${outside}, which "${specifier}" does not take`
     if (specifier.startsWith('catalog:')) {
       const catalog = specifier.slice('catalog:'.length) || 'default'
       const wantedSpec = own(own(settings.catalogs, catalog), alias)
@@ -141,3 +145,15 @@ function importerOutdated (
   return undefined
 }
 
+
+/**
+ * The version locked for a registry range or version (`^1.0.0`, `npm:x@^1`) when that range does not
+ * take it; undefined when it does, or for anything else (tags, `catalog:`, `workspace:`, paths, URLs).
+ */
+function lockedOutsideRange (specifier: string, lockedVersion: string): string | undefined {
+  const range = /^npm:(?:@[^/@]+\/)?[^@]+@(.+)$/.exec(specifier)?.[1] ?? specifier
+  if (semver.validRange(range, { loose: true }) === null || /^[a-z]+:/i.test(range)) return undefined
+  const version = withoutPeersSuffix(lockedVersion).replace(/^.+@(?=[^@]+$)/, '')
+  if (semver.valid(version, { loose: true }) === null) return undefined
+  return semver.satisfies(version, range, { loose: true, includePrerelease: true }) ? undefined : version
+}

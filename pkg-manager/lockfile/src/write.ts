@@ -2,6 +2,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 
 import { WANTED_LOCKFILE } from '@lode/core.constants'
+import { LodeError } from '@lode/core.error'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 
 import type { Lockfile } from './types.js'
@@ -92,19 +93,42 @@ export function stringifyLockfile (lockfile: Lockfile): string {
  * leaves the old lockfile. Returns whether the content changed; an unchanged file is not touched.
  */
 export async function writeLockfile (dir: string, lockfile: Lockfile, envDocument?: string): Promise<boolean> {
-  return await writeLockfileText(dir, (envDocument !== undefined ? `---\n${envDocument}---\n` : '') + stringifyLockfile(lockfile))
+  return await writeLockfileText(dir, lockfileText(lockfile, envDocument))
 }
 
-/** Writes `<dir>/pnpm-lock.yaml` with this text (a lockfile as written before); false when it already was. */
+/** The text of pnpm-lock.yaml for this lockfile (and the env document before it, configDependencies'). */
+export function lockfileText (lockfile: Lockfile, envDocument?: string): string {
+  return (envDocument !== undefined ? `---\n${envDocument}---\n` : '') + stringifyLockfile(lockfile)
+}
+
+/**
+ * Writes `<dir>/pnpm-lock.yaml` with this text (a lockfile as written before); false when it already
+ * was. The file keeps its mode (pnpm's, whatever the umask). A change through a symlinked
+ * pnpm-lock.yaml is refused (`checkLockfileWrite`), the link and its target left as they are.
+ */
 export async function writeLockfileText (dir: string, text: string): Promise<boolean> {
   const file = path.join(dir, WANTED_LOCKFILE)
-  let current: string | undefined
-  try {
-    current = await fs.readFile(file, 'utf8')
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
-  }
-  if (current === text) return false
-  await writeFileAtomic(file, text)
+  const current = await checkLockfileWrite(dir, text)
+  if (current?.text === text) return false
+  await writeFileAtomic(file, text, current?.mode)
   return true
+}
+
+/**
+ * What pnpm-lock.yaml holds now (its text and mode; undefined when there is none), after checking
+ * that `text` may be written there: a pnpm-lock.yaml that is a symlink, to be changed, is
+ * `ERR_LODE_LOCKFILE_IS_SYMLINK`, as pnpm refuses it. An install checks this before it changes
+ * anything else.
+ */
+export async function checkLockfileWrite (dir: string, text: string): Promise<{ text: string, mode: number } | undefined> {
+  const file = path.join(dir, WANTED_LOCKFILE)
+  const stat = await fs.lstat(file).catch((err: NodeJS.ErrnoException) => { if (err.code === 'ENOENT') return undefined; throw err })
+  if (stat === undefined) return undefined
+  const current = await fs.readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => { if (err.code === 'ENOENT') return undefined; throw err })
+  if (stat.isSymbolicLink() && current !== text) {
+    throw new LodeError('LOCKFILE_IS_SYMLINK', `Refusing to write symlinked lockfile at ${file}.`, {
+      hint: 'Replace the link with the file itself (or change the file it points to) and run the command again.',
+    })
+  }
+  return current === undefined ? undefined : { text: current, mode: stat.mode & 0o777 }
 }

@@ -125,14 +125,16 @@ export function updateEdits (
       const spec = specs[i]!.get(alias)!
       const asked = requested.get(alias)
       if (asked !== undefined) return [{ alias, bareSpecifier: asked }]
-      if (!opts.latest) return [{ alias, bareSpecifier: spec }]
-      // `--latest` of a `catalog:` dependency moves the catalog's entry (pnpm's), when it is a registry range.
+      // A `catalog:` dependency moves the catalog's entry to the version picked (pnpm's), when it is a
+      // registry range: within the range, or with `--latest` to the latest version.
       if (spec.startsWith('catalog:')) {
         const name = spec.slice('catalog:'.length) || 'default'
         const range = ownEntry(opts.catalogs?.[name], alias)
         const movable = range !== undefined && registrySpec(alias, range)?.aliased === false
-        return movable ? [{ alias, bareSpecifier: undefined, catalog: { name, range } }] : []
+        if (!movable) return opts.latest ? [] : [{ alias, bareSpecifier: spec }]
+        return [{ alias, bareSpecifier: opts.latest ? undefined : spec, catalog: { name, range } }]
       }
+      if (!opts.latest) return [{ alias, bareSpecifier: spec }]
       const wanted = registrySpec(alias, spec)
       return wanted === undefined ? [] : [{ alias, bareSpecifier: wanted.aliased ? `npm:${wanted.name}` : undefined }]
     })

@@ -22,7 +22,7 @@ export interface DependencyEdit {
   importerId: string
   /**
    * `saveCatalogName`: once resolved, saved to that catalog (`--save-catalog`, `catalogMode`);
-   * `catalog`: `update --latest` of a `catalog:` dependency, whose entry in that catalog moves to the version picked.
+   * `catalog`: `update` of a `catalog:` dependency, whose entry in that catalog moves to the version picked.
    */
   dependencies: ReadonlyArray<{
     alias: string
@@ -281,6 +281,8 @@ export function saveEdits (
     onWarning: (message: string) => void
     /** The workspace's projects, for dependencies linked to one (saved as `saveWorkspaceProtocol` says). */
     workspace?: { projects: WorkspaceContext['projects'], saveWorkspaceProtocol: SaveWorkspaceProtocol }
+    /** The overrides as written: one that says `catalog:` follows its entry when the entry moves. */
+    overrides?: Readonly<Record<string, string>>
   } = { catalogs: {}, onWarning: () => {} }
 ): SavedEdits {
   let catalogAdditions: Record<string, Record<string, string>> = {}
@@ -302,10 +304,12 @@ export function saveEdits (
       const version = registryVersion(resolvedVersion(dep.alias))
       if (version === undefined || specifier === undefined) continue
       if (dep.catalog !== undefined) {
-        // `update --latest`: the catalog's entry keeps what its range pinned, with the version picked.
+        // `update` of a `catalog:` dependency: the entry keeps what its range pinned, with the version
+        // picked; the lockfile's catalogs keep the version resolved for the entry's users (pnpm's: a
+        // project the update left behind may still have the old one).
         const defaultStyle = defaultRangeStyle(edit.savePrefix, edit.exact)
         const range = savedRange(version, { bareSpecifier: undefined, prevSpecifier: dep.catalog.range, defaultStyle })
-        intoCatalog(dep.catalog.name, dep.alias, range, version)
+        intoCatalog(dep.catalog.name, dep.alias, range, own(own(lockfile.catalogs, dep.catalog.name), dep.alias)?.version ?? version)
         continue
       }
       const entry = catalogEntry(dep, { specifier, version }, opts)
@@ -319,7 +323,24 @@ export function saveEdits (
     }
     return { dir: project.dir, manifest: applyEdit(project.manifest, edit, (dep) => saved.get(dep.alias) ?? dep.bareSpecifier ?? 'latest') }
   })
+  followCatalogOverrides(lockfile, catalogAdditions, opts.overrides ?? {})
   return { manifests, catalogAdditions }
+}
+
+/** The lockfile's overrides that say `catalog:` (or `catalog:<name>`) record the range their entry moved to, as pnpm records it. */
+function followCatalogOverrides (
+  lockfile: Lockfile,
+  moved: Readonly<Record<string, Record<string, string>>>,
+  overrides: Readonly<Record<string, string>>
+): void {
+  for (const [selector, value] of Object.entries(overrides)) {
+    if (!value.startsWith('catalog:') || lockfile.overrides === undefined || own(lockfile.overrides, selector) === undefined) continue
+    const catalog = value.slice('catalog:'.length) || 'default'
+    const target = selector.slice(selector.lastIndexOf('>') + 1)
+    // `foo`, `foo@^1`, `@scope/foo@1`: the name.
+    const range = own(own(moved, catalog), target.replace(/^(@?[^@]+)@.*$/, '$1'))
+    if (range !== undefined) lockfile.overrides = { ...lockfile.overrides, [selector]: range }
+  }
 }
 
 /** `record` with `key` set, as an own key: names come from the command line and package.json (`__proto__` stays a name). */

@@ -179,3 +179,4 @@ function listManifests (rootDir: string, patterns: readonly string[]): string[] 
 
 export { filterProjects, parseProjectSelector, type FilterResult, type ProjectSelector } from './filter.js'
 export { projectChunks, sortProjects, workspaceDependencies } from './graph.js'
+export { workspaceCycles } from './cycles.js'
