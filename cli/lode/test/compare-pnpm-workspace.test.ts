@@ -466,3 +466,10 @@ test('a workspace cycle: install warns of it, as pnpm 11', async () => {
   const cyclic = workspace('', { p1: { dependencies: { p2: 'workspace:*' } }, p2: { devDependencies: { p1: 'workspace:*' } } })
   await flow(cyclic, [{ args: ['install'], warns: /There are cyclic workspace dependencies: / }], filesOf(['p1', 'p2']))
 })
+test('update keeps the order of package.json\'s dependencies and moves only the named catalog entry, as pnpm 11', async () => {
+  const yaml = (spec: string): string => catalogYaml({ foo: spec, bar: spec })
+  const project = workspace('', { p1: { dependencies: { foo: 'catalog:', bar: 'catalog:' } } }, {}, { 'pnpm-workspace.yaml': yaml('1.0.0') })
+  await flow(project, [['install'], writeText('pnpm-workspace.yaml', yaml('^1.0.0')), ['install'], ['--filter', 'p1', 'update', 'bar']], filesOf(['p1']))
+  const withLink = workspace('', { p1: { dependencies: { p2: 'workspace:*', foo: 'catalog:' } }, p2: {} }, {}, { 'pnpm-workspace.yaml': catalogYaml({ foo: '1.0.0' }) })
+  await flow(withLink, [['install'], ['--filter', 'p1', 'update', '--latest', 'foo']], filesOf(['p1', 'p2']))
+})

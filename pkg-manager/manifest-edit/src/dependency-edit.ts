@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
+import { isDeepStrictEqual } from 'node:util'
 
 import { DEPENDENCY_GROUPS } from '@lode/core.constants'
 import type { DependencyGroup } from '@lode/core.constants'
@@ -321,10 +322,12 @@ export function saveEdits (
         if (specifier !== undefined) entry.specifier = specifier
       }
     }
-    return { dir: project.dir, manifest: applyEdit(project.manifest, edit, (dep) => saved.get(dep.alias) ?? dep.bareSpecifier ?? 'latest') }
+    return { dir: project.dir, manifest: applyEdit(project.manifest, edit, (dep) => saved.get(dep.alias) ?? dep.bareSpecifier ?? 'latest'), before: project.manifest }
   })
   followCatalogOverrides(lockfile, catalogAdditions, opts.overrides ?? {})
-  return { manifests, catalogAdditions }
+  // A package.json whose dependencies the edit leaves as they were is not written (pnpm keeps its order then).
+  const changed = manifests.filter(({ manifest, before }) => !sameDependencies(manifest, before))
+  return { manifests: changed.map(({ dir, manifest }) => ({ dir, manifest })), catalogAdditions }
 }
 
 /** The lockfile's overrides that say `catalog:` (or `catalog:<name>`) record the range their entry moved to, as pnpm records it. */
@@ -352,4 +355,12 @@ function withEntry<T> (record: Readonly<Record<string, T>>, key: string, value: 
 function registryVersion (version: string | undefined): string | undefined {
   const plain = version?.replace(/\(.*$/, '')
   return plain !== undefined && /^\d+\.\d+\.\d+/.test(plain) ? plain : undefined
+}
+
+/** Whether two manifests have the same dependency groups with the same specifiers, in whatever order. */
+function sameDependencies (a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
+  const groups = (manifest: Readonly<Record<string, unknown>>): Record<string, Record<string, string>> =>
+    Object.fromEntries([...DEPENDENCY_GROUPS, 'peerDependencies'].flatMap((group) =>
+      manifest[group] === undefined ? [] : [[group, sortKeys(manifest[group] as Record<string, string>)]]))
+  return isDeepStrictEqual(groups(a), groups(b))
 }
