@@ -3,11 +3,10 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { TestRegistry } from '@lode/__utils__.test-fixtures'
-import type { PackageSpec } from '@lode/__utils__.test-fixtures'
+import type { TestRegistry, PackageSpec } from '@lode/__utils__.test-fixtures'
 
-import { lode, makeProject, pnpm, projectFile, readLockfileText, stepsBesidePnpm } from './helpers.js'
-import type { Project, Step } from './helpers.js'
+import { aDayLater, json, lode, makeProject, pnpm, projectFile, readLockfileText, stepsBesidePnpm, withRegistry } from './helpers.js'
+import type { Project, Step, ProjectPair as Pair } from './helpers.js'
 
 // pnpm 11's own add and update scenarios, each run by pnpm 11 and by lode on copies of one project
 // (stepsBesidePnpm: the same exit code, package.json files, lockfile and node_modules after each step).
@@ -15,44 +14,13 @@ import type { Project, Step } from './helpers.js'
 
 const NOW = new Date().toISOString()
 
-interface Pair { pnpmProject: Project, lodeProject: Project }
 
-async function withRegistry (specs: PackageSpec[], body: (registry: TestRegistry) => Promise<void>): Promise<void> {
-  const registry = await TestRegistry.start(specs)
-  try {
-    await body(registry)
-  } finally {
-    await registry.close()
-  }
-}
-
-/**
- * Versions published between steps are seen as a day later: pnpm 11 takes a package's metadata from
- * its cache while the cache is younger than minimumReleaseAge (a day by default), as nothing
- * published since could be old enough; the caches of both tools are made three days old.
- */
-function aDayLater (pairs: Pair[]): void {
-  const then = new Date(Date.now() - 3 * 24 * 3600 * 1000)
-  const age = (dir: string): void => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name)
-      if (entry.isDirectory()) age(full)
-      fs.utimesSync(full, then, then)
-    }
-  }
-  for (const { pnpmProject, lodeProject } of pairs) {
-    for (const { home } of [pnpmProject, lodeProject]) if (fs.existsSync(path.join(home, '.cache'))) age(path.join(home, '.cache'))
-  }
-}
 
 /** The same edit of a file in each project (a hand edit between steps). */
 function editBoth (projects: Project[], file: string, edit: (text: string | undefined) => string): void {
   for (const project of projects) fs.writeFileSync(path.join(project.dir, file), edit(projectFile(project, file)))
 }
 
-function json (value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`
-}
 
 /** The files a workspace step compares: the root's, and each project's package.json. */
 function workspaceFiles (projects: string[]): string[] {

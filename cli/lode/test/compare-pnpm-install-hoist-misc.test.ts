@@ -4,13 +4,13 @@ import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { buildTarball, TestRegistry } from '@lode/__utils__.test-fixtures'
-import type { PackageSpec } from '@lode/__utils__.test-fixtures'
+import { buildTarball } from '@lode/__utils__.test-fixtures'
+import type { TestRegistry } from '@lode/__utils__.test-fixtures'
 import { parse as parseYaml } from 'yaml'
 
 import { git, makeRepo } from './git-hosts.js'
-import { cloneProject, makeProject, pnpm, projectFile, readLockfileText, stepsBesidePnpm } from './helpers.js'
-import type { Project, Step } from './helpers.js'
+import { cloneProject, makeProject, pnpm, projectFile, readLockfileText, stepsBesidePnpm, withRegistry } from './helpers.js'
+import type { Project, Step, ProjectPair as Pair } from './helpers.js'
 
 // pnpm 11's install scenarios (hoisting, versions preferred across the graph, peers, odd packages,
 // node_modules left in odd states, minimumReleaseAge, build scripts, local and git dependencies), each
@@ -18,16 +18,6 @@ import type { Project, Step } from './helpers.js'
 // package.json, lockfile and node_modules after each step). Each test has a registry of its own;
 // the scenarios of a test run side by side.
 
-interface Pair { pnpmProject: Project, lodeProject: Project }
-
-async function withRegistry (specs: PackageSpec[], body: (registry: TestRegistry) => Promise<void>): Promise<void> {
-  const registry = await TestRegistry.start(specs)
-  try {
-    await body(registry)
-  } finally {
-    await registry.close()
-  }
-}
 
 function app (registry: TestRegistry, fields: Record<string, unknown> = {}, files: Record<string, string | Buffer> = {}): Project {
   return makeProject(registry, { name: 'app', version: '1.0.0', ...fields }, files)

@@ -3,31 +3,18 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { buildPackageTarball, TestRegistry } from '@lode/__utils__.test-fixtures'
-import type { PackageSpec } from '@lode/__utils__.test-fixtures'
+import { buildPackageTarball } from '@lode/__utils__.test-fixtures'
+import type { PackageSpec , TestRegistry } from '@lode/__utils__.test-fixtures'
 
-import { cloneProject, listing, lode, makeProject, pnpm, projectFile, readLockfileText, snapshot } from './helpers.js'
-import type { Project, RunResult, Step } from './helpers.js'
+import { aDayLater, cloneProject, json, listing, lode, makeProject, pnpm, projectFile, readLockfileText, snapshot, withRegistry } from './helpers.js'
+import type { Project, RunResult, Step, ProjectPair as Pair } from './helpers.js'
 
 // pnpm 11's install scenarios about peers, optional dependencies, dependency groups, overrides and
 // patches, each run by pnpm 11 and by lode on copies of one project, side by side: the same exit code,
 // package.json files, lockfile and node_modules after each step, and the same node_modules/.modules.yaml
 // and node_modules/.pnpm/lock.yaml. Each test has a registry of its own.
 
-interface Pair { pnpmProject: Project, lodeProject: Project }
 
-async function withRegistry (specs: PackageSpec[], body: (registry: TestRegistry) => Promise<void>): Promise<void> {
-  const registry = await TestRegistry.start(specs)
-  try {
-    await body(registry)
-  } finally {
-    await registry.close()
-  }
-}
-
-function json (value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`
-}
 
 const output = (result: RunResult): string => `${result.stdout}${result.stderr}`
 
@@ -183,21 +170,6 @@ async function pnpmIssues (project: Project): Promise<string[]> {
   return issues.sort()
 }
 
-/**
- * Versions published between steps are seen as a day later: pnpm 11 takes a package's metadata from
- * its cache while the cache is younger than minimumReleaseAge; both tools' caches are made three days old.
- */
-function aDayLater ({ pnpmProject, lodeProject }: Pair): void {
-  const then = new Date(Date.now() - 3 * 24 * 3600 * 1000)
-  const age = (dir: string): void => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name)
-      if (entry.isDirectory()) age(full)
-      fs.utimesSync(full, then, then)
-    }
-  }
-  for (const { home } of [pnpmProject, lodeProject]) if (fs.existsSync(path.join(home, '.cache'))) age(path.join(home, '.cache'))
-}
 
 /** Runs independent scenarios two at a time (each already runs pnpm and lode side by side). */
 async function inPairs (scenarios: Array<() => Promise<unknown>>): Promise<void> {

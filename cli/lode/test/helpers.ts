@@ -6,8 +6,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 
-import { snapshot } from '@lode/__utils__.test-fixtures'
-import type { TestRegistry } from '@lode/__utils__.test-fixtures'
+import { snapshot, TestRegistry } from '@lode/__utils__.test-fixtures'
+import type { PackageSpec } from '@lode/__utils__.test-fixtures'
 
 const run = promisify(execFile)
 /** The pnpm 11 the tests compare with, and lode's launcher. */
@@ -260,4 +260,42 @@ export async function stepsBesidePnpm (
     assert.deepEqual(tree(lodeProject), tree(project), `node_modules after ${args.join(' ')}`)
   }
   return { lodeProject, pnpmProject: project }
+}
+
+/** A project installed by pnpm and its copy installed by lode, as `stepsBesidePnpm` returns them. */
+export interface ProjectPair { pnpmProject: Project, lodeProject: Project }
+
+/** A test registry of `body`'s own (what it publishes between steps is seen by no other test), closed after it. */
+export async function withRegistry (specs: PackageSpec[], body: (registry: TestRegistry) => Promise<void>): Promise<void> {
+  const registry = await TestRegistry.start(specs)
+  try {
+    await body(registry)
+  } finally {
+    await registry.close()
+  }
+}
+
+/** A JSON file's text as pnpm and lode write package.json: two spaces, a final newline. */
+export function json (value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`
+}
+
+/**
+ * Versions published between steps are seen as a day later: pnpm 11 takes a package's metadata from
+ * its cache while the cache is younger than minimumReleaseAge (a day by default), as nothing
+ * published since could be old enough; the caches of both tools are made three days old.
+ */
+export function aDayLater (pairs: ProjectPair | readonly ProjectPair[]): void {
+  const then = new Date(Date.now() - 3 * 24 * 3600 * 1000)
+  const age = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name)
+      if (entry.isDirectory()) age(full)
+      fs.utimesSync(full, then, then)
+    }
+  }
+  const all: readonly ProjectPair[] = 'pnpmProject' in pairs ? [pairs] : pairs
+  for (const { pnpmProject, lodeProject } of all) {
+    for (const { home } of [pnpmProject, lodeProject]) if (fs.existsSync(path.join(home, '.cache'))) age(path.join(home, '.cache'))
+  }
 }
