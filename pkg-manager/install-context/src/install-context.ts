@@ -3,7 +3,7 @@ import path from 'node:path'
 
 import { DEPENDENCY_GROUPS, WANTED_LOCKFILE } from '@lode/core.constants'
 import { nameOf } from '@lode/core.dep-path'
-import { LodeError } from '@lode/core.error'
+import { LodeError, printable } from '@lode/core.error'
 import { own } from '@lode/core.safe-name'
 import { PNPM_VERSION } from '@lode/pkg-manager.config'
 import type { Config } from '@lode/pkg-manager.config'
@@ -100,7 +100,7 @@ export async function readInstallContext (opts: InstallContextOptions): Promise<
     opts.onInfo(selected === undefined ? `Scope: all ${projects.length} workspace projects` : `Scope: ${new Set(opts.projects).size} of ${projects.length} workspace projects`)
     // As pnpm: projects that depend on each other install, with a warning naming them.
     const cycles = workspaceCycles(selected === undefined ? projects : projects.filter((project) => selected.has(project.id)))
-    if (cycles.length > 0 && !config.ignoreWorkspaceCycles) opts.onWarning(`There are cyclic workspace dependencies: ${cycles.map((cycle) => cycle.map(({ dir }) => dir).join(', ')).join('; ')}`)
+    if (cycles.length > 0 && !config.ignoreWorkspaceCycles) opts.onWarning(`There are cyclic workspace dependencies: ${cycles.map((cycle) => cycle.map(({ dir }) => printable(dir)).join(', ')).join('; ')}`)
   }
   const importers = projects.map((project) => ({
     id: project.id,

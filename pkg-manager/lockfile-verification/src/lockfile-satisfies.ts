@@ -2,12 +2,13 @@ import { isDeepStrictEqual } from 'node:util'
 
 import { DEPENDENCY_GROUPS } from '@lode/core.constants'
 import type { DependencyGroup } from '@lode/core.constants'
-import { pkgIdOf, refToDepPath, withoutPeersSuffix } from '@lode/core.dep-path'
+import { pkgIdOf, refToDepPath } from '@lode/core.dep-path'
 import { own } from '@lode/core.safe-name'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { dependenciesMetaOf, importerDependencies, publishConfigOf } from '@lode/pkg-manager.resolve-dependencies'
 import type { ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
-import semver from 'semver'
+
+import { lockedOutsideRange } from './locked-outside-range.js'
 
 export interface LockfileSettingsToMatch {
   autoInstallPeers: boolean
@@ -145,15 +146,3 @@ function importerOutdated (
   return undefined
 }
 
-
-/**
- * The version locked for a registry range or version (`^1.0.0`, `npm:x@^1`) when that range does not
- * take it; undefined when it does, or for anything else (tags, `catalog:`, `workspace:`, paths, URLs).
- */
-function lockedOutsideRange (specifier: string, lockedVersion: string): string | undefined {
-  const range = /^npm:(?:@[^/@]+\/)?[^@]+@(.+)$/.exec(specifier)?.[1] ?? specifier
-  if (semver.validRange(range, { loose: true }) === null || /^[a-z]+:/i.test(range)) return undefined
-  const version = withoutPeersSuffix(lockedVersion).replace(/^.+@(?=[^@]+$)/, '')
-  if (semver.valid(version, { loose: true }) === null) return undefined
-  return semver.satisfies(version, range, { loose: true, includePrerelease: true }) ? undefined : version
-}

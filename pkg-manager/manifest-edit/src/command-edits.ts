@@ -2,7 +2,7 @@ import path from 'node:path'
 
 import type { DependencyGroup } from '@lode/core.constants'
 import { splitNameAt } from '@lode/core.dep-path'
-import { LodeError } from '@lode/core.error'
+import { LodeError, printable } from '@lode/core.error'
 import { createMatcher } from '@lode/core.matcher'
 import { isValidPackageName, own as ownEntry } from '@lode/core.safe-name'
 import { parseWantedSpec } from '@lode/resolving.npm-resolver/spec'
@@ -63,7 +63,7 @@ export function removeEdits (targets: readonly EditTarget[], names: readonly str
   const specs = targets.map((target) => specsOf(target.manifest, true))
   const missing = names.filter((name) => specs.every((of) => !of.has(name)))
   if (missing.length > 0) {
-    throw new LodeError('CANNOT_REMOVE_MISSING_DEPS', `Cannot remove ${missing.map((name) => `'${name}'`).join(', ')}: no such ${missing.length === 1 ? 'dependency' : 'dependencies'} found in ${where(targets)}.`, {
+    throw new LodeError('CANNOT_REMOVE_MISSING_DEPS', `Cannot remove ${missing.map((name) => `'${printable(name)}'`).join(', ')}: no such ${missing.length === 1 ? 'dependency' : 'dependencies'} found in ${where(targets)}.`, {
       hint: `Available dependencies: ${[...new Set(specs.flatMap((of) => [...of.keys()]))].join(', ') || 'none'}.`,
     })
   }
@@ -94,7 +94,7 @@ export function updateEdits (
   const selectors = given.map(updateSelector)
   const withSpecs = selectors.filter((selector) => selector.spec !== undefined)
   if (opts.latest && withSpecs.length > 0) {
-    throw new LodeError('LATEST_WITH_SPEC', `Specs are not allowed to be used with --latest (${withSpecs.map(({ raw }) => raw).join(', ')})`, {
+    throw new LodeError('LATEST_WITH_SPEC', `Specs are not allowed to be used with --latest (${withSpecs.map(({ raw }) => printable(raw)).join(', ')})`, {
       hint: 'Give the names alone with --latest, or drop --latest to update to the specs given.',
     })
   }
@@ -112,8 +112,8 @@ export function updateEdits (
   // A tag only says to update (`child@latest`); a version or range would have to be recorded.
   const indirect = withSpecs.find(({ pattern, spec }) => !direct(pattern) && !isTag(pattern, spec!))
   if (indirect !== undefined) {
-    throw new LodeError('UPDATE_VERSION_ON_INDIRECT_DEP', `"${indirect.pattern}" (requested "${indirect.spec!}") is not a direct dependency, so the requested version cannot be recorded.`, {
-      hint: `Add it to a project's dependencies (lode add ${indirect.raw}), or update it without a version.`,
+    throw new LodeError('UPDATE_VERSION_ON_INDIRECT_DEP', `"${printable(indirect.pattern)}" (requested "${printable(indirect.spec!)}") is not a direct dependency, so the requested version cannot be recorded.`, {
+      hint: `Add it to a project's dependencies (lode add ${printable(indirect.raw)}), or update it without a version.`,
     })
   }
   // Names no project has: resolved again where they occur deeper (globs only match the projects' own).

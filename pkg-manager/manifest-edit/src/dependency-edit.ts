@@ -10,6 +10,7 @@ import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { parseWantedSpec } from '@lode/resolving.npm-resolver/spec'
 
+import { followCatalogOverrides } from './catalog-overrides.js'
 import { catalogEntry, catalogReference } from './catalog-save.js'
 import type { Catalogs } from './catalog-save.js'
 import { defaultRangeStyle, savedRange } from './range-style.js'
@@ -324,26 +325,12 @@ export function saveEdits (
     }
     return { dir: project.dir, manifest: applyEdit(project.manifest, edit, (dep) => saved.get(dep.alias) ?? dep.bareSpecifier ?? 'latest'), before: project.manifest }
   })
-  followCatalogOverrides(lockfile, catalogAdditions, opts.overrides ?? {})
+  if (lockfile.overrides !== undefined) {
+    lockfile.overrides = followCatalogOverrides(lockfile.overrides, catalogAdditions, opts.overrides ?? {})
+  }
   // A package.json whose dependencies the edit leaves as they were is not written (pnpm keeps its order then).
   const changed = manifests.filter(({ manifest, before }) => !sameDependencies(manifest, before))
   return { manifests: changed.map(({ dir, manifest }) => ({ dir, manifest })), catalogAdditions }
-}
-
-/** The lockfile's overrides that say `catalog:` (or `catalog:<name>`) record the range their entry moved to, as pnpm records it. */
-function followCatalogOverrides (
-  lockfile: Lockfile,
-  moved: Readonly<Record<string, Record<string, string>>>,
-  overrides: Readonly<Record<string, string>>
-): void {
-  for (const [selector, value] of Object.entries(overrides)) {
-    if (!value.startsWith('catalog:') || lockfile.overrides === undefined || own(lockfile.overrides, selector) === undefined) continue
-    const catalog = value.slice('catalog:'.length) || 'default'
-    const target = selector.slice(selector.lastIndexOf('>') + 1)
-    // `foo`, `foo@^1`, `@scope/foo@1`: the name.
-    const range = own(own(moved, catalog), target.replace(/^(@?[^@]+)@.*$/, '$1'))
-    if (range !== undefined) lockfile.overrides = { ...lockfile.overrides, [selector]: range }
-  }
 }
 
 /** `record` with `key` set, as an own key: names come from the command line and package.json (`__proto__` stays a name). */
