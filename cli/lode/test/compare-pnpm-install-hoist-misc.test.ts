@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -9,7 +10,7 @@ import type { TestRegistry } from '@lode/__utils__.test-fixtures'
 import { parse as parseYaml } from 'yaml'
 
 import { git, makeRepo } from './git-hosts.js'
-import { cloneProject, makeProject, pnpm, projectFile, readLockfileText, stepsBesidePnpm, withRegistry } from './helpers.js'
+import { cloneProject, defaultStoreDir, makeProject, pnpm, projectFile, readLockfileText, stepsBesidePnpm, withRegistry } from './helpers.js'
 import type { Project, Step, ProjectPair as Pair } from './helpers.js'
 
 // pnpm 11's install scenarios (hoisting, versions preferred across the graph, peers, odd packages,
@@ -614,6 +615,23 @@ test('build scripts as pnpm 11: a package added to an existing node_modules, unl
         assert.equal(elsewhere.length, 2)
       })(),
     ])
+  })
+})
+
+test('a build that rewrites a file of its package leaves the store\'s file as it was (the package is copied, not hardlinked), as pnpm 11', async () => {
+  await withRegistry([
+    { name: 'edits', version: '1.0.0', files: { 'file.txt': '' }, scripts: { postinstall: 'node -e "require(\'fs\').writeFileSync(\'file.txt\', \'hello\')"' } },
+    { name: 'plain', version: '1.0.0', files: { 'empty.txt': '' } },
+  ], async (registry) => {
+    const pair = await begin(app(registry, { dependencies: { edits: '1.0.0', plain: '1.0.0' } }, { 'pnpm-workspace.yaml': 'allowBuilds:\n  edits: true\n' }), [['install']])
+    const empty = createHash('sha512').update('').digest('hex')
+    for (const project of [pair.pnpmProject, pair.lodeProject]) {
+      assert.equal(projectFile(project, 'node_modules/edits/file.txt'), 'hello')
+      assert.equal(projectFile(project, 'node_modules/plain/empty.txt'), '', 'a package with the same (empty) file is not touched')
+      assert.equal(fs.readFileSync(path.join(defaultStoreDir(project), 'v11', 'files', empty.slice(0, 2), empty.slice(2)), 'utf8'), '')
+      assert.equal(fs.statSync(path.join(project.dir, 'node_modules/edits/file.txt')).nlink, 1, 'the package that builds is a copy')
+      assert.ok(fs.statSync(path.join(project.dir, 'node_modules/plain/empty.txt')).nlink > 1, 'the one that does not is hardlinked')
+    }
   })
 })
 

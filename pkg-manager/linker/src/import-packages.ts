@@ -103,7 +103,12 @@ export async function importPackages (
   const add = (pkg: LaidOutPackage, stored: PackageInStore): void => {
     if (stored.requiresBuild) wantBuild.push(pkg)
     const patch = patchOf(pkg.depPath, opts.patches)
-    batch.push({ dir: pkg.dir, files: stored.files, ...(patch === undefined ? {} : { patch: { file: patch.file, label: pkg.pkgId } }) })
+    batch.push({
+      dir: pkg.dir,
+      files: stored.files,
+      ...(stored.requiresBuild ? { builds: true } : {}),
+      ...(patch === undefined ? {} : { patch: { file: patch.file, label: pkg.pkgId } }),
+    })
     for (const link of pkg.links) batchLinks.push([link.path, link.target])
     if (batch.length >= LINK_BATCH) flush()
   }

@@ -291,6 +291,7 @@ async function importInPlace (
       dir: pkg.dir,
       files: rows.get(pkg.depPath)!.files,
       replace: true,
+      ...(rows.get(pkg.depPath)!.requiresBuild ? { builds: true } : {}),
       ...(patch === undefined ? {} : { patch: { file: patch.file, label: pkg.pkgId } }),
     })
     groups.set(top, group)

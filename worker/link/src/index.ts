@@ -25,6 +25,11 @@ export interface PackageToImport {
   /** A patch to apply (pnpm's `patchedDependencies`), before the package is renamed into place. */
   patch?: { file: string, label: string }
   /**
+   * Its install scripts may run (its row says it builds): files are cloned or copied, never hardlinked,
+   * so a build that rewrites one of them cannot write through the link into the store (pnpm's too).
+   */
+  builds?: boolean
+  /**
    * Put it in place even when `dir` exists (the hoisted layout, where a directory can hold another
    * version): what is there is replaced, but its `node_modules` (the packages nested in it) moves
    * into the new one.
@@ -92,7 +97,7 @@ export function importPackages (task: LinkTask, patcher?: typeof applyPatchFile)
     // Only a directory that was there can hold what a killed install left.
     if (created === undefined) removeStaleTemps(pkg.dir)
     try {
-      importInto(temp, pkg, store, task, outcome)
+      importInto(temp, pkg, store, pkg.builds === true ? { ...task, method: 'clone-or-copy' } : task, outcome)
       if (pkg.patch !== undefined) patcher!(temp, pkg.patch.file, pkg.patch.label)
       if (pkg.replace === true) replaceInPlace(temp, pkg.dir)
       else renameIntoPlace(temp, pkg.dir)
