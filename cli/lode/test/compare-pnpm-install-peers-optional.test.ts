@@ -421,6 +421,43 @@ test('patchedDependencies: a version range key, --ignore-scripts, from a lockfil
   })
 })
 
+test('an edited patch file patches the package anew on the next install (an exact key and a range key), as pnpm 11', async () => {
+  await withRegistry([{ name: 'pat', version: '1.0.0', files: { 'index.js': `${ORIGINAL}\n` } }], async (registry) => {
+    await inPairs(['pat@1.0.0', '"pat@^1"'].map((key) => async () => {
+      const pair = await then(makeProject(registry, app({ dependencies: { pat: '1.0.0' } }), {
+        'patches/pat.patch': PATCH(ORIGINAL, 'module.exports = "patched"'),
+        'pnpm-workspace.yaml': `patchedDependencies:\n  ${key}: patches/pat.patch\n`,
+      }), [['install']])
+      editBoth(pair, 'patches/pat.patch', () => PATCH(ORIGINAL, 'module.exports = "edited patch"'))
+      await then(pair, [['install']])
+      assert.equal(sameFile(pair, 'node_modules/pat/index.js'), 'module.exports = "edited patch"\n')
+    }))
+  })
+})
+
+test('a patch no package uses fails a fresh install (writing nothing), with allowUnusedPatches warns; a later resolution of the whole graph fails too, as pnpm 11', async () => {
+  await withRegistry([{ name: 'pat', version: '1.0.0', files: { 'index.js': `${ORIGINAL}\n` } }, { name: 'other', version: '1.0.0' }, { name: 'extra', version: '1.0.0' }], async (registry) => {
+    const files = (extra: string): Record<string, string> => ({
+      'patches/pat.patch': PATCH(ORIGINAL, 'module.exports = "patched"'),
+      'pnpm-workspace.yaml': `patchedDependencies:\n  pat@1.0.0: patches/pat.patch\n  other@1.0.0: patches/pat.patch\n${extra}`,
+    })
+    const allowed = await then(makeProject(registry, app({ dependencies: { pat: '1.0.0' } }), files('allowUnusedPatches: true\n')), [
+      { args: ['install'], warns: /The following patches were not used: other@1\.0\.0/ },
+    ])
+    assert.equal(sameFile(allowed, 'node_modules/pat/index.js'), 'module.exports = "patched"\n')
+    const { byPnpm, byLode } = await bothFail(pairOf(makeProject(registry, app({ dependencies: { pat: '1.0.0' } }), files(''))), ['install'], /^\[ERR_LODE_UNUSED_PATCH\] The following patches were not used: other@1\.0\.0/)
+    assert.match(byPnpm.stdout, /\[ERR_PNPM_UNUSED_PATCH\] The following patches were not used: other@1\.0\.0/)
+    assert.match(byLode.stderr, /remove them from "patchedDependencies"/)
+    // Installed with allowUnusedPatches, then without it: a change that resolves again fails (with
+    // dedupePeerDependents: false too); an install with nothing to resolve does not look.
+    for (const dedupe of ['', 'dedupePeerDependents: false\n']) {
+      const pair = await then(makeProject(registry, app({ dependencies: { pat: '1.0.0' } }), files(`allowUnusedPatches: true\n${dedupe}`)), [['install']])
+      editBoth(pair, 'pnpm-workspace.yaml', (text) => text!.replace('allowUnusedPatches: true\n', ''))
+      await then(pair, [{ args: ['add', 'extra@1.0.0'], fails: /ERR_LODE_UNUSED_PATCH/ }, ['install']])
+    }
+  })
+})
+
 /** pnpm's abc family: abc has three peers; parent brings abc with two of them; grand brings parent. */
 const ABC: PackageSpec[] = [
   { name: 'peer-a', version: '1.0.0' },

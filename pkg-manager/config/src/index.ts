@@ -175,6 +175,8 @@ export interface Config {
   readonly patchedDependencies: Readonly<Record<string, string>>
   /** pnpm's `patchesDir` (default `patches`, relative to the workspace root): where `patch-commit` writes patch files. */
   readonly patchesDir: string
+  /** pnpm's `allowUnusedPatches`: a `patchedDependencies` key no package matches warns instead of failing the install. */
+  readonly allowUnusedPatches: boolean
   /** pnpm's pack and publish settings (the command line's flags win over them). */
   readonly publish: PublishSettings
   /** Optional dependencies never installed (name patterns), recorded in the lockfile. */
@@ -421,6 +423,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     },
     patchedDependencies: setting('patchedDependencies', isStringMap, {}),
     patchesDir: setting('patchesDir', isString, 'patches'),
+    allowUnusedPatches: setting('allowUnusedPatches', isBool, false),
     publish: {
       access: setting<'public' | 'restricted' | undefined>('access', (v): v is 'public' | 'restricted' | undefined => v === 'public' || v === 'restricted', undefined),
       tag: optionalString('tag'),

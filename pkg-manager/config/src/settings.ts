@@ -48,7 +48,7 @@ implemented(
   'minimumReleaseAgeStrict', 'minimumReleaseAgeExcludePrune', 'overrides', 'packageExtensions', 'packages', 'patchedDependencies', 'peerDependencyRules',
   'peersSuffixMaxLength', 'resolvePeersFromWorkspaceRoot', 'trustLockfile', 'trustPolicy', 'trustPolicyExclude', 'trustPolicyIgnoreAfter',
   'preferWorkspacePackages', 'engineStrict', 'nodeVersion', 'strictPeerDependencies', 'catalogPrune', 'cleanupUnusedCatalogs',
-  'injectWorkspacePackages', 'patchesDir', 'dedupeInjectedDeps',
+  'injectWorkspacePackages', 'patchesDir', 'allowUnusedPatches', 'dedupeInjectedDeps',
   // pack and publish
   'access', 'gitChecks', 'otp', 'packDestination', 'publishBranch', 'skipManifestObfuscation', 'tag',
   // the lockfile and node_modules
@@ -77,7 +77,6 @@ accepted('lode pack and publish refuse it when set (ERR_LODE_UNSUPPORTED_SETTING
 accepted('only pnpm init reads it (lode init writes pnpm\'s defaults, without these yet)',
   'initAuthorEmail', 'initAuthorName', 'initAuthorUrl', 'initLicense', 'initPackageManager', 'initType', 'initVersion')
 accepted('lode deploy refuses it when true (ERR_LODE_UNSUPPORTED_SETTING); installs do not read it', 'deployAllFiles', 'forceLegacyDeploy')
-accepted('lode does not check for unused patches yet (pnpm 11 fails on them unless this is true, and warns when it is)', 'allowUnusedPatches')
 accepted('only lode audit reads it', 'audit', 'auditConfig', 'auditIgnorePrune', 'auditLevel')
 accepted('only global installs read it (lode installs no global packages)', 'global', 'globalPath', 'globalPrefix', 'prefix')
 accepted('only pnpm list, why and outdated read it', 'depth', 'long', 'parseable', 'json', 'description')

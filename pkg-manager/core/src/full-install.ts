@@ -18,7 +18,7 @@ import {
 } from '@lode/pkg-manager.manifest-edit'
 import type { DependencyEdit } from '@lode/pkg-manager.manifest-edit'
 import { packagesCheck, skippedPackages } from '@lode/pkg-manager.package-is-installable'
-import { patchFor } from '@lode/pkg-manager.patching'
+import { checkUnusedPatches, patchFor } from '@lode/pkg-manager.patching'
 import type { PeerIssue } from '@lode/pkg-manager.resolve-dependencies'
 import { applyPeerDependencyRules, peerIssuesError } from '@lode/pkg-manager.resolve-dependencies/peer-rules'
 import { sortProjects } from '@lode/pkg-manager.workspace'
@@ -237,7 +237,7 @@ async function resolveOrReuse (ctx: InstallRun, installer: Installer): Promise<I
 /**
  * What a resolution finds (not the re-resolution of an up-to-date lockfile under --lockfile-only,
  * which pnpm skips) fails before anything is written: with engineStrict, a package this machine
- * cannot run; with strictPeerDependencies, peer issues in a plain install (pnpm's add, remove and
+ * cannot run; a patch no package took (unless allowUnusedPatches); with strictPeerDependencies, peer issues in a plain install (pnpm's add, remove and
  * update never fail on them). Returns the peer issues `peerDependencyRules` leaves.
  */
 function checkResolution (ctx: InstallRun, plan: InstallPlan): PeerIssue[] {
@@ -245,6 +245,13 @@ function checkResolution (ctx: InstallRun, plan: InstallPlan): PeerIssue[] {
   const resolvedNow = !plan.asIs && (opts.lockfileOnly !== true || ctx.outdated !== undefined)
   if (config.engineStrict && resolvedNow) {
     skippedPackages(plan.lockfile, packagesCheck(config, true))
+  }
+  // As pnpm, after a resolution of every project (pnpm 11 resolves the whole graph again then).
+  if (resolvedNow && ctx.selected === undefined && ctx.patches.length > 0) {
+    checkUnusedPatches(ctx.patches, Object.keys(plan.lockfile.packages ?? {}), {
+      allowUnusedPatches: config.allowUnusedPatches,
+      onWarning: (message) => { ctx.emit({ type: 'warning', message }) },
+    })
   }
   const peerIssues = applyPeerDependencyRules(plan.peerIssues, config.peerDependencyRules)
   if (config.strictPeerDependencies && resolvedNow && ctx.edited.length === 0 && peerIssues.length > 0) {

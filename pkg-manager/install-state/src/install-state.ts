@@ -35,13 +35,15 @@ export interface InstallInputs {
    * its text, for pnpm-lock.yaml when the install turns out to be up to date.
    */
   lockfileStandIn?: Buffer
+  /** An input file is outside the project (a patch file): the quick check cannot watch it, so none is recorded. */
+  unwatched?: boolean
 }
 
 /**
  * The digest of everything an install of `config.dir` depends on; undefined when an input file is
  * missing. The files whose content decides the install: every project's manifest (a workspace is
- * globbed again, so an added or removed project counts), the lockfile, and what node_modules says
- * it holds. `--frozen-lockfile` is no input: the inputs recorded are those of a complete install,
+ * globbed again, so an added or removed project counts), the lockfile, the patch files of
+ * `patchedDependencies`, and what node_modules says it holds. `--frozen-lockfile` is no input: the inputs recorded are those of a complete install,
  * whose lockfile satisfied these very manifests. Without pnpm-lock.yaml, an install that is not
  * frozen puts node_modules' lockfile in its place (pnpm does, and the CLI's quick check too), so a
  * deleted lockfile over an intact node_modules is up to date once that is written back.
@@ -58,14 +60,21 @@ export async function installInputs (opts: StateOptions): Promise<InstallInputs 
   }))
   const patterns = opts.config.workspacePackages ?? []
   const manifests = patterns.length === 0 ? ['package.json'] : await (await import('@lode/pkg-manager.workspace')).findWorkspaceManifests(opts.config.dir, patterns)
+  // A patch file edited in place changes the install (its hash is in the lockfile): its content is an
+  // input too. One outside the project is read by its absolute path, and the quick check, which
+  // watches only files inside, is not recorded then.
+  const relative = (file: string): string => path.relative(opts.config.dir, path.resolve(opts.config.dir, file))
+  const patchFiles = [...new Set(Object.values(opts.config.patchedDependencies).map(relative))].sort()
+  const outside = patchFiles.some((file) => file === '' || file.startsWith('..') || path.isAbsolute(file))
   // With `lockfile: false`, pnpm-lock.yaml is no input (and is never written back).
-  const files = [...manifests, ...opts.config.useLockfile ? [WANTED_LOCKFILE] : [], path.join(MODULES_DIR, MODULES_MANIFEST_FILE)]
+  const lockfiles = opts.config.useLockfile ? [WANTED_LOCKFILE] : []
+  const files = [...manifests, ...lockfiles, ...patchFiles, path.join(MODULES_DIR, MODULES_MANIFEST_FILE)]
   let lockfileStandIn: Buffer | undefined
   const stamps: FileStamp[] = []
   const contents: Record<string, Uint8Array> = {}
   // Synchronously: small files, read one after the other, each cheaper than a round trip through libuv's threads.
   for (const file of files) {
-    const full = path.join(opts.config.dir, file)
+    const full = path.resolve(opts.config.dir, file)
     stamps.push(fileStamp(full))
     let content = readOrNull(full)
     if (content === null) {
@@ -77,7 +86,7 @@ export async function installInputs (opts: StateOptions): Promise<InstallInputs 
     contents[file] = content
     hash.update('\0').update(file).update('\0').update(content)
   }
-  const inputs = { digest: hash.digest('hex'), files, stamps, contents }
+  const inputs = { digest: hash.digest('hex'), files, stamps, contents, ...outside ? { unwatched: true } : {} }
   return lockfileStandIn === undefined ? inputs : { ...inputs, lockfileStandIn }
 }
 
@@ -100,7 +109,7 @@ export async function upToDateState (dir: string, inputs: string): Promise<Insta
 export async function writeInstallState (opts: StateOptions, inputs: InstallInputs, packages: number): Promise<void> {
   const { dir } = opts.config
   const state: InstallState = { inputs: inputs.digest, packages }
-  if (opts.quickKey !== undefined) {
+  if (opts.quickKey !== undefined && inputs.unwatched !== true) {
     // Stamped (by installInputs) before the content was read: a write in between shows in the next
     // run's stamps. A lockfile missing then has been written back since, as it was read.
     const stamps = inputs.stamps.map((stamp, i) => stamp ?? fileStamp(path.join(dir, inputs.files[i]!)))

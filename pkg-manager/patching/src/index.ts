@@ -1,4 +1,5 @@
 export { loadPatches, patchFor, patchOf } from './patches.js'
+export { checkUnusedPatches, unusedPatchKeys } from './unused-patches.js'
 export type { Patch } from './patches.js'
 export { PATCHES_STATE_DIR, findEditDir, readEditDirStates, writeEditDirState } from './edit-dir.js'
 export type { EditDirState, FoundEditDir } from './edit-dir.js'
