@@ -10,6 +10,7 @@ import { writePnpmWorkspaceState } from '@lode/pkg-manager.install-state/pnpm-wo
 import { allowBuildKeyOf, hasInstallScripts, projectScriptsPlan, runInstallScripts, runProjectScript } from '@lode/pkg-manager.lifecycle'
 import type { ProjectMutation } from '@lode/pkg-manager.lifecycle'
 import type { DirectDependencyChange, LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
+import { localSources } from '@lode/pkg-manager.lockfile'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { recordVerifiedLockfile, verifyLockfile } from '@lode/pkg-manager.lockfile-verification'
 import {
@@ -127,6 +128,7 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
     downloaded: linked.downloaded,
     removed: linked.removed,
     changes: linked.changes,
+    ...hasLocalSources(plan.lockfile, config.dir) ? { readsLocalSources: true } : {},
     timings: {
       resolveMs: Math.round(resolveMs),
       linkMs: Math.round(performance.now() - linkStart),
@@ -402,4 +404,9 @@ const ALL_GROUPS: Readonly<Record<DependencyGroup, boolean>> = { dependencies: t
 function withLatest (change: DirectDependencyChange, latest: Readonly<Record<string, string>> | undefined): DirectDependencyChange {
   const tag = change.change === '+' ? latest?.[`${change.name ?? change.alias}@${change.version}`] : undefined
   return tag === undefined ? change : { ...change, latest: tag }
+}
+
+function hasLocalSources (lockfile: Lockfile, dir: string): boolean {
+  const { tarballs, directories } = localSources(lockfile, dir)
+  return tarballs.length > 0 || directories.length > 0
 }

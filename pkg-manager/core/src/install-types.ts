@@ -102,6 +102,11 @@ export interface InstallResult {
   changes: DirectDependencyChange[]
   /** Nothing had changed since the last install: nothing was read beyond the inputs. */
   upToDate?: true
+  /**
+   * The lockfile has local sources (`file:` tarballs and directories, injected projects), which
+   * change without any input file changing: no record says the next install is up to date.
+   */
+  readsLocalSources?: true
   /** Milliseconds spent resolving (0 when the lockfile was used as it is), then fetching and linking, and in all. */
   timings: { resolveMs: number, linkMs: number, totalMs: number }
 }

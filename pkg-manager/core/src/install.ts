@@ -92,7 +92,7 @@ async function recordInstall (opts: InstallOptions): Promise<InstallResult> {
   // The last install's record stays until node_modules starts changing for good (linkPackages
   // removes it then): an install that fails before leaves everything, the record too, as it was.
   const result = await installFull(opts)
-  if (linking) {
+  if (linking && result.readsLocalSources !== true) {
     const after = await installInputs(opts)
     if (after !== undefined) await writeInstallState(opts, after, result.packages)
   }

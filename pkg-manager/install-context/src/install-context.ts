@@ -9,7 +9,7 @@ import { PNPM_VERSION } from '@lode/pkg-manager.config'
 import type { Config } from '@lode/pkg-manager.config'
 import { readInstalledLockfile, readLockfile } from '@lode/pkg-manager.lockfile'
 import type { ReadLockfile } from '@lode/pkg-manager.lockfile'
-import { outdatedLockfileReason } from '@lode/pkg-manager.lockfile-verification'
+import { localSourcesOutdated, outdatedLockfileReason } from '@lode/pkg-manager.lockfile-verification'
 import { applyEdit } from '@lode/pkg-manager.manifest-edit'
 import type { DependencyEdit } from '@lode/pkg-manager.manifest-edit'
 import { checkProjects, currentPlatform } from '@lode/pkg-manager.package-is-installable'
@@ -130,7 +130,7 @@ export async function readInstallContext (opts: InstallContextOptions): Promise<
     catalogs: config.catalogs,
     injectWorkspacePackages: config.injectWorkspacePackages,
     ...lockfileSettings,
-  })
+  }) ?? localSourcesOutdated(current!.lockfile, importers, config.dir, { frozen })
   return {
     config, rootManifest, wanted, installed, current, edited, frozen,
     projects, importers, selected, hooks, patches, lockfileSettings, outdated,

@@ -145,9 +145,14 @@ export async function adoptPnpmState (opts: StateOptions): Promise<number | unde
   // pnpm's record and the lockfile parser load only here: an install over a tree pnpm made.
   const { pnpmStateVouches } = await import('./pnpm-workspace-state.js')
   if (!pnpmStateVouches({ config: opts.config, include, contents: inputs.contents, manifestFiles })) return undefined
-  const { parseLockfile } = await import('@lode/pkg-manager.lockfile')
+  const { localSources, parseLockfile } = await import('@lode/pkg-manager.lockfile')
   const lockfileFile = path.join(opts.config.dir, WANTED_LOCKFILE)
-  const packages = Object.keys(parseLockfile(Buffer.from(inputs.contents[WANTED_LOCKFILE]!).toString('utf8'), lockfileFile).lockfile.packages ?? {}).length
+  const { lockfile } = parseLockfile(Buffer.from(inputs.contents[WANTED_LOCKFILE]!).toString('utf8'), lockfileFile)
+  // Local tarballs and directories are read again by every install: never up to date.
+  const local = localSources(lockfile, opts.config.dir)
+  if (local.tarballs.length > 0 || local.directories.length > 0) return undefined
+  const packages = Object.keys(lockfile.packages ?? {}).length
   await writeInstallState(opts, inputs, packages)
   return packages
 }
+

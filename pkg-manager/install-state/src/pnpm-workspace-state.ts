@@ -15,6 +15,7 @@ import { hasErrno } from '@lode/core.error'
 import { parsePackageJson } from '@lode/fs.package-json'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
+import { localSources } from '@lode/pkg-manager.lockfile'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 
 /** The settings pnpm records, in its order (its `WORKSPACE_STATE_SETTING_KEYS`, then the registry keys). */
@@ -318,7 +319,7 @@ function recordValidation (
       ;(validation['workspaceBins'] as Record<string, string>)[project.id] = projectBins
     }
   }
-  const local = localDependencies(opts.lockfile, dir)
+  const local = localDependenciesOf(opts.lockfile, dir)
   for (const tarball of local.tarballs ?? []) {
     const signature = fileSignature(tarball)
     if (signature !== undefined) files[tarball] = signature
@@ -345,25 +346,6 @@ function workspaceBins (manifests: ReadonlyArray<{ id: string, manifest: Record<
     bins[id] = { name: manifest['name'] ?? null, bin, directory }
   }
   return Object.keys(bins).length === 0 ? undefined : manifestDigest(bins)
-}
-
-/** The `file:` tarballs and directories the lockfile's packages come from, absolute and sorted. */
-function localDependencies (lockfile: Lockfile, dir: string): { tarballs?: string[], directories?: string[] } {
-  const tarballs = new Set<string>()
-  const directories = new Set<string>()
-  for (const { resolution } of Object.values(lockfile.packages ?? {})) {
-    const tarball = (resolution as { tarball?: unknown }).tarball
-    if (typeof tarball === 'string' && tarball.startsWith('file:') && !tarball.includes('\0')) {
-      const rest = tarball.slice('file:'.length)
-      tarballs.add(tarball.startsWith('file:///') ? new URL(tarball).pathname : path.isAbsolute(rest) ? path.normalize(rest) : path.resolve(dir, rest))
-    }
-    const { type, directory } = resolution as { type?: unknown, directory?: unknown }
-    if (type === 'directory' && typeof directory === 'string') directories.add(path.resolve(dir, directory))
-  }
-  return {
-    ...tarballs.size > 0 ? { tarballs: [...tarballs].sort() } : {},
-    ...directories.size > 0 ? { directories: [...directories].sort() } : {},
-  }
 }
 
 function fileSignature (file: string): FileSignature | undefined {
@@ -454,4 +436,10 @@ function hashLength (hash: Hash, length: number): void {
   const bytes = Buffer.alloc(8)
   bytes.writeBigUInt64LE(BigInt(length))
   hash.update(bytes)
+}
+
+/** pnpm's record of the local sources: only the kinds there are. */
+function localDependenciesOf (lockfile: Lockfile, dir: string): { tarballs?: string[], directories?: string[] } {
+  const { tarballs, directories } = localSources(lockfile, dir)
+  return { ...tarballs.length > 0 ? { tarballs } : {}, ...directories.length > 0 ? { directories } : {} }
 }

@@ -1,4 +1,5 @@
 import type { Config } from '@lode/pkg-manager.config'
+import { isLocalSource } from '@lode/pkg-manager.lockfile'
 import { patchOf } from '@lode/pkg-manager.patching'
 import type { Patch } from '@lode/pkg-manager.patching'
 import type { LinkToWrite, PackageToImport } from '@lode/worker.link'
@@ -106,6 +107,8 @@ export async function importPackages (
     batch.push({
       dir: pkg.dir,
       files: stored.files,
+      // A package from a local source is put in place over its last copy (see packagesToImport).
+      ...(isLocalSource(pkg.resolution) ? { replace: true } : {}),
       ...(stored.requiresBuild ? { builds: true } : {}),
       ...(patch === undefined ? {} : { patch: { file: patch.file, label: pkg.pkgId } }),
     })

@@ -11,7 +11,7 @@ import { prepareFileAtomic } from '@lode/fs.write-file-atomic'
 import type { PreparedFile } from '@lode/fs.write-file-atomic'
 import { createSlotResolver } from '@lode/pkg-manager.graph-hash'
 import { createAllowBuild } from '@lode/pkg-manager.lifecycle'
-import { parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
+import { isLocalSource, parseLockfile, stringifyLockfile } from '@lode/pkg-manager.lockfile'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { packagesCheck, skippedPackages } from '@lode/pkg-manager.package-is-installable'
 import type { LinkToWrite } from '@lode/worker.link'
@@ -294,6 +294,8 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
  * is one, reached through directories: a symlink or a file there (which a repository can carry) is
  * not lode's, and is never written or made executable through. `usurped` are those whose directory
  * in `.pnpm` holds such a thing, `storeUsurped` a `.pnpm` that is one: it goes before the import.
+ * A package from a local source (a `file:` tarball or directory, an injected project) is imported
+ * again each time, as pnpm does: its source can change with no input of the install changing.
  */
 function packagesToImport (
   layout: Layout,
@@ -314,6 +316,12 @@ function packagesToImport (
   for (const pkg of layout.packages) {
     const stats = fs.lstatSync(pkg.dir, { throwIfNoEntry: false })
     const realParents = hasRealParents(layout.virtualStoreDir, pkg.dir)
+    // A package from a local source (a `file:` tarball or directory, an injected project) is put in
+    // place again, over what is there: its source may have changed.
+    if (stats?.isDirectory() === true && realParents && isLocalSource(pkg.resolution)) {
+      missing.push(pkg)
+      continue
+    }
     if (stats?.isDirectory() === true && realParents) continue
     missing.push(pkg)
     const slot = fs.lstatSync(path.dirname(pkg.siblingsDir), { throwIfNoEntry: false })

@@ -1,3 +1,4 @@
+export { localSourcesOutdated } from './local-sources-outdated.js'
 export { outdatedLockfileReason } from './lockfile-satisfies.js'
 export type { LockfileSettingsToMatch } from './lockfile-satisfies.js'
 export { recordVerifiedLockfile, verifyLockfile } from './verify-lockfile.js'

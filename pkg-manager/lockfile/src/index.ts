@@ -1,4 +1,6 @@
 export { devOnlyDepPaths } from './dep-types.js'
+export { isLocalSource, localSources } from './local-sources.js'
+export type { LocalSources } from './local-sources.js'
 export { isPeerSatisfactionEdge, peerSatisfactionEdges, peerSatisfactionEdgesToSkip, reachableDepPaths, withoutPeerSatisfactionEdges } from './peer-edges.js'
 export type { PeerSatisfactionEdges } from './peer-edges.js'
 export { dependencyRefs } from './refs.js'
