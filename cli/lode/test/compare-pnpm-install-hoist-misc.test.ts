@@ -5,7 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { buildTarball } from '@lode/__utils__.test-fixtures'
+import { buildPackageTarball, buildTarball } from '@lode/__utils__.test-fixtures'
 import type { TestRegistry } from '@lode/__utils__.test-fixtures'
 import { parse as parseYaml } from 'yaml'
 
@@ -632,6 +632,37 @@ test('a build that rewrites a file of its package leaves the store\'s file as it
       assert.equal(fs.statSync(path.join(project.dir, 'node_modules/edits/file.txt')).nlink, 1, 'the package that builds is a copy')
       assert.ok(fs.statSync(path.join(project.dir, 'node_modules/plain/empty.txt')).nlink > 1, 'the one that does not is hardlinked')
     }
+  })
+})
+
+test('add of a tarball URL, a local tarball, directories (bare, file:, link:, without package.json) saves what pnpm 11 saves; nameless or climbing names are refused', async () => {
+  const [tarball, noName, evil] = await Promise.all([
+    buildPackageTarball({ name: 'tar-dep', version: '1.0.0' }).then(({ tarball }) => tarball),
+    buildTarball([{ name: 'package/package.json', content: '{"version":"1.0.0"}' }]).then(({ tarball }) => tarball),
+    buildTarball([{ name: 'package/package.json', content: '{"name":"../../evil","version":"1.0.0"}' }]).then(({ tarball }) => tarball),
+  ])
+  await withRegistry([{ name: 'dep', version: '1.0.0' }], async (registry) => {
+    const dirs = (_: Project, beside: string): void => {
+      fs.writeFileSync(path.join(beside, 'tar-dep-1.0.0.tgz'), tarball)
+      for (const name of ['dir-a', 'dir-b', 'dir-c']) {
+        fs.mkdirSync(path.join(beside, name))
+        fs.writeFileSync(path.join(beside, name, 'package.json'), JSON.stringify({ name: `${name}-pkg`, version: '1.0.0' }))
+      }
+    }
+    await Promise.all([
+      (async () => {
+        const pair = await begin(app(registry), [['add', `${registry.url}dep/-/dep-1.0.0.tgz`]])
+        await then(pair, [['remove', 'dep']])
+      })(),
+      then(pairOf(app(registry), dirs), [['add', '../tar-dep-1.0.0.tgz', '../dir-a', 'file:../dir-b', 'link:../dir-c']]),
+      (async () => {
+        const pair = await begin(app(registry, {}, { 'pkg/index.js': 'hello' }), [['add', 'file:./pkg']])
+        rmBoth(pair, 'node_modules')
+        await then(pair, [['install', '--frozen-lockfile']])
+      })(),
+      begin(app(registry, {}, { 'no-name.tgz': noName }), [{ args: ['add', 'file:./no-name.tgz'], fails: /ERR_LODE_MISSING_PACKAGE_NAME/ }]),
+      begin(app(registry, {}, { 'evil.tgz': evil }), [{ args: ['add', 'file:./evil.tgz'], fails: /ERR_LODE_INVALID_DEPENDENCY_NAME/ }]),
+    ])
   })
 })
 

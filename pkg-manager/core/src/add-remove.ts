@@ -5,6 +5,7 @@ import { readProjectManifest } from '@lode/pkg-manager.install-context/project-m
 import { addEdits, removeEdits, updateEdits } from '@lode/pkg-manager.manifest-edit'
 import type { EditTarget } from '@lode/pkg-manager.manifest-edit'
 
+import { namedAddSpecs } from './add-spec-names.js'
 import type { InstallOptions, InstallResult } from './install-types.js'
 import { installAndRecord } from './install.js'
 
@@ -17,7 +18,11 @@ export interface ProjectEditOptions extends Omit<InstallOptions, 'edits' | 'froz
 }
 
 export interface AddOptions extends ProjectEditOptions {
-  /** What to add, as on pnpm's command line: `name`, `name@range`, `name@tag`, `alias@npm:name@range`, `name@workspace:*`. */
+  /**
+   * What to add, as on pnpm's command line: `name`, `name@range`, `name@tag`, `alias@npm:name@range`,
+   * `name@workspace:*`; a path (`../pkg`, `file:./pkg`, `link:../pkg`, `./x.tgz`) or a tarball URL,
+   * saved under the name in its package.json.
+   */
   dependencies: readonly string[]
   /** `devDependencies` (`-D`), `optionalDependencies` (`-O`); without it, `dependencies` unless the package is already in another group. */
   group?: DependencyGroup
@@ -35,7 +40,15 @@ export interface AddOptions extends ProjectEditOptions {
  * lockfile, and installs. Nothing is written when resolution fails.
  */
 export async function add (opts: AddOptions): Promise<InstallResult> {
-  const edits = addEdits(targetsOf(opts), opts.dependencies, {
+  const targets = targetsOf(opts)
+  // Paths and tarball URLs name no package: their package's name is read first, as pnpm does.
+  const specs = await namedAddSpecs(opts.dependencies, {
+    projectDir: targets[0]!.dir,
+    config: opts.config,
+    signal: opts.signal,
+    onWarning: (message) => { opts.onEvent?.({ type: 'warning', message }) },
+  })
+  const edits = addEdits(targets, specs, {
     group: opts.group,
     exact: opts.exact === true,
     peer: opts.peer === true,

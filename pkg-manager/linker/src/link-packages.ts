@@ -378,11 +378,13 @@ async function importNewPackages (
     preparedLock = await prepareFileAtomic(path.join(modulesDir, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE), ctx.installedText())
     return { imported: await importing, preparedLock }
   } catch (err) {
-    await importing.catch(() => {})
+    // A failed import removes the directories it made, maybe under the lockfile being prepared
+    // beside them: its error, when it has one, is the one to tell.
+    const importError: unknown = await importing.then(() => undefined, (failure: unknown) => failure)
     await preparedLock?.discard()
     await Promise.all(created.map(async (pkg) => { await fsp.rm(path.dirname(pkg.siblingsDir), { recursive: true, force: true }) }))
     await removeInstallingMarker(modulesDir)
-    throw err
+    throw importError ?? err
   }
 }
 

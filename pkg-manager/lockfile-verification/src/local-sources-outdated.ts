@@ -62,11 +62,13 @@ function directoryChange (lockfile: Lockfile, depPath: string, lockfileDir: stri
     return undefined // the install says what is wrong with it
   }
   const snapshot = own(lockfile.snapshots, depPath)
+  // Its peers, resolved, are locked among its dependencies too.
+  const peers = (manifest['peerDependencies'] ?? {}) as Record<string, unknown>
   for (const group of ['dependencies', 'optionalDependencies'] as const) {
     const wanted = (manifest[group] ?? {}) as Record<string, unknown>
     const locked = snapshot?.[group] ?? {}
     for (const name of Object.keys(locked)) {
-      if (own(wanted, name) === undefined) return `${depPath} no longer has ${name} in its ${group}`
+      if (own(wanted, name) === undefined && own(peers, name) === undefined) return `${depPath} no longer has ${name} in its ${group}`
     }
     for (const [name, spec] of Object.entries(wanted)) {
       const ref = own(locked, name)

@@ -130,7 +130,7 @@ function notFound (target: string, alias: string, wantedBy: string): LodeError {
 }
 
 /** The `package.json` at the tarball's top directory (whatever that directory is called). */
-async function manifestOfTarball (bytes: Buffer, where: string): Promise<PackageMeta> {
+export async function manifestOfTarball (bytes: Buffer, where: string): Promise<PackageMeta> {
   let tarBytes: Buffer
   try {
     tarBytes = bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes
@@ -162,8 +162,11 @@ async function manifestOfTarball (bytes: Buffer, where: string): Promise<Package
   }
   if (text === undefined) throw new LodeError('TARBALL_BAD_MANIFEST', `${where} has no package.json in its top directory.`, { hint: 'Check the file or URL.' })
   const raw = parsePackageJson(text, `package.json in ${where}`)
-  if (typeof raw['name'] !== 'string' || typeof raw['version'] !== 'string') {
-    throw new LodeError('TARBALL_BAD_MANIFEST', `The package.json in ${where} has no name or version.`, { hint: 'Check the file or URL.' })
+  if (typeof raw['name'] !== 'string' || raw['name'] === '') {
+    throw new LodeError('MISSING_PACKAGE_NAME', `Can't install ${where}: Missing package name`, { hint: 'The package.json in the tarball needs a "name"; pack it again with one.' })
+  }
+  if (typeof raw['version'] !== 'string') {
+    throw new LodeError('TARBALL_BAD_MANIFEST', `The package.json in ${where} has no version.`, { hint: 'Check the file or URL.' })
   }
   return trimManifest(raw['name'], raw['version'], raw, { tarball: where, integrity: '' })
 }
