@@ -516,3 +516,10 @@ test('a change through a symlinked pnpm-lock.yaml is refused, link and target un
   ])
   for (const pair of pairs) assert.equal(fs.lstatSync(path.join(pair.lode.dir, 'pnpm-lock.yaml')).isSymbolicLink(), true)
 })
+
+test('add --lockfile-only writes package.json and the lockfile only, build metadata left out of the lockfile, as pnpm 11', async () => {
+  const pair = await flow(EMPTY, [['add', 'meta-dep@0.5.0-alpha.51', '--lockfile-only'], ['add', 'dep', '--lockfile-only']])
+  for (const project of [pair.pnpm, pair.lode]) assert.equal(fs.existsSync(path.join(project.dir, 'node_modules')), false)
+  assert.match(lockfileOf(pair), /meta-dep@0\.5\.0-alpha\.51:/)
+  assert.doesNotMatch(lockfileOf(pair), /f10fea0/)
+})

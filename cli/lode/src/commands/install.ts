@@ -164,7 +164,7 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
     const exact = values['save-exact'] === true
     const saveCatalogName = saveCatalog(values)
     await add({
-      ...common, dependencies: names, projectDirs, exact, peer: values['save-peer'] === true,
+      ...common, dependencies: names, projectDirs, exact, peer: values['save-peer'] === true, lockfileOnly: values['lockfile-only'] === true,
       ...(group === undefined ? {} : { group }), ...(saveCatalogName === undefined ? {} : { saveCatalogName }),
     })
   } else if (input.importing) {

@@ -115,6 +115,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       'ignore-workspace-root-check': { type: 'boolean', help: 'Add to the workspace root without -w' },
       'save-catalog': { type: 'boolean', help: 'Save new dependencies to the default catalog of pnpm-workspace.yaml, as catalog:' },
       'save-catalog-name': { type: 'string', arg: '<name>', help: 'Save new dependencies to the named catalog, as catalog:<name>' },
+      'lockfile-only': { type: 'boolean', help: 'Only write package.json and pnpm-lock.yaml, not node_modules' },
       dev: { type: 'boolean', help: 'Save to devDependencies', hidden: true },
       prod: { type: 'boolean', help: 'Save to dependencies', hidden: true },
       ...SETTINGS,
