@@ -485,3 +485,22 @@ test('update <name>@<version> of a package only found deeper is ERR_LODE_UPDATE_
     ])
   })
 })
+
+test('update --latest keeps an exact prerelease newer than latest, in a project and across a workspace, as pnpm 11', async () => {
+  await withRegistry([
+    { name: 'pre', version: '1.0.0' },
+    { name: 'pre', version: '2.0.0' },
+    { name: 'pre', version: '3.0.0-rc.0' },
+  ], async (registry) => {
+    const kept = await begin(makeProject(registry, { name: 'app', version: '1.0.0' }), [['add', 'pre@3.0.0-rc.0'], ['update', '--latest'], ['update', '-r', '--latest']])
+    assert.match(projectFile(kept.lodeProject, 'package.json')!, /"pre": "3\.0\.0-rc\.0"/)
+    // Projects outdated, up to date, on the prerelease: each moves to the higher of latest and its own.
+    for (const versions of [['1.0.0', '2.0.0', '3.0.0-rc.0', '1.0.0'], ['3.0.0-rc.0', '1.0.0']]) {
+      const projects = Object.fromEntries(versions.map((version, i) => [`p${i + 1}`, { dependencies: { pre: version } }]))
+      const files = workspaceFiles(Object.keys(projects).map((name) => `packages/${name}`))
+      const { lodeProject } = await begin(makeWorkspace(registry, projects), [['install'], ['update', '-r', '--latest']], files)
+      assert.doesNotMatch(readLockfileText(lodeProject), /pre@1\.0\.0/)
+      assert.match(readLockfileText(lodeProject), /pre@3\.0\.0-rc\.0:/)
+    }
+  })
+})

@@ -53,6 +53,7 @@ before(async () => {
     { name: 'odd', version: '3001.1.0-dev' },
     { name: 'elsewhere', version: '1.0.0' },
     { name: 'moved-top', version: '1.0.0', dependencies: { 'moved-sub': '^1.0.0' } },
+    ...['build-a', 'build-b'].map((name) => ({ name, version: '1.0.0', scripts: { postinstall: 'node -e "require(\'fs\').writeFileSync(\'built.txt\', \'\')"' } })),
   ])
   // A tarball whose file name is not <name>-<version>.tgz, and one on another host name of the registry.
   registry.packages.get('odd')![0]!.tarballUrl = `${registry.url}odd/-/odd-3001.0001.0000-dev.tgz`
@@ -522,4 +523,25 @@ test('add --lockfile-only writes package.json and the lockfile only, build metad
   for (const project of [pair.pnpm, pair.lode]) assert.equal(fs.existsSync(path.join(project.dir, 'node_modules')), false)
   assert.match(lockfileOf(pair), /meta-dep@0\.5\.0-alpha\.51:/)
   assert.doesNotMatch(lockfileOf(pair), /f10fea0/)
+})
+
+/** The builds `.modules.yaml` records (it is JSON, as pnpm writes it). */
+function builds (project: Project): Record<string, unknown> {
+  const modules = JSON.parse(fs.readFileSync(path.join(project.dir, 'node_modules', '.modules.yaml'), 'utf8')) as Record<string, unknown>
+  return { pendingBuilds: modules['pendingBuilds'], ignoredBuilds: modules['ignoredBuilds'] }
+}
+
+test('pendingBuilds in .modules.yaml loses only what remove, an install and a headless install take out, as pnpm 11', async () => {
+  const settings = { 'pnpm-workspace.yaml': 'allowBuilds:\n  build-a: true\n  build-b: true\n' }
+  const both2 = { ...EMPTY, dependencies: { 'build-a': '1.0.0', 'build-b': '1.0.0' } }
+  const dropB = (project: Project): void => { writeJson(project, 'package.json', { ...EMPTY, dependencies: { 'build-a': '1.0.0' } }) }
+  const pairs = await Promise.all([
+    flow(EMPTY, [['add', 'build-a', 'build-b', '--ignore-scripts'], ['remove', 'build-b']], settings),
+    flow(both2, [['install', '--ignore-scripts'], dropB, ['install', '--ignore-scripts']], settings),
+    flow(both2, [['install', '--ignore-scripts'], dropB, ['install', '--lockfile-only', '--ignore-scripts'], ['install']], settings),
+  ])
+  for (const pair of pairs) {
+    assert.deepEqual(builds(pair.pnpm), { pendingBuilds: ['build-a@1.0.0'], ignoredBuilds: undefined })
+    assert.deepEqual(builds(pair.lode), builds(pair.pnpm))
+  }
 })

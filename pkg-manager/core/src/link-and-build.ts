@@ -1,6 +1,9 @@
-import { reportIgnoredBuilds, runBuilds } from '@lode/pkg-manager.lifecycle'
+import path from 'node:path'
+
+import { MODULES_DIR } from '@lode/core.constants'
+import { pendingBuildsAfter, reportIgnoredBuilds, runBuilds } from '@lode/pkg-manager.lifecycle'
 import type { Builds, LifecycleLog } from '@lode/pkg-manager.lifecycle'
-import { linkPackages } from '@lode/pkg-manager.linker'
+import { linkPackages, readModulesManifest } from '@lode/pkg-manager.linker'
 import type { LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
 
 /**
@@ -18,6 +21,8 @@ export async function linkAndBuild (
 ): Promise<LinkCounts & { committed: boolean }> {
   const phase = async <T>(label: string, step: () => Promise<T>): Promise<T> =>
     timeline === undefined ? await step() : await timeline.phase(label, step)
+  const modulesDir = path.join(opts.config.dir, MODULES_DIR)
+  const previousPending = (await readModulesManifest(modulesDir).catch(() => undefined))?.pendingBuilds ?? []
   const linked = await phase('link', async () => await linkPackages(opts))
   let builds: Builds
   try {
@@ -35,6 +40,10 @@ export async function linkAndBuild (
     await linked.rollBack()
     throw err
   }
+  // What the last install left pending stays so while its package or project is here (pnpm's).
+  const installed = (id: string): boolean =>
+    Object.hasOwn(linked.lockfile.snapshots ?? {}, id) || Object.hasOwn(linked.lockfile.importers, id)
+  builds = { ...builds, pending: pendingBuildsAfter(previousPending, builds, installed) }
   await linked.complete(builds)
   // pnpm-lock.yaml (and package.json, for add/remove/update) change only now that node_modules is complete.
   const committed = await commit(builds.ignored)

@@ -106,7 +106,7 @@ export async function readInstallContext (opts: InstallContextOptions): Promise<
     id: project.id,
     dir: project.dir,
     manifest: hooks.project(project.manifest as ProjectManifest, project.dir),
-    replacedSpecs: replacedSpecs(edited.find((entry) => entry.project.id === project.id)),
+    ...importerSpecs(edited.find((entry) => entry.project.id === project.id)),
   }))
   const patches = loadPatches(config.patchedDependencies, config.dir)
   const lockfileSettings = {
@@ -135,6 +135,15 @@ export async function readInstallContext (opts: InstallContextOptions): Promise<
     config, rootManifest, wanted, installed, current, edited, frozen,
     projects, importers, selected, hooks, patches, lockfileSettings, outdated,
   }
+}
+
+/** The specs package.json had for the dependencies an edit changes; under `update --latest` also as `latestOver`. */
+function importerSpecs (
+  entry: { edit: DependencyEdit, project: WorkspaceProject } | undefined
+): { replacedSpecs?: Record<string, string>, latestOver?: Record<string, string> } {
+  const replaced = replacedSpecs(entry)
+  if (replaced === undefined) return {}
+  return entry?.edit.latest === true ? { replacedSpecs: replaced, latestOver: replaced } : { replacedSpecs: replaced }
 }
 
 /** The specs package.json had for the dependencies an edit changes. */

@@ -10,7 +10,7 @@ import type { Lockfile, PackageInfo, ProjectSnapshot, SnapshotInfo } from '@lode
 import { parseOverrides } from '@lode/pkg-manager.read-package-hook'
 import type { ManifestHook, Override } from '@lode/pkg-manager.read-package-hook'
 import { DIRECT_DEP_WEIGHT, EXISTING_VERSION_WEIGHT, IMPORTED_VERSION_WEIGHT, parseWantedSpec } from '@lode/resolving.npm-resolver'
-import type { NpmResolver, ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
+import type { NpmResolver, RegistrySpec, ReleaseAgeViolation, WantedSpec } from '@lode/resolving.npm-resolver'
 import semver from 'semver'
 
 import { catalogName, catalogSpecifier } from './catalogs.js'
@@ -287,6 +287,9 @@ function directDependencies (
       const entry: WantedDependency = { alias, bareSpecifier: catalog?.specifier ?? specifier, optional: group === 'optionalDependencies' }
       if (catalog !== undefined) entry.written = specifier
       if (own(dependenciesMetaOf(importer.manifest), alias)?.injected === true) entry.injected = true
+      const over = own(importer.latestOver, alias)
+      const overSpec = over === undefined ? undefined : safeSpec(alias, over)
+      if (overSpec?.kind === 'registry') entry.latestOver = registryPart(overSpec)
       const catalogUnchanged = catalog === undefined
         || own(own(opts.lockfile?.catalogs, catalog.name), alias)?.specifier === catalog.specifier
       if (lockedDep !== undefined && lockedDep.specifier === specifier && catalogUnchanged && !staleNames.has(alias)) {
@@ -484,6 +487,12 @@ function safeSpec (alias: string, specifier: string): ReturnType<typeof parseWan
   } catch {
     return undefined
   }
+}
+
+/** The registry spec of a classified one (its version, range or tag). */
+function registryPart (spec: Extract<WantedSpec, { kind: 'registry' }>): RegistrySpec {
+  if (spec.type === 'version') return { type: 'version', name: spec.name, version: spec.version }
+  return spec.type === 'range' ? { type: 'range', name: spec.name, range: spec.range } : { type: 'tag', name: spec.name, tag: spec.tag }
 }
 
 /** `1.0.0(peer@2)` → `1.0.0`; `name@1.0.0` (an alias) → `1.0.0`; links and files → undefined. */

@@ -105,6 +105,8 @@ export interface WantedDependency {
   injected?: boolean
   /** A peer hoisted to an importer: its locked version is kept, but read from the registry (pnpm has no lockfile entry for the edge). */
   hoisted?: true
+  /** `update --latest`: the spec package.json had; the higher of its pick and `latest`'s is taken (see `Importer.latestOver`). */
+  latestOver?: RegistrySpec
 }
 
 /** Aliases in scope where a package is resolved: its ancestors' dependencies and the importer's, nearest level first. */
@@ -383,6 +385,9 @@ export class TreeResolver {
       wantedSpec = { type: 'version', name: spec.name, version: lockedVersion }
     }
     const preferred = occurrence.scope.preferred(spec.name)
+    if (wanted.latestOver !== undefined && lockedVersion === undefined) {
+      wantedSpec = await this.higherPick(wantedSpec, wanted.latestOver, preferred)
+    }
     const key = `${spec.name}\t${wantedSpec.type === 'version' ? wantedSpec.version : wantedSpec.type === 'range' ? wantedSpec.range : `tag:${wantedSpec.tag}`}\t${JSON.stringify(preferred)}`
     let pending = this.pending.get(key)
     if (pending === undefined) {
@@ -412,6 +417,16 @@ export class TreeResolver {
     // As pnpm, said of a project's own optional dependencies only (a deeper one goes quietly).
     if (depth === 0) this.opts.onOptionalSkipped(`${wanted.alias}@${wanted.bareSpecifier} is an optional dependency that could not be resolved. Excluding it from installation.`)
     return undefined
+  }
+
+  /** pnpm's pick under `update --latest`: the higher version of `latest`'s and the old spec's (none of its: `latest`'s). */
+  private async higherPick (latest: RegistrySpec, old: RegistrySpec, preferred: PreferredVersions): Promise<RegistrySpec> {
+    const [ofLatest, ofOld] = await Promise.all([
+      this.opts.resolver.resolve(latest, preferred),
+      this.opts.resolver.resolve({ ...old, name: latest.name }, preferred).catch(() => undefined),
+    ])
+    const higher = ofOld !== undefined && semver.gt(ofOld.version, ofLatest.version) ? ofOld : ofLatest
+    return { type: 'version', name: latest.name, version: higher.version }
   }
 
   /**

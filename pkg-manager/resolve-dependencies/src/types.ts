@@ -13,6 +13,12 @@ export interface Importer {
   manifest: ProjectManifest
   /** The specs package.json had for the dependencies a command changes (`add dep@1` over `~1.0.0`): pnpm still prefers the versions they take. */
   replacedSpecs?: Readonly<Record<string, string>> | undefined
+  /**
+   * `update --latest`: the registry specs package.json had for the dependencies moved to `latest`;
+   * each takes the higher of `latest` and what its old spec picks (pnpm keeps an exact prerelease
+   * newer than `latest`).
+   */
+  latestOver?: Readonly<Record<string, string>> | undefined
 }
 
 /** One resolved package (`name@version`), whatever it was resolved from. */

@@ -8,7 +8,7 @@ import type { MainContext } from '../context.js'
 import { writeLodeError } from '../report-error.js'
 import { createReporter, formatDuration } from '../reporter.js'
 import type { Reporter, ReporterName } from '../reporter.js'
-import { notAWorkspace, selectedProjects, selectsProjects } from '../selection.js'
+import { notAWorkspace, selectProjects, selectedProjects, selectsProjects } from '../selection.js'
 import { VERSION } from '../version.js'
 import { settingsOf } from './settings.js'
 import type { CommandInput } from './types.js'
@@ -135,7 +135,11 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
   // install: the whole workspace (also with -r or -w), or with --filter only the projects selected.
   let projectDirs: string[] = [workspaceRoot ? config.dir : projectDir]
   let projectIds: string[] | undefined
-  if (kind === 'install' ? selection.filters.length > 0 : selectsProjects(selection)) {
+  // Outside a workspace, -r where the project is the only one under the directory is the project
+  // itself, as with pnpm; with more projects there, each would need a lockfile of its own (refused below).
+  const recursiveAlone = kind !== 'install' && workspaceDir === undefined && selection.filters.length === 0 && !workspaceRoot &&
+    await onlyProjectUnder(projectDir)
+  if (kind === 'install' ? selection.filters.length > 0 : selectsProjects(selection) && !recursiveAlone) {
     // pnpm installs each project under the directory on its own (a lockfile each); lode installs one lockfile's projects at a time.
     if (workspaceDir === undefined) throw notAWorkspace(kind, projectDir)
     const selected = await selectedProjects(selection, { ...ctx, cwd: projectDir }, { skipsRoot: kind === 'add' })
@@ -274,4 +278,11 @@ function includedGroups (values: Values): { dependencies: boolean, devDependenci
     devDependencies: !prod || dev,
     optionalDependencies: values['optional'] !== false && (!dev || prod),
   }
+}
+
+/** Whether `dir`'s own project is the only one `-r` finds under it. */
+async function onlyProjectUnder (dir: string): Promise<boolean> {
+  const everyProject = { recursive: true, filters: [], workspaceRoot: false, failIfNoMatch: false, ifPresent: false }
+  const { projects } = await selectProjects(everyProject, dir)
+  return projects.length === 1 && projects[0]!.dir === dir
 }
