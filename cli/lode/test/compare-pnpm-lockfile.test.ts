@@ -545,3 +545,13 @@ test('pendingBuilds in .modules.yaml loses only what remove, an install and a he
     assert.deepEqual(builds(pair.lode), builds(pair.pnpm))
   }
 })
+
+test('a deleted node_modules/.pnpm/lock.yaml over an intact node_modules: the repeat install is up to date and leaves it so, as pnpm 11', async () => {
+  const pair = await flow({ ...EMPTY, dependencies: { dep: '1.0.0' } }, [
+    ['install'],
+    (project) => { fs.rmSync(path.join(project.dir, 'node_modules', '.pnpm', 'lock.yaml')) },
+    { args: ['install'], files: ['node_modules/.pnpm/lock.yaml'] },
+  ])
+  for (const project of [pair.pnpm, pair.lode]) assert.equal(projectFile(project, 'node_modules/.pnpm/lock.yaml'), undefined)
+  assert.ok(fs.existsSync(path.join(pair.lode.dir, 'node_modules', 'dep', 'package.json')))
+})
