@@ -555,3 +555,17 @@ test('a deleted node_modules/.pnpm/lock.yaml over an intact node_modules: the re
   for (const project of [pair.pnpm, pair.lode]) assert.equal(projectFile(project, 'node_modules/.pnpm/lock.yaml'), undefined)
   assert.ok(fs.existsSync(path.join(pair.lode.dir, 'node_modules', 'dep', 'package.json')))
 })
+
+test('prune removes a link in node_modules package.json does not name, and a directory left there, as pnpm 11', async () => {
+  const pair = await flow({ ...EMPTY, dependencies: { dep: '1.0.0', extra: '1.0.0' } }, [
+    ['install'],
+    (project) => {
+      fs.symlinkSync('../linked-pkg', path.join(project.dir, 'node_modules', 'linked'))
+      fs.mkdirSync(path.join(project.dir, 'node_modules', '@left', 'over'), { recursive: true })
+      writeJson(project, 'package.json', { ...EMPTY, dependencies: { dep: '1.0.0' } })
+    },
+    ['prune'],
+  ], { 'linked-pkg/package.json': '{"name":"linked-pkg","version":"1.0.0"}' })
+  for (const name of ['linked', '@left', 'extra']) assert.equal(fs.existsSync(path.join(pair.lode.dir, 'node_modules', name)), false, name)
+  assert.ok(fs.existsSync(path.join(pair.lode.dir, 'linked-pkg', 'package.json')), 'the link\'s target is left alone')
+})

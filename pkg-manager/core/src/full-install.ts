@@ -285,6 +285,7 @@ function linkOptions (ctx: InstallRun, installer: Installer, plan: InstallPlan, 
     installedLockfile: plan.asIs ? ctx.installed?.lockfile : undefined,
     lockfileText: plan.asIs && current?.envDocument === undefined ? current?.text : undefined,
     linkPool: installer.linkPool,
+    pruneDirectDependencies: opts.pruneDirectDependencies,
   }
 }
 

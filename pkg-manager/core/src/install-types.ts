@@ -39,6 +39,8 @@ export interface InstallOptions {
   preferFrozenLockfile?: boolean
   /** Dependency groups to put in node_modules (default: all); the lockfile always has all. */
   include?: Readonly<Record<DependencyGroup, boolean>>
+  /** `prune`: packages in the projects' node_modules that are no direct dependency (links made by hand too) are removed. */
+  pruneDirectDependencies?: boolean
   /** Run no scripts: the project's own are skipped, dependency builds are recorded as pending in `.modules.yaml`. */
   ignoreScripts?: boolean
   /**

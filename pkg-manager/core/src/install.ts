@@ -56,7 +56,8 @@ async function installLocked (opts: InstallOptions, started: number): Promise<In
   // No record of a finished install: there is work, and no reason to read the inputs before it,
   // unless pnpm 11 installed node_modules and its record says nothing changed since.
   if (linking && !fs.existsSync(path.join(opts.config.dir, 'node_modules', LODE_STATE_FILE))) return await vouchedByPnpm(opts, started) ?? await recordInstall(opts)
-  const before = linking ? await installInputs(opts) : undefined
+  // `prune` looks at node_modules itself, whatever the record says.
+  const before = linking && opts.pruneDirectDependencies !== true ? await installInputs(opts) : undefined
   const state = before === undefined ? undefined : await upToDateState(opts.config.dir, before.digest)
   if (state !== undefined) {
     // pnpm-lock.yaml deleted over an intact node_modules: node_modules' lockfile is written back, as the full path would.

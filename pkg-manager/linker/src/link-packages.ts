@@ -17,6 +17,7 @@ import { packagesCheck, skippedPackages } from '@lode/pkg-manager.package-is-ins
 import type { LinkToWrite } from '@lode/worker.link'
 import { writeSymlinks } from '@lode/worker.link/symlinks'
 
+import { removeExtraneous } from './extraneous.js'
 import { recordLayout, removeInstallingMarker, removeInterruptedWrites, virtualStorePruning } from './finish-linking.js'
 import { hoistedPath, planHoisting, planWorkspaceHoisting } from './hoist.js'
 import type { HoistedDependency } from './hoist.js'
@@ -270,6 +271,11 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
     complete: async (builds) => {
       await preparedLock.commit()
       await prune?.removeStaleDirs()
+      if (opts.pruneDirectDependencies === true) {
+        const dirs = { modulesDir, virtualStoreDir: layout.virtualStoreDir }
+        const keep = new Set([...layout.directLinks.map((link) => link.path), ...hoisted.filter((dep) => dep.type === 'public').map((dep) => hoistedPath(dirs, dep))])
+        await removeExtraneous(opts.importers.map((importer) => path.join(importer.dir, MODULES_DIR)), keep)
+      }
       await writeBinsOfBuilt(layout, builds.built, hoisted, modulesDir, { ownBins: opts.resolved, ownBinsOf })
       await recordLayout(opts, {
         hoistedDependencies: hoistedDependenciesRecord(hoisted),

@@ -80,6 +80,8 @@ export interface LinkPackagesOptions {
    * end while the bins are written); the caller awaits `close()` as it would anyway.
    */
   linkPool?: LinkPool | undefined
+  /** `lode prune`: every package in the projects' node_modules that is no direct dependency (nor publicly hoisted) goes, as pnpm's prune removes it. */
+  pruneDirectDependencies?: boolean | undefined
 }
 
 /** What linking did, for the install's summary. */

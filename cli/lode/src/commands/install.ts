@@ -193,6 +193,7 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
       ...(input.values['timeline'] !== undefined ? { timeline: path.resolve(ctx.cwd, input.values['timeline'] as string) } : {}),
       ...(projectIds !== undefined ? { projects: projectIds } : {}),
       ...(input.quick !== undefined && input.quick.dir === config.dir ? { quickKey: input.quick.key } : {}),
+      ...(input.prune ? { pruneDirectDependencies: true } : {}),
     })
     const replayEvents = replayable ? eventsToReplay(events) : undefined
     if (replayEvents !== undefined) {
