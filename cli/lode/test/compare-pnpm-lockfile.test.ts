@@ -569,3 +569,25 @@ test('prune removes a link in node_modules package.json does not name, and a dir
   for (const name of ['linked', '@left', 'extra']) assert.equal(fs.existsSync(path.join(pair.lode.dir, 'node_modules', name)), false, name)
   assert.ok(fs.existsSync(path.join(pair.lode.dir, 'linked-pkg', 'package.json')), 'the link\'s target is left alone')
 })
+
+test('a pnpm-lock.yaml with a duplicated key, or that is not YAML: a plain install ignores it and writes it anew, a frozen one refuses it, as pnpm 11', async () => {
+  const duplicated = (project: Project): void => {
+    const file = path.join(project.dir, 'pnpm-lock.yaml')
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(PACKAGES_DEP, '$1$2    dev: false\n$2'))
+  }
+  const withDep = { ...EMPTY, dependencies: { dep: '1.0.0' } }
+  const ignored = (result: { pnpm: RunResult, lode: RunResult }): void => {
+    assert.match(result.pnpm.stdout, /Ignoring broken lockfile at /)
+    assert.match(result.lode.stdout + result.lode.stderr, /Ignoring broken lockfile at /)
+  }
+  await Promise.all([
+    flow(withDep, [['install', '--lockfile-only'], duplicated, {
+      args: ['install'],
+      check: (result) => { ignored(result); assert.match(result.pnpm.stdout, /duplicated mapping key/) },
+    }]),
+    flow(withDep, [['install', '--lockfile-only'], duplicated, {
+      args: ['install', '--frozen-lockfile'], fails: { pnpm: /ERR_PNPM_BROKEN_LOCKFILE/, lode: /ERR_LODE_BROKEN_LOCKFILE.*duplicated mapping key/ },
+    }]),
+    flow(withDep, [{ args: ['install'], check: ignored }], { 'pnpm-lock.yaml': '[default]\naws_secret_access_key = marker-secret\n' }),
+  ])
+})

@@ -7,7 +7,7 @@ import { LodeError, printable } from '@lode/core.error'
 import { own } from '@lode/core.safe-name'
 import { PNPM_VERSION } from '@lode/pkg-manager.config'
 import type { Config } from '@lode/pkg-manager.config'
-import { readInstalledLockfile, readLockfile } from '@lode/pkg-manager.lockfile'
+import { UnreadableLockfileError, readInstalledLockfile, readLockfile } from '@lode/pkg-manager.lockfile'
 import type { ReadLockfile } from '@lode/pkg-manager.lockfile'
 import { localSourcesOutdated, outdatedLockfileReason } from '@lode/pkg-manager.lockfile-verification'
 import { applyEdit } from '@lode/pkg-manager.manifest-edit'
@@ -189,15 +189,17 @@ async function readLockfiles (
 
 /**
  * pnpm-lock.yaml as pnpm 11 reads it for an install: git's conflict markers merged (said, and the
- * install then resolves, unless frozen); a lockfile of another major version (pnpm 8's 6.0) refused
- * when frozen, otherwise ignored with pnpm's warning and resolved afresh.
+ * install then resolves, unless frozen); a lockfile of another major version (pnpm 8's 6.0), or one
+ * that is no YAML (a syntax error, a duplicated key), refused when frozen, otherwise ignored with
+ * pnpm's warning and resolved afresh.
  */
 async function readWantedLockfile (opts: InstallContextOptions, frozen: boolean): Promise<ReadLockfile | undefined> {
   let wanted: ReadLockfile | undefined
   try {
     wanted = await readLockfile(opts.config.dir)
   } catch (err) {
-    if (frozen || !(err instanceof LodeError) || err.code !== 'ERR_LODE_LOCKFILE_BREAKING_CHANGE') throw err
+    const ignorable = err instanceof UnreadableLockfileError || (err instanceof LodeError && err.code === 'ERR_LODE_LOCKFILE_BREAKING_CHANGE')
+    if (frozen || !ignorable) throw err
     opts.onWarning(`Ignoring broken lockfile at ${opts.config.dir}: ${err.message}`)
     return undefined
   }

@@ -9,7 +9,7 @@ import { lockfileShapeError } from './check-shape.js'
 import { fastParseLockfile } from './fast-parse.js'
 import { conflictSides, mergeLockfiles } from './merge-conflicts.js'
 import type { Lockfile } from './types.js'
-import { YAML_OPTIONS, overlongFlowLine, overlongFlowLineMessage, yaml } from './yaml.js'
+import { YAML_OPTIONS, duplicateKey, overlongFlowLine, overlongFlowLineMessage, yaml } from './yaml.js'
 
 export interface ReadLockfile {
   lockfile: Lockfile
@@ -34,10 +34,17 @@ export async function readLockfile (dir: string): Promise<ReadLockfile | undefin
 
 /**
  * `<dir>/node_modules/.pnpm/lock.yaml`, what the last install put on disk (pnpm's current lockfile);
- * `undefined` when there is none. lode writes it whole, so conflict markers in it are an error.
+ * `undefined` when there is none, or it is no YAML. lode writes it whole, so conflict markers in it
+ * are an error.
  */
 export async function readInstalledLockfile (dir: string): Promise<ReadLockfile | undefined> {
-  return await readLockfileAt(path.join(dir, MODULES_DIR, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE), {})
+  try {
+    return await readLockfileAt(path.join(dir, MODULES_DIR, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE), {})
+  } catch (err) {
+    // One that is no YAML says nothing of node_modules (pnpm ignores it too): it is laid out anew.
+    if (err instanceof UnreadableLockfileError) return undefined
+    throw err
+  }
 }
 
 async function readLockfileAt (file: string, opts: ParseOptions): Promise<ReadLockfile | undefined> {
@@ -89,9 +96,11 @@ export function parseLockfile (text: string, file: string, opts: ParseOptions = 
   if (errors.length > 0) {
     const first = errors[0]
     const where = first instanceof yaml().YAMLParseError && first.linePos !== undefined ? ` (line ${first.linePos[0].line}, column ${first.linePos[0].col})` : ''
-    throw new LodeError('BROKEN_LOCKFILE', `${file} is not valid YAML${where}: ${first?.message.split('\n')[0] ?? 'empty document'}.`, {
-      hint: `Fix or delete ${WANTED_LOCKFILE} and install again.`,
-    })
+    throw new UnreadableLockfileError(`${file} is not valid YAML${where}: ${first?.message.split('\n')[0] ?? 'empty document'}.`)
+  }
+  for (const doc of docs) {
+    const duplicate = duplicateKey(doc)
+    if (duplicate !== undefined) throw new UnreadableLockfileError(`${file} is broken: duplicated mapping key (${duplicate.replace(/^Map keys must be unique: /, '')}).`)
   }
   let envDocument: string | undefined
   let main = docs[0]
@@ -166,4 +175,14 @@ function validate (value: unknown, file: string): Lockfile {
     if (typeof patch === 'object' && patch !== null && typeof (patch as { hash?: unknown }).hash === 'string') patches![key] = (patch as { hash: string }).hash
   }
   return doc as Lockfile
+}
+
+/**
+ * `ERR_LODE_BROKEN_LOCKFILE` for a file that is no YAML document (a syntax error, a key twice in a
+ * map): pnpm ignores such a lockfile, with a warning, unless the install is frozen.
+ */
+export class UnreadableLockfileError extends LodeError {
+  constructor (message: string) {
+    super('BROKEN_LOCKFILE', message, { hint: `Fix or delete ${WANTED_LOCKFILE} and install again.` })
+  }
 }
