@@ -526,6 +526,30 @@ test('minimumReleaseAge with add and update: the newest mature version, minimumR
   })
 })
 
+test('a range in minimumReleaseAgeExclude is refused before anything is written, as pnpm 11', async () => {
+  await withRegistry([
+    { name: 'is-odd', version: '0.1.1', publishedAt: '2025-01-01T00:00:00.000Z' },
+    { name: 'is-odd', version: '0.1.2', publishedAt: new Date().toISOString() },
+  ], async (registry) => {
+    const settings = { 'pnpm-workspace.yaml': 'minimumReleaseAge: 1440\nminimumReleaseAgeExclude: [\'is-odd@^0.1.1\']\n' }
+    await begin(app(registry, {}, settings), [
+      { args: ['add', 'is-odd@0.1'], fails: /^\[ERR_LODE_INVALID_MINIMUM_RELEASE_AGE_EXCLUDE\] Invalid value in minimumReleaseAgeExclude: Invalid versions union\. Found: "is-odd@\^0\.1\.1"\. Use exact versions only\./ },
+    ])
+  })
+})
+
+test('a subdependency spec no resolver takes fails naming the packages above it, writing nothing, as pnpm 11', async () => {
+  await withRegistry([
+    { name: 'bad-parent', version: '1.0.0', dependencies: { child: 'foo:bar' } },
+    { name: 'grand', version: '1.0.0', dependencies: { 'bad-parent': '1.0.0' } },
+  ], async (registry) => {
+    const { pnpmProject } = await begin(app(registry, { dependencies: { grand: '1.0.0' } }), [
+      { args: ['install'], fails: /^\[ERR_LODE_SPEC_NOT_SUPPORTED_BY_ANY_RESOLVER\] "child@foo:bar" isn't supported by any available resolver[^\n]* This error happened while installing the dependencies of grand@1\.0\.0 > bad-parent@1\.0\.0\./ },
+    ])
+    assert.match((await pnpm(pnpmProject, ['install'], true)).stdout, /ERR_PNPM_SPEC_NOT_SUPPORTED_BY_ANY_RESOLVER[\s\S]*bad-parent@1\.0\.0/)
+  })
+})
+
 test('ignoredOptionalDependencies as pnpm 11: an empty list is not recorded, names are recorded sorted, the setting added later drops the package', async () => {
   await withRegistry([
     { name: 'is-positive', version: '1.0.0' },

@@ -458,6 +458,19 @@ test('a patch no package uses fails a fresh install (writing nothing), with allo
   })
 })
 
+test('install --dev records what pnpm 11 records as included, a project\'s optional dependency and one a devDependency has, as pnpm 11', async () => {
+  await withRegistry([
+    { name: 'shared', version: '1.0.0' },
+    { name: 'dep', version: '1.0.0', dependencies: { shared: '1.0.0' } },
+    { name: 'opt', version: '1.0.0' },
+    { name: 'sub-opt', version: '1.0.0' },
+    { name: 'tool', version: '1.0.0', dependencies: { shared: '1.0.0' }, manifest: { optionalDependencies: { 'sub-opt': '1.0.0' } } },
+  ], async (registry) => {
+    const manifest = app({ dependencies: { dep: '1.0.0' }, optionalDependencies: { opt: '1.0.0' }, devDependencies: { tool: '1.0.0' } })
+    await then(makeProject(registry, manifest), [['install', '--dev']], { current: false })
+  })
+})
+
 /** pnpm's abc family: abc has three peers; parent brings abc with two of them; grand brings parent. */
 const ABC: PackageSpec[] = [
   { name: 'peer-a', version: '1.0.0' },

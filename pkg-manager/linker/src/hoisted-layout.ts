@@ -12,6 +12,7 @@ import validVersion from 'semver/functions/valid.js'
 
 import { hoistTypeMatcher } from './hoist.js'
 import type { HoistedDependency, HoistOptions } from './hoist.js'
+import { includesImporterGroup } from './importer-groups.js'
 import type { Symlink } from './layout.js'
 
 /** A package of the hoisted layout: one of the places a dependency path is put. */
@@ -81,7 +82,7 @@ export function planHoistedLayout (lockfile: Lockfile, opts: HoistedLayoutOption
     const refs: Record<string, string> = {}
     // pnpm's merge order: dependencies, devDependencies, optionalDependencies.
     for (const group of DEPENDENCY_GROUPS) {
-      if (!opts.include[group]) continue
+      if (!includesImporterGroup(opts.include, group)) continue
       for (const [alias, { version }] of Object.entries(snapshot[group] ?? {})) refs[alias] = version
     }
     return refs

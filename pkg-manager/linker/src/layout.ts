@@ -6,6 +6,8 @@ import { LodeError } from '@lode/core.error'
 import { joinModulesDir, own } from '@lode/core.safe-name'
 import type { Lockfile, Resolution } from '@lode/pkg-manager.lockfile'
 
+import { includesImporterGroup } from './importer-groups.js'
+
 
 /** A package of the isolated layout: where its files go in `node_modules/.pnpm`. */
 export interface LaidOutPackage {
@@ -143,7 +145,7 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
     const importer = lockfile.importers[id] ?? {}
     // pnpm's order (devDependencies, dependencies, optionalDependencies) decides which package is hoisted first.
     for (const group of ['devDependencies', 'dependencies', 'optionalDependencies'] as const) {
-      if (!opts.include[group]) continue
+      if (!includesImporterGroup(opts.include, group)) continue
       for (const [alias, { version }] of Object.entries(importer[group] ?? {})) {
         const dep = dependency(alias, version, dir)
         if (dep === undefined) continue
@@ -188,7 +190,7 @@ export function reachableDepPaths (lockfile: Lockfile, opts: Pick<LayoutOptions,
   for (const { id } of opts.importers) {
     const importer = lockfile.importers[id] ?? {}
     for (const group of ['devDependencies', 'dependencies', 'optionalDependencies'] as const) {
-      if (!opts.include[group]) continue
+      if (!includesImporterGroup(opts.include, group)) continue
       for (const [alias, { version }] of Object.entries(importer[group] ?? {})) visit(alias, version)
     }
   }

@@ -18,6 +18,7 @@ import { recordLayout, removeInstallingMarker, removeInterruptedWrites, virtualS
 import type { HoistedDependency } from './hoist.js'
 import { planHoistedLayout } from './hoisted-layout.js'
 import type { HoistedLayout, HoistedPackage } from './hoisted-layout.js'
+import { includesImporterGroup } from './importer-groups.js'
 import type { DirectDependencyChange, LinkedPackages, LinkPackagesOptions, PackageInStore, PackageSource } from './link-types.js'
 import { readModulesManifest } from './modules-manifest.js'
 import type { ModulesManifest } from './modules-manifest.js'
@@ -146,7 +147,7 @@ export function linkedDependencies (
   importers: ReadonlyArray<{ id: string, dir: string }>,
   include: Readonly<Record<DependencyGroup, boolean>>
 ): string[] {
-  return importers.flatMap(({ id, dir }) => DEPENDENCY_GROUPS.filter((group) => include[group]).flatMap((group) =>
+  return importers.flatMap(({ id, dir }) => DEPENDENCY_GROUPS.filter((group) => includesImporterGroup(include, group)).flatMap((group) =>
     Object.entries(lockfile.importers[id]?.[group] ?? {}).flatMap(([alias, { version }]) => version.startsWith('link:') ? [joinModulesDir(path.join(dir, 'node_modules'), alias)] : [])))
 }
 

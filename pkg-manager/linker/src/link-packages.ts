@@ -23,6 +23,7 @@ import { hoistedPath, planHoisting, planWorkspaceHoisting } from './hoist.js'
 import type { HoistedDependency } from './hoist.js'
 import { importPackages } from './import-packages.js'
 import type { ImportedPackages } from './import-packages.js'
+import { includesImporterGroup } from './importer-groups.js'
 import { assertCanPurge, layoutChange, purgeModulesDir, recordedVirtualStoreDir } from './layout-change.js'
 import { planLayout, reachableDepPaths } from './layout.js'
 import type { LaidOutPackage, Layout, LayoutOptions } from './layout.js'
@@ -505,7 +506,7 @@ function directChanges (
 ): DirectDependencyChange[] {
   const changes: DirectDependencyChange[] = []
   for (const group of ['dependencies', 'optionalDependencies', 'devDependencies'] as const) {
-    if (!include[group]) continue
+    if (!includesImporterGroup(include, group)) continue
     const old = before?.importers['.']?.[group] ?? {}
     const now = after.importers['.']?.[group] ?? {}
     const describe = (alias: string, ref: string, change: '+' | '-'): DirectDependencyChange => {

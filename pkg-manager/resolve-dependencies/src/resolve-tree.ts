@@ -1,7 +1,7 @@
 import path from 'node:path'
 
 import { refToDepPath, splitNameAt, withoutPeersSuffix } from '@lode/core.dep-path'
-import { LodeError } from '@lode/core.error'
+import { LodeError, printable } from '@lode/core.error'
 import { own } from '@lode/core.safe-name'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import type { ManifestHook } from '@lode/pkg-manager.read-package-hook'
@@ -13,7 +13,7 @@ import type { NpmResolver, PreferredVersions, RegistrySpec, ReleaseAgeViolation,
 import semver from 'semver'
 
 import { lockedPackage, snapshotOf } from './from-lockfile.js'
-import { comparePaths, extendPath, pathStartsWith } from './id-path.js'
+import { comparePaths, extendPath, pathIds, pathStartsWith } from './id-path.js'
 import type { IdPath } from './id-path.js'
 import { fromMeta, fromRegistry } from './resolved-package.js'
 import type { Edge, ResolvedPackage } from './types.js'
@@ -349,7 +349,10 @@ export class TreeResolver {
     if (spec.kind === 'tarball') return this.remember(await this.resolveUrl(spec.url, wanted), depth)
     if (spec.kind === 'git' && this.opts.git !== undefined) return this.remember(await this.resolveGitDependency(spec, wanted, this.opts.git), depth)
     if (spec.kind === 'unsupported') {
-      throw new LodeError('UNSUPPORTED_SPEC', `${wanted.alias}@${wanted.bareSpecifier} uses the ${spec.protocol}: protocol, which lode does not install.`, {
+      // As pnpm says it, with the packages it was found under (pnpm's "pkgsStack").
+      const under = pathIds(occurrence.parentPath)
+      const chain = under.length === 0 ? '' : ` This error happened while installing the dependencies of ${under.map((id) => printable(id)).join(' > ')}.`
+      throw new LodeError('SPEC_NOT_SUPPORTED_BY_ANY_RESOLVER', `"${printable(`${wanted.alias}@${wanted.bareSpecifier}`)}" isn't supported by any available resolver (the ${printable(spec.protocol)}: protocol).${chain}`, {
         hint: 'Use a registry version range, a git repository, a tarball URL, or a file: or link: path.',
       })
     }

@@ -1,7 +1,8 @@
 import { splitNameAt } from '@lode/core.dep-path'
-import { LodeError } from '@lode/core.error'
+import { LodeError, printable } from '@lode/core.error'
 import { createMatcher } from '@lode/core.matcher'
 import { redactUrl } from '@lode/resolving.registry-client'
+import semver from 'semver'
 
 import { MetadataSource } from './metadata.js'
 import type { MetadataSourceOptions } from './metadata.js'
@@ -61,7 +62,7 @@ export class NpmResolver {
     this.metadata = new MetadataSource(opts)
     this.publishedBy = opts.minimumReleaseAge > 0 ? new Date(opts.now() - opts.minimumReleaseAge * 60_000) : undefined
     this.exclude = releaseAgeExclusions(opts.minimumReleaseAgeExclude)
-    this.trustExclude = opts.trustPolicy === undefined ? undefined : releaseAgeExclusions(opts.trustPolicy.exclude)
+    this.trustExclude = opts.trustPolicy === undefined ? undefined : releaseAgeExclusions(opts.trustPolicy.exclude, 'trustPolicyExclude')
   }
 
   /** Every configured registry URL (the default first). */
@@ -190,17 +191,27 @@ function withTrusted (packument: Packument, exclude: (name: string, version?: st
   return { ...packument, time: { ...packument.time, ...Object.fromEntries(trusted.map((v) => [v, new Date(0).toISOString()])) } }
 }
 
-/** `minimumReleaseAgeExclude` (and `trustPolicyExclude`) patterns: names, globs, or `name@version` entries (`name@1.0.0 || 1.1.0`). */
-export function releaseAgeExclusions (patterns: readonly string[]): (name: string, version?: string) => boolean {
+/**
+ * `minimumReleaseAgeExclude` (and `trustPolicyExclude`) patterns: names, globs, or `name@version`
+ * entries (`name@1.0.0 || 1.1.0`). A range, or a glob with versions, is `ERR_LODE_INVALID_<SETTING>`
+ * naming the entry, as pnpm 11 refuses it (`setting` names the list).
+ */
+export function releaseAgeExclusions (patterns: readonly string[], setting = 'minimumReleaseAgeExclude'): (name: string, version?: string) => boolean {
   const names: string[] = []
   const versions = new Map<string, Set<string>>()
+  const invalid = (problem: string): LodeError => new LodeError(`INVALID_${setting.replace(/([A-Z])/g, '_$1').toUpperCase()}`, `Invalid value in ${setting}: ${problem}`, {
+    hint: `Give ${setting} names, globs or exact versions (name@1.0.0 || 1.1.0).`,
+  })
   for (const pattern of patterns) {
     const { name, rest } = splitNameAt(pattern)
     if (rest === undefined) {
       names.push(pattern)
     } else {
+      const union = rest.split('||').map((version) => semver.valid(version.trim()))
+      if (union.some((version) => version === null)) throw invalid(`Invalid versions union. Found: "${printable(pattern)}". Use exact versions only.`)
+      if (name.includes('*')) throw invalid(`Name patterns are not allowed with version unions. Found: "${printable(pattern)}"`)
       const set = versions.get(name) ?? new Set()
-      for (const version of rest.split('||')) set.add(version.trim())
+      for (const version of union) set.add(version!)
       versions.set(name, set)
     }
   }

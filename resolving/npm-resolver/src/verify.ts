@@ -110,7 +110,7 @@ export class LockfileVerifier {
     this.metadata = new MetadataSource(opts)
     this.cutoff = opts.now() - opts.minimumReleaseAge * 60_000
     this.ageExcluded = releaseAgeExclusions(opts.minimumReleaseAgeExclude)
-    this.trustExcluded = opts.trustPolicy === undefined ? undefined : releaseAgeExclusions(opts.trustPolicy.exclude)
+    this.trustExcluded = opts.trustPolicy === undefined ? undefined : releaseAgeExclusions(opts.trustPolicy.exclude, 'trustPolicyExclude')
   }
 
   /** The first violation of `entry`, or undefined when it passes. Registry errors (a package the registry does not have) are thrown. */

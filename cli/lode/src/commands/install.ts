@@ -277,7 +277,7 @@ function includedGroups (values: Values): { dependencies: boolean, devDependenci
   return {
     dependencies: !dev || prod,
     devDependencies: !prod || dev,
-    optionalDependencies: values['optional'] !== false && (!dev || prod),
+    optionalDependencies: values['optional'] !== false,
   }
 }
 
