@@ -561,3 +561,18 @@ test('supportedArchitectures in pnpm-workspace.yaml picks the optional packages 
   const refused = await onBoth(aged, ['install', '--frozen-lockfile', '--lockfile-only'], { fails: /young@1\.0\.0/ })
   assert.match(refused.byPnpm.stdout + refused.byPnpm.stderr, /young@1\.0\.0/)
 })
+
+test('a workspace project\'s deleted node_modules comes back with the next install, as pnpm 11', async () => {
+  const restoring = pairOf({ name: 'root', version: '0.0.0', private: true }, {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+    'packages/foo/package.json': JSON.stringify({ name: 'foo', version: '0.0.0', private: true, dependencies: { leaf: '1.0.0' } }, null, 2),
+    'packages/bare/package.json': JSON.stringify({ name: 'bare', version: '0.0.0', private: true }, null, 2),
+  })
+  await stepsOnBoth(restoring, [['install']])
+  for (const project of [restoring.pnpm, restoring.lode]) fs.rmSync(path.join(project.dir, 'packages', 'foo', 'node_modules'), { recursive: true })
+  await stepsOnBoth(restoring, [['install']])
+  assert.ok(fs.existsSync(path.join(restoring.lode.dir, 'packages', 'foo', 'node_modules', 'leaf', 'package.json')))
+  // Up to date again: the next install is the quick one.
+  const again = await lodeExactly(restoring.lode, ['install'])
+  assert.match(again.stdout, /Already up to date/)
+})

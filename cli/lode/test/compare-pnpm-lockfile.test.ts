@@ -591,3 +591,14 @@ test('a pnpm-lock.yaml with a duplicated key, or that is not YAML: a plain insta
     flow(withDep, [{ args: ['install'], check: ignored }], { 'pnpm-lock.yaml': '[default]\naws_secret_access_key = marker-secret\n' }),
   ])
 })
+
+test('a project without dependencies the lockfile lacks: a frozen install passes, as pnpm 11', async () => {
+  await flow(EMPTY, [
+    ['install'],
+    (project) => { fs.mkdirSync(path.join(project.dir, 'foo')); writeJson(project, 'foo/package.json', { name: 'foo', version: '1.0.0' }) },
+    ['install', '--frozen-lockfile'],
+  ], {
+    'pnpm-workspace.yaml': 'packages:\n  - \'*\'\n',
+    'project-1/package.json': JSON.stringify({ name: 'project-1', version: '1.0.0', dependencies: { dep: '1.0.0' } }),
+  })
+})

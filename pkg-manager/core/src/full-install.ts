@@ -195,7 +195,7 @@ async function resolveOrReuse (ctx: InstallRun, installer: Installer): Promise<I
       }
     }
     if (opts.lockfileOnly !== true) emit({ type: 'info', message: 'Lockfile is up to date, resolution step is skipped' })
-    return { lockfile: current.lockfile, asIs, peerIssues: [], immature: [] }
+    return { lockfile: withEmptyImporters(current.lockfile, ctx.importers), asIs, peerIssues: [], immature: [] }
   }
   // Fetching during resolution takes every package resolved; with groups left out (--prod), only the linked ones are fetched.
   const include = opts.include
@@ -283,7 +283,7 @@ function linkOptions (ctx: InstallRun, installer: Installer, plan: InstallPlan, 
     patches: ctx.patches,
     selectedImporters: ctx.selected,
     installedLockfile: plan.asIs ? ctx.installed?.lockfile : undefined,
-    lockfileText: plan.asIs && current?.envDocument === undefined ? current?.text : undefined,
+    lockfileText: plan.asIs && current?.envDocument === undefined && plan.lockfile === current?.lockfile ? current.text : undefined,
     linkPool: installer.linkPool,
     pruneDirectDependencies: opts.pruneDirectDependencies,
   }
@@ -322,6 +322,8 @@ function lockfileToWrite (ctx: InstallRun, plan: InstallPlan): WantedLockfile | 
   if (!config.useLockfile) return undefined
   if (!plan.asIs) return { lockfile: plan.lockfile, envDocument: current?.envDocument }
   if (current === undefined) return undefined
+  // Projects without dependencies the lockfile lacked get their empty entry, as pnpm writes it.
+  if (plan.lockfile !== current.lockfile) return { lockfile: plan.lockfile, envDocument: current.envDocument }
   if (ctx.installed !== undefined) return { text: ctx.installed.text }
   return opts.lockfileOnly === true ? { lockfile: current.lockfile, envDocument: current.envDocument } : undefined
 }
@@ -410,4 +412,11 @@ function withLatest (change: DirectDependencyChange, latest: Readonly<Record<str
 function hasLocalSources (lockfile: Lockfile, dir: string): boolean {
   const { tarballs, directories } = localSources(lockfile, dir)
   return tarballs.length > 0 || directories.length > 0
+}
+
+/** `lockfile` with an empty entry for each project it lacks (one without dependencies: it is up to date without it); itself when none lacks one. */
+function withEmptyImporters (lockfile: Lockfile, importers: ReadonlyArray<{ id: string }>): Lockfile {
+  const missing = importers.filter(({ id }) => !Object.hasOwn(lockfile.importers, id))
+  if (missing.length === 0) return lockfile
+  return { ...lockfile, importers: { ...lockfile.importers, ...Object.fromEntries(missing.map(({ id }) => [id, {}])) } }
 }

@@ -8,7 +8,7 @@ import { INSTALLING_MARKER, LODE_STATE_FILE, MODULES_DIR, MODULES_MANIFEST_FILE,
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
 
-import { INSTALLED_LOCKFILE, fileStamp, filesDigest, parseInstallState, readOrNull, realParents, watchedDirs } from './quick-check.js'
+import { INSTALLED_LOCKFILE, fileStamp, filesDigest, modulesDirsThere, parseInstallState, readOrNull, realParents, watchedDirs } from './quick-check.js'
 import type { FileStamp, InstallState } from './quick-check.js'
 
 /** What of an install's options its record depends on (the install's options have them under these names). */
@@ -99,7 +99,8 @@ export async function upToDateState (dir: string, inputs: string): Promise<Insta
   } catch {
     return undefined
   }
-  return state?.inputs === inputs ? state : undefined
+  if (state === undefined || !modulesDirsThere(state, (relative) => path.join(dir, relative))) return undefined
+  return state.inputs === inputs ? state : undefined
 }
 
 /**
@@ -109,6 +110,11 @@ export async function upToDateState (dir: string, inputs: string): Promise<Insta
 export async function writeInstallState (opts: StateOptions, inputs: InstallInputs, packages: number): Promise<void> {
   const { dir } = opts.config
   const state: InstallState = { inputs: inputs.digest, packages }
+  // The projects' node_modules there now (a project without dependencies may have none).
+  const modulesDirs = inputs.files.filter((file) => path.basename(file) === 'package.json' && path.dirname(file) !== '.')
+    .map((file) => path.join(path.dirname(file), MODULES_DIR))
+    .filter((modules) => fs.statSync(path.join(dir, modules), { throwIfNoEntry: false })?.isDirectory() === true)
+  if (modulesDirs.length > 0) state.modulesDirs = modulesDirs
   if (opts.quickKey !== undefined && inputs.unwatched !== true) {
     // Stamped (by installInputs) before the content was read: a write in between shows in the next
     // run's stamps. A lockfile missing then has been written back since, as it was read.

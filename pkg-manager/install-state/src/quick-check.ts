@@ -50,6 +50,11 @@ export interface InstallState {
   /** SHA-256 over the settings, the options that shape node_modules, and the input files. */
   inputs: string
   packages: number
+  /**
+   * The workspace projects' node_modules the install left (relative; the root's aside): one
+   * removed since makes the next install a full one, which puts it back (pnpm's).
+   */
+  modulesDirs?: string[]
   /** For the CLI's check before it loads anything. */
   quick?: QuickState
 }
@@ -70,6 +75,11 @@ export function parseInstallState (bytes: Uint8Array | string | null): InstallSt
   }
   if (!isRecord(value) || typeof value['inputs'] !== 'string' || !isCount(value['packages'])) return undefined
   const state: InstallState = { inputs: value['inputs'], packages: value['packages'] }
+  const modulesDirs = value['modulesDirs']
+  if (modulesDirs !== undefined) {
+    if (!Array.isArray(modulesDirs) || !modulesDirs.every(isRecordedPath)) return undefined
+    state.modulesDirs = modulesDirs
+  }
   if (value['quick'] === undefined) return state
   const quick = parseQuickState(value['quick'])
   return quick === undefined ? undefined : { ...state, quick }
@@ -286,6 +296,7 @@ export function quickUpToDate (quick: QuickKey, opts: { frozenLockfile?: boolean
   // The recorded paths are relative and normalized: joined by hand, since path.join's normalizing
   // is the larger part of a stat here, over a hundred projects.
   const at = (rel: string): string => `${quick.dir}${path.sep}${rel}`
+  if (!modulesDirsThere(state, at)) return undefined
   for (const [dir, mtimeMs] of recorded.dirs) {
     if (statOrUndefined(at(dir))?.mtimeMs !== mtimeMs) return undefined
   }
@@ -358,4 +369,9 @@ export function watchedDirs (dir: string, patterns: readonly string[]): Array<[s
     visit(segments.slice(0, glob).join('/') || '.', rest.includes('**') ? Infinity : rest.length)
   }
   return [...found].sort(([a], [b]) => byCodeUnit(a, b))
+}
+
+/** Whether every project node_modules the record names is still a directory. */
+export function modulesDirsThere (state: InstallState, at: (relative: string) => string): boolean {
+  return (state.modulesDirs ?? []).every((dir) => statOrUndefined(at(dir))?.isDirectory() === true)
 }

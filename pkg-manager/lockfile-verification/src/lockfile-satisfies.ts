@@ -112,6 +112,8 @@ function importerOutdated (
   settings: LockfileSettingsToMatch
 ): string | undefined {
   const importer = lockfile.importers[id]
+  // A project without dependencies needs no entry (pnpm's: the lockfile is up to date without it).
+  if (importer === undefined && importerDependencies(manifest, settings.autoInstallPeers).size === 0) return undefined
   if (importer === undefined) return id === '.' ? 'pnpm-lock.yaml has no entry for the project' : 'pnpm-lock.yaml has no entry for this project'
   const publish = publishConfigOf(manifest)
   if (importer.publishDirectory !== publish.directory) return `"publishDirectory" in the lockfile (${String(importer.publishDirectory)}) doesn't match "publishConfig.directory" in package.json (${String(publish.directory)})`
