@@ -10,7 +10,7 @@ import type { TestRegistry } from '@lode/__utils__.test-fixtures'
 import { parse as parseYaml } from 'yaml'
 
 import { git, makeRepo } from './git-hosts.js'
-import { cloneProject, defaultStoreDir, makeProject, pnpm, projectFile, readLockfileText, stepsBesidePnpm, withRegistry } from './helpers.js'
+import { cloneProject, defaultStoreDir, listing, makeProject, pnpm, projectFile, readLockfileText, stepsBesidePnpm, withRegistry } from './helpers.js'
 import type { Project, Step, ProjectPair as Pair } from './helpers.js'
 
 // pnpm 11's install scenarios (hoisting, versions preferred across the graph, peers, odd packages,
@@ -547,6 +547,19 @@ test('a subdependency spec no resolver takes fails naming the packages above it,
       { args: ['install'], fails: /^\[ERR_LODE_SPEC_NOT_SUPPORTED_BY_ANY_RESOLVER\] "child@foo:bar" isn't supported by any available resolver[^\n]* This error happened while installing the dependencies of grand@1\.0\.0 > bad-parent@1\.0\.0\./ },
     ])
     assert.match((await pnpm(pnpmProject, ['install'], true)).stdout, /ERR_PNPM_SPEC_NOT_SUPPORTED_BY_ANY_RESOLVER[\s\S]*bad-parent@1\.0\.0/)
+  })
+})
+
+test('a bin declared through directories.bin gets pnpm 11\'s shim, through the package\'s real directory', async () => {
+  await withRegistry([
+    { name: 'dirbin', version: '1.0.0', manifest: { directories: { bin: 'bin' } }, files: { 'bin/dirbin': { content: '#!/usr/bin/env node\nconsole.log("dirbin")\n', mode: 0o755 } } },
+  ], async (registry) => {
+    const pair = await begin(app(registry), [['add', 'dirbin']])
+    const shims = (project: Project): Record<string, string> => Object.fromEntries(listing(path.join(project.dir, 'node_modules'))
+      .filter((file) => file.split(path.sep).includes('.bin') && !file.includes(' -> '))
+      .map((file) => [file, fs.readFileSync(path.join(project.dir, 'node_modules', file), 'utf8').replaceAll(project.dir, '<project>')]))
+    assert.deepEqual(shims(pair.lodeProject), shims(pair.pnpmProject))
+    assert.match(shims(pair.lodeProject)[path.join('.bin', 'dirbin')]!, /\.pnpm\/dirbin@1\.0\.0\/node_modules\/dirbin\/bin\/dirbin/)
   })
 })
 

@@ -49,10 +49,12 @@ export async function linkBins (binDir: string, providers: readonly BinProvider[
     })
     const pkgName = typeof manifest['name'] === 'string' ? manifest['name'] : ''
     const pkgVersion = typeof manifest['version'] === 'string' ? manifest['version'] : '0.0.0'
-    for (const [command, file] of binsOf(provider.dir, manifest)) {
+    for (const [command, file, listed] of binsOf(provider.dir, manifest)) {
       if (exclude.has(command)) continue
       const current = chosen.get(command)
-      const candidate = { target: path.join(provider.dir, file), provider, command, pkgName, pkgVersion }
+      // pnpm lists `directories.bin` in the package's real directory, and its shims point there.
+      const from = listed ? realDirOf(provider) : provider.dir
+      const candidate = { target: path.join(from, file), provider, command, pkgName, pkgVersion }
       if (current === undefined || preferredCommand(candidate, current)) chosen.set(command, candidate)
     }
   }
@@ -259,11 +261,15 @@ function readManifest (dir: string, cache: Map<string, Promise<Record<string, un
   return manifest
 }
 
-/** command → file inside the package, from `bin` or `directories.bin`; unsafe names and paths are dropped. */
-function binsOf (dir: string, manifest: Record<string, unknown>): Array<[string, string]> {
+/**
+ * command → file inside the package, from `bin` or `directories.bin` (then marked `listed`); unsafe
+ * names and paths are dropped.
+ */
+function binsOf (dir: string, manifest: Record<string, unknown>): Array<[string, string, boolean]> {
   const name = typeof manifest['name'] === 'string' ? manifest['name'] : undefined
   const bin = manifest['bin']
   let entries: Array<[string, string]> = []
+  let listed = false
   if (typeof bin === 'string' && name !== undefined) entries = [[name.replace(/^@[^/]+\//, ''), bin]]
   else if (typeof bin === 'object' && bin !== null) entries = Object.entries(bin).filter((e): e is [string, string] => typeof e[1] === 'string')
   else {
@@ -271,10 +277,21 @@ function binsOf (dir: string, manifest: Record<string, unknown>): Array<[string,
     // A directory outside the package is not listed at all.
     const binPath = typeof binDir === 'string' ? joinInside(dir, binDir) : undefined
     if (binPath !== undefined) entries = readdirOrNothing(binPath).map((file) => [file, path.join(binDir as string, file)])
+    listed = true
   }
   return entries
-    .map(([command, file]): [string, string] => [command.replace(/^@[^/]+\//, ''), file])
+    .map(([command, file]): [string, string, boolean] => [command.replace(/^@[^/]+\//, ''), file, listed])
     .filter(([command, file]) => isSafeBinName(command) && joinInside(dir, file) !== undefined)
+}
+
+/** Where a provider's package really is (a link's target), or its directory when that cannot be told. */
+function realDirOf (provider: BinProvider): string {
+  if (provider.target !== undefined) return provider.target
+  try {
+    return fs.realpathSync(provider.dir)
+  } catch {
+    return provider.dir
+  }
 }
 
 function readdirOrNothing (dir: string): string[] {
