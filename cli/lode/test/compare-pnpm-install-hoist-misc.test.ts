@@ -563,6 +563,17 @@ test('a bin declared through directories.bin gets pnpm 11\'s shim, through the p
   })
 })
 
+test('a package whose files left the store is fetched again, as pnpm 11', async () => {
+  await withRegistry([{ name: 'magic', version: '2.0.0', files: { 'dist/index.js': 'magic dist 8d7f6e' } }], async (registry) => {
+    const pair = await begin(app(registry), [['add', 'magic@2.0.0']])
+    const hex = createHash('sha512').update('magic dist 8d7f6e').digest('hex')
+    for (const p of [pair.pnpmProject, pair.lodeProject]) fs.rmSync(path.join(defaultStoreDir(p), 'v11', 'files', hex.slice(0, 2), hex.slice(2)))
+    rmBoth(pair, 'node_modules')
+    await then(pair, [['add', 'magic@2.0.0']])
+    assert.equal(projectFile(pair.lodeProject, 'node_modules/magic/dist/index.js'), 'magic dist 8d7f6e')
+  })
+})
+
 test('ignoredOptionalDependencies as pnpm 11: an empty list is not recorded, names are recorded sorted, the setting added later drops the package', async () => {
   await withRegistry([
     { name: 'is-positive', version: '1.0.0' },

@@ -1,3 +1,4 @@
+import { isLodeError } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config'
 import { isLocalSource } from '@lode/pkg-manager.lockfile'
 import { patchOf } from '@lode/pkg-manager.patching'
@@ -78,18 +79,40 @@ export async function importPackages (
   // A failed link batch stops the install; it is rethrown once the work under way has settled.
   let failure: Error | undefined
   const fail = (err: unknown): void => { failure ??= err instanceof Error ? err : new Error(String(err)) }
-  let batch: PackageToImport[] = []
+  let batch: LaidOutPackage[] = []
+  let batchRows: PackageInStore[] = []
   let batchLinks: LinkToWrite[] = []
   let warnedCrossDevice = false
-  const run = (packages: PackageToImport[], links: LinkToWrite[]): void => {
+  const toImport = (pkg: LaidOutPackage, stored: PackageInStore): PackageToImport => {
+    const patch = patchOf(pkg.depPath, opts.patches)
+    return {
+      dir: pkg.dir,
+      files: stored.files,
+      // A package from a local source is put in place over its last copy (see packagesToImport).
+      ...(isLocalSource(pkg.resolution) ? { replace: true } : {}),
+      ...(stored.requiresBuild ? { builds: true } : {}),
+      ...(patch === undefined ? {} : { patch: { file: patch.file, label: pkg.pkgId } }),
+    }
+  }
+  const link = async (packages: PackageToImport[], links: LinkToWrite[], absent: boolean): Promise<void> => {
+    const outcome = await linkPool.link({ storeDir: config.storeDir, method: config.packageImportMethod, packages, links, absent })
+    if (outcome.crossDevice && !warnedCrossDevice) {
+      warnedCrossDevice = true
+      opts.onWarning?.(`The store ${config.storeDir} is on another file system than ${opts.modulesDir}: files are cloned or copied instead of hardlinked. Set store-dir to a directory on the same file system to save space and time.`)
+    }
+  }
+  const run = (packages: LaidOutPackage[], rows: PackageInStore[], links: LinkToWrite[]): void => {
     if (failure !== undefined || opts.signal?.aborted === true) return
     const count = packages.length
-    const task = { storeDir: config.storeDir, method: config.packageImportMethod, packages, links, absent: opts.absent === true }
-    tasks.push(linkPool.link(task).then((outcome) => {
-      if (outcome.crossDevice && !warnedCrossDevice) {
-        warnedCrossDevice = true
-        opts.onWarning?.(`The store ${config.storeDir} is on another file system than ${opts.modulesDir}: files are cloned or copied instead of hardlinked. Set store-dir to a directory on the same file system to save space and time.`)
-      }
+    const imports = packages.map((pkg, i) => toImport(pkg, rows[i]!))
+    tasks.push(link(imports, links, opts.absent === true).catch(async (err: unknown) => {
+      // A store file gone from under lode (pnpm checks the store and fetches again): the batch's
+      // packages are fetched anew, their files written back, and the batch imported again (those
+      // already in place are left).
+      if (!isLodeError(err, 'ERR_LODE_STORE_FILE_MISSING') || opts.fetcher.refetch === undefined) throw err
+      const fresh = await Promise.all(opts.fetcher.refetch(packages))
+      await link(packages.map((pkg, i) => toImport(pkg, fresh[i]!)), links, false)
+    }).then(() => {
       counts.added += count
       opts.trace?.count('linked', count)
       opts.onProgress(counts)
@@ -97,21 +120,15 @@ export async function importPackages (
   }
   const flush = (): void => {
     if (batch.length === 0) return
-    run(batch, batchLinks)
+    run(batch, batchRows, batchLinks)
     batch = []
+    batchRows = []
     batchLinks = []
   }
   const add = (pkg: LaidOutPackage, stored: PackageInStore): void => {
     if (stored.requiresBuild) wantBuild.push(pkg)
-    const patch = patchOf(pkg.depPath, opts.patches)
-    batch.push({
-      dir: pkg.dir,
-      files: stored.files,
-      // A package from a local source is put in place over its last copy (see packagesToImport).
-      ...(isLocalSource(pkg.resolution) ? { replace: true } : {}),
-      ...(stored.requiresBuild ? { builds: true } : {}),
-      ...(patch === undefined ? {} : { patch: { file: patch.file, label: pkg.pkgId } }),
-    })
+    batch.push(pkg)
+    batchRows.push(stored)
     for (const link of pkg.links) batchLinks.push([link.path, link.target])
     if (batch.length >= LINK_BATCH) flush()
   }
@@ -139,7 +156,7 @@ export async function importPackages (
     // The other links go out once every package is in the store: a failed download leaves none of them.
     await Promise.all(fetched)
     const links = failure === undefined ? opts.links() : []
-    for (let start = 0; start < links.length; start += LINKS_BATCH) run([], links.slice(start, start + LINKS_BATCH))
+    for (let start = 0; start < links.length; start += LINKS_BATCH) run([], [], links.slice(start, start + LINKS_BATCH))
     flush()
     // The threads have the last tasks; this thread would only wait for them.
     if (failure === undefined) opts.fetcher.settled?.()

@@ -27,6 +27,8 @@ export interface PackageSource {
   }
   /** Told when every package is in the store and the last link tasks are out: the main thread waits for them meanwhile. */
   settled?: () => void
+  /** The packages fetched again whatever the store's index says (files of theirs went missing from the store). */
+  refetch?: (packages: ReadonlyArray<{ pkgId: string, resolution: Resolution }>) => Array<Promise<PackageInStore>>
 }
 
 /** Where the linker reports its work (the requester's `PipelineTrace` is one). */

@@ -149,6 +149,26 @@ export class PackageFetcher {
   }
 
   /**
+   * The packages downloaded and extracted again, whatever the index says: files of theirs went
+   * missing from the store (deleted by hand, a cleaner), which extraction writes back. A directory
+   * is packed again; a git package is fetched again.
+   */
+  refetch (packages: readonly PackageToFetch[]): Array<Promise<StoredPackage>> {
+    return packages.map((pkg) => {
+      if (isGitResolution(pkg.resolution)) {
+        const id = gitId(pkg.pkgId)
+        this.gitFetches.delete(id)
+        return this.gitFetch({ id, resolution: pkg.resolution, subject: pkg.pkgId }).then((fetched) => fetched.stored)
+      }
+      const key = integrityKey(pkg)
+      if (key === undefined) return this.addDirectory(pkg)
+      const fetching = this.fetch(pkg, key)
+      this.fetches.set(key, fetching)
+      return fetching
+    })
+  }
+
+  /**
    * Every package of the install is in the store: the rows it added are committed, and go into the
    * index's file (`StoreIndex.checkpoint`) on a store thread, while this one goes on.
    */
