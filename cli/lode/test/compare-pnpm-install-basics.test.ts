@@ -460,7 +460,6 @@ test('bundled dependencies, from the registry and from local tarballs, in both s
     const { tarball } = await buildPackageTarball(bundling(name, bundle)[0]!)
     for (const project of [pair.pnpm, pair.lode]) fs.writeFileSync(path.join(project.dir, file), tarball)
   }
-  // (pnpm also links the bundled package's bin in the bundling package's node_modules/.bin; lode does not.)
   for (const args of [['install'], ['add', 'with-bundle@1.0.0', 'bundle-true@1.0.0', 'bundle-false']]) {
     await onBoth(pair, args)
     for (const file of PROJECT_FILES) assert.equal(projectFile(pair.lode, file), projectFile(pair.pnpm, file), `${file} after ${args.join(' ')}`)
@@ -469,6 +468,12 @@ test('bundled dependencies, from the registry and from local tarballs, in both s
   assert.doesNotMatch(lockfile, /^ {2}hello-bin@1\.0\.0:/m)
   assert.match(lockfile, /bundledDependencies: true/)
   assert.ok(fs.existsSync(path.join(pair.lode.dir, 'node_modules', 'with-bundle', 'node_modules', 'hello-bin', 'cli.js')))
+  // The bundled package's bin, in the bundling package's node_modules/.bin, as pnpm links it.
+  const shims = (project: Project): Record<string, string> => Object.fromEntries(listing(path.join(project.dir, 'node_modules', '.pnpm'))
+    .filter((file) => /node_modules[/\\]\.bin[/\\]/.test(file) && !file.includes(' -> '))
+    .map((file) => [file, fs.readFileSync(path.join(project.dir, 'node_modules', '.pnpm', file), 'utf8').replaceAll(project.dir, '<project>')]))
+  assert.deepEqual(shims(pair.lode), shims(pair.pnpm))
+  assert.ok(fs.existsSync(path.join(pair.lode.dir, 'node_modules', 'with-bundle', 'node_modules', '.bin', 'hello-bin')))
 })
 
 test('nodeLinker: hoisted: no lockfile, an alias beside its target, a peer installed at the top, a package that is its own peer; packageImportMethod: copy, as pnpm 11', async () => {

@@ -22,6 +22,8 @@ export interface LaidOutPackage {
   resolution: Resolution
   /** The lockfile says the package has executables. */
   hasBin: boolean
+  /** The lockfile says the package bundles dependencies (in its own `node_modules`, whose bins pnpm links there). */
+  bundles?: true
   /** Its dependencies (and resolved peers), where they are. */
   deps: Dependency[]
   /** Its dependencies' links beside it, in `siblingsDir`. */
@@ -124,6 +126,7 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
         siblingsDir: siblingsDirOf(depPath),
         resolution: info.resolution,
         hasBin: info.hasBin === true,
+        ...(info.bundledDependencies === undefined ? {} : { bundles: true as const }),
         deps: [],
         links: [],
         requiredPeers,

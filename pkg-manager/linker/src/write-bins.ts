@@ -92,7 +92,7 @@ export async function writeBins (
     const throughSiblings = !ownBins && pkg.deps.some((dep) => dep.depPath === undefined)
     const providers = throughSiblings
       ? throughLinks(pkg.siblingsDir, pkg.deps, true)
-      : [...(own ? [{ ...provider(pkg), own: true }] : []), ...withBins(pkg.deps)]
+      : [...(own ? [{ ...provider(pkg), own: true }] : []), ...withBins(pkg.deps), ...bundledProviders(pkg, hoistedModules)]
     const binDir = path.join(pkg.dir, 'node_modules', '.bin')
     // A package imported just now has no .bin of an earlier install to drop. Otherwise synchronously,
     // and only where there is a .bin (few packages): a round trip through libuv's threads, or an
@@ -122,4 +122,20 @@ export async function writeBinsOfBuilt (
   const dependents = layout.packages.filter((pkg) =>
     builtPaths.has(pkg.depPath) || pkg.deps.some((dep) => dep.depPath !== undefined && builtPaths.has(dep.depPath)))
   await writeBins(layout, dependents, hoisted, modulesDir, { ...opts, importersThroughLinks: true })
+}
+
+/** The packages a package bundles (in its own `node_modules`): pnpm links their bins in its `node_modules/.bin`. */
+function bundledProviders (pkg: LaidOutPackage, hoistedModules: string): BinProvider[] {
+  if (pkg.bundles !== true) return []
+  const modules = path.join(pkg.dir, 'node_modules')
+  const entries = (dir: string): string[] => {
+    try {
+      return fs.readdirSync(dir).filter((name) => !name.startsWith('.'))
+    } catch {
+      return []
+    }
+  }
+  const names = entries(modules).flatMap((name) => name.startsWith('@') ? entries(path.join(modules, name)).map((inner) => `${name}/${inner}`) : [name])
+  // NODE_PATH as pnpm writes it for them: their own node_modules, the one they are in, the hoisted packages.
+  return names.map((name) => ({ dir: path.join(modules, name), nodePath: [path.join(modules, name, 'node_modules'), modules, hoistedModules] }))
 }
