@@ -42,7 +42,7 @@ export function localSourcesOutdated (
     const file = path.resolve(lockfileDir, tarball.slice('file:'.length))
     const actual = integrityOf(readTarball(file, pkgId), integrity)
     if (actual === integrity) continue
-    if (!opts.frozen) return `${pkgId}'s tarball ${file} changed since pnpm-lock.yaml was written`
+    if (!opts.frozen) return `${printable(pkgId)}'s tarball ${printable(file)} changed since pnpm-lock.yaml was written`
     throw new LodeError('TARBALL_INTEGRITY', `Got unexpected checksum for ${printable(file)} (${printable(pkgId)}): expected ${printable(integrity)}, got ${actual}.`, {
       hint: 'The local tarball was repacked since pnpm-lock.yaml was written: run lode install without --frozen-lockfile to take it.',
     })
@@ -68,17 +68,17 @@ function directoryChange (lockfile: Lockfile, depPath: string, lockfileDir: stri
     const wanted = (manifest[group] ?? {}) as Record<string, unknown>
     const locked = snapshot?.[group] ?? {}
     for (const name of Object.keys(locked)) {
-      if (own(wanted, name) === undefined && own(peers, name) === undefined) return `${depPath} no longer has ${name} in its ${group}`
+      if (own(wanted, name) === undefined && own(peers, name) === undefined) return `${printable(depPath)} no longer has ${printable(name)} in its ${group}`
     }
     for (const [name, spec] of Object.entries(wanted)) {
       const ref = own(locked, name)
-      if (ref === undefined) return `${depPath} has ${name} in its ${group}, which pnpm-lock.yaml does not`
+      if (ref === undefined) return `${printable(depPath)} has ${printable(name)} in its ${group}, which pnpm-lock.yaml does not`
       if (typeof spec !== 'string' || /^(?:file|link|workspace):/.test(spec)) continue
       const range = spec.startsWith('npm:') ? spec.slice(spec.indexOf('@', 5) + 1) || '*' : spec
       const lockedVersion = withoutPeersSuffix(ref)
       if (semver.valid(lockedVersion, { loose: true }) !== null && semver.validRange(range, { loose: true }) !== null &&
         !semver.satisfies(lockedVersion, range, { loose: true })) {
-        return `${depPath} wants ${name}@${spec}, locked at ${lockedVersion}`
+        return `${printable(depPath)} wants ${printable(`${name}@${spec}`)}, locked at ${printable(lockedVersion)}`
       }
     }
   }
