@@ -34,17 +34,11 @@ export async function readLockfile (dir: string): Promise<ReadLockfile | undefin
 
 /**
  * `<dir>/node_modules/.pnpm/lock.yaml`, what the last install put on disk (pnpm's current lockfile);
- * `undefined` when there is none, or it is no YAML. lode writes it whole, so conflict markers in it
- * are an error.
+ * `undefined` when there is none. lode writes it whole, so conflict markers in it are an error. (An
+ * install reads past one that is broken; `store prune` must not.)
  */
 export async function readInstalledLockfile (dir: string): Promise<ReadLockfile | undefined> {
-  try {
-    return await readLockfileAt(path.join(dir, MODULES_DIR, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE), {})
-  } catch (err) {
-    // One that is no YAML says nothing of node_modules (pnpm ignores it too): it is laid out anew.
-    if (err instanceof UnreadableLockfileError) return undefined
-    throw err
-  }
+  return await readLockfileAt(path.join(dir, MODULES_DIR, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE), {})
 }
 
 async function readLockfileAt (file: string, opts: ParseOptions): Promise<ReadLockfile | undefined> {
