@@ -5,12 +5,9 @@ import { LodeError, hasErrno, printable } from '@lode/core.error'
 import { assertValidDependencyName } from '@lode/core.safe-name'
 import { parsePackageJson } from '@lode/fs.package-json'
 import type { Config } from '@lode/pkg-manager.config'
-import { manifestOfTarball } from '@lode/resolving.local-resolver'
+import { isTarballPath, manifestOfTarball } from '@lode/resolving.local-resolver'
 
 import { registryClientFor } from './installer.js'
-
-/** What pnpm counts as a tarball file name. */
-const TARBALL = /\.(?:tgz|tar\.gz|tar|tar\.bz2|tbz2|tbz)$/i
 
 /** An `add` argument that names no package: a path (`file:`, `link:` or bare) or a tarball URL. */
 type NamelessSpec = { kind: 'path', protocol: 'file' | 'link' | 'path', path: string } | { kind: 'url', url: string }
@@ -41,7 +38,7 @@ export async function namedAddSpecs (
       }
       const target = path.resolve(opts.projectDir, nameless.path)
       const relative = path.relative(opts.projectDir, target).split(path.sep).join('/') || '.'
-      if (nameless.protocol !== 'link' && TARBALL.test(nameless.path)) {
+      if (nameless.protocol !== 'link' && isTarballPath(nameless.path)) {
         return named((await manifestOfTarball(await readLocal(target, raw), `file:${relative}`)).name, `file:${relative}`, raw)
       }
       const name = await directoryName(target, raw)
@@ -59,7 +56,7 @@ function namelessSpec (raw: string): NamelessSpec | undefined {
   // A URL that is no git repository (those end in .git, or are git+ URLs).
   if (/^https?:\/\//i.test(raw) && !/\.git(?:#.*)?$/i.test(raw)) return { kind: 'url', url: raw }
   // pnpm's local paths: `./x`, `../x`, `/x`, `~/x`, a drive letter, or a tarball file name.
-  if (/^(?:\.{1,2}(?:[/\\]|$)|\/|~\/|[a-z]:[/\\])/i.test(raw) || (!raw.startsWith('@') && !raw.includes('@') && TARBALL.test(raw))) {
+  if (/^(?:\.{1,2}(?:[/\\]|$)|\/|~\/|[a-z]:[/\\])/i.test(raw) || (!raw.startsWith('@') && !raw.includes('@') && isTarballPath(raw))) {
     return { kind: 'path', protocol: 'path', path: raw.startsWith('~/') ? path.join(process.env['HOME'] ?? '~', raw.slice(2)) : raw }
   }
   return undefined

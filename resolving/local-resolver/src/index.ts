@@ -13,6 +13,11 @@ import tar from 'tar-stream'
 /** What pnpm counts as a tarball file name. */
 const TARBALL = /\.(?:tgz|tar\.gz|tar|tar\.bz2|tbz2|tbz)$/i
 
+/** Whether a path names a tarball file, as pnpm tells one from a directory. */
+export function isTarballPath (file: string): boolean {
+  return TARBALL.test(file)
+}
+
 /**
  * A dependency that does not come from registry metadata, resolved:
  * - `link`: a symlink to a directory (no lockfile package entry);
