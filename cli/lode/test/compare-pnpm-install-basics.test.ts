@@ -581,3 +581,28 @@ test('a workspace project\'s deleted node_modules comes back with the next insta
   const again = await lodeExactly(restoring.lode, ['install'])
   assert.match(again.stdout, /Already up to date/)
 })
+
+test('optimisticRepeatInstall: false: a deleted package is put back and the ignored builds reported again, as pnpm 11', async () => {
+  const removed = pairOf({ name: 'app', version: '1.0.0', dependencies: { send: '1.0.0', ms: '1.0.0' } }, {
+    'pnpm-workspace.yaml': 'nodeLinker: hoisted\noptimisticRepeatInstall: false\n',
+  })
+  await stepsOnBoth(removed, [['install']])
+  for (const project of [removed.pnpm, removed.lode]) fs.rmSync(path.join(project.dir, 'node_modules', 'send'), { recursive: true })
+  await stepsOnBoth(removed, [['install']])
+  assert.ok(fs.existsSync(path.join(removed.lode.dir, 'node_modules', 'send', 'node_modules', 'ms', 'package.json')))
+
+  // Isolated: a package deleted from the virtual store, a direct dependency's link deleted.
+  const isolated = pairOf({ name: 'app', version: '1.0.0', dependencies: { send: '1.0.0' } }, { 'pnpm-workspace.yaml': 'optimisticRepeatInstall: false\n' })
+  await stepsOnBoth(isolated, [['install']])
+  for (const project of [isolated.pnpm, isolated.lode]) {
+    fs.rmSync(path.join(project.dir, 'node_modules', '.pnpm', 'ms@2.0.0'), { recursive: true })
+    fs.rmSync(path.join(project.dir, 'node_modules', 'send'))
+  }
+  await stepsOnBoth(isolated, [['install']])
+
+  const repeat = pairOf({ name: 'app', version: '1.0.0' }, { 'pnpm-workspace.yaml': 'strictDepBuilds: false\noptimisticRepeatInstall: false\n' })
+  await stepsOnBoth(repeat, [['add', 'b1', 'b2']])
+  const again = await onBoth(repeat, ['install'])
+  assert.match(again.byPnpm.stdout, /Ignored build scripts: b1@1\.0\.0, b2@1\.0\.0/)
+  assert.match(again.byLode.stdout + again.byLode.stderr, /Ignored build scripts: b1@1\.0\.0, b2@1\.0\.0/)
+})

@@ -602,3 +602,24 @@ test('a project without dependencies the lockfile lacks: a frozen install passes
     'project-1/package.json': JSON.stringify({ name: 'project-1', version: '1.0.0', dependencies: { dep: '1.0.0' } }),
   })
 })
+
+const UP_TO_DATE = /Already up to date/
+
+test('add inside one project of a workspace installs that project and the root only; install completes the rest, as pnpm 11', async () => {
+  const files = ['pkg1/package.json', 'pkg2/package.json', 'node_modules/.pnpm/lock.yaml']
+  await flow(EMPTY, [
+    ['install', '--lockfile-only'],
+    { args: ['add', 'devdep'], dir: 'pkg2', files, check: ({ pnpm, lode }) => {
+      // pnpm's add prints no "Scope:" line.
+      for (const output of [pnpm.stdout, lode.stdout]) assert.doesNotMatch(output, /Scope:/)
+    } },
+    { args: ['install'], files },
+    // Every project installed now: an add in pkg2 is recorded as the tools record it, the next install up to date or not as pnpm's.
+    { args: ['add', 'dep'], dir: 'pkg2', files },
+    { args: ['install'], files, check: ({ pnpm, lode }) => { assert.equal(UP_TO_DATE.test(lode.stdout), UP_TO_DATE.test(pnpm.stdout), lode.stdout) } },
+  ], {
+    'pnpm-workspace.yaml': 'packages:\n  - \'*\'\n',
+    'pkg1/package.json': JSON.stringify({ name: 'pkg1', version: '1.0.0', dependencies: { dep: '^1.0.0' } }),
+    'pkg2/package.json': JSON.stringify({ name: 'pkg2', version: '1.0.0', dependencies: { devdep: '^1.0.0' } }),
+  })
+})

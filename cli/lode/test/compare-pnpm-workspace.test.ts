@@ -252,6 +252,26 @@ test('filtered installs as pnpm 11: from a lockfile resolution is skipped, a fro
   await flow(sameName, [lockfileOnly, { args: ['install'], warns: SKIPPED }], filesOf(['p1', 'p2', 'dep-b']))
 })
 
+test('a filtered install records the other projects as empty importers in node_modules/.pnpm/lock.yaml, as pnpm 11', async () => {
+  const two = { p1: { dependencies: { 'dep-a': '1.0.0' } }, p2: { dependencies: { 'dep-b': '1.0.0' } } }
+  const current = filesOf(['p1', 'p2'], ['node_modules/.pnpm/lock.yaml'])
+  await flow(workspace('lockfile: false\n', two), [['install', '--filter', 'p1']], current)
+  await flow(workspace('', two), [['install', '--filter', 'p1', '--lockfile-only'], ['install', '--filter', 'p2']], current)
+  await flow(workspace('', two), [['install'], removeNodeModules, ['install', '--filter', 'p1', '--frozen-lockfile']], current)
+})
+
+test('install --filter: every workspace project linked at the root under nodeLinker hoisted; a project named as a registry package not hoisted, as pnpm 11', async () => {
+  const two = { p1: { dependencies: { 'dep-a': '1.0.0' } }, p2: { dependencies: { 'dep-b': '1.0.0' } } }
+  await flow(workspace('nodeLinker: hoisted\n', two), [['install', '--filter', 'p1']], filesOf(['p1', 'p2']))
+  const sameName = workspace('', {
+    p1: { dependencies: { 'dep-a': '1.0.0' } },
+    p3: { dependencies: { 'dep-c': 'workspace:*' } },
+    p4: { dependencies: { 'dep-c': '1.0.0' } },
+    'dep-c': {},
+  })
+  await flow(sameName, [lockfileOnly, ['install', '--filter', 'p1']], filesOf(['p1', 'p3', 'p4', 'dep-c']))
+})
+
 test('the lockfile\'s catalogs as pnpm 11: peers per importer, locked entries kept, filtered installs keep other projects\' entries, unused entries dropped', async () => {
   const project = workspace('', {
     p1: { dependencies: { bar: 'catalog:', plugin: 'catalog:', 'peer-host': '1.0.0', 'cw-with-dep': 'catalog:', other: '1.0.0' } },

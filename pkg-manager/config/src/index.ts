@@ -177,6 +177,8 @@ export interface Config {
   readonly patchesDir: string
   /** pnpm's `allowUnusedPatches`: a `patchedDependencies` key no package matches warns instead of failing the install. */
   readonly allowUnusedPatches: boolean
+  /** pnpm's `optimisticRepeatInstall` (default true): off, every install goes through node_modules, putting back what was deleted there. */
+  readonly optimisticRepeatInstall: boolean
   /** pnpm's pack and publish settings (the command line's flags win over them). */
   readonly publish: PublishSettings
   /** Optional dependencies never installed (name patterns), recorded in the lockfile. */
@@ -424,6 +426,7 @@ export function getConfig (opts: GetConfigOptions): Config {
     patchedDependencies: setting('patchedDependencies', isStringMap, {}),
     patchesDir: setting('patchesDir', isString, 'patches'),
     allowUnusedPatches: setting('allowUnusedPatches', isBool, false),
+    optimisticRepeatInstall: setting('optimisticRepeatInstall', isBool, true),
     publish: {
       access: setting<'public' | 'restricted' | undefined>('access', (v): v is 'public' | 'restricted' | undefined => v === 'public' || v === 'restricted', undefined),
       tag: optionalString('tag'),

@@ -53,7 +53,7 @@ implemented(
   'access', 'gitChecks', 'otp', 'packDestination', 'publishBranch', 'skipManifestObfuscation', 'tag',
   // the lockfile and node_modules
   'frozenLockfile', 'hoist', 'ignoreWorkspaceCycles', 'hoistPattern', 'hoistWorkspacePackages', 'lockfile', 'modulesCacheMaxAge', 'nodeLinker', 'packageImportMethod', 'packageLock',
-  'publicHoistPattern', 'shamefullyHoist', 'virtualStoreDir', 'virtualStoreDirMaxLength', 'confirmModulesPurge',
+  'publicHoistPattern', 'shamefullyHoist', 'virtualStoreDir', 'virtualStoreDirMaxLength', 'confirmModulesPurge', 'optimisticRepeatInstall',
   'enableGlobalVirtualStore', 'virtualStoreType',
   // builds
   'allowBuilds', 'childConcurrency', 'strictDepBuilds',
@@ -85,7 +85,7 @@ accepted('it shapes output only', 'color', 'loglevel', 'progress', 'reporter', '
   'useBetaCli', 'useStderr', 'fetchWarnTimeoutMs', 'fetchMinSpeedKiBps')
 accepted('it only answers prompts pnpm shows; lode shows none', 'autoConfirmAllPrompts', 'yes')
 accepted('it only tunes the network (socket and download counts) or which requests pnpm makes, not what is installed',
-  'fetchingConcurrency', 'maxSockets', 'maxsockets', 'registrySupportsTimeField', 'optimisticRepeatInstall')
+  'fetchingConcurrency', 'maxSockets', 'maxsockets', 'registrySupportsTimeField')
 accepted('it is a cache of build results; without it lode runs the allowed builds, with the same result',
   'sideEffectsCache', 'sideEffectsCacheRead', 'sideEffectsCacheReadonly', 'sideEffectsCacheWrite', 'remoteSideEffectsCache')
 accepted('it sets how pnpm double-checks its store; lode checks each package against its integrity when it enters the store',

@@ -58,7 +58,7 @@ export async function add (opts: AddOptions): Promise<InstallResult> {
     catalogMode: opts.config.catalogMode,
     onWarning: (message) => { opts.onEvent?.({ type: 'warning', message }) },
   })
-  return await installAndRecord({ ...opts, edits, createManifest: true })
+  return await installAndRecord({ ...opts, ...installProjects(opts, targets), edits, createManifest: true })
 }
 
 export interface RemoveOptions extends ProjectEditOptions {
@@ -73,7 +73,8 @@ export interface RemoveOptions extends ProjectEditOptions {
  */
 export async function remove (opts: RemoveOptions): Promise<InstallResult> {
   const targets = await withManifests(targetsOf(opts))
-  return await installAndRecord({ ...opts, edits: removeEdits(targets, opts.dependencies, opts.config.savePrefix) })
+  const edits = removeEdits(targets, opts.dependencies, opts.config.savePrefix)
+  return await installAndRecord({ ...opts, ...installProjects(opts, targets), edits })
 }
 
 export interface UpdateOptions extends ProjectEditOptions {
@@ -100,7 +101,7 @@ export async function update (opts: UpdateOptions): Promise<InstallResult> {
     ignoreDependencies: opts.config.updateIgnoreDependencies,
     catalogs: opts.config.catalogs,
   })
-  return await installAndRecord({ ...opts, edits })
+  return await installAndRecord({ ...opts, ...installProjects(opts, targets), edits })
 }
 
 /** The projects an edit changes: `projectDirs`, else `projectDir`, else the root. */
@@ -109,6 +110,14 @@ function targetsOf (opts: ProjectEditOptions): Array<{ dir: string, importerId: 
     const dir = path.resolve(opts.config.dir, projectDir)
     return { dir, importerId: path.relative(opts.config.dir, dir).split(path.sep).join('/') || '.' }
   })
+}
+
+/**
+ * As pnpm: an edit installs the projects it changes and the root only (`projects`, unless given); the
+ * workspace's other projects keep their node_modules as they are until the next full install.
+ */
+function installProjects (opts: ProjectEditOptions, targets: ReadonlyArray<{ importerId: string }>): { projects: readonly string[] } {
+  return { projects: opts.projects ?? targets.map((target) => target.importerId) }
 }
 
 async function withManifests (targets: ReadonlyArray<{ dir: string, importerId: string }>): Promise<EditTarget[]> {

@@ -17,7 +17,7 @@ import {
   excludeFromReleaseAge, forgetAllResolutions, forgetUpdated, pruneReleaseAgeExcludes, pruneUnusedCatalogs, saveEdits, updatedNames,
   addUndecidedBuilds, writeCatalogAdditions, writeEditedManifest,
 } from '@lode/pkg-manager.manifest-edit'
-import type { DependencyEdit } from '@lode/pkg-manager.manifest-edit'
+import type { DependencyEdit, SavedEdits } from '@lode/pkg-manager.manifest-edit'
 import { packagesCheck, skippedPackages } from '@lode/pkg-manager.package-is-installable'
 import { checkUnusedPatches, patchFor } from '@lode/pkg-manager.patching'
 import type { PeerIssue } from '@lode/pkg-manager.resolve-dependencies'
@@ -98,12 +98,19 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
   }
   if (plan.asIs) installer.trace?.count('resolved', packages)
   emit({ type: 'progress', resolved: packages, added: 0, reused: 0, downloaded: installer.fetcher.downloaded, done: false })
+  // The specifiers `add`/`update` save go into the lockfile before anything records it (node_modules' copy too).
+  const saved = saveEdits(plan.lockfile, ctx.edited, {
+    catalogs: ctx.config.catalogs,
+    onWarning: (message) => { ctx.emit({ type: 'warning', message }) },
+    workspace: { projects: ctx.projects, saveWorkspaceProtocol: ctx.config.saveWorkspaceProtocol },
+    overrides: ctx.config.overrides,
+  })
   const toWrite = lockfileToWrite(ctx, plan)
   if (toWrite !== undefined) await checkWantedLockfileWrite(config.dir, toWrite)
   const linkStart = performance.now()
-  const commit = async (ignoredBuilds: readonly string[] = []): Promise<boolean> => await commitInstall(ctx, plan, ignoredBuilds)
-  const linked: LinkCounts & { committed: boolean } = opts.lockfileOnly === true
-    ? { added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], committed: await commit() }
+  const commit = async (ignoredBuilds: readonly string[] = []): Promise<boolean> => await commitInstall(ctx, plan, saved, ignoredBuilds)
+  const linked: LinkCounts & { committed: boolean, partial: boolean } = opts.lockfileOnly === true
+    ? { added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], committed: await commit(), partial: false }
     : await linkAndBuild(linkOptions(ctx, installer, plan, packages), commit, (log) => {
       emit({ type: 'lifecycle', ...log, dir: path.relative(config.dir, log.dir).split(path.sep).join('/') || '.' })
     }, installer.trace)
@@ -117,7 +124,7 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
   if (peerIssues.length > 0) emit({ type: 'peer-issues', issues: peerIssues })
   emit({ type: 'lockfile', written: linked.committed, file: path.join(config.dir, WANTED_LOCKFILE) })
   if (linked.changes.length > 0) emit({ type: 'summary', changes: linked.changes.map((change) => withLatest(change, plan.latest)) })
-  await phase(installer, 'records', async () => { await writeRecords(ctx, plan) })
+  await phase(installer, 'records', async () => { await writeRecords(ctx, plan, linked.partial) })
   // As pnpm, after the install (pnpm registers before it; a failed lode install writes nothing): `store prune` keeps what the project uses.
   if (opts.lockfileOnly !== true) await registerProject(config.storeDir, config.dir)
   return {
@@ -129,6 +136,7 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
     removed: linked.removed,
     changes: linked.changes,
     ...hasLocalSources(plan.lockfile, config.dir) ? { readsLocalSources: true } : {},
+    ...linked.partial ? { filtered: true } : {},
     timings: {
       resolveMs: Math.round(resolveMs),
       linkMs: Math.round(performance.now() - linkStart),
@@ -292,15 +300,10 @@ function linkOptions (ctx: InstallRun, installer: Installer, plan: InstallPlan, 
 /**
  * What the install writes outside node_modules, once node_modules is complete (at once with
  * --lockfile-only): pnpm-lock.yaml, then for `add`/`update` each edited package.json with the
- * specifiers saved (the lockfile records them too). Resolves with whether the lockfile was written.
+ * specifiers saved (`saved`; the lockfile records them too). Resolves with whether the lockfile was written.
  */
-async function commitInstall (ctx: InstallRun, plan: InstallPlan, ignoredBuilds: readonly string[]): Promise<boolean> {
-  const { manifests, catalogAdditions } = saveEdits(plan.lockfile, ctx.edited, {
-    catalogs: ctx.config.catalogs,
-    onWarning: (message) => { ctx.emit({ type: 'warning', message }) },
-    workspace: { projects: ctx.projects, saveWorkspaceProtocol: ctx.config.saveWorkspaceProtocol },
-    overrides: ctx.config.overrides,
-  })
+async function commitInstall (ctx: InstallRun, plan: InstallPlan, saved: SavedEdits, ignoredBuilds: readonly string[]): Promise<boolean> {
+  const { manifests, catalogAdditions } = saved
   const wanted = lockfileToWrite(ctx, plan)
   const written = wanted !== undefined && await writeWantedLockfile(ctx.config.dir, wanted)
   for (const { dir, manifest } of manifests) await writeEditedManifest(dir, manifest)
@@ -370,9 +373,9 @@ function mutationOf (edit: DependencyEdit): ProjectMutation {
 /**
  * The records an install leaves besides the lockfile: versions excused from `minimumReleaseAge`
  * (pnpm-workspace.yaml), catalogs no project uses pruned (`catalogPrune`), and pnpm's own record
- * of node_modules, for pnpm's repeat install and `verifyDepsBeforeRun`.
+ * of node_modules, for pnpm's repeat install and `verifyDepsBeforeRun` (`partial`: see `linkAndBuild`).
  */
-async function writeRecords (ctx: InstallRun, plan: InstallPlan): Promise<void> {
+async function writeRecords (ctx: InstallRun, plan: InstallPlan, partial: boolean): Promise<void> {
   const { config, opts, emit } = ctx
   let excludes = config.minimumReleaseAgeExclude
   if (plan.immature.length > 0) {
@@ -396,7 +399,9 @@ async function writeRecords (ctx: InstallRun, plan: InstallPlan): Promise<void> 
   }
   if (opts.lockfileOnly !== true) {
     const include = opts.include ?? ALL_GROUPS
-    const state = { config, projects: ctx.projects, selected: ctx.selected, include, lockfile: plan.lockfile, now: opts.now }
+    // As pnpm: a filtered install that left every project as the lockfile has it is recorded as a full one.
+    const selected = partial ? ctx.selected : undefined
+    const state = { config, projects: ctx.projects, selected, include, lockfile: plan.lockfile, now: opts.now }
     await writePnpmWorkspaceState(state, (message) => { emit({ type: 'warning', message }) })
   }
 }

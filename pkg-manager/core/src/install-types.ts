@@ -79,6 +79,8 @@ export interface InstallOptions {
    * lockfile covers every project.
    */
   projects?: readonly string[]
+  /** Print pnpm's "Scope: …" line in a workspace when several projects are selected (default true; pnpm's `add` prints none). */
+  announceScope?: boolean
   onEvent?: (event: InstallEvent) => void
   /** pnpm's `dedupe`: every dependency resolved again, the lockfile's versions preferred (see dedupe.ts). */
   dedupe?: boolean
@@ -109,6 +111,8 @@ export interface InstallResult {
    * change without any input file changing: no record says the next install is up to date.
    */
   readsLocalSources?: true
+  /** A workspace project left out (`--filter`, an edit of some projects) has other dependencies in node_modules than the lockfile says: the next full install is no repeat of this one. */
+  filtered?: true
   /** Milliseconds spent resolving (0 when the lockfile was used as it is), then fetching and linking, and in all. */
   timings: { resolveMs: number, linkMs: number, totalMs: number }
 }

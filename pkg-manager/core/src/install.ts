@@ -53,6 +53,8 @@ function checkTimelineFile (file: string): void {
 
 async function installLocked (opts: InstallOptions, started: number): Promise<InstallResult> {
   const linking = opts.lockfileOnly !== true
+  // pnpm's optimisticRepeatInstall off: no record is trusted, node_modules is gone through every time.
+  if (!opts.config.optimisticRepeatInstall) return await recordInstall(opts)
   // No record of a finished install: there is work, and no reason to read the inputs before it,
   // unless pnpm 11 installed node_modules and its record says nothing changed since.
   if (linking && !fs.existsSync(path.join(opts.config.dir, 'node_modules', LODE_STATE_FILE))) return await vouchedByPnpm(opts, started) ?? await recordInstall(opts)
@@ -93,9 +95,12 @@ async function recordInstall (opts: InstallOptions): Promise<InstallResult> {
   // The last install's record stays until node_modules starts changing for good (linkPackages
   // removes it then): an install that fails before leaves everything, the record too, as it was.
   const result = await installFull(opts)
-  if (linking && result.readsLocalSources !== true) {
-    const after = await installInputs(opts)
-    if (after !== undefined) await writeInstallState(opts, after, result.packages)
+  // No record to trust next time: with optimisticRepeatInstall off, or local sources that change unseen.
+  if (linking && result.readsLocalSources !== true && opts.config.optimisticRepeatInstall) {
+    // An install that selected every project (an edit of a lone project) is recorded as a full one: `add`, then `install` is up to date.
+    const recorded = result.filtered === true ? opts : { ...opts, projects: undefined }
+    const after = await installInputs(recorded)
+    if (after !== undefined) await writeInstallState(recorded, after, result.packages)
   }
   return result
 }

@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { isDeepStrictEqual } from 'node:util'
 
 import { MODULES_DIR } from '@lode/core.constants'
 import { pendingBuildsAfter, reportIgnoredBuilds, runBuilds } from '@lode/pkg-manager.lifecycle'
@@ -11,14 +12,15 @@ import type { LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
  * dependencies built (lifecycle; a failed build takes node_modules back to what the last install
  * left), node_modules is completed, then `commit` writes what changes outside it (pnpm-lock.yaml,
  * package.json for an edit, the builds left out as undecided in pnpm-workspace.yaml) and the install is marked done. Ignored builds are reported last:
- * with `strictDepBuilds` an error, once everything is written, as in pnpm.
+ * with `strictDepBuilds` an error, once everything is written, as in pnpm. `partial`: a filtered install left some
+ * project's dependencies other than the lockfile has them.
  */
 export async function linkAndBuild (
   opts: LinkPackagesOptions,
   commit: (ignoredBuilds: readonly string[]) => Promise<boolean>,
   onLifecycle?: (log: LifecycleLog) => void,
   timeline?: { phase: <T>(label: string, step: () => Promise<T>) => Promise<T> }
-): Promise<LinkCounts & { committed: boolean }> {
+): Promise<LinkCounts & { committed: boolean, partial: boolean }> {
   const phase = async <T>(label: string, step: () => Promise<T>): Promise<T> =>
     timeline === undefined ? await step() : await timeline.phase(label, step)
   const modulesDir = path.join(opts.config.dir, MODULES_DIR)
@@ -49,5 +51,8 @@ export async function linkAndBuild (
   const committed = await commit(builds.ignored)
   await linked.done()
   reportIgnoredBuilds(builds.ignored, opts.config.strictDepBuilds, opts.onWarning)
-  return { ...linked.counts, committed }
+  // A filtered install that left some project as the lockfile does not have it: node_modules is not complete.
+  const partial = opts.selectedImporters !== undefined && Object.entries(opts.lockfile.importers)
+    .some(([id, snapshot]) => !isDeepStrictEqual(linked.lockfile.importers[id] ?? {}, snapshot))
+  return { ...linked.counts, committed, partial }
 }

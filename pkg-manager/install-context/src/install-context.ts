@@ -31,6 +31,8 @@ export interface InstallContextOptions {
   edits?: readonly DependencyEdit[]
   /** pnpm's `install --filter`: the importer ids installed (the root's always with them). */
   projects?: readonly string[]
+  /** Print pnpm's "Scope: …" line in a workspace when several projects are selected (true by default; pnpm's `add` prints none). */
+  announceScope?: boolean
   lockfileOnly?: boolean
   frozenLockfile?: boolean
   /** `add` outside a workspace: a project without package.json is taken as `{}`, and the file written with what is added (pnpm's). */
@@ -97,7 +99,9 @@ export async function readInstallContext (opts: InstallContextOptions): Promise<
   // pnpm installs the workspace root in every filtered install too.
   const selected = opts.projects === undefined ? undefined : new Set(['.', ...opts.projects])
   if (isWorkspace(config)) {
-    opts.onInfo(selected === undefined ? `Scope: all ${projects.length} workspace projects` : `Scope: ${new Set(opts.projects).size} of ${projects.length} workspace projects`)
+    // As pnpm: one project selected (a filter, `add` in a project) says nothing; the root installed with any selection is not counted.
+    const count = selected === undefined ? projects.length : projects.filter((project) => opts.projects!.includes(project.id)).length
+    if (opts.announceScope !== false && count > 1) opts.onInfo(`Scope: ${count === projects.length ? 'all' : `${count} of`} ${projects.length} workspace projects`)
     // As pnpm: projects that depend on each other install, with a warning naming them.
     const cycles = workspaceCycles(selected === undefined ? projects : projects.filter((project) => selected.has(project.id)))
     if (cycles.length > 0 && !config.ignoreWorkspaceCycles) opts.onWarning(`There are cyclic workspace dependencies: ${cycles.map((cycle) => cycle.map(({ dir }) => printable(dir)).join(', ')).join('; ')}`)

@@ -94,13 +94,17 @@ export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDepend
 export function planWorkspaceHoisting (
   projects: ReadonlyArray<{ id: string, dir: string, name?: string | undefined }>,
   layout: Layout,
-  opts: HoistOptions
+  opts: HoistOptions & {
+    /** Names the projects left out of a filtered install take with their packages (pnpm plans over the whole lockfile). */
+    takenElsewhere?: readonly string[]
+  }
 ): HoistedDependency[] {
   const typeOf = hoistTypeMatcher(opts)
   // The importers' links (to these same projects) do not take a name; their packages do.
-  const taken = new Set(layout.importers.flatMap((importer) => importer.direct
-    .filter((dep) => dep.depPath !== undefined)
-    .map((dep) => dep.alias.toLowerCase())))
+  const taken = new Set([
+    ...layout.importers.flatMap((importer) => importer.direct.filter((dep) => dep.depPath !== undefined).map((dep) => dep.alias)),
+    ...opts.takenElsewhere ?? [],
+  ].map((alias) => alias.toLowerCase()))
   const out: HoistedDependency[] = []
   for (const project of projects) {
     if (project.id === '.' || project.name === undefined) continue

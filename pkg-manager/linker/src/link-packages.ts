@@ -68,24 +68,27 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkedPa
     }))
     installed = undefined
   }
+  // What node_modules holds after this install: for a filtered one, the packages its importers reach (pending builds of others are done with).
+  const onDisk = opts.selectedImporters === undefined ? lockfile : reachedOnly(lockfile, layout, layoutOptions.skipped)
   const installedText = (): string => opts.selectedImporters === undefined
     ? opts.lockfileText ?? stringifyLockfile(lockfile)
-    : stringifyLockfile(reachedOnly(lockfile, layout, layoutOptions.skipped))
+    : stringifyLockfile(onDisk)
   const linkedVersion = (ref: string): string | undefined =>
     opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version
   if (config.nodeLinker === 'hoisted') {
-    return await linkHoisted(opts, {
+    const linked = await linkHoisted(opts, {
       lockfile,
       skipped: layoutOptions.skipped,
       installedText: installedText(),
       changes: directChanges(installed, lockfile, opts.include, linkedVersion, layoutOptions.skipped),
       previousLinks: installed === undefined ? undefined : linkedDependencies(installed, opts.importers, opts.include),
     })
+    return { ...linked, lockfile: onDisk }
   }
   const previous = await readPreviousInstall(modulesDir, layoutOptions, installed, { lockfile, layout })
   if (layoutOptions.slotDirOf !== undefined) refuseDirectoryPackages(layout)
   return await linkIsolated(opts, {
-    lockfile,
+    lockfile: onDisk,
     layout,
     globalVirtualStore: layoutOptions.slotDirOf !== undefined,
     skipped: layoutOptions.skipped,
@@ -141,6 +144,7 @@ function globalSlots (lockfile: Lockfile, config: LinkPackagesOptions['config'])
 }
 
 interface IsolatedInstall {
+  /** What node_modules holds after it (see `LinkedPackages`). */
   lockfile: Lockfile
   layout: Layout
   /** The packages are in slots of pnpm 11's global virtual store: complete slots are never written to. */
@@ -346,10 +350,21 @@ function hoistingPlanner (opts: LinkPackagesOptions, layout: Layout): () => Hois
   return () => {
     if (plan !== undefined) return plan
     const hoistOptions = { hoistPattern: opts.config.hoistPattern, publicHoistPattern: opts.config.publicHoistPattern }
-    const hoistedProjects = opts.config.hoistWorkspacePackages ? planWorkspaceHoisting(opts.importers, layout, hoistOptions) : []
+    const takenElsewhere = registryAliasesOf(opts.lockfile, opts.selectedImporters)
+    const hoistedProjects = opts.config.hoistWorkspacePackages
+      ? planWorkspaceHoisting(opts.importers, layout, { ...hoistOptions, takenElsewhere })
+      : []
     plan = [...planHoisting(layout, { ...hoistOptions, reserved: hoistedProjects.map((dep) => dep.alias) }), ...hoistedProjects]
     return plan
   }
+}
+
+/** The direct dependencies (not links) of the importers a filtered install leaves out, by alias. */
+function registryAliasesOf (lockfile: Lockfile, selected: ReadonlySet<string> | undefined): string[] {
+  if (selected === undefined) return []
+  return Object.entries(lockfile.importers).flatMap(([id, snapshot]) => selected.has(id)
+    ? []
+    : DEPENDENCY_GROUPS.flatMap((group) => Object.entries(snapshot[group] ?? {}).flatMap(([alias, { version }]) => version.startsWith('link:') ? [] : [alias])))
 }
 
 /**
@@ -539,13 +554,12 @@ function withoutPatchHash (ref: string): string {
 
 /**
  * What a filtered install puts on disk: the selected importers as resolved now, the others as the
- * last install left them (none, if it did not install them), with the packages of both.
+ * last install left them (empty, as pnpm records them, if it did not install them), with the packages of both.
  */
 function installedLockfile (next: Lockfile, installed: Lockfile | undefined, selected: ReadonlySet<string>): Lockfile {
   const importers: Lockfile['importers'] = {}
   for (const [id, snapshot] of Object.entries(next.importers)) {
-    const kept = selected.has(id) ? snapshot : installed?.importers[id]
-    if (kept !== undefined) importers[id] = kept
+    importers[id] = selected.has(id) ? snapshot : installed?.importers[id] ?? {}
   }
   return {
     ...next,

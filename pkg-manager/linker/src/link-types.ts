@@ -107,7 +107,7 @@ export interface LinkCounts {
  */
 export interface LinkedPackages {
   counts: LinkCounts
-  /** The lockfile laid out (for a filtered install, the selected importers merged with what the others had). */
+  /** What node_modules holds now, as `.pnpm/lock.yaml` records it (for a filtered install, the selected importers merged with what the others had, and only the packages they reach). */
   lockfile: Lockfile
   /** The packages to build where they are: new ones that want a build, and those an earlier install ignored. */
   buildCandidates: readonly BuildCandidate[]

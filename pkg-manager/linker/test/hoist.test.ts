@@ -4,7 +4,7 @@ import { test } from 'node:test'
 
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 
-import { planHoisting } from '../src/hoist.js'
+import { planHoisting, planWorkspaceHoisting } from '../src/hoist.js'
 import { planLayout } from '../src/layout.js'
 
 const ROOT = path.join(path.sep, 'p')
@@ -53,4 +53,24 @@ test('planHoisting: a chain 10,000 deep is walked without recursion, every packa
   assert.equal(hoisted.length, n - 1)
   assert.equal(hoisted[0]!.alias, 'p1')
   assert.equal(hoisted.at(-1)!.alias, `p${n - 1}`)
+})
+
+test('planWorkspaceHoisting: projects hoisted by name unless a package takes it, in the layout or with a project a filtered install left out', () => {
+  const lockfile: Lockfile = {
+    lockfileVersion: '9.0',
+    importers: { '.': { dependencies: { a: { specifier: '1.0.0', version: '1.0.0' }, lib: { specifier: 'link:lib', version: 'link:lib' } } } },
+    packages: { 'a@1.0.0': pkg() },
+    snapshots: { 'a@1.0.0': {} },
+  }
+  const projects = [
+    { id: '.', dir: ROOT, name: 'root' },
+    { id: 'a', dir: path.join(ROOT, 'a'), name: 'a' },
+    { id: 'lib', dir: path.join(ROOT, 'lib'), name: 'lib' },
+    { id: 'c', dir: path.join(ROOT, 'c'), name: 'c' },
+  ]
+  const names = (takenElsewhere: string[] = []): string[] =>
+    planWorkspaceHoisting(projects, layoutOf(lockfile), { ...HOIST, takenElsewhere }).map((dep) => `${dep.alias} -> ${dep.depPath} (${dep.type})`)
+  // `a` is a registry package the root depends on; `lib` only a link to the project itself.
+  assert.deepEqual(names(), ['lib -> lib (private)', 'c -> c (private)'])
+  assert.deepEqual(names(['C']), ['lib -> lib (private)'])
 })

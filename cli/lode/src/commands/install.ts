@@ -167,8 +167,9 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
     const group = saveGroup(values)
     const exact = values['save-exact'] === true
     const saveCatalogName = saveCatalog(values)
+    // pnpm's `add` prints no "Scope: …" line, whatever it selects.
     await add({
-      ...common, dependencies: names, projectDirs, exact, peer: values['save-peer'] === true, lockfileOnly: values['lockfile-only'] === true,
+      ...common, announceScope: false, dependencies: names, projectDirs, exact, peer: values['save-peer'] === true, lockfileOnly: values['lockfile-only'] === true,
       ...(group === undefined ? {} : { group }), ...(saveCatalogName === undefined ? {} : { saveCatalogName }),
     })
   } else if (input.importing) {
