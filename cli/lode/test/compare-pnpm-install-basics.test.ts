@@ -606,3 +606,16 @@ test('optimisticRepeatInstall: false: a deleted package is put back and the igno
   assert.match(again.byPnpm.stdout, /Ignored build scripts: b1@1\.0\.0, b2@1\.0\.0/)
   assert.match(again.byLode.stdout + again.byLode.stderr, /Ignored build scripts: b1@1\.0\.0, b2@1\.0\.0/)
 })
+
+test('a workspace without a root package.json: no root importer, its project\'s allowed build run, hoisted and isolated; add inside the project, as pnpm 11', async () => {
+  for (const linker of ['hoisted', 'isolated']) {
+    const pair = pairOf(undefined, {
+      'pnpm-workspace.yaml': `packages:\n  - project-1\nnodeLinker: ${linker}\nallowBuilds:\n  builder: true\n`,
+      'project-1/package.json': JSON.stringify({ name: 'project-1', version: '1.0.0', dependencies: { builder: '1.0.0' } }, null, 2),
+    })
+    const files = ['pnpm-workspace.yaml', 'pnpm-lock.yaml', 'project-1/package.json']
+    await stepsOnBoth(pair, [['install'], { args: ['add', 'ms'], options: { cwd: 'project-1' } }, ['install', '--frozen-lockfile']], files)
+    assert.ok(fs.existsSync(path.join(pair.lode.dir, 'node_modules', ...linker === 'hoisted' ? [] : ['.pnpm', 'builder@1.0.0', 'node_modules'], 'builder', 'built.txt')))
+    assert.equal(fs.existsSync(path.join(pair.lode.dir, 'package.json')), false)
+  }
+})

@@ -84,7 +84,8 @@ export interface InstallContext {
  */
 export async function readInstallContext (opts: InstallContextOptions): Promise<InstallContext> {
   const { config } = opts
-  const rootManifest = await readProjectManifest(config.dir, { missingIsEmpty: opts.createManifest === true && !isWorkspace(config) })
+  // A workspace's root needs no package.json (it is then no project, as in pnpm); `add` outside a workspace writes one.
+  const rootManifest = await readProjectManifest(config.dir, { missingIsEmpty: isWorkspace(config) || opts.createManifest === true })
   const { wanted, installed, frozen } = await readLockfiles(opts)
   const current = wanted ?? installed
   const overrides = parseOverrides(replaceVersionReferences(catalogOverrides(config.overrides, config.catalogs), rootManifest))

@@ -112,7 +112,7 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
   const config = input.prune ? { ...read, modulesCacheMaxAge: 0 } : read
   for (const warning of config.warnings) reporter.warn(warning)
   // As pnpm: the root package.json's packageManager (or devEngines.packageManager) naming another package manager.
-  const otherPackageManager = checkPackageManager(await readProjectManifest(config.dir, { missingIsEmpty: kind === 'add' }), config.pmOnFail)
+  const otherPackageManager = checkPackageManager(await readProjectManifest(config.dir, { missingIsEmpty: kind === 'add' || workspaceDir !== undefined }), config.pmOnFail)
   if (otherPackageManager !== undefined) reporter.warn(otherPackageManager)
   const common = {
     config,
