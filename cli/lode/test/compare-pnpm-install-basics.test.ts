@@ -619,3 +619,31 @@ test('a workspace without a root package.json: no root importer, its project\'s 
     assert.equal(fs.existsSync(path.join(pair.lode.dir, 'package.json')), false)
   }
 })
+
+test('node_modules left by an old pnpm is refused as pnpm 11 refuses it, and recreated with confirmModulesPurge: false', async () => {
+  for (const version of ['0.50.0', '0.32.0']) {
+    const pair = pairOf({ name: 'app', version: '1.0.0' })
+    for (const project of [pair.pnpm, pair.lode]) {
+      fs.mkdirSync(path.join(project.dir, 'node_modules'))
+      const storeDir = path.join(project.home, '.local', 'share', 'pnpm', 'store', 'v11')
+      fs.writeFileSync(path.join(project.dir, 'node_modules', '.modules.yaml'), `packageManager: pnpm@${version}\nstoreDir: ${storeDir}`)
+    }
+    const added = await onBoth(pair, ['add', 'neg'], { fails: /ERR_LODE_HOIST_PATTERN_DIFF/ })
+    assert.match(added.byPnpm.stdout, /ERR_PNPM_HOIST_PATTERN_DIFF/)
+    const installed = await onBoth(pair, ['install'], { fails: /ERR_LODE_ABORTED_REMOVE_MODULES_DIR[^]*confirmModulesPurge/ })
+    assert.match(installed.byPnpm.stdout, /confirmModulesPurge/)
+    for (const project of [pair.pnpm, pair.lode]) fs.writeFileSync(path.join(project.dir, 'pnpm-workspace.yaml'), 'confirmModulesPurge: false\n')
+    await stepsOnBoth(pair, [['install'], ['add', 'neg']])
+  }
+  // A real install's record with another layout version (optimisticRepeatInstall off: pnpm looks at node_modules).
+  const old = pairOf({ name: 'app', version: '1.0.0', dependencies: { leaf: '1.0.0' } }, { 'pnpm-workspace.yaml': 'optimisticRepeatInstall: false\n' })
+  await stepsOnBoth(old, [['install']])
+  for (const project of [old.pnpm, old.lode]) {
+    const file = path.join(project.dir, 'node_modules', '.modules.yaml')
+    fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')) as object, layoutVersion: 1 }))
+  }
+  const aborted = await onBoth(old, ['install'], { fails: /ERR_LODE_ABORTED_REMOVE_MODULES_DIR.*by another pnpm version/ })
+  assert.match(aborted.byPnpm.stdout, /ABORTED_REMOVE_MODULES_DIR_NO_TTY/)
+  const refused = await onBoth(old, ['add', 'neg'], { fails: /ERR_LODE_MODULES_BREAKING_CHANGE/ })
+  assert.match(refused.byPnpm.stdout, /ERR_PNPM_MODULES_BREAKING_CHANGE/)
+})

@@ -436,7 +436,8 @@ test('node_modules left in odd states: a file deleted in a package, no node_modu
       (async () => {
         const pair = await begin(app(registry, {}, { 'pnpm-workspace.yaml': 'virtualStoreDir: pkgs\n' }), [['add', 'is-positive']])
         editBoth(pair, 'pnpm-workspace.yaml', () => 'virtualStoreDir: other\n')
-        await then(pair, [{ args: ['add', 'is-negative'], fails: /ERR_LODE_ABORTED_REMOVE_MODULES_DIR/ }])
+        // pnpm's add names the change (ERR_PNPM_UNEXPECTED_VIRTUAL_STORE); a plain install would ask to purge.
+        await then(pair, [{ args: ['add', 'is-negative'], fails: /ERR_LODE_UNEXPECTED_VIRTUAL_STORE/ }, { args: ['install'], fails: /ERR_LODE_ABORTED_REMOVE_MODULES_DIR/ }])
       })(),
     ])
   })
@@ -763,4 +764,18 @@ test('local and git dependencies installed as pnpm 11: a scoped directory, a lin
   } finally {
     fs.rmSync(root, { recursive: true, force: true })
   }
+})
+
+test('a hoistPattern changed over an installed node_modules: add is refused (HOIST_PATTERN_DIFF), install without a TTY is refused, as pnpm 11', async () => {
+  await withRegistry([
+    { name: 'a', version: '1.0.0', dependencies: { b: '1.0.0' } },
+    { name: 'b', version: '1.0.0' },
+    { name: 'c', version: '1.0.0' },
+  ], async (registry) => {
+    for (const [before, after] of [['hoistPattern: []\n', 'hoistPattern: [\'*\']\n'], ['', 'hoistPattern: []\n']]) {
+      const pair = await begin(app(registry, {}, { 'pnpm-workspace.yaml': before! }), [['add', 'a']])
+      editBoth(pair, 'pnpm-workspace.yaml', () => after!)
+      await then(pair, [{ args: ['add', 'c'], fails: /ERR_LODE_HOIST_PATTERN_DIFF/ }, { args: ['install'], fails: /ERR_LODE_ABORTED_REMOVE_MODULES_DIR[^]*confirmModulesPurge/ }])
+    }
+  })
 })

@@ -12,29 +12,36 @@ import type { ModulesManifest } from './modules-manifest.js'
 export interface LayoutChange {
   /** pnpm's error code for it (`NODE_LINKER_DIFF`, …), after `ERR_LODE_`. */
   code: string
-  /** The setting, as pnpm-workspace.yaml names it. */
+  /** The setting, as pnpm-workspace.yaml names it (`layoutVersion`: the layout of another pnpm version). */
   setting: string
 }
 
+/** pnpm's layout version: a `.modules.yaml` without it, or with another one, is an older pnpm's node_modules. */
+const LAYOUT_VERSION = 5
+
 /**
- * pnpm's check of node_modules against the settings (its `validateModules`): a different
- * `virtualStoreDirMaxLength`, `publicHoistPattern` (`shamefullyHoist`), `nodeLinker`, store or
- * `virtualStoreDir` means node_modules is laid out anew. Undefined when nothing of these changed
- * (or there is no `.modules.yaml`).
+ * pnpm's check of node_modules against the settings (its `validateModules`), in its order: a
+ * different `virtualStoreDirMaxLength`, `publicHoistPattern` (`shamefullyHoist`), `hoistPattern`,
+ * `nodeLinker`, layout version (an older pnpm's node_modules), store or `virtualStoreDir` means
+ * node_modules is laid out anew. Undefined when nothing of these changed (or there is no `.modules.yaml`).
  */
 export function layoutChange (config: Config, manifest: ModulesManifest | undefined, modulesDir: string): LayoutChange | undefined {
   if (manifest === undefined) return undefined
   if ((manifest.virtualStoreDirMaxLength ?? 120) !== config.virtualStoreDirMaxLength) return { code: 'VIRTUAL_STORE_DIR_MAX_LENGTH_DIFF', setting: 'virtualStoreDirMaxLength' }
-  const publicHoistPattern = manifest.publicHoistPattern ?? []
-  if (publicHoistPattern.length !== config.publicHoistPattern.length
-    || publicHoistPattern.some((pattern, i) => pattern !== config.publicHoistPattern[i])) {
+  if (!samePatterns(manifest.publicHoistPattern ?? [], config.publicHoistPattern)) {
     return { code: 'PUBLIC_HOIST_PATTERN_DIFF', setting: 'publicHoistPattern' }
   }
+  if (!samePatterns(manifest.hoistPattern ?? [], config.hoistPattern)) return { code: 'HOIST_PATTERN_DIFF', setting: 'hoistPattern' }
   if ((manifest.nodeLinker ?? 'isolated') !== config.nodeLinker) return { code: 'NODE_LINKER_DIFF', setting: 'nodeLinker' }
+  if (manifest.layoutVersion !== LAYOUT_VERSION) return { code: 'MODULES_BREAKING_CHANGE', setting: 'layoutVersion' }
   // Its packages are hard links into the store it names: another store would not have them.
   if (typeof manifest.storeDir !== 'string' || path.relative(manifest.storeDir, storePath(config.storeDir)) !== '') return { code: 'UNEXPECTED_STORE', setting: 'storeDir' }
   if (recordedVirtualStoreDir(manifest, modulesDir) !== config.virtualStoreDir) return { code: 'UNEXPECTED_VIRTUAL_STORE', setting: 'virtualStoreDir' }
   return undefined
+}
+
+function samePatterns (recorded: readonly string[], wanted: readonly string[]): boolean {
+  return recorded.length === wanted.length && recorded.every((pattern, i) => pattern === wanted[i])
 }
 
 /** The virtual store `.modules.yaml` names (relative to node_modules), absolute. */
@@ -43,17 +50,22 @@ export function recordedVirtualStoreDir (manifest: ModulesManifest, modulesDir: 
 }
 
 /**
- * Refuses a layout change as pnpm does where it cannot ask: a filtered install cannot lay out the
- * whole node_modules anew, and removing node_modules needs `confirmModulesPurge: false` (or CI).
+ * Refuses a layout change as pnpm does where it cannot ask: `add`, `remove`, `update` and a
+ * filtered install do not lay out the whole node_modules anew (pnpm's error for the change), and
+ * removing node_modules needs `confirmModulesPurge: false` (or CI).
  */
 export function assertCanPurge (change: LayoutChange, opts: { config: Config, modulesDir: string, filtered: boolean }): void {
   if (opts.filtered) {
-    throw new LodeError(change.code, `${opts.modulesDir} was laid out with a different ${change.setting}: a filtered install cannot lay it out anew.`, {
-      hint: 'Run lode install without --filter to recreate node_modules.',
+    const what = change.setting === 'layoutVersion'
+      ? `${opts.modulesDir} was laid out by another pnpm version, whose layout this one does not use`
+      : `${opts.modulesDir} was laid out with a different ${change.setting}`
+    throw new LodeError(change.code, `${what}: only a full install lays it out anew.`, {
+      hint: 'Run lode install (in the workspace root, without --filter) to recreate node_modules, then run this command again.',
     })
   }
   if (opts.config.confirmModulesPurge) {
-    throw new LodeError('ABORTED_REMOVE_MODULES_DIR', `${opts.modulesDir} was laid out with a different ${change.setting} and has to be removed and laid out anew, which lode does not do without asking.`, {
+    const what = change.setting === 'layoutVersion' ? 'by another pnpm version' : `with a different ${change.setting}`
+    throw new LodeError('ABORTED_REMOVE_MODULES_DIR', `${opts.modulesDir} was laid out ${what} and has to be removed and laid out anew, which lode does not do without asking.`, {
       hint: 'Remove node_modules yourself, or set confirmModulesPurge: false in pnpm-workspace.yaml (it is off in CI), and run lode install again.',
     })
   }

@@ -5,6 +5,7 @@ import { DEPENDENCY_GROUPS, MODULES_MANIFEST_FILE } from '@lode/core.constants'
 import { LodeError, hasErrno } from '@lode/core.error'
 import { isValidPackageName, parseModulesLocation } from '@lode/core.safe-name'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
+import { YAML_OPTIONS, overlongFlowLine, yaml } from '@lode/pkg-manager.lockfile/yaml'
 
 import type { HoistedDependency } from './hoist.js'
 import type { LaidOutPackage } from './layout.js'
@@ -73,20 +74,40 @@ export async function writeModulesManifest (modulesDir: string, manifest: Module
 }
 
 /**
- * The `.modules.yaml` of `modulesDir`, or undefined when there is none or it is not JSON (pnpm
- * before 9 wrote YAML; the install starts over). Checked as untrusted input (see
- * `parseModulesManifest`).
+ * The `.modules.yaml` of `modulesDir`, or undefined when there is none or it is neither JSON nor
+ * YAML. pnpm writes JSON; an older pnpm wrote YAML, read to tell its layout apart (`layoutChange`).
+ * Checked as untrusted input (see `parseModulesManifest`).
  */
 export async function readModulesManifest (modulesDir: string): Promise<ModulesManifest | undefined> {
   const file = path.join(modulesDir, MODULES_MANIFEST_FILE)
-  let value: unknown
+  let text: string
   try {
-    value = JSON.parse(await fs.readFile(file, 'utf8'))
+    text = await fs.readFile(file, 'utf8')
   } catch (err) {
-    if (hasErrno(err, 'ENOENT') || err instanceof SyntaxError) return undefined
+    if (hasErrno(err, 'ENOENT')) return undefined
     throw err
   }
-  return parseModulesManifest(value, file)
+  const parsed = parsedJson(text) ?? parsedYaml(text)
+  // An empty file (pnpm reads it as none) too.
+  return parsed === undefined || parsed.value === null ? undefined : parseModulesManifest(parsed.value, file)
+}
+
+function parsedJson (text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) }
+  } catch {
+    return undefined
+  }
+}
+
+/** An older pnpm's YAML (never a line the yaml library would take long over). */
+function parsedYaml (text: string): { value: unknown } | undefined {
+  if (overlongFlowLine(text) !== undefined) return undefined
+  try {
+    return { value: yaml().parse(text, YAML_OPTIONS) }
+  } catch {
+    return undefined
+  }
 }
 
 /**
