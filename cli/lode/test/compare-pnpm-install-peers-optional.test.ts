@@ -198,21 +198,21 @@ test('install --prod and --no-optional leave out what pnpm 11 leaves out, a pack
       // A devDependency (or optional one) that a dependency also needs stays in .pnpm, unlinked at the root (pnpm issue 2882).
       const prod = await then(makeProject(registry, app({ dependencies: { dep: '1.0.0' }, devDependencies: { shared: '1.0.0', tool: '1.0.0' } })), [
         ['install', '--prod'],
-      ], { current: false })
+      ])
       assert.ok(fs.existsSync(path.join(prod.lodeProject.dir, 'node_modules', '.pnpm', 'shared@1.0.0')))
       assert.ok(!fs.existsSync(path.join(prod.lodeProject.dir, 'node_modules', 'shared')))
       await then(prod, [['install']], { hoisted: false })
     }, async () => {
       await then(makeProject(registry, app({ dependencies: { dep: '1.0.0' }, optionalDependencies: { shared: '1.0.0', opt: '1.0.0' } })), [
         ['install', '--prod', '--no-optional'],
-      ], { current: false })
+      ])
       // --no-optional leaves out the optional dependencies of dependencies too, not a package another one requires.
       await then(makeProject(registry, app({ dependencies: { good: '1.0.0', 'opt-parent': '1.0.0', dep: '1.0.0' }, optionalDependencies: { 'top-opt': '1.0.0' } })), [
         ['install', '--no-optional'],
-      ], { current: false })
+      ])
     }, ...[['--prod', '--no-optional'], ['--no-optional']].map((first) => async () => {
       // From a lockfile (a headless install): --prod --no-optional (bins of what is installed), --no-optional, then everything.
-      const pair = await then(makeProject(registry, manifest), [['install', '--lockfile-only'], ['install', '--frozen-lockfile', ...first]], { current: false })
+      const pair = await then(makeProject(registry, manifest), [['install', '--lockfile-only'], ['install', '--frozen-lockfile', ...first]])
       assert.ok(fs.existsSync(path.join(pair.lodeProject.dir, 'node_modules', '.bin', 'runner')))
       await then(pair, [['install', '--frozen-lockfile']], { hoisted: false })
     })])
@@ -262,7 +262,7 @@ test('optional dependencies that do not fit the platform are skipped where only 
       // after --filter differs: pnpm keeps an empty importer for p2, see the diffs file).
       await then(makeWorkspace(registry, { p1: { optionalDependencies: { unfit: '*' } }, p2: { dependencies: { dep: '1.0.0' } } }), [
         ['install', '--lockfile-only'], ['install', '--filter', 'p1'],
-      ], { files, current: false })
+      ], { files })
     }, async () => {
       // An add to a project keeps the skipped packages in .modules.yaml and node_modules/.pnpm/lock.yaml.
       await then(makeWorkspace(registry, { p1: { dependencies: { 'has-opt': '1.0.0' } }, p2: {} }), [['install'], ['add', 'extra@1.0.0', '--filter', 'p1']], { files })
@@ -467,7 +467,7 @@ test('install --dev records what pnpm 11 records as included, a project\'s optio
     { name: 'tool', version: '1.0.0', dependencies: { shared: '1.0.0' }, manifest: { optionalDependencies: { 'sub-opt': '1.0.0' } } },
   ], async (registry) => {
     const manifest = app({ dependencies: { dep: '1.0.0' }, optionalDependencies: { opt: '1.0.0' }, devDependencies: { tool: '1.0.0' } })
-    await then(makeProject(registry, manifest), [['install', '--dev']], { current: false })
+    await then(makeProject(registry, manifest), [['install', '--dev']])
   })
 })
 
@@ -755,7 +755,7 @@ test('more installs beside pnpm 11: local tarballs (one with peers), a peer a de
       await then(above, [['install', '--lockfile-only'], ['install', '--frozen-lockfile']])
     }, async () => {
       const project = makeProject(registry, app({ dependencies: { lib: '1.0.0' }, devDependencies: { types: '1.0.0' } }))
-      await then(project, [['install', '--lockfile-only'], ['install', '--frozen-lockfile', '--prod']], { current: false })
+      await then(project, [['install', '--lockfile-only'], ['install', '--frozen-lockfile', '--prod']])
     }, async () => {
       // After x.y.0 is out, a new project asking ^x.y.0-beta takes the prerelease already locked.
       const files = workspaceFiles(['a', 'b', 'c'])
@@ -834,3 +834,23 @@ snapshots:
 
   'peer@1.0.0': {}
 `
+
+test('install --dev, then a full install, from a lockfile too: the same node_modules, .modules.yaml and .pnpm/lock.yaml as pnpm 11', async () => {
+  await withRegistry([
+    { name: 'shared', version: '1.0.0' },
+    { name: 'dep', version: '1.0.0', dependencies: { shared: '1.0.0' } },
+    { name: 'tool', version: '1.0.0', dependencies: { shared: '1.0.0' } },
+    { name: 'runner', version: '1.0.0', bin: { runner: 'index.js' } },
+    { name: 'opt', version: '1.0.0' },
+    { name: 'dev-runner', version: '1.0.0', bin: { 'dev-runner': 'index.js' } },
+  ], async (registry) => {
+    const manifest = app({
+      dependencies: { dep: '1.0.0', runner: '1.0.0' },
+      devDependencies: { tool: '1.0.0', 'dev-runner': '1.0.0' },
+      optionalDependencies: { opt: '1.0.0' },
+    })
+    await then(makeProject(registry, manifest), [['install', '--dev'], ['install']])
+    await then(makeProject(registry, manifest), [['install', '--lockfile-only'], ['install', '--frozen-lockfile', '--dev'], ['install', '--frozen-lockfile']])
+    await then(makeProject(registry, manifest), [['install', '--prod'], ['install']])
+  })
+})

@@ -61,7 +61,7 @@ export interface InstallContext {
   projects: WorkspaceProject[]
   /** The importers as the resolver sees them: manifests through the read-package hooks. */
   importers: Array<{ id: string, dir: string, manifest: ProjectManifest }>
-  /** pnpm's `install --filter`: the importer ids installed, the root's always with them. */
+  /** pnpm's `install --filter` (or an edit of some projects): the importer ids installed, the root's always with them; undefined when every project is. */
   selected: ReadonlySet<string> | undefined
   hooks: ReadPackageHooks
   patches: Patch[]
@@ -97,11 +97,12 @@ export async function readInstallContext (opts: InstallContextOptions): Promise<
     ignoredOptionalDependencies: config.ignoredOptionalDependencies,
   })
   const { projects, edited } = await readProjects(opts, rootManifest)
-  // pnpm installs the workspace root in every filtered install too.
-  const selected = opts.projects === undefined ? undefined : new Set(['.', ...opts.projects])
+  // pnpm installs the workspace root in every filtered install too; one that selects every project is a full install.
+  const chosen = opts.projects === undefined ? undefined : new Set(['.', ...opts.projects])
+  const selected = chosen === undefined || projects.every((project) => chosen.has(project.id)) ? undefined : chosen
   if (isWorkspace(config)) {
     // As pnpm: one project selected (a filter, `add` in a project) says nothing; the root installed with any selection is not counted.
-    const count = selected === undefined ? projects.length : projects.filter((project) => opts.projects!.includes(project.id)).length
+    const count = opts.projects === undefined ? projects.length : projects.filter((project) => opts.projects!.includes(project.id)).length
     if (opts.announceScope !== false && count > 1) opts.onInfo(`Scope: ${count === projects.length ? 'all' : `${count} of`} ${projects.length} workspace projects`)
     // As pnpm: projects that depend on each other install, with a warning naming them.
     const cycles = workspaceCycles(selected === undefined ? projects : projects.filter((project) => selected.has(project.id)))

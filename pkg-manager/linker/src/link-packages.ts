@@ -68,11 +68,11 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkedPa
     }))
     installed = undefined
   }
-  // What node_modules holds after this install: for a filtered one, the packages its importers reach (pending builds of others are done with).
-  const onDisk = opts.selectedImporters === undefined ? lockfile : reachedOnly(lockfile, layout, layoutOptions.skipped)
-  const installedText = (): string => opts.selectedImporters === undefined
-    ? opts.lockfileText ?? stringifyLockfile(lockfile)
-    : stringifyLockfile(onDisk)
+  // What node_modules holds after this install, as pnpm records it: for a filtered one or one of some
+  // dependency groups (--prod, --dev), the importers' groups installed and the packages they reach.
+  const whole = opts.selectedImporters === undefined && DEPENDENCY_GROUPS.every((group) => includesImporterGroup(opts.include, group))
+  const onDisk = whole ? lockfile : reachedOnly(withGroups(lockfile, opts.include), layout, layoutOptions.skipped)
+  const installedText = (): string => whole ? opts.lockfileText ?? stringifyLockfile(lockfile) : stringifyLockfile(onDisk)
   const linkedVersion = (ref: string): string | undefined =>
     opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version
   if (config.nodeLinker === 'hoisted') {
@@ -567,6 +567,18 @@ function installedLockfile (next: Lockfile, installed: Lockfile | undefined, sel
     packages: { ...installed?.packages, ...next.packages },
     snapshots: { ...installed?.snapshots, ...next.snapshots },
   }
+}
+
+/** The lockfile with only the importers' dependency groups `include` installs. */
+function withGroups (lockfile: Lockfile, include: Readonly<Record<DependencyGroup, boolean>>): Lockfile {
+  const left = DEPENDENCY_GROUPS.filter((group) => !includesImporterGroup(include, group))
+  if (left.length === 0) return lockfile
+  const importers = Object.fromEntries(Object.entries(lockfile.importers).map(([id, snapshot]) => {
+    const kept = { ...snapshot }
+    for (const group of left) delete kept[group]
+    return [id, kept]
+  }))
+  return { ...lockfile, importers }
 }
 
 /** The lockfile with only the packages the layout reached (or skipped), as `.pnpm/lock.yaml` records them. */
