@@ -854,3 +854,11 @@ test('install --dev, then a full install, from a lockfile too: the same node_mod
     await then(makeProject(registry, manifest), [['install', '--prod'], ['install']])
   })
 })
+
+test('add of a name with an override saves the override\'s spec; add <name>@<version> saves the version asked for, as pnpm 11', async () => {
+  await withRegistry([{ name: 'bar', version: '1.1.0' }, { name: 'bar', version: '1.0.0' }], async (registry) => {
+    for (const spec of ['bar', 'bar@1.0.0']) {
+      await then(makeProject(registry, app({}), { 'pnpm-workspace.yaml': 'overrides:\n  bar: 1.1.0\n' }), [['add', spec]])
+    }
+  })
+})

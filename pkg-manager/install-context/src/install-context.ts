@@ -108,12 +108,15 @@ export async function readInstallContext (opts: InstallContextOptions): Promise<
     const cycles = workspaceCycles(selected === undefined ? projects : projects.filter((project) => selected.has(project.id)))
     if (cycles.length > 0 && !config.ignoreWorkspaceCycles) opts.onWarning(`There are cyclic workspace dependencies: ${cycles.map((cycle) => cycle.map(({ dir }) => printable(dir)).join(', ')).join('; ')}`)
   }
-  const importers = projects.map((project) => ({
-    id: project.id,
-    dir: project.dir,
-    manifest: hooks.project(project.manifest as ProjectManifest, project.dir),
-    ...importerSpecs(edited.find((entry) => entry.project.id === project.id)),
-  }))
+  const importers = projects.map((project) => {
+    const entry = edited.find((candidate) => candidate.project.id === project.id)
+    return {
+      id: project.id,
+      dir: project.dir,
+      manifest: withAskedSpecs(hooks.project(project.manifest, project.dir), project.manifest, entry?.edit),
+      ...importerSpecs(entry),
+    }
+  })
   const patches = loadPatches(config.patchedDependencies, config.dir)
   const lockfileSettings = {
     overrides: overridesMap(overrides),
@@ -150,6 +153,24 @@ function importerSpecs (
   const replaced = replacedSpecs(entry)
   if (replaced === undefined) return {}
   return entry?.edit.latest === true ? { replacedSpecs: replaced, latestOver: replaced } : { replacedSpecs: replaced }
+}
+
+/**
+ * A project's manifest as resolved: through the read-package hooks (overrides), except the
+ * dependencies an edit gives a spec for (`add name@1.0.0`), which resolve as asked, as with pnpm.
+ */
+function withAskedSpecs (hooked: ProjectManifest, edited: Record<string, unknown>, edit: DependencyEdit | undefined): ProjectManifest {
+  const asked = (edit?.dependencies ?? []).filter((dep) => dep.bareSpecifier !== undefined)
+  if (asked.length === 0) return hooked
+  const manifest: Record<string, unknown> = { ...hooked }
+  for (const group of DEPENDENCY_GROUPS) {
+    const given = edited[group] as Record<string, string> | undefined
+    for (const { alias } of asked) {
+      const spec = own(given, alias)
+      if (spec !== undefined) manifest[group] = { ...manifest[group] as Record<string, string>, ...Object.fromEntries([[alias, spec]]) }
+    }
+  }
+  return manifest
 }
 
 /** The specs package.json had for the dependencies an edit changes. */

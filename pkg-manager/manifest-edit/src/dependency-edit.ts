@@ -108,12 +108,15 @@ function resolutionSpec (dep: DependencyEdit['dependencies'][number], edit: Depe
  * `-E`), as for a tag, no spec or a range of several comparators; a prerelease only in the style
  * package.json had; a tag package.json has stays; `npm:` aliases keep their target's name;
  * `workspace:` dependencies take `saveWorkspaceProtocol`'s forms; paths and URLs are saved as written.
+ * A name with an override (`overrides: {name: spec}`) added without a spec is saved with the
+ * override's spec (pnpm's; one added with a spec resolves as asked, past the override).
  */
 export function savedSpecifiers (
   lockfile: Lockfile,
   edit: DependencyEdit,
   manifest: Record<string, unknown>,
-  workspace?: WorkspaceContext
+  workspace?: WorkspaceContext,
+  overrides: Readonly<Record<string, string>> = {}
 ): Map<string, string> {
   const importer = lockfile.importers[edit.importerId]
   const saved = new Map<string, string>()
@@ -135,6 +138,11 @@ export function savedSpecifiers (
     }
     const wanted = parseWantedSpec(dep.alias, spec, 'the command line')
     const asked = askedSpec(dep, edit, manifest)
+    const overridden = own(overrides, dep.alias)
+    if (overridden !== undefined && asked === undefined && edit.latest !== true) {
+      saved.set(dep.alias, overridden)
+      continue
+    }
     if (wanted.kind !== 'registry' || resolved === undefined || keepsTag(dep.alias, asked ?? spec, prevSpecifier)) {
       saved.set(dep.alias, spec)
       continue
@@ -290,7 +298,7 @@ export function saveEdits (
   let catalogAdditions: Record<string, Record<string, string>> = {}
   const manifests = edited.map(({ edit, project }) => {
     const workspace = opts.workspace === undefined ? undefined : { ...opts.workspace, projectDir: project.dir }
-    const saved = savedSpecifiers(lockfile, edit, project.manifest, workspace)
+    const saved = savedSpecifiers(lockfile, edit, project.manifest, workspace, opts.overrides)
     const snapshot = lockfile.importers[edit.importerId]
     const resolvedVersion = (alias: string): string | undefined =>
       DEPENDENCY_GROUPS.map((group) => own(snapshot?.[group], alias)?.version).find((version) => version !== undefined)
