@@ -314,11 +314,11 @@ test('supportedArchitectures: narrowed, the platform packages no longer used go 
     { name: 'c', version: '1.0.0', dependencies: { a: '1.0.0', tool: '2.0.0' } },
   ], async (registry) => {
     await inPairs([...['isolated', 'hoisted'].map((linker) => async () => {
-      // (pnpm keeps the hoisted links of the packages removed: `hoisted` off, see the diffs file.)
+      // The hoisted links of the packages removed stay, as pnpm's (dangling: their directories go at once here).
       const settings = (os: string[], cpu: string[]): string => `nodeLinker: ${linker}\nmodulesCacheMaxAge: 0\n${arch(os, cpu)}`
       const pair = await then(makeProject(registry, app({ dependencies: { native: '1.0.0' } }), { 'pnpm-workspace.yaml': settings(['darwin', 'linux', 'win32'], ['arm64', 'x64']) }), [['install']])
       editBoth(pair, 'pnpm-workspace.yaml', () => settings(['darwin'], ['x64']))
-      await then(pair, [['install']], { hoisted: false })
+      await then(pair, [['install']])
       const installed = path.join(pair.lodeProject.dir, 'node_modules', ...linker === 'isolated' ? ['.pnpm'] : [])
       assert.deepEqual(fs.readdirSync(installed).filter((dir) => dir.startsWith('plat-')), [linker === 'isolated' ? 'plat-darwin-x64@1.0.0' : 'plat-darwin-x64'])
     }), async () => {
@@ -860,5 +860,37 @@ test('add of a name with an override saves the override\'s spec; add <name>@<ver
     for (const spec of ['bar', 'bar@1.0.0']) {
       await then(makeProject(registry, app({}), { 'pnpm-workspace.yaml': 'overrides:\n  bar: 1.1.0\n' }), [['add', spec]])
     }
+  })
+})
+
+test('supportedArchitectures changed between installs: the new platform package is linked for its dependent, isolated and hoisted, as pnpm 11', async () => {
+  await withRegistry([
+    ...PLATFORMS.map(([os, cpu]) => ({ name: `plat-${os}-${cpu}`, version: '1.0.0', manifest: { os: [os], cpu: [cpu] } })),
+    { name: 'native', version: '1.0.0', manifest: { optionalDependencies: Object.fromEntries(PLATFORMS.map(([os, cpu]) => [`plat-${os}-${cpu}`, '1.0.0'])) } },
+  ], async (registry) => {
+    // The package no longer supported stays a while (modulesCacheMaxAge), or goes at once; the links to it stay, as pnpm's.
+    for (const [linker, cache] of [['isolated', ''], ['isolated', 'modulesCacheMaxAge: 0\n'], ['hoisted', '']]) {
+      const settings = (os: string, cpu: string): string => `nodeLinker: ${linker}\n${cache}${arch([os], [cpu])}`
+      const pair = await then(makeProject(registry, app({}), { 'pnpm-workspace.yaml': settings('darwin', 'arm64') }), [['add', 'native@1.0.0']])
+      editBoth(pair, 'pnpm-workspace.yaml', () => settings('darwin', 'x64'))
+      await then(pair, [['install']])
+      editBoth(pair, 'pnpm-workspace.yaml', () => settings('linux', 'x64'))
+      await then(pair, [['install', '--frozen-lockfile']])
+    }
+  })
+})
+
+test('supportedArchitectures narrowed with an add: the unused platform packages and the links to them go, as pnpm 11', async () => {
+  await withRegistry([
+    ...PLATFORMS.map(([os, cpu]) => ({ name: `plat-${os}-${cpu}`, version: '1.0.0', manifest: { os: [os], cpu: [cpu] } })),
+    { name: 'native', version: '1.0.0', manifest: { optionalDependencies: Object.fromEntries(PLATFORMS.map(([os, cpu]) => [`plat-${os}-${cpu}`, '1.0.0'])) } },
+    { name: 'uses-native', version: '1.0.0', dependencies: { native: '1.0.0' } },
+    { name: 'dep', version: '1.0.0' },
+  ], async (registry) => {
+    const pair = await then(makeProject(registry, app({ dependencies: { 'uses-native': '1.0.0' } }), {
+      'pnpm-workspace.yaml': `modulesCacheMaxAge: 0\n${arch(['darwin', 'linux', 'win32'], ['arm64', 'x64'])}`,
+    }), [['install']])
+    editBoth(pair, 'pnpm-workspace.yaml', () => `modulesCacheMaxAge: 0\n${arch(['darwin'], ['x64'])}`)
+    await then(pair, [['add', 'dep@1.0.0']], { hoisted: false })
   })
 })

@@ -48,9 +48,9 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkedPa
   const lockfile = opts.selectedImporters === undefined
     ? opts.lockfile
     : installedLockfile(opts.lockfile, installed, opts.selectedImporters)
-  const { layout, layoutOptions } = planIsolatedLayout(lockfile, opts)
   const modules = await readModulesManifest(modulesDir)
   const change = layoutChange(config, modules, modulesDir)
+  const { layout, layoutOptions } = planIsolatedLayout(lockfile, opts)
   if (modules !== undefined && change !== undefined) {
     assertCanPurge(change, { config, modulesDir, filtered: opts.selectedImporters !== undefined })
     // Every package in the store first: a failed download leaves node_modules as it was.
@@ -85,7 +85,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkedPa
     })
     return { ...linked, lockfile: onDisk }
   }
-  const previous = await readPreviousInstall(modulesDir, layoutOptions, installed, { lockfile, layout })
+  const previous = readPreviousInstall(modules, layoutOptions, installed, { lockfile, layout })
   if (layoutOptions.slotDirOf !== undefined) refuseDirectoryPackages(layout)
   return await linkIsolated(opts, {
     lockfile: onDisk,
@@ -191,7 +191,13 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
     nextHoisted: planHoisted(),
     pruneVirtualStore,
     globalVirtualStore: gvs,
+    // Installing the lockfile as it is, pnpm leaves the links to what it now skips.
+    ...opts.resolved ? {} : { keepLinksTo: install.skipped },
   })
+  // Their hoisted links stay on record too.
+  const keptHoisted = opts.resolved
+    ? {}
+    : Object.fromEntries(Object.entries(previous?.hoisted ?? {}).filter(([depPath]) => install.skipped.has(depPath)))
   const changed = new Set(prune?.changed)
   // The package directories this install creates: removed again if it fails before they are all in place.
   const created = missing.length === layout.packages.length
@@ -283,7 +289,7 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
       }
       await writeBinsOfBuilt(layout, builds.built, hoisted, modulesDir, { ownBins: opts.resolved, ownBinsOf })
       await recordLayout(opts, {
-        hoistedDependencies: hoistedDependenciesRecord(hoisted),
+        hoistedDependencies: { ...hoistedDependenciesRecord(hoisted), ...keptHoisted },
         injectedDeps: injectedDepsRecord(layout.packages, config.dir),
         nodeLinker: 'isolated',
         builds,
@@ -618,18 +624,21 @@ interface PreviousInstall {
  * one installed now (it stood in for a missing pnpm-lock.yaml) with the same groups, the layout
  * planned now is the last one too.
  */
-async function readPreviousInstall (
-  modulesDir: string,
-  layoutOptions: LayoutOptions,
+function readPreviousInstall (
+  manifest: ModulesManifest | undefined,
+  layoutOptions: LayoutOptions & { skipped: ReadonlySet<string> },
   lockfile: Lockfile | undefined,
   now: { lockfile: Lockfile, layout: Layout }
-): Promise<PreviousInstall | undefined> {
+): PreviousInstall | undefined {
   if (lockfile === undefined) return undefined
-  const manifest = await readModulesManifest(modulesDir)
   const include = manifest?.included ?? layoutOptions.include
   const sameGroups = DEPENDENCY_GROUPS.every((group) => include[group] === layoutOptions.include[group])
+  // What the last install skipped (another supportedArchitectures, another machine): its layout had no links to them.
+  const skipped = manifest?.skipped === undefined ? layoutOptions.skipped : new Set(manifest.skipped)
+  const sameSkipped = skipped.size === layoutOptions.skipped.size && [...skipped].every((depPath) => layoutOptions.skipped.has(depPath))
   try {
-    const layout = lockfile === now.lockfile && sameGroups ? now.layout : planLayout(lockfile, { ...layoutOptions, include })
+    const same = lockfile === now.lockfile && sameGroups && sameSkipped
+    const layout = same ? now.layout : planLayout(lockfile, { ...layoutOptions, include, skipped })
     return {
       lockfile,
       layout,

@@ -26,6 +26,11 @@ export interface PruneInput {
    * (`lode store prune` removes those no project uses): only the project's links are pruned.
    */
   globalVirtualStore?: boolean
+  /**
+   * Packages still in the lockfile that this install skips and the last one laid out (a narrowed
+   * supportedArchitectures, installed as the lockfile is): as with pnpm, the links to them stay.
+   */
+  keepLinksTo?: ReadonlySet<string>
 }
 
 /**
@@ -51,6 +56,7 @@ export async function planPrune (
     .flatMap((importer) => importer.direct.map((dep) => ({ modulesDir: importer.modulesDir, alias: dep.alias })))
     .filter((link) => !nextDirect.has(path.join(link.modulesDir, link.alias)))
   const before = new Map(input.previous.packages.map((pkg) => [pkg.depPath, pkg]))
+  const kept = (depPath: string | undefined): boolean => depPath !== undefined && input.keepLinksTo?.has(depPath) === true
   const changed: string[] = []
   const droppedLinks: string[] = []
   for (const pkg of input.globalVirtualStore === true ? [] : input.next.packages) {
@@ -59,7 +65,9 @@ export async function planPrune (
     const now = new Map(pkg.deps.map((dep) => [dep.alias, dep.dir]))
     if (old.deps.length === now.size && old.deps.every((dep) => now.get(dep.alias) === dep.dir)) continue
     changed.push(pkg.depPath)
-    for (const dep of old.deps) if (!now.has(dep.alias)) droppedLinks.push(path.join(pkg.siblingsDir, dep.alias))
+    for (const dep of old.deps) {
+      if (!now.has(dep.alias) && !kept(dep.depPath)) droppedLinks.push(path.join(pkg.siblingsDir, dep.alias))
+    }
   }
   const { virtualStoreDir } = input.next
   // `.pnpm/<dir name>`: two levels above `node_modules/<name>` (three for a scoped name).
@@ -71,9 +79,10 @@ export async function planPrune (
     : []
   const dirs = { modulesDir, virtualStoreDir }
   const nextHoisted = new Set(input.nextHoisted.map((dep) => hoistedPath(dirs, dep)))
-  const staleHoisted = Object.entries(input.previousHoisted).flatMap(([depPath, aliases]) => Object.entries(aliases)
-    .map(([alias, type]) => hoistedPath(dirs, { alias, depPath, dir: '', type }))
-    .filter((link) => !nextHoisted.has(link)))
+  const staleHoisted = Object.entries(input.previousHoisted)
+    .filter(([depPath]) => !kept(depPath))
+    .flatMap(([depPath, aliases]) => Object.entries(aliases).map(([alias, type]) => hoistedPath(dirs, { alias, depPath, dir: '', type })))
+    .filter((link) => !nextHoisted.has(link))
   // The links and .bin directories go first; the stale packages' directories last, once nothing can
   // fail (the links could still be put back from them).
   const removeStaleDirs = async (): Promise<void> => {
