@@ -443,6 +443,11 @@ test('node_modules left in odd states: a file deleted in a package, no node_modu
   })
 })
 
+/** Each shim in node_modules' `.bin` directories, with the project's path made neutral. */
+const shims = (project: Project): Record<string, string> => Object.fromEntries(listing(path.join(project.dir, 'node_modules'))
+  .filter((file) => file.split(path.sep).includes('.bin') && !file.includes(' -> '))
+  .map((file) => [file, fs.readFileSync(path.join(project.dir, 'node_modules', file), 'utf8').replaceAll(project.dir, '<project>')]))
+
 test('a lockfile replaced under an installed node_modules: a new version with new subdependencies, a subdependency moved, every link follows as pnpm 11', async () => {
   await withRegistry([
     { name: 'foo', version: '1.0.0' },
@@ -556,9 +561,6 @@ test('a bin declared through directories.bin gets pnpm 11\'s shim, through the p
     { name: 'dirbin', version: '1.0.0', manifest: { directories: { bin: 'bin' } }, files: { 'bin/dirbin': { content: '#!/usr/bin/env node\nconsole.log("dirbin")\n', mode: 0o755 } } },
   ], async (registry) => {
     const pair = await begin(app(registry), [['add', 'dirbin']])
-    const shims = (project: Project): Record<string, string> => Object.fromEntries(listing(path.join(project.dir, 'node_modules'))
-      .filter((file) => file.split(path.sep).includes('.bin') && !file.includes(' -> '))
-      .map((file) => [file, fs.readFileSync(path.join(project.dir, 'node_modules', file), 'utf8').replaceAll(project.dir, '<project>')]))
     assert.deepEqual(shims(pair.lodeProject), shims(pair.pnpmProject))
     assert.match(shims(pair.lodeProject)[path.join('.bin', 'dirbin')]!, /\.pnpm\/dirbin@1\.0\.0\/node_modules\/dirbin\/bin\/dirbin/)
   })
@@ -777,5 +779,78 @@ test('a hoistPattern changed over an installed node_modules: add is refused (HOI
       editBoth(pair, 'pnpm-workspace.yaml', () => after!)
       await then(pair, [{ args: ['add', 'c'], fails: /ERR_LODE_HOIST_PATTERN_DIFF/ }, { args: ['install'], fails: /ERR_LODE_ABORTED_REMOVE_MODULES_DIR[^]*confirmModulesPurge/ }])
     }
+  })
+})
+
+test('a publicly hoisted subdependency\'s bin does not replace a direct dependency\'s bin of the same name, as pnpm 11', async () => {
+  await withRegistry([
+    { name: 'hello', version: '1.0.0', bin: { hello: 'index.js' } },
+    { name: 'hello-parent', version: '1.0.0', bin: { hello: 'index.js' }, dependencies: { hello: '1.0.0' } },
+  ], async (registry) => {
+    const pair = await begin(app(registry, {}, { 'pnpm-workspace.yaml': 'publicHoistPattern: [\'*\']\n' }), [['add', 'hello-parent']])
+    assert.deepEqual(shims(pair.lodeProject), shims(pair.pnpmProject))
+    rmBoth(pair, 'node_modules')
+    await then(pair, [['install', '--frozen-lockfile']])
+    assert.deepEqual(shims(pair.lodeProject), shims(pair.pnpmProject))
+    assert.match(shims(pair.lodeProject)[path.join('.bin', 'hello')]!, /hello-parent\/index\.js/)
+  })
+})
+
+test('public hoisting leaves a directory and a symlink the user put in node_modules under a hoisted name, as pnpm 11', async () => {
+  await withRegistry([
+    { name: 'debug', version: '1.0.0' },
+    { name: 'cookie', version: '1.0.0' },
+    { name: 'mime', version: '1.0.0' },
+    { name: 'express-like', version: '1.0.0', dependencies: { debug: '1.0.0', cookie: '1.0.0', mime: '1.0.0' } },
+  ], async (registry) => {
+    const project = app(registry, {}, { 'node_modules/debug/pnpm-test.txt': 'mine', 'cookie/pnpm-test.txt': 'mine', 'pnpm-workspace.yaml': 'publicHoistPattern: [\'*\']\n' })
+    const lodeProject = cloneProject(project)
+    for (const p of [project, lodeProject]) fs.symlinkSync('../cookie', path.join(p.dir, 'node_modules', 'cookie'))
+    const pair = await stepsBesidePnpm(project, [['add', 'express-like'], ['install']], undefined, lodeProject)
+    sameHoisting(pair)
+    assert.equal(fs.readlinkSync(path.join(lodeProject.dir, 'node_modules', 'cookie')), '../cookie')
+    assert.equal(projectFile(lodeProject, 'node_modules/debug/pnpm-test.txt'), 'mine')
+  })
+})
+
+test('a package depending on an older version of itself finds that version in its own node_modules, as pnpm 11', async () => {
+  await withRegistry([
+    { name: 'self-trap', version: '1.0.0' },
+    { name: 'self-trap', version: '2.0.0', dependencies: { 'self-trap': '1.0.0' } },
+  ], async (registry) => {
+    const pair = await begin(app(registry), [['add', 'self-trap@2.0.0']])
+    const inner = 'node_modules/.pnpm/self-trap@2.0.0/node_modules/self-trap/node_modules/self-trap/package.json'
+    assert.match(projectFile(pair.lodeProject, inner)!, /"version": "1\.0\.0"/)
+    rmBoth(pair, 'node_modules')
+    await then(pair, [['install', '--frozen-lockfile']])
+    assert.match(projectFile(pair.lodeProject, inner)!, /"version": "1\.0\.0"/)
+  })
+})
+
+test('the project\'s pnpm:devPreinstall runs before its other install scripts, in an install with work to do, as pnpm 11', async () => {
+  await withRegistry([{ name: 'leaf', version: '1.0.0' }, { name: 'other', version: '1.0.0' }], async (registry) => {
+    const log = (name: string): string => `node -e "require('fs').appendFileSync('log.txt', '${name}\\n')"`
+    const scripts = Object.fromEntries(['pnpm:devPreinstall', 'preinstall', 'install', 'postinstall', 'preprepare', 'prepare', 'postprepare'].map((s) => [s, log(s)]))
+    const files = ['package.json', 'pnpm-lock.yaml', 'log.txt']
+    const pair = await begin(app(registry, { scripts, dependencies: { leaf: '1.0.0' } }), [['install'], ['install'], ['add', 'other'], ['install', '--ignore-scripts']], files)
+    assert.match(projectFile(pair.lodeProject, 'log.txt')!, /^pnpm:devPreinstall\npreinstall\n/)
+  })
+})
+
+test('bins a postinstall creates in directories.bin are linked after the build, from the lockfile too, as pnpm 11', async () => {
+  const generate = 'const fs = require(\'fs\'); fs.mkdirSync(\'bin\', { recursive: true }); ' +
+    'for (const c of [\'cmd1\', \'cmd2\']) fs.writeFileSync(`bin/${c}`, \'#!/usr/bin/env node\\n\', { mode: 0o755 })\n'
+  await withRegistry([
+    { name: 'gen-bins', version: '1.0.0', manifest: { directories: { bin: 'bin' } }, scripts: { postinstall: 'node generate.js' }, files: { 'generate.js': generate } },
+    { name: 'has-gen-bins', version: '1.0.0', dependencies: { 'gen-bins': '1.0.0' } },
+  ], async (registry) => {
+    // (A package with a bin of its own and a build, installed again from pnpm's side-effects cache,
+    // gets no bin in its own node_modules/.bin from pnpm, which then runs no build; lode runs it.)
+    const settings = { 'pnpm-workspace.yaml': 'allowBuilds:\n  gen-bins: true\n  has-gen-bins: true\n' }
+    await Promise.all(['gen-bins', 'has-gen-bins'].map(async (name) => {
+      const pair = await begin(app(registry, {}, settings), [['add', name]])
+      rmBoth(pair, 'node_modules')
+      await then(pair, [['install', '--frozen-lockfile']])
+    }))
   })
 })

@@ -84,6 +84,10 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
   }
   await phase(installer, 'check', async () => { await checkLockfile(ctx, installer) })
   const scripts = projectScripts(ctx)
+  // pnpm's `pnpm:devPreinstall` of the root: first, in every install that does not skip scripts.
+  if (opts.ignoreScripts !== true) {
+    await runProjectScript(DEV_PREINSTALL, { ...scriptOptions(ctx), dir: config.dir, manifest: ctx.rootManifest })
+  }
   if (scripts?.plan.rootPreinstall === true) await scripts.run('preinstall')
   const resolveStart = performance.now()
   const plan = await phase(installer, 'resolve', async () => await resolveOrReuse(ctx, installer))
@@ -288,6 +292,7 @@ function linkOptions (ctx: InstallRun, installer: Installer, plan: InstallPlan, 
     signal: opts.signal,
     // pnpm installs some groups (--prod, --dev) from the lockfile it resolved, as it is.
     resolved: !plan.asIs && Object.values(opts.include ?? ALL_GROUPS).every(Boolean),
+    edits: ctx.edited.length > 0,
     ignoreScripts: opts.ignoreScripts === true,
     patches: ctx.patches,
     selectedImporters: ctx.selected,
@@ -338,13 +343,9 @@ function lockfileToWrite (ctx: InstallRun, plan: InstallPlan): WantedLockfile | 
  * on. Undefined when no script runs (--lockfile-only, --ignore-scripts).
  */
 function projectScripts (ctx: InstallRun): ProjectScripts | undefined {
-  const { config, opts, emit } = ctx
+  const { config, opts } = ctx
   if (opts.lockfileOnly === true || opts.ignoreScripts === true) return undefined
-  const scriptOptions = {
-    stdio: opts.scriptsStdio ?? 'pipe',
-    userAgent: config.userAgent,
-    onOutput: (script: string, output: string) => { emit({ type: 'script-output', script, output }) },
-  } as const
+  const options = scriptOptions(ctx)
   const plan = projectScriptsPlan({
     projects: sortProjects(ctx.projects),
     selected: ctx.selected,
@@ -354,8 +355,19 @@ function projectScripts (ctx: InstallRun): ProjectScripts | undefined {
   })
   return {
     plan,
-    run: async (event) => { await runProjectScript(event, { ...scriptOptions, dir: config.dir, manifest: ctx.rootManifest }) },
-    runAll: async () => { await runInstallScripts(plan.runs, scriptOptions) },
+    run: async (event) => { await runProjectScript(event, { ...options, dir: config.dir, manifest: ctx.rootManifest }) },
+    runAll: async () => { await runInstallScripts(plan.runs, options) },
+  }
+}
+
+const DEV_PREINSTALL = 'pnpm:devPreinstall'
+
+/** How the projects' own scripts run: their output to the terminal, or as events. */
+function scriptOptions (ctx: InstallRun): { stdio: 'inherit' | 'pipe', userAgent: string, onOutput: (script: string, output: string) => void } {
+  return {
+    stdio: ctx.opts.scriptsStdio ?? 'pipe',
+    userAgent: ctx.config.userAgent,
+    onOutput: (script, output) => { ctx.emit({ type: 'script-output', script, output }) },
   }
 }
 

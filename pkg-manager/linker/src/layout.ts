@@ -168,8 +168,13 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
         if (dep === undefined) continue
         pkg.deps.push(dep)
         const link = joinModulesDir(pkg.siblingsDir, alias)
-        // A dependency under the package's own name would take the package's place: pnpm links none.
-        if (link !== pkg.dir) pkg.links.push({ path: link, target: dep.dir })
+        if (link !== pkg.dir) {
+          pkg.links.push({ path: link, target: dep.dir })
+        } else if (dep.dir !== pkg.dir) {
+          // Another version under the package's own name would take its place: as pnpm, it goes
+          // into the package's own node_modules, where Node finds it first (itself, none).
+          pkg.links.push({ path: joinModulesDir(path.join(pkg.dir, 'node_modules'), alias), target: dep.dir })
+        }
       }
     }
   }

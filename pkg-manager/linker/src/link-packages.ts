@@ -6,7 +6,7 @@ import type { DependencyGroup } from '@lode/core.constants'
 import { CURRENT_LOCKFILE, DEPENDENCY_GROUPS, INSTALLING_MARKER, LODE_STATE_FILE, MODULES_DIR, NEEDS_BUILD_MARKER, VIRTUAL_STORE_DIR } from '@lode/core.constants'
 import { nameOf, pkgIdOf, refToDepPath, splitNameAt, withoutPeersSuffix } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
-import { assertOwnModulesDir, hasRealParents, own } from '@lode/core.safe-name'
+import { assertOwnModulesDir, hasRealParents, isInsideDir, own } from '@lode/core.safe-name'
 import { prepareFileAtomic } from '@lode/fs.write-file-atomic'
 import type { PreparedFile } from '@lode/fs.write-file-atomic'
 import { createSlotResolver } from '@lode/pkg-manager.graph-hash'
@@ -52,7 +52,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkedPa
   const change = layoutChange(config, modules, modulesDir)
   const { layout, layoutOptions } = planIsolatedLayout(lockfile, opts)
   if (modules !== undefined && change !== undefined) {
-    assertCanPurge(change, { config, modulesDir, filtered: opts.selectedImporters !== undefined })
+    assertCanPurge(change, { config, modulesDir, filtered: opts.selectedImporters !== undefined || opts.edits === true })
     // Every package in the store first: a failed download leaves node_modules as it was.
     // Into the global virtual store, only what its slots lack.
     const toFetch = layoutOptions.slotDirOf === undefined ? layout.packages : layout.packages.filter((pkg) => !fs.existsSync(pkg.dir))
@@ -476,6 +476,18 @@ async function restoreLastInstall (input: RestoreInput): Promise<void> {
 }
 
 /**
+ * Something at a hoisted link's place that no install made: not a link to the package, nor into the
+ * project's virtual store (under the global virtual store, any link is taken as an install's).
+ */
+function isUsersOwn (file: string, dep: HoistedDependency, virtualStoreDir: string | undefined): boolean {
+  const stats = fs.lstatSync(file, { throwIfNoEntry: false })
+  if (stats === undefined) return false
+  if (!stats.isSymbolicLink()) return true
+  const target = path.resolve(path.dirname(file), fs.readlinkSync(file))
+  return virtualStoreDir !== undefined && target !== dep.dir && !isInsideDir(virtualStoreDir, target)
+}
+
+/**
  * The symlinks besides those of the packages imported now: the importers' direct dependencies, the
  * hoisted packages, and the dependencies of the packages already there. Without an interrupted
  * install before, those the last install wrote as they are now are left alone (the pruning removed
@@ -493,9 +505,12 @@ function otherLinks (
   const before = new Set(previous?.layout.packages.map((pkg) => pkg.depPath))
   const links: LinkToWrite[] = layout.directLinks.map((link) => [link.path, link.target])
   for (const dep of hoisted) {
-    if (own(previous?.hoisted[dep.depPath], dep.alias) !== dep.type) {
-      links.push([hoistedPath({ modulesDir, virtualStoreDir: layout.virtualStoreDir }, dep), dep.dir])
-    }
+    if (own(previous?.hoisted[dep.depPath], dep.alias) === dep.type) continue
+    const link = hoistedPath({ modulesDir, virtualStoreDir: layout.virtualStoreDir }, dep)
+    // As pnpm: a name in node_modules the user put there (a directory, a link of their own) is left
+    // alone (recorded as hoisted all the same); a link into the virtual store is an install's.
+    if (dep.type === 'public' && isUsersOwn(link, dep, globalVirtualStore ? undefined : layout.virtualStoreDir)) continue
+    links.push([link, dep.dir])
   }
   // A slot of the global virtual store is written once, by the install that makes it.
   for (const pkg of globalVirtualStore ? [] : layout.packages) {

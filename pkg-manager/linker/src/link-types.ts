@@ -68,6 +68,11 @@ export interface LinkPackagesOptions {
    */
   resolved: boolean
   /**
+   * `add`, `remove` or `update` (pnpm's named installation): node_modules laid out with other
+   * settings is refused with pnpm's code for the change, not laid out anew.
+   */
+  edits?: boolean
+  /**
    * pnpm's filtered install (`install --filter`): only these importers are installed; the others
    * keep what the last install gave them, and nothing of theirs is pruned.
    */

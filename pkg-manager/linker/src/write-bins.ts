@@ -72,7 +72,11 @@ export async function writeBins (
     const publicHoisted = importer.modulesDir === modulesDir ? hoisted.filter((dep) => dep.type === 'public') : []
     // pnpm links the root's bins again, through its links, once it has hoisted packages into it.
     const throughLink = importersThroughLinks || publicHoisted.length > 0
-    const importerBins = await linkBins(path.join(importer.modulesDir, '.bin'), [...linkedWithBins(importer.modulesDir, importer.direct, throughLink), ...throughLinks(modulesDir, publicHoisted, true)], { manifests })
+    const binDir = path.join(importer.modulesDir, '.bin')
+    const directBins = await linkBins(binDir, linkedWithBins(importer.modulesDir, importer.direct, throughLink), { manifests })
+    // A publicly hoisted package's command never replaces a direct dependency's of the same name (pnpm's).
+    const hoistedBins = await linkBins(binDir, throughLinks(modulesDir, publicHoisted, true), { exclude: new Set(directBins), manifests })
+    const importerBins = [...directBins, ...hoistedBins]
     // pnpm also links the bins of the direct dependencies' required peers (auto-installed peers),
     // through the peer's link beside the dependent, never over a direct dependency's.
     const peers = importer.direct.flatMap((dep) => {
@@ -108,7 +112,9 @@ export async function writeBins (
 
 /**
  * A build can replace a bin (esbuild puts its native executable in place of a JS launcher): the
- * shims of the built packages and of the packages depending on them are written again, as pnpm does.
+ * shims of the packages depending on the built ones are written again, as pnpm does, and after a
+ * resolution the built packages' own (a bin the build made is linked then; installing a lockfile
+ * as it is, pnpm links a package's own bins before its build only).
  */
 export async function writeBinsOfBuilt (
   layout: Layout,
@@ -120,7 +126,7 @@ export async function writeBinsOfBuilt (
   if (built.length === 0) return
   const builtPaths = new Set(built)
   const dependents = layout.packages.filter((pkg) =>
-    builtPaths.has(pkg.depPath) || pkg.deps.some((dep) => dep.depPath !== undefined && builtPaths.has(dep.depPath)))
+    (opts.ownBins && builtPaths.has(pkg.depPath)) || pkg.deps.some((dep) => dep.depPath !== undefined && builtPaths.has(dep.depPath)))
   await writeBins(layout, dependents, hoisted, modulesDir, { ...opts, importersThroughLinks: true })
 }
 
