@@ -493,3 +493,12 @@ test('update keeps the order of package.json\'s dependencies and moves only the 
   const withLink = workspace('', { p1: { dependencies: { p2: 'workspace:*', foo: 'catalog:' } }, p2: {} }, {}, { 'pnpm-workspace.yaml': catalogYaml({ foo: '1.0.0' }) })
   await flow(withLink, [['install'], ['--filter', 'p1', 'update', '--latest', 'foo']], filesOf(['p1', 'p2']))
 })
+
+test('a catalog entry widened keeps its locked version for old and new users, as pnpm 11', async () => {
+  for (const first of ['=1.0.0', '1.0.0']) {
+    const project = workspace('', { p1: { dependencies: { bar: 'catalog:' } }, p2: {}, p3: {} }, {}, { 'pnpm-workspace.yaml': catalogYaml({ bar: first }) })
+    await flow(project, [lockfileOnly, writeText('pnpm-workspace.yaml', catalogYaml({ bar: '^1.0.0' })), lockfileOnly,
+      writeJson('packages/p2/package.json', { name: 'p2', version: '1.0.0', dependencies: { bar: '1.1.0' } }), lockfileOnly,
+      writeJson('packages/p3/package.json', { name: 'p3', version: '1.0.0', dependencies: { bar: 'catalog:' } }), lockfileOnly], filesOf(['p1', 'p2', 'p3']))
+  }
+})

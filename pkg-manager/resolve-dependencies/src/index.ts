@@ -300,6 +300,11 @@ function directDependencies (
         } else {
           entry.lockedRef = lockedDep.version
         }
+      } else if (catalog !== undefined && catalogUnchanged && !staleNames.has(alias)) {
+        // A new user of a catalog entry gets the version the lockfile's catalogs hold for it, as pnpm's.
+        const inCatalog = own(own(opts.lockfile?.catalogs, catalog.name), alias)?.version
+        const version = inCatalog === undefined ? undefined : lockedVersionOf(inCatalog)
+        if (version !== undefined) entry.lockedVersion = version
       }
       wanted.push(entry)
       groups.push(group)
