@@ -502,3 +502,10 @@ test('a catalog entry widened keeps its locked version for old and new users, as
       writeJson('packages/p3/package.json', { name: 'p3', version: '1.0.0', dependencies: { bar: 'catalog:' } }), lockfileOnly], filesOf(['p1', 'p2', 'p3']))
   }
 })
+
+test('a catalog entry put back after update --latest is installed again, as pnpm 11', async () => {
+  const yaml = 'packages:\n  - .\ncatalog:\n  bar: 1.0.0\n'
+  const project = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { bar: 'catalog:' } }, { 'pnpm-workspace.yaml': yaml })
+  await flow(project, [['install'], ['update', 'bar', '--latest'], writeText('pnpm-workspace.yaml', yaml), { args: ['install'], quiet: /Already up to date/ }],
+    ['package.json', 'pnpm-workspace.yaml', 'pnpm-lock.yaml', 'node_modules/.pnpm/lock.yaml'])
+})

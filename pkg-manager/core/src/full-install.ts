@@ -4,6 +4,7 @@ import path from 'node:path'
 import type { DependencyGroup } from '@lode/core.constants'
 import { WANTED_LOCKFILE } from '@lode/core.constants'
 import { LodeError } from '@lode/core.error'
+import { own } from '@lode/core.safe-name'
 import { readInstallContext } from '@lode/pkg-manager.install-context'
 import type { InstallContext } from '@lode/pkg-manager.install-context'
 import { writePnpmWorkspaceState } from '@lode/pkg-manager.install-state/pnpm-workspace-state'
@@ -128,7 +129,7 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
   if (peerIssues.length > 0) emit({ type: 'peer-issues', issues: peerIssues })
   emit({ type: 'lockfile', written: linked.committed, file: path.join(config.dir, WANTED_LOCKFILE) })
   if (linked.changes.length > 0) emit({ type: 'summary', changes: linked.changes.map((change) => withLatest(change, plan.latest)) })
-  await phase(installer, 'records', async () => { await writeRecords(ctx, plan, linked.partial) })
+  await phase(installer, 'records', async () => { await writeRecords(ctx, plan, { partial: linked.partial, catalogAdditions: saved.catalogAdditions }) })
   // As pnpm, after the install (pnpm registers before it; a failed lode install writes nothing): `store prune` keeps what the project uses.
   if (opts.lockfileOnly !== true) await registerProject(config.storeDir, config.dir)
   return {
@@ -386,9 +387,14 @@ function mutationOf (edit: DependencyEdit): ProjectMutation {
 /**
  * The records an install leaves besides the lockfile: versions excused from `minimumReleaseAge`
  * (pnpm-workspace.yaml), catalogs no project uses pruned (`catalogPrune`), and pnpm's own record
- * of node_modules, for pnpm's repeat install and `verifyDepsBeforeRun` (`partial`: see `linkAndBuild`).
+ * of node_modules, for pnpm's repeat install and `verifyDepsBeforeRun` (`partial`: see `linkAndBuild`),
+ * with the settings as the install left them (the catalog entries it wrote).
  */
-async function writeRecords (ctx: InstallRun, plan: InstallPlan, partial: boolean): Promise<void> {
+async function writeRecords (
+  ctx: InstallRun,
+  plan: InstallPlan,
+  done: { partial: boolean, catalogAdditions: SavedEdits['catalogAdditions'] }
+): Promise<void> {
   const { config, opts, emit } = ctx
   let excludes = config.minimumReleaseAgeExclude
   if (plan.immature.length > 0) {
@@ -413,8 +419,12 @@ async function writeRecords (ctx: InstallRun, plan: InstallPlan, partial: boolea
   if (opts.lockfileOnly !== true) {
     const include = opts.include ?? ALL_GROUPS
     // As pnpm: a filtered install that left every project as the lockfile has it is recorded as a full one.
-    const selected = partial ? ctx.selected : undefined
-    const state = { config, projects: ctx.projects, selected, include, lockfile: plan.lockfile, now: opts.now }
+    const selected = done.partial ? ctx.selected : undefined
+    // The settings as this install left them: the catalog entries it wrote, the versions it excused.
+    const catalogs = Object.fromEntries([...new Set([...Object.keys(config.catalogs), ...Object.keys(done.catalogAdditions)])]
+      .map((name) => [name, { ...own(config.catalogs, name), ...own(done.catalogAdditions, name) }]))
+    const written = { ...config, catalogs, minimumReleaseAgeExclude: excludes }
+    const state = { config: written, projects: ctx.projects, selected, include, lockfile: plan.lockfile, now: opts.now }
     await writePnpmWorkspaceState(state, (message) => { emit({ type: 'warning', message }) })
   }
 }

@@ -92,17 +92,29 @@ export async function installAndRecord (opts: InstallOptions): Promise<InstallRe
 async function recordInstall (opts: InstallOptions): Promise<InstallResult> {
   const linking = opts.lockfileOnly !== true
   const { installFull } = await import('./full-install.js')
+  const settingsFile = path.join(opts.config.dir, 'pnpm-workspace.yaml')
+  const settingsBefore = readIfThere(settingsFile)
   // The last install's record stays until node_modules starts changing for good (linkPackages
   // removes it then): an install that fails before leaves everything, the record too, as it was.
   const result = await installFull(opts)
-  // No record to trust next time: with optimisticRepeatInstall off, or local sources that change unseen.
-  if (linking && result.readsLocalSources !== true && opts.config.optimisticRepeatInstall) {
+  // No record to trust next time: with optimisticRepeatInstall off, or local sources that change unseen,
+  // or settings this install rewrote (a catalog entry, an exclude): they are not those it read.
+  const settingsKept = settingsBefore?.equals(readIfThere(settingsFile) ?? Buffer.alloc(0)) ?? !fs.existsSync(settingsFile)
+  if (linking && result.readsLocalSources !== true && opts.config.optimisticRepeatInstall && settingsKept) {
     // An install that selected every project (an edit of a lone project) is recorded as a full one: `add`, then `install` is up to date.
     const recorded = result.filtered === true ? opts : { ...opts, projects: undefined }
     const after = await installInputs(recorded)
     if (after !== undefined) await writeInstallState(recorded, after, result.packages)
   }
   return result
+}
+
+function readIfThere (file: string): Buffer | undefined {
+  try {
+    return fs.readFileSync(file)
+  } catch {
+    return undefined
+  }
 }
 
 /** What an install that found nothing to do returns. */

@@ -157,6 +157,14 @@ export async function adoptPnpmState (opts: StateOptions): Promise<number | unde
   // Local tarballs and directories are read again by every install: never up to date.
   const local = localSources(lockfile, opts.config.dir)
   if (local.tarballs.length > 0 || local.directories.length > 0) return undefined
+  // pnpm's record leaves the catalogs out: a catalog entry that is not what the lockfile resolved (put back by hand) is work.
+  const inConfig = (name: string, alias: string): string | undefined => {
+    const catalog = Object.hasOwn(opts.config.catalogs, name) ? opts.config.catalogs[name] : undefined
+    return catalog !== undefined && Object.hasOwn(catalog, alias) ? catalog[alias] : undefined
+  }
+  const resolvedAnother = Object.entries(lockfile.catalogs ?? {})
+    .some(([name, entries]) => Object.entries(entries).some(([alias, { specifier }]) => inConfig(name, alias) !== specifier))
+  if (resolvedAnother) return undefined
   const packages = Object.keys(lockfile.packages ?? {}).length
   await writeInstallState(opts, inputs, packages)
   return packages
