@@ -509,3 +509,9 @@ test('a catalog entry put back after update --latest is installed again, as pnpm
   await flow(project, [['install'], ['update', 'bar', '--latest'], writeText('pnpm-workspace.yaml', yaml), { args: ['install'], quiet: /Already up to date/ }],
     ['package.json', 'pnpm-workspace.yaml', 'pnpm-lock.yaml', 'node_modules/.pnpm/lock.yaml'])
 })
+
+test('add of the exact version a catalog has saves catalog: (and keeps a named catalog), as pnpm 11', async () => {
+  await flow(workspace('', { p1: {} }, {}, { 'pnpm-workspace.yaml': catalogYaml({ dep: '1.0.0' }) }), [['--filter', 'p1', 'add', 'dep@1.0.0']], filesOf(['p1']))
+  const named = workspace('', { p1: { dependencies: { foo: 'catalog:foo' } } }, {}, { 'pnpm-workspace.yaml': catalogYaml({}, { foo: { foo: '1.0.0' } }, 'catalogMode: strict\n') })
+  await flow(named, [['install'], ['--filter', 'p1', 'add', 'foo@1.0.0']], filesOf(['p1']))
+})

@@ -48,7 +48,12 @@ export async function add (opts: AddOptions): Promise<InstallResult> {
     signal: opts.signal,
     onWarning: (message) => { opts.onEvent?.({ type: 'warning', message }) },
   })
-  const edits = addEdits(targets, specs, {
+  // Each project's package.json, for the catalog it takes a dependency from (none yet: `add` writes one).
+  const withManifest = await Promise.all(targets.map(async (target) => {
+    const manifest = await readProjectManifest(target.dir, { missingIsEmpty: true }) as Record<string, unknown>
+    return { ...target, manifest }
+  }))
+  const edits = addEdits(withManifest, specs, {
     group: opts.group,
     exact: opts.exact === true,
     peer: opts.peer === true,

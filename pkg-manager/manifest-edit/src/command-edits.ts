@@ -1,14 +1,16 @@
 import path from 'node:path'
 
+import { DEPENDENCY_GROUPS } from '@lode/core.constants'
 import type { DependencyGroup } from '@lode/core.constants'
 import { splitNameAt } from '@lode/core.dep-path'
 import { LodeError, printable } from '@lode/core.error'
 import { createMatcher } from '@lode/core.matcher'
 import { isValidPackageName, own as ownEntry } from '@lode/core.safe-name'
 import { parseWantedSpec } from '@lode/resolving.npm-resolver/spec'
+import semver from 'semver'
 
 import { promoteToCatalog } from './catalog-save.js'
-import type { CatalogMode, Catalogs } from './catalog-save.js'
+import type { CatalogDependency, CatalogMode, Catalogs } from './catalog-save.js'
 import type { DependencyEdit } from './dependency-edit.js'
 
 // The edits of pnpm's `add`, `remove` and `update`, built from what the command was given and the
@@ -34,9 +36,13 @@ export interface AddEditOptions {
   onWarning?: (message: string) => void
 }
 
-/** `add`: the same dependencies for each project. */
+/**
+ * `add`: the same dependencies for each project. A name given alone, or with the very spec the
+ * default catalog has, is saved as `catalog:` (pnpm's); with `catalogMode` prefer or strict, a
+ * version the project's own named catalog reference covers keeps that reference.
+ */
 export function addEdits (
-  targets: ReadonlyArray<Pick<EditTarget, 'importerId'>>,
+  targets: ReadonlyArray<Pick<EditTarget, 'importerId'> & { manifest?: Readonly<Record<string, unknown>> | undefined }>,
   specs: readonly string[],
   opts: AddEditOptions
 ): DependencyEdit[] {
@@ -46,13 +52,44 @@ export function addEdits (
     catalogs: opts.catalogs,
     onWarning: opts.onWarning ?? (() => {}),
   }
-  const dependencies = specs.map(parseAddSpec)
-    .map((dep) => dep.bareSpecifier === undefined && ownEntry(opts.catalogs['default'], dep.alias) !== undefined ? { ...dep, bareSpecifier: 'catalog:' } : dep)
+  const asked: CatalogDependency[] = specs.map(parseAddSpec)
+    .map((dep) => {
+      const inDefault = ownEntry(opts.catalogs['default'], dep.alias)
+      return inDefault !== undefined && (dep.bareSpecifier === undefined || dep.bareSpecifier === inDefault) ? { ...dep, bareSpecifier: 'catalog:' } : dep
+    })
     .map((dep) => opts.saveCatalogName === undefined ? dep : { ...dep, saveCatalogName: opts.saveCatalogName })
-    .map((dep) => promoteToCatalog(dep, catalogOptions))
+  const dependencies = asked.map((dep) => promoteToCatalog(dep, catalogOptions))
   const group = opts.peer ? 'devDependencies' : opts.group
   const { peer, exact, savePrefix } = opts
-  return targets.map(({ importerId }) => ({ importerId, dependencies, group, peer, exact, savePrefix }))
+  return targets.map(({ importerId, manifest }) => {
+    const own = asked.map((dep, i) => {
+      const kept = keptCatalogReference(dep, manifest, opts)
+      return kept === undefined ? dependencies[i]! : promoteToCatalog(kept, catalogOptions)
+    })
+    return { importerId, dependencies: own, group, peer, exact, savePrefix }
+  })
+}
+
+/**
+ * With `catalogMode` prefer or strict, an exact version of a dependency the project takes from a
+ * named catalog (`catalog:tools`) whose range covers it: that reference, as pnpm keeps it.
+ */
+function keptCatalogReference (
+  dep: CatalogDependency,
+  manifest: Readonly<Record<string, unknown>> | undefined,
+  opts: AddEditOptions
+): CatalogDependency | undefined {
+  const version = dep.bareSpecifier
+  if ((opts.catalogMode ?? 'manual') === 'manual' || dep.saveCatalogName !== undefined || version === undefined || semver.valid(version) === null) {
+    return undefined
+  }
+  const current = DEPENDENCY_GROUPS.map((group) => ownEntry(manifest?.[group] as Record<string, string> | undefined, dep.alias))
+    .find((spec) => spec !== undefined)
+  if (current === undefined || !current.startsWith('catalog:') || current === 'catalog:') return undefined
+  const catalogName = current.slice('catalog:'.length)
+  const range = ownEntry(opts.catalogs[catalogName], dep.alias)
+  if (range === undefined || semver.validRange(range) === null || !semver.satisfies(version, range)) return undefined
+  return { ...dep, bareSpecifier: current, saveCatalogName: catalogName }
 }
 
 /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 
-import { removeEdits, updateEdits } from '@lode/pkg-manager.manifest-edit'
+import { addEdits, removeEdits, updateEdits } from '@lode/pkg-manager.manifest-edit'
 
 const targets = [{ importerId: '.', dir: '/p', manifest: { dependencies: { dep: '^1.0.0' } } }]
 const opts = { latest: false, savePrefix: '^' }
@@ -31,4 +31,16 @@ test('removeEdits: a name no project has is ERR_LODE_CANNOT_REMOVE_MISSING_DEPS,
     return true
   })
   assert.deepEqual(removeEdits(targets, ['dep'], '^')[0]!.remove, ['dep'])
+})
+
+test('addEdits: the default catalog\'s spec, or none, saves catalog:; under strict a named catalog the project uses keeps its reference', () => {
+  const catalogs = { default: { dep: '1.0.0' }, tools: { foo: '^1.0.0' } }
+  const specsOf = (edits: ReturnType<typeof addEdits>): Array<string | undefined> => edits[0]!.dependencies.map((dep) => dep.bareSpecifier)
+  const base = { exact: false, peer: false, savePrefix: '^', catalogs }
+  assert.deepEqual(specsOf(addEdits([{ importerId: '.' }], ['dep', 'dep@1.0.0', 'dep@2.0.0'], base)), ['catalog:', 'catalog:', '2.0.0'])
+  const uses = [{ importerId: '.', manifest: { dependencies: { foo: 'catalog:tools' } } }]
+  assert.deepEqual(specsOf(addEdits(uses, ['foo@1.2.0'], { ...base, catalogMode: 'strict' })), ['catalog:tools'])
+  // Manual mode, or a version the named catalog does not cover: as asked.
+  assert.deepEqual(specsOf(addEdits(uses, ['foo@1.2.0'], base)), ['1.2.0'])
+  assert.deepEqual(specsOf(addEdits(uses, ['foo@2.0.0'], { ...base, catalogMode: 'strict' })), ['2.0.0'])
 })
