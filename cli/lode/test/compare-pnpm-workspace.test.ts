@@ -515,3 +515,17 @@ test('add of the exact version a catalog has saves catalog: (and keeps a named c
   const named = workspace('', { p1: { dependencies: { foo: 'catalog:foo' } } }, {}, { 'pnpm-workspace.yaml': catalogYaml({}, { foo: { foo: '1.0.0' } }, 'catalogMode: strict\n') })
   await flow(named, [['install'], ['--filter', 'p1', 'add', 'foo@1.0.0']], filesOf(['p1']))
 })
+
+test('linkWorkspacePackages: a registry dependency becomes a link once a workspace project matches it, an npm: alias too, as pnpm 11', async () => {
+  const project = workspace('linkWorkspacePackages: true\n', {
+    app: { dependencies: { 'peer-host': '1.0.0', neg: 'npm:dep-a@1.0.0' } },
+    'peer-host': { version: '3.0.0' },
+    'dep-a': { version: '3.0.0' },
+  })
+  await flow(project, [
+    ['install'],
+    writeJson('packages/peer-host/package.json', { name: 'peer-host', version: '1.0.0' }),
+    writeJson('packages/dep-a/package.json', { name: 'dep-a', version: '1.0.0' }),
+    ['install'],
+  ], filesOf(['app', 'peer-host', 'dep-a']))
+})

@@ -138,6 +138,7 @@ export async function readInstallContext (opts: InstallContextOptions): Promise<
     dedupePeers: config.dedupePeers,
     catalogs: config.catalogs,
     injectWorkspacePackages: config.injectWorkspacePackages,
+    linkWorkspacePackages: config.linkWorkspacePackages,
     ...lockfileSettings,
   }) ?? localSourcesOutdated(current!.lockfile, importers, config.dir, { frozen })
   return {

@@ -5,8 +5,8 @@ import type { DependencyGroup } from '@lode/core.constants'
 import { pkgIdOf, refToDepPath } from '@lode/core.dep-path'
 import { own } from '@lode/core.safe-name'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
-import { dependenciesMetaOf, importerDependencies, publishConfigOf } from '@lode/pkg-manager.resolve-dependencies'
-import type { ProjectManifest } from '@lode/pkg-manager.resolve-dependencies'
+import { dependenciesMetaOf, importerDependencies, linkableFromWorkspace, publishConfigOf } from '@lode/pkg-manager.resolve-dependencies'
+import type { ProjectManifest, WorkspaceProjectVersion } from '@lode/pkg-manager.resolve-dependencies'
 
 import { lockedOutsideRange } from './locked-outside-range.js'
 
@@ -19,6 +19,8 @@ export interface LockfileSettingsToMatch {
   patchedDependencies: Record<string, string>
   catalogs: Readonly<Record<string, Readonly<Record<string, string>>>>
   injectWorkspacePackages: boolean
+  /** pnpm's `linkWorkspacePackages`: a registry version locked where a workspace project now fits makes the lockfile out of date. */
+  linkWorkspacePackages?: boolean | 'deep' | undefined
 }
 
 /**
@@ -47,8 +49,11 @@ export function outdatedLockfileReason (
   if (!isDeepStrictEqual(lockfile.patchedDependencies ?? {}, settings.patchedDependencies)) return 'patchedDependencies (or a patch file) changed since pnpm-lock.yaml was written'
   const ids = new Set(importers.map((importer) => importer.id))
   for (const id of Object.keys(lockfile.importers)) if (!ids.has(id)) return `pnpm-lock.yaml has the project ${id}, which the workspace no longer has`
+  const projects = settings.linkWorkspacePackages === undefined || settings.linkWorkspacePackages === false
+    ? []
+    : importers.map(({ manifest }) => ({ name: manifest.name, version: manifest.version, dir: '' }))
   for (const { id, manifest } of importers) {
-    const reason = importerOutdated(lockfile, id, manifest, settings)
+    const reason = importerOutdated(lockfile, id, manifest, settings, projects)
     if (reason !== undefined) return id === '.' ? reason : `in ${id}: ${reason}`
   }
   return brokenLockfileReason(lockfile)
@@ -109,7 +114,8 @@ function importerOutdated (
   lockfile: Lockfile,
   id: string,
   manifest: ProjectManifest,
-  settings: LockfileSettingsToMatch
+  settings: LockfileSettingsToMatch,
+  projects: readonly WorkspaceProjectVersion[]
 ): string | undefined {
   const importer = lockfile.importers[id]
   // A project without dependencies needs no entry (pnpm's: the lockfile is up to date without it).
@@ -135,6 +141,9 @@ function importerOutdated (
     // A version edited (or merged) in that its own range does not take, as pnpm checks it.
     const outside = lockedOutsideRange(specifier, entry.version)
     if (outside !== undefined) return `${group}.${alias} is locked at ${outside}, which "${specifier}" does not take`
+    if (projects.length > 0 && !entry.version.startsWith('link:') && linkableFromWorkspace(alias, specifier, projects)) {
+      return `${group}.${alias} is locked from the registry, but a workspace project now fits "${specifier}" (linkWorkspacePackages)`
+    }
     if (specifier.startsWith('catalog:')) {
       const catalog = specifier.slice('catalog:'.length) || 'default'
       const wantedSpec = own(own(settings.catalogs, catalog), alias)

@@ -26,6 +26,8 @@ import type { MissingPeer, PeerIssue, PeerNode, PeerProvider } from './resolve-p
 import { Scope, TreeResolver } from './resolve-tree.js'
 import type { GitAccess, WantedDependency } from './resolve-tree.js'
 import type { Edge, Importer, ResolvedPackage } from './types.js'
+import { linkableFromWorkspace } from './workspace-match.js'
+import type { WorkspaceProjectVersion } from './workspace-match.js'
 
 export type { Importer, ProjectManifest, ResolvedPackage } from './types.js'
 export type { PeerIssue } from './resolve-peers.js'
@@ -35,6 +37,8 @@ export type { Catalogs } from './catalogs.js'
 export { dependenciesMetaOf, importerDependencies } from './importer-dependencies.js'
 export { publishConfigOf }
 export type { ImporterDependency } from './importer-dependencies.js'
+export { linkableFromWorkspace } from './workspace-match.js'
+export type { WorkspaceProjectVersion } from './workspace-match.js'
 
 export interface ResolveDependenciesOptions {
   importers: readonly Importer[]
@@ -136,7 +140,7 @@ async function resolveGraph (
     onImmature: (violation) => { immature.set(`${violation.name}@${violation.version}`, violation) },
   })
   const importerScope = importerPreferences(opts, staleNames, isUpdating)
-  const direct = directDependencies(opts, importerScope, staleNames)
+  const direct = directDependencies(opts, importerScope, staleNames, isUpdating)
   await tree.resolve(direct)
   const { providers, pinnedPeers } = await hoistPeers(opts, tree, direct, unpinned)
   const rootIndex = opts.resolvePeersFromWorkspaceRoot === false ? -1 : opts.importers.findIndex((importer) => importer.id === '.')
@@ -214,12 +218,7 @@ function createTreeResolver (
     onOptionalSkipped: (message) => { opts.onInfo(`info: ${message}`) },
     lockfileDir: opts.lockfileDir,
     importerDirs: opts.importers.map((importer) => importer.dir),
-    // A project published from a directory of its own (publishConfig.directory) is linked to it, as pnpm links it.
-    workspaceProjects: opts.importers.map((importer) => ({
-      name: importer.manifest.name,
-      version: importer.manifest.version,
-      dir: linkedDirOf(importer),
-    })),
+    workspaceProjects: workspaceProjectsOf(opts),
     blockExoticSubdeps: opts.blockExoticSubdeps,
     linkWorkspacePackages: opts.linkWorkspacePackages ?? false,
     preferWorkspacePackages: opts.preferWorkspacePackages,
@@ -274,7 +273,8 @@ function importerPreferences (
 function directDependencies (
   opts: ResolveDependenciesOptions,
   importerScope: Scope,
-  staleNames: ReadonlySet<string>
+  staleNames: ReadonlySet<string>,
+  isUpdating: (name: string) => boolean
 ): DirectDependencies[] {
   return opts.importers.map((importer, importerIndex) => {
     const wanted: WantedDependency[] = []
@@ -292,7 +292,10 @@ function directDependencies (
       if (overSpec?.kind === 'registry') entry.latestOver = registryPart(overSpec)
       const catalogUnchanged = catalog === undefined
         || own(own(opts.lockfile?.catalogs, catalog.name), alias)?.specifier === catalog.specifier
-      if (lockedDep !== undefined && lockedDep.specifier === specifier && catalogUnchanged && !staleNames.has(alias)) {
+      // With linkWorkspacePackages, a registry version locked for what a workspace project now satisfies goes (pnpm links it).
+      const relinks = opts.linkWorkspacePackages !== undefined && opts.linkWorkspacePackages !== false && lockedDep !== undefined &&
+        !lockedDep.version.startsWith('link:') && linkableFromWorkspace(alias, catalog?.specifier ?? specifier, workspaceProjectsOf(opts))
+      if (lockedDep !== undefined && lockedDep.specifier === specifier && catalogUnchanged && !staleNames.has(alias) && !relinks) {
         const version = lockedVersionOf(lockedDep.version)
         if (version !== undefined) {
           entry.lockedVersion = version
@@ -300,7 +303,7 @@ function directDependencies (
         } else {
           entry.lockedRef = lockedDep.version
         }
-      } else if (catalog !== undefined && catalogUnchanged && !staleNames.has(alias)) {
+      } else if (catalog !== undefined && catalogUnchanged && !staleNames.has(alias) && !isUpdating(alias)) {
         // A new user of a catalog entry gets the version the lockfile's catalogs hold for it, as pnpm's.
         const inCatalog = own(own(opts.lockfile?.catalogs, catalog.name), alias)?.version
         const version = inCatalog === undefined ? undefined : lockedVersionOf(inCatalog)
@@ -484,6 +487,18 @@ function tryParseOverrides (overrides: Record<string, string>): Override[] {
     if (err instanceof LodeError) return []
     throw err
   }
+}
+
+/**
+ * The workspace's projects as dependencies link to them: one published from a directory of its own
+ * (publishConfig.directory) at that directory, as pnpm links it.
+ */
+export function workspaceProjectsOf (opts: Pick<ResolveDependenciesOptions, 'importers'>): WorkspaceProjectVersion[] {
+  return opts.importers.map((importer) => ({
+    name: importer.manifest.name,
+    version: importer.manifest.version,
+    dir: linkedDirOf(importer),
+  }))
 }
 
 function safeSpec (alias: string, specifier: string): ReturnType<typeof parseWantedSpec> | undefined {

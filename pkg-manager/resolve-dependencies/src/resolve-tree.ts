@@ -17,6 +17,7 @@ import { comparePaths, extendPath, pathIds, pathStartsWith } from './id-path.js'
 import type { IdPath } from './id-path.js'
 import { fromMeta, fromRegistry } from './resolved-package.js'
 import type { Edge, ResolvedPackage } from './types.js'
+import { workspaceMatch } from './workspace-match.js'
 
 
 type Selectors = Map<string, { type: 'version' | 'range' | 'tag', weight: number }>
@@ -432,20 +433,8 @@ export class TreeResolver {
     return { type: 'version', name: latest.name, version: higher.version }
   }
 
-  /**
-   * The workspace project of the spec's name whose version it takes, the highest (pnpm's
-   * `pickMatchingLocalVersionOrNull`: a tag takes any version; `*`, `^`, `~` any, prereleases too).
-   */
   private workspaceMatch (spec: RegistrySpec): { dir: string, version: string } | undefined {
-    const candidates = this.opts.workspaceProjects.flatMap(({ name, version, dir }) =>
-      name === spec.name && version !== undefined ? [{ dir, version }] : [])
-    if (candidates.length === 0) return undefined
-    const versions = candidates.map(({ version }) => version)
-    const range = spec.type === 'tag' ? '*' : spec.type === 'version' ? spec.version : spec.range
-    const picked = ['*', '^', '~', ''].includes(range)
-      ? semver.maxSatisfying(versions, '*', { includePrerelease: true }) ?? versions.reduce((max, version) => version > max ? version : max)
-      : versions.includes(range) ? range : semver.maxSatisfying(versions, range, { loose: true })
-    return picked === null ? undefined : candidates.find(({ version }) => version === picked)
+    return workspaceMatch(spec, this.opts.workspaceProjects)
   }
 
   /**
