@@ -5,6 +5,7 @@ import { LODE_STATE_FILE } from '@lode/core.constants'
 import { fileSystemError, LodeError } from '@lode/core.error'
 import { adoptPnpmState, lockProject, installInputs, upToDateState, writeInstallState } from '@lode/pkg-manager.install-state'
 import type { InstallLock } from '@lode/pkg-manager.install-state'
+import { readOrNull } from '@lode/pkg-manager.install-state/quick-check'
 
 import type { InstallOptions, InstallResult } from './install-types.js'
 import { writeWantedLockfile } from './lockfile-commit.js'
@@ -93,13 +94,16 @@ async function recordInstall (opts: InstallOptions): Promise<InstallResult> {
   const linking = opts.lockfileOnly !== true
   const { installFull } = await import('./full-install.js')
   const settingsFile = path.join(opts.config.dir, 'pnpm-workspace.yaml')
-  const settingsBefore = readIfThere(settingsFile)
+  const settingsBefore = readOrNull(settingsFile)
   // The last install's record stays until node_modules starts changing for good (linkPackages
   // removes it then): an install that fails before leaves everything, the record too, as it was.
   const result = await installFull(opts)
   // No record to trust next time: with optimisticRepeatInstall off, or local sources that change unseen,
   // or settings this install rewrote (a catalog entry, an exclude): they are not those it read.
-  const settingsKept = settingsBefore?.equals(readIfThere(settingsFile) ?? Buffer.alloc(0)) ?? !fs.existsSync(settingsFile)
+  const settingsAfter = readOrNull(settingsFile)
+  const settingsKept = settingsBefore === null || settingsAfter === null
+    ? settingsBefore === settingsAfter
+    : settingsBefore.equals(settingsAfter)
   if (linking && result.readsLocalSources !== true && opts.config.optimisticRepeatInstall && settingsKept) {
     // An install that selected every project (an edit of a lone project) is recorded as a full one: `add`, then `install` is up to date.
     const recorded = result.filtered === true ? opts : { ...opts, projects: undefined }
@@ -107,14 +111,6 @@ async function recordInstall (opts: InstallOptions): Promise<InstallResult> {
     if (after !== undefined) await writeInstallState(recorded, after, result.packages)
   }
   return result
-}
-
-function readIfThere (file: string): Buffer | undefined {
-  try {
-    return fs.readFileSync(file)
-  } catch {
-    return undefined
-  }
 }
 
 /** What an install that found nothing to do returns. */
