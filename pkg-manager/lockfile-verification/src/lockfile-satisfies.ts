@@ -141,8 +141,8 @@ function importerOutdated (
     // A version edited (or merged) in that its own range does not take, as pnpm checks it.
     const outside = lockedOutsideRange(specifier, entry.version)
     if (outside !== undefined) return `${group}.${alias} is locked at ${outside}, which "${specifier}" does not take`
-    if (projects.length > 0 && !entry.version.startsWith('link:') && linkableFromWorkspace(alias, specifier, projects)) {
-      return `${group}.${alias} is locked from the registry, but a workspace project now fits "${specifier}" (linkWorkspacePackages)`
+    if (projects.length > 0 && linkableFromWorkspace(alias, specifier, entry.version, projects)) {
+      return `${group}.${alias} is locked from the registry at the version a workspace project now has (linkWorkspacePackages)`
     }
     if (specifier.startsWith('catalog:')) {
       const catalog = specifier.slice('catalog:'.length) || 'default'
@@ -156,4 +156,3 @@ function importerOutdated (
   }
   return undefined
 }
-

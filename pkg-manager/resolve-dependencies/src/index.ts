@@ -294,7 +294,7 @@ function directDependencies (
         || own(own(opts.lockfile?.catalogs, catalog.name), alias)?.specifier === catalog.specifier
       // With linkWorkspacePackages, a registry version locked for what a workspace project now satisfies goes (pnpm links it).
       const relinks = opts.linkWorkspacePackages !== undefined && opts.linkWorkspacePackages !== false && lockedDep !== undefined &&
-        !lockedDep.version.startsWith('link:') && linkableFromWorkspace(alias, catalog?.specifier ?? specifier, workspaceProjectsOf(opts))
+        linkableFromWorkspace(alias, catalog?.specifier ?? specifier, lockedDep.version, workspaceProjectsOf(opts))
       if (lockedDep !== undefined && lockedDep.specifier === specifier && catalogUnchanged && !staleNames.has(alias) && !relinks) {
         const version = lockedVersionOf(lockedDep.version)
         if (version !== undefined) {

@@ -1,3 +1,4 @@
+import { splitNameAt, withoutPeersSuffix } from '@lode/core.dep-path'
 import type { RegistrySpec } from '@lode/resolving.npm-resolver'
 import { parseWantedSpec } from '@lode/resolving.npm-resolver/spec'
 import semver from 'semver'
@@ -29,11 +30,21 @@ export function workspaceMatch (
 }
 
 /**
- * Whether a project's dependency, locked to a registry version, would now be linked to a workspace
- * project (pnpm's check that makes the lockfile out of date for it): a plain version or range, or an
- * `npm:` alias of one, that a project of the workspace satisfies.
+ * Whether a project's dependency, locked to a registry version (`lockedRef`), is now to be linked to a workspace
+ * project (pnpm's check that makes the lockfile out of date for it): a project of the package's
+ * name has the very version locked, and the spec (a plain version or range, or an `npm:` alias of
+ * one) takes it.
  */
-export function linkableFromWorkspace (alias: string, specifier: string, projects: readonly WorkspaceProjectVersion[]): boolean {
+export function linkableFromWorkspace (
+  alias: string,
+  specifier: string,
+  lockedRef: string,
+  projects: readonly WorkspaceProjectVersion[]
+): boolean {
+  // The lockfile's reference: `1.0.0`, with a peers suffix, or `name@1.0.0` for an alias; `link:` and other protocols are no registry version.
+  const bare = withoutPeersSuffix(lockedRef)
+  if (bare.includes(':')) return false
+  const lockedVersion = splitNameAt(bare).rest ?? bare
   let spec: ReturnType<typeof parseWantedSpec>
   try {
     spec = parseWantedSpec(alias, specifier, 'package.json')
@@ -42,5 +53,6 @@ export function linkableFromWorkspace (alias: string, specifier: string, project
   }
   if (spec.kind !== 'registry' || spec.type === 'tag') return false
   const registry: RegistrySpec = spec.type === 'version' ? { type: 'version', name: spec.name, version: spec.version } : { type: 'range', name: spec.name, range: spec.range }
-  return workspaceMatch(registry, projects) !== undefined
+  const atLocked = projects.filter((project) => project.name === spec.name && project.version === lockedVersion)
+  return workspaceMatch(registry, atLocked) !== undefined
 }

@@ -19,12 +19,15 @@ test('workspaceMatch: the highest project version a range takes; `*`, `^`, `~` a
   assert.equal(workspaceMatch({ type: 'range', name: 'other', range: '*' }, PROJECTS), undefined)
 })
 
-test('linkableFromWorkspace: a plain version or range, or an npm: alias of one, a project fits; not a tag, a path or workspace:', () => {
-  assert.equal(linkableFromWorkspace('lib', '^1.0.0', PROJECTS), true)
-  assert.equal(linkableFromWorkspace('alias', 'npm:tool@3.0.0', PROJECTS), true)
-  assert.equal(linkableFromWorkspace('tool', '2.0.0', PROJECTS), false)
-  assert.equal(linkableFromWorkspace('tool', 'latest', PROJECTS), false)
-  assert.equal(linkableFromWorkspace('tool', 'workspace:*', PROJECTS), false)
-  assert.equal(linkableFromWorkspace('tool', 'file:../tool', PROJECTS), false)
-  assert.equal(linkableFromWorkspace('tool', 'not a spec\u0000', PROJECTS), false)
+test('linkableFromWorkspace: locked at the very version a project has, which the spec (or its npm: alias) takes; not a tag, a path, a link', () => {
+  assert.equal(linkableFromWorkspace('lib', '^1.0.0', '1.2.0', PROJECTS), true)
+  assert.equal(linkableFromWorkspace('lib', '^1.0.0', '1.2.0(react@18.0.0)', PROJECTS), true)
+  assert.equal(linkableFromWorkspace('alias', 'npm:tool@3.0.0', 'tool@3.0.0', PROJECTS), true)
+  // A newer registry version locked: pnpm keeps it (preferWorkspacePackages aside).
+  assert.equal(linkableFromWorkspace('lib', '^1.0.0', '1.5.0', PROJECTS), false)
+  assert.equal(linkableFromWorkspace('tool', '2.0.0', '2.0.0', PROJECTS), false)
+  assert.equal(linkableFromWorkspace('tool', 'latest', '3.0.0', PROJECTS), false)
+  assert.equal(linkableFromWorkspace('tool', 'workspace:*', 'link:../tool', PROJECTS), false)
+  assert.equal(linkableFromWorkspace('tool', '^3.0.0', 'link:../tool', PROJECTS), false)
+  assert.equal(linkableFromWorkspace('tool', 'not a spec\u0000', '3.0.0', PROJECTS), false)
 })
