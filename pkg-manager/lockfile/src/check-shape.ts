@@ -5,15 +5,15 @@
  */
 
 type Shape =
-  | 'string' | 'boolean' | 'number' | 'map' | 'any'
+  | 'string' | 'boolean' | 'number' | 'map' | 'any' | 'stringOrNull'
   | { list: Shape, orOne?: true }
   | { values: Shape }
   | { fields: Readonly<Record<string, Shape>>, required?: readonly string[] }
 
 const STRING_MAP: Shape = { values: 'string' }
 const STRINGS: Shape = { list: 'string' }
-/** `os`, `cpu`, `libc`: a list, or one string as the manifest wrote it. */
-const STRING_OR_STRINGS: Shape = { list: 'string', orOne: true }
+/** `os`, `cpu`, `libc`: a list, or one string as the manifest wrote it; pnpm writes `[null]` for a registry's null (and skips it when it checks). */
+const STRING_OR_STRINGS: Shape = { list: 'stringOrNull', orOne: true }
 const RESOLVED: Shape = { fields: { specifier: 'string', version: 'string' }, required: ['specifier', 'version'] }
 const RESOLVED_MAP: Shape = { values: RESOLVED }
 
@@ -71,7 +71,7 @@ const LOCKFILE: Shape = {
 
 const isMap = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
-const NAMES: Record<string, string> = { string: 'a string', boolean: 'true or false', number: 'a number', map: 'a map' }
+const NAMES: Record<string, string> = { string: 'a string', boolean: 'true or false', number: 'a number', map: 'a map', stringOrNull: 'a string' }
 
 /** Where `value` (a parsed lockfile's root) differs from the lockfile's shape, as `path is not what`; undefined when it does not. */
 export function lockfileShapeError (value: Record<string, unknown>): string | undefined {
@@ -86,7 +86,7 @@ interface Problem { path: Array<string | number>, what: string }
 function check (value: unknown, shape: Shape): Problem | undefined {
   if (shape === 'any') return undefined
   if (typeof shape === 'string') {
-    const ok = shape === 'map' ? isMap(value) : typeof value === shape
+    const ok = shape === 'map' ? isMap(value) : shape === 'stringOrNull' ? typeof value === 'string' || value === null : typeof value === shape
     return ok ? undefined : { path: [], what: `is not ${NAMES[shape]!}` }
   }
   if ('list' in shape) {

@@ -195,6 +195,7 @@ test('fuzz finding: entries of another type than pnpm writes are ERR_LODE_BROKEN
     ['packages:\n  a@1.0.0:\n    resolution: sha512-x\n', 'packages["a@1.0.0"].resolution is not a map'],
     ['snapshots:\n  a@1.0.0:\n    dependencies: [b]\n', 'snapshots["a@1.0.0"].dependencies is not a map'],
     ['ignoredOptionalDependencies:\n  a: b\n', 'ignoredOptionalDependencies is not a list'],
+    ['packages:\n  a@1.0.0:\n    resolution: {integrity: sha512-x}\n    libc: [1]\n', 'packages["a@1.0.0"].libc[0] is not a string'],
     ['settings:\n  autoInstallPeers: yes\n', 'settings.autoInstallPeers is not true or false'],
   ]
   for (const [body, where] of cases) {
@@ -236,4 +237,11 @@ test('fuzz finding: a lockfile that is a directory is ERR_LODE_EISDIR naming it'
     assert.ok(err.message.includes(path.join(dir, 'pnpm-lock.yaml')))
     return true
   })
+})
+
+test('a platform list with null (`libc: [null]`, as pnpm writes a registry\'s null) is read, and written back as it was', () => {
+  const text = "lockfileVersion: '9.0'\n\nsettings:\n  autoInstallPeers: true\n  excludeLinksFromLockfile: false\n\nimporters:\n\n  .:\n    dependencies:\n      a:\n        specifier: 1.0.0\n        version: 1.0.0\n\npackages:\n\n  a@1.0.0:\n    resolution: {integrity: sha512-x}\n    cpu: [arm64]\n    os: [win32]\n    libc: [null]\n\nsnapshots:\n\n  a@1.0.0: {}\n"
+  const { lockfile } = parseLockfile(text, 'null-libc/pnpm-lock.yaml')
+  assert.deepEqual(lockfile.packages?.['a@1.0.0']?.libc, [null])
+  assert.equal(stringifyLockfile(lockfile), text)
 })

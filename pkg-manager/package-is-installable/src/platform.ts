@@ -45,7 +45,8 @@ function withCurrent (current: string, supported: readonly string[] | undefined)
 
 /** pnpm's rule, for several values: none of them excluded, and one named (or the list only excludes). */
 function admits (field: string | readonly string[] | undefined, values: readonly string[]): boolean {
-  const list = typeof field === 'string' ? [field] : field
+  // As pnpm: what is not a string in the list (a lockfile's `libc: [null]`) is skipped.
+  const list = (typeof field === 'string' ? [field] : field)?.filter((item) => typeof item === 'string')
   if (list === undefined || list.length === 0 || list.includes('any')) return true
   if (values.some((value) => list.includes(`!${value}`))) return false
   return values.some((value) => list.includes(value)) || list.every((item) => item.startsWith('!'))

@@ -13,6 +13,9 @@ test('a package\'s os, cpu and libc lists, by npm\'s rule: named values, exclusi
   assert.equal(platformMismatch({ os: ['darwin'] }, linux), 'os ["darwin"], this is linux')
   assert.equal(platformMismatch({ cpu: ['!x64'] }, linux), 'cpu ["!x64"], this is x64')
   assert.equal(platformMismatch({ libc: ['musl'] }, linux), 'libc ["musl"], this is glibc')
+  // What is not a string in a list is skipped, as pnpm skips it (a lockfile's `libc: [null]`): an empty list admits all.
+  assert.equal(platformMismatch({ libc: [null as unknown as string] }, linux), undefined)
+  assert.equal(platformMismatch({ os: ['darwin', null as unknown as string] }, linux), 'os ["darwin",null], this is linux')
   // libc is a Linux field.
   assert.equal(platformMismatch({ libc: ['musl'] }, { os: 'darwin', cpu: 'arm64', libc: undefined }), undefined)
 })
