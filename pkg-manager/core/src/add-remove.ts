@@ -49,11 +49,7 @@ export async function add (opts: AddOptions): Promise<InstallResult> {
     onWarning: (message) => { opts.onEvent?.({ type: 'warning', message }) },
   })
   // Each project's package.json, for the catalog it takes a dependency from (none yet: `add` writes one).
-  const withManifest = await Promise.all(targets.map(async (target) => {
-    const manifest = await readProjectManifest(target.dir, { missingIsEmpty: true }) as Record<string, unknown>
-    return { ...target, manifest }
-  }))
-  const edits = addEdits(withManifest, specs, {
+  const edits = addEdits(await withManifests(targets, { missingIsEmpty: true }), specs, {
     group: opts.group,
     exact: opts.exact === true,
     peer: opts.peer === true,
@@ -125,9 +121,12 @@ function installProjects (opts: ProjectEditOptions, targets: ReadonlyArray<{ imp
   return { projects: opts.projects ?? targets.map((target) => target.importerId) }
 }
 
-async function withManifests (targets: ReadonlyArray<{ dir: string, importerId: string }>): Promise<EditTarget[]> {
+async function withManifests (
+  targets: ReadonlyArray<{ dir: string, importerId: string }>,
+  opts: { missingIsEmpty?: boolean } = {}
+): Promise<EditTarget[]> {
   return await Promise.all(targets.map(async (target) => {
-    const manifest = await readProjectManifest(target.dir) as Record<string, unknown>
+    const manifest = await readProjectManifest(target.dir, opts) as Record<string, unknown>
     return { ...target, manifest }
   }))
 }
