@@ -894,3 +894,32 @@ test('supportedArchitectures narrowed with an add: the unused platform packages 
     await then(pair, [['add', 'dep@1.0.0']], { hoisted: false })
   })
 })
+
+test('from a lockfile, an optional package whose tarball cannot be fetched is skipped and the rest installed, as pnpm 11', async () => {
+  await withRegistry([
+    { name: 'dep', version: '1.0.0' },
+    { name: 'opt', version: '1.0.0' },
+    { name: 'opt-child', version: '1.0.0' },
+    { name: 'has-opt', version: '1.0.0', manifest: { optionalDependencies: { 'opt-child': '1.0.0' } } },
+  ], async (registry) => {
+    const manifest = app({ dependencies: { dep: '1.0.0', 'has-opt': '1.0.0' }, optionalDependencies: { opt: '1.0.0' } })
+    const unfetched = /opt@1\.0\.0 is an optional dependency that could not be fetched\. Excluding it from installation\./
+    for (const linker of ['isolated', 'hoisted']) {
+      const pair = await then(makeProject(registry, manifest, { 'pnpm-workspace.yaml': `fetchRetries: 0\nnodeLinker: ${linker}\n` }), [['install', '--lockfile-only']])
+      registry.injectFaults('/opt/-/opt-1.0.0.tgz', [{ status: 404 }, { status: 404 }])
+      registry.injectFaults('/opt-child/-/opt-child-1.0.0.tgz', [{ status: 404 }, { status: 404 }])
+      await then(pair, [{ args: ['install', '--frozen-lockfile'], warns: unfetched }, ['install']])
+      // Not recorded as skipped: an install that lays node_modules out again gets them.
+      rmBoth(pair, 'node_modules')
+      await then(pair, [['install', '--frozen-lockfile']])
+    }
+    // An install that resolves fails on it, as pnpm's does (which leaves node_modules half-written; lode changes nothing).
+    const fresh = makeProject(registry, manifest, { 'pnpm-workspace.yaml': 'fetchRetries: 0\n' })
+    registry.injectFaults('/opt/-/opt-1.0.0.tgz', [{ status: 404 }])
+    const before = snapshot(fresh.dir)
+    const failed = await lode(fresh, ['install'])
+    assert.equal(failed.code, 1, failed.stdout)
+    assert.match(failed.stderr, /^\[ERR_LODE_NOT_FOUND\] opt@1\.0\.0 is not in the registry/m)
+    assert.deepEqual(snapshot(fresh.dir), before)
+  })
+})

@@ -226,6 +226,83 @@ describe('git dependencies install as with pnpm 11', () => {
   })
 })
 
+/** Runs the same commands with pnpm and lode (copies of one project); package.json, the lockfile and `.pnpm` must be the same. */
+async function stepsBoth (
+  manifest: Record<string, unknown>,
+  steps: string[][]
+): Promise<{ pnpmProject: Project, lodeProject: Project }> {
+  const pnpmProject = gitProject(manifest)
+  const lodeProject = cloneProject(pnpmProject)
+  for (const args of steps) {
+    await pnpm(pnpmProject, args)
+    const result = await lode(lodeProject, args)
+    assert.equal(result.code, 0, `lode ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`)
+    assert.deepEqual(dependenciesOf(lodeProject), dependenciesOf(pnpmProject), `package.json after ${args.join(' ')}`)
+    assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject), `pnpm-lock.yaml after ${args.join(' ')}`)
+    assert.deepEqual(packagesListing(lodeProject), packagesListing(pnpmProject), `node_modules/.pnpm after ${args.join(' ')}`)
+  }
+  return { pnpmProject, lodeProject }
+}
+
+function dependenciesOf (project: Project): unknown {
+  return (JSON.parse(fs.readFileSync(path.join(project.dir, 'package.json'), 'utf8')) as { dependencies?: unknown }).dependencies
+}
+
+describe('add of git repositories, as pnpm 11 adds them', () => {
+  test('a git URL is saved under its package\'s name; another tag of it replaces it; a path: subdirectory under its own package\'s name', async () => {
+    const url = `git+${lib.url}`
+    const { lodeProject } = await stepsBoth({ name: 'add-git', version: '1.0.0' }, [
+      ['add', `${url}#v1.0.0`],
+      ['add', `${url}#v1.1.0`],
+      ['add', `${url}#v2.0.0-beta.1&path:/packages/sub`, 'renamed@' + `${url}#v1.0.0`],
+    ])
+    assert.deepEqual(load(lodeProject, 'lib'), { name: 'lib', version: '1.1.0' })
+    assert.deepEqual(load(lodeProject, 'sub'), { name: 'sub', version: '3.0.0' })
+    assert.deepEqual(load(lodeProject, 'renamed'), { name: 'lib', version: '1.0.0' })
+    assert.deepEqual(dependenciesOf(lodeProject), { lib: `${url}#v1.1.0`, renamed: `${url}#v1.0.0`, sub: `${url}#v2.0.0-beta.1&path:/packages/sub` })
+  })
+
+  test('user/repo and hosted https URLs are saved as github: shorthands (a public repository\'s archive) or https URLs (cloned), an alias too; a repository without package.json by its name', async () => {
+    await makeRepo(path.join(root, 'hosted', 'acme'), 'files-only', [{ files: { 'index.js': indexOf('files-only', '0.0.0') } }])
+    const steps = [
+      ['add', 'acme/lib#v1.0.0', 'acme/files-only'],
+      ['add', 'https://github.com/acme/lib.git#semver:^1.1.0', 'other@acme/lib#v1.0.0'],
+      ['add', 'https://github.com/acme/files-only'],
+    ]
+    const cloned = await stepsBoth({ name: 'add-hosted', version: '1.0.0' }, steps)
+    assert.deepEqual(dependenciesOf(cloned.lodeProject), {
+      'files-only': 'git+https://github.com/acme/files-only.git',
+      lib: 'git+https://github.com/acme/lib.git#semver:^1.1.0',
+      other: 'git+https://github.com/acme/lib.git#v1.0.0',
+    })
+    assert.deepEqual(load(cloned.lodeProject, 'other'), { name: 'lib', version: '1.0.0' })
+    hosts.publicRepos.add('acme/lib')
+    hosts.publicRepos.add('acme/files-only')
+    try {
+      const { lodeProject } = await stepsBoth({ name: 'add-public', version: '1.0.0' }, steps)
+      assert.deepEqual(dependenciesOf(lodeProject), { 'files-only': 'github:acme/files-only', lib: 'github:acme/lib#semver:^1.1.0', other: 'github:acme/lib#v1.0.0' })
+    } finally {
+      hosts.publicRepos.delete('acme/lib')
+      hosts.publicRepos.delete('acme/files-only')
+    }
+  })
+
+  test('a repository without a package.json name, a path: outside it: coded errors, nothing written', async () => {
+    const nameless = await makeRepo(path.join(root, 'repos'), 'nameless', [{ files: { 'package.json': '{"version": "1.0.0"}\n', 'index.js': '' }, tags: ['v1.0.0'] }])
+    const cases: Array<[string, string, RegExp]> = [
+      [`git+${nameless.url}#v1.0.0`, 'ERR_LODE_MISSING_PACKAGE_NAME', /nameless\.git#v1\.0\.0/],
+      [`git+${lib.url}#path:/../../etc`, 'ERR_LODE_GIT_INVALID_PATH', /The path "\/\.\.\/\.\.\/etc" of .* is not inside the repository/],
+    ]
+    for (const [spec, code, message] of cases) {
+      const project = gitProject({ name: 'add-fails', version: '1.0.0' })
+      await pnpm(cloneProject(project), ['add', spec], true)
+      const before = snapshot(project.dir)
+      assert.match(expectFailure(await lode(project, ['add', spec]), code), message)
+      assert.deepEqual(changesOutside(before, snapshot(project.dir), []), [], `nothing written for ${spec}`)
+    }
+  })
+})
+
 test('run from a git hook (GIT_DIR and GIT_WORK_TREE set), git still clones into the store, not into that repository', async () => {
   const hookRepo = await makeRepo(path.join(root, 'repos'), 'hook', [{ files: { 'README.md': 'a repository whose hook runs lode\n' } }])
   const before = snapshot(hookRepo.dir)

@@ -22,6 +22,7 @@ import { includesImporterGroup } from './importer-groups.js'
 import type { DirectDependencyChange, LinkedPackages, LinkPackagesOptions, PackageInStore, PackageSource } from './link-types.js'
 import { readModulesManifest } from './modules-manifest.js'
 import type { ModulesManifest } from './modules-manifest.js'
+import { unfetchableOptionalPackages } from './unfetchable-optional.js'
 
 // Store index rows read at a time, and packages per link task (a task never splits a package from those nested in it).
 const ROWS_CHUNK = 256
@@ -56,18 +57,28 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
   const manifest = await readModulesManifest(modulesDir)
   // A purge (or an isolated node_modules) left no record of places: nothing is known to be in place.
   const previous = manifest?.nodeLinker === 'hoisted' ? manifest : undefined
-  const plan = planHoistedLayout(lockfile, {
+  const planWithout = (skipped: ReadonlySet<string>): ReturnType<typeof planHoistedLayout> => planHoistedLayout(lockfile, {
     lockfileDir: config.dir,
     importers: opts.importers,
     include: opts.include,
-    skipped: install.skipped,
+    skipped,
     autoInstallPeers: config.autoInstallPeers,
     hoist: { hoistPattern: config.hoistPattern, publicHoistPattern: config.publicHoistPattern },
     hoistWorkspacePackages: config.hoistWorkspacePackages,
   })
+  const planned = planWithout(install.skipped)
+  let plan = planned
   const marker = path.join(modulesDir, INSTALLING_MARKER)
   if (fs.existsSync(marker)) await removeInterruptedWrites(config.dir, modulesDir)
-  const toImport = plan.packages.filter((pkg) => !isInPlace(pkg, previous?.hoistedLocations, lockfile, config.dir))
+  const notInPlace = (): HoistedPackage[] =>
+    plan.packages.filter((pkg) => !isInPlace(pkg, previous?.hoistedLocations, lockfile, config.dir))
+  let toImport = notInPlace()
+  // Installing the lockfile as it is, an optional package that cannot be fetched is left out (not recorded as skipped).
+  const unfetchable = opts.resolved ? new Set<string>() : await unfetchableOptionalPackages(lockfile, toImport, opts)
+  if (unfetchable.size > 0) {
+    plan = planWithout(new Set([...install.skipped, ...unfetchable]))
+    toImport = notInPlace()
+  }
   const counts = { added: 0, reused: 0, downloaded: 0 }
   // Into the store first: nothing in node_modules changes before every package is there.
   const rows = await fetchAll(opts.fetcher, uniqueByDepPath(toImport), (reused) => {
@@ -129,7 +140,8 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
       await recordLayout(opts, {
         hoistedDependencies: Object.fromEntries(plan.workspaceLinks.map((link) => [link.depPath, { [link.alias]: link.type }])),
         nodeLinker: 'hoisted',
-        hoistedLocations: plan.hoistedLocations,
+        // pnpm's record has the places of what could not be fetched too.
+        hoistedLocations: planned.hoistedLocations,
         builds,
         buildStepRan: !opts.ignoreScripts && buildCandidates.length > 0,
         prunedAt,

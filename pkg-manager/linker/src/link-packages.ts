@@ -32,6 +32,7 @@ import type { DirectDependencyChange, LinkedPackages, LinkPackagesOptions } from
 import { hoistedDependenciesRecord, injectedDepsRecord, readModulesManifest } from './modules-manifest.js'
 import type { ModulesManifest } from './modules-manifest.js'
 import { planPrune } from './prune.js'
+import { unfetchableOptionalPackages } from './unfetchable-optional.js'
 import { writeBins, writeBinsOfBuilt } from './write-bins.js'
 
 /**
@@ -50,7 +51,14 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkedPa
     : installedLockfile(opts.lockfile, installed, opts.selectedImporters)
   const modules = await readModulesManifest(modulesDir)
   const change = layoutChange(config, modules, modulesDir)
-  const { layout, layoutOptions } = planIsolatedLayout(lockfile, opts)
+  const planned = planIsolatedLayout(lockfile, opts)
+  const { layoutOptions } = planned
+  // Installing the lockfile as it is, an optional package that cannot be fetched is left out (not recorded as skipped).
+  const unfetchable = config.nodeLinker === 'hoisted' || opts.resolved
+    ? new Set<string>()
+    : await unfetchableOptionalPackages(lockfile, planned.layout.packages.filter((pkg) => !fs.existsSync(pkg.dir)), opts)
+  const leftOut = unfetchable.size === 0 ? layoutOptions.skipped : new Set([...layoutOptions.skipped, ...unfetchable])
+  const layout = unfetchable.size === 0 ? planned.layout : planLayout(lockfile, { ...layoutOptions, skipped: leftOut })
   if (modules !== undefined && change !== undefined) {
     assertCanPurge(change, { config, modulesDir, filtered: opts.selectedImporters !== undefined || opts.edits === true })
     // Every package in the store first: a failed download leaves node_modules as it was.
@@ -71,7 +79,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkedPa
   // What node_modules holds after this install, as pnpm records it: for a filtered one or one of some
   // dependency groups (--prod, --dev), the importers' groups installed and the packages they reach.
   const whole = opts.selectedImporters === undefined && DEPENDENCY_GROUPS.every((group) => includesImporterGroup(opts.include, group))
-  const onDisk = whole ? lockfile : reachedOnly(withGroups(lockfile, opts.include), layout, layoutOptions.skipped)
+  const onDisk = whole ? lockfile : reachedOnly(withGroups(lockfile, opts.include), layout, leftOut)
   const installedText = (): string => whole ? opts.lockfileText ?? stringifyLockfile(lockfile) : stringifyLockfile(onDisk)
   const linkedVersion = (ref: string): string | undefined =>
     opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version
@@ -85,7 +93,8 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkedPa
     })
     return { ...linked, lockfile: onDisk }
   }
-  const previous = readPreviousInstall(modules, layoutOptions, installed, { lockfile, layout })
+  // The last install's layout is planned as this one was before leaving out what could not be fetched: links to those go.
+  const previous = readPreviousInstall(modules, layoutOptions, installed, { lockfile, layout: planned.layout })
   if (layoutOptions.slotDirOf !== undefined) refuseDirectoryPackages(layout)
   return await linkIsolated(opts, {
     lockfile: onDisk,
@@ -94,7 +103,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkedPa
     skipped: layoutOptions.skipped,
     previous,
     installedText,
-    changes: directChanges(previous?.lockfile, lockfile, opts.include, linkedVersion, layoutOptions.skipped),
+    changes: directChanges(previous?.lockfile, lockfile, opts.include, linkedVersion, leftOut),
   })
 }
 

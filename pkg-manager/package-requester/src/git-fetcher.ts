@@ -7,9 +7,9 @@ import { STORE_TMP_DIR, WANTED_LOCKFILE } from '@lode/core.constants'
 import { LodeError, hasErrno, isLodeError } from '@lode/core.error'
 import { parsePackageJson } from '@lode/fs.package-json'
 import { runProjectScript, scriptsOf } from '@lode/pkg-manager.lifecycle'
-import { GitCommandError, redactCredentials, runGit } from '@lode/resolving.git-resolver'
+import { GitCommandError, gitFetchFailed, invalidGitPath, redactCredentials, runGit } from '@lode/resolving.git-resolver'
 import type { GitResolution } from '@lode/resolving.git-resolver'
-import { casFilePath, createCasWriter, storePath } from '@lode/store.cafs'
+import { PLACEHOLDER_PACKAGE_JSON, casFilePath, createCasWriter, storePath } from '@lode/store.cafs'
 import type { CasFileInfo } from '@lode/store.cafs'
 
 /** A git package to get: its id (the lockfile's `name@<id>` without the name) and where it comes from. */
@@ -75,6 +75,8 @@ export async function fetchGitPackage (source: GitPackageSource, opts: FetchGitO
     const requiresPrepare = await prepare(pkgDir, tmp, source, opts)
     const manifest = await readManifest(pkgDir)
     const files = await packFiles(pkgDir, manifest, opts.storeDir)
+    // pnpm's placeholder for a package without one.
+    if (!files.has('package.json')) files.set('package.json', createCasWriter(opts.storeDir, { now: Date.now }).addFile(PLACEHOLDER_PACKAGE_JSON, 0o644))
     return { files, manifest, requiresPrepare, ...integrity === undefined ? {} : { integrity } }
   } finally {
     await fsp.rm(tmp, { recursive: true, force: true })
@@ -104,10 +106,7 @@ async function checkout (
     if (head !== commit) throw new GitCommandError(['checkout'], `received commit ${head}, expected ${commit}`, undefined)
     if (fs.existsSync(path.join(dir, '.gitmodules'))) await run(['submodule', 'update', '--init', '--recursive', '--checkout'], dir)
   } catch (err) {
-    if (!(err instanceof GitCommandError)) throw err
-    throw new LodeError('GIT_FETCH_FAILED', `Failed to fetch ${source.subject} from the git repository ${redactCredentials(repo)}: ${err.stderr === '' ? err.message : err.stderr}`, {
-      hint: 'Check that the repository and the commit exist and that git can reach them from here (try `git clone` of it); for a private repository, set up git\'s credentials or an SSH key.',
-    })
+    throw gitFetchFailed(err, source.subject, repo)
   }
 }
 
@@ -125,9 +124,7 @@ async function materialize (files: Map<string, CasFileInfo>, dir: string, storeD
 async function packageDir (root: string, sub: string | undefined, source: GitPackageSource): Promise<string> {
   const relative = (sub ?? '').replace(/^[/\\]+/, '')
   if (relative === '') return root
-  const invalid = (why: string): LodeError => new LodeError('GIT_INVALID_PATH', `The path "${sub ?? ''}" of ${source.subject} ${why}.`, {
-    hint: 'Fix the path: after # in package.json (or the entry in pnpm-lock.yaml): it names a directory of the repository, e.g. path:/packages/a.',
-  })
+  const invalid = (why: string): LodeError => invalidGitPath(sub, source.subject, why)
   const joined = path.join(root, relative)
   const escapes = (from: string, to: string): boolean => {
     const rel = path.relative(from, to)

@@ -74,12 +74,7 @@ export async function resolveInstall (opts: InstallResolutionOptions): Promise<I
         return response.body
       },
       git: {
-        // pnpm's probe: a HEAD on the repository's page, with its own short retries; any failure is "not public".
-        isPublic: async (url) => {
-          const status = await client.head(url, { subject: url, retry: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2_000 } })
-            .catch(() => 0)
-          return status >= 200 && status < 300
-        },
+        isPublic: async (url) => await isRepositoryPublic(client, url),
         fetch: opts.fetchGit,
         signal: opts.signal,
       },
@@ -136,4 +131,11 @@ function immatureError (immature: ReleaseAgeViolation[]): LodeError {
   return new LodeError('NO_MATURE_MATCHING_VERSION', `${sorted.length} ${sorted.length === 1 ? 'version does' : 'versions do'} not meet the minimumReleaseAge constraint:\n${list}`, {
     hint: 'Add them to minimumReleaseAgeExclude in pnpm-workspace.yaml, set minimumReleaseAgeStrict: false to have lode add them, or wait for the packages to mature past the configured cutoff.',
   })
+}
+
+/** pnpm's probe of a hosted git repository: a HEAD on its page, with its own short retries; any failure is "not public". */
+export async function isRepositoryPublic (client: RegistryClient, url: string): Promise<boolean> {
+  const status = await client.head(url, { subject: url, retry: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2_000 } })
+    .catch(() => 0)
+  return status >= 200 && status < 300
 }

@@ -1,5 +1,6 @@
 export { GitCommandError, gitNotFound, redactCredentials, runGit } from './git.js'
 export type { RunGitOptions } from './git.js'
+export { gitFetchFailed, invalidGitPath, packageJsonAtCommit, packagePathInRepository } from './manifest.js'
 export { hostedRepository, parseGitParams, parseGitSpec } from './parse.js'
 export type { GitParams, GitSpec, HostedRepo } from './parse.js'
 export { gitPackageId, isGitResolution, resolveGit } from './resolve.js'

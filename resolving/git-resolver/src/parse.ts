@@ -36,6 +36,10 @@ export interface HostedRepo {
   gitSshUrl: string
   /** The host's archive of a commit (GitLab's in the form pnpm 11 uses). */
   tarballUrl: (commit: string) => string
+  /** `github:user/repo#<fragment>`: how `add` saves it. */
+  shortcut: string
+  /** `git+https://<host>/<user>/<repo>.git#<fragment>`: how `add` saves one git reaches only with credentials. */
+  httpsSpec: string
 }
 
 // pnpm 11's list (resolving/git-resolver/src/parseBareSpecifier.ts): an http(s) URL is a git
@@ -62,6 +66,8 @@ export function parseGitSpec (spec: string): GitSpec | undefined {
         sshUrl: hosted.ssh({ noCommittish: true }),
         gitSshUrl: hosted.sshurl({ noCommittish: true }),
         tarballUrl: (commit) => type === 'gitlab' ? gitlabTarballUrl(domain, user ?? '', project, commit) : hosted.tarballtemplate({ domain, user, project, committish: commit }),
+        shortcut: hosted.shortcut(),
+        httpsSpec: hosted.https(),
       },
       ...parseGitParams(hosted.committish),
     }

@@ -23,6 +23,11 @@ export interface ResolvedGit {
   /** The package's id without its name: `git+<repo>#<commit>[&path:<dir>]`, or `<tarball>[#path:<dir>]`. */
   id: string
   resolution: GitResolution
+  /**
+   * What `add` saves for a hosted repository, as pnpm 11 normalizes it: `github:user/repo#…`, or its
+   * `git+https://` URL when git reaches it only with credentials. Undefined for a git URL (saved as written).
+   */
+  savedSpecifier?: string
 }
 
 export interface ResolveGitOptions {
@@ -45,15 +50,18 @@ export interface ResolveGitOptions {
  * come from the host's archive of the commit (no git needed to fetch it); anything else is cloned.
  */
 export async function resolveGit (spec: GitSpec, opts: ResolveGitOptions): Promise<ResolvedGit> {
-  const { repo, tarballUrl } = spec.hosted === undefined ? { repo: spec.url, tarballUrl: undefined } : await hostedRepo(spec.hosted, opts)
+  const { repo, tarballUrl, savedSpecifier } = spec.hosted === undefined
+    ? { repo: spec.url, tarballUrl: undefined, savedSpecifier: undefined }
+    : await hostedRepo(spec.hosted, opts)
+  const saved = savedSpecifier === undefined ? {} : { savedSpecifier }
   const commit = await resolveRef(repo, spec.committish ?? 'HEAD', spec.range, opts)
   const path = spec.path === undefined ? {} : { path: spec.path }
   if (tarballUrl !== undefined && !isSsh(repo)) {
     const tarball = tarballUrl(commit)
-    return { id: spec.path === undefined ? tarball : `${tarball}#path:${spec.path}`, resolution: { tarball, gitHosted: true, ...path } }
+    return { id: spec.path === undefined ? tarball : `${tarball}#path:${spec.path}`, resolution: { tarball, gitHosted: true, ...path }, ...saved }
   }
   const resolution = { commit, repo, type: 'git' as const, ...path }
-  return { id: gitPackageId(resolution), resolution }
+  return { id: gitPackageId(resolution), resolution, ...saved }
 }
 
 /** `git+<repo>#<commit>[&path:<dir>]`: pnpm's id of a cloned git package (an scp-like `user@host:path` as `ssh://user@host/path`). */
@@ -74,19 +82,21 @@ export function gitPackageId ({ repo, commit, path }: { repo: string, commit: st
 async function hostedRepo (
   hosted: HostedRepo,
   opts: ResolveGitOptions
-): Promise<{ repo: string, tarballUrl: ((commit: string) => string) | undefined }> {
+): Promise<{ repo: string, tarballUrl: ((commit: string) => string) | undefined, savedSpecifier: string }> {
   const preferSsh = hosted.written === 'sshurl'
   const isPublic = await opts.isPublic(hosted.httpsUrl.replace(/\.git$/, ''))
   let repo: string | undefined
   if (isPublic && (!preferSsh || await canAccess(hosted.httpsUrl, opts))) repo = hosted.httpsUrl
   if (repo === undefined && preferSsh && await canAccess(hosted.sshUrl, opts)) repo = hosted.sshUrl
   if (repo === undefined) {
-    if ((hosted.auth || !isPublic) && await canAccess(hosted.httpsUrl, opts)) return { repo: hosted.httpsUrl, tarballUrl: undefined }
+    if ((hosted.auth || !isPublic) && await canAccess(hosted.httpsUrl, opts)) {
+      return { repo: hosted.httpsUrl, tarballUrl: undefined, savedSpecifier: hosted.httpsSpec }
+    }
     if (isPublic) repo = hosted.httpsUrl
   }
   if (repo === undefined && !preferSsh && await canAccess(hosted.sshUrl, opts)) repo = hosted.sshUrl
   repo ??= preferSsh ? hosted.gitSshUrl : hosted.httpsUrl
-  return { repo, tarballUrl: isPublic ? hosted.tarballUrl : undefined }
+  return { repo, tarballUrl: isPublic ? hosted.tarballUrl : undefined, savedSpecifier: hosted.shortcut }
 }
 
 async function canAccess (repo: string, opts: ResolveGitOptions): Promise<boolean> {

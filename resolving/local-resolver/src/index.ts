@@ -136,18 +136,36 @@ function notFound (target: string, alias: string, wantedBy: string): LodeError {
 
 /** The `package.json` at the tarball's top directory (whatever that directory is called). */
 export async function manifestOfTarball (bytes: Buffer, where: string): Promise<PackageMeta> {
+  const text = await packageJsonOfTarball(bytes, where)
+  if (text === undefined) throw new LodeError('TARBALL_BAD_MANIFEST', `${where} has no package.json in its top directory.`, { hint: 'Check the file or URL.' })
+  const raw = parsePackageJson(text, `package.json in ${where}`)
+  if (typeof raw['name'] !== 'string' || raw['name'] === '') {
+    throw new LodeError('MISSING_PACKAGE_NAME', `Can't install ${where}: Missing package name`, { hint: 'The package.json in the tarball needs a "name"; pack it again with one.' })
+  }
+  if (typeof raw['version'] !== 'string') {
+    throw new LodeError('TARBALL_BAD_MANIFEST', `The package.json in ${where} has no version.`, { hint: 'Check the file or URL.' })
+  }
+  return trimManifest(raw['name'], raw['version'], raw, { tarball: where, integrity: '' })
+}
+
+/**
+ * The text of the `package.json` in `dir` (a path below the tarball's top directory, whatever that
+ * is called; the top directory itself by default), or undefined when it has none.
+ */
+export async function packageJsonOfTarball (bytes: Buffer, where: string, dir = ''): Promise<string | undefined> {
   let tarBytes: Buffer
   try {
     tarBytes = bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes
   } catch (err) {
     throw new LodeError('TARBALL_NOT_GZIP', `${where} is not a valid gzipped tarball.`, { hint: 'Check the file or URL.', cause: err })
   }
+  const wanted = dir === '' ? 'package.json' : `${dir}/package.json`
   const extract = tar.extract()
   let text: string | undefined
   const done = new Promise<void>((resolve, reject) => {
     extract.on('entry', (header, stream, next) => {
-      const parts = header.name.split('/')
-      if (text === undefined && header.type === 'file' && parts.length === 2 && parts[1] === 'package.json') {
+      const below = header.name.slice(header.name.indexOf('/') + 1)
+      if (text === undefined && header.type === 'file' && header.name.includes('/') && below === wanted) {
         const chunks: Buffer[] = []
         stream.on('data', (chunk: unknown) => { chunks.push(chunk as Buffer) })
         stream.on('end', () => { text = Buffer.concat(chunks).toString('utf8'); next() })
@@ -165,13 +183,5 @@ export async function manifestOfTarball (bytes: Buffer, where: string): Promise<
   } catch (err) {
     throw new LodeError('TARBALL_NOT_TAR', `${where} is not a valid tarball.`, { hint: 'Check the file or URL.', cause: err })
   }
-  if (text === undefined) throw new LodeError('TARBALL_BAD_MANIFEST', `${where} has no package.json in its top directory.`, { hint: 'Check the file or URL.' })
-  const raw = parsePackageJson(text, `package.json in ${where}`)
-  if (typeof raw['name'] !== 'string' || raw['name'] === '') {
-    throw new LodeError('MISSING_PACKAGE_NAME', `Can't install ${where}: Missing package name`, { hint: 'The package.json in the tarball needs a "name"; pack it again with one.' })
-  }
-  if (typeof raw['version'] !== 'string') {
-    throw new LodeError('TARBALL_BAD_MANIFEST', `The package.json in ${where} has no version.`, { hint: 'Check the file or URL.' })
-  }
-  return trimManifest(raw['name'], raw['version'], raw, { tarball: where, integrity: '' })
+  return text
 }

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { test } from 'node:test'
 
 import { buildPackageTarball, buildTarball } from '@lode/__utils__.test-fixtures'
-import { resolveLocal, resolveTarballUrl } from '@lode/resolving.local-resolver'
+import { packageJsonOfTarball, resolveLocal, resolveTarballUrl } from '@lode/resolving.local-resolver'
 
 function project (): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-local-'))
@@ -49,4 +49,16 @@ test('a tarball file gets the integrity of its bytes; bad input is a clear error
   const url = await resolveTarballUrl('http://HOST.example/./t.tgz', async () => await Promise.resolve(tarball))
   assert.ok(url.kind === 'package')
   assert.equal(url.id, 't@http://host.example/t.tgz')
+})
+
+test('packageJsonOfTarball reads package.json from a directory below the top one, whatever that is called', async () => {
+  const { tarball } = await buildTarball([
+    { name: 'repo-0123abc/package.json', content: '{"name":"root"}' },
+    { name: 'repo-0123abc/packages/a/package.json', content: '{"name":"a"}' },
+    { name: 'repo-0123abc/packages/b/index.js', content: '' },
+  ])
+  assert.equal(await packageJsonOfTarball(tarball, 'archive'), '{"name":"root"}')
+  assert.equal(await packageJsonOfTarball(tarball, 'archive', 'packages/a'), '{"name":"a"}')
+  assert.equal(await packageJsonOfTarball(tarball, 'archive', 'packages/b'), undefined)
+  await assert.rejects(packageJsonOfTarball(Buffer.from([0x1f, 0x8b, 1, 2]), 'archive'), { code: 'ERR_LODE_TARBALL_NOT_GZIP', message: /archive/ })
 })
