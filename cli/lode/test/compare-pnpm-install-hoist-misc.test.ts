@@ -92,7 +92,7 @@ function hoistedNames (pair: Pair): string[] {
   return Object.keys(hoistedDependencies).sort()
 }
 
-test('a version a direct dependency pins (under an alias too, or through a dist-tag) is taken by subdependencies; add of a higher one moves the pin, as pnpm 11', async () => {
+test('a version a direct dependency pins (under an alias too, or through a dist-tag) is taken by subdependencies; add of a higher one moves the pin (not an aliased one\'s), as pnpm 11', async () => {
   await withRegistry([
     { name: 'dep', version: '1.0.0' },
     { name: 'dep', version: '1.1.0' },
@@ -103,7 +103,7 @@ test('a version a direct dependency pins (under an alias too, or through a dist-
   ], async (registry) => {
     registry.setDistTag('dep', 'stable', '1.0.0')
     const lockfileOnly = [['install', '--lockfile-only']]
-    const [named, alias, aliasedSub, tag, overSubdeps, refreshed] = await Promise.all([
+    const [named, alias, aliasedSub, tag, overSubdeps, refreshed, aliasedKept] = await Promise.all([
       begin(app(registry, { dependencies: { dep: '1.0.0' } }), [['install'], ['add', 'uses-dep']]),
       begin(app(registry, { dependencies: { foo: 'npm:dep@1.0.0', 'uses-dep': '*' } }), lockfileOnly),
       begin(app(registry, { dependencies: { dep: '1.0.0', 'uses-aliased': '1.0.0' } }), lockfileOnly),
@@ -111,6 +111,8 @@ test('a version a direct dependency pins (under an alias too, or through a dist-
       // Two subdependencies pin 1.1.0; the direct 1.0.0 wins for the package added.
       begin(app(registry, { dependencies: { dep: '1.0.0', 'pins-a': '1.0.0', 'pins-b': '1.0.0' } }), [['install'], ['add', 'uses-dep']]),
       begin(app(registry), [['add', 'dep@1.0.0', 'uses-dep@1.0.0'], ['add', 'dep@1.1.0']]),
+      // An npm: alias is no plain range: its pin stays where it was.
+      begin(app(registry), [['add', 'dep@1.0.0', 'uses-aliased@1.0.0'], ['add', 'dep@1.1.0']]),
     ])
     for (const pair of [named, alias, tag, overSubdeps]) assert.match(readLockfileText(pair.lodeProject), /uses-dep@1\.0\.0:\n {4}dependencies:\n {6}dep: 1\.0\.0\n/)
     assert.doesNotMatch(readLockfileText(alias.lodeProject), /dep@1\.1\.0/)
@@ -120,6 +122,7 @@ test('a version a direct dependency pins (under an alias too, or through a dist-
     assert.doesNotMatch(lockfile, /^ {2}dep@1\.0\.0/m)
     await then(refreshed, [['install']])
     assert.equal(readLockfileText(refreshed.lodeProject), lockfile)
+    assert.match(readLockfileText(aliasedKept.lodeProject), /^ {6}d: dep@1\.0\.0$/m)
   })
 })
 

@@ -270,6 +270,39 @@ test('optional dependencies that do not fit the platform are skipped where only 
   })
 })
 
+test('a required dependency of an installable optional dependency is installed even if it does not fit; engineStrict fails on it, as pnpm 11', async () => {
+  await withRegistry([
+    { name: 'helper', version: '1.0.0' },
+    { name: 'unfit', version: '1.0.0', dependencies: { helper: '1.0.0' }, manifest: UNFIT },
+    { name: 'has-unfit', version: '1.0.0', dependencies: { unfit: '1.0.0' } },
+  ], async (registry) => {
+    const pair = await then(makeProject(registry, app({})), [['add', '-O', 'has-unfit@1.0.0']])
+    rmBoth(pair, 'node_modules')
+    await then(pair, [['install', '--frozen-lockfile']])
+    rmBoth(pair, 'node_modules')
+    editBoth(pair, 'pnpm-workspace.yaml', () => 'engineStrict: true\n')
+    await then(pair, [['install', '--frozen-lockfile']])
+    await then(makeProject(registry, app({}), { 'pnpm-workspace.yaml': 'engineStrict: true\n' }), [{ args: ['add', '-O', 'has-unfit@1.0.0'], fails: /ERR_LODE_UNSUPPORTED_PLATFORM/ }])
+  })
+})
+
+test('an optional dependency whose required dependency fails to build: the install succeeds and the failed package is taken out, isolated and hoisted, as pnpm 11', async () => {
+  await withRegistry([
+    { name: 'fails', version: '1.0.0', scripts: { postinstall: 'node -e "process.exit(1)"' } },
+    { name: 'has-fails', version: '1.0.0', dependencies: { fails: '1.0.0' } },
+    { name: 'dep', version: '1.0.0' },
+  ], async (registry) => {
+    for (const linker of ['isolated', 'hoisted']) {
+      const settings = `allowBuilds:\n  fails: true\nnodeLinker: ${linker}\n`
+      const pair = await then(makeProject(registry, app({ dependencies: { dep: '1.0.0' } }), { 'pnpm-workspace.yaml': settings }), [
+        { args: ['add', '-O', 'has-fails@1.0.0'], warns: /fails@1\.0\.0|postinstall/ },
+        ['install'],
+      ])
+      assert.equal(fs.existsSync(path.join(pair.lodeProject.dir, 'node_modules', 'dep')), true)
+    }
+  })
+})
+
 test('builds: a failing build fails the install when the package is also required directly, not only through an optional one; each peer variant of a package is built, as pnpm 11', async () => {
   await withRegistry([
     { name: 'fails', version: '1.0.0', scripts: { postinstall: 'node -e "process.exit(1)"' } },
@@ -859,6 +892,23 @@ test('add of a name with an override saves the override\'s spec; add <name>@<ver
   await withRegistry([{ name: 'bar', version: '1.1.0' }, { name: 'bar', version: '1.0.0' }], async (registry) => {
     for (const spec of ['bar', 'bar@1.0.0']) {
       await then(makeProject(registry, app({}), { 'pnpm-workspace.yaml': 'overrides:\n  bar: 1.1.0\n' }), [['add', spec]])
+    }
+  })
+})
+
+test('platform packages without os or cpu are skipped by the platform their names declare, resolving or from a lockfile, as pnpm 11', async () => {
+  await withRegistry([
+    ...PLATFORMS.map(([os, cpu]) => ({ name: `@n/${os}-${cpu}`, version: '1.0.0' })),
+    { name: 'bare-native', version: '1.0.0', manifest: { optionalDependencies: Object.fromEntries(PLATFORMS.map(([os, cpu]) => [`@n/${os}-${cpu}`, '1.0.0'])) } },
+    ...PLATFORMS.map(([os, cpu]) => ({ name: `plat-${os}-${cpu}`, version: '1.0.0', manifest: { os: [os], cpu: [cpu] } })),
+    { name: 'native', version: '1.0.0', manifest: { optionalDependencies: Object.fromEntries(PLATFORMS.map(([os, cpu]) => [`plat-${os}-${cpu}`, '1.0.0'])) } },
+  ], async (registry) => {
+    await then(makeProject(registry, app({ dependencies: { 'bare-native': '1.0.0' } }), { 'pnpm-workspace.yaml': arch(['darwin'], ['arm64']) }), [['install']])
+    for (const linker of ['isolated', 'hoisted']) {
+      const pair = await then(makeProject(registry, app({}), { 'pnpm-workspace.yaml': `nodeLinker: ${linker}\n${arch(['darwin'], ['arm64'])}` }), [['add', 'native@1.0.0']])
+      editBoth(pair, 'pnpm-lock.yaml', (text) => text!.replace(/^ {4}(os|cpu): .*\n/gm, ''))
+      rmBoth(pair, 'node_modules')
+      await then(pair, [['install', '--frozen-lockfile']])
     }
   })
 })

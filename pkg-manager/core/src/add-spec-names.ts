@@ -74,6 +74,8 @@ export async function namedAddSpecs (
 function specToName (raw: string): SpecToName | undefined {
   if (raw.startsWith('file:')) return { kind: 'path', protocol: 'file', path: raw.slice('file:'.length) }
   if (raw.startsWith('link:')) return { kind: 'path', protocol: 'link', path: raw.slice('link:'.length) }
+  // A URL that is no git repository (`https://host/x.tgz`, not `https://github.com/user/repo` nor `….git`).
+  if (/^https?:\/\//i.test(raw) && parseGitSpec(raw) === undefined) return { kind: 'url', url: raw }
   // pnpm's local paths: `./x`, `../x`, `/x`, `~/x`, a drive letter, or a tarball file name.
   if (/^(?:\.{1,2}(?:[/\\]|$)|\/|~\/|[a-z]:[/\\])/i.test(raw) || (!raw.startsWith('@') && !raw.includes('@') && isTarballPath(raw))) {
     return { kind: 'path', protocol: 'path', path: raw.startsWith('~/') ? path.join(process.env['HOME'] ?? '~', raw.slice(2)) : raw }
@@ -86,10 +88,7 @@ function specToName (raw: string): SpecToName | undefined {
   }
   if (isValidPackageName(raw)) return undefined
   const git = parseGitSpec(raw)
-  if (git !== undefined) return { kind: 'git', alias: undefined, spec: raw, git }
-  // A URL that is no git repository.
-  if (/^https?:\/\//i.test(raw)) return { kind: 'url', url: raw }
-  return undefined
+  return git === undefined ? undefined : { kind: 'git', alias: undefined, spec: raw, git }
 }
 
 /**

@@ -259,7 +259,7 @@ function checkResolution (ctx: InstallRun, plan: InstallPlan): PeerIssue[] {
   const { config, opts } = ctx
   const resolvedNow = !plan.asIs && (opts.lockfileOnly !== true || ctx.outdated !== undefined)
   if (config.engineStrict && resolvedNow) {
-    skippedPackages(plan.lockfile, packagesCheck(config, true))
+    skippedPackages(plan.lockfile, packagesCheck(config, true, { resolvedNow: true }))
   }
   // As pnpm, after a resolution of every project (pnpm 11 resolves the whole graph again then).
   if (resolvedNow && ctx.selected === undefined && ctx.patches.length > 0) {

@@ -52,18 +52,20 @@ const OUTPUT_TAIL_LINES = 30
  * depends on), `concurrency` at a time, each in its own directory with the environment pnpm gives
  * them: `npm_*` variables, `node_modules/.bin` up the tree and the running Node on `PATH`,
  * `INIT_CWD`, the lifecycle event. A failing script fails with the package, the script and the
- * tail of its output. Returns the dependency paths built.
+ * tail of its output; an optional package's failure is a warning. Returns the dependency paths
+ * built, and those of the optional packages whose build failed.
  */
-export async function runDependencyBuilds (targets: readonly BuildTarget[], opts: BuildOptions): Promise<string[]> {
+export async function runDependencyBuilds (targets: readonly BuildTarget[], opts: BuildOptions): Promise<BuildOutcome> {
   const byDepPath = new Map(targets.map((target) => [target.depPath, target]))
   const limit = pLimit(Math.max(1, opts.concurrency))
   const started = new Map<string, Promise<boolean>>()
-  const built: string[] = []
+  const outcome: BuildOutcome = { built: [], failed: [] }
   const run = async (target: BuildTarget, deps: ReadonlyArray<Promise<boolean>>): Promise<boolean> => {
     await Promise.all(deps)
     return await limit(async () => {
       opts.signal?.throwIfAborted()
-      if (await runBuild(target, opts)) built.push(target.depPath)
+      if (await runBuild(target, opts)) outcome.built.push(target.depPath)
+      else outcome.failed.push(target.depPath)
       return true
     })
   }
@@ -96,7 +98,13 @@ export async function runDependencyBuilds (targets: readonly BuildTarget[], opts
     }
   }
   await Promise.all(started.values())
-  return built
+  return outcome
+}
+
+/** The dependency paths built, and those of the optional packages whose build failed (warned). */
+export interface BuildOutcome {
+  built: string[]
+  failed: string[]
 }
 
 /** One package's lifecycle; false when an optional package's build failed (warned). */

@@ -3,7 +3,7 @@ import { LodeError } from '@lode/core.error'
 
 import { createAllowBuild } from './allow-builds.js'
 import { runDependencyBuilds } from './build.js'
-import type { LifecycleLog } from './build.js'
+import type { BuildOutcome, LifecycleLog } from './build.js'
 
 /**
  * pnpm 11's decision for packages that want to build: `allowBuilds` allows them (they run), skips
@@ -44,9 +44,12 @@ export interface BuildPackagesOptions {
   signal?: AbortSignal | undefined
 }
 
-/** Runs the builds of `packages` (in dependency order, `childConcurrency` at a time); returns the dependency paths built. */
-export async function buildPackages (packages: readonly BuildCandidate[], opts: BuildPackagesOptions): Promise<string[]> {
-  if (packages.length === 0) return []
+/**
+ * Runs the builds of `packages` (in dependency order, `childConcurrency` at a time); returns the
+ * dependency paths built, and those of the optional packages whose build failed.
+ */
+export async function buildPackages (packages: readonly BuildCandidate[], opts: BuildPackagesOptions): Promise<BuildOutcome> {
+  if (packages.length === 0) return { built: [], failed: [] }
   return await runDependencyBuilds(packages.map((pkg) => ({
     depPath: pkg.depPath,
     pkgId: pkg.pkgId,
@@ -68,6 +71,8 @@ export interface Builds {
   ignored: string[]
   pending: string[]
   built: string[]
+  /** Optional packages whose build failed: taken out of node_modules, as pnpm takes them out. */
+  failed: string[]
 }
 
 export interface RunBuildsOptions extends BuildPackagesOptions {
@@ -88,9 +93,10 @@ export async function runBuilds (candidates: readonly BuildCandidate[], opts: Ru
       ignored: [],
       pending: [...opts.importersWithInstallScripts ?? [], ...[...new Set(candidates.map((pkg) => pkg.depPath))].sort()],
       built: [],
+      failed: [],
     }
   }
-  return { ignored, pending: [], built: await buildPackages(allowed, opts) }
+  return { ignored, pending: [], ...await buildPackages(allowed, opts) }
 }
 
 /** Ignored builds: `ERR_LODE_IGNORED_BUILDS` naming them with `strictDepBuilds`, else a warning. */

@@ -30,8 +30,9 @@ test('runDependencyBuilds: a package builds after those it depends on; two in a 
       target(root, 'cyc-a', ['cyc-b'], record('cyc-a')),
       target(root, 'cyc-b', ['cyc-a'], record('cyc-b')),
     ]
-    const built = await runDependencyBuilds(targets, OPTIONS)
+    const { built, failed } = await runDependencyBuilds(targets, OPTIONS)
     assert.deepEqual([...built].sort(), ['cyc-a@1.0.0', 'cyc-b@1.0.0', 'leaf@1.0.0', 'mid@1.0.0', 'top@1.0.0'])
+    assert.deepEqual(failed, [])
     const order = fs.readFileSync(log, 'utf8').trim().split('\n')
     assert.ok(order.indexOf('leaf') < order.indexOf('mid') && order.indexOf('mid') < order.indexOf('top'), order.join(','))
     assert.ok(order.indexOf('cyc-a') < order.indexOf('top') && order.indexOf('cyc-b') < order.indexOf('top'), order.join(','))
@@ -45,11 +46,27 @@ test('runDependencyBuilds: a chain of 5,000 build targets is walked without recu
   try {
     const n = 5000
     const targets = Array.from({ length: n }, (_, i) => target(root, `p${i}`, i + 1 < n ? [`p${i + 1}`] : []))
-    const built = await runDependencyBuilds(targets, OPTIONS)
+    const { built } = await runDependencyBuilds(targets, OPTIONS)
     assert.equal(built.length, n)
     // Dependencies first: the bottom of the chain builds first, its top last.
     assert.equal(built[0], `p${n - 1}@1.0.0`)
     assert.equal(built.at(-1), 'p0@1.0.0')
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true })
+  }
+})
+
+test('runDependencyBuilds: an optional package whose build fails is a warning, reported as failed; the others build', async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-build-'))
+  try {
+    const warnings: string[] = []
+    const targets = [
+      { ...target(root, 'opt-fails', [], { postinstall: 'node -e "process.exit(3)"' }), optional: true },
+      target(root, 'ok', [], { postinstall: 'node -e ""' }),
+    ]
+    const outcome = await runDependencyBuilds(targets, { ...OPTIONS, onWarning: (message) => { warnings.push(message) } })
+    assert.deepEqual(outcome, { built: ['ok@1.0.0'], failed: ['opt-fails@1.0.0'] })
+    assert.match(warnings.join('\n'), /opt-fails@1\.0\.0 postinstall: .* exited with code 3\.[\s\S]*It is an optional dependency/)
   } finally {
     fs.rmSync(root, { recursive: true, force: true })
   }

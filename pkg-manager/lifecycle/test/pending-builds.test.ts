@@ -5,7 +5,7 @@ import type { Builds } from '../src/dependency-builds.js'
 import { pendingBuildsAfter } from '../src/pending-builds.js'
 
 
-const builds = (more: Partial<Builds>): Builds => ({ built: [], ignored: [], pending: [], ...more })
+const builds = (more: Partial<Builds>): Builds => ({ built: [], failed: [], ignored: [], pending: [], ...more })
 
 test('pendingBuildsAfter: a pending build stays while its package is installed and nothing settled it', () => {
   const installed = (id: string): boolean => id !== 'gone@1.0.0'

@@ -14,6 +14,7 @@ import { writeSymlinks } from '@lode/worker.link/symlinks'
 import { LinkPool } from '@lode/worker.pools'
 
 import { linkModulesDirBins } from './bins.js'
+import { removeFailedOptionalPackages } from './failed-optional.js'
 import { recordLayout, removeInstallingMarker, removeInterruptedWrites, virtualStorePruning } from './finish-linking.js'
 import type { HoistedDependency } from './hoist.js'
 import { planHoistedLayout } from './hoisted-layout.js'
@@ -124,6 +125,12 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
     // Nothing to go back to: the marker stays, and the next install finishes this one's work.
     rollBack: async () => {},
     complete: async (builds) => {
+      // An optional package whose build failed goes from each of its places (the workspace's links to it too).
+      const failed = new Set(builds.failed)
+      await removeFailedOptionalPackages(
+        plan.packages.filter((pkg) => failed.has(pkg.depPath)).map((pkg) => pkg.dir),
+        opts.importers.map((importer) => path.join(importer.dir, MODULES_DIR))
+      )
       if (builds.built.length > 0) {
         const imported = new Set(toImport)
         for (const depPath of builds.built) {

@@ -18,6 +18,7 @@ import type { LinkToWrite } from '@lode/worker.link'
 import { writeSymlinks } from '@lode/worker.link/symlinks'
 
 import { removeExtraneous } from './extraneous.js'
+import { removeFailedOptionalPackages } from './failed-optional.js'
 import { recordLayout, removeInstallingMarker, removeInterruptedWrites, virtualStorePruning } from './finish-linking.js'
 import { hoistedPath, planHoisting, planWorkspaceHoisting } from './hoist.js'
 import type { HoistedDependency } from './hoist.js'
@@ -291,6 +292,10 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
     complete: async (builds) => {
       await preparedLock.commit()
       await prune?.removeStaleDirs()
+      await removeFailedOptionalPackages(
+        builds.failed.flatMap((depPath) => byDepPath.get(depPath)?.dir ?? []),
+        [...opts.importers.map((importer) => path.join(importer.dir, MODULES_DIR)), path.join(layout.virtualStoreDir, MODULES_DIR)]
+      )
       if (opts.pruneDirectDependencies === true) {
         const dirs = { modulesDir, virtualStoreDir: layout.virtualStoreDir }
         const keep = new Set([...layout.directLinks.map((link) => link.path), ...hoisted.filter((dep) => dep.type === 'public').map((dep) => hoistedPath(dirs, dep))])

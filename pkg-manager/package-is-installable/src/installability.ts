@@ -1,8 +1,9 @@
-import { pkgIdOf } from '@lode/core.dep-path'
+import { nameOf, pkgIdOf, refToDepPath } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import semver from 'semver'
 
+import { platformOfOptional } from './platform-from-name.js'
 import { currentPlatform, platformMismatch } from './platform.js'
 import type { Platform, SupportedArchitectures } from './platform.js'
 
@@ -95,51 +96,121 @@ export interface PackagesCheckOptions {
   engineStrict: boolean
   nodeVersion: string
   platform: Platform
+  /**
+   * The lockfile was resolved by this install: under `engineStrict`, a package that cannot run here
+   * fails the install wherever it is required, inside an optional dependency's subtree too (pnpm's
+   * resolver checks each dependency as it resolves it). From a lockfile as it is, such a subtree is
+   * best-effort: only a package no optional path reaches fails.
+   */
+  resolvedNow?: boolean
 }
 
 /** The checks of `skippedPackages` for an install's settings: its Node.js version, this machine with `supportedArchitectures`. */
 export function packagesCheck (
   config: { nodeVersion: string, supportedArchitectures?: SupportedArchitectures | undefined },
-  engineStrict: boolean
+  engineStrict: boolean,
+  opts: { resolvedNow?: boolean } = {}
 ): PackagesCheckOptions {
-  return { engineStrict, nodeVersion: config.nodeVersion, platform: currentPlatform(config.supportedArchitectures) }
+  return { engineStrict, nodeVersion: config.nodeVersion, platform: currentPlatform(config.supportedArchitectures), ...opts }
 }
 
 /**
  * The lockfile's packages this machine cannot run, as pnpm 11 decides when it installs them: one
  * whose `os`, `cpu` or `libc` exclude this platform, or whose `engines.node` the Node.js does not
- * satisfy, is skipped when only optional dependencies reach it (it stays in the lockfile); one a
- * required dependency reaches is installed all the same, or with `engineStrict` is
- * `ERR_LODE_UNSUPPORTED_PLATFORM` / `ERR_LODE_UNSUPPORTED_ENGINE`. pnpm only logs the installed
- * ones (its reporter shows nothing), and so does lode. Returns the dependency paths skipped.
+ * satisfy, is skipped when every edge the install reaches it by is optional (an
+ * `optionalDependencies` entry of a project or of a package that is installed; it stays in the
+ * lockfile); one a required edge reaches (a `dependencies` entry of an installed package, an
+ * installable optional dependency's too) is installed all the same, or with `engineStrict` is
+ * `ERR_LODE_UNSUPPORTED_PLATFORM` / `ERR_LODE_UNSUPPORTED_ENGINE` (see `resolvedNow`). pnpm only
+ * logs the installed ones (its reporter shows nothing), and so does lode. Returns the dependency
+ * paths skipped.
  */
 export function skippedPackages (lockfile: Lockfile, opts: PackagesCheckOptions): Set<string> {
+  const unfit = unfitPackages(lockfile, opts)
+  if (unfit.size === 0) return new Set()
+  const installed = installedPackages(lockfile, unfit)
   const skipped = new Set<string>()
+  for (const [depPath, why] of unfit) {
+    const optional = lockfile.snapshots?.[depPath]?.optional === true
+    if (installed.has(depPath)) {
+      if (why.error !== undefined && opts.engineStrict && (opts.resolvedNow === true || !optional)) throw why.error()
+    } else if (optional || installed.reached.has(depPath)) {
+      // Reached by optional edges only; or not at all (below a skipped package), as the lockfile's flag says.
+      skipped.add(depPath)
+    }
+  }
+  return skipped
+}
+
+/**
+ * A package this machine cannot run. `error`: why, as a required dependency sees it (its declared
+ * `os`/`cpu`/`libc`, then its `engines.node`), the error under `engineStrict`; none when only the
+ * platform its name declares excludes it (pnpm infers that for optional dependencies only).
+ */
+interface Unfit {
+  error?: (() => LodeError) | undefined
+}
+
+/** The lockfile's packages whose platform (declared, or as an optional one's name declares it) or `engines.node` exclude this machine. */
+function unfitPackages (lockfile: Lockfile, opts: PackagesCheckOptions): Map<string, Unfit> {
+  const unfit = new Map<string, Unfit>()
   const current = { node: opts.nodeVersion }
-  for (const [depPath, snapshot] of Object.entries(lockfile.snapshots ?? {})) {
-    const info = lockfile.packages?.[pkgIdOf(depPath)]
-    if (info === undefined || (info.os === undefined && info.cpu === undefined && info.libc === undefined && info.engines === undefined)) {
+  for (const depPath of Object.keys(lockfile.snapshots ?? {})) {
+    const pkgId = pkgIdOf(depPath)
+    const info = lockfile.packages?.[pkgId]
+    if (info === undefined) continue
+    const declared = info.os !== undefined || info.cpu !== undefined || info.libc !== undefined
+    const platform = declared ? platformMismatch(info, opts.platform) : undefined
+    if (platform !== undefined) {
+      unfit.set(depPath, {
+        error: () => new LodeError('UNSUPPORTED_PLATFORM', `${pkgId} does not support this platform: it wants ${platform}.`, {
+          hint: 'Install on a platform the package supports, make it an optional dependency, or set engineStrict: false in pnpm-workspace.yaml to install it all the same.',
+        }),
+      })
       continue
     }
-    const optional = snapshot.optional === true
-    const platform = info.os === undefined && info.cpu === undefined && info.libc === undefined
-      ? undefined
-      : platformMismatch(info, opts.platform)
-    if (platform !== undefined) {
-      if (optional) skipped.add(depPath)
-      else if (opts.engineStrict) {
-        throw new LodeError('UNSUPPORTED_PLATFORM', `${pkgIdOf(depPath)} does not support this platform: it wants ${platform}.`, {
-          hint: 'Install on a platform the package supports, make it an optional dependency, or set engineStrict: false in pnpm-workspace.yaml to install it all the same.',
-        })
-      }
+    const byName = platformMismatch(platformOfOptional(info, nameOf(depPath)), opts.platform) !== undefined
+    if (info.engines === undefined) {
+      if (byName) unfit.set(depPath, {})
       continue
     }
     // pnpm defers a patched package's engines to its patched package.json; lode does not check them under engineStrict.
-    if (opts.engineStrict && depPath.includes('(patch_hash=')) continue
-    const wanted = unsatisfiedEngines(info.engines, current, pkgIdOf(depPath))
-    if (wanted === undefined) continue
-    if (optional) skipped.add(depPath)
-    else if (opts.engineStrict) throw unsupportedEngineError(pkgIdOf(depPath), wanted, current)
+    const wanted = opts.engineStrict && depPath.includes('(patch_hash=') ? undefined : unsatisfiedEngines(info.engines, current, pkgId)
+    if (wanted !== undefined) unfit.set(depPath, { error: () => unsupportedEngineError(pkgId, wanted, current) })
+    else if (byName) unfit.set(depPath, {})
   }
-  return skipped
+  return unfit
+}
+
+/**
+ * The packages an install of every project and group puts on disk, walked edge by edge from the
+ * projects: an unfit package reached by an optional edge is not entered by it (a required edge may
+ * still reach it); `reached` has every package some edge from an installed one leads to.
+ */
+function installedPackages (lockfile: Lockfile, unfit: ReadonlyMap<string, Unfit>): Set<string> & { reached: Set<string> } {
+  const installed = Object.assign(new Set<string>(), { reached: new Set<string>() })
+  const queue: Array<{ depPath: string, optional: boolean }> = []
+  const follow = (deps: Readonly<Record<string, string>> | undefined, optional: boolean): void => {
+    for (const [alias, ref] of Object.entries(deps ?? {})) {
+      if (!ref.startsWith('link:')) queue.push({ depPath: refToDepPath(alias, ref), optional })
+    }
+  }
+  for (const importer of Object.values(lockfile.importers)) {
+    const versions = (group: Record<string, { version: string }> | undefined): Record<string, string> =>
+      Object.fromEntries(Object.entries(group ?? {}).map(([alias, dep]) => [alias, dep.version]))
+    follow(versions(importer.dependencies), false)
+    follow(versions(importer.devDependencies), false)
+    follow(versions(importer.optionalDependencies), true)
+  }
+  for (let next = 0; next < queue.length; next++) {
+    const { depPath, optional } = queue[next]!
+    installed.reached.add(depPath)
+    if (installed.has(depPath) || (optional && unfit.has(depPath))) continue
+    const snapshot = lockfile.snapshots?.[depPath]
+    if (snapshot === undefined) continue
+    installed.add(depPath)
+    follow(snapshot.dependencies, false)
+    follow(snapshot.optionalDependencies, true)
+  }
+  return installed
 }

@@ -8,7 +8,7 @@ import { parsePackageJson } from '@lode/fs.package-json'
 import type { Config } from '@lode/pkg-manager.config'
 import { createAllowBuild } from '@lode/pkg-manager.lifecycle'
 import type { Resolution } from '@lode/pkg-manager.lockfile'
-import { currentPlatform, platformMismatch } from '@lode/pkg-manager.package-is-installable'
+import { currentPlatform, platformMismatch, platformOfOptional } from '@lode/pkg-manager.package-is-installable'
 import type { Platform, PlatformFields } from '@lode/pkg-manager.package-is-installable'
 import { isGitResolution } from '@lode/resolving.git-resolver'
 import { registryTarballUrl } from '@lode/resolving.npm-resolver/registries'
@@ -104,7 +104,8 @@ export class PackageFetcher {
     if (isGitResolution(pkg.resolution)) return
     const key = integrityKey(pkg)
     if (key === undefined || this.fetches.has(key)) return
-    if (pkg.platform !== undefined && platformMismatch(pkg.platform, this.platform) !== undefined) return
+    // Nor one whose name says it is for another platform (pnpm skips such optional packages; a required one is fetched when linked).
+    if (platformMismatch(platformOfOptional(pkg.platform ?? {}, nameOf(pkg.pkgId)), this.platform) !== undefined) return
     if (this.openIndex().has(key)) return
     this.fetches.set(key, this.fetch(pkg, key))
   }

@@ -79,7 +79,7 @@ export async function rebuild (opts: RebuildOptions): Promise<string[]> {
   const { allowed, ignored } = planBuilds(config.allowBuilds, candidates)
   const isOptional = (depPath: string): boolean => lockfile.snapshots?.[depPath]?.optional === true
   const { onWarning, onLifecycle, signal } = opts
-  const built = await buildPackages(allowed, { config, isOptional, onWarning, onLifecycle, signal })
+  const { built } = await buildPackages(allowed, { config, isOptional, onWarning, onLifecycle, signal })
   if (built.length > 0 && hoistedLocations !== undefined) {
     await spreadHoistedBuilds(built, hoistedLocations, config.dir)
   } else if (built.length > 0) {

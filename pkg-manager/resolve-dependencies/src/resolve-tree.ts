@@ -363,7 +363,9 @@ export class TreeResolver {
       })
     }
     let wantedSpec: RegistrySpec = spec
-    const relock = depth > 0 && this.updatedNames.has(spec.name)
+    // A direct dependency moved to another version unpins the subdependencies of that name (not an
+    // `npm:` alias, which is no plain range to pnpm's refresh).
+    const relock = depth > 0 && !spec.aliased && this.updatedNames.has(spec.name)
     const lockedVersion = relock || wanted.lockedVersion === undefined || !satisfiesLockedRange(wanted.lockedVersion, spec)
       ? undefined
       : wanted.lockedVersion
