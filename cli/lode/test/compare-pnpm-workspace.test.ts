@@ -529,3 +529,26 @@ test('linkWorkspacePackages: a registry dependency becomes a link once a workspa
     ['install'],
   ], filesOf(['app', 'peer-host', 'dep-a']))
 })
+
+test('an injected project\'s copies get what its own scripts build, as pnpm 11', async () => {
+  const injected = { injected: true }
+  for (const [script, p2] of [['prepublishOnly', { p1: 'workspace:1.0.0' }], ['prepare', { p1: 'file:../p1' }]] as const) {
+    const p1 = { dependencies: { 'dep-a': '1.0.0' }, peerDependencies: { other: '1.0.0' }, scripts: { [script]: writeFile('main.js') } }
+    const meta = script === 'prepublishOnly' ? { dependenciesMeta: { p1: injected } } : {}
+    await flow(workspace('autoInstallPeers: false\n', { p1, p2: { dependencies: { other: '1.0.0', ...p2 }, ...meta } }),
+      [['install'], (dir) => { removeNodeModules(dir); fs.rmSync(path.join(dir, 'packages/p1/main.js'), { force: true }) }, ['install', '--frozen-lockfile']], filesOf(['p1', 'p2']))
+  }
+  await flow(workspace('nodeLinker: hoisted\ndedupeInjectedDeps: false\n', {
+    'peer-host': { scripts: { prepare: writeFile('prepare.txt') } },
+    p1: { dependencies: { 'peer-host': 'workspace:1.0.0' }, dependenciesMeta: { 'peer-host': injected } },
+    p2: { dependencies: { 'peer-host': 'workspace:1.0.0' }, dependenciesMeta: { 'peer-host': injected } },
+  }, { dependencies: { 'peer-host': '1.1.0' } }), [['install']], filesOf(['peer-host', 'p1', 'p2']))
+})
+
+test('an injected copy edited by hand is restored by the next install, as pnpm 11', async () => {
+  await flow(workspace('dedupeInjectedDeps: false\n', { dep9: {}, main: { dependencies: { dep9: 'workspace:1.0.0' }, dependenciesMeta: { dep9: { injected: true } } } }, {}, { 'packages/dep9/index.js': 'console.log("dep")' }), [
+    ['install'],
+    (dir) => { const file = path.join(dir, 'packages/main/node_modules/dep9/index.js'); fs.unlinkSync(file); fs.writeFileSync(file, 'console.log("dep updated")') },
+    ['install'],
+  ], filesOf(['dep9', 'main'], ['packages/main/node_modules/dep9/index.js']))
+})

@@ -10,7 +10,8 @@ import type { InstallContext } from '@lode/pkg-manager.install-context'
 import { writePnpmWorkspaceState } from '@lode/pkg-manager.install-state/pnpm-workspace-state'
 import { allowBuildKeyOf, hasInstallScripts, projectScriptsPlan, runInstallScripts, runProjectScript } from '@lode/pkg-manager.lifecycle'
 import type { ProjectMutation } from '@lode/pkg-manager.lifecycle'
-import type { DirectDependencyChange, LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
+import { refreshInjectedCopies } from '@lode/pkg-manager.linker'
+import type { DirectDependencyChange, InjectedCopy, LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
 import { localSources } from '@lode/pkg-manager.lockfile'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { recordVerifiedLockfile, verifyLockfile } from '@lode/pkg-manager.lockfile-verification'
@@ -114,8 +115,8 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
   if (toWrite !== undefined) await checkWantedLockfileWrite(config.dir, toWrite)
   const linkStart = performance.now()
   const commit = async (ignoredBuilds: readonly string[] = []): Promise<boolean> => await commitInstall(ctx, plan, saved, ignoredBuilds)
-  const linked: LinkCounts & { committed: boolean, partial: boolean } = opts.lockfileOnly === true
-    ? { added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], committed: await commit(), partial: false }
+  const linked: LinkCounts & { committed: boolean, partial: boolean, injectedCopies: readonly InjectedCopy[] } = opts.lockfileOnly === true
+    ? { added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], committed: await commit(), partial: false, injectedCopies: [] }
     : await linkAndBuild(linkOptions(ctx, installer, plan, packages), commit, (log) => {
       emit({ type: 'lifecycle', ...log, dir: path.relative(config.dir, log.dir).split(path.sep).join('/') || '.' })
     }, installer.trace)
@@ -125,7 +126,9 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
     emit({ type: 'packages', added: linked.added, removed: linked.removed, storeDir: storePath(config.storeDir), virtualStoreDir: path.relative(config.dir, config.virtualStoreDir).split(path.sep).join('/') })
   }
   emit({ type: 'progress', resolved: packages, added: linked.added, reused: linked.reused, downloaded: linked.downloaded, done: true })
-  await scripts?.runAll()
+  await scripts?.runAll(linked.injectedCopies, async (copies) => {
+    await refreshInjectedCopies(copies, { config, fetcher: installer.fetcher })
+  })
   if (peerIssues.length > 0) emit({ type: 'peer-issues', issues: peerIssues })
   emit({ type: 'lockfile', written: linked.committed, file: path.join(config.dir, WANTED_LOCKFILE) })
   if (linked.changes.length > 0) emit({ type: 'summary', changes: linked.changes.map((change) => withLatest(change, plan.latest)) })
@@ -347,17 +350,25 @@ function projectScripts (ctx: InstallRun): ProjectScripts | undefined {
   const { config, opts } = ctx
   if (opts.lockfileOnly === true || opts.ignoreScripts === true) return undefined
   const options = scriptOptions(ctx)
-  const plan = projectScriptsPlan({
+  const input = {
     projects: sortProjects(ctx.projects),
     selected: ctx.selected,
     mutations: new Map(ctx.edited.map(({ edit, project }) => [project.id, mutationOf(edit)])),
     workspace: (config.workspacePackages ?? []).length > 0,
     prepare: opts.include?.devDependencies !== false,
-  })
+  }
+  const plan = projectScriptsPlan(input)
   return {
     plan,
     run: async (event) => { await runProjectScript(event, { ...options, dir: config.dir, manifest: ctx.rootManifest }) },
-    runAll: async () => { await runInstallScripts(plan.runs, options) },
+    // A project injected somewhere runs pnpm's events for it, and its copies are refreshed after them.
+    runAll: async (injectedCopies, refresh) => {
+      const injected = new Set(injectedCopies.map((copy) => copy.projectId))
+      const runs = injected.size === 0 ? plan.runs : projectScriptsPlan({ ...input, injected }).runs
+      await runInstallScripts(runs, options, async (project) => {
+        await refresh(injectedCopies.filter((copy) => copy.projectId === project.id))
+      })
+    },
   }
 }
 
@@ -375,7 +386,7 @@ function scriptOptions (ctx: InstallRun): { stdio: 'inherit' | 'pipe', userAgent
 interface ProjectScripts {
   plan: ReturnType<typeof projectScriptsPlan>
   run: (event: string) => Promise<void>
-  runAll: () => Promise<void>
+  runAll: (injectedCopies: readonly InjectedCopy[], refresh: (copies: readonly InjectedCopy[]) => Promise<void>) => Promise<void>
 }
 
 /** A bare `update` installs the project as a whole (pnpm's `install` mutation); add and named or `--latest` updates change some dependencies. */

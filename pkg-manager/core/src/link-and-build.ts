@@ -5,7 +5,7 @@ import { MODULES_DIR } from '@lode/core.constants'
 import { pendingBuildsAfter, reportIgnoredBuilds, runBuilds } from '@lode/pkg-manager.lifecycle'
 import type { Builds, LifecycleLog } from '@lode/pkg-manager.lifecycle'
 import { linkPackages, readModulesManifest } from '@lode/pkg-manager.linker'
-import type { LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
+import type { InjectedCopy, LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
 
 /**
  * node_modules from the lockfile, in pnpm's order: the packages are linked (the linker), the
@@ -20,7 +20,7 @@ export async function linkAndBuild (
   commit: (ignoredBuilds: readonly string[]) => Promise<boolean>,
   onLifecycle?: (log: LifecycleLog) => void,
   timeline?: { phase: <T>(label: string, step: () => Promise<T>) => Promise<T> }
-): Promise<LinkCounts & { committed: boolean, partial: boolean }> {
+): Promise<LinkCounts & { committed: boolean, partial: boolean, injectedCopies: readonly InjectedCopy[] }> {
   const phase = async <T>(label: string, step: () => Promise<T>): Promise<T> =>
     timeline === undefined ? await step() : await timeline.phase(label, step)
   const modulesDir = path.join(opts.config.dir, MODULES_DIR)
@@ -54,5 +54,5 @@ export async function linkAndBuild (
   // A filtered install that left some project as the lockfile does not have it: node_modules is not complete.
   const partial = opts.selectedImporters !== undefined && Object.entries(opts.lockfile.importers)
     .some(([id, snapshot]) => !isDeepStrictEqual(linked.lockfile.importers[id] ?? {}, snapshot))
-  return { ...linked.counts, committed, partial }
+  return { ...linked.counts, committed, partial, injectedCopies: linked.injectedCopies }
 }

@@ -15,6 +15,8 @@ export interface ScriptsPlanInput<P extends { id: string }> {
   workspace: boolean
   /** Whether dev dependencies are installed: the `prepare` scripts run only then. */
   prepare: boolean
+  /** The projects injected somewhere (`dependenciesMeta.injected`, `file:`): their copies are refreshed after their scripts. */
+  injected?: ReadonlySet<string> | undefined
 }
 
 export interface ScriptsPlan<P> {
@@ -26,6 +28,8 @@ export interface ScriptsPlan<P> {
 
 const BUILD_EVENTS = ['preinstall', 'install', 'postinstall'] as const
 const PREPARE_EVENTS = ['preprepare', 'prepare', 'postprepare'] as const
+// pnpm 11's events of a project injected somewhere: what builds the files its copies get.
+const INJECTED_EVENTS = ['preinstall', 'install', 'postinstall', 'prepare', 'prepublishOnly'] as const
 
 /**
  * pnpm 11: the projects installed as a whole run every install script: all selected ones in a
@@ -33,7 +37,8 @@ const PREPARE_EVENTS = ['preprepare', 'prepare', 'postprepare'] as const
  * changes only other projects. A project `add` or a named update changes runs none, unless it
  * is the only one changed in a workspace of more than one project besides the root: then its
  * `preinstall`, `install` and `postinstall` run (pnpm rebuilds it after the install), not
- * `prepare`. `remove` runs none.
+ * `prepare`. `remove` runs none. A project injected somewhere runs `prepare` and `prepublishOnly`
+ * (not `preprepare`, `postprepare`), as pnpm builds the files of its copies with them.
  */
 export function projectScriptsPlan<P extends { id: string }> (input: ScriptsPlanInput<P>): ScriptsPlan<P> {
   const { mutations } = input
@@ -49,7 +54,8 @@ export function projectScriptsPlan<P extends { id: string }> (input: ScriptsPlan
     !removes && input.workspace && members > 1 && mutations.size === 1 && mutations.get(project.id) === 'some'
   const all = input.prepare ? [...BUILD_EVENTS, ...PREPARE_EVENTS] : BUILD_EVENTS
   const runs = input.projects.flatMap((project) => {
-    if (whole(project)) return [{ project, events: project.id === '.' ? all.slice(1) : all }]
+    const events = input.prepare && input.injected?.has(project.id) === true ? INJECTED_EVENTS : all
+    if (whole(project)) return [{ project, events: project.id === '.' ? events.slice(1) : events }]
     return rebuilt(project) ? [{ project, events: BUILD_EVENTS }] : []
   })
   const root = input.projects.find((project) => project.id === '.')

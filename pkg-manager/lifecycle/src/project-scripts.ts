@@ -77,12 +77,19 @@ export function hasInstallScripts (manifest: object): boolean {
   return ['preinstall', 'install', 'postinstall', 'prepublish', 'prepare'].some((event) => scripts[event] !== undefined)
 }
 
-/** The projects' own install scripts once their dependencies are installed, in the order planned (`projectScriptsPlan`). */
-export async function runInstallScripts (
-  runs: ReadonlyArray<{ project: { dir: string, manifest: object }, events: readonly string[] }>,
-  opts: Omit<ProjectScriptOptions, 'dir' | 'manifest' | 'args'>
+/**
+ * The projects' own install scripts once their dependencies are installed, in the order planned
+ * (`projectScriptsPlan`); `afterScripts` after each project that had one of its events to run.
+ */
+export async function runInstallScripts<P extends { dir: string, manifest: object }> (
+  runs: ReadonlyArray<{ project: P, events: readonly string[] }>,
+  opts: Omit<ProjectScriptOptions, 'dir' | 'manifest' | 'args'>,
+  afterScripts?: (project: P) => Promise<void>
 ): Promise<void> {
   for (const { project, events } of runs) {
     for (const event of events) await runProjectScript(event, { ...opts, dir: project.dir, manifest: project.manifest })
+    const scripts = scriptsOf(project.manifest)
+    const ran = events.some((event) => scripts[event] !== undefined && !isSkippedScript(scripts[event]))
+    if (ran && afterScripts !== undefined) await afterScripts(project)
   }
 }

@@ -8,13 +8,18 @@ const ALL = ['preinstall', 'install', 'postinstall', 'preprepare', 'prepare', 'p
 const BUILD = ['preinstall', 'install', 'postinstall']
 
 /** Who runs what, as `id: events` (the root's preinstall marked `root:preinstall` when it runs first). */
-function plan (ids: string[], mutations: Record<string, ProjectMutation>, more: { selected?: string[], prepare?: boolean } = {}): string[] {
+function plan (
+  ids: string[],
+  mutations: Record<string, ProjectMutation>,
+  more: { selected?: string[], prepare?: boolean, injected?: string[] } = {}
+): string[] {
   const result = projectScriptsPlan({
     projects: ids.map((id) => ({ id })),
     selected: more.selected === undefined ? undefined : new Set(more.selected),
     mutations: new Map(Object.entries(mutations)),
     workspace: ids.length > 1,
     prepare: more.prepare ?? true,
+    injected: more.injected === undefined ? undefined : new Set(more.injected),
   })
   const runs = result.runs.map(({ project, events }) =>
     `${project.id}: ${events.join(',') === ALL.slice(1).join(',') || events.join(',') === ALL.join(',') ? 'all' : events.join(',') === BUILD.join(',') ? 'build' : events.join(',')}`)
@@ -41,4 +46,9 @@ test('in a workspace: the root as a whole when a command changes others; the onl
   assert.deepEqual(plan(['.', 'a', 'b'], { '.': 'some', a: 'some', b: 'some' }), [])
   assert.deepEqual(plan(['.', 'a', 'b'], { '.': 'install', a: 'install', b: 'install' }), ['root:preinstall', '.: all', 'a: all', 'b: all'])
   assert.deepEqual(plan(['.', 'a', 'b'], { a: 'remove' }), [])
+})
+
+test('a project injected somewhere runs prepare and prepublishOnly (what builds its copies\' files), not preprepare or postprepare', () => {
+  assert.deepEqual(plan(['.', 'a', 'b'], {}, { injected: ['a'] }), ['root:preinstall', '.: all', 'a: preinstall,install,postinstall,prepare,prepublishOnly', 'b: all'])
+  assert.deepEqual(plan(['.', 'a', 'b'], {}, { injected: ['a'], prepare: false }), ['root:preinstall', '.: install,postinstall', 'a: build', 'b: build'])
 })

@@ -20,6 +20,7 @@ import type { HoistedDependency } from './hoist.js'
 import { planHoistedLayout } from './hoisted-layout.js'
 import type { HoistedLayout, HoistedPackage } from './hoisted-layout.js'
 import { includesImporterGroup } from './importer-groups.js'
+import { injectedCopiesOf } from './injected-copies.js'
 import type { DirectDependencyChange, LinkedPackages, LinkPackagesOptions, PackageInStore, PackageSource } from './link-types.js'
 import { readModulesManifest } from './modules-manifest.js'
 import type { ModulesManifest } from './modules-manifest.js'
@@ -122,6 +123,7 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
     },
     lockfile,
     buildCandidates,
+    injectedCopies: injectedCopiesOf(plan.packages),
     // Nothing to go back to: the marker stays, and the next install finishes this one's work.
     rollBack: async () => {},
     complete: async (builds) => {

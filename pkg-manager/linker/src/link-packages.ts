@@ -25,6 +25,7 @@ import type { HoistedDependency } from './hoist.js'
 import { importPackages } from './import-packages.js'
 import type { ImportedPackages } from './import-packages.js'
 import { includesImporterGroup } from './importer-groups.js'
+import { injectedCopiesOf } from './injected-copies.js'
 import { assertCanPurge, layoutChange, purgeModulesDir, recordedVirtualStoreDir } from './layout-change.js'
 import { planLayout, reachableDepPaths } from './layout.js'
 import type { LaidOutPackage, Layout, LayoutOptions } from './layout.js'
@@ -279,6 +280,7 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
     },
     lockfile: install.lockfile,
     buildCandidates,
+    injectedCopies: injectedCopiesOf(layout.packages),
     refusedBuilds,
     rollBack: async () => {
       await restoreLastInstall({

@@ -7,6 +7,8 @@ import type { Lockfile, Resolution } from '@lode/pkg-manager.lockfile'
 import type { Patch } from '@lode/pkg-manager.patching'
 import type { LinkPool } from '@lode/worker.pools'
 
+import type { InjectedCopy } from './injected-copies.js'
+
 /** A package's files in the store, as a link task carries them, and whether it wants a build. */
 export interface PackageInStore {
   files: string
@@ -116,6 +118,8 @@ export interface LinkedPackages {
   lockfile: Lockfile
   /** The packages to build where they are: new ones that want a build, and those an earlier install ignored. */
   buildCandidates: readonly BuildCandidate[]
+  /** The workspace projects' injected copies (refreshed once a project's own scripts ran: `refreshInjectedCopies`). */
+  injectedCopies: readonly InjectedCopy[]
   /**
    * Builds lode cannot run (allowed builds in slots of pnpm's global virtual store): the caller
    * throws it in place of running the builds, and rolls the install back.

@@ -8,6 +8,7 @@ import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import { YAML_OPTIONS, overlongFlowLine, yaml } from '@lode/pkg-manager.lockfile/yaml'
 
 import type { HoistedDependency } from './hoist.js'
+import { injectedCopiesOf } from './injected-copies.js'
 import type { LaidOutPackage } from './layout.js'
 
 /** `node_modules/.modules.yaml`, the fields pnpm 11 writes, in its order. */
@@ -50,11 +51,9 @@ export function hoistedDependenciesRecord (hoisted: readonly HoistedDependency[]
  */
 export function injectedDepsRecord (packages: ReadonlyArray<Pick<LaidOutPackage, 'pkgId' | 'name' | 'dir' | 'resolution'>>, lockfileDir: string): ModulesManifest['injectedDeps'] {
   const out: ModulesManifest['injectedDeps'] = {}
-  for (const pkg of packages) {
-    const source = pkg.pkgId.slice(pkg.name.length + 1)
-    if (!('directory' in pkg.resolution) || !source.startsWith('file:')) continue
-    const targets = out[source.slice('file:'.length)] ??= []
-    const target = path.relative(lockfileDir, pkg.dir).split(path.sep).join('/')
+  for (const copy of injectedCopiesOf(packages)) {
+    const targets = out[copy.projectId] ??= []
+    const target = path.relative(lockfileDir, copy.dir).split(path.sep).join('/')
     if (!targets.includes(target)) targets.push(target)
   }
   return out
