@@ -552,3 +552,10 @@ test('an injected copy edited by hand is restored by the next install, as pnpm 1
     ['install'],
   ], filesOf(['dep9', 'main'], ['packages/main/node_modules/dep9/index.js']))
 })
+
+test('catalog: inside an injected project, by dependenciesMeta and by injectWorkspacePackages, as pnpm 11', async () => {
+  for (const [settings, meta] of [['dedupeInjectedDeps: false\n', { dependenciesMeta: { p2: { injected: true } } }], ['dedupeInjectedDeps: false\ninjectWorkspacePackages: true\n', {}]] as const) {
+    const project = workspace('', { p1: { dependencies: { p2: 'workspace:*' }, ...meta }, p2: { dependencies: { dep: 'catalog:' } } }, {}, { 'pnpm-workspace.yaml': catalogYaml({ dep: '1.0.0' }, {}, settings) })
+    await flow(project, [lockfileOnly, ['install']], filesOf(['p1', 'p2']))
+  }
+})

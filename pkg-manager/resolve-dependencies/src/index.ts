@@ -225,6 +225,7 @@ function createTreeResolver (
     injectWorkspacePackages: opts.injectWorkspacePackages === true,
     fetchBytes: opts.fetchBytes,
     git: opts.git,
+    catalogs: opts.catalogs,
     onWarning: opts.onWarning,
   })
   return { tree, staleNames, isUpdating }

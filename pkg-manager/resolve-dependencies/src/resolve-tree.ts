@@ -12,6 +12,8 @@ import { DIRECT_DEP_WEIGHT, RESOLVED_VERSION_WEIGHT, parseWantedSpec, satisfiesL
 import type { NpmResolver, PreferredVersions, RegistrySpec, ReleaseAgeViolation, WantedSpec } from '@lode/resolving.npm-resolver'
 import semver from 'semver'
 
+import { catalogSpecifier } from './catalogs.js'
+import type { Catalogs } from './catalogs.js'
 import { lockedPackage, snapshotOf } from './from-lockfile.js'
 import { comparePaths, extendPath, pathIds, pathStartsWith } from './id-path.js'
 import type { IdPath } from './id-path.js'
@@ -170,6 +172,8 @@ export interface ResolveTreeOptions {
   autoInstallPeers: boolean
   /** Git dependencies; without it they are `ERR_LODE_UNSUPPORTED_SPEC`. */
   git?: GitAccess | undefined
+  /** pnpm's catalogs, for the `catalog:` dependencies of injected workspace projects (the importers' are replaced before). */
+  catalogs?: Catalogs | undefined
 }
 
 /** What resolving git dependencies needs from the install. */
@@ -288,6 +292,7 @@ export class TreeResolver {
           (name) => this.opts.staleNames.has(name) || this.opts.isUpdating(name)
         )
         if (pkg.dir !== undefined) for (const child of wanted) child.baseDir = pkg.dir
+        if (pkg.injectedProject === true) for (const child of wanted) this.throughCatalog(child)
         wanted.forEach((child, slot) => {
           next.push({
             importerIndex: occurrence.importerIndex,
@@ -566,11 +571,26 @@ export class TreeResolver {
         if (local.kind !== 'package') throw new Error('unreachable')
         const pkg = fromMeta(local.id, local.resolution, this.opts.readPackageHook(local.meta), this.opts.autoInstallPeers)
         pkg.dir = dir
+        pkg.injectedProject = true
         return pkg
       })
       this.pending.set(key, pending)
     }
     return (await pending)!
+  }
+
+  /**
+   * pnpm's `catalog:` in an injected workspace project (a `file:` package, no importer where it is
+   * copied): the catalog's entry is resolved, a version the lockfile's catalogs hold for it preferred.
+   */
+  private throughCatalog (child: WantedDependency): void {
+    const catalog = catalogSpecifier(child.alias, child.bareSpecifier, this.opts.catalogs)
+    if (catalog === undefined) return
+    child.bareSpecifier = catalog.specifier
+    if (child.lockedVersion !== undefined || child.lockedRef !== undefined) return
+    const inCatalog = own(own(this.opts.lockfile?.catalogs, catalog.name), child.alias)?.version
+    const version = inCatalog === undefined ? undefined : withoutPeersSuffix(inCatalog)
+    if (version !== undefined && !version.includes(':')) child.lockedVersion = splitNameAt(version).rest ?? version
   }
 
   /**

@@ -38,6 +38,8 @@ export interface ResolvedPackage {
   latest?: string
   /** A directory package (`file:dir`): its own `file:` dependencies resolve from here. A link: its target. */
   dir?: string
+  /** A workspace project injected (copied as a `file:` package): its `catalog:` dependencies resolve through the catalogs. */
+  injectedProject?: true
   /** A `link:` dependency: a symlink, with no entry in the lockfile's packages. */
   link?: true
   /** Built from the lockfile alone: its dependencies are the locked versions, not the manifest's ranges. */
