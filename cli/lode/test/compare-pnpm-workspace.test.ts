@@ -559,3 +559,10 @@ test('catalog: inside an injected project, by dependenciesMeta and by injectWork
     await flow(project, [lockfileOnly, ['install']], filesOf(['p1', 'p2']))
   }
 })
+
+test('an npm: alias in a catalog: the lockfile\'s catalogs, a second user, update --latest, as pnpm 11', async () => {
+  const project = workspace('', { p1: { dependencies: { 'dep-alias': 'catalog:' } }, p2: {} }, {}, { 'pnpm-workspace.yaml': catalogYaml({ 'dep-alias': 'npm:dep@1.0.0' }) })
+  await flow(project, [lockfileOnly, writeJson('packages/p2/package.json', { name: 'p2', version: '1.0.0', dependencies: { 'dep-alias': 'catalog:' } }), lockfileOnly], filesOf(['p1', 'p2']))
+  const latest = workspace('', { p1: { dependencies: { 'foo-alias': 'catalog:' } } }, {}, { 'pnpm-workspace.yaml': catalogYaml({ 'foo-alias': 'npm:foo@~1.0.0' }) })
+  await flow(latest, [['install'], ['--filter', 'p1', 'update', '--latest', 'foo-alias']], filesOf(['p1']))
+})

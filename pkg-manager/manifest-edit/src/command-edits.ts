@@ -163,13 +163,14 @@ export function updateEdits (
       const asked = requested.get(alias)
       if (asked !== undefined) return [{ alias, bareSpecifier: asked }]
       // A `catalog:` dependency moves the catalog's entry to the version picked (pnpm's), when it is a
-      // registry range: within the range, or with `--latest` to the latest version.
+      // registry range: within the range, or with `--latest` to the latest version (an alias's target's).
       if (spec.startsWith('catalog:')) {
         const name = spec.slice('catalog:'.length) || 'default'
         const range = ownEntry(opts.catalogs?.[name], alias)
-        const movable = range !== undefined && registrySpec(alias, range)?.aliased === false
-        if (!movable) return opts.latest ? [] : [{ alias, bareSpecifier: spec }]
-        return [{ alias, bareSpecifier: opts.latest ? undefined : spec, catalog: { name, range } }]
+        const entry = range === undefined ? undefined : registrySpec(alias, range)
+        if (entry === undefined || (entry.aliased && !opts.latest)) return opts.latest ? [] : [{ alias, bareSpecifier: spec }]
+        const latest = entry.aliased ? `npm:${entry.name}` : undefined
+        return [{ alias, bareSpecifier: opts.latest ? latest : spec, catalog: { name, range: range! } }]
       }
       if (!opts.latest) return [{ alias, bareSpecifier: spec }]
       const wanted = registrySpec(alias, spec)

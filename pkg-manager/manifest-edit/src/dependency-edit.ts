@@ -311,14 +311,17 @@ export function saveEdits (
     }
     for (const dep of edit.dependencies) {
       const specifier = saved.get(dep.alias)
-      const version = registryVersion(resolvedVersion(dep.alias))
+      // An `npm:` alias is locked as `<name>@<version>`.
+      const version = registryVersion(resolvedVersion(dep.alias)?.replace(/^@?[^@(]+@(?=\d)/, ''))
       if (version === undefined || specifier === undefined) continue
       if (dep.catalog !== undefined) {
         // `update` of a `catalog:` dependency: the entry keeps what its range pinned, with the version
         // picked; the lockfile's catalogs keep the version resolved for the entry's users (pnpm's: a
         // project the update left behind may still have the old one).
         const defaultStyle = defaultRangeStyle(edit.savePrefix, edit.exact)
-        const range = savedRange(version, { bareSpecifier: undefined, prevSpecifier: dep.catalog.range, defaultStyle })
+        const picked = savedRange(version, { bareSpecifier: undefined, prevSpecifier: dep.catalog.range, defaultStyle })
+        const target = /^npm:(@?[^@]+)@/.exec(dep.catalog.range)?.[1]
+        const range = target === undefined ? picked : `npm:${target}@${picked}`
         intoCatalog(dep.catalog.name, dep.alias, range, own(own(lockfile.catalogs, dep.catalog.name), dep.alias)?.version ?? version)
         continue
       }

@@ -95,3 +95,20 @@ test('update --latest of a catalog: dependency moves its catalog entry, keeping 
   assert.deepEqual(manifests, [])
   assert.deepEqual(lockfile.catalogs, { default: { dep: { specifier: '~2.1.0', version: '2.1.0' } }, pins: { exact: { specifier: '3.0.0', version: '3.0.0' } } })
 })
+
+test('update --latest of a catalog entry that is an npm: alias moves it to its target\'s latest, as npm:<target>@<range>', () => {
+  const lockfile: Lockfile = {
+    lockfileVersion: '9.0',
+    importers: { '.': { dependencies: { 'foo-alias': { specifier: 'npm:foo@latest', version: 'foo@2.0.0(peer@1.0.0)' } } } },
+  }
+  const manifest = { dependencies: { 'foo-alias': 'catalog:' } }
+  const [edit] = updateEdits([{ importerId: '.', dir: '/p', manifest }], ['foo-alias'], {
+    latest: true, savePrefix: '^', catalogs: { default: { 'foo-alias': 'npm:foo@~1.0.0' } },
+  })
+  assert.deepEqual(edit!.dependencies, [{ alias: 'foo-alias', bareSpecifier: 'npm:foo', catalog: { name: 'default', range: 'npm:foo@~1.0.0' } }])
+  const { catalogAdditions } = saveEdits(lockfile, [{ edit: edit!, project: { dir: '/p', manifest } }])
+  assert.deepEqual(catalogAdditions, { default: { 'foo-alias': 'npm:foo@~2.0.0' } })
+  // Without --latest, an aliased entry stays as it is.
+  const [kept] = updateEdits([{ importerId: '.', dir: '/p', manifest }], ['foo-alias'], { latest: false, savePrefix: '^', catalogs: { default: { 'foo-alias': 'npm:foo@~1.0.0' } } })
+  assert.deepEqual(kept!.dependencies, [{ alias: 'foo-alias', bareSpecifier: 'catalog:' }])
+})

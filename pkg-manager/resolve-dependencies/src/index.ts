@@ -803,8 +803,8 @@ function toLockfile (input: ToLockfileInput): Lockfile {
       ;(project[group] ??= {})[edge.alias] = { specifier: wanted.written ?? wanted.bareSpecifier, version }
       if (wanted.written !== undefined) {
         const catalog = catalogName(wanted.written)
-        // The catalogs section names the version alone, without the importer's peer suffix.
-        ;((catalogs[catalog] ??= {})[edge.alias] = { specifier: wanted.bareSpecifier, version: withoutPeersSuffix(version) })
+        // The catalogs section names the version alone: without the importer's peer suffix, nor an `npm:` alias's name.
+        ;((catalogs[catalog] ??= {})[edge.alias] = { specifier: wanted.bareSpecifier, version: lockedVersionOf(version) ?? withoutPeersSuffix(version) })
       }
       if (linkedTo === undefined) visit(final(depPath), edge.optional)
     }
