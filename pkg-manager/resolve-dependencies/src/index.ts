@@ -804,7 +804,8 @@ function toLockfile (input: ToLockfileInput): Lockfile {
       if (wanted.written !== undefined) {
         const catalog = catalogName(wanted.written)
         // The catalogs section names the version alone: without the importer's peer suffix, nor an `npm:` alias's name.
-        ;((catalogs[catalog] ??= {})[edge.alias] = { specifier: wanted.bareSpecifier, version: lockedVersionOf(version) ?? withoutPeersSuffix(version) })
+        const bare = lockedVersionOf(version) ?? withoutPeersSuffix(version)
+        ;((catalogs[catalog] ??= {})[edge.alias] = { specifier: wanted.bareSpecifier, version: bare })
       }
       if (linkedTo === undefined) visit(final(depPath), edge.optional)
     }
