@@ -566,3 +566,9 @@ test('an npm: alias in a catalog: the lockfile\'s catalogs, a second user, updat
   const latest = workspace('', { p1: { dependencies: { 'foo-alias': 'catalog:' } } }, {}, { 'pnpm-workspace.yaml': catalogYaml({ 'foo-alias': 'npm:foo@~1.0.0' }) })
   await flow(latest, [['install'], ['--filter', 'p1', 'update', '--latest', 'foo-alias']], filesOf(['p1']))
 })
+
+test('dedupe keeps a catalog entry on its locked version, as pnpm 11', async () => {
+  const project = workspace('', { p1: { dependencies: { bar: 'catalog:' } }, p2: {} }, {}, { 'pnpm-workspace.yaml': catalogYaml({ bar: '1.0.0' }) })
+  await flow(project, [lockfileOnly, writeText('pnpm-workspace.yaml', catalogYaml({ bar: '^1.0.0' })), lockfileOnly,
+    writeJson('packages/p2/package.json', { name: 'p2', version: '1.0.0', dependencies: { bar: '1.1.0' } }), lockfileOnly, ['dedupe']], filesOf(['p1', 'p2']))
+})
