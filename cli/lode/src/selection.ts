@@ -1,7 +1,7 @@
 import path from 'node:path'
 
 import { LodeError } from '@lode/core.error'
-import type { WorkspaceProject } from '@lode/pkg-manager.core'
+import type { WorkspaceGraphOptions, WorkspaceProject } from '@lode/pkg-manager.core'
 
 import type { MainContext } from './context.js'
 import { writeLodeError } from './report-error.js'
@@ -57,18 +57,42 @@ export async function selectProjects (
   cwd: string,
   opts: { skipsRoot?: boolean } = {}
 ): Promise<{ projects: WorkspaceProject[], total: number, unmatched: string[], rootDir: string, inWorkspace: boolean }> {
-  const { findWorkspaceDir, findWorkspaceProjects, filterProjects, readWorkspacePackages, sortProjects } = await import('@lode/pkg-manager.core')
+  const { findWorkspaceDir, findWorkspaceProjects, filterProjects, readWorkspacePackages, sortProjects, workspaceDependencies } = await import('@lode/pkg-manager.core')
   const workspaceDir = await findWorkspaceDir(cwd)
   const rootDir = workspaceDir ?? path.resolve(cwd)
   const patterns = workspaceDir === undefined ? ['.', '**'] : readWorkspacePackages(workspaceDir) ?? []
   const all = await findWorkspaceProjects(rootDir, patterns)
-  const { selected, unmatched } = selection.filters.length > 0
-    ? filterProjects(all, selection.filters, path.resolve(cwd))
+  const graph = workspaceDependencies(all, await graphOptionsIn(workspaceDir))
+  const filtered = selection.filters.length > 0
+    ? filterProjects(all, selection.filters, path.resolve(cwd), graph)
     : { selected: all, unmatched: [] }
-  const rootOnly = patterns.length === 1 && patterns[0] === '.'
+  const { unmatched } = filtered
+  // pnpm's --workspace-root beside --filter: the root is selected too.
+  const root = all.find((project) => project.id === '.')
+  const selected = selection.workspaceRoot && selection.filters.length > 0 && root !== undefined && !filtered.selected.includes(root)
+    ? [root, ...filtered.selected]
+    : filtered.selected
+  // A pnpm-workspace.yaml without projects (none listed, or only `.`) has the root alone.
+  const rootOnly = patterns.length === 0 || (patterns.length === 1 && patterns[0] === '.')
   const skipRoot = opts.skipsRoot === true && workspaceDir !== undefined && !rootOnly && !selection.filters.some((filter) => !filter.startsWith('!'))
   const projects = skipRoot ? selected.filter((project) => project.id !== '.') : selected
-  return { projects: sortProjects(projects), total: all.length, unmatched, rootDir, inWorkspace: workspaceDir !== undefined }
+  return { projects: sortProjects(projects, graph), total: all.length, unmatched, rootDir, inWorkspace: workspaceDir !== undefined }
+}
+
+/**
+ * The settings of the workspace's pnpm-workspace.yaml that make a dependency one on a project, as
+ * pnpm's projects graph follows them (`linkWorkspacePackages`, the catalogs); none outside a workspace.
+ */
+async function graphOptionsIn (workspaceDir: string | undefined): Promise<WorkspaceGraphOptions> {
+  if (workspaceDir === undefined) return {}
+  const [{ readWorkspaceYaml }, { workspaceGraphOptions }] = await Promise.all([import('@lode/pkg-manager.config'), import('@lode/pkg-manager.core')])
+  return workspaceGraphOptions(readWorkspaceYaml(workspaceDir))
+}
+
+/** The projects graph of the workspace `cwd` is in (see `graphOptionsIn`). */
+export async function projectsGraph (projects: readonly WorkspaceProject[], cwd: string): Promise<Map<string, string[]>> {
+  const { findWorkspaceDir, workspaceDependencies } = await import('@lode/pkg-manager.core')
+  return workspaceDependencies(projects, await graphOptionsIn(await findWorkspaceDir(cwd)))
 }
 
 /**
@@ -116,8 +140,8 @@ export async function selectedProjects (
 }
 
 /** The projects in the order pnpm runs one-at-a-time `-r` commands (`exec`, `pack`): chunk by chunk of its graph sequencer, each chunk in directory order. */
-export async function inChunkOrder (projects: readonly WorkspaceProject[]): Promise<WorkspaceProject[]> {
+export async function inChunkOrder (projects: readonly WorkspaceProject[], cwd: string): Promise<WorkspaceProject[]> {
   const { projectChunks } = await import('@lode/pkg-manager.core')
   const byDir = [...projects].sort((a, b) => a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)
-  return projectChunks(byDir).flat()
+  return projectChunks(byDir, await projectsGraph(byDir, cwd)).flat()
 }

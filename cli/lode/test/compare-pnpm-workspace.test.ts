@@ -109,7 +109,8 @@ async function flow (
   files: readonly string[],
   lodeProject: Project = cloneProject(project)
 ): Promise<{ lodeProject: Project, pnpmProject: Project }> {
-  const tree = (of: Project): string[] => listing(of.dir).filter((file) => !file.endsWith(`.pnpm${path.sep}lock.yaml`))
+  // pnpm 11's record of a recursive run (node_modules/.pnpm-task-run-state-v1) is not lode's: see pnpm-11-differences.md.
+  const tree = (of: Project): string[] => listing(of.dir).filter((file) => !file.endsWith(`.pnpm${path.sep}lock.yaml`) && !file.includes('.pnpm-task-run-state-v1'))
   for (const step of steps) {
     if (typeof step === 'function') {
       step(project.dir)
@@ -571,4 +572,35 @@ test('dedupe keeps a catalog entry on its locked version, as pnpm 11', async () 
   const project = workspace('', { p1: { dependencies: { bar: 'catalog:' } }, p2: {} }, {}, { 'pnpm-workspace.yaml': catalogYaml({ bar: '1.0.0' }) })
   await flow(project, [lockfileOnly, writeText('pnpm-workspace.yaml', catalogYaml({ bar: '^1.0.0' })), lockfileOnly,
     writeJson('packages/p2/package.json', { name: 'p2', version: '1.0.0', dependencies: { bar: '1.1.0' } }), lockfileOnly, ['dedupe']], filesOf(['p1', 'p2']))
+})
+
+test('run -r with an empty pnpm-workspace.yaml runs the root; --workspace-root adds the root to a filter, as pnpm 11', async () => {
+  const empty = makeProject(registry, { name: 'project', version: '1.0.0', scripts: { test: 'echo Passed' } }, { 'pnpm-workspace.yaml': '' })
+  await flow(empty, [{ args: ['run', '-r', 'test'], warns: /Passed/ }], ['package.json'])
+  const write = `${writeFile('ran')} --`
+  const project = workspace('', { project: { scripts: { test: write } }, other: { scripts: { test: write } } }, { scripts: { test: write } })
+  await flow(project, [['--filter=project', '--workspace-root', 'test']], ['ran', 'packages/project/ran', 'packages/other/ran'])
+})
+
+test('list with a filter that matches nothing, and list -r without projects, say so as pnpm 11', async () => {
+  const project = workspace('', { project: {} })
+  for (const [args, code] of [[['list', '--filter=not-exists'], 0], [['list', '--filter=not-exists', '--fail-if-no-match'], 1]] as const) {
+    const byLode = await lode(project, [...args])
+    assert.equal(byLode.code, code)
+    assert.match(byLode.stdout, /^No projects matched the filters in "/)
+  }
+  const empty = makeProject(registry, {})
+  fs.rmSync(path.join(empty.dir, 'package.json'))
+  assert.match((await pnpm(empty, ['list', '-r'])).stdout, /^No projects found in "/)
+  assert.match((await lode(empty, ['list', '-r'])).stdout, /^No projects found in "/)
+})
+
+test('projects that depend on themselves: the lockfile, and install and test scripts in topological order, as pnpm 11', async () => {
+  const log = (name: string, file: string): string => `node -e "require('fs').appendFileSync('../../${file}', '${name} ')"`
+  const scripts = (name: string): Record<string, string> => ({ install: log(name, 'install.log'), test: `${log(name, 'test.log')} --` })
+  await flow(workspace('linkWorkspacePackages: true\n', {
+    'project-1': { dependencies: { 'project-2': '1.0.0', 'project-3': '1.0.0' }, scripts: scripts('project-1') },
+    'project-2': { dependencies: { 'project-2': '1.0.0' }, scripts: scripts('project-2') },
+    'project-3': { dependencies: { 'project-2': '1.0.0', 'project-3': '1.0.0' }, scripts: scripts('project-3') },
+  }), [['--dir', 'packages/project-1', 'install'], ['-r', 'test']], filesOf(['project-1', 'project-2', 'project-3'], ['install.log', 'test.log']))
 })

@@ -24,7 +24,7 @@ import { packagesCheck, skippedPackages } from '@lode/pkg-manager.package-is-ins
 import { checkUnusedPatches, patchFor } from '@lode/pkg-manager.patching'
 import type { PeerIssue } from '@lode/pkg-manager.resolve-dependencies'
 import { applyPeerDependencyRules, peerIssuesError } from '@lode/pkg-manager.resolve-dependencies/peer-rules'
-import { sortProjects } from '@lode/pkg-manager.workspace'
+import { sortProjects, workspaceDependencies } from '@lode/pkg-manager.workspace'
 import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import { storePath } from '@lode/store.cafs'
 import { registerProject } from '@lode/store.controller'
@@ -351,7 +351,7 @@ function projectScripts (ctx: InstallRun): ProjectScripts | undefined {
   if (opts.lockfileOnly === true || opts.ignoreScripts === true) return undefined
   const options = scriptOptions(ctx)
   const input = {
-    projects: sortProjects(ctx.projects),
+    projects: sortProjects(ctx.projects, workspaceDependencies(ctx.projects, { linkWorkspacePackages: config.linkWorkspacePackages, catalogs: config.catalogs })),
     selected: ctx.selected,
     mutations: new Map(ctx.edited.map(({ edit, project }) => [project.id, mutationOf(edit)])),
     workspace: (config.workspacePackages ?? []).length > 0,

@@ -30,7 +30,8 @@ export type { DlxOptions } from './dlx.js'
 export type { PatchCommit, PatchCommitOptions, PatchOptions } from './patch.js'
 export type { PublishOptions } from './publish.js'
 export type { OutdatedPackage } from '@lode/pkg-manager.inspection'
-export { filterProjects, findWorkspaceDir, findWorkspaceProjects, projectChunks, sortProjects, workspaceDependencies } from '@lode/pkg-manager.workspace'
+export { filterProjects, findWorkspaceDir, findWorkspaceProjects, projectChunks, sortProjects, workspaceDependencies, workspaceGraphOptions } from '@lode/pkg-manager.workspace'
+export type { WorkspaceGraphOptions } from '@lode/pkg-manager.workspace'
 export type { WorkspaceProject } from '@lode/pkg-manager.workspace'
 
 // The commands below load the resolver, the store index and the pools; they are imported when

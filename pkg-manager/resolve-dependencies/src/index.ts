@@ -761,7 +761,7 @@ function toLockfile (input: ToLockfileInput): Lockfile {
     const variant = graph.get(depPath)
     if (variant === undefined) {
       const linked = packages.get(depPath)
-      return importerDir === undefined || linked?.link !== true || linked.dir === undefined ? depPath : `link:${path.relative(importerDir, linked.dir).split(path.sep).join('/') || '.'}`
+      return importerDir === undefined || linked?.link !== true || linked.dir === undefined ? depPath : `link:${path.relative(importerDir, linked.dir).split(path.sep).join('/')}`
     }
     const name = packages.get(variant.pkgId)!.name
     return name === alias ? depPath.slice(name.length + 1) : depPath
@@ -799,7 +799,7 @@ function toLockfile (input: ToLockfileInput): Lockfile {
       const group = importer.groups[index]!
       const wanted = importer.wanted[index]!
       const linkedTo = injectedLinks[i]!.get(edge.alias)
-      const version = linkedTo === undefined ? ref(edge.alias, final(depPath), input.importers[i]!.dir) : `link:${path.relative(input.importers[i]!.dir, linkedTo).split(path.sep).join('/') || '.'}`
+      const version = linkedTo === undefined ? ref(edge.alias, final(depPath), input.importers[i]!.dir) : `link:${path.relative(input.importers[i]!.dir, linkedTo).split(path.sep).join('/')}`
       ;(project[group] ??= {})[edge.alias] = { specifier: wanted.written ?? wanted.bareSpecifier, version }
       if (wanted.written !== undefined) {
         const catalog = catalogName(wanted.written)

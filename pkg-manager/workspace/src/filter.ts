@@ -79,10 +79,10 @@ export interface FilterResult<T extends WorkspaceProject> {
 export function filterProjects<T extends WorkspaceProject> (
   projects: readonly T[],
   rawSelectors: readonly string[],
-  cwd: string
+  cwd: string,
+  dependencies = workspaceDependencies(projects)
 ): FilterResult<T> {
   const selectors = rawSelectors.map((raw) => parseProjectSelector(raw, cwd))
-  const dependencies = workspaceDependencies(projects)
   const dependents = new Map<string, string[]>(projects.map((project) => [project.id, []]))
   for (const [id, targets] of dependencies) for (const target of targets) dependents.get(target)?.push(id)
 

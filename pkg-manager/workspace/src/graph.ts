@@ -2,21 +2,35 @@ import path from 'node:path'
 
 import { MANIFEST_DEPENDENCY_FIELDS } from '@lode/core.constants'
 import { splitNameAt } from '@lode/core.dep-path'
+import semver from 'semver'
 
 import type { WorkspaceProject } from './types.js'
 
 
+/** What else makes a dependency one on a workspace project, as pnpm 11's projects graph reads it. */
+export interface WorkspaceGraphOptions {
+  /** pnpm's `linkWorkspacePackages`: a version or range (an `npm:` alias's too) a project's version satisfies. */
+  linkWorkspacePackages?: boolean | 'deep' | undefined
+  /** `catalog:` specifiers stand for their catalog's entry. */
+  catalogs?: Readonly<Record<string, Readonly<Record<string, string>>>> | undefined
+}
+
 /**
  * Which projects each project depends on inside the workspace: `workspace:` specifiers (by name,
- * `workspace:name@range` or `workspace:../path`) and `link:`/`file:` paths to a project. Keyed by
- * project id; a project never lists itself.
+ * `workspace:name@range` or `workspace:../path`), `link:`/`file:` paths to a project, and with
+ * `linkWorkspacePackages` a version or range a project of that name satisfies (the highest one).
+ * Keyed by project id; a project never lists itself.
  */
-export function workspaceDependencies (projects: readonly WorkspaceProject[]): Map<string, string[]> {
+export function workspaceDependencies (projects: readonly WorkspaceProject[], opts: WorkspaceGraphOptions = {}): Map<string, string[]> {
   const byName = new Map<string, WorkspaceProject>()
+  const allByName = new Map<string, WorkspaceProject[]>()
   const byDir = new Map<string, WorkspaceProject>()
   for (const project of projects) {
     const name = project.manifest['name']
-    if (typeof name === 'string') byName.set(name, project)
+    if (typeof name === 'string') {
+      byName.set(name, project)
+      allByName.set(name, [...allByName.get(name) ?? [], project])
+    }
     byDir.set(path.resolve(project.dir), project)
   }
   const edges = new Map<string, string[]>()
@@ -27,7 +41,9 @@ export function workspaceDependencies (projects: readonly WorkspaceProject[]): M
       if (deps === null || typeof deps !== 'object') continue
       for (const [alias, specifier] of Object.entries(deps as Record<string, unknown>)) {
         if (typeof specifier !== 'string') continue
-        const target = targetOf(alias, specifier, project.dir, byName, byDir)
+        const spec = catalogEntry(alias, specifier, opts.catalogs) ?? specifier
+        const target = targetOf(alias, spec, project.dir, byName, byDir)
+          ?? (opts.linkWorkspacePackages === undefined || opts.linkWorkspacePackages === false ? undefined : byVersion(alias, spec, allByName))
         if (target !== undefined && target !== project) found.add(target.id)
       }
     }
@@ -51,6 +67,31 @@ function targetOf (
   if (body.startsWith('.')) return byDir.get(path.resolve(dir, body))
   const { name, rest } = splitNameAt(body)
   return byName.get(rest === undefined ? alias : name)
+}
+
+function catalogEntry (alias: string, specifier: string, catalogs: WorkspaceGraphOptions['catalogs']): string | undefined {
+  if (!specifier.startsWith('catalog:')) return undefined
+  const entries = catalogs?.[specifier.slice('catalog:'.length) || 'default']
+  return entries !== undefined && Object.hasOwn(entries, alias) ? entries[alias] : undefined
+}
+
+/** The project of that name (an `npm:` alias's target) whose version the range takes: the version itself, else the highest in range. */
+function byVersion (alias: string, specifier: string, allByName: ReadonlyMap<string, readonly WorkspaceProject[]>): WorkspaceProject | undefined {
+  let name = alias
+  let range = specifier
+  if (specifier.startsWith('npm:')) {
+    const at = specifier.lastIndexOf('@')
+    if (at <= 'npm:'.length) return undefined
+    name = specifier.slice('npm:'.length, at)
+    range = specifier.slice(at + 1)
+  }
+  if (semver.validRange(range, { loose: true }) === null) return undefined
+  const candidates = (allByName.get(name) ?? []).filter((project) => typeof project.manifest['version'] === 'string')
+  const versions = candidates.map((project) => project.manifest['version'] as string)
+  const picked = ['*', '^', '~', ''].includes(range)
+    ? semver.maxSatisfying(versions, '*', { includePrerelease: true })
+    : versions.includes(range) ? range : semver.maxSatisfying(versions, range, { loose: true })
+  return picked === null ? undefined : candidates.find((project) => project.manifest['version'] === picked)
 }
 
 /**
@@ -104,4 +145,17 @@ export function projectChunks<T extends WorkspaceProject> (projects: readonly T[
     chunks.push(chunk)
   }
   return chunks
+}
+
+/** The settings of a pnpm-workspace.yaml (as read) that the projects graph follows: `linkWorkspacePackages`, the catalogs. */
+export function workspaceGraphOptions (settings: Readonly<Record<string, unknown>>): WorkspaceGraphOptions {
+  const link = settings['linkWorkspacePackages']
+  const entries = (value: unknown): Record<string, string> => value !== null && typeof value === 'object'
+    ? Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
+    : {}
+  const named = settings['catalogs'] !== null && typeof settings['catalogs'] === 'object' ? settings['catalogs'] as Record<string, unknown> : {}
+  return {
+    linkWorkspacePackages: link === true || link === 'deep' ? link : false,
+    catalogs: { ...Object.fromEntries(Object.entries(named).map(([name, value]) => [name, entries(value)])), default: entries(settings['catalog']) },
+  }
 }

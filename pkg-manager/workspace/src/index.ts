@@ -178,5 +178,6 @@ function listManifests (rootDir: string, patterns: readonly string[]): string[] 
 }
 
 export { filterProjects, parseProjectSelector, type FilterResult, type ProjectSelector } from './filter.js'
-export { projectChunks, sortProjects, workspaceDependencies } from './graph.js'
+export { projectChunks, sortProjects, workspaceDependencies, workspaceGraphOptions } from './graph.js'
+export type { WorkspaceGraphOptions } from './graph.js'
 export { workspaceCycles } from './cycles.js'

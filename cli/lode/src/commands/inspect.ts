@@ -5,6 +5,7 @@ import { projectConfig, workspaceProjectDirs } from './project-config.js'
 import type { CommandInput } from './types.js'
 
 const fs = process.getBuiltinModule('node:fs')
+const path = process.getBuiltinModule('node:path')
 
 /**
  * `lode why <pkg>…`: the packages that depend on it, up to the projects, as pnpm 11 prints them.
@@ -47,6 +48,14 @@ export async function listCommand (input: CommandInput, ctx: MainContext): Promi
   const filters = values['filter'] as string[] | undefined ?? []
   const recursive = workspaceDir !== undefined && (values['recursive'] === true || filters.length > 0 || fs.realpathSync(dir) === fs.realpathSync(workspaceDir))
   const projectDirs = workspaceDir !== undefined && recursive ? await workspaceProjectDirs(workspaceDir, filters, dir) : [dir]
+  // pnpm's words when there is nothing to list (none with --parseable).
+  const none = projectDirs.length === 0 && filters.length > 0
+    ? `No projects matched the filters in "${workspaceDir ?? dir}"`
+    : values['recursive'] === true && workspaceDir === undefined && !fs.existsSync(path.join(dir, 'package.json')) ? `No projects found in "${dir}"` : undefined
+  if (none !== undefined) {
+    if (values['parseable'] !== true) ctx.stdout.write(`${none}\n`)
+    return values['fail-if-no-match'] === true ? 1 : 0
+  }
   const output = await list({
     registries: { default: config.registry, scoped: config.scopedRegistries },
     lockfileDir: workspaceDir ?? dir,

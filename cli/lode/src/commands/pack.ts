@@ -44,7 +44,7 @@ export async function packCommand (input: CommandInput, ctx: MainContext): Promi
     const selection = { recursive: true, filters, workspaceRoot: false, failIfNoMatch: false, ifPresent: false }
     const selected = await selectedProjects(selection, { ...ctx, cwd: dir })
     if (typeof selected === 'number') return selected
-    const packable = (await inChunkOrder(selected)).filter(({ manifest }) => typeof manifest['name'] === 'string' && typeof manifest['version'] === 'string')
+    const packable = (await inChunkOrder(selected, dir)).filter(({ manifest }) => typeof manifest['name'] === 'string' && typeof manifest['version'] === 'string')
     if (packable.length === 0) ctx.stdout.write('There are no packages that should be packed\n')
     const where = out !== undefined ? { out: path.resolve(dir, out) } : { packDestination: path.resolve(dir, destination ?? '.') }
     packed = []

@@ -3,7 +3,7 @@ import { isLodeError, LodeError } from '@lode/core.error'
 import type { MainContext } from '../context.js'
 import { writeLodeError } from '../report-error.js'
 import { createReporter } from '../reporter.js'
-import { inChunkOrder, selectedProjects, selectsProjects, takeSelection, type Selection } from '../selection.js'
+import { inChunkOrder, projectsGraph, selectedProjects, selectsProjects, takeSelection, type Selection } from '../selection.js'
 import { VERSION } from '../version.js'
 
 // Node's modules through process.getBuiltinModule (see index.ts); child_process only when a command runs.
@@ -85,13 +85,13 @@ export async function execCommand (argv: readonly string[], ctx: MainContext): P
   // pnpm prints no "Scope:" line for exec.
   const projects = await selectedProjects(selection, ctx, { skipsRoot: true })
   if (typeof projects === 'number') return projects
-  const [{ commandLine }, { workspaceDependencies }] = await Promise.all([import('@lode/pkg-manager.lifecycle'), import('@lode/pkg-manager.core')])
+  const { commandLine } = await import('@lode/pkg-manager.lifecycle')
   const failures: Array<{ dir: string, code: number }> = []
   let passes = 0
   // With --no-bail, a project whose dependency failed (or was skipped) is skipped, as pnpm's scheduler skips it.
-  const dependencies = workspaceDependencies(projects)
+  const dependencies = await projectsGraph(projects, ctx.cwd)
   const notDone = new Set<string>()
-  const ordered = await inChunkOrder(projects)
+  const ordered = await inChunkOrder(projects, ctx.cwd)
   for (const project of flags.reverse ? ordered.reverse() : ordered) {
     if (!flags.reverse && (dependencies.get(project.id) ?? []).some((id) => notDone.has(id))) {
       notDone.add(project.id)
@@ -221,7 +221,7 @@ async function runInProjects (argv: readonly string[], selection: Selection, fla
   if (name === undefined) {
     return writeLodeError(new LodeError('BAD_ARGUMENTS', 'lode run -r needs the name of a script.', { hint: 'For example: lode -r run build' }), ctx.stderr)
   }
-  const [{ findWorkspaceDir, lodeUserAgent, workspaceDependencies }, { runWorkspaceScript, notInstalled }] = await Promise.all([
+  const [{ findWorkspaceDir, lodeUserAgent }, { runWorkspaceScript, notInstalled }] = await Promise.all([
     import('@lode/pkg-manager.core'),
     import('@lode/pkg-manager.lifecycle'),
   ])
@@ -234,7 +234,7 @@ async function runInProjects (argv: readonly string[], selection: Selection, fla
     result = await runWorkspaceScript(projects, {
       script: name,
       args,
-      dependencies: workspaceDependencies(projects),
+      dependencies: await projectsGraph(projects, ctx.cwd),
       concurrency: workspaceConcurrency(flags),
       parallel: flags.parallel,
       stream: flags.stream,
