@@ -351,7 +351,10 @@ function projectScripts (ctx: InstallRun): ProjectScripts | undefined {
   if (opts.lockfileOnly === true || opts.ignoreScripts === true) return undefined
   const options = scriptOptions(ctx)
   const input = {
-    projects: sortProjects(ctx.projects, workspaceDependencies(ctx.projects, { linkWorkspacePackages: config.linkWorkspacePackages, catalogs: config.catalogs })),
+    projects: sortProjects(ctx.projects, workspaceDependencies(ctx.projects, {
+      linkWorkspacePackages: config.linkWorkspacePackages,
+      catalogs: config.catalogs,
+    })),
     selected: ctx.selected,
     mutations: new Map(ctx.edited.map(({ edit, project }) => [project.id, mutationOf(edit)])),
     workspace: (config.workspacePackages ?? []).length > 0,

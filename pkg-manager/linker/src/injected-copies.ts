@@ -2,17 +2,7 @@ import type { Config } from '@lode/pkg-manager.config'
 import type { Resolution } from '@lode/pkg-manager.lockfile'
 import { LinkPool } from '@lode/worker.pools'
 
-import type { PackageSource } from './link-types.js'
-
-/** A copy of a workspace project in node_modules (an injected dependency, `<name>@file:<project>`). */
-export interface InjectedCopy {
-  /** The project's id (its directory from the workspace root). */
-  projectId: string
-  pkgId: string
-  resolution: Resolution
-  /** Where the copy is. */
-  dir: string
-}
+import type { InjectedCopy, PackageSource } from './link-types.js'
 
 /** The injected copies among the packages laid out (the isolated layout's, or the hoisted layout's places). */
 export function injectedCopiesOf (

@@ -7,7 +7,6 @@ import type { Lockfile, Resolution } from '@lode/pkg-manager.lockfile'
 import type { Patch } from '@lode/pkg-manager.patching'
 import type { LinkPool } from '@lode/worker.pools'
 
-import type { InjectedCopy } from './injected-copies.js'
 
 /** A package's files in the store, as a link task carries them, and whether it wants a build. */
 export interface PackageInStore {
@@ -145,4 +144,14 @@ export interface DirectDependencyChange {
   linkedFrom?: string
   /** A newer `latest` in the registry (pnpm's "(x is available)"), when the install read it. */
   latest?: string
+}
+
+/** A copy of a workspace project in node_modules (an injected dependency, `<name>@file:<project>`). */
+export interface InjectedCopy {
+  /** The project's id (its directory from the workspace root). */
+  projectId: string
+  pkgId: string
+  resolution: Resolution
+  /** Where the copy is. */
+  dir: string
 }

@@ -33,6 +33,7 @@ export function workspaceDependencies (projects: readonly WorkspaceProject[], op
     }
     byDir.set(path.resolve(project.dir), project)
   }
+  const linksByVersion = opts.linkWorkspacePackages !== undefined && opts.linkWorkspacePackages !== false
   const edges = new Map<string, string[]>()
   for (const project of projects) {
     const found = new Set<string>()
@@ -43,7 +44,7 @@ export function workspaceDependencies (projects: readonly WorkspaceProject[], op
         if (typeof specifier !== 'string') continue
         const spec = catalogEntry(alias, specifier, opts.catalogs) ?? specifier
         const target = targetOf(alias, spec, project.dir, byName, byDir)
-          ?? (opts.linkWorkspacePackages === undefined || opts.linkWorkspacePackages === false ? undefined : byVersion(alias, spec, allByName))
+          ?? (linksByVersion ? byVersion(alias, spec, allByName) : undefined)
         if (target !== undefined && target !== project) found.add(target.id)
       }
     }
@@ -76,7 +77,11 @@ function catalogEntry (alias: string, specifier: string, catalogs: WorkspaceGrap
 }
 
 /** The project of that name (an `npm:` alias's target) whose version the range takes: the version itself, else the highest in range. */
-function byVersion (alias: string, specifier: string, allByName: ReadonlyMap<string, readonly WorkspaceProject[]>): WorkspaceProject | undefined {
+function byVersion (
+  alias: string,
+  specifier: string,
+  allByName: ReadonlyMap<string, readonly WorkspaceProject[]>
+): WorkspaceProject | undefined {
   let name = alias
   let range = specifier
   if (specifier.startsWith('npm:')) {
