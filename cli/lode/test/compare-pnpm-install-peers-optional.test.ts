@@ -973,3 +973,16 @@ test('from a lockfile, an optional package whose tarball cannot be fetched is sk
     assert.deepEqual(snapshot(fresh.dir), before)
   })
 })
+
+test('a root dependency linked with link: provides peers by its version, or the graph\'s when it has none, as pnpm 11', async () => {
+  await withRegistry([
+    { name: 'host', version: '4.10.0' },
+    { name: 'host', version: '5.0.0' },
+    { name: 'plugin', version: '1.5.0', manifest: { peerDependencies: { host: '>=4.10.0' } } },
+  ], async (registry) => {
+    for (const local of [{ 'host-local/package.json': json({ name: 'host', version: '4.10.0' }) }, { 'host-local/package.json': json({ name: 'host' }) }, {}]) {
+      const project = makeWorkspace(registry, { pkg: { dependencies: { plugin: '1.5.0' } }, pkg2: { dependencies: { host: '5.0.0' } } }, '', { dependencies: { host: 'link:host-local' } }, local)
+      await then(project, [['install']], { files: workspaceFiles(['pkg', 'pkg2']) })
+    }
+  })
+})

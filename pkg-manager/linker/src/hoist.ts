@@ -42,6 +42,9 @@ export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDepend
     : new Map(layout.direct.flatMap((dep) => dep.depPath !== undefined && isPrivate(dep.alias) ? [[dep.alias, dep.depPath] as const] : []))
   const taken = new Set([...layout.direct.filter((dep) => !privateRoot.has(dep.alias)).map((dep) => dep.alias), ...opts.reserved ?? []]
     .map((alias) => alias.toLowerCase()))
+  // A `link:` dependency of the root is not in pnpm's graph: its name is hoisted privately all the same.
+  const linkedOnly = new Set(layout.direct.filter((dep) => dep.depPath === undefined).map((dep) => dep.alias.toLowerCase()))
+  for (const dep of layout.direct) if (dep.depPath !== undefined) linkedOnly.delete(dep.alias.toLowerCase())
   // pnpm's graph walk: each step takes the unvisited packages among the previous step's children;
   // a level's steps are made before going deeper, then each step's subtree is walked in turn.
   const visited = new Set<string>()
@@ -66,19 +69,26 @@ export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDepend
   }
   nodes.sort((a, b) => a.depth - b.depth || (a.depPath < b.depPath ? -1 : a.depPath > b.depPath ? 1 : 0))
   // First, a root above all importers whose children are their direct dependencies (the first of
-  // an alias wins; a link to a project is not in pnpm's graph and takes no alias): a workspace
-  // project's direct dependencies are hoisted unless the root has the name.
+  // an alias wins; a link to a project is not in pnpm's graph and takes no alias, a link to another
+  // directory takes it but is not hoisted): a workspace project's direct dependencies are hoisted
+  // unless the root has the name.
+  const projectDirs = new Set(layout.importers.map((importer) => path.resolve(importer.dir)))
   const rootChildren = new Map<string, Dependency>()
   for (const importer of layout.importers) {
-    for (const dep of importer.direct) if (dep.depPath !== undefined && !rootChildren.has(dep.alias)) rootChildren.set(dep.alias, dep)
+    for (const dep of importer.direct) {
+      if (rootChildren.has(dep.alias) || (dep.depPath === undefined && projectDirs.has(path.resolve(dep.dir)))) continue
+      rootChildren.set(dep.alias, dep)
+    }
   }
   const hoisted: HoistedDependency[] = []
   for (const deps of [[...rootChildren.values()], ...nodes.map((node) => byDepPath.get(node.depPath)!.deps)]) {
     for (const child of deps) {
       const rootDepPath = privateRoot.get(child.alias)
       const type = rootDepPath === undefined ? typeOf(child.alias) : rootDepPath === child.depPath ? 'private' : undefined
-      if (type === undefined || taken.has(child.alias.toLowerCase()) || child.depPath === undefined) continue
-      taken.add(child.alias.toLowerCase())
+      const name = child.alias.toLowerCase()
+      if (type === undefined || child.depPath === undefined || (taken.has(name) && !(type === 'private' && linkedOnly.has(name)))) continue
+      taken.add(name)
+      linkedOnly.delete(name)
       hoisted.push({ alias: child.alias, depPath: child.depPath, dir: child.dir, type })
     }
   }

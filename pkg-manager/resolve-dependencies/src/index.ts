@@ -1,11 +1,13 @@
+import fs from 'node:fs'
 import path from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 
 import type { DependencyGroup } from '@lode/core.constants'
 import { DEPENDENCY_GROUPS, LOCKFILE_VERSION } from '@lode/core.constants'
 import { nameOf, refToDepPath, splitNameAt, withoutPeersSuffix } from '@lode/core.dep-path'
-import { LodeError } from '@lode/core.error'
+import { LodeError, hasErrno } from '@lode/core.error'
 import { own } from '@lode/core.safe-name'
+import { parsePackageJson } from '@lode/fs.package-json'
 import type { Lockfile, PackageInfo, ProjectSnapshot, SnapshotInfo } from '@lode/pkg-manager.lockfile'
 import { parseOverrides } from '@lode/pkg-manager.read-package-hook'
 import type { ManifestHook, Override } from '@lode/pkg-manager.read-package-hook'
@@ -346,7 +348,7 @@ async function hoistPeers (
   // checked against that (pnpm marks a round's additions and providers after it resolved them).
   let known: Array<Set<string>> = direct.map((importer) => new Set(importer.edges.map((edge) => edge.alias)))
   const workspaceRoot = opts.importers.findIndex((importer) => importer.id === '.')
-  const rootDeps = workspaceRoot === -1 ? [] : direct[workspaceRoot]!.wanted
+  const rootDeps = workspaceRoot === -1 ? [] : rootPeerProviders(direct[workspaceRoot]!.wanted, opts.importers[workspaceRoot]!.dir)
   for (let round = 0; round <= 20; round++) {
     const topAliases = direct.map((importer, i) => new Set([...importer.edges, ...importer.hidden, ...shadowed[i]!, ...providers[i]!]
       .map((edge) => edge.alias)))
@@ -680,6 +682,27 @@ function rootRangeOf (rootDeps: readonly WantedDependency[], name: string, range
   const range = semver.validRange(peerVersionRange(dep.bareSpecifier))
   if (range === null) return undefined
   return ranges.every((wanted) => semver.validRange(wanted) !== null && semver.intersects(range, wanted)) ? range : undefined
+}
+
+/**
+ * The workspace root's dependencies as they provide peers to the other projects, as pnpm's: a
+ * `link:` one by the version its package.json gives (resolved from the registry where a project
+ * needs it), left out when it gives none (the peer is then found as any other).
+ */
+function rootPeerProviders (wanted: readonly WantedDependency[], rootDir: string): WantedDependency[] {
+  return wanted.flatMap((dep) => {
+    if (!dep.bareSpecifier.startsWith('link:')) return [dep]
+    const file = path.join(path.resolve(rootDir, dep.bareSpecifier.slice('link:'.length)), 'package.json')
+    let text: string
+    try {
+      text = fs.readFileSync(file, 'utf8')
+    } catch (err) {
+      if (hasErrno(err, 'ENOENT') || hasErrno(err, 'ENOTDIR')) return []
+      throw err
+    }
+    const version = parsePackageJson(text, file)['version']
+    return typeof version === 'string' && semver.valid(version) !== null ? [{ ...dep, bareSpecifier: version }] : []
+  })
 }
 
 /** The workspace root's dependency on `name`: by alias, else the lowest alias of that package (pnpm's findWorkspaceRootDep). */
