@@ -97,6 +97,11 @@ test('lode add without a name, with a bad name, and at a workspace root without 
   const added = await lode(project, ['add', '-w', 'dep@1.0.0'])
   assert.equal(added.code, 0, added.stderr)
   assert.equal((JSON.parse(manifestText(project)) as { dependencies: Record<string, string> }).dependencies['dep'], '1.0.0')
+  // A workspace whose only project is the root takes it without -w, as pnpm 11 does.
+  const rootOnly = makeProject(registry, { name: 'root', version: '1.0.0' }, { 'pnpm-workspace.yaml': 'packages:\n  - .\n' })
+  const plain = await lode(rootOnly, ['add', 'dep@1.0.0'])
+  assert.equal(plain.code, 0, plain.stderr)
+  assert.equal((JSON.parse(manifestText(rootOnly)) as { dependencies: Record<string, string> }).dependencies['dep'], '1.0.0')
 })
 
 test('lode remove takes a dependency out of every group, as pnpm remove does; a missing one is a clear error', async () => {

@@ -155,8 +155,8 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
     await update({ ...common, dependencies: names, projectDirs, latest: values['latest'] === true })
   } else if (kind === 'add') {
     if (names.length === 0) throw new LodeError('MISSING_PACKAGE_NAME', '`lode add` requires the package name.', { hint: 'For example: lode add react, or lode add -D typescript.' })
-    // As in pnpm, adding to a workspace's root must be asked for.
-    const inWorkspace = config.workspacePackages !== undefined && config.workspacePackages.length > 0
+    // As in pnpm, adding to a workspace's root must be asked for (not where the root is its only project).
+    const inWorkspace = (config.workspacePackages ?? []).some((pattern) => pattern !== '.' && pattern !== './')
     const onlyRoot = workspaceDir !== undefined && projectDirs.length === 1 && projectDirs[0] === workspaceDir
     const rootCheck = !config.ignoreWorkspaceRootCheck && values['ignore-workspace-root-check'] !== true
     if (inWorkspace && onlyRoot && !workspaceRoot && !selectsProjects(selection) && rootCheck) {
