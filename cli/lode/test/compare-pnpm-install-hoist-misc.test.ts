@@ -857,3 +857,20 @@ test('bins a postinstall creates in directories.bin are linked after the build, 
     }))
   })
 })
+
+test('add -w of another version of a package a workspace project has keeps that project\'s version hoisted, as pnpm 11', async () => {
+  await withRegistry([
+    { name: 'dep', version: '1.0.0' },
+    { name: 'uses-dep', version: '1.0.0', dependencies: { dep: '^1.0.0' } },
+    { name: 'foo', version: '1.0.0' },
+    { name: 'foo', version: '1.1.0' },
+  ], async (registry) => {
+    registry.setDistTag('foo', 'latest', '1.0.0')
+    const project = makeProject(registry, { name: 'root', version: '1.0.0', dependencies: { 'uses-dep': '1.0.0' } }, {
+      'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+      'packages/p/package.json': JSON.stringify({ name: 'p', version: '1.0.0', dependencies: { foo: '1.0.0' } }),
+    })
+    const pair = await begin(project, [['install'], ['add', '-w', 'foo@1.1.0']], ['package.json', 'pnpm-lock.yaml', 'packages/p/package.json', 'node_modules/.pnpm/lock.yaml'])
+    sameHoisting(pair)
+  })
+})

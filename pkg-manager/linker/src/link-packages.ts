@@ -192,7 +192,8 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
   const allowed = (pkg: LaidOutPackage): boolean => allowBuild(pkg.pkgId) === true
   const { missing, usurped, storeUsurped } = packagesToImport(layout, gvs, allowed)
   const nextIds = new Set(layout.packages.map((pkg) => pkg.depPath))
-  const planHoisted = hoistingPlanner(opts, layout)
+  // A resolving install keeps what the last one hoisted (pnpm merges its new hoisting into the old).
+  const planHoisted = hoistingPlanner(opts, layout, opts.resolved ? previous?.hoisted : undefined)
   const { due: pruneVirtualStore, prunedAt } = virtualStorePruning(previous?.prunedAt, config.modulesCacheMaxAge, opts.now())
   const prune = previous === undefined ? undefined : await planPrune({
     modulesDir,
@@ -367,7 +368,11 @@ function packagesToImport (
  * The hoisting of the layout (the workspace's projects first, then pnpm's hoisting by pattern), planned
  * when first asked for: in a fresh node_modules, once the first packages are on their way.
  */
-function hoistingPlanner (opts: LinkPackagesOptions, layout: Layout): () => HoistedDependency[] {
+function hoistingPlanner (
+  opts: LinkPackagesOptions,
+  layout: Layout,
+  previous?: Readonly<Record<string, Readonly<Record<string, string>>>>
+): () => HoistedDependency[] {
   let plan: HoistedDependency[] | undefined
   return () => {
     if (plan !== undefined) return plan
@@ -377,8 +382,36 @@ function hoistingPlanner (opts: LinkPackagesOptions, layout: Layout): () => Hois
       ? planWorkspaceHoisting(opts.importers, layout, { ...hoistOptions, takenElsewhere })
       : []
     plan = [...planHoisting(layout, { ...hoistOptions, reserved: hoistedProjects.map((dep) => dep.alias) }), ...hoistedProjects]
+    plan = [...plan, ...stillHoisted(previous, plan, layout)]
     return plan
   }
+}
+
+/**
+ * pnpm's resolving install adds its hoisting to the last one's: a package hoisted before stays
+ * hoisted under its alias while it is installed and the new hoisting gives the alias to no other
+ * (publicly, not where a root dependency has the name).
+ */
+function stillHoisted (
+  previous: Readonly<Record<string, Readonly<Record<string, string>>>> | undefined,
+  plan: readonly HoistedDependency[],
+  layout: Layout
+): HoistedDependency[] {
+  if (previous === undefined) return []
+  const claimed = new Set(plan.map((dep) => `${dep.type}\0${dep.alias.toLowerCase()}`))
+  const rootNames = new Set(layout.direct.map((dep) => dep.alias.toLowerCase()))
+  const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
+  return Object.entries(previous).flatMap(([depPath, aliases]) => {
+    const pkg = byDepPath.get(depPath)
+    if (pkg === undefined) return []
+    return Object.entries(aliases).flatMap(([alias, type]) => {
+      if (type !== 'public' && type !== 'private') return []
+      const name = alias.toLowerCase()
+      if (claimed.has(`public\0${name}`) || claimed.has(`private\0${name}`) || (type === 'public' && rootNames.has(name))) return []
+      claimed.add(`${type}\0${name}`)
+      return [{ alias, depPath, dir: pkg.dir, type }]
+    })
+  })
 }
 
 /** The direct dependencies (not links) of the importers a filtered install leaves out, by alias. */
