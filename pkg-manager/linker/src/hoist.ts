@@ -139,3 +139,30 @@ export function hoistTypeMatcher (opts: HoistOptions): (alias: string) => HoistT
   const isPrivate = createMatcher(opts.hoistPattern)
   return (alias) => isPublic(alias) ? 'public' : isPrivate(alias) ? 'private' : undefined
 }
+
+/**
+ * pnpm's resolving install adds its hoisting to the last one's: a package hoisted before stays
+ * hoisted under its alias while it is installed and the new hoisting gives the alias to no other
+ * (publicly, not where a root dependency has the name).
+ */
+export function stillHoisted (
+  previous: Readonly<Record<string, Readonly<Record<string, string>>>> | undefined,
+  plan: readonly HoistedDependency[],
+  layout: Layout
+): HoistedDependency[] {
+  if (previous === undefined) return []
+  const claimed = new Set(plan.map((dep) => `${dep.type}\0${dep.alias.toLowerCase()}`))
+  const rootNames = new Set(layout.direct.map((dep) => dep.alias.toLowerCase()))
+  const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
+  return Object.entries(previous).flatMap(([depPath, aliases]) => {
+    const pkg = byDepPath.get(depPath)
+    if (pkg === undefined) return []
+    return Object.entries(aliases).flatMap(([alias, type]) => {
+      if (type !== 'public' && type !== 'private') return []
+      const name = alias.toLowerCase()
+      if (claimed.has(`public\0${name}`) || claimed.has(`private\0${name}`) || (type === 'public' && rootNames.has(name))) return []
+      claimed.add(`${type}\0${name}`)
+      return [{ alias, depPath, dir: pkg.dir, type }]
+    })
+  })
+}

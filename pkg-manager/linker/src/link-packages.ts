@@ -20,7 +20,7 @@ import { writeSymlinks } from '@lode/worker.link/symlinks'
 import { removeExtraneous } from './extraneous.js'
 import { removeFailedOptionalPackages } from './failed-optional.js'
 import { recordLayout, removeInstallingMarker, removeInterruptedWrites, virtualStorePruning } from './finish-linking.js'
-import { hoistedPath, planHoisting, planWorkspaceHoisting } from './hoist.js'
+import { hoistedPath, planHoisting, planWorkspaceHoisting, stillHoisted } from './hoist.js'
 import type { HoistedDependency } from './hoist.js'
 import { importPackages } from './import-packages.js'
 import type { ImportedPackages } from './import-packages.js'
@@ -387,32 +387,6 @@ function hoistingPlanner (
   }
 }
 
-/**
- * pnpm's resolving install adds its hoisting to the last one's: a package hoisted before stays
- * hoisted under its alias while it is installed and the new hoisting gives the alias to no other
- * (publicly, not where a root dependency has the name).
- */
-function stillHoisted (
-  previous: Readonly<Record<string, Readonly<Record<string, string>>>> | undefined,
-  plan: readonly HoistedDependency[],
-  layout: Layout
-): HoistedDependency[] {
-  if (previous === undefined) return []
-  const claimed = new Set(plan.map((dep) => `${dep.type}\0${dep.alias.toLowerCase()}`))
-  const rootNames = new Set(layout.direct.map((dep) => dep.alias.toLowerCase()))
-  const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
-  return Object.entries(previous).flatMap(([depPath, aliases]) => {
-    const pkg = byDepPath.get(depPath)
-    if (pkg === undefined) return []
-    return Object.entries(aliases).flatMap(([alias, type]) => {
-      if (type !== 'public' && type !== 'private') return []
-      const name = alias.toLowerCase()
-      if (claimed.has(`public\0${name}`) || claimed.has(`private\0${name}`) || (type === 'public' && rootNames.has(name))) return []
-      claimed.add(`${type}\0${name}`)
-      return [{ alias, depPath, dir: pkg.dir, type }]
-    })
-  })
-}
 
 /** The direct dependencies (not links) of the importers a filtered install leaves out, by alias. */
 function registryAliasesOf (lockfile: Lockfile, selected: ReadonlySet<string> | undefined): string[] {

@@ -4,7 +4,7 @@ import { test } from 'node:test'
 
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 
-import { planHoisting, planWorkspaceHoisting } from '../src/hoist.js'
+import { planHoisting, planWorkspaceHoisting, stillHoisted } from '../src/hoist.js'
 import { planLayout } from '../src/layout.js'
 
 const ROOT = path.join(path.sep, 'p')
@@ -73,4 +73,28 @@ test('planWorkspaceHoisting: projects hoisted by name unless a package takes it,
   // `a` is a registry package the root depends on; `lib` only a link to the project itself.
   assert.deepEqual(names(), ['lib -> lib (private)', 'c -> c (private)'])
   assert.deepEqual(names(['C']), ['lib -> lib (private)'])
+})
+
+test('stillHoisted: what the last install hoisted stays while its package is installed and no one takes the alias; publicly not over a root dependency', () => {
+  const lockfile: Lockfile = {
+    lockfileVersion: '9.0',
+    importers: { '.': { dependencies: { a: { specifier: '1.0.0', version: '1.0.0' }, foo: { specifier: '1.1.0', version: '1.1.0' } } } },
+    packages: { 'a@1.0.0': pkg(), 'foo@1.0.0': pkg(), 'foo@1.1.0': pkg(), 'x@1.0.0': pkg() },
+    snapshots: { 'a@1.0.0': { dependencies: { foo: '1.0.0', x: '1.0.0' } }, 'foo@1.0.0': {}, 'foo@1.1.0': {}, 'x@1.0.0': {} },
+  }
+  const layout = layoutOf(lockfile)
+  const plan = planHoisting(layout, HOIST)
+  assert.deepEqual(plan.map((dep) => dep.alias), ['x'])
+  const previous = {
+    'foo@1.0.0': { foo: 'private' },
+    'x@1.0.0': { x: 'private', 'x-old': 'private' },
+    'gone@1.0.0': { gone: 'private' },
+    'a@1.0.0': { a: 'public' },
+    'foo@1.1.0': { weird: 'other' },
+  }
+  assert.deepEqual(stillHoisted(previous, plan, layout).map((dep) => `${dep.alias} -> ${dep.depPath} (${dep.type})`), [
+    'foo -> foo@1.0.0 (private)',
+    'x-old -> x@1.0.0 (private)',
+  ])
+  assert.deepEqual(stillHoisted(undefined, plan, layout), [])
 })
