@@ -647,3 +647,13 @@ test('node_modules left by an old pnpm is refused as pnpm 11 refuses it, and rec
   const refused = await onBoth(old, ['add', 'neg'], { fails: /ERR_LODE_MODULES_BREAKING_CHANGE/ })
   assert.match(refused.byPnpm.stdout, /ERR_PNPM_MODULES_BREAKING_CHANGE/)
 })
+
+test('lode link warns that a linked package\'s peerDependencies are not resolved, as pnpm 11', async () => {
+  const linking = pairOf({ name: 'app', version: '1.0.0' }, {}, {
+    'with-peers/package.json': JSON.stringify({ name: 'with-peers', version: '1.0.0', peerDependencies: { 'some-peer': '1.0.0' } }),
+  })
+  const linked = await onBoth(linking, ['link', '../with-peers'])
+  sameFiles(linking)
+  assert.match(linked.byPnpm.stdout, /with-peers, which you have just pnpm linked, has the following peerDependencies[^]*- some-peer@1\.0\.0/)
+  assert.match(linked.byLode.stdout + linked.byLode.stderr, /with-peers, which you have just .*linked, has the following peerDependencies[^]*- some-peer@1\.0\.0/)
+})

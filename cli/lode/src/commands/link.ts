@@ -1,6 +1,8 @@
-import { LodeError } from '@lode/core.error'
+import { LodeError, printable } from '@lode/core.error'
 
 import type { MainContext } from '../context.js'
+import { createReporter } from '../reporter.js'
+import type { ReporterName } from '../reporter.js'
 import { editThenInstall } from './edit-then-install.js'
 import type { CommandInput } from './types.js'
 
@@ -31,10 +33,30 @@ export async function linkCommand (input: CommandInput, ctx: MainContext): Promi
       manifest['dependencies'] = { ...manifest['dependencies'] as object | undefined, [name]: `link:${path.relative(projectDir, dir).split(path.sep).join('/')}` }
     }
   }
-  return await editThenInstall([path.join(projectDir, 'package.json'), path.join(rootDir, 'pnpm-workspace.yaml'), path.join(rootDir, 'pnpm-lock.yaml')], ctx, input, async () => {
+  const code = await editThenInstall([path.join(projectDir, 'package.json'), path.join(rootDir, 'pnpm-workspace.yaml'), path.join(rootDir, 'pnpm-lock.yaml')], ctx, input, async () => {
     writeManifest(path.join(projectDir, 'package.json'), manifest)
     await updateOverrides(rootDir, overrides)
   })
+  if (code === 0) {
+    const reporter = createReporter((values['reporter'] ?? 'default') as ReporterName, ctx)
+    for (const param of positionals) {
+      const warning = linkedPeersWarning(path.resolve(ctx.cwd, param.startsWith('~/') ? path.join(ctx.env['HOME'] ?? '', param.slice(2)) : param))
+      if (warning !== undefined) reporter.warn(warning)
+    }
+  }
+  return code
+}
+
+/** pnpm's warning for a linked package with peer dependencies: a link does not resolve them from the project's node_modules. */
+function linkedPeersWarning (dir: string): string | undefined {
+  const manifest = readJson(path.join(dir, 'package.json'))
+  const peers = manifest?.['peerDependencies']
+  if (peers === null || typeof peers !== 'object' || Object.keys(peers).length === 0) return undefined
+  const name = printable(typeof manifest?.['name'] === 'string' ? manifest['name'] : path.basename(dir))
+  const list = Object.entries(peers).map(([peer, range]) => `  - ${printable(peer)}@${printable(typeof range === 'string' ? range : JSON.stringify(range))}`).join(', ')
+  return `The package ${name}, which you have just linked, has the following peerDependencies specified in its package.json:\n\n${list}\n\n` +
+    'The linked in dependency will not resolve the peer dependencies from the target node_modules.\n' +
+    'This might cause issues in your project. To resolve this, you may use the "file:" protocol to reference the local dependency.'
 }
 
 /** `lode unlink [<name>...]`: the `link:` overrides (all, or those named) and the dependencies they added go; then an install. */
