@@ -986,3 +986,12 @@ test('a root dependency linked with link: provides peers by its version, or the 
     }
   })
 })
+
+test('a peerDependencies value that is no range is refused with pnpm 11\'s code and message, with or without overrides', async () => {
+  await withRegistry([], async (registry) => {
+    for (const settings of ['', 'overrides: {}\n']) {
+      const invalid = pairOf(makeWorkspace(registry, { foo: { private: true } }, settings, { peerDependencies: { foo: 'bar@1.2.3' } }))
+      await bothFail(invalid, ['install'], /^\[ERR_LODE_INVALID_PEER_DEPENDENCY_SPECIFICATION\] The peerDependencies field named 'foo' of package 'root' has an invalid value: 'bar@1\.2\.3'/)
+    }
+  })
+})

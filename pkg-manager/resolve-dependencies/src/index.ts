@@ -21,6 +21,7 @@ import { dedupeInjectedDeps } from './dedupe-injected-deps.js'
 import { dedupePeerDependents } from './dedupe-peer-dependents.js'
 import type { VariantNode } from './dedupe-peer-dependents.js'
 import { dependenciesMetaOf, importerDependencies } from './importer-dependencies.js'
+import { checkPeerSpecs } from './peer-specs.js'
 import { peerVersionRange, resolutionPeerViews } from './resolution-peers.js'
 import type { UnresolvedPeer } from './resolution-peers.js'
 import { PeerResolver } from './resolve-peers.js'
@@ -111,6 +112,7 @@ export interface ResolveDependenciesResult {
 
 /** The wanted dependency graph of every importer, as a `pnpm-lock.yaml` v9 document. */
 export async function resolveDependencies (opts: ResolveDependenciesOptions): Promise<ResolveDependenciesResult> {
+  for (const importer of opts.importers) checkPeerSpecs(importer.manifest, importer.dir)
   // A missing required peer keeps the version the lockfile gave it only while that package keeps
   // its dependency path (pnpm pins a locked peer provider that is stable): when it gets peers of its
   // own now, the peer is hoisted anew, from the versions this resolution reached.
