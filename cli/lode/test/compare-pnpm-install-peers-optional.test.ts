@@ -995,3 +995,15 @@ test('a peerDependencies value that is no range is refused with pnpm 11\'s code 
     }
   })
 })
+
+test('a convergence override every declared range already goes beyond is reported stale, as pnpm 11', async () => {
+  await withRegistry([
+    { name: 'child', version: '1.0.0' },
+    { name: 'child', version: '1.1.0' },
+    { name: 'top', version: '1.0.0', dependencies: { child: '^1.0.0' } },
+  ], async (registry) => {
+    await then(makeProject(registry, app({}), { 'pnpm-workspace.yaml': 'overrides:\n  "child@": 1.0.0\n' }), [
+      { args: ['add', 'top@1.0.0'], warns: /The convergence override "child@": "1\.0\.0" is stale: every declared range of child also admits 1\.1\.0\. Change the override's value to 1\.1\.0/ },
+    ])
+  })
+})

@@ -235,6 +235,7 @@ async function resolveOrReuse (ctx: InstallRun, installer: Installer): Promise<I
     updating: updatedNames(opts.edits ?? []),
     importedVersions: opts.importedVersions,
     readPackageHook: ctx.hooks.dependency,
+    staleConvergence: ctx.hooks.staleConvergence,
     lockfileSettings: ctx.lockfileSettings,
     patchHashOf: (pkgId) => patchFor(ctx.patches, pkgId)?.hash,
     // Git packages are fetched in any case: their manifests are needed.

@@ -5,12 +5,14 @@ import type { PackageExtension } from './extensions.js'
 import type { HookedManifest, ManifestHook } from './manifest.js'
 import { createVersionsOverrider } from './overrides.js'
 import type { Override } from './overrides.js'
+import { staleConvergenceWarnings } from './stale-convergence.js'
 
 export type { HookedManifest, ManifestHook } from './manifest.js'
 export type { PackageExtension } from './extensions.js'
 export { compatibilityExtensions, createPackageExtender, packageExtensionsChecksum } from './extensions.js'
 export type { Override } from './overrides.js'
 export { createVersionsOverrider, overridesMap, parseOverrides, replaceVersionReferences } from './overrides.js'
+export { staleConvergenceWarnings } from './stale-convergence.js'
 
 export interface ReadPackageHookOptions {
   /** pnpm's `ignoreCompatibilityDb`: skip the compatibility database. */
@@ -28,6 +30,8 @@ export interface ReadPackageHooks {
   project: <T extends HookedManifest>(manifest: T, projectDir: string) => T
   /** For a dependency's manifest from the registry: the compatibility database first, then as for projects. */
   dependency: <T extends HookedManifest>(manifest: T) => T
+  /** pnpm's warnings for convergence overrides every range the manifests read so far declares goes beyond (`bestOf`: a range's pick). */
+  staleConvergence: (bestOf: (name: string, range: string) => Promise<string | undefined>) => Promise<string[]>
 }
 
 /** Removes the optional dependencies whose names match (from `dependencies` too, where a package repeats them), as pnpm does. */
@@ -47,8 +51,9 @@ function createOptionalDependenciesRemover (patterns: readonly string[]): Manife
 /** The manifest changes pnpm 11 applies while resolving, in pnpm's order. */
 export function createReadPackageHooks (opts: ReadPackageHookOptions): ReadPackageHooks {
   const base: ManifestHook[] = []
+  const declaredRanges = new Map<string, Set<string>>()
   if (Object.keys(opts.packageExtensions).length > 0) base.push(createPackageExtender(opts.packageExtensions))
-  if (opts.overrides.length > 0) base.push(createVersionsOverrider(opts.overrides, opts.rootDir))
+  if (opts.overrides.length > 0) base.push(createVersionsOverrider(opts.overrides, opts.rootDir, declaredRanges))
   if (opts.ignoredOptionalDependencies !== undefined && opts.ignoredOptionalDependencies.length > 0) {
     base.push(createOptionalDependenciesRemover(opts.ignoredOptionalDependencies))
   }
@@ -56,5 +61,6 @@ export function createReadPackageHooks (opts: ReadPackageHookOptions): ReadPacka
   return {
     project: (manifest, projectDir) => base.reduce((m, hook) => hook(m, projectDir), manifest),
     dependency: (manifest) => forDependencies.reduce((m, hook) => hook(m), manifest),
+    staleConvergence: async (bestOf) => await staleConvergenceWarnings(opts.overrides, declaredRanges, bestOf),
   }
 }

@@ -111,7 +111,12 @@ type PreparedOverride = Override & { localTarget: LocalTarget | undefined }
  * overrides before global ones, the most specific matching range first, `-` deleting, peers
  * overridden in place when the new specifier is a valid peer range.
  */
-export function createVersionsOverrider (overrides: readonly Override[], rootDir: string): ManifestHook {
+export function createVersionsOverrider (
+  overrides: readonly Override[],
+  rootDir: string,
+  /** Filled with the ranges declared for the names convergence overrides target (see `staleConvergenceWarnings`). */
+  declaredRanges?: Map<string, Set<string>>
+): ManifestHook {
   const convergeVersions = new Map(overrides.filter((o) => o.converge === true).map((o) => [o.targetPkg.name, o.newSpecifier]))
   const explicit = overrides
     .filter((o) => o.converge !== true)
@@ -130,6 +135,9 @@ export function createVersionsOverrider (overrides: readonly Override[], rootDir
       for (const [name, specifier] of Object.entries(peers ?? deps)) {
         const override = pick(name, specifier)
         if (override === undefined) {
+          if (declaredRanges !== undefined && convergeVersions.has(name) && validRange(specifier, true) !== null) {
+            declaredRanges.set(name, (declaredRanges.get(name) ?? new Set()).add(specifier))
+          }
           const converged = convergeTo(convergeVersions.get(name), specifier)
           if (converged !== undefined) (peers ?? deps)[name] = converged
           continue

@@ -27,6 +27,8 @@ export interface InstallResolutionOptions extends Pick<ResolveDependenciesOption
   fetchGit: GitAccess['fetch']
   /** Deprecated packages resolved, the ones `allowedDeprecatedVersions` accepts left out; not called when there are none. */
   onDeprecated: (deprecated: { direct: string[], subdependencies: string[] }) => void
+  /** The read-package hooks' check of convergence overrides, once resolved (pnpm warns of a stale one). */
+  staleConvergence?: ((bestOf: (name: string, range: string) => Promise<string | undefined>) => Promise<string[]>) | undefined
 }
 
 /** What an install's resolution found: the lockfile, peer issues, and versions picked although too young. */
@@ -94,6 +96,12 @@ export async function resolveInstall (opts: InstallResolutionOptions): Promise<I
       subdependencies: result.deprecated.subdependencies.filter(reported),
     }
     if (deprecated.direct.length > 0 || deprecated.subdependencies.length > 0) opts.onDeprecated(deprecated)
+    // A range's pick under the install's policies; none when only a version too young fits.
+    const bestOf = async (name: string, range: string): Promise<string | undefined> => {
+      const picked = await resolver.resolve({ type: 'range', name, range })
+      return picked.immature === undefined ? picked.version : undefined
+    }
+    for (const warning of await opts.staleConvergence?.(bestOf) ?? []) opts.onWarning(warning)
     return { lockfile: result.lockfile, peerIssues: result.peerIssues, immature: result.immature, latest: result.latest }
   } finally {
     await resolver.close()
