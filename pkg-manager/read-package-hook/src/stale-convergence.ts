@@ -18,8 +18,10 @@ export async function staleConvergenceWarnings (
     const ranges = [...declaredRanges.get(name) ?? []]
     if (ranges.length === 0) return undefined
     const picks = await Promise.all(ranges.map(async (range) => await bestOf(name, range).catch(() => undefined)))
+    const above = (version: string | undefined): version is string =>
+      version !== undefined && semver.valid(version) !== null && semver.gt(version, override.newSpecifier)
     const best = picks
-      .filter((version): version is string => version !== undefined && semver.valid(version) !== null && semver.gt(version, override.newSpecifier))
+      .filter(above)
       .sort(semver.rcompare)
       .find((version) => ranges.every((range) => semver.satisfies(version, range, true)))
     if (best === undefined) return undefined
