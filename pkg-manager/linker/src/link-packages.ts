@@ -58,7 +58,12 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkedPa
   // Installing the lockfile as it is, an optional package that cannot be fetched is left out (not recorded as skipped).
   const unfetchable = config.nodeLinker === 'hoisted' || opts.resolved
     ? new Set<string>()
-    : await unfetchableOptionalPackages(lockfile, planned.layout.packages.filter((pkg) => !fs.existsSync(pkg.dir)), opts)
+    // Only optional packages are looked for on disk (one stat each; a lockfile of thousands of packages has few).
+    : await unfetchableOptionalPackages(
+      lockfile,
+      planned.layout.packages.filter((pkg) => isOptional(lockfile, pkg.depPath) && !fs.existsSync(pkg.dir)),
+      opts
+    )
   const leftOut = unfetchable.size === 0 ? layoutOptions.skipped : new Set([...layoutOptions.skipped, ...unfetchable])
   const layout = unfetchable.size === 0 ? planned.layout : planLayout(lockfile, { ...layoutOptions, skipped: leftOut })
   if (modules !== undefined && change !== undefined) {
@@ -687,4 +692,8 @@ function readPreviousInstall (
   } catch {
     return undefined
   }
+}
+
+function isOptional (lockfile: Lockfile, depPath: string): boolean {
+  return lockfile.snapshots?.[depPath]?.optional === true
 }
