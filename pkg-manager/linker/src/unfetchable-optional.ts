@@ -1,4 +1,4 @@
-import { isLodeError } from '@lode/core.error'
+import { isLodeError, printable } from '@lode/core.error'
 import type { Lockfile, Resolution } from '@lode/pkg-manager.lockfile'
 
 import type { PackageSource } from './link-types.js'
@@ -30,7 +30,7 @@ export async function unfetchableOptionalPackages (
     const pkg = optional[i]!
     unfetchable.add(pkg.depPath)
     const detail = isLodeError(err) ? `[${err.code}] ${err.message}` : String(err)
-    opts.onWarning?.(`${pkg.pkgId} is an optional dependency that could not be fetched. Excluding it from installation.\n${detail}`)
+    opts.onWarning?.(`${printable(pkg.pkgId)} is an optional dependency that could not be fetched. Excluding it from installation.\n${detail}`)
   })
   return unfetchable
 }

@@ -1,3 +1,4 @@
+import { printable } from '@lode/core.error'
 import semver from 'semver'
 
 import type { Override } from './overrides.js'
@@ -25,7 +26,8 @@ export async function staleConvergenceWarnings (
       .sort(semver.rcompare)
       .find((version) => ranges.every((range) => semver.satisfies(version, range, true)))
     if (best === undefined) return undefined
-    return `The convergence override "${name}@": "${override.newSpecifier}" is stale: every declared range of ${name} also admits ${best}. ` +
+    // The names and the value come from pnpm-workspace.yaml: printed as they are only when printable.
+    return `The convergence override "${printable(name)}@": "${printable(override.newSpecifier)}" is stale: every declared range of ${printable(name)} also admits ${best}. ` +
       `Change the override's value to ${best} in pnpm-workspace.yaml, or remove the override and run "lode dedupe".`
   }))
   return warnings.filter((warning) => warning !== undefined)
