@@ -90,23 +90,26 @@ export async function checkbox (
   return answer
 }
 
-/** One of a list: up/down (or k/j) move, enter answers. */
+/** One of a list: up/down (or k/j) move, enter answers the highlighted choice's value. */
 export async function select (
-  opts: { message: string, choices: readonly string[], input: PromptInput, output: NodeJS.WritableStream }
+  opts: { message: string, choices: ReadonlyArray<string | SelectChoice>, input: PromptInput, output: NodeJS.WritableStream }
 ): Promise<string | undefined> {
-  const { choices } = opts
+  const choices = opts.choices.map((choice): SelectChoice => typeof choice === 'string' ? { name: choice, value: choice } : choice)
   const output = rawOutput(opts.output)
   const message = printable(opts.message, { newlines: true })
   let cursor = 0
   let drawn = 0
   const draw = (): void => {
-    const lines = [`? ${message}`, ...choices.map((choice, i) => `${i === cursor ? '❯' : ' '} ${printable(choice)}`)]
+    const lines = [`? ${message}`, ...choices.map((choice, i) => `${i === cursor ? '❯' : ' '} ${printable(choice.name)}`)]
+    // The highlighted choice's description below the list, as inquirer shows it.
+    const description = choices[cursor]!.description
+    if (description !== undefined) lines.push(printable(description))
     if (drawn > 0) output.write(`\x1b[${drawn}A\r\x1b[J`)
     output.write(`${lines.join('\n')}\n`)
     drawn = lines.length
   }
   draw()
-  const answer = await readKeys<string>(opts.input, (text, key) => {
+  const answer = await readKeys<SelectChoice>(opts.input, (text, key) => {
     if (key.name === 'return' || key.name === 'enter') return { done: choices[cursor]! }
     if (key.name === 'up' || text === 'k') cursor = (cursor + choices.length - 1) % choices.length
     else if (key.name === 'down' || text === 'j') cursor = (cursor + 1) % choices.length
@@ -114,8 +117,15 @@ export async function select (
     draw()
     return undefined
   })
-  output.write(`\x1b[${drawn}A\r\x1b[J? ${message} ${printable(answer ?? '')}\n`)
-  return answer
+  output.write(`\x1b[${drawn}A\r\x1b[J? ${message} ${printable(answer?.name ?? '')}\n`)
+  return answer?.value
+}
+
+/** A choice shown by its name, answered by its value (with a line about it while it is highlighted). */
+export interface SelectChoice {
+  name: string
+  value: string
+  description?: string | undefined
 }
 
 /** A yes/no question: `y` or `n`, or enter for the default. */

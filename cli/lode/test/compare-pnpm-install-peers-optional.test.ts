@@ -622,6 +622,20 @@ test('peers provided by aliases (direct, named after another peer, beside the pl
   })
 })
 
+test('several aliases of one package, at the top or in a parent: the highest version provides it as a peer (even out of the range), as pnpm 11', async () => {
+  await withRegistry([
+    ...SCOPED,
+    { name: '@e2e/parent-same', version: '1.0.0', dependencies: { '@e2e/abc': '1.0.0', c3: 'npm:@e2e/peer-c@1.0.0', c2: 'npm:@e2e/peer-c@1.0.1', c1: 'npm:@e2e/peer-c@2.0.0' } },
+  ], async (registry) => {
+    const settings = { 'pnpm-workspace.yaml': 'autoInstallPeers: false\n' }
+    const aliases = { c3: 'npm:@e2e/peer-c@1.0.0', c2: 'npm:@e2e/peer-c@1.0.1', c1: 'npm:@e2e/peer-c@2.0.0' }
+    const top = await then(makeProject(registry, app({ dependencies: { ...aliases, '@e2e/abc': '1.0.0' } }), settings), [['install', '--lockfile-only']])
+    assert.match(readLockfileText(top.lodeProject), /version: 1\.0\.0\(@e2e\/peer-c@2\.0\.0\)/)
+    const below = await then(makeProject(registry, app({ dependencies: { '@e2e/parent-same': '1.0.0' } }), settings), [['install', '--lockfile-only']])
+    assert.match(readLockfileText(below.lodeProject), /'@e2e\/abc': 1\.0\.0\(@e2e\/peer-c@2\.0\.0\)/)
+  })
+})
+
 test('peers of peers, peer rings, diamonds, aliases of one package, providers a level up: the lockfile pnpm 11 writes', async () => {
   await withRegistry([
     { name: 'peer-a', version: '1.0.0' },

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test'
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
 import { HOSTED_GIT_CERT, HostedGitProxy, makeRepo } from './git-hosts.js'
-import { changesOutside, cloneProject, listing, lode, makeProject, pnpm, readLockfileText, snapshot } from './helpers.js'
+import { changesOutside, cloneProject, inTerminal, listing, lode, lodeBin, makeProject, pnpm, pnpmBin, readLockfileText, snapshot } from './helpers.js'
 import type { Project, RunResult } from './helpers.js'
 
 // Git dependencies from repositories in this test's temp dir (`git+file:`), and from "GitHub"
@@ -30,6 +30,17 @@ before(async () => {
     { name: 'dep', version: '1.0.0' },
     { name: 'dep', version: '1.1.0' },
     { name: 'has-git-dep', version: '1.0.0', dependencies: { lib: 'github:acme/lib#v1.1.0' } },
+    // pnpm 11's GitHub scenarios, with its packages' shapes (see "pnpm 11's scenarios with GitHub dependencies").
+    { name: 'hi', version: '0.0.0' },
+    { name: 'hi', version: '1.0.0' },
+    { name: 'has-say-hi-peer', version: '1.0.0', manifest: { peerDependencies: { hi: '*' } } },
+    { name: 'has-aliased-git-dependency', version: '1.0.0', dependencies: { 'say-hi': 'github:acme/hi#v1.0.0', 'has-say-hi-peer': '1.0.0' } },
+    { name: 'has-github-dep', version: '1.0.0', dependencies: { hi: 'github:acme/hi#v1.0.0' } },
+    { name: 'has-github-dep', version: '1.1.0', dependencies: { hi: 'github:acme/hi#v1.0.0', dep: '^1.0.0' } },
+    { name: 'peer-child', version: '1.0.0', manifest: { peerDependencies: { 'is-negative': '*' } } },
+    { name: 'peer-deps-in-child-pkg', version: '1.0.0', dependencies: { 'peer-child': '1.0.0' } },
+    { name: 'the-plugin', version: '1.0.0' },
+    { name: 'plugin-host', version: '1.0.0', dependencies: { 'the-plugin': '1.0.0' } },
   ])
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-git-'))
   // One repository, reached both as a git+file: URL and as github:acme/lib.
@@ -63,6 +74,15 @@ before(async () => {
       'package.json': manifestOf('prep', '1.0.0', { scripts: { prepare: 'node -e "require(\'fs\').writeFileSync(\'built.txt\', process.env.npm_lifecycle_event)"' } }),
       'index.js': indexOf('prep', '1.0.0'),
     },
+    tags: ['v1.0.0'],
+  }])
+  const hi = { 'package.json': manifestOf('hi', '1.0.0', { bin: { hi: 'bin.js', szia: 'bin.js' } }), 'index.js': 'module.exports = \'Hi\'\n', 'bin.js': '#!/usr/bin/env node\nconsole.log(\'Hi\')\n' }
+  await makeRepo(path.join(root, 'hosted', 'acme'), 'hi', [{ files: hi, tags: ['v1.0.0'], branch: 'branch/with-slash' }])
+  await makeRepo(path.join(root, 'hosted', 'acme'), 'is-negative', [{ files: { 'package.json': manifestOf('is-negative', '2.1.0'), 'index.js': indexOf('is-negative', '2.1.0') }, tags: ['2.1.0'] }])
+  // A tool whose bin loads a plugin that only another package depends on (it is found in .pnpm/node_modules).
+  const jsBuild = { bin: { 'js-build': 'cli.js' } }
+  await makeRepo(path.join(root, 'hosted', 'acme'), 'js-build', [{
+    files: { 'package.json': manifestOf('js-build', '1.0.0', jsBuild), 'cli.js': '#!/usr/bin/env node\nrequire(\'the-plugin\')\nrequire(\'fs\').writeFileSync(\'built.js\', \'\')\n' },
     tags: ['v1.0.0'],
   }])
   hosts = await HostedGitProxy.start(path.join(root, 'hosted'))
@@ -229,9 +249,10 @@ describe('git dependencies install as with pnpm 11', () => {
 /** Runs the same commands with pnpm and lode (copies of one project); package.json, the lockfile and `.pnpm` must be the same. */
 async function stepsBoth (
   manifest: Record<string, unknown>,
-  steps: string[][]
+  steps: string[][],
+  files: Record<string, string> = {}
 ): Promise<{ pnpmProject: Project, lodeProject: Project }> {
-  const pnpmProject = gitProject(manifest)
+  const pnpmProject = gitProject(manifest, files)
   const lodeProject = cloneProject(pnpmProject)
   for (const args of steps) {
     await pnpm(pnpmProject, args)
@@ -300,6 +321,85 @@ describe('add of git repositories, as pnpm 11 adds them', () => {
       assert.match(expectFailure(await lode(project, ['add', spec]), code), message)
       assert.deepEqual(changesOutside(before, snapshot(project.dir), []), [], `nothing written for ${spec}`)
     }
+  })
+})
+
+/** `body` with these repositories public: their packages come from the hosts' archives, locked by URL. */
+async function withPublicRepos (repos: string[], body: () => Promise<void>): Promise<void> {
+  for (const repo of repos) hosts.publicRepos.add(repo)
+  try {
+    await body()
+  } finally {
+    for (const repo of repos) hosts.publicRepos.delete(repo)
+  }
+}
+
+const EXOTIC_SUBDEPS = { 'pnpm-workspace.yaml': 'blockExoticSubdeps: false\n' }
+
+describe('pnpm 11\'s scenarios with GitHub dependencies', () => {
+  test('add of a branch whose name has a slash, cloned and from the archive', async () => {
+    const add = [['add', 'https://github.com/acme/hi.git#branch/with-slash']]
+    const cloned = await stepsBoth({ name: 'slash', version: '1.0.0' }, add)
+    assert.equal(load(cloned.lodeProject, 'hi'), 'Hi')
+    await withPublicRepos(['acme/hi'], async () => {
+      const { lodeProject } = await stepsBoth({ name: 'slash', version: '1.0.0' }, add)
+      assert.deepEqual(dependenciesOf(lodeProject), { hi: 'github:acme/hi#branch/with-slash' })
+    })
+  })
+
+  test('a registry package\'s aliased GitHub dependency that is its other dependency\'s peer: the peer suffix names the archive, its bins are linked; updated to a version with more dependencies', async () => {
+    await withPublicRepos(['acme/hi'], async () => {
+      const { lodeProject } = await stepsBoth({ name: 'aliased', version: '1.0.0' }, [['add', 'has-aliased-git-dependency']], EXOTIC_SUBDEPS)
+      const archive = /hi@https:\/\/codeload\.github\.com\/acme\/hi\/tar\.gz\/[0-9a-f]{40}/.source
+      assert.match(readLockfileText(lodeProject), new RegExp(`has-say-hi-peer: 1\\.0\\.0\\(${archive}\\)\\n {6}say-hi: ${archive}\\n`))
+      const own = fs.realpathSync(path.join(lodeProject.dir, 'node_modules', 'has-aliased-git-dependency'))
+      for (const bin of ['hi', 'szia']) assert.ok(fs.statSync(path.join(own, 'node_modules', '.bin', bin)).mode & 0o111, bin)
+      assert.equal(createRequire(path.join(own, 'index.js'))('say-hi'), 'Hi')
+
+      await stepsBoth({ name: 'updated', version: '1.0.0' }, [['add', 'has-github-dep@1.0.0'], ['add', 'has-github-dep@latest']], EXOTIC_SUBDEPS)
+    })
+  })
+
+  test('a GitHub package at the root is the peer of a package below it', async () => {
+    const { lodeProject } = await stepsBoth({ name: 'root-peer', version: '1.0.0' }, [['add', 'is-negative@acme/is-negative#2.1.0', 'peer-deps-in-child-pkg']])
+    assert.deepEqual(load(lodeProject, 'is-negative'), { name: 'is-negative', version: '2.1.0' })
+    const child = fs.realpathSync(path.join(lodeProject.dir, 'node_modules', '.pnpm', 'node_modules', 'peer-child'))
+    assert.deepEqual(createRequire(path.join(child, 'index.js'))('is-negative'), { name: 'is-negative', version: '2.1.0' })
+  })
+
+  test('a project\'s prepare script runs a GitHub dependency\'s bin, which loads a plugin from node_modules/.pnpm/node_modules', async () => {
+    const manifest = { name: 'tooling', version: '1.0.0', dependencies: { 'js-build': 'github:acme/js-build#v1.0.0', 'plugin-host': '1.0.0' }, scripts: { prepare: 'js-build' } }
+    const { pnpmProject, lodeProject } = await installBoth(manifest)
+    assert.ok(fs.existsSync(path.join(pnpmProject.dir, 'built.js')))
+    assert.ok(fs.existsSync(path.join(lodeProject.dir, 'built.js')))
+  })
+
+  test('patch of a GitHub dependency beside the registry\'s version of the package: chosen on a terminal, committed as hi@1.0.0 and applied', async () => {
+    await withPublicRepos(['acme/hi'], async () => {
+      const { pnpmProject, lodeProject } = await installBoth({ name: 'patch-git', version: '1.0.0', dependencies: { hi: '0.0.0', 'hi-git': 'github:acme/hi#v1.0.0' } })
+      const steps: Array<[RegExp, string]> = [[/Choose which version to patch/, '\x1b[B'], [/❯ 1\.0\.0/, '\r'], [/Apply this patch to all versions\?/, 'n\r']]
+      await inTerminal(pnpmBin, ['patch', 'hi'], pnpmProject, steps)
+      await inTerminal(lodeBin, ['patch', 'hi'], lodeProject, steps)
+      // Named after the archive the version came from, as pnpm names it.
+      const editDirs = [pnpmProject, lodeProject].map((project) => fs.readdirSync(path.join(project.dir, 'node_modules/.pnpm_patches')).filter((name) => name !== 'state.json'))
+      assert.deepEqual(editDirs[1], editDirs[0])
+      assert.match(editDirs[1]![0]!, /^hi@https\+codeload\.github\.com\+acme\+hi\+tar\.gz\+[0-9a-f]{40}$/)
+      const editDir = `node_modules/.pnpm_patches/${editDirs[1]![0]!}`
+      for (const project of [pnpmProject, lodeProject]) {
+        assert.equal(fs.readFileSync(path.join(project.dir, editDir, 'index.js'), 'utf8'), 'module.exports = \'Hi\'\n')
+        fs.appendFileSync(path.join(project.dir, editDir, 'index.js'), '// test patching')
+      }
+      await pnpm(pnpmProject, ['patch-commit', editDir])
+      const committed = await lode(lodeProject, ['patch-commit', editDir])
+      assert.equal(committed.code, 0, committed.stderr)
+      for (const file of ['pnpm-workspace.yaml', 'patches/hi@1.0.0.patch', 'pnpm-lock.yaml']) {
+        assert.equal(fs.readFileSync(path.join(lodeProject.dir, file), 'utf8'), fs.readFileSync(path.join(pnpmProject.dir, file), 'utf8'), file)
+      }
+      assert.equal(fs.readFileSync(path.join(lodeProject.dir, 'pnpm-workspace.yaml'), 'utf8'), 'patchedDependencies:\n  hi@1.0.0: patches/hi@1.0.0.patch\n')
+      assert.equal(fs.readFileSync(path.join(lodeProject.dir, 'node_modules/hi-git/index.js'), 'utf8'), fs.readFileSync(path.join(pnpmProject.dir, 'node_modules/hi-git/index.js'), 'utf8'))
+      assert.match(fs.readFileSync(path.join(lodeProject.dir, 'node_modules/hi-git/index.js'), 'utf8'), /\/\/ test patching\n$/)
+      assert.equal(fs.readFileSync(path.join(lodeProject.dir, 'node_modules/hi/index.js'), 'utf8'), indexOf('hi', '0.0.0'))
+    })
   })
 })
 

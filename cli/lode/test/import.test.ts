@@ -131,21 +131,13 @@ test('lode import replaces pnpm-lock.yaml as pnpm 11 does, keeps it when the res
   assert.equal(fs.existsSync(path.join(bare.dir, 'pnpm-lock.yaml')), false)
 })
 
-test('lode import in a workspace resolves every project with the imported versions, as pnpm 11 does', async () => {
+/** A workspace of two projects with another package manager's lockfile at its root: both import it, pnpm-lock.yaml byte for byte. */
+async function importInWorkspace (lockfileName: string, content: string): Promise<void> {
   const files = {
     'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
     'packages/web/package.json': JSON.stringify({ name: 'web', version: '1.0.0', dependencies: { 'is-positive': '^1.0.0' } }),
     'packages/api/package.json': JSON.stringify({ name: 'api', version: '1.0.0', dependencies: { '@scope/lib': '*', web: 'workspace:*' } }),
-    'package-lock.json': JSON.stringify({
-      name: 'root',
-      lockfileVersion: 3,
-      packages: {
-        '': { name: 'root', workspaces: ['packages/*'] },
-        'node_modules/web': { resolved: 'packages/web', link: true },
-        'node_modules/is-positive': { version: '1.0.0' },
-        'node_modules/@scope/lib': { version: '1.0.0' },
-      },
-    }),
+    [lockfileName]: content,
   }
   const pnpmProject = makeProject(registry, { name: 'root', version: '1.0.0', private: true }, files)
   const lodeProject = cloneProject(pnpmProject)
@@ -154,6 +146,25 @@ test('lode import in a workspace resolves every project with the imported versio
   assert.equal(result.code, 0, result.stderr)
   assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
   assert.match(readLockfileText(lodeProject), /is-positive@1\.0\.0/)
+  assert.match(readLockfileText(lodeProject), /'@scope\/lib@1\.0\.0'/)
+  assert.equal(fs.existsSync(path.join(lodeProject.dir, 'node_modules')), false)
+}
+
+test('lode import in a workspace resolves every project with the imported versions, as pnpm 11 does', async () => {
+  await importInWorkspace('package-lock.json', JSON.stringify({
+    name: 'root',
+    lockfileVersion: 3,
+    packages: {
+      '': { name: 'root', workspaces: ['packages/*'] },
+      'node_modules/web': { resolved: 'packages/web', link: true },
+      'node_modules/is-positive': { version: '1.0.0' },
+      'node_modules/@scope/lib': { version: '1.0.0' },
+    },
+  }))
+})
+
+test('lode import of a yarn.lock shared by a workspace resolves every project with its versions, as pnpm 11 does', async () => {
+  await importInWorkspace('yarn.lock', '# yarn lockfile v1\n\n\n"@scope/lib@*":\n  version "1.0.0"\n\nis-positive@^1.0.0:\n  version "1.0.0"\n')
 })
 
 test('lode import refuses a lockfile it cannot read with a coded error naming it (pnpm prints a stack trace), and writes nothing', async () => {

@@ -8,6 +8,7 @@ import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
 import { cloneProject, inTerminal, lode, lodeBin, makeProject, pnpm, pnpmBin, readLockfileText, snapshot } from './helpers.js'
 import type { Project, RunResult } from './helpers.js'
+import { firstLine, output, read, tree } from './patch-helpers.js'
 
 // `lode patch`, `patch-commit` and `patch-remove` beside pnpm 11's: the same edit directory and
 // state file, the same patch file (git's diff: a deleted file, a mode change, new files, one of
@@ -31,25 +32,6 @@ before(async () => {
 after(async () => { await registry.close() })
 
 const MANIFEST = { name: 'p', version: '1.0.0', dependencies: { 'is-positive': '1.0.0', a: '1.0.0', b: '1.0.0', '@scope/lib': '1.0.0' } }
-
-/** What a command printed (errors with pnpm's code prefix), with the project's directory as `<dir>` and pnpm's name as lode's. */
-function output (result: RunResult, dir: string): string {
-  return (result.stdout + result.stderr).replace(/ERR_(?:PNPM|LODE)_/g, 'ERR_').split(dir).join('<dir>').replace(/\bpnpm (patch)/g, 'lode $1')
-}
-
-function firstLine (result: RunResult, dir: string): string {
-  return output(result, dir).split('\n')[0]!
-}
-
-function read (project: Project, file: string): string | undefined {
-  const full = path.join(project.dir, file)
-  return fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : undefined
-}
-
-/** A directory's files with their modes and contents. */
-function tree (dir: string): Record<string, string> {
-  return Object.fromEntries([...snapshot(dir)])
-}
 
 /** The same edit on both tools' copies: a line added and the file made executable, a file deleted, two new files (one executable). */
 function edit (editDir: string): void {
@@ -231,7 +213,7 @@ test('patch-commit and patch-remove refuse two edit directories for one version 
     const actual = await lode(lodeProject, args)
     assert.equal(actual.code, 1, label)
     // The whole message: pnpm's names the paths (absolute) and the directories found.
-    const message = (result: RunResult, dir: string): string => output(result, dir).replace(/\n\n.*$/s, '').replace(path.dirname(dir), '<up>')
+    const message = (result: RunResult, dir: string): string => output(result, dir).replace(/\n\n.*$/s, '')
     assert.equal(message(actual, lodeProject.dir), message(expected, pnpmProject.dir), label)
     assert.deepEqual([...snapshot(lodeProject.dir)], [...before], `${label}: nothing written`)
   }

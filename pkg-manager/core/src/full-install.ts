@@ -267,7 +267,9 @@ function checkResolution (ctx: InstallRun, plan: InstallPlan): PeerIssue[] {
   }
   // As pnpm, after a resolution of every project (pnpm 11 resolves the whole graph again then).
   if (resolvedNow && ctx.selected === undefined && ctx.patches.length > 0) {
-    checkUnusedPatches(ctx.patches, Object.keys(plan.lockfile.packages ?? {}), {
+    // By the manifests' versions: a git package's key has its URL instead.
+    const packages = Object.entries(plan.lockfile.packages ?? {})
+    checkUnusedPatches(ctx.patches, packages.map(([pkgId, info]) => info.version === undefined ? pkgId : `${pkgId.slice(0, pkgId.indexOf('@', 1))}@${info.version}`), {
       allowUnusedPatches: config.allowUnusedPatches,
       onWarning: (message) => { ctx.emit({ type: 'warning', message }) },
     })

@@ -7,11 +7,12 @@ import { LodeError } from '@lode/core.error'
 import { packedFiles } from '@lode/fs.packlist'
 import type { Config } from '@lode/pkg-manager.config'
 import { readInstalledLockfile, readLockfile } from '@lode/pkg-manager.lockfile'
-import type { Resolution } from '@lode/pkg-manager.lockfile'
+import type { PackageInfo, Resolution } from '@lode/pkg-manager.lockfile'
 import {
   PATCHES_STATE_DIR, diffFolders, findEditDir, patchFileName, patchKey, patchTarget, writeEditDirState,
 } from '@lode/pkg-manager.patching'
-import type { VersionChoice } from '@lode/pkg-manager.patching'
+import type { InstalledPackage, VersionChoice, VersionOption } from '@lode/pkg-manager.patching'
+import { isGitHostedArchive } from '@lode/resolving.npm-resolver'
 import { storePath } from '@lode/store.cafs'
 import { importPackages } from '@lode/worker.link'
 import { applyPatchFile } from '@lode/worker.link/apply-patch'
@@ -29,10 +30,12 @@ export interface PatchOptions {
   param: string
   /** `--edit-dir`, absolute: where to copy the package instead of `node_modules/.pnpm_patches/<name>@<version>`. */
   editDir?: string | undefined
+  /** `--edit-dir` as the user wrote it, named in errors as pnpm names it (default: `editDir`). */
+  editDirAsGiven?: string | undefined
   /** `--ignore-existing`: the package as published, without the patch `patchedDependencies` has for it. */
   ignoreExisting?: boolean | undefined
   /** Asks which of several installed versions to patch, and whether for every version (a terminal's questions); undefined: cancelled. */
-  chooseVersion?: ((versions: string[]) => Promise<VersionChoice | undefined>) | undefined
+  chooseVersion?: ((options: VersionOption[]) => Promise<VersionChoice | undefined>) | undefined
   signal?: AbortSignal | undefined
   onEvent?: ((event: InstallEvent) => void) | undefined
 }
@@ -45,18 +48,19 @@ export interface PatchOptions {
  */
 export async function preparePatch (opts: PatchOptions): Promise<string | undefined> {
   const { config } = opts
+  const editDirName = opts.editDirAsGiven ?? opts.editDir
   if (opts.editDir !== undefined && isNonEmptyDir(opts.editDir)) {
-    throw new LodeError('PATCH_EDIT_DIR_EXISTS', `The target directory already exists: '${opts.editDir}'`)
+    throw new LodeError('PATCH_EDIT_DIR_EXISTS', `The target directory already exists: '${editDirName}'`)
   }
   if (opts.editDir !== undefined && fs.existsSync(opts.editDir) && !fs.statSync(opts.editDir).isDirectory()) {
-    throw new LodeError('PATCH_EDIT_DIR_EXISTS', `The target directory already exists: '${opts.editDir}' is a file`)
+    throw new LodeError('PATCH_EDIT_DIR_EXISTS', `The target directory already exists: '${editDirName}' is a file`)
   }
   const installed = await readInstalledLockfile(config.dir)
   if (installed === undefined) {
     throw new LodeError('PATCH_NO_LOCKFILE', 'The modules directory is not ready for patching', { hint: 'Run lode install first' })
   }
   const packages = installed.lockfile.packages ?? {}
-  const target = await patchTarget(opts.param, config.dir, Object.keys(packages), opts.chooseVersion)
+  const target = await patchTarget(opts.param, config.dir, installedPackages(packages), opts.chooseVersion)
   if (target === undefined) return undefined
   const modulesDir = path.join(config.dir, MODULES_DIR)
   const editDir = opts.editDir ?? path.join(modulesDir, PATCHES_STATE_DIR, target.editDirName)
@@ -129,7 +133,12 @@ export async function patchCommitDiff (opts: PatchCommitOptions): Promise<PatchC
     patchedDependencies[patched] = path.relative(config.dir, path.resolve(config.dir, relative)).split(path.sep).join('/')
   }
   patchedDependencies[key] = `${patchesDirName}/${patchFileName(key)}`
-  const pkgId = `${manifest.name}@${manifest.version}`
+  // A version patched alone is diffed against the git-hosted package of that version when there is one, as pnpm does.
+  const nameAndVersion = `${manifest.name}@${manifest.version}`
+  const installed = await readInstalledLockfile(config.dir)
+  const gitHosted = state.applyToAll ? undefined : installedPackages(installed?.lockfile.packages ?? {})
+    .find((pkg) => pkg.gitTarballUrl !== undefined && pkg.version === manifest.version && pkg.pkgId.startsWith(`${manifest.name}@`))
+  const pkgId = gitHosted?.pkgId ?? nameAndVersion
   const resolution = (await installedResolution(config.dir, pkgId))
   if (resolution === undefined) {
     throw new LodeError('PATCH_VERSION_NOT_FOUND', `${pkgId} (the package in ${editDir}) is not installed in ${config.dir}.`, {
@@ -175,6 +184,19 @@ function readEditedManifest (editDir: string): { name: string, version: string, 
     })
   }
   return { name, version, raw }
+}
+
+/** The lockfile's packages as `patch` offers them: each with its version, and a git-hosted one's archive URL (pnpm offers that one by it). */
+function installedPackages (packages: Record<string, PackageInfo>): InstalledPackage[] {
+  return Object.entries(packages).map(([pkgId, info]) => {
+    const keyed = pkgId.slice(pkgId.indexOf('@', 1) + 1)
+    const tarball = (info.resolution as { tarball?: unknown }).tarball
+    return {
+      pkgId,
+      version: info.version ?? keyed,
+      ...typeof tarball === 'string' && isGitHostedArchive(tarball) ? { gitTarballUrl: tarball } : {},
+    }
+  })
 }
 
 /** The lockfile resolution of an installed package (what the last install laid out, else pnpm-lock.yaml). */

@@ -239,6 +239,12 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
     absent: !gvs,
     installedText: install.installedText,
     links: () => otherLinks(layout, planHoisted(), modulesDir, new Set(missing), interrupted ? undefined : previous, changed, gvs),
+  }).catch(async (err: unknown) => {
+    // A package that could not be put in place (a patch that does not apply): the links written
+    // meanwhile go too, and node_modules is as the last install left it.
+    const { resolved: ownBins, ignoreScripts } = opts
+    await restoreLastInstall({ layout, hoisted: planHoisted(), modulesDir, previous, changed, created, existed, ownBins, ignoreScripts })
+    throw err
   })
   const { wantBuild, counts } = imported
   // Builds in a slot of the global virtual store are not done yet: refused in place of the builds,
@@ -457,7 +463,7 @@ interface RestoreInput {
 }
 
 /**
- * After a failed build: the package directories this install created go, and the links and `.bin`
+ * After a failed import or build: the package directories this install created go, and the links and `.bin`
  * shims it changed are written as the last install left them; with no last install, the
  * node_modules directories it created go whole, else the links it made.
  */

@@ -14,20 +14,38 @@ export function parseWanted (param: string): WantedPackage {
   return at === -1 ? { name: param } : { name: param.slice(0, at), range: param.slice(at + 1) }
 }
 
+/** An installed package, as `patch` offers it. */
+export interface InstalledPackage {
+  /** The lockfile's key: `name@version`, or `name@<url>` for a git or tarball package. */
+  pkgId: string
+  /** Its version (a key without one has it in its lockfile entry). */
+  version: string | undefined
+  /** A git-hosted package's archive URL: pnpm offers it by this URL, and names its edit directory after it. */
+  gitTarballUrl?: string | undefined
+}
+
 /** The installed package `patch` copies out, and how the edit is recorded. */
 export interface PatchTarget {
   name: string
   version: string
-  /** The lockfile's key of the package (`name@version`). */
+  /** The lockfile's key of the package. */
   pkgId: string
   /** No version was asked for: the patch is for every version (its key is the bare name). */
   applyToAll: boolean
-  /** `node_modules/.pnpm_patches/<this>`: `name@version`, as pnpm names it. */
+  /** `node_modules/.pnpm_patches/<this>`: `name@version` (`name@<archive URL>` for a git-hosted one), as pnpm names it. */
   editDirName: string
+}
+
+/** One of several installed versions, as pnpm's question lists it: the version, and the archive URL of a git-hosted one. */
+export interface VersionOption {
+  name: string
+  value: string
+  description?: string
 }
 
 /** What the user picked when several versions are installed (pnpm asks which, and whether the patch is for every version). */
 export interface VersionChoice {
+  /** The option's `value`. */
   version: string
   applyToAll: boolean
 }
@@ -37,45 +55,57 @@ export interface VersionChoice {
  * (pnpm reads `node_modules/.pnpm/lock.yaml` too): the one version of the name (satisfying the
  * range, when one is given). None is `ERR_LODE_PATCH_VERSION_NOT_FOUND` (listing the installed
  * versions); several need `choose` (pnpm's questions on a terminal), else are
- * `ERR_LODE_PATCH_VERSION_AMBIGUOUS`.
+ * `ERR_LODE_PATCH_VERSION_AMBIGUOUS`. A git-hosted package alone is patched for its version only.
  */
 export async function patchTarget (
   param: string,
   lockfileDir: string,
-  pkgIds: Iterable<string>,
-  choose?: (versions: string[]) => Promise<VersionChoice | undefined>
+  installed: Iterable<InstalledPackage>,
+  choose?: (options: VersionOption[]) => Promise<VersionChoice | undefined>
 ): Promise<PatchTarget | undefined> {
   const wanted = parseWanted(param)
-  const versions = [...pkgIds].flatMap((pkgId) => {
-    const at = pkgId.indexOf('@', 1)
-    const version = pkgId.slice(at + 1)
-    return pkgId.slice(0, at) === wanted.name && validVersion(version) !== null ? [version] : []
-  }).sort(compare)
-  const preferred = wanted.range === undefined ? versions : versions.filter((version) => satisfies(version, wanted.range!))
+  const versions = [...installed].flatMap((pkg) => {
+    const { version } = pkg
+    return nameOf(pkg.pkgId) === wanted.name && version !== undefined && validVersion(version) !== null ? [{ ...pkg, version }] : []
+  }).sort((a, b) => compare(a.version, b.version))
+  const preferred = wanted.range === undefined ? versions : versions.filter(({ version }) => satisfies(version, wanted.range!))
   if (preferred.length === 0) {
     throw new LodeError('PATCH_VERSION_NOT_FOUND', `Can not find ${param} in project ${lockfileDir}, ${versions.length > 0
-      ? `you can specify currently installed version: ${versions.join(', ')}.`
+      ? `you can specify currently installed version: ${versions.map(({ version }) => version).join(', ')}.`
       : `did you forget to install ${param}?`}`)
   }
-  let choice: VersionChoice = { version: preferred[0]!, applyToAll: wanted.range === undefined }
+  const valueOf = (pkg: InstalledPackage & { version: string }): string => pkg.gitTarballUrl ?? pkg.version
+  let chosen = preferred[0]!
+  let applyToAll = wanted.range === undefined && chosen.gitTarballUrl === undefined
   if (preferred.length > 1) {
+    const labels = preferred.map((pkg) => pkg.version)
     if (choose === undefined) {
-      throw new LodeError('PATCH_VERSION_AMBIGUOUS', `${param} is installed at ${preferred.length} versions: ${preferred.join(', ')}.`, {
-        hint: `Name the version to patch, e.g. lode patch ${wanted.name}@${preferred.at(-1)!}`,
+      throw new LodeError('PATCH_VERSION_AMBIGUOUS', `${param} is installed at ${preferred.length} versions: ${labels.join(', ')}.`, {
+        hint: `Name the version to patch, e.g. lode patch ${wanted.name}@${labels.at(-1)!}`,
       })
     }
-    const chosen = await choose(preferred)
+    const choice = await choose(preferred.map((pkg) => ({
+      name: pkg.version,
+      value: valueOf(pkg),
+      ...pkg.gitTarballUrl === undefined ? {} : { description: 'Git Hosted' },
+    })))
     // Cancelled: nothing to patch.
-    if (chosen === undefined) return undefined
-    choice = chosen
+    if (choice === undefined) return undefined
+    chosen = preferred.find((pkg) => valueOf(pkg) === choice.version) ?? chosen
+    applyToAll = choice.applyToAll
   }
   return {
     name: wanted.name,
-    version: choice.version,
-    pkgId: `${wanted.name}@${choice.version}`,
-    applyToAll: choice.applyToAll,
-    editDirName: `${wanted.name}@${choice.version.replace(/[\\/:*?"<>|]+/g, '+')}`,
+    version: chosen.version,
+    pkgId: chosen.pkgId,
+    applyToAll,
+    editDirName: `${wanted.name}@${valueOf(chosen).replace(/[\\/:*?"<>|]+/g, '+')}`,
   }
+}
+
+/** The package name of a lockfile key (`@scope/name@…` → `@scope/name`). */
+function nameOf (pkgId: string): string {
+  return pkgId.slice(0, pkgId.indexOf('@', 1))
 }
 
 /** The `patchedDependencies` key `patch-commit` writes: the bare name for every version, else `name@version`. */

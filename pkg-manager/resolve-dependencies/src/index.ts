@@ -75,8 +75,8 @@ export interface ResolveDependenciesOptions {
     /** `patchedDependencies` key → patch hash, as the lockfile records them. */
     patchedDependencies?: Record<string, string> | undefined
   }
-  /** The hash of the patch for a package id: its dependency path gets `(patch_hash=…)`. */
-  patchHashOf?: ((pkgId: string) => string | undefined) | undefined
+  /** The hash of the patch for a package's `name@version` (its manifest's version): its dependency path gets `(patch_hash=…)`. */
+  patchHashOf?: ((nameAndVersion: string) => string | undefined) | undefined
   /** pnpm's catalogs (`catalog` is `default`): catalog → package → specifier, for `catalog:` specifiers. */
   catalogs?: Catalogs
   /** The lockfile's directory (absolute): local paths in the lockfile are relative to it. */
@@ -846,7 +846,7 @@ function toLockfile (input: ToLockfileInput): Lockfile {
   for (const [depPath, nonOptional] of reached) {
     const variant = graph.get(depPath)!
     const pkg = packages.get(variant.pkgId)!
-    packagesSection[pkg.id] ??= { resolution: pkg.resolution, ...pkg.lockfileFields }
+    packagesSection[pkg.id] ??= packageEntry(pkg, depPath)
     const snapshot: SnapshotInfo = {}
     for (const [alias, edge] of [...variant.deps, ...variant.peers]) {
       ;(snapshot[edge.optional ? 'optionalDependencies' : 'dependencies'] ??= {})[alias] = ref(alias, final(edge.depPath))
@@ -856,6 +856,18 @@ function toLockfile (input: ToLockfileInput): Lockfile {
     snapshotsSection[depPath] = snapshot
   }
   return lockfileWith(input, { importers, packages: packagesSection, snapshots: snapshotsSection }, catalogs)
+}
+
+/**
+ * A package's entry under `packages:`, from the first of its dependency paths reached. pnpm records
+ * `version` when that path says no plain version: a URL or `file:` in its key or in its peers'
+ * suffix (a peer from GitHub), except for a directory.
+ */
+function packageEntry (pkg: ResolvedPackage, depPath: string): PackageInfo {
+  const { version, ...fields } = pkg.lockfileFields
+  if (!depPath.slice(1).includes(':') || 'directory' in pkg.resolution) return { resolution: pkg.resolution, ...fields }
+  // A key with a URL has its manifest's version recorded already; a registry package's key names it.
+  return { resolution: pkg.resolution, version: typeof version === 'string' ? version : pkg.version, ...fields }
 }
 
 /** The graph of package variants by dependency path, reached from the importers, and each importer's edges into it. */

@@ -59,8 +59,8 @@ export interface ResolvePeersOptions {
   children: ReadonlyMap<string, readonly Edge[]>
   /** pnpm's `peersSuffixMaxLength`: a longer peer suffix is replaced by its hash. */
   peersSuffixMaxLength: number
-  /** The hash of the patch for a package id (`patchedDependencies`), which its dependency path carries. */
-  patchHashOf?: (pkgId: string) => string | undefined
+  /** The hash of the patch for a package's `name@version` (`patchedDependencies`), which its dependency path carries. */
+  patchHashOf?: (nameAndVersion: string) => string | undefined
   /** pnpm's `dedupePeers`: a suffix names each peer by `name@version` alone, not by its own dependency path. */
   dedupePeers?: boolean
   /** `MAX_PEERS_KEPT` unless set (tests). */
@@ -117,6 +117,8 @@ export class PeerResolver {
   private readonly ids = new WeakMap<PeerNode, number>()
   /** The providers each occurrence was filled with (pnpm's parentPkgsOfNode). */
   private readonly contextOf = new WeakMap<PeerNode, Context>()
+  /** The alias each occurrence is a dependency under (pnpm compares providers by it). */
+  private readonly aliasOf = new WeakMap<PeerNode, string>()
   /**
    * The workspace root's dependencies as other projects see them: pnpm has their paths by then, so
    * they are named whole even where they break a cycle among the root's dependencies.
@@ -149,7 +151,15 @@ export class PeerResolver {
       this.settled.add(node)
     }
     const nodes = edges.map((edge) => ({ edge, node: this.shell(edge.pkgId) }))
-    for (const { edge, node } of nodes) this.provide(context, edge, node)
+    // The project's own dependencies over the workspace root's: by alias always, by name over another package only.
+    const own = new Map<string, PeerNode>()
+    for (const { edge, node } of nodes) this.provide(own, edge, node)
+    for (const [key, node] of own) {
+      const current = context.get(key)
+      const byName = this.aliasOf.get(node) !== key
+      const samePackage = current !== undefined && this.opts.packages.get(current.pkgId)!.name === this.opts.packages.get(node.pkgId)!.name
+      if (!byName || !samePackage) context.set(key, node)
+    }
     const provided = providers.map((provider) => ({ provider, node: this.shell(provider.pkgId) }))
     for (const { provider, node } of provided) this.provide(context, { alias: provider.alias, pkgId: provider.pkgId, optional: true }, node)
     const out = new Map<string, PeerNode>()
@@ -192,33 +202,56 @@ export class PeerResolver {
   }
 
   /**
-   * Registers a provider under its alias and its real name; an alias never displaces an exact-name
-   * entry. A package's dependency leaves a provider from above of the same package and version in
-   * place (pnpm keeps the inherited one), unless that would break a peer diamond below.
+   * Registers a provider at the importer's level under its alias and its real name (pnpm's
+   * parent refs): an alias never displaces an exact-name entry, and of two aliases of one package
+   * the higher version provides it.
    */
-  private provide (
-    context: Map<string, PeerNode>,
-    edge: Edge,
-    node: PeerNode,
-    from?: { inherited: Context, siblings: readonly Edge[] }
-  ): void {
-    const pkg = this.opts.packages.get(edge.pkgId)!
-    const keepsInherited = (key: string): boolean => {
-      if (from === undefined) return false
-      const current = from.inherited.get(key)
-      if (current === undefined || current === node) return false
-      const inherited = this.opts.packages.get(current.pkgId)!
-      return inherited.name === pkg.name
-        && inherited.version === pkg.version
-        && !this.breaksPeerDiamond(current, pkg, context, from.siblings)
+  private provide (context: Map<string, PeerNode>, edge: Edge, node: PeerNode): void {
+    this.aliasOf.set(node, edge.alias)
+    for (const key of this.providerKeys(edge)) {
+      const current = context.get(key)
+      if (current === undefined || this.takesOver(current, key, edge)) context.set(key, node)
     }
-    if (this.peerNames.has(edge.alias) && !keepsInherited(edge.alias)) context.set(edge.alias, node)
-    if (pkg.name !== edge.alias && this.peerNames.has(pkg.name)) {
-      const current = context.get(pkg.name)
-      if ((current === undefined || this.opts.packages.get(current.pkgId)!.name !== pkg.name) && !keepsInherited(pkg.name)) {
-        context.set(pkg.name, node)
-      }
+  }
+
+  /**
+   * A package's dependencies as providers for what is below it, over those inherited from above
+   * (pnpm's addChildrenToParentPkgs): first among themselves as at the importer's level, then each
+   * replaces the inherited provider of its name unless that is the same package and version under
+   * the same alias (pnpm keeps the inherited one), and keeping it does not break a peer diamond below.
+   */
+  private provideLevel (context: Map<string, PeerNode>, shells: ReadonlyArray<{ edge: Edge, child: PeerNode }>, inherited: Context): void {
+    const level = new Map<string, PeerNode>()
+    for (const { edge, child } of shells) this.provide(level, edge, child)
+    const siblings = shells.map(({ edge }) => edge)
+    for (const [key, node] of level) {
+      const current = inherited.get(key)
+      if (current !== undefined && current !== node && this.sameProvider(current, node) &&
+        !this.breaksPeerDiamond(current, this.opts.packages.get(node.pkgId)!, context, siblings)) continue
+      context.set(key, node)
     }
+  }
+
+  /** The names a dependency provides under: its alias, and its package's name when that is another, each only if some package wants it as a peer. */
+  private providerKeys (edge: Edge): string[] {
+    const name = this.opts.packages.get(edge.pkgId)!.name
+    return (name === edge.alias ? [edge.alias] : [edge.alias, name]).filter((key) => this.peerNames.has(key))
+  }
+
+  /** pnpm's updateParentRefs: a provider under `key` gives way unless it has that name exactly, or is an alias of a version at least as high. */
+  private takesOver (current: PeerNode, key: string, edge: Edge): boolean {
+    if (this.aliasOf.get(current) === key) return false
+    if (edge.alias === key) return true
+    const currentVersion = this.opts.packages.get(current.pkgId)!.version
+    const version = this.opts.packages.get(edge.pkgId)!.version
+    return semver.valid(currentVersion) === null || semver.valid(version) === null ? false : semver.lt(currentVersion, version)
+  }
+
+  /** pnpm's parentPkgsMatch: the same package and version, under the same alias. */
+  private sameProvider (inherited: PeerNode, node: PeerNode): boolean {
+    const before = this.opts.packages.get(inherited.pkgId)!
+    const now = this.opts.packages.get(node.pkgId)!
+    return this.aliasOf.get(inherited) === this.aliasOf.get(node) && before.version === now.version && before.name === now.name
   }
 
   /**
@@ -322,7 +355,7 @@ export class PeerResolver {
     let childContext = context
     if (shells.length > 0) {
       const own = new Map(context)
-      for (const { edge, child } of shells) this.provide(own, edge, child, { inherited: context, siblings: edges })
+      this.provideLevel(own, shells, context)
       childContext = own
     }
     // pnpm walks the children already visible as providers first, then the rest.
@@ -434,7 +467,11 @@ export class PeerResolver {
 
   /** `name@1.0.0(patch_hash=…)` for a patched package (pnpm's id with patch hash), else the id. */
   private withPatch (pkgId: string): string {
-    const hash = this.opts.patchHashOf?.(pkgId)
+    if (this.opts.patchHashOf === undefined) return pkgId
+    // Patches are keyed by the manifest's version (a git package's id has its URL instead).
+    const pkg = this.opts.packages.get(pkgId)
+    const version = pkg === undefined ? undefined : typeof pkg.lockfileFields.version === 'string' ? pkg.lockfileFields.version : pkg.version
+    const hash = this.opts.patchHashOf(pkg === undefined ? pkgId : `${pkg.name}@${version!}`)
     return hash === undefined ? pkgId : `${pkgId}(patch_hash=${hash})`
   }
 

@@ -17,7 +17,8 @@ export function fromMeta (id: string, resolution: ResolvedPackage['resolution'],
     assertValidDependencyNames(deps, id)
   }
   const lockfileFields: ResolvedPackage['lockfileFields'] = {}
-  // pnpm records `version` when the key does not say it (file:, URLs), except for directories.
+  // pnpm records `version` when the key does not say it (file:, URLs), except for directories (the
+  // lockfile writer adds it where only the peers' suffix has a URL: see packageEntry).
   if (id.slice(1).includes(':') && !('directory' in resolution)) lockfileFields.version = meta.version
   if (meta.engines !== undefined) {
     const engines = Object.fromEntries(Object.entries(meta.engines).filter(([, range]) => range !== '*'))

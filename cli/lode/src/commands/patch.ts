@@ -27,11 +27,12 @@ export async function patchCommand (input: CommandInput, ctx: MainContext): Prom
     config,
     param,
     editDir,
+    editDirAsGiven: editDirOption,
     ignoreExisting: values['ignore-existing'] === true,
     // Several versions installed: on a terminal, pnpm's two questions.
-    chooseVersion: terminal?.isTTY !== true ? undefined : async (versions) => {
+    chooseVersion: terminal?.isTTY !== true ? undefined : async (options) => {
       const { confirm, select } = await import('../prompt.js')
-      const version = await select({ message: 'Choose which version to patch', choices: versions, input: terminal, output: ctx.stdout })
+      const version = await select({ message: 'Choose which version to patch', choices: options, input: terminal, output: ctx.stdout })
       if (version === undefined) return undefined
       const applyToAll = await confirm({ message: 'Apply this patch to all versions?', default: true, input: terminal, output: ctx.stdout })
       return applyToAll === undefined ? undefined : { version, applyToAll }
@@ -105,8 +106,10 @@ export async function patchRemoveCommand (input: CommandInput, ctx: MainContext)
   const files = [...targets.map(({ file }) => file), path.join(rootDir, 'pnpm-workspace.yaml'), path.join(rootDir, 'pnpm-lock.yaml')]
   return await editThenInstall(files, ctx, input, async () => {
     for (const { file } of targets) fs.rmSync(file, { force: true })
+    // An emptied directory goes; a link to one (a patches directory linked inside the project) stays, as pnpm leaves it.
     for (const parent of new Set(targets.map(({ file }) => path.dirname(file)))) {
-      if (fs.existsSync(parent) && fs.readdirSync(parent).length === 0) fs.rmdirSync(parent)
+      const isDir = fs.lstatSync(parent, { throwIfNoEntry: false })?.isDirectory() === true
+      if (isDir && fs.readdirSync(parent).length === 0) fs.rmdirSync(parent)
     }
     await updatePatchedDependencies(rootDir, remaining)
   })
