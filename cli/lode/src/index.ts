@@ -95,8 +95,10 @@ async function notACommand (name: string, leading: string[], rest: string[], ctx
   if (PNPM_ONLY_COMMANDS.includes(name)) return writeLodeError(notImplemented(name), ctx.stderr)
   // `lode build` runs package.json's build script, as `pnpm build` does.
   if (hasScript(path.resolve(ctx.cwd), name)) return await findCommand('run')!.run({ name: 'run', leading, rest: [name, ...rest], args: undefined }, ctx)
-  // `lode vitest run` runs node_modules/.bin/vitest, as `pnpm vitest run` does.
-  if (fs.existsSync(path.resolve(ctx.cwd, 'node_modules', '.bin', name))) {
+  // `lode vitest run` runs node_modules/.bin/vitest (the project's, else the workspace root's), as `pnpm vitest run` does.
+  const { workspaceBins } = await import('./commands/run.js')
+  const bins = [path.resolve(ctx.cwd, 'node_modules', '.bin'), ...await workspaceBins(ctx.cwd)]
+  if (bins.some((bin) => fs.existsSync(path.join(bin, name)))) {
     return await findCommand('exec')!.run({ name: 'exec', leading, rest: [name, ...rest], args: undefined }, ctx)
   }
   return writeLodeError(new LodeError('UNKNOWN_COMMAND', `Unknown command "${name}", and package.json has no script of that name (nor node_modules/.bin a command).`, {

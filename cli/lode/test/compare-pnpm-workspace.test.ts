@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
+import { createRequire } from 'node:module'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
 
@@ -61,6 +62,7 @@ before(async () => {
     { name: 'pabc-missing', version: '1.0.0', manifest: { peerDependencies: { 'peer-a': '^1.0.0', 'peer-b': '^1.0.0', 'peer-c': '^1.0.0' } } },
     { name: 'bin-dep', version: '1.0.0', bin: { 'bin-dep': 'bin.js' }, files: { 'bin.js': '#!/usr/bin/env node\nconsole.log("bin-dep")\n' } },
     { name: 'builds', version: '1.0.0', scripts: { postinstall: writeFile('built.txt') } },
+    ...['1.0.0', '2.0.0'].map((version) => ({ name: 'print-version', version, bin: { 'print-version': 'bin.js' }, files: { 'bin.js': `#!/usr/bin/env node\nconsole.log("${version}")\n` } })),
   ])
   // `latest` moves later, between the steps.
   for (const name of ['cw-dep-of', 'cw-with-dep', 'wd', 'wd2']) registry.setDistTag(name, 'latest', '1.0.0')
@@ -603,4 +605,34 @@ test('projects that depend on themselves: the lockfile, and install and test scr
     'project-2': { dependencies: { 'project-2': '1.0.0' }, scripts: scripts('project-2') },
     'project-3': { dependencies: { 'project-2': '1.0.0', 'project-3': '1.0.0' }, scripts: scripts('project-3') },
   }), [['--dir', 'packages/project-1', 'install'], ['-r', 'test']], filesOf(['project-1', 'project-2', 'project-3'], ['install.log', 'test.log']))
+})
+
+test('a bin of the workspace root runs as a command inside a project that lacks it, the project\'s own where it has one, as pnpm 11', async () => {
+  const project = workspace('', { 'project-1': {}, 'project-2': { dependencies: { 'print-version': '1' } } }, { dependencies: { 'print-version': '2' } })
+  const { lodeProject, pnpmProject } = await flow(project, [['install']], filesOf(['project-1', 'project-2']))
+  for (const [sub, version] of [['project-1', '2.0.0'], ['project-2', '1.0.0']] as const) {
+    assert.match((await pnpm({ ...pnpmProject, dir: path.join(pnpmProject.dir, 'packages', sub) }, ['print-version'])).stdout, new RegExp(version))
+    const byLode = await lode({ ...lodeProject, dir: path.join(lodeProject.dir, 'packages', sub) }, ['print-version'])
+    assert.equal(byLode.code, 0, byLode.stderr)
+    assert.match(byLode.stdout, new RegExp(version))
+    // `exec` finds it the same way.
+    const exec = await lode({ ...lodeProject, dir: path.join(lodeProject.dir, 'packages', sub) }, ['exec', 'print-version'])
+    assert.match(exec.stdout, new RegExp(version))
+  }
+})
+
+test('a project symlinked in from another workspace: linked, no importer, and links that resolve from its real place, as pnpm 11', async () => {
+  const twoWorkspaces = makeProject(registry, { name: 'outer', private: true }, {
+    'workspace-1/package.json': json({ name: 'ws1', private: true }),
+    'workspace-1/pnpm-workspace.yaml': 'packages:\n  - "**"\nlinkWorkspacePackages: true\n',
+    'workspace-1/package-1/package.json': json({ name: 'package-1', version: '1.0.0', dependencies: { 'dep-a': '1.0.0', 'package-2': 'workspace:*' } }),
+    'workspace-2/pnpm-workspace.yaml': 'packages:\n  - "**"\n',
+    'workspace-2/package-2/package.json': json({ name: 'package-2', version: '1.0.0', dependencies: { 'dep-b': '1.0.0' } }),
+  })
+  const { lodeProject } = await flow(twoWorkspaces, [
+    (dir) => { fs.symlinkSync('../workspace-2/package-2', path.join(dir, 'workspace-1/package-2')) },
+    ['--dir', 'workspace-1', 'install'],
+  ], ['workspace-1/pnpm-lock.yaml', 'workspace-2/pnpm-lock.yaml'])
+  const required: unknown = createRequire(path.join(lodeProject.dir, 'workspace-2/package-2/package.json'))('dep-b')
+  assert.deepEqual(required, { name: 'dep-b', version: '1.0.0' })
 })

@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import path from 'node:path'
 
 import type { DependencyGroup } from '@lode/core.constants'
@@ -143,7 +144,9 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
     return { alias, dir: reach(depPath), depPath }
   }
   const importers = opts.importers.map(({ id, dir }): ImporterLayout => {
-    const modulesDir = path.join(dir, 'node_modules')
+    // A project linked in from elsewhere (a symlink in the workspace): its links are written where
+    // it really is, relative to that, so that they resolve from there (as pnpm writes them).
+    const modulesDir = path.join(realDir(dir), 'node_modules')
     const direct: Dependency[] = []
     const importer = lockfile.importers[id] ?? {}
     // pnpm's order (devDependencies, dependencies, optionalDependencies) decides which package is hoisted first.
@@ -211,3 +214,7 @@ export function reachableDepPaths (lockfile: Lockfile, opts: Pick<LayoutOptions,
   return reached
 }
 
+/** A project directory that is itself a symlink: its real path; else the directory as it is named. */
+function realDir (dir: string): string {
+  return fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink() === true ? fs.realpathSync(dir) : dir
+}

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
 
@@ -44,4 +46,27 @@ test('planLayout: each package beside its dependencies\' links; another version 
   const skipping = byDepPath(layoutOf(lockfile, ['opt@1.0.0']))
   assert.deepEqual(skipping.get('a@1.0.0'), [])
   assert.equal(skipping.has('opt@1.0.0'), false)
+})
+
+test('planLayout: a project whose directory is a symlink gets its node_modules where it really is; one under a linked parent keeps its path', () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'layout-'))
+  try {
+    fs.mkdirSync(path.join(tmp, 'elsewhere', 'real'), { recursive: true })
+    fs.mkdirSync(path.join(tmp, 'ws'))
+    fs.symlinkSync(path.join(tmp, 'elsewhere', 'real'), path.join(tmp, 'ws', 'linked'))
+    fs.symlinkSync(path.join(tmp, 'elsewhere'), path.join(tmp, 'ws', 'parent'))
+    const importers = [{ id: 'linked', dir: path.join(tmp, 'ws', 'linked') }, { id: 'parent/real', dir: path.join(tmp, 'ws', 'parent', 'real') }]
+    const lockfile: Lockfile = {
+      lockfileVersion: '9.0',
+      importers: { linked: { dependencies: { a: { specifier: '1.0.0', version: '1.0.0' } } }, 'parent/real': {} },
+      packages: { 'a@1.0.0': pkg() },
+      snapshots: { 'a@1.0.0': {} },
+    }
+    const store = path.join(tmp, 'ws', 'node_modules', '.pnpm')
+    const layout = planLayout(lockfile, { lockfileDir: path.join(tmp, 'ws'), importers, include: INCLUDE, virtualStoreDir: store, virtualStoreDirMaxLength: 120 })
+    assert.deepEqual(layout.directLinks, [{ path: path.join(tmp, 'elsewhere', 'real', 'node_modules', 'a'), target: path.join(store, 'a@1.0.0', 'node_modules', 'a') }])
+    assert.equal(layout.importers[1]!.modulesDir, path.join(tmp, 'ws', 'parent', 'real', 'node_modules'))
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true })
+  }
 })

@@ -141,8 +141,10 @@ async function nodeOptionsEnvOf (cwd: string): Promise<Record<string, string>> {
 async function execIn (dir: string, command: string, args: readonly string[], ctx: MainContext, manifest?: object): Promise<number> {
   const bin = path.join(dir, 'node_modules', '.bin')
   const name = (manifest as { name?: unknown } | undefined)?.name
+  // The workspace root's bins come after the project's (pnpm's extraBinPaths).
+  const bins = [...new Set([bin, ...await workspaceBins(dir)])]
   // In a workspace, pnpm tells the command which project it runs in.
-  const env = { ...ctx.env, PATH: [bin, ctx.env['PATH'] ?? ''].join(path.delimiter), ...typeof name === 'string' ? { PNPM_PACKAGE_NAME: name } : {} }
+  const env = { ...ctx.env, PATH: [...bins, ctx.env['PATH'] ?? ''].join(path.delimiter), ...typeof name === 'string' ? { PNPM_PACKAGE_NAME: name } : {} }
   const { exitCodeOf } = await import('@lode/pkg-manager.lifecycle')
   return await new Promise<number>((resolve) => {
     const { spawn } = process.getBuiltinModule('node:child_process')
@@ -155,6 +157,13 @@ async function execIn (dir: string, command: string, args: readonly string[], ct
     // A command killed by a signal exits as a shell reports it: 128 + the signal's number.
     child.on('exit', (code, signal) => { resolve(exitCodeOf(code, signal)) })
   })
+}
+
+/** The workspace root's `node_modules/.bin` when `dir` is in a workspace: pnpm puts it on a command's PATH after the project's own. */
+export async function workspaceBins (dir: string): Promise<string[]> {
+  const { findWorkspaceDir } = await import('@lode/pkg-manager.core')
+  const workspaceDir = await findWorkspaceDir(dir)
+  return workspaceDir === undefined ? [] : [path.join(workspaceDir, 'node_modules', '.bin')]
 }
 
 /** `lode -r run`'s own flags, read before the script's name (after it they are the script's), as pnpm reads them. */
