@@ -622,6 +622,23 @@ test('peers provided by aliases (direct, named after another peer, beside the pl
   })
 })
 
+test('peers found anywhere in the graph resolve an optional-peers package, required peer included, with autoInstallPeers off; with dedupePeerDependents off too, none is taken from a sibling project, as pnpm 11', async () => {
+  await withRegistry(SCOPED, async (registry) => {
+    await then(makeProject(registry, app({ dependencies: { '@e2e/regular': '1.0.0', '@e2e/opt-peers': '1.0.0' } }), { 'pnpm-workspace.yaml': 'autoInstallPeers: false\n' }), [
+      ['install', '--lockfile-only'],
+    ])
+  })
+  await withRegistry([
+    { name: 'peer-a', version: '1.0.0' },
+    { name: 'peer-c', version: '1.0.0' },
+    { name: 'opt-peers', version: '1.0.0', manifest: { peerDependencies: { 'peer-a': '^1.0.0', 'peer-b': '^1.0.0', 'peer-c': '^1.0.0' }, peerDependenciesMeta: { 'peer-b': { optional: true }, 'peer-c': { optional: true } } } },
+  ], async (registry) => {
+    const project = makeWorkspace(registry, { p1: { dependencies: { 'opt-peers': '1.0.0' } }, p2: { dependencies: { 'peer-c': '1.0.0' } } }, 'autoInstallPeers: false\ndedupePeerDependents: false\n')
+    const { lodeProject } = await then(project, [['install']], { files: workspaceFiles(['p1', 'p2']) })
+    assert.match(readLockfileText(lodeProject), /\n {2}opt-peers@1\.0\.0: \{\}\n/)
+  })
+})
+
 test('several aliases of one package, at the top or in a parent: the highest version provides it as a peer (even out of the range), as pnpm 11', async () => {
   await withRegistry([
     ...SCOPED,

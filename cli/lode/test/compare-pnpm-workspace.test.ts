@@ -27,6 +27,7 @@ before(async () => {
     { name: 'other', version: '1.0.0' },
     { name: 'foo', version: '1.0.0' },
     { name: 'foo', version: '1.0.5' },
+    { name: 'foo', version: '1.1.0' },
     { name: 'foo', version: '1.3.0' },
     { name: 'foo', version: '2.0.0' },
     { name: 'foobar', version: '1.0.0', dependencies: { foo: '^1.0.0' } },
@@ -485,6 +486,14 @@ test('update without --latest moves a catalog entry to the version it installs, 
   const tilde = workspace('', { p1: { dependencies: { foo: 'catalog:foo1-0' } } }, {}, { 'pnpm-workspace.yaml': catalogYaml({}, { 'foo1-0': { foo: '~1.0.0' } }) })
   await flow(tilde, [['install'], ['update', '-r']], filesOf(['p1']))
 })
+test('catalogMode strict: add or update of a version the range covers rewrites the entry, as pnpm 11', async () => {
+  const two = { p1: { dependencies: { foo: 'catalog:' } }, p2: { dependencies: { foo: 'catalog:' } } }
+  await widened(two, [['--filter', 'p1', 'add', 'foo@1.3.0'], ['install']], false, 'catalogMode: strict\n')
+  await widened(two, [['--filter', 'p1', 'add', 'foo@1.1.0'], ['install']], false, 'catalogMode: strict\n')
+  await widened(two, [['update', '-r', 'foo@1.1.0']], false, 'catalogMode: strict\n')
+  const readd = workspace('', { p1: { dependencies: { foo: 'catalog:' } } }, {}, { 'pnpm-workspace.yaml': catalogYaml({ foo: '^1.0.0' }, {}, 'catalogMode: strict\n') })
+  await flow(readd, [['install'], ['--filter', 'p1', 'add', 'foo']], filesOf(['p1']))
+})
 test('a workspace cycle: install warns of it, as pnpm 11', async () => {
   const cyclic = workspace('', { p1: { dependencies: { p2: 'workspace:*' } }, p2: { devDependencies: { p1: 'workspace:*' } } })
   await flow(cyclic, [{ args: ['install'], warns: /There are cyclic workspace dependencies: / }], filesOf(['p1', 'p2']))
@@ -635,4 +644,10 @@ test('a project symlinked in from another workspace: linked, no importer, and li
   ], ['workspace-1/pnpm-lock.yaml', 'workspace-2/pnpm-lock.yaml'])
   const required: unknown = createRequire(path.join(lodeProject.dir, 'workspace-2/package-2/package.json'))('dep-b')
   assert.deepEqual(required, { name: 'dep-b', version: '1.0.0' })
+})
+
+test('add of a local directory with --save-catalog links it and writes no catalog, as pnpm 11', async () => {
+  // Inside the project, so that lode's copy has it too (pnpm's test adds ../local-dep).
+  const project = makeProject(registry, { name: 'main' }, { 'libs/local-dep/package.json': json({ name: 'local-dep', version: '0.1.2-local' }) })
+  await flow(project, [['add', './libs/local-dep', '--save-catalog']], ['package.json', 'pnpm-workspace.yaml', 'pnpm-lock.yaml'])
 })

@@ -101,6 +101,8 @@ export async function update (opts: UpdateOptions): Promise<InstallResult> {
     savePrefix: opts.config.savePrefix,
     ignoreDependencies: opts.config.updateIgnoreDependencies,
     catalogs: opts.config.catalogs,
+    catalogMode: opts.config.catalogMode,
+    onWarning: (message) => { opts.onEvent?.({ type: 'warning', message }) },
   })
   return await installAndRecord({ ...opts, ...installProjects(opts, targets), edits })
 }

@@ -5,6 +5,7 @@ import type { DependencyGroup } from '@lode/core.constants'
 import { WANTED_LOCKFILE } from '@lode/core.constants'
 import { LodeError } from '@lode/core.error'
 import { own } from '@lode/core.safe-name'
+import type { Config } from '@lode/pkg-manager.config'
 import { readInstallContext } from '@lode/pkg-manager.install-context'
 import type { InstallContext } from '@lode/pkg-manager.install-context'
 import { writePnpmWorkspaceState } from '@lode/pkg-manager.install-state/pnpm-workspace-state'
@@ -16,7 +17,8 @@ import { localSources } from '@lode/pkg-manager.lockfile'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { recordVerifiedLockfile, verifyLockfile } from '@lode/pkg-manager.lockfile-verification'
 import {
-  excludeFromReleaseAge, forgetAllResolutions, forgetUpdated, pruneReleaseAgeExcludes, pruneUnusedCatalogs, saveEdits, updatedNames,
+  catalogPins, excludeFromReleaseAge, forgetAllResolutions, forgetCatalogUsers, forgetUpdated, pruneReleaseAgeExcludes, pruneUnusedCatalogs,
+  saveEdits, updatedNames,
   addUndecidedBuilds, writeCatalogAdditions, writeEditedManifest,
 } from '@lode/pkg-manager.manifest-edit'
 import type { DependencyEdit, SavedEdits } from '@lode/pkg-manager.manifest-edit'
@@ -222,8 +224,11 @@ async function resolveOrReuse (ctx: InstallRun, installer: Installer): Promise<I
   // Progress while resolving (pnpm's "resolved N" counting up): CI logs show the install moving.
   let resolved = 0
   installer.beginResolution()
+  // A version `add`/`update` asked of a catalog entry is every taker's of that entry (pnpm prefers it).
+  const pins = catalogPins(opts.edits ?? [])
+  const config = Object.keys(pins).length === 0 ? ctx.config : { ...ctx.config, catalogs: pinnedCatalogs(ctx.config.catalogs, pins) }
   const resolving = resolveInstall({
-    config: ctx.config,
+    config,
     now: opts.now,
     signal: opts.signal,
     client: installer.client,
@@ -231,7 +236,9 @@ async function resolveOrReuse (ctx: InstallRun, installer: Installer): Promise<I
     importers: ctx.importers,
     lockfile: current === undefined || opts.importedVersions !== undefined
       ? undefined
-      : opts.dedupe === true ? forgetAllResolutions(current.lockfile) : forgetUpdated(current.lockfile, opts.edits ?? []),
+      : opts.dedupe === true
+        ? forgetAllResolutions(current.lockfile)
+        : forgetCatalogUsers(forgetUpdated(current.lockfile, opts.edits ?? []), pins),
     updating: updatedNames(opts.edits ?? []),
     importedVersions: opts.importedVersions,
     readPackageHook: ctx.hooks.dependency,
@@ -251,6 +258,12 @@ async function resolveOrReuse (ctx: InstallRun, installer: Installer): Promise<I
   })
   const resolution = await resolving.finally(() => { installer.endResolution() })
   return { ...resolution, asIs }
+}
+
+/** The catalogs with these entries set to the versions pinned. */
+function pinnedCatalogs (catalogs: Config['catalogs'], pins: Readonly<Record<string, Readonly<Record<string, string>>>>): Config['catalogs'] {
+  return Object.fromEntries([...new Set([...Object.keys(catalogs), ...Object.keys(pins)])]
+    .map((name) => [name, { ...own(catalogs, name), ...own(pins, name) }]))
 }
 
 /**

@@ -19,6 +19,20 @@ export interface CatalogDependency {
   alias: string
   bareSpecifier?: string | undefined
   saveCatalogName?: string | undefined
+  /** A dependency taken through this catalog entry: the entry moves to the version resolved (see `throughCatalog`). */
+  catalog?: CatalogEntryMove | undefined
+}
+
+/**
+ * A catalog entry that an edit moves to the version it resolves, in the entry's range style
+ * (`^1.0.0` resolved at 1.3.0 becomes `^1.3.0`). `locksResolved`: the lockfile's catalogs record
+ * the version resolved now (an `add`); else the version they had, which projects the edit left
+ * behind may still use (an `update`).
+ */
+export interface CatalogEntryMove {
+  name: string
+  range: string
+  locksResolved?: true
 }
 
 /** `catalog:` for the default catalog, `catalog:<name>` for another. */
@@ -41,9 +55,10 @@ export function promoteToCatalog<T extends CatalogDependency> (
   const reference = catalogReference(catalogName)
   const inCatalog = own(opts.catalogs[catalogName], dep.alias)
   if (inCatalog === undefined || dep.bareSpecifier === reference) return { ...dep, saveCatalogName: catalogName }
+  // A version the entry's range covers: that version is resolved, and the entry moves to it (pnpm's resolveCatalogEntryTo).
   if (dep.bareSpecifier !== undefined && semver.valid(dep.bareSpecifier) !== null && semver.validRange(inCatalog) !== null
     && semver.satisfies(dep.bareSpecifier, inCatalog)) {
-    return { ...dep, bareSpecifier: reference, saveCatalogName: catalogName }
+    return { ...dep, saveCatalogName: catalogName, catalog: { name: catalogName, range: inCatalog, locksResolved: true } }
   }
   if (opts.catalogMode === 'strict') {
     throw new LodeError('CATALOG_VERSION_MISMATCH', `Wanted dependency outside the version range defined in catalog: ${dep.alias}@${dep.bareSpecifier ?? 'latest'} is not in ${dep.alias}@${inCatalog}.`, {
@@ -52,6 +67,18 @@ export function promoteToCatalog<T extends CatalogDependency> (
   }
   opts.onWarning(`Catalog version mismatch for "${dep.alias}": using direct version "${dep.bareSpecifier ?? 'latest'}" instead of catalog version "${inCatalog}".`)
   return dep
+}
+
+/**
+ * An added dependency taken through a catalog (`catalog:` or `catalog:<name>`) whose entry is a
+ * registry range: pnpm moves the entry to the version it resolves, in the entry's range style.
+ */
+export function throughCatalog<T extends CatalogDependency> (dep: T, catalogs: Catalogs): T {
+  if (dep.catalog !== undefined || dep.bareSpecifier === undefined || !dep.bareSpecifier.startsWith('catalog:')) return dep
+  const name = dep.bareSpecifier.slice('catalog:'.length) || 'default'
+  const range = own(catalogs[name], dep.alias)
+  if (range === undefined || semver.validRange(range) === null) return dep
+  return { ...dep, catalog: { name, range, locksResolved: true } }
 }
 
 /**

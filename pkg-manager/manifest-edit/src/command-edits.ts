@@ -9,7 +9,7 @@ import { isValidPackageName, own as ownEntry } from '@lode/core.safe-name'
 import { parseWantedSpec } from '@lode/resolving.npm-resolver/spec'
 import semver from 'semver'
 
-import { promoteToCatalog } from './catalog-save.js'
+import { promoteToCatalog, throughCatalog } from './catalog-save.js'
 import type { CatalogDependency, CatalogMode, Catalogs } from './catalog-save.js'
 import type { DependencyEdit } from './dependency-edit.js'
 
@@ -64,7 +64,7 @@ export function addEdits (
   return targets.map(({ importerId, manifest }) => {
     const own = asked.map((dep, i) => {
       const kept = keptCatalogReference(dep, manifest, opts)
-      return kept === undefined ? dependencies[i]! : promoteToCatalog(kept, catalogOptions)
+      return throughCatalog(kept === undefined ? dependencies[i]! : promoteToCatalog(kept, catalogOptions), opts.catalogs)
     })
     return { importerId, dependencies: own, group, peer, exact, savePrefix }
   })
@@ -126,7 +126,14 @@ export function removeEdits (targets: readonly EditTarget[], names: readonly str
 export function updateEdits (
   targets: readonly EditTarget[],
   given: readonly string[],
-  opts: { latest: boolean, savePrefix: string, ignoreDependencies?: readonly string[] | undefined, catalogs?: Catalogs | undefined }
+  opts: {
+    latest: boolean
+    savePrefix: string
+    ignoreDependencies?: readonly string[] | undefined
+    catalogs?: Catalogs | undefined
+    catalogMode?: CatalogMode | undefined
+    onWarning?: ((message: string) => void) | undefined
+  }
 ): DependencyEdit[] {
   const selectors = given.map(updateSelector)
   const withSpecs = selectors.filter((selector) => selector.spec !== undefined)
@@ -161,7 +168,16 @@ export function updateEdits (
     const dependencies = own.flatMap((alias) => {
       const spec = specs[i]!.get(alias)!
       const asked = requested.get(alias)
-      if (asked !== undefined) return [{ alias, bareSpecifier: asked }]
+      if (asked !== undefined) {
+        // A `catalog:` dependency updated to a version, with catalogMode prefer or strict: as `add` of it (its entry moves to it).
+        if (!spec.startsWith('catalog:') || (opts.catalogMode ?? 'manual') === 'manual') return [{ alias, bareSpecifier: asked }]
+        return [promoteToCatalog({ alias, bareSpecifier: asked }, {
+          catalogMode: opts.catalogMode!,
+          saveCatalogName: spec.slice('catalog:'.length) || 'default',
+          catalogs: opts.catalogs ?? {},
+          onWarning: opts.onWarning ?? (() => {}),
+        })]
+      }
       // A `catalog:` dependency moves the catalog's entry to the version picked (pnpm's), when it is a
       // registry range: within the range, or with `--latest` to the latest version (an alias's target's).
       if (spec.startsWith('catalog:')) {

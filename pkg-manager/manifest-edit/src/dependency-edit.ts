@@ -9,10 +9,11 @@ import { own } from '@lode/core.safe-name'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { parseWantedSpec } from '@lode/resolving.npm-resolver/spec'
+import semver from 'semver'
 
 import { followCatalogOverrides } from './catalog-overrides.js'
 import { catalogEntry, catalogReference } from './catalog-save.js'
-import type { Catalogs } from './catalog-save.js'
+import type { CatalogEntryMove, Catalogs } from './catalog-save.js'
 import { defaultRangeStyle, savedRange } from './range-style.js'
 import { workspaceSpecifier } from './workspace-specifier.js'
 import type { SaveWorkspaceProtocol } from './workspace-specifier.js'
@@ -30,7 +31,7 @@ export interface DependencyEdit {
     alias: string
     bareSpecifier?: string | undefined
     saveCatalogName?: string | undefined
-    catalog?: { name: string, range: string } | undefined
+    catalog?: CatalogEntryMove | undefined
   }>
   /** Names removed from every group (`lode remove`). */
   remove?: readonly string[] | undefined
@@ -252,6 +253,43 @@ export function forgetUpdated (lockfile: Lockfile, edits: readonly DependencyEdi
 }
 
 /**
+ * The versions `add`/`update` asked for that move a catalog entry (a version the entry's range
+ * covers): catalog → alias → version. Every project taking that entry resolves it to that version
+ * (pnpm prefers it over what the lockfile has), see `forgetCatalogUsers`.
+ */
+export function catalogPins (edits: readonly DependencyEdit[]): Record<string, Record<string, string>> {
+  const pins: Record<string, Record<string, string>> = {}
+  for (const edit of edits) {
+    for (const dep of edit.dependencies) {
+      if (dep.catalog?.locksResolved !== true || dep.bareSpecifier === undefined || semver.valid(dep.bareSpecifier) === null) continue
+      pins[dep.catalog.name] = withEntry(own(pins, dep.catalog.name) ?? {}, dep.alias, dep.bareSpecifier)
+    }
+  }
+  return pins
+}
+
+/** The lockfile without what it locked for the catalog entries pinned (`catalogPins`): each project taking one resolves it again. */
+export function forgetCatalogUsers (lockfile: Lockfile, pins: Readonly<Record<string, Readonly<Record<string, string>>>>): Lockfile {
+  if (Object.keys(pins).length === 0) return lockfile
+  const pinned = (alias: string, specifier: string): boolean =>
+    specifier.startsWith('catalog:') && own(own(pins, specifier.slice('catalog:'.length) || 'default'), alias) !== undefined
+  const importers = Object.fromEntries(Object.entries(lockfile.importers).map(([id, importer]) => {
+    const trimmed = { ...importer }
+    for (const group of DEPENDENCY_GROUPS) {
+      const deps = importer[group]
+      if (deps === undefined) continue
+      trimmed[group] = Object.fromEntries(Object.entries(deps).filter(([alias, dep]) => !pinned(alias, dep.specifier)))
+    }
+    return [id, trimmed]
+  }))
+  const catalogs = Object.fromEntries(Object.entries(lockfile.catalogs ?? {}).map(([name, entries]) => [
+    name,
+    Object.fromEntries(Object.entries(entries).filter(([alias]) => own(own(pins, name), alias) === undefined)),
+  ]))
+  return { ...lockfile, importers, ...lockfile.catalogs === undefined ? {} : { catalogs } }
+}
+
+/**
  * The lockfile as `dedupe` resolves from: no project's dependencies and no package's dependencies
  * are locked any more; the packages stay, and their versions are preferred.
  */
@@ -322,7 +360,10 @@ export function saveEdits (
         const picked = savedRange(version, { bareSpecifier: undefined, prevSpecifier: dep.catalog.range, defaultStyle })
         const target = /^npm:(@?[^@]+)@/.exec(dep.catalog.range)?.[1]
         const range = target === undefined ? picked : `npm:${target}@${picked}`
-        intoCatalog(dep.catalog.name, dep.alias, range, own(own(lockfile.catalogs, dep.catalog.name), dep.alias)?.version ?? version)
+        const lockedBefore = dep.catalog.locksResolved === true
+          ? undefined
+          : own(own(lockfile.catalogs, dep.catalog.name), dep.alias)?.version
+        intoCatalog(dep.catalog.name, dep.alias, range, lockedBefore ?? version)
         continue
       }
       const entry = catalogEntry(dep, { specifier, version }, opts)

@@ -7,7 +7,7 @@ import { test } from 'node:test'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { addEdits, saveEdits, updateEdits, writeCatalogAdditions } from '@lode/pkg-manager.manifest-edit'
 
-import { catalogEntry, promoteToCatalog } from '../src/catalog-save.js'
+import { catalogEntry, promoteToCatalog, throughCatalog } from '../src/catalog-save.js'
 
 const quiet = { onWarning: () => {} }
 
@@ -15,10 +15,11 @@ test('promoteToCatalog: manual leaves a dependency as asked; prefer and strict p
   const catalogs = { default: { dep: '^1.0.0' }, legacy: { old: '~2.0.0' } }
   const opts = { catalogMode: 'strict' as const, saveCatalogName: undefined, catalogs, ...quiet }
   assert.deepEqual(promoteToCatalog({ alias: 'dep', bareSpecifier: '1.2.0' }, { ...opts, catalogMode: 'manual' }), { alias: 'dep', bareSpecifier: '1.2.0' })
-  // Covered by the catalog's range: catalog:.
-  assert.deepEqual(promoteToCatalog({ alias: 'dep', bareSpecifier: '1.2.0' }, opts), { alias: 'dep', bareSpecifier: 'catalog:', saveCatalogName: 'default' })
+  // Covered by the catalog's range: that version is resolved, and the entry moves to it (saved as catalog:).
+  assert.deepEqual(promoteToCatalog({ alias: 'dep', bareSpecifier: '1.2.0' }, opts),
+    { alias: 'dep', bareSpecifier: '1.2.0', saveCatalogName: 'default', catalog: { name: 'default', range: '^1.0.0', locksResolved: true } })
   assert.deepEqual(promoteToCatalog({ alias: 'old', bareSpecifier: '2.0.5' }, { ...opts, saveCatalogName: 'legacy' }),
-    { alias: 'old', bareSpecifier: 'catalog:legacy', saveCatalogName: 'legacy' })
+    { alias: 'old', bareSpecifier: '2.0.5', saveCatalogName: 'legacy', catalog: { name: 'legacy', range: '~2.0.0', locksResolved: true } })
   // Not in the catalog: saved to it once resolved.
   assert.deepEqual(promoteToCatalog({ alias: 'new' }, opts), { alias: 'new', saveCatalogName: 'default' })
   // Paths and workspace packages are never catalogued.
@@ -35,6 +36,16 @@ test('promoteToCatalog: manual leaves a dependency as asked; prefer and strict p
   assert.deepEqual(promoteToCatalog({ alias: 'dep', bareSpecifier: '2.0.0' }, { ...opts, catalogMode: 'prefer', onWarning: (message) => warnings.push(message) }),
     { alias: 'dep', bareSpecifier: '2.0.0' })
   assert.deepEqual(warnings, ['Catalog version mismatch for "dep": using direct version "2.0.0" instead of catalog version "^1.0.0".'])
+})
+
+test('throughCatalog: a dependency taken through a catalog entry with a registry range moves that entry; others are left as they are', () => {
+  const catalogs = { default: { dep: '^1.0.0', tagged: 'latest', aliased: 'npm:other@^1.0.0' }, tools: { lint: '~2.0.0' } }
+  assert.deepEqual(throughCatalog({ alias: 'dep', bareSpecifier: 'catalog:' }, catalogs),
+    { alias: 'dep', bareSpecifier: 'catalog:', catalog: { name: 'default', range: '^1.0.0', locksResolved: true } })
+  assert.deepEqual(throughCatalog({ alias: 'lint', bareSpecifier: 'catalog:tools' }, catalogs),
+    { alias: 'lint', bareSpecifier: 'catalog:tools', catalog: { name: 'tools', range: '~2.0.0', locksResolved: true } })
+  for (const alias of ['tagged', 'aliased', 'missing']) assert.deepEqual(throughCatalog({ alias, bareSpecifier: 'catalog:' }, catalogs), { alias, bareSpecifier: 'catalog:' })
+  assert.deepEqual(throughCatalog({ alias: 'dep', bareSpecifier: '^1.0.0' }, catalogs), { alias: 'dep', bareSpecifier: '^1.0.0' })
 })
 
 test('catalogEntry: a resolved registry version is saved to its catalog unless the default catalog has the name (pnpm checks that one)', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
-import { applyEdit, forgetUpdated, saveEdits, updatedNames } from '@lode/pkg-manager.manifest-edit'
+import { applyEdit, catalogPins, forgetCatalogUsers, forgetUpdated, saveEdits, updatedNames } from '@lode/pkg-manager.manifest-edit'
 import type { DependencyEdit } from '@lode/pkg-manager.manifest-edit'
 
 const edit = (more: Partial<DependencyEdit>): DependencyEdit => ({ importerId: '.', dependencies: [], exact: false, savePrefix: '^', ...more })
@@ -28,6 +28,32 @@ test('forgetUpdated drops the updated names\' entries of their projects only; ap
   assert.deepEqual(Object.keys(lockfile.importers['.']!.dependencies!), ['a', 'b'], 'the lockfile read is left as it was')
   const manifest = applyEdit({ dependencies: { z: '1' }, devDependencies: { c: '1' } }, edit({ dependencies: [{ alias: 'c', bareSpecifier: '2' }, { alias: 'a' }] }))
   assert.deepEqual(manifest, { dependencies: { a: 'latest', z: '1' }, devDependencies: { c: '2' } })
+})
+
+test('catalogPins and forgetCatalogUsers: a version asked of a catalog entry is forgotten by every project taking that entry', () => {
+  const move = { name: 'default', range: '^1.0.0', locksResolved: true as const }
+  const edits = [
+    edit({ importerId: 'p1', dependencies: [{ alias: 'foo', bareSpecifier: '1.1.0', catalog: move }, { alias: 'bar', bareSpecifier: 'catalog:', catalog: move }] }),
+    edit({ importerId: 'p2', dependencies: [{ alias: 'baz', bareSpecifier: '1.0.0', catalog: { name: 'default', range: '^1.0.0' } }] }),
+  ]
+  // Only an exact version of an add's move is a pin (a `catalog:` re-add keeps what is locked; an update's move resolves anew).
+  const pins = catalogPins(edits)
+  assert.deepEqual(pins, { default: { foo: '1.1.0' } })
+  const lockfile: Lockfile = {
+    lockfileVersion: '9.0',
+    catalogs: { default: { foo: { specifier: '^1.0.0', version: '1.0.0' }, bar: { specifier: '^1.0.0', version: '1.0.0' } } },
+    importers: {
+      p1: { dependencies: { foo: { specifier: 'catalog:', version: '1.0.0' }, bar: { specifier: 'catalog:', version: '1.0.0' } } },
+      p2: { dependencies: { foo: { specifier: 'catalog:', version: '1.0.0' } } },
+      p3: { dependencies: { foo: { specifier: '^1.0.0', version: '1.0.0' } } },
+    },
+  }
+  const forgotten = forgetCatalogUsers(lockfile, pins)
+  assert.deepEqual(Object.keys(forgotten.importers['p1']!.dependencies!), ['bar'])
+  assert.deepEqual(forgotten.importers['p2']!.dependencies, {})
+  assert.deepEqual(Object.keys(forgotten.importers['p3']!.dependencies!), ['foo'], 'not through the catalog: kept')
+  assert.deepEqual(Object.keys(forgotten.catalogs!['default']!), ['bar'])
+  assert.equal(forgetCatalogUsers(lockfile, {}), lockfile)
 })
 
 test('saveEdits: a name with an override added without a spec saves the override\'s spec; with a spec, as asked; others as picked', () => {

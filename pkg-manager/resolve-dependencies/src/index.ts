@@ -343,6 +343,8 @@ async function hoistPeers (
   /** `name@version` of each required peer hoisted at the version the lockfile gave it. */
   const pinnedPeers = new Set<string>()
   const providers: PeerProvider[][] = direct.map(() => [])
+  // pnpm hoists peers only with autoInstallPeers or dedupePeerDependents (its hoistPeers).
+  if (!opts.autoInstallPeers && !opts.dedupePeerDependents) return { providers, pinnedPeers }
   const shadowed: Edge[][] = direct.map(() => [])
   const missingOptionalPeers = direct.map(() => new Map<string, string[]>())
   let pending: Edge[][] = direct.map((importer) => importer.edges)
@@ -376,7 +378,11 @@ async function hoistPeers (
         if (ranges === undefined) missingOptionalPeers[i]!.set(name, [...peer.ranges])
         else for (const range of peer.ranges) if (!ranges.includes(range)) ranges.push(range)
       }
-      if (!opts.autoInstallPeers) return
+      // Without autoInstallPeers, a missing required peer is hoisted only at a version this resolution reached.
+      if (!opts.autoInstallPeers) {
+        extra[i] = missingRequiredFromGraph(required, candidates, rootDeps)
+        return
+      }
       for (const [name, provider] of views[i]!.resolved) {
         if (atTop.has(name) || required.some(([peer]) => peer === name)) continue
         providers[i]!.push(provider)
@@ -649,6 +655,26 @@ function missingRequired (
     wanted.push({ alias: name, bareSpecifier: range, optional: false, hoisted: true })
   }
   return wanted
+}
+
+/**
+ * Missing required peers as pnpm hoists them without autoInstallPeers (dedupePeerDependents on):
+ * the workspace root's dependency on it, else the highest version the resolution reached that every
+ * range takes; none, and the peer stays missing.
+ */
+function missingRequiredFromGraph (
+  missing: ReadonlyArray<[string, UnresolvedPeer]>,
+  candidates: PeerCandidates,
+  rootDeps: readonly WantedDependency[]
+): WantedDependency[] {
+  return [...missing].sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0).flatMap(([name, { ranges }]): WantedDependency[] => {
+    const rootDep = rootDepOf(rootDeps, name)
+    if (rootDep !== undefined) return [{ alias: name, bareSpecifier: rootDep.bareSpecifier, optional: false, hoisted: true }]
+    const version = (candidates.resolved.get(name) ?? [])
+      .filter((v) => ranges.every((range) => semver.satisfies(v, range, { loose: true, includePrerelease: true })))
+      .sort(semver.rcompare)[0]
+    return version === undefined ? [] : [{ alias: name, bareSpecifier: version, optional: false, lockedVersion: version, hoisted: true }]
+  })
 }
 
 interface OptionalPeerChoice {
