@@ -96,6 +96,7 @@ export class TestRegistry {
   /** When set, each response waits this many milliseconds (by request path): to reorder concurrent responses. */
   responseDelay: ((path: string) => number) | undefined
   private readonly faults = new Map<string, Fault[]>()
+  private readonly files = new Map<string, Buffer>()
   private readonly server: http.Server
   url = ''
 
@@ -154,6 +155,11 @@ export class TestRegistry {
 
   setDistTag (name: string, tag: string, version: string): void {
     this.distTags.set(name, { ...this.distTags.get(name), [tag]: version })
+  }
+
+  /** Serves `body` at `path` (e.g. `/name/download/name-1.0.0.tgz`): a tarball at a URL of the registry's host that no packument names. */
+  serveFile (path: string, body: Buffer): void {
+    this.files.set(path, body)
   }
 
   /** The next requests whose path is `path` (e.g. `/foo`) get these faults, one each, in order. */
@@ -308,6 +314,8 @@ export class TestRegistry {
   /** The normal answer to a GET of `path`: a tarball, a packument (gzipped when asked), a 304 or a 404. */
   private answer (req: http.IncomingMessage, path: string): Answer {
     const notFound = { status: 404, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"error":"Not found"}') }
+    const file = this.files.get(path)
+    if (file !== undefined) return { status: 200, headers: { 'content-type': 'application/octet-stream', 'content-length': file.length }, body: file }
     const tarballMatch = /^\/((?:@[^/]+\/)?[^/]+)\/-\/(.+\.tgz)$/.exec(path)
     if (tarballMatch !== null) {
       const pkg = this.packages.get(tarballMatch[1]!)?.find((p) => p.tarballUrl.endsWith(`/-/${tarballMatch[2]!}`))

@@ -5,8 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { buildPackageTarball, buildTarball } from '@lode/__utils__.test-fixtures'
-import type { TestRegistry } from '@lode/__utils__.test-fixtures'
+import { TestRegistry, buildPackageTarball, buildTarball } from '@lode/__utils__.test-fixtures'
 import { parse as parseYaml } from 'yaml'
 
 import { git, makeRepo } from './git-hosts.js'
@@ -717,6 +716,26 @@ test('add of a tarball URL, a local tarball, directories (bare, file:, link:, wi
       begin(app(registry, {}, { 'no-name.tgz': noName }), [{ args: ['add', 'file:./no-name.tgz'], fails: /ERR_LODE_MISSING_PACKAGE_NAME/ }]),
       begin(app(registry, {}, { 'evil.tgz': evil }), [{ args: ['add', 'file:./evil.tgz'], fails: /ERR_LODE_INVALID_DEPENDENCY_NAME/ }]),
     ])
+  })
+})
+
+test('add of a tarball URL naming no package (another server, a path without .tgz), and of one at a non-standard path of the registry: locked by URL, as pnpm 11', async () => {
+  const [taffydb, positive] = await Promise.all([
+    buildPackageTarball({ name: 'taffydb', version: '2.7.3' }),
+    buildPackageTarball({ name: 'is-positive', version: '3.1.0' }),
+  ])
+  await withRegistry([{ name: 'dep', version: '1.0.0' }], async (registry) => {
+    const other = await TestRegistry.start([])
+    try {
+      other.serveFile('/hegemonic/taffydb/tarball/master', taffydb.tarball)
+      registry.serveFile('/is-positive/download/is-positive-3.1.0.tgz', positive.tarball)
+      const fromOther = await begin(app(registry), [['add', `${other.url}hegemonic/taffydb/tarball/master`]])
+      assert.match(readLockfileText(fromOther.lodeProject), /taffydb@http:\/\/127\.0\.0\.1:\d+\/hegemonic\/taffydb\/tarball\/master:\n {4}resolution: \{integrity: sha512-[^,]+, tarball: http/)
+      const nonStandard = await begin(app(registry), [['add', `${registry.url}is-positive/download/is-positive-3.1.0.tgz`, '--lockfile-only']])
+      assert.match(readLockfileText(nonStandard.lodeProject), /is-positive@http:\/\/127\.0\.0\.1:\d+\/is-positive\/download\/is-positive-3\.1\.0\.tgz/)
+    } finally {
+      await other.close()
+    }
   })
 })
 

@@ -10,12 +10,13 @@ import { hasErrno } from '@lode/core.error'
  * (or a crash) sees the old file or the new one, never a part. Creates the parent directory if
  * needed; a failed write removes its temp file. No fsync: files written this way are either
  * regenerated (lockfile, caches) or checked when read. `mode` (a file of credentials: 0o600) is
- * the new file's from the start, never widened for a moment.
+ * the new file's from the start, never widened for a moment. Run as root, a file replaced keeps its owner.
  */
 export async function writeFileAtomic (file: string, data: string | Uint8Array, mode?: number): Promise<void> {
   const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`
   try {
     await writeNew(temp, data, mode)
+    await keepOwner(file, temp)
     await fs.rename(temp, file)
   } catch (err) {
     await fs.rm(temp, { force: true })
@@ -65,6 +66,7 @@ export async function prepareFileAtomic (file: string, data: string | Uint8Array
   return {
     commit: async () => {
       try {
+        await keepOwner(file, temp)
         await fs.rename(temp, file)
       } catch (err) {
         await discard()
@@ -86,6 +88,22 @@ async function writeNew (file: string, data: string | Uint8Array, mode?: number)
   }
   // The umask narrows a mode given at creation; a credentials file keeps exactly its own.
   if (mode !== undefined) await fs.chmod(file, mode)
+}
+
+/**
+ * Run as root, the file replaced keeps its owner (as npm's write-file-atomic keeps it): a project of
+ * another user stays theirs after `sudo lode install`. Nothing to do for a new file, or as anyone else.
+ */
+async function keepOwner (file: string, temp: string): Promise<void> {
+  if (process.getuid?.() !== 0) return
+  let stats: { uid: number, gid: number }
+  try {
+    stats = await fs.stat(file)
+  } catch (err) {
+    if (hasErrno(err, 'ENOENT')) return
+    throw err
+  }
+  if (stats.uid !== 0 || stats.gid !== 0) await fs.chown(temp, stats.uid, stats.gid)
 }
 
 const TEMP_SUFFIX = /^\.[0-9a-f]{12}\.tmp$/

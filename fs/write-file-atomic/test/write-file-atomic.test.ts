@@ -58,3 +58,18 @@ test('prepareFileAtomic: the file changes only on commit; a discarded one leaves
   assert.equal(fs.readFileSync(file, 'utf8'), 'new')
   assert.deepEqual(fs.readdirSync(dir), ['lock.yaml'])
 })
+
+test('run as root, a replaced file keeps its owner and group (prepared ones too); a new file is root\'s', { skip: process.getuid?.() !== 0 ? 'needs root' : false }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-atomic-'))
+  const file = path.join(dir, 'pnpm-lock.yaml')
+  fs.writeFileSync(file, 'old')
+  fs.chownSync(file, 1234, 2345)
+  await writeFileAtomic(file, 'new')
+  assert.deepEqual([fs.statSync(file).uid, fs.statSync(file).gid, fs.readFileSync(file, 'utf8')], [1234, 2345, 'new'])
+  const prepared = await prepareFileAtomic(file, 'prepared')
+  await prepared.commit()
+  assert.deepEqual([fs.statSync(file).uid, fs.statSync(file).gid], [1234, 2345])
+  const fresh = path.join(dir, 'new.yaml')
+  await writeFileAtomic(fresh, 'x')
+  assert.equal(fs.statSync(fresh).uid, 0)
+})
