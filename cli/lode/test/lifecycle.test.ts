@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
 
-import { TestRegistry } from '@lode/__utils__.test-fixtures'
+import { TestRegistry, buildPackageTarball } from '@lode/__utils__.test-fixtures'
 import type { PackageSpec } from '@lode/__utils__.test-fixtures'
 
 import { cloneProject, lode, makeProject, pnpm } from './helpers.js'
@@ -30,6 +30,8 @@ const PACKAGES: PackageSpec[] = [
     files: { 'bin/tool': { content: '#!/usr/bin/env node\nconsole.log("js launcher")\n', mode: 0o755 } },
     manifest: { bin: { 'swaps-bin': 'bin/tool' }, scripts: { postinstall: 'node -e "require(\'fs\').writeFileSync(\'bin/tool\', \'#!/bin/sh\\necho native\\n\', { mode: 0o755 })"' } },
   },
+  // An install script that calls node-gyp by name (as drivelist's does): pnpm puts its own on PATH.
+  { name: 'calls-gyp', version: '1.0.0', manifest: { scripts: { install: 'node-gyp --version > gyp-version.txt' } } },
   // A real native addon: binding.gyp and no install script, so `node-gyp rebuild` builds it.
   {
     name: 'tiny-addon',
@@ -154,6 +156,44 @@ test('a package with binding.gyp and no install script is built with node-gyp ag
   for (const built of [project, lodeProject]) {
     assert.equal(execFileSync(process.execPath, ['-e', 'console.log(require("tiny-addon").hello())'], { cwd: built.dir, encoding: 'utf8' }).trim(), 'world')
   }
+})
+
+test('an install script finds node-gyp by name with no node-gyp on the PATH given, as pnpm 11 gives it', async () => {
+  // Every directory with a node-gyp (npm's, this repository's node_modules/.bin) is taken off the PATH, as pnpm's test takes npm's off.
+  const PATH = (process.env['PATH'] ?? '').split(path.delimiter)
+    .filter((dir) => !dir.includes('node-gyp-bin') && !fs.existsSync(path.join(dir, 'node-gyp')))
+    .join(path.delimiter)
+  assert.throws(() => execFileSync('node-gyp', ['--version'], { env: { PATH }, stdio: 'ignore' }), 'no node-gyp on that PATH')
+  const manifest = { name: 'gyp', version: '1.0.0', dependencies: { 'calls-gyp': '1.0.0' } }
+  const project = makeProject(registry, manifest, { 'pnpm-workspace.yaml': 'allowBuilds:\n  calls-gyp: true\n' })
+  const lodeProject = cloneProject(project)
+  await pnpm(project, ['install'], false, { PATH })
+  const result = await lode(lodeProject, ['install'], { PATH })
+  assert.equal(result.code, 0, result.stderr)
+  for (const built of [project, lodeProject]) {
+    assert.match(fs.readFileSync(path.join(built.dir, 'node_modules', 'calls-gyp', 'gyp-version.txt'), 'utf8'), /^v\d+\.\d+\.\d+\n$/)
+  }
+})
+
+test('a tarball-URL dependency built under allowBuilds by its URL: once that approval is gone, a frozen install reports it as an ignored build, as pnpm 11', async () => {
+  // Served where no packument names it: a URL dependency, not the registry's package.
+  const { tarball } = await buildPackageTarball({ name: 'tar-builds', version: '1.0.0', scripts: { postinstall: 'node -e "require(\'fs\').writeFileSync(\'generated.js\', \'\')"' } })
+  registry.serveFile('/artifacts/tar-builds-1.0.0.tgz', tarball)
+  const url = `${registry.url}artifacts/tar-builds-1.0.0.tgz`
+  const approve = (approved: boolean): Record<string, string> => ({ 'pnpm-workspace.yaml': approved ? `allowBuilds:\n  "tar-builds@${url}": true\n` : 'allowBuilds: {}\n' })
+  const project = makeProject(registry, { name: 'artifact', version: '1.0.0' }, approve(true))
+  const lodeProject = cloneProject(project)
+  await pnpm(project, ['add', url])
+  const added = await lode(lodeProject, ['add', url])
+  assert.equal(added.code, 0, added.stderr)
+  for (const built of [project, lodeProject]) assert.ok(fs.existsSync(path.join(built.dir, 'node_modules', 'tar-builds', 'generated.js')))
+  for (const built of [project, lodeProject]) fs.writeFileSync(path.join(built.dir, 'pnpm-workspace.yaml'), approve(false)['pnpm-workspace.yaml']!)
+  const expected = await pnpm(project, ['install', '--frozen-lockfile'], true)
+  const actual = await lode(lodeProject, ['install', '--frozen-lockfile'])
+  assert.equal(actual.code, expected.code)
+  const ignored = (text: string): string | undefined => /\[ERR_(?:PNPM|LODE)_IGNORED_BUILDS\] Ignored build scripts: (.*)/.exec(text)?.[1]
+  assert.equal(ignored(actual.stdout + actual.stderr), ignored(expected.stdout + expected.stderr))
+  assert.equal(ignored(actual.stdout + actual.stderr), `tar-builds@${url}`)
 })
 
 test('a bin replaced by its package\'s build is linked again afterwards, as pnpm does', async () => {

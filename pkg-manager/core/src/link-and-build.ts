@@ -2,7 +2,7 @@ import path from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 
 import { MODULES_DIR } from '@lode/core.constants'
-import { pendingBuildsAfter, reportIgnoredBuilds, runBuilds } from '@lode/pkg-manager.lifecycle'
+import { pendingBuildsAfter, reportIgnoredBuilds, revokedBuilds, runBuilds } from '@lode/pkg-manager.lifecycle'
 import type { Builds, LifecycleLog } from '@lode/pkg-manager.lifecycle'
 import { linkPackages, readModulesManifest } from '@lode/pkg-manager.linker'
 import type { InjectedCopy, LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
@@ -24,7 +24,8 @@ export async function linkAndBuild (
   const phase = async <T>(label: string, step: () => Promise<T>): Promise<T> =>
     timeline === undefined ? await step() : await timeline.phase(label, step)
   const modulesDir = path.join(opts.config.dir, MODULES_DIR)
-  const previousPending = (await readModulesManifest(modulesDir).catch(() => undefined))?.pendingBuilds ?? []
+  const previousModules = await readModulesManifest(modulesDir).catch(() => undefined)
+  const previousPending = previousModules?.pendingBuilds ?? []
   const linked = await phase('link', async () => await linkPackages(opts))
   let builds: Builds
   try {
@@ -46,6 +47,11 @@ export async function linkAndBuild (
   const installed = (id: string): boolean =>
     Object.hasOwn(linked.lockfile.snapshots ?? {}, id) || Object.hasOwn(linked.lockfile.importers, id)
   builds = { ...builds, pending: pendingBuildsAfter(previousPending, builds, installed) }
+  // Builds the last install's allowBuilds approved and the setting now leaves undecided: ignored ones, as pnpm reports them.
+  const pkgIds = Object.keys(linked.lockfile.packages ?? {})
+  const { allowBuilds } = opts.config
+  const revoked = opts.ignoreScripts ? [] : revokedBuilds(previousModules?.allowBuilds, allowBuilds, pkgIds, new Set(builds.ignored))
+  if (revoked.length > 0) builds = { ...builds, ignored: [...builds.ignored, ...revoked] }
   await linked.complete(builds)
   // pnpm-lock.yaml (and package.json, for add/remove/update) change only now that node_modules is complete.
   const committed = await commit(builds.ignored)

@@ -16,10 +16,14 @@ interface Rules {
  * exact package id, or a git repository (`name@git+https://host/repo.git`, every commit of it). A
  * `false` wins. A package whose id is not `name@<semver>` (a git commit, a tarball URL, a file) is
  * not allowed by its name alone, as pnpm 11 decides (building/policy): only its id or its
- * repository allows it, while its name can still deny it. Returns undefined for a package the
- * setting does not decide.
+ * repository allows it, while its name can still deny it (`trustPackageIdentity`: its name allows it
+ * too, as an approval counted when it was given). Returns undefined for a package the setting does
+ * not decide.
  */
-export function createAllowBuild (allowBuilds: Readonly<Record<string, boolean>>): (pkgId: string) => boolean | undefined {
+export function createAllowBuild (
+  allowBuilds: Readonly<Record<string, boolean>>,
+  opts: { trustPackageIdentity?: boolean } = {}
+): (pkgId: string) => boolean | undefined {
   const allowed: Rules = { ids: new Set(), gitRepos: new Set(), specs: new Set() }
   const denied: Rules = { ids: new Set(), gitRepos: new Set(), specs: new Set() }
   for (const [key, value] of Object.entries(allowBuilds)) {
@@ -35,7 +39,7 @@ export function createAllowBuild (allowBuilds: Readonly<Record<string, boolean>>
       (repo !== undefined && rules.gitRepos.has(repo)) ||
       (trustName && (rules.specs.has(name) || (version !== undefined && rules.specs.has(`${name}@${version}`))))
     if (matches(denied, true)) return false
-    if (matches(allowed, version !== undefined)) return true
+    if (matches(allowed, version !== undefined || opts.trustPackageIdentity === true)) return true
     return undefined
   }
 }
@@ -95,4 +99,22 @@ export function allowBuildKeyOf (depPath: string): string {
   const pkgId = withoutPeersSuffix(depPath)
   const { name, rest } = splitNameAt(pkgId)
   return rest !== undefined && validVersion(rest) !== null ? name : pkgId
+}
+
+/**
+ * pnpm's revoked builds: the packages the last install's `allowBuilds` let build (approvals by name
+ * counting for git and tarball packages too, as they counted then) that the setting now leaves
+ * undecided. They are reported as ignored builds (with strictDepBuilds, the install fails), as pnpm
+ * reports them; one denied now (`false`) is not.
+ */
+export function revokedBuilds (
+  previous: Readonly<Record<string, boolean>> | undefined,
+  current: Readonly<Record<string, boolean>>,
+  pkgIds: Iterable<string>,
+  ignored: ReadonlySet<string>
+): string[] {
+  if (previous === undefined || !Object.values(previous).some((allowed) => allowed)) return []
+  const before = createAllowBuild(previous, { trustPackageIdentity: true })
+  const now = createAllowBuild(current)
+  return [...pkgIds].filter((pkgId) => !ignored.has(pkgId) && before(pkgId) === true && now(pkgId) === undefined)
 }

@@ -1,4 +1,4 @@
-export { allowBuildKeyOf, createAllowBuild } from './allow-builds.js'
+export { allowBuildKeyOf, createAllowBuild, revokedBuilds } from './allow-builds.js'
 export { runDependencyBuilds } from './build.js'
 export type { BuildOptions, BuildTarget, LifecycleLog } from './build.js'
 export { hasInstallScripts, isSkippedScript, runInstallScripts, runProjectScript, scriptsOf } from './project-scripts.js'

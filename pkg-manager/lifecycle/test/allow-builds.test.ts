@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 
-import { createAllowBuild } from '@lode/pkg-manager.lifecycle'
+import { createAllowBuild, revokedBuilds } from '@lode/pkg-manager.lifecycle'
 
 test('allowBuilds decides as pnpm 11: names and versions for registry packages; ids and repositories for git, URL and file packages, which a name denies but does not allow', () => {
   const allowBuild = createAllowBuild({
@@ -36,4 +36,17 @@ test('allowBuilds decides as pnpm 11: names and versions for registry packages; 
     ['t@file:t-2.0.0.tgz', undefined],
   ]
   for (const [pkgId, expected] of cases) assert.equal(allowBuild(pkgId), expected, pkgId)
+})
+
+test('revokedBuilds: what the last allowBuilds approved (by name too, for a tarball or git package) and the setting now leaves undecided', () => {
+  const url = 'art@https://example.invalid/art-1.0.0.tgz'
+  const pkgIds = ['a@1.0.0', 'b@1.0.0', 'c@1.0.0', url, 'never@1.0.0']
+  const previous = { a: true, b: true, c: true, art: true }
+  // a: still approved; b: now denied (not revoked); c, art: undecided now; never: never approved.
+  assert.deepEqual(revokedBuilds(previous, { a: true, b: false }, pkgIds, new Set()), ['c@1.0.0', url])
+  assert.deepEqual(revokedBuilds(previous, {}, pkgIds, new Set(['c@1.0.0'])), ['a@1.0.0', 'b@1.0.0', url], 'ignored ones are reported already')
+  assert.deepEqual(revokedBuilds(undefined, {}, pkgIds, new Set()), [])
+  assert.deepEqual(revokedBuilds({ a: false }, {}, pkgIds, new Set()), [], 'nothing was approved')
+  // Today, a tarball package is not approved by its name alone.
+  assert.equal(createAllowBuild({ art: true })(url), undefined)
 })
