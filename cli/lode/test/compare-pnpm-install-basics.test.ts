@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict'
+import { execFile, execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
+import { promisify } from 'node:util'
 
 import { buildPackageTarball, TestRegistry } from '@lode/__utils__.test-fixtures'
 import type { PackageSpec } from '@lode/__utils__.test-fixtures'
 
-import { listing, lodeExactly, makeProject, pnpmExactly, projectFile, snapshot } from './helpers.js'
+import { isolatedEnv, listing, lodeExactly, makeProject, pnpmExactly, projectFile, snapshot } from './helpers.js'
 import type { Project, RunResult } from './helpers.js'
 
 // pnpm 11's everyday install scenarios (bins found by scripts, links, workspaces, builds left out,
@@ -656,4 +658,23 @@ test('lode link warns that a linked package\'s peerDependencies are not resolved
   sameFiles(linking)
   assert.match(linked.byPnpm.stdout, /with-peers, which you have just pnpm linked, has the following peerDependencies[^]*- some-peer@1\.0\.0/)
   assert.match(linked.byLode.stdout + linked.byLode.stderr, /with-peers, which you have just .*linked, has the following peerDependencies[^]*- some-peer@1\.0\.0/)
+})
+
+test('a node_modules npm made is replaced by the install, and again after npm installs over it, as pnpm 11', async () => {
+  const pair = pairOf({ name: 'npm-made', version: '1.0.0', dependencies: { 'hello-bin': '1.0.0', 'one-dep': '1.0.0' } })
+  // npm from the PATH, with the same isolated home (its .npmrc names the test registry); not blocking, the registry answers from this process.
+  const npmInstall = async (project: Project, force: boolean): Promise<void> => {
+    await promisify(execFile)('npm', ['install', '--no-audit', '--no-fund', ...force ? ['-f'] : []], { cwd: project.dir, env: isolatedEnv(project.home) })
+  }
+  for (const project of [pair.pnpm, pair.lode]) await npmInstall(project, false)
+  assert.ok(fs.existsSync(path.join(pair.lode.dir, 'node_modules', '.package-lock.json')), 'npm made node_modules')
+  // npm's package directories are moved to node_modules/.ignored, as pnpm moves them.
+  const { byPnpm, byLode } = await onBoth(pair, ['install'])
+  sameFiles(pair, [...PROJECT_FILES, 'package-lock.json'])
+  for (const { stdout, stderr } of [byPnpm, byLode]) assert.match(stdout + stderr, /Moving hello-bin that was installed by a different package manager to "node_modules\/\.ignored"/)
+  const hello = (project: Project): string => execFileSync(path.join(project.dir, 'node_modules', '.bin', 'hello-bin'), { encoding: 'utf8' }).trim()
+  assert.equal(hello(pair.lode), 'Hello world!')
+  for (const project of [pair.pnpm, pair.lode]) await npmInstall(project, true)
+  await stepsOnBoth(pair, [['install']], [...PROJECT_FILES, 'package-lock.json'])
+  assert.equal(hello(pair.lode), 'Hello world!')
 })

@@ -17,6 +17,7 @@ import { packagesCheck, skippedPackages } from '@lode/pkg-manager.package-is-ins
 import type { LinkToWrite } from '@lode/worker.link'
 import { writeSymlinks } from '@lode/worker.link/symlinks'
 
+import { hideAlienModules, restoreAlienModules } from './alien-modules.js'
 import { removeExtraneous } from './extraneous.js'
 import { removeFailedOptionalPackages } from './failed-optional.js'
 import { recordLayout, removeInstallingMarker, removeInterruptedWrites, virtualStorePruning } from './finish-linking.js'
@@ -232,6 +233,8 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
   await fsp.writeFile(marker, '')
   if (storeUsurped === true) await fsp.rm(layout.virtualStoreDir, { force: true })
   await Promise.all([...usurped].map(async (pkg) => { await fsp.rm(path.dirname(pkg.siblingsDir), { recursive: true, force: true }) }))
+  // What another package manager installed where a direct dependency's link goes is moved aside, not lost.
+  const alien = await hideAlienModules(layout.importers, opts.onWarning)
   const { imported, preparedLock } = await importNewPackages(missing, created, {
     opts,
     modulesDir,
@@ -244,6 +247,7 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
     // meanwhile go too, and node_modules is as the last install left it.
     const { resolved: ownBins, ignoreScripts } = opts
     await restoreLastInstall({ layout, hoisted: planHoisted(), modulesDir, previous, changed, created, existed, ownBins, ignoreScripts })
+    await restoreAlienModules(alien)
     throw err
   })
   const { wantBuild, counts } = imported
@@ -298,6 +302,7 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
       await restoreLastInstall({
         layout, hoisted, modulesDir, previous, changed, created, existed, ownBins: opts.resolved, ignoreScripts: opts.ignoreScripts,
       })
+      await restoreAlienModules(alien)
       if (lastState !== undefined) await fsp.writeFile(stateFile, lastState)
       await preparedLock.discard()
       await removeInstallingMarker(modulesDir)
