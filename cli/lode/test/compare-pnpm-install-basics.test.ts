@@ -678,3 +678,22 @@ test('a node_modules npm made is replaced by the install, and again after npm in
   await stepsOnBoth(pair, [['install']], [...PROJECT_FILES, 'package-lock.json'])
   assert.equal(hello(pair.lode), 'Hello world!')
 })
+
+test('approve-builds approves what waits after the project was stashed and the package added again, and after another waiting package was removed, as pnpm 11', async () => {
+  const failingAdd = (spec: string): { args: string[], options: StepOptions } => ({ args: ['add', spec], options: { fails: /ERR_LODE_IGNORED_BUILDS/, writes: true } })
+  const stashed = pairOf({ name: 'app', version: '1.0.0' })
+  await stepsOnBoth(stashed, [failingAdd('b1@1.0.0'), ['approve-builds', '--all']])
+  for (const project of [stashed.pnpm, stashed.lode]) {
+    for (const file of PROJECT_FILES) fs.rmSync(path.join(project.dir, file), { force: true })
+    fs.writeFileSync(path.join(project.dir, 'package.json'), '{}')
+    fs.writeFileSync(path.join(project.dir, 'pnpm-workspace.yaml'), '{}\n')
+  }
+  await stepsOnBoth(stashed, [failingAdd('b1@1.0.0')])
+  const approved = await onBoth(stashed, ['approve-builds', '--all'])
+  sameFiles(stashed)
+  assert.doesNotMatch(approved.byLode.stdout + approved.byLode.stderr, /awaiting approval/)
+
+  const removed = pairOf({ name: 'app', version: '1.0.0' })
+  await stepsOnBoth(removed, [failingAdd('b1@1.0.0'), failingAdd('b2@1.0.0'), ['remove', 'b2'], ['approve-builds', '--all']])
+  assert.ok(fs.existsSync(path.join(removed.lode.dir, 'node_modules', 'b1', 'b1-built.txt')))
+})

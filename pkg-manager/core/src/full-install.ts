@@ -320,6 +320,7 @@ function linkOptions (ctx: InstallRun, installer: Installer, plan: InstallPlan, 
     lockfileText: plan.asIs && current?.envDocument === undefined && plan.lockfile === current?.lockfile ? current.text : undefined,
     linkPool: installer.linkPool,
     pruneDirectDependencies: opts.pruneDirectDependencies,
+    reportsIgnoredBuilds: !(ctx.edited.length > 0 && ctx.edited.every(({ edit }) => (edit.remove ?? []).length > 0)),
   }
 }
 

@@ -56,7 +56,7 @@ export async function linkAndBuild (
   // pnpm-lock.yaml (and package.json, for add/remove/update) change only now that node_modules is complete.
   const committed = await commit(builds.ignored)
   await linked.done()
-  reportIgnoredBuilds(builds.ignored, opts.config.strictDepBuilds, opts.onWarning)
+  if (opts.reportsIgnoredBuilds !== false) reportIgnoredBuilds(builds.ignored, opts.config.strictDepBuilds, opts.onWarning)
   // A filtered install that left some project as the lockfile does not have it: node_modules is not complete.
   const partial = opts.selectedImporters !== undefined && Object.entries(opts.lockfile.importers)
     .some(([id, snapshot]) => !isDeepStrictEqual(linked.lockfile.importers[id] ?? {}, snapshot))

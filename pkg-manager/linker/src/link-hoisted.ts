@@ -152,7 +152,7 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
         // pnpm's record has the places of what could not be fetched too.
         hoistedLocations: planned.hoistedLocations,
         builds,
-        buildStepRan: !opts.ignoreScripts && buildCandidates.length > 0,
+        buildStepRan: (!opts.ignoreScripts && buildCandidates.length > 0) || builds.ignored.length > 0,
         prunedAt,
         skipped: install.skipped,
         virtualStoreDir: config.virtualStoreDir,

@@ -326,7 +326,7 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
         injectedDeps: injectedDepsRecord(layout.packages, config.dir),
         nodeLinker: 'isolated',
         builds,
-        buildStepRan: buildStep && (buildCandidates.length > 0 || layout.packages.some(patched)),
+        buildStepRan: (buildStep && (buildCandidates.length > 0 || layout.packages.some(patched))) || builds.ignored.length > 0,
         prunedAt,
         skipped: install.skipped,
         virtualStoreDir: gvs ? config.virtualStoreDir : layout.virtualStoreDir,

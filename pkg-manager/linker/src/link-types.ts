@@ -90,6 +90,8 @@ export interface LinkPackagesOptions {
   linkPool?: LinkPool | undefined
   /** `lode prune`: every package in the projects' node_modules that is no direct dependency (nor publicly hoisted) goes, as pnpm's prune removes it. */
   pruneDirectDependencies?: boolean | undefined
+  /** False for pnpm's `remove`, which reports no ignored builds (strictDepBuilds does not fail it); true by default. */
+  reportsIgnoredBuilds?: boolean | undefined
 }
 
 /** What linking did, for the install's summary. */

@@ -70,7 +70,8 @@ export async function approveBuilds (opts: ApproveBuildsOptions): Promise<string
   const allowBuilds = Object.fromEntries(Object.entries(merged).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
   await updateWorkspaceYaml(config.dir, { allowBuilds })
   // What is decided awaits approval no more (all of it, in the interactive form and with --all).
-  await forgetDecided(config.dir, opts.chosen !== undefined || opts.all ? undefined : new Set(selectors.map(({ name }) => name)))
+  const decidedNow = opts.chosen !== undefined || opts.all ? undefined : new Set(selectors.map(({ name }) => name))
+  await recordDecisions(config.dir, decidedNow, allowBuilds)
   const building = [...new Set(decisions.filter(([, allowed]) => allowed).map(([key]) => key))]
   const toBuild = building.filter((key) => awaiting.includes(key))
   if (toBuild.length > 0) {
@@ -83,13 +84,25 @@ export async function approveBuilds (opts: ApproveBuildsOptions): Promise<string
 const approval = (key: string): [string, boolean] => [key, true]
 const denial = (key: string): [string, boolean] => [key, false]
 
-/** Takes the decided builds (all, when `decided` is undefined) out of `.modules.yaml`'s builds awaiting approval. */
-async function forgetDecided (dir: string, decided: ReadonlySet<string> | undefined): Promise<void> {
+/**
+ * `.modules.yaml` after the decisions: the decided builds (all, when `decided` is undefined) await
+ * approval no more, and `allowBuilds` is recorded as the install pnpm runs after them records it
+ * (what a later install compares with, for approvals taken back).
+ */
+async function recordDecisions (
+  dir: string,
+  decided: ReadonlySet<string> | undefined,
+  allowBuilds: Readonly<Record<string, unknown>>
+): Promise<void> {
   const modulesDir = path.join(dir, MODULES_DIR)
   const modules = await readModulesManifest(modulesDir)
-  if (modules?.ignoredBuilds === undefined) return
-  const kept = decided === undefined ? [] : modules.ignoredBuilds.filter((depPath) => !decided.has(allowBuildKeyOf(depPath)))
-  if (kept.length === modules.ignoredBuilds.length) return
-  const { ignoredBuilds: _previous, ...rest } = modules
-  await writeModulesManifest(modulesDir, { ...rest, ...kept.length > 0 ? { ignoredBuilds: kept } : {} })
+  if (modules === undefined) return
+  const { ignoredBuilds: previous = [], allowBuilds: _recorded, ...rest } = modules
+  const kept = decided === undefined ? [] : previous.filter((depPath) => !decided.has(allowBuildKeyOf(depPath)))
+  const recorded = Object.fromEntries(Object.entries(allowBuilds).filter((entry): entry is [string, boolean] => typeof entry[1] === 'boolean'))
+  await writeModulesManifest(modulesDir, {
+    ...rest,
+    ...kept.length > 0 ? { ignoredBuilds: kept } : {},
+    ...Object.keys(recorded).length > 0 ? { allowBuilds: recorded } : {},
+  })
 }
