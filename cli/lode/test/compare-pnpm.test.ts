@@ -354,3 +354,25 @@ describe('lode install --lockfile-only writes the lockfile pnpm 11 writes', () =
     await compare({ name: 'ws-root', version: '1.0.0', private: true, dependencies: { a: 'workspace:^' } }, files)
   })
 })
+
+test('a package whose optional peers take it as their peer (a cycle among its providers), at the top and below: the lockfile pnpm 11 writes', async () => {
+  const optional = (names: string[]): Record<string, { optional: true }> => Object.fromEntries(names.map((name) => [name, { optional: true }]))
+  const registry = await TestRegistry.start([
+    { name: 'orm-core', version: '1.0.0', manifest: { peerDependencies: { 'orm-migrations': '^1.0.0', 'orm-postgresql': '^1.0.0' }, peerDependenciesMeta: optional(['orm-migrations', 'orm-postgresql']) } },
+    { name: 'orm-migrations', version: '1.0.0', manifest: { peerDependencies: { 'orm-core': '^1.0.0' } } },
+    { name: 'orm-knex', version: '1.0.0', manifest: { peerDependencies: { 'orm-core': '^1.0.0', 'orm-migrations': '^1.0.0' }, peerDependenciesMeta: optional(['orm-migrations']) } },
+    {
+      name: 'orm-postgresql',
+      version: '1.0.0',
+      dependencies: { 'orm-knex': '1.0.0' },
+      manifest: { peerDependencies: { 'orm-core': '^1.0.0', 'orm-migrations': '^1.0.0' }, peerDependenciesMeta: optional(['orm-migrations']) },
+    },
+    { name: 'uses-orm', version: '1.0.0', dependencies: { 'orm-core': '1.0.0', 'orm-migrations': '1.0.0', 'orm-postgresql': '1.0.0' } },
+  ])
+  try {
+    await compareLockfiles(registry, { name: 'app', version: '1.0.0', dependencies: { 'uses-orm': '1.0.0' } })
+    await compareLockfiles(registry, { name: 'app', version: '1.0.0', dependencies: { 'orm-core': '1.0.0', 'orm-migrations': '1.0.0', 'orm-postgresql': '1.0.0' } })
+  } finally {
+    await registry.close()
+  }
+})
