@@ -356,7 +356,8 @@ describe('lode install --lockfile-only writes the lockfile pnpm 11 writes', () =
 })
 
 test('a package whose optional peers take it as their peer (a cycle among its providers), at the top and below: the lockfile pnpm 11 writes', async () => {
-  const optional = (names: string[]): Record<string, { optional: true }> => Object.fromEntries(names.map((name) => [name, { optional: true }]))
+  const optional = (names: string[]): Record<string, { optional: true }> =>
+    Object.fromEntries(names.map((name) => [name, { optional: true }]))
   const registry = await TestRegistry.start([
     { name: 'orm-core', version: '1.0.0', manifest: { peerDependencies: { 'orm-migrations': '^1.0.0', 'orm-postgresql': '^1.0.0' }, peerDependenciesMeta: optional(['orm-migrations', 'orm-postgresql']) } },
     { name: 'orm-migrations', version: '1.0.0', manifest: { peerDependencies: { 'orm-core': '^1.0.0' } } },
