@@ -63,6 +63,10 @@ before(async () => {
     { name: 'pabc-missing', version: '1.0.0', manifest: { peerDependencies: { 'peer-a': '^1.0.0', 'peer-b': '^1.0.0', 'peer-c': '^1.0.0' } } },
     { name: 'bin-dep', version: '1.0.0', bin: { 'bin-dep': 'bin.js' }, files: { 'bin.js': '#!/usr/bin/env node\nconsole.log("bin-dep")\n' } },
     { name: 'builds', version: '1.0.0', scripts: { postinstall: writeFile('built.txt') } },
+    // A package with two peers, in two versions (the catalog entry widened over it).
+    ...['1.0.0', '1.0.1'].map((version) => ({ name: 'cat-peer-a', version })),
+    { name: 'cat-peer-b', version: '1.0.0' },
+    ...['1.0.0', '2.0.0'].map((version) => ({ name: 'abc2', version, dependencies: { 'dep-c': '1.0.0' }, manifest: { peerDependencies: { 'cat-peer-a': '^1.0.0', 'cat-peer-b': '^1.0.0' } } })),
     ...['1.0.0', '2.0.0'].map((version) => ({ name: 'print-version', version, bin: { 'print-version': 'bin.js' }, files: { 'bin.js': `#!/usr/bin/env node\nconsole.log("${version}")\n` } })),
   ])
   // `latest` moves later, between the steps.
@@ -650,4 +654,13 @@ test('add of a local directory with --save-catalog links it and writes no catalo
   // Inside the project, so that lode's copy has it too (pnpm's test adds ../local-dep).
   const project = makeProject(registry, { name: 'main' }, { 'libs/local-dep/package.json': json({ name: 'local-dep', version: '0.1.2-local' }) })
   await flow(project, [['add', './libs/local-dep', '--save-catalog']], ['package.json', 'pnpm-workspace.yaml', 'pnpm-lock.yaml'])
+})
+
+test('a catalog entry with peers widened keeps its locked version for old and new users, as pnpm 11', async () => {
+  const peers = { 'cat-peer-a': '1.0.0', 'cat-peer-b': '1.0.0' }
+  const project = workspace('', { p1: { dependencies: { abc2: 'catalog:', ...peers } }, p2: {}, p3: {} }, {}, { 'pnpm-workspace.yaml': catalogYaml({ abc2: '1.0.0' }) })
+  await flow(project, [lockfileOnly, writeText('pnpm-workspace.yaml', catalogYaml({ abc2: '"*"' })), lockfileOnly,
+    writeJson('packages/p2/package.json', { name: 'p2', version: '1.0.0', dependencies: { abc2: '2.0.0', ...peers } }), lockfileOnly,
+    writeJson('packages/p3/package.json', { name: 'p3', version: '1.0.0', dependencies: { abc2: 'catalog:', 'cat-peer-a': '1.0.1', 'cat-peer-b': '1.0.0' } }), lockfileOnly],
+  filesOf(['p1', 'p2', 'p3']))
 })
