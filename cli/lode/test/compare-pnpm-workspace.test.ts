@@ -63,6 +63,9 @@ before(async () => {
     { name: 'pabc-missing', version: '1.0.0', manifest: { peerDependencies: { 'peer-a': '^1.0.0', 'peer-b': '^1.0.0', 'peer-c': '^1.0.0' } } },
     { name: 'bin-dep', version: '1.0.0', bin: { 'bin-dep': 'bin.js' }, files: { 'bin.js': '#!/usr/bin/env node\nconsole.log("bin-dep")\n' } },
     { name: 'builds', version: '1.0.0', scripts: { postinstall: writeFile('built.txt') } },
+    { name: 'pabc-opt', version: '1.0.0', manifest: { peerDependencies: { 'peer-a': '^1.0.0', 'peer-b': '^1.0.0', 'peer-c': '^1.0.0' }, peerDependenciesMeta: { 'peer-c': { optional: true } } } },
+    { name: 'pabc-ab', version: '1.0.0', dependencies: { 'pabc-opt': '1.0.0', 'peer-a': '^1.0.0', 'peer-b': '1.0.0' } },
+    { name: 'pabc-gc', version: '1.0.0', dependencies: { 'pabc-ab': '1.0.0', 'peer-c': '1.0.0' } },
     // A package with two peers, in two versions (the catalog entry widened over it).
     ...['1.0.0', '1.0.1'].map((version) => ({ name: 'cat-peer-a', version })),
     { name: 'cat-peer-b', version: '1.0.0' },
@@ -663,4 +666,12 @@ test('a catalog entry with peers widened keeps its locked version for old and ne
     writeJson('packages/p2/package.json', { name: 'p2', version: '1.0.0', dependencies: { abc2: '2.0.0', ...peers } }), lockfileOnly,
     writeJson('packages/p3/package.json', { name: 'p3', version: '1.0.0', dependencies: { abc2: 'catalog:', 'cat-peer-a': '1.0.1', 'cat-peer-b': '1.0.0' } }), lockfileOnly],
   filesOf(['p1', 'p2', 'p3']))
+})
+
+test('linkWorkspacePackages deep: a workspace project as a peer below a registry package, optional peers where they are provided, as pnpm 11', async () => {
+  const peer = workspace('linkWorkspacePackages: deep\nautoInstallPeers: false\ndedupePeerDependents: false\n', {
+    'peer-a': { version: '1.0.1' },
+    p: { dependencies: { 'pabc-gc': '1.0.0', 'pabc-ab': '1.0.0' } },
+  })
+  await flow(peer, [['install']], filesOf(['peer-a', 'p']))
 })
