@@ -1038,3 +1038,23 @@ test('a convergence override every declared range already goes beyond is reporte
     ])
   })
 })
+
+test('an override narrowing an auto-installed peer over an existing lockfile: only the overridden version is left in packages, as pnpm 11 (its test\'s point)', async () => {
+  await withRegistry([
+    { name: 'peer-c', version: '1.0.0' },
+    { name: 'peer-c', version: '1.0.1' },
+    { name: 'wants-peer-c-1', version: '1.0.0', manifest: { peerDependencies: { 'peer-c': '1' } } },
+  ], async (registry) => {
+    const pnpmProject = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { 'wants-peer-c-1': '1.0.0' } })
+    const lodeProject = cloneProject(pnpmProject)
+    const packagesOf = (project: Project): string[] => [...readLockfileText(project).matchAll(/^ {2}(\S[^\n]*):\n {4}resolution:/gm)].map((match) => match[1]!)
+    for (const step of [false, true]) {
+      if (step) for (const project of [pnpmProject, lodeProject]) fs.writeFileSync(path.join(project.dir, 'pnpm-workspace.yaml'), 'overrides:\n  peer-c: 1.0.0\n')
+      await pnpm(pnpmProject, ['install', '--lockfile-only'])
+      const result = await lode(lodeProject, ['install', '--lockfile-only'])
+      assert.equal(result.code, 0, result.stderr)
+      assert.deepEqual(packagesOf(lodeProject), packagesOf(pnpmProject))
+    }
+    assert.deepEqual(packagesOf(lodeProject), ['peer-c@1.0.0', 'wants-peer-c-1@1.0.0'])
+  })
+})
