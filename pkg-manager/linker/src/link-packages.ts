@@ -224,12 +224,16 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
   // Everything is planned (a name that fails the rule has failed by now): node_modules starts changing.
   // The directories a failed build's rollback removes again if this install makes them (the install
   // lock made the root's node_modules, and removes it if it is left empty).
-  const madeDirs = [
+  // `.pnpm` (where lock.yaml is prepared) is made here, before the link threads import into it: a
+  // thread removes the directories it made when a package fails, and must not take this one.
+  const lockDir = path.join(modulesDir, VIRTUAL_STORE_DIR)
+  const madeDirs = [...new Set([
     ...opts.importers.flatMap((importer) => [path.join(importer.dir, MODULES_DIR), path.join(importer.dir, MODULES_DIR, '.bin')]),
     layout.virtualStoreDir,
-  ]
+    lockDir,
+  ])]
   const existed = new Map(madeDirs.map((dir) => [dir, fs.existsSync(dir)]))
-  await fsp.mkdir(modulesDir, { recursive: true })
+  await fsp.mkdir(lockDir, { recursive: true })
   await fsp.writeFile(marker, '')
   if (storeUsurped === true) await fsp.rm(layout.virtualStoreDir, { force: true })
   await Promise.all([...usurped].map(async (pkg) => { await fsp.rm(path.dirname(pkg.siblingsDir), { recursive: true, force: true }) }))
