@@ -139,7 +139,8 @@ export async function patchCommitDiff (opts: PatchCommitOptions): Promise<PatchC
   const gitHosted = state.applyToAll ? undefined : installedPackages(installed?.lockfile.packages ?? {})
     .find((pkg) => pkg.gitTarballUrl !== undefined && pkg.version === manifest.version && pkg.pkgId.startsWith(`${manifest.name}@`))
   const pkgId = gitHosted?.pkgId ?? nameAndVersion
-  const resolution = (await installedResolution(config.dir, pkgId))
+  // The record read above first; pnpm-lock.yaml when node_modules has none.
+  const resolution = installed?.lockfile.packages?.[pkgId]?.resolution ?? (await installedResolution(config.dir, pkgId))
   if (resolution === undefined) {
     throw new LodeError('PATCH_VERSION_NOT_FOUND', `${pkgId} (the package in ${editDir}) is not installed in ${config.dir}.`, {
       hint: 'Run lode install, then lode patch-commit again (or lode patch for a version that is installed).',

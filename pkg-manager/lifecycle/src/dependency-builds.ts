@@ -1,5 +1,5 @@
 import { pkgIdOf } from '@lode/core.dep-path'
-import { LodeError } from '@lode/core.error'
+import { LodeError, printable } from '@lode/core.error'
 
 import { createAllowBuild } from './allow-builds.js'
 import { runDependencyBuilds } from './build.js'
@@ -106,7 +106,8 @@ export function reportIgnoredBuilds (
   onWarning: ((message: string) => void) | undefined
 ): void {
   if (ignored.length === 0) return
-  const names = [...new Set(ignored.map(pkgIdOf))].sort()
+  // The ids come from the lockfile (a tarball's URL among them): shown printable.
+  const names = [...new Set(ignored.map(pkgIdOf))].sort().map((name) => printable(name))
   if (strict) {
     throw new LodeError('IGNORED_BUILDS', `Ignored build scripts: ${names.join(', ')}`, {
       hint: 'Add them to allowBuilds in pnpm-workspace.yaml (true to run their build scripts, false to skip them), or set strictDepBuilds: false.',
