@@ -1058,3 +1058,24 @@ test('an override narrowing an auto-installed peer over an existing lockfile: on
     assert.deepEqual(packagesOf(lodeProject), ['peer-c@1.0.0', 'wants-peer-c-1@1.0.0'])
   })
 })
+
+test('a root workspace: range provides a peer to a project, linked into it, as pnpm 11', async () => {
+  await withRegistry([
+    { name: 'host', version: '5.0.0' },
+    { name: 'plugin', version: '1.5.0', manifest: { peerDependencies: { host: '>=4.10.0' } } },
+  ], async (registry) => {
+    const project = makeWorkspace(registry, { pkg: { dependencies: { plugin: '1.5.0' } }, pkg2: { dependencies: { host: '5.0.0' } } }, '',
+      { dependencies: { host: 'workspace:^4.10.0' } }, { 'packages/host/package.json': json({ name: 'host', version: '4.10.0' }) })
+    await then(project, [['install']], { files: workspaceFiles(['pkg', 'pkg2']) })
+  })
+})
+
+test('several aliases of a peer at the workspace root: the one in range provides, and is the one hoisted, as pnpm 11', async () => {
+  await withRegistry([
+    ...['1.0.0', '2.0.0', '4.10.0', '5.0.0'].map((version) => ({ name: 'host', version })),
+    { name: 'plugin', version: '1.5.0', manifest: { peerDependencies: { host: '>=4.10.0' } } },
+  ], async (registry) => {
+    const project = makeWorkspace(registry, { pkg: { dependencies: { plugin: '1.5.0' } }, pkg2: { dependencies: { host: '5.0.0' } } }, '', { dependencies: { b: 'npm:host@1.0.0', a: 'npm:host@4.10.0', c: 'npm:host@2.0.0' } })
+    await then(project, [['install']], { files: workspaceFiles(['pkg', 'pkg2']) })
+  })
+})

@@ -675,3 +675,14 @@ test('linkWorkspacePackages deep: a workspace project as a peer below a registry
   })
   await flow(peer, [['install']], filesOf(['peer-a', 'p']))
 })
+
+test('injected workspace projects with deep linking: a hoisted peer a workspace project provides is linked into the project, and kept through update, as pnpm 11', async () => {
+  const settings = 'injectWorkspacePackages: true\nlinkWorkspacePackages: deep\npreferWorkspacePackages: true\n'
+  await flow(workspace(settings, {
+    a: {},
+    b: { dependencies: { 'dep-b': '^1.0.0', c: 'workspace:^' }, peerDependencies: { foo: '^1' }, peerDependenciesMeta: { foo: { optional: true } } },
+    c: { peerDependencies: { a: '>=1.0.0' }, dependencies: { 'dep-c': '^1.0.0' } },
+    d: { peerDependencies: { a: '*', b: '^1' }, dependencies: { 'dep-c': '^1.0.0' } },
+    consumer: { dependencies: { d: 'workspace:*', a: 'workspace:*' } },
+  }, { devDependencies: { foo: '1.0.0' } }), [['install'], ['update', 'foo@1.3.0', '-r']], filesOf(['a', 'b', 'c', 'd', 'consumer']))
+})

@@ -190,6 +190,8 @@ interface InstallPlan {
   immature: ReleaseAgeViolation[]
   /** Direct dependencies below the registry's `latest` tag (package id → the tag); none when nothing was resolved. */
   latest?: Record<string, string>
+  /** The peers the resolution hoisted to each importer (pnpm links and hoists from them; the lockfile does not list them); none when nothing was resolved. */
+  hoistedPeers?: LinkPackagesOptions['hoistedPeers']
 }
 
 /**
@@ -317,6 +319,7 @@ function linkOptions (ctx: InstallRun, installer: Installer, plan: InstallPlan, 
     patches: ctx.patches,
     selectedImporters: ctx.selected,
     installedLockfile: plan.asIs ? ctx.installed?.lockfile : undefined,
+    hoistedPeers: plan.hoistedPeers,
     lockfileText: plan.asIs && current?.envDocument === undefined && plan.lockfile === current?.lockfile ? current.text : undefined,
     linkPool: installer.linkPool,
     pruneDirectDependencies: opts.pruneDirectDependencies,

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { createMatcher } from '@lode/core.matcher'
 import { isInsideDir, joinModulesDir } from '@lode/core.safe-name'
 
-import type { Dependency, Layout } from './layout.js'
+import type { Dependency, ImporterLayout, Layout } from './layout.js'
 
 export type HoistType = 'private' | 'public'
 
@@ -59,8 +59,11 @@ export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDepend
   // chain is as deep as a registry makes it. The nodes are sorted afterwards, so they are collected
   // in any order.
   const nodes: Array<{ depPath: string, depth: number }> = []
+  // pnpm's direct dependencies of an importer after a resolution include the peers hoisted to it
+  // (not the root's: pnpm takes only those its lockfile entry lists there).
+  const directOf = (importer: ImporterLayout): Dependency[] => importer.id === '.' ? importer.direct : [...importer.direct, ...importer.hoistedPeers]
   const steps = [{ depth: 0, step: makeStep(layout.importers.flatMap((importer) =>
-    importer.direct.flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath]))) }]
+    directOf(importer).flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath]))) }]
   while (steps.length > 0) {
     const { depth, step } = steps.pop()!
     const nextSteps = step.map((depPath) => makeStep(childrenOf(depPath)))
@@ -75,7 +78,7 @@ export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDepend
   const projectDirs = new Set(layout.importers.map((importer) => path.resolve(importer.dir)))
   const rootChildren = new Map<string, Dependency>()
   for (const importer of layout.importers) {
-    for (const dep of importer.direct) {
+    for (const dep of directOf(importer)) {
       if (rootChildren.has(dep.alias) || (dep.depPath === undefined && projectDirs.has(path.resolve(dep.dir)))) continue
       rootChildren.set(dep.alias, dep)
     }

@@ -40,6 +40,9 @@ export interface Dependency {
   depPath?: string
 }
 
+/** A peer a resolution hoisted to an importer (the lockfile does not list it): a directory (absolute) to link, or a package to hoist from. */
+export type HoistedPeer = { alias: string, dir: string } | { alias: string, depPath: string }
+
 export interface Symlink {
   /** Absolute path of the link. */
   path: string
@@ -64,6 +67,8 @@ export interface ImporterLayout {
   dir: string
   modulesDir: string
   direct: Dependency[]
+  /** Packages a resolution hoisted to the importer as peers (the lockfile does not list them): pnpm's hoisting starts from them too. */
+  hoistedPeers: Dependency[]
 }
 
 export interface LayoutOptions {
@@ -84,6 +89,8 @@ export interface LayoutOptions {
    * project's `node_modules/.pnpm` (its hoisted packages and `lock.yaml`).
    */
   slotDirOf?: ((depPath: string) => string) | undefined
+  /** By importer id, the peers a resolution hoisted to it under aliases its lockfile entry lacks: a directory is linked, a package hoisted from. */
+  hoistedPeers?: Readonly<Record<string, readonly HoistedPeer[]>> | undefined
 }
 
 /**
@@ -159,7 +166,10 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
         directLinks.push({ path: joinModulesDir(modulesDir, alias), target: dep.dir })
       }
     }
-    return { id, dir, modulesDir, direct }
+    for (const peer of own(opts.hoistedPeers, id) ?? []) {
+      if ('dir' in peer && !direct.some((dep) => dep.alias === peer.alias)) directLinks.push({ path: joinModulesDir(modulesDir, peer.alias), target: peer.dir })
+    }
+    return { id, dir, modulesDir, direct, hoistedPeers: [] }
   })
   while (pending.length > 0) {
     const depPath = pending.pop()!
@@ -179,6 +189,14 @@ export function planLayout (lockfile: Lockfile, opts: LayoutOptions): Layout {
           pkg.links.push({ path: joinModulesDir(path.join(pkg.dir, 'node_modules'), alias), target: dep.dir })
         }
       }
+    }
+  }
+  // Hoisted peers are hoisted from only where the layout has them (a group left out may not reach them).
+  for (const importer of importers) {
+    for (const peer of own(opts.hoistedPeers, importer.id) ?? []) {
+      const pkg = 'depPath' in peer ? packages.get(peer.depPath) : undefined
+      if (pkg === undefined || importer.direct.some((dep) => dep.alias === peer.alias)) continue
+      importer.hoistedPeers.push({ alias: peer.alias, dir: pkg.dir, depPath: pkg.depPath })
     }
   }
   return { virtualStoreDir, packages: [...packages.values()], directLinks, direct: importers.find((importer) => importer.id === '.')?.direct ?? [], importers }

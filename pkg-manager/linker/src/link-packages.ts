@@ -130,6 +130,7 @@ function planIsolatedLayout (
       ? { virtualStoreDir: path.join(config.dir, MODULES_DIR, VIRTUAL_STORE_DIR), slotDirOf: globalSlots(lockfile, config) }
       : { virtualStoreDir: config.virtualStoreDir },
     virtualStoreDirMaxLength: config.virtualStoreDirMaxLength,
+    hoistedPeers: opts.hoistedPeers,
   }
   const layout = planLayout(lockfile, layoutOptions)
   // What only skipped packages needed is skipped too (pnpm lists it so). Nothing, when nothing is skipped.

@@ -7,6 +7,8 @@ import type { Lockfile, Resolution } from '@lode/pkg-manager.lockfile'
 import type { Patch } from '@lode/pkg-manager.patching'
 import type { LinkPool } from '@lode/worker.pools'
 
+import type { HoistedPeer } from './layout.js'
+
 
 /** A package's files in the store, as a link task carries them, and whether it wants a build. */
 export interface PackageInStore {
@@ -78,6 +80,12 @@ export interface LinkPackagesOptions {
    * keep what the last install gave them, and nothing of theirs is pruned.
    */
   selectedImporters?: ReadonlySet<string> | undefined
+  /**
+   * By importer id, the peers this install's resolution hoisted to it, which the lockfile does not
+   * list: pnpm links a directory (`dir`, absolute) into the importer's node_modules, and starts
+   * its hoisting from a package (`depPath`) after the importer's own dependencies.
+   */
+  hoistedPeers?: Readonly<Record<string, readonly HoistedPeer[]>> | undefined
   /** `.pnpm/lock.yaml` when the caller has read it already (it is read here otherwise). */
   installedLockfile?: Lockfile | undefined
   /** The lockfile's text when it is installed exactly as read: `.pnpm/lock.yaml` gets it as it is. */

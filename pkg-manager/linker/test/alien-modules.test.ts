@@ -18,7 +18,7 @@ test('hideAlienModules moves another package manager\'s directories at direct de
   write('.ignored/npm-made/old.txt', 'an older copy')
   fs.symlinkSync('.pnpm/linked', path.join(modulesDir, 'linked'))
   const warnings: string[] = []
-  const importers = [{ id: '.', dir, modulesDir, direct: ['npm-made', '@scope/npm-scoped', 'linked', 'absent'].map((alias) => ({ alias, dir: '' })) }]
+  const importers = [{ id: '.', dir, modulesDir, direct: ['npm-made', '@scope/npm-scoped', 'linked', 'absent'].map((alias) => ({ alias, dir: '' })), hoistedPeers: [] }]
   const moves = await hideAlienModules(importers, (message) => warnings.push(message))
   assert.deepEqual(moves.map(({ to }) => path.relative(modulesDir, to)), [path.join('.ignored', 'npm-made'), path.join('.ignored', '@scope', 'npm-scoped')])
   assert.deepEqual(fs.readdirSync(path.join(modulesDir, '.ignored', 'npm-made')), ['package.json'], 'the older copy replaced')

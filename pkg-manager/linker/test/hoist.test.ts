@@ -98,3 +98,27 @@ test('stillHoisted: what the last install hoisted stays while its package is ins
   ])
   assert.deepEqual(stillHoisted(undefined, plan, layout), [])
 })
+
+test('planHoisting: the peers a resolution hoisted to a project are hoisted from after its own dependencies, before a later project\'s; not the root\'s', () => {
+  const dep = (version: string): { specifier: string, version: string } => ({ specifier: version, version })
+  const lockfile: Lockfile = {
+    lockfileVersion: '9.0',
+    importers: {
+      '.': { dependencies: { a: { specifier: 'npm:host@4.10.0', version: 'host@4.10.0' } } },
+      'packages/pkg': { dependencies: { plugin: dep('1.5.0') } },
+      'packages/pkg2': { dependencies: { host: dep('5.0.0') } },
+    },
+    packages: { 'host@4.10.0': pkg(), 'host@5.0.0': pkg(), 'plugin@1.5.0': pkg(), 'other@1.0.0': pkg() },
+    snapshots: { 'host@4.10.0': {}, 'host@5.0.0': {}, 'plugin@1.5.0(host@4.10.0)': { dependencies: { host: '4.10.0' } }, 'other@1.0.0': {} },
+  }
+  lockfile.importers['packages/pkg']!.dependencies!['plugin']!.version = '1.5.0(host@4.10.0)'
+  const importers = [{ id: '.', dir: ROOT }, ...['pkg', 'pkg2'].map((name) => ({ id: `packages/${name}`, dir: path.join(ROOT, 'packages', name) }))]
+  type Peers = Record<string, Array<{ alias: string, depPath: string }>>
+  const hoistedWith = (hoistedPeers: Peers): string[] => planHoisting(planLayout(lockfile, {
+    lockfileDir: ROOT, importers, include: INCLUDE, virtualStoreDir: path.join(ROOT, 'node_modules', '.pnpm'), virtualStoreDirMaxLength: 120, hoistedPeers,
+  }), HOIST).map((hoisted) => `${hoisted.alias} -> ${hoisted.depPath}`)
+  assert.deepEqual(hoistedWith({}), ['plugin -> plugin@1.5.0(host@4.10.0)', 'host -> host@5.0.0'])
+  // pkg's peer host (the root's 4.10.0) comes before pkg2's own host; one the layout lacks is no start.
+  assert.deepEqual(hoistedWith({ 'packages/pkg': [{ alias: 'host', depPath: 'host@4.10.0' }, { alias: 'other', depPath: 'other@1.0.0' }] }), ['plugin -> plugin@1.5.0(host@4.10.0)', 'host -> host@4.10.0'])
+  assert.deepEqual(hoistedWith({ '.': [{ alias: 'host', depPath: 'host@4.10.0' }] }), ['plugin -> plugin@1.5.0(host@4.10.0)', 'host -> host@5.0.0'])
+})

@@ -70,3 +70,25 @@ test('planLayout: a project whose directory is a symlink gets its node_modules w
     fs.rmSync(tmp, { recursive: true, force: true })
   }
 })
+
+test('planLayout: a directory a resolution hoisted to an importer as a peer is linked into its node_modules, unless the importer has that alias', () => {
+  const lockfile: Lockfile = {
+    lockfileVersion: '9.0',
+    importers: { '.': { dependencies: { a: { specifier: '1.0.0', version: '1.0.0' } } } },
+    packages: { 'a@1.0.0': pkg() },
+    snapshots: { 'a@1.0.0': {} },
+  }
+  const layout = planLayout(lockfile, {
+    lockfileDir: ROOT,
+    importers: [{ id: '.', dir: ROOT }],
+    include: INCLUDE,
+    virtualStoreDir: STORE,
+    virtualStoreDirMaxLength: 120,
+    hoistedPeers: { '.': [{ alias: 'host', dir: path.join(ROOT, 'packages', 'host') }, { alias: 'a', dir: path.join(ROOT, 'packages', 'a') }] },
+  })
+  assert.deepEqual(layout.directLinks.map((link) => `${path.relative(ROOT, link.path)} -> ${path.relative(ROOT, link.target)}`), [
+    `${path.join('node_modules', 'a')} -> ${path.join('node_modules', '.pnpm', 'a@1.0.0', 'node_modules', 'a')}`,
+    `${path.join('node_modules', 'host')} -> ${path.join('packages', 'host')}`,
+  ])
+  assert.deepEqual(layout.importers[0]!.hoistedPeers, [])
+})

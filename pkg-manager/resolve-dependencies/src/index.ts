@@ -20,6 +20,8 @@ import type { Catalogs } from './catalogs.js'
 import { dedupeInjectedDeps } from './dedupe-injected-deps.js'
 import { dedupePeerDependents } from './dedupe-peer-dependents.js'
 import type { VariantNode } from './dedupe-peer-dependents.js'
+import { hoistedPeersOf } from './hoisted-peers.js'
+import type { HoistedPeer, HoistedPeerCandidate } from './hoisted-peers.js'
 import { dependenciesMetaOf, importerDependencies } from './importer-dependencies.js'
 import { checkPeerSpecs } from './peer-specs.js'
 import { peerVersionRange, resolutionPeerViews } from './resolution-peers.js'
@@ -34,6 +36,7 @@ import type { WorkspaceProjectVersion } from './workspace-match.js'
 
 export type { Importer, ProjectManifest, ResolvedPackage } from './types.js'
 export type { PeerIssue } from './resolve-peers.js'
+export type { HoistedPeer } from './hoisted-peers.js'
 export type { GitAccess } from './resolve-tree.js'
 export { catalogSpecifier } from './catalogs.js'
 export type { Catalogs } from './catalogs.js'
@@ -108,6 +111,8 @@ export interface ResolveDependenciesResult {
   immature: ReleaseAgeViolation[]
   /** The direct dependencies picked from the registry below its `latest` tag: package id → that tag (pnpm's "(x is available)"). */
   latest: Record<string, string>
+  /** By importer id, the peers hoisted to it, which pnpm links and hoists from though the lockfile does not list them (`hoisted-peers.ts`). */
+  hoistedPeers: Record<string, HoistedPeer[]>
 }
 
 /** The wanted dependency graph of every importer, as a `pnpm-lock.yaml` v9 document. */
@@ -160,9 +165,10 @@ async function resolveGraph (
   // Required peers still missing (autoInstallPeers off, or ranges no version meets) are issues, as in pnpm.
   const missingIssues = direct.flatMap((importer, i) => missingAtTop(roots[i]!, importer.hidden).flatMap(([peer, missing]) =>
     [...missing.wantedBy].flatMap(([range, wantedBy]) => wantedBy.map((by): PeerIssue => ({ kind: 'missing', peer, range, wantedBy: by })))))
-  const lockfile = toLockfile({
+  const { lockfile, hoistedPeers } = toLockfile({
     importers: opts.importers,
     direct,
+    providers,
     roots,
     peers,
     packages: tree.packages,
@@ -182,7 +188,7 @@ async function resolveGraph (
     if (pkg?.latest !== undefined && semver.valid(pkg.latest) !== null && semver.lt(pkg.version, pkg.latest)) latest[pkg.id] = pkg.latest
   }
   const peerIssues = [...peers.issues, ...missingIssues]
-  return { lockfile, peerIssues, deprecated, immature: sortedImmature, latest, lockedPeers: [...pinnedPeers] }
+  return { lockfile, peerIssues, deprecated, immature: sortedImmature, latest, hoistedPeers, lockedPeers: [...pinnedPeers] }
 }
 
 /**
@@ -772,6 +778,8 @@ function peersAccept (peerDependencies: Readonly<Record<string, string>> | undef
 interface ToLockfileInput {
   importers: readonly Importer[]
   direct: Array<{ wanted: WantedDependency[], groups: DependencyGroup[], edges: Edge[], hidden: Edge[] }>
+  /** Peers found above a package that are hoisted to each importer as providers. */
+  providers: readonly PeerProvider[][]
   roots: Array<Map<string, PeerNode>>
   peers: PeerResolver
   packages: ReadonlyMap<string, ResolvedPackage>
@@ -792,7 +800,7 @@ interface Variant extends VariantNode {
   transitivePeerDependencies: string[]
 }
 
-function toLockfile (input: ToLockfileInput): Lockfile {
+function toLockfile (input: ToLockfileInput): { lockfile: Lockfile, hoistedPeers: ResolveDependenciesResult['hoistedPeers'] } {
   const { packages } = input
   const { graph, variantsOf, importerEdges } = variantGraph(input)
   // Copies of workspace projects that would see what the project sees are linked instead (before peer variants merge, as pnpm).
@@ -881,7 +889,34 @@ function toLockfile (input: ToLockfileInput): Lockfile {
     if (!nonOptional) snapshot.optional = true
     snapshotsSection[depPath] = snapshot
   }
-  return lockfileWith(input, { importers, packages: packagesSection, snapshots: snapshotsSection }, catalogs)
+  const linkedDir = (pkgId: string): string | undefined => {
+    const pkg = packages.get(pkgId)
+    return pkg?.link === true ? pkg.dir : undefined
+  }
+  const inLockfile = (depPath: string | undefined): string | undefined => {
+    const at = depPath === undefined ? undefined : final(depPath)
+    return at !== undefined && snapshotsSection[at] !== undefined ? at : undefined
+  }
+  const hoistedPeers: Record<string, HoistedPeer[]> = {}
+  input.direct.forEach((importer, i) => {
+    const candidates: HoistedPeerCandidate[] = [
+      ...importerEdges[i]!.hidden.map(({ edge, depPath }) => ({
+        alias: edge.alias,
+        dir: injectedLinks[i]!.get(edge.alias) ?? linkedDir(edge.pkgId),
+        depPath: inLockfile(depPath),
+      })),
+      ...input.providers[i]!.map((provider) => {
+        // The very occurrence below the importer that provides it.
+        let node = input.roots[i]!.get(provider.path[0]!)
+        for (const alias of provider.path.slice(1)) node = node?.children.get(alias)?.node
+        const depPath = node?.pkgId === provider.pkgId ? inLockfile(input.peers.depPath(node)) : undefined
+        return { alias: provider.alias, dir: linkedDir(provider.pkgId), depPath }
+      }),
+    ]
+    const peers = hoistedPeersOf(candidates, new Set(importer.edges.map((edge) => edge.alias)))
+    if (peers.length > 0) hoistedPeers[input.importers[i]!.id] = peers
+  })
+  return { lockfile: lockfileWith(input, { importers, packages: packagesSection, snapshots: snapshotsSection }, catalogs), hoistedPeers }
 }
 
 /**

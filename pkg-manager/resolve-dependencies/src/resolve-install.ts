@@ -8,6 +8,7 @@ import { redactUrl } from '@lode/resolving.registry-client'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 import semver from 'semver'
 
+import type { HoistedPeer } from './hoisted-peers.js'
 import { resolveDependencies } from './index.js'
 import type { ResolveDependenciesOptions } from './index.js'
 import type { PeerIssue } from './resolve-peers.js'
@@ -38,6 +39,8 @@ export interface InstallResolution {
   immature: ReleaseAgeViolation[]
   /** Direct dependencies below the registry's `latest` tag: package id → that tag. */
   latest: Record<string, string>
+  /** By importer id, the peers hoisted to it (pnpm links and hoists from them; the lockfile does not list them). */
+  hoistedPeers: Record<string, HoistedPeer[]>
 }
 
 /**
@@ -102,7 +105,8 @@ export async function resolveInstall (opts: InstallResolutionOptions): Promise<I
       return picked.immature === undefined ? picked.version : undefined
     }
     for (const warning of await opts.staleConvergence?.(bestOf) ?? []) opts.onWarning(warning)
-    return { lockfile: result.lockfile, peerIssues: result.peerIssues, immature: result.immature, latest: result.latest }
+    const { lockfile, peerIssues, immature, latest, hoistedPeers } = result
+    return { lockfile, peerIssues, immature, latest, hoistedPeers }
   } finally {
     await resolver.close()
   }

@@ -377,7 +377,8 @@ export class TreeResolver {
     const keepsLocked = lockedVersion !== undefined
     // pnpm's linkWorkspacePackages: a version the lockfile pins stays; else a workspace project the
     // range takes is linked with preferWorkspacePackages, or else when the registry has nothing newer.
-    const linkable = !keepsLocked && (this.opts.linkWorkspacePackages === 'deep' || (this.opts.linkWorkspacePackages && depth === 0))
+    // A hoisted peer's version is only pnpm's spec for it (the graph's version), which a project can meet.
+    const linkable = (!keepsLocked || wanted.hoisted === true) && (this.opts.linkWorkspacePackages === 'deep' || (this.opts.linkWorkspacePackages && depth === 0))
     const local = linkable ? this.workspaceMatch(spec) : undefined
     const link = async (project: { dir: string, version: string }): Promise<ResolvedPackage> =>
       this.remember(await this.workspaceProject(project.dir, wanted, occurrence, project.version), depth)
