@@ -60,6 +60,9 @@ before(async () => {
     { name: 'pabc', version: '1.0.0', manifest: { peerDependencies: { 'peer-a': '^1.0.0', 'peer-b': '^1.0.0', 'peer-c': '^1.0.0' } } },
     { name: 'pabc-parent', version: '1.0.0', dependencies: { pabc: '1.0.0', 'peer-a': '1.0.0', 'peer-b': '1.0.0' } },
     { name: 'pabc-grand', version: '1.0.0', dependencies: { 'pabc-parent': '^1.0.0', 'peer-c': '1.0.0' } },
+    // Newer versions that `latest` names only between the steps of one test.
+    { name: 'pabc-parent', version: '1.0.1', dependencies: { pabc: '1.0.0', 'peer-a': '1.0.0', 'peer-b': '1.0.0' } },
+    { name: 'pabc-grand', version: '1.0.1', dependencies: { 'pabc-parent': '^1.0.0', 'peer-c': '1.0.0' } },
     { name: 'pabc-missing', version: '1.0.0', manifest: { peerDependencies: { 'peer-a': '^1.0.0', 'peer-b': '^1.0.0', 'peer-c': '^1.0.0' } } },
     { name: 'bin-dep', version: '1.0.0', bin: { 'bin-dep': 'bin.js' }, files: { 'bin.js': '#!/usr/bin/env node\nconsole.log("bin-dep")\n' } },
     { name: 'builds', version: '1.0.0', scripts: { postinstall: writeFile('built.txt') } },
@@ -73,7 +76,7 @@ before(async () => {
     ...['1.0.0', '2.0.0'].map((version) => ({ name: 'print-version', version, bin: { 'print-version': 'bin.js' }, files: { 'bin.js': `#!/usr/bin/env node\nconsole.log("${version}")\n` } })),
   ])
   // `latest` moves later, between the steps.
-  for (const name of ['cw-dep-of', 'cw-with-dep', 'wd', 'wd2']) registry.setDistTag(name, 'latest', '1.0.0')
+  for (const name of ['cw-dep-of', 'cw-with-dep', 'wd', 'wd2', 'pabc-parent', 'pabc-grand']) registry.setDistTag(name, 'latest', '1.0.0')
 })
 
 after(async () => { await registry.close() })
@@ -685,4 +688,31 @@ test('injected workspace projects with deep linking: a hoisted peer a workspace 
     d: { peerDependencies: { a: '*', b: '^1' }, dependencies: { 'dep-c': '^1.0.0' } },
     consumer: { dependencies: { d: 'workspace:*', a: 'workspace:*' } },
   }, { devDependencies: { foo: '1.0.0' } }), [['install'], ['update', 'foo@1.3.0', '-r']], filesOf(['a', 'b', 'c', 'd', 'consumer']))
+})
+
+test('update inside one project with dedupePeerDependents: its tree moves, the other project\'s stays locked, as pnpm 11', async () => {
+  const project = workspace('dedupePeerDependents: true\nautoInstallPeers: false\n', { p1: { dependencies: { 'pabc-grand': '^1.0.0' } }, p2: { dependencies: { 'pabc-grand': '^1.0.0' } } })
+  // pnpm would read pabc-parent's `latest` from the metadata it cached at the install (see pnpm-11-differences.md): both read the registry.
+  const forgetMetadata: Edit = (dir) => { fs.rmSync(path.join(dir, '..', 'home', '.cache'), { recursive: true, force: true }) }
+  await flow(project, [
+    ['install'],
+    moveLatest(['pabc-parent', 'pabc-grand'], '1.0.1'),
+    forgetMetadata,
+    ['--dir', 'packages/p2', 'update'],
+    moveLatest(['pabc-parent', 'pabc-grand'], '1.0.0'),
+  ], filesOf(['p1', 'p2']))
+})
+
+test('nodeLinker hoisted: injected projects resolve their peers where they are used, as pnpm 11', async () => {
+  const injected = { injected: true }
+  await flow(workspace('nodeLinker: hoisted\nautoInstallPeers: false\n', {
+    p1: { dependencies: { 'dep-a': '1.0.0' }, peerDependencies: { 'peer-host': '>=1' } },
+    p2: { dependencies: { p1: 'workspace:1.0.0' }, devDependencies: { 'peer-host': '1.0.0' }, dependenciesMeta: { p1: injected } },
+    p3: { dependencies: { p2: 'workspace:1.0.0' }, devDependencies: { 'peer-host': '1.1.0' }, dependenciesMeta: { p2: injected } },
+  }), [['install']], filesOf(['p1', 'p2', 'p3']))
+  await flow(workspace('nodeLinker: hoisted\nautoInstallPeers: false\n', {
+    p1: {},
+    p2: { devDependencies: { p1: 'workspace:1.0.0' }, peerDependencies: { p1: 'workspace:^1.0.0' } },
+    p3: { dependencies: { p1: 'workspace:1.0.0', p2: 'workspace:1.0.0' }, dependenciesMeta: { p2: injected } },
+  }), [['install']], filesOf(['p1', 'p2', 'p3']))
 })

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
 
-import { TestRegistry } from '@lode/__utils__.test-fixtures'
+import { snapshot, TestRegistry } from '@lode/__utils__.test-fixtures'
 
 import { cloneProject, lode, makeProject, pnpm, readLockfileText } from './helpers.js'
 
@@ -45,4 +45,31 @@ test('lode dedupe collapses what pnpm dedupe collapses; --check lists the change
   const clean = await lode(lodeProject, ['dedupe', '--check'])
   assert.equal(clean.code, 0, clean.stderr)
   assert.equal((await pnpm(pnpmProject, ['dedupe', '--check'])).code, 0)
+})
+
+test('an optional dependency the lockfile has a version of is not dropped when the registry lacks it: the resolution fails and changes nothing (pnpm 11\'s rule)', async () => {
+  const withOpt = [{ name: 'has-opt', version: '1.0.0', manifest: { optionalDependencies: { 'opt-a': '^1.0.0' } } }]
+  const first = await TestRegistry.start([...withOpt, { name: 'opt-a', version: '1.0.0' }])
+  // A mirror that has not synced opt-a@1.0.0 (its packument lists 2.0.0 only).
+  const mirror = await TestRegistry.start([...withOpt, { name: 'opt-a', version: '2.0.0' }])
+  try {
+    // No release-age check of the locked entries (it would refuse them first, as pnpm 11's would).
+    const project = makeProject(first, { name: 'o', version: '1.0.0', dependencies: { 'has-opt': '1.0.0' } }, { 'pnpm-workspace.yaml': 'minimumReleaseAge: 0\n' })
+    assert.equal((await lode(project, ['install'])).code, 0)
+    assert.match(readLockfileText(project), /opt-a@1\.0\.0/)
+    fs.writeFileSync(path.join(project.home, '.npmrc'), `registry=${mirror.url}\n`)
+    const before = snapshot(project.dir)
+    const result = await lode(project, ['dedupe'])
+    assert.equal(result.code, 1, result.stdout)
+    assert.match(result.stderr, /ERR_LODE_NO_MATCHING_VERSION/)
+    assert.match(result.stderr, /the lockfile contains a resolution for it/)
+    assert.deepEqual(snapshot(project.dir), before, 'nothing written')
+    // Without a locked version, the optional dependency is left out as before.
+    const fresh = makeProject(mirror, { name: 'o', version: '1.0.0', dependencies: { 'has-opt': '1.0.0' } })
+    const installed = await lode(fresh, ['install'])
+    assert.equal(installed.code, 0, installed.stderr)
+    assert.doesNotMatch(readLockfileText(fresh), /opt-a@/)
+  } finally {
+    await Promise.all([first.close(), mirror.close()])
+  }
 })

@@ -22,6 +22,11 @@ export interface HoistOptions {
   publicHoistPattern: readonly string[]
   /** Names no package is hoisted under: the workspace projects hoisted under them (`planWorkspaceHoisting`). */
   reserved?: readonly string[] | undefined
+  /**
+   * The importers (ids) whose dependencies hoisting starts from, when not every importer's: pnpm's
+   * `add`, `update` or `remove` inside some projects of a workspace hoists from those projects only.
+   */
+  startImporters?: ReadonlySet<string> | undefined
 }
 
 /**
@@ -62,7 +67,9 @@ export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDepend
   // pnpm's direct dependencies of an importer after a resolution include the peers hoisted to it
   // (not the root's: pnpm takes only those its lockfile entry lists there).
   const directOf = (importer: ImporterLayout): Dependency[] => importer.id === '.' ? importer.direct : [...importer.direct, ...importer.hoistedPeers]
-  const steps = [{ depth: 0, step: makeStep(layout.importers.flatMap((importer) =>
+  const { startImporters } = opts
+  const starts = startImporters === undefined ? layout.importers : layout.importers.filter((importer) => startImporters.has(importer.id))
+  const steps = [{ depth: 0, step: makeStep(starts.flatMap((importer) =>
     directOf(importer).flatMap((dep) => dep.depPath === undefined ? [] : [dep.depPath]))) }]
   while (steps.length > 0) {
     const { depth, step } = steps.pop()!
@@ -77,7 +84,7 @@ export function planHoisting (layout: Layout, opts: HoistOptions): HoistedDepend
   // unless the root has the name.
   const projectDirs = new Set(layout.importers.map((importer) => path.resolve(importer.dir)))
   const rootChildren = new Map<string, Dependency>()
-  for (const importer of layout.importers) {
+  for (const importer of starts) {
     for (const dep of directOf(importer)) {
       if (rootChildren.has(dep.alias) || (dep.depPath === undefined && projectDirs.has(path.resolve(dep.dir)))) continue
       rootChildren.set(dep.alias, dep)

@@ -155,9 +155,11 @@ export function planHoistedLayout (lockfile: Lockfile, opts: HoistedLayoutOption
     return { id, dir, modulesDir, links, directAliases: Object.keys(refs) }
   })
   // pnpm's hoistWorkspacePackages, into the root's node_modules: a project's name is taken unless
-  // the root depends on that name or a package of that name is at the root already.
+  // the root depends on that name, a package of that name is at the root already, or a project has
+  // a package (no link) under that alias (an injected copy: pnpm's importers' dependencies come first).
   const typeOf = hoistTypeMatcher(opts.hoist)
-  const taken = new Set([...(rootImporter === undefined ? [] : Object.keys(directRefs('.'))), ...atRoot].map((alias) => alias.toLowerCase()))
+  const packageAliases = importers.flatMap(({ id }) => Object.entries(directRefs(id)).flatMap(([alias, ref]) => ref.startsWith('link:') ? [] : [alias]))
+  const taken = new Set([...(rootImporter === undefined ? [] : Object.keys(directRefs('.'))), ...atRoot, ...packageAliases].map((alias) => alias.toLowerCase()))
   const workspaceLinks: HoistedDependency[] = []
   for (const project of opts.hoistWorkspacePackages ? importers : []) {
     if (project.id === '.' || project.name === undefined || taken.has(project.name.toLowerCase())) continue

@@ -397,7 +397,8 @@ function hoistingPlanner (
   let plan: HoistedDependency[] | undefined
   return () => {
     if (plan !== undefined) return plan
-    const hoistOptions = { hoistPattern: opts.config.hoistPattern, publicHoistPattern: opts.config.publicHoistPattern }
+    const { hoistPattern, publicHoistPattern } = opts.config
+    const hoistOptions = { hoistPattern, publicHoistPattern, startImporters: opts.hoistFrom }
     const takenElsewhere = registryAliasesOf(opts.lockfile, opts.selectedImporters)
     const hoistedProjects = opts.config.hoistWorkspacePackages
       ? planWorkspaceHoisting(opts.importers, layout, { ...hoistOptions, takenElsewhere })

@@ -96,6 +96,8 @@ export interface LinkPackagesOptions {
    * end while the bins are written); the caller awaits `close()` as it would anyway.
    */
   linkPool?: LinkPool | undefined
+  /** The importers (ids) an `add`, `update` or `remove` is confined to, when not all: hoisting starts from their dependencies only, as pnpm's. */
+  hoistFrom?: ReadonlySet<string> | undefined
   /** `lode prune`: every package in the projects' node_modules that is no direct dependency (nor publicly hoisted) goes, as pnpm's prune removes it. */
   pruneDirectDependencies?: boolean | undefined
   /** False for pnpm's `remove`, which reports no ignored builds (strictDepBuilds does not fail it); true by default. */

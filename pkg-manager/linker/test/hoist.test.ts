@@ -121,4 +121,7 @@ test('planHoisting: the peers a resolution hoisted to a project are hoisted from
   // pkg's peer host (the root's 4.10.0) comes before pkg2's own host; one the layout lacks is no start.
   assert.deepEqual(hoistedWith({ 'packages/pkg': [{ alias: 'host', depPath: 'host@4.10.0' }, { alias: 'other', depPath: 'other@1.0.0' }] }), ['plugin -> plugin@1.5.0(host@4.10.0)', 'host -> host@4.10.0'])
   assert.deepEqual(hoistedWith({ '.': [{ alias: 'host', depPath: 'host@4.10.0' }] }), ['plugin -> plugin@1.5.0(host@4.10.0)', 'host -> host@5.0.0'])
+  // An edit inside pkg2 alone: hoisting starts from pkg2's dependencies only.
+  const layout = planLayout(lockfile, { lockfileDir: ROOT, importers, include: INCLUDE, virtualStoreDir: path.join(ROOT, 'node_modules', '.pnpm'), virtualStoreDirMaxLength: 120 })
+  assert.deepEqual(planHoisting(layout, { ...HOIST, startImporters: new Set(['packages/pkg2']) }).map((hoisted) => `${hoisted.alias} -> ${hoisted.depPath}`), ['host -> host@5.0.0'])
 })

@@ -57,3 +57,20 @@ test('hoistWorkspacePackages: the workspace\'s projects are linked into the root
   assert.deepEqual(planHoistedLayout(lockfile, { ...OPTIONS, importers }).workspaceLinks.map((link) => [link.alias, link.depPath, link.type]), [['a', 'packages/a', 'private']])
   assert.deepEqual(planHoistedLayout(lockfile, { ...OPTIONS, importers, hoistWorkspacePackages: false }).workspaceLinks, [])
 })
+
+test('hoistWorkspacePackages: a project\'s name a project has a package under (an injected copy) is not linked at the root; one linked is', () => {
+  const lockfile: Lockfile = {
+    lockfileVersion: '9.0',
+    importers: {
+      '.': {},
+      'packages/a': {},
+      'packages/b': {},
+      'packages/c': { dependencies: { a: { specifier: 'workspace:*', version: 'file:packages/a' }, b: { specifier: 'workspace:*', version: 'link:../b' } } },
+    },
+    packages: { 'a@file:packages/a': { resolution: { directory: 'packages/a', type: 'directory' } } },
+    snapshots: { 'a@file:packages/a': {} },
+  }
+  const importers = ['a', 'b', 'c'].map((name) => ({ id: `packages/${name}`, dir: `${ROOT}/packages/${name}`, name }))
+  const links = planHoistedLayout(lockfile, { ...OPTIONS, importers: [{ id: '.', dir: ROOT }, ...importers] }).workspaceLinks
+  assert.deepEqual(links.map((link) => link.alias), ['b', 'c'])
+})

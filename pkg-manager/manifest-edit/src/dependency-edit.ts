@@ -235,6 +235,15 @@ export function updatedNames (edits: readonly DependencyEdit[]): readonly string
   return deep.some((edit) => edit.update === 'all') ? 'all' : deep.flatMap((edit) => edit.update ?? [])
 }
 
+/**
+ * The importers an update (not `--latest`) is confined to, by id, when it leaves some of the
+ * install's importers alone (`update` inside one project of a workspace); none otherwise.
+ */
+export function updatedImporters (edits: readonly DependencyEdit[], importerIds: readonly string[]): ReadonlySet<string> | undefined {
+  const ids = new Set(edits.filter((edit) => edit.latest !== true && (edit.update === 'all' || (edit.update ?? []).length > 0)).map((edit) => edit.importerId))
+  return ids.size === 0 || importerIds.every((id) => ids.has(id)) ? undefined : ids
+}
+
 /** The lockfile as `lode update` reads it: each updated project's entries for the updated names dropped, so they resolve afresh. */
 export function forgetUpdated (lockfile: Lockfile, edits: readonly DependencyEdit[]): Lockfile {
   let result = lockfile

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
-import { applyEdit, catalogPins, forgetCatalogUsers, forgetUpdated, saveEdits, updatedNames } from '@lode/pkg-manager.manifest-edit'
+import { applyEdit, catalogPins, forgetCatalogUsers, forgetUpdated, saveEdits, updatedImporters, updatedNames } from '@lode/pkg-manager.manifest-edit'
 import type { DependencyEdit } from '@lode/pkg-manager.manifest-edit'
 
 const edit = (more: Partial<DependencyEdit>): DependencyEdit => ({ importerId: '.', dependencies: [], exact: false, savePrefix: '^', ...more })
@@ -12,6 +12,15 @@ test('updatedNames: what update resolves again wherever it occurs; --latest move
   assert.deepEqual(updatedNames([edit({ update: ['a'] }), edit({ importerId: 'p', update: ['b'] })]), ['a', 'b'])
   assert.deepEqual(updatedNames([edit({ update: 'all', latest: true }), edit({ importerId: 'p', update: ['b'] })]), ['b'])
   assert.deepEqual(updatedNames([edit({ update: ['a'], latest: true })]), [])
+})
+
+test('updatedImporters: an update inside some projects is confined to them; one over every importer, an add or --latest is not', () => {
+  const all = ['.', 'p1', 'p2']
+  assert.deepEqual(updatedImporters([edit({ importerId: 'p2', update: 'all' })], all), new Set(['p2']))
+  assert.deepEqual(updatedImporters([edit({ importerId: 'p2', update: ['a'] }), edit({ importerId: 'p1', dependencies: [{ alias: 'b' }] })], all), new Set(['p2']))
+  assert.equal(updatedImporters(all.map((importerId) => edit({ importerId, update: 'all' })), all), undefined)
+  assert.equal(updatedImporters([edit({ importerId: 'p2', update: 'all', latest: true })], all), undefined)
+  assert.equal(updatedImporters([edit({ importerId: 'p2', dependencies: [{ alias: 'b' }] })], all), undefined)
 })
 
 test('forgetUpdated drops the updated names\' entries of their projects only; applyEdit puts an added dependency in one group, sorted', () => {

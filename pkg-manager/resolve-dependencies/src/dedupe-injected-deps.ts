@@ -17,8 +17,8 @@ export interface DedupeInjectedDepsInput {
  * workspace project (a `file:` package whose directory is a project: injected, or written as
  * `file:../a`) is linked to the project instead when the copy would see nothing the project does
  * not: each of its dependencies and resolved peers is the project's own dependency of that name, or
- * a variant of the same package that can stand in for it. Every decision is taken on the graph as
- * resolved. Returns, per importer, alias → the directory of the project linked instead.
+ * a variant of the same package that can stand in for it (a link the project has is no such
+ * dependency: pnpm compares its packages only). Every decision is taken on the graph as resolved. Returns, per importer, alias → the directory of the project linked instead.
  */
 export function dedupeInjectedDeps (input: DedupeInjectedDepsInput): Array<Map<string, string>> {
   const byId = new Map(input.importers.map((importer, index) => [importer.id, index]))
@@ -30,11 +30,13 @@ export function dedupeInjectedDeps (input: DedupeInjectedDepsInput): Array<Map<s
       if (node === undefined || target === undefined) continue
       const projectDeps = input.edges[target]!
       const covered = [...node.children].every(([childAlias, child]) => {
+        // The project's own links (other projects, link: directories) are none of pnpm's packages to compare with.
         const own = projectDeps.get(childAlias)
-        if (own === child) return true
         const ownNode = own === undefined ? undefined : input.graph.get(own)
+        if (ownNode === undefined) return false
+        if (own === child) return true
         const childNode = input.graph.get(child)
-        return ownNode !== undefined && childNode !== undefined && ownNode.pkgId === childNode.pkgId && canStandIn(ownNode, childNode)
+        return childNode !== undefined && ownNode.pkgId === childNode.pkgId && canStandIn(ownNode, childNode)
       })
       if (covered) linked.set(alias, input.importers[target]!.dir)
     }

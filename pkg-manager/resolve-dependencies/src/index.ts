@@ -54,6 +54,12 @@ export interface ResolveDependenciesOptions {
   /** Names being updated (`lode update`): the lockfile's versions of them are neither preferred nor kept, at any depth. */
   updating?: readonly string[] | 'all' | undefined
   /**
+   * The importers `updating` is confined to (an update inside some projects of a workspace), by id:
+   * the others keep what the lockfile gives them, as pnpm's update requests only the packages below
+   * the projects it updates. Every importer when not given.
+   */
+  updatingImporters?: ReadonlySet<string> | undefined
+  /**
    * `lode import`: the versions another package manager's lockfile installs, by name. As pnpm's
    * `preferredVersions`, they replace the importers' own preferences, and outweigh all else.
    */
@@ -144,11 +150,15 @@ async function resolveGraph (
 ): Promise<ResolveDependenciesResult & { lockedPeers: string[] }> {
   const deprecated = { direct: [] as string[], subdependencies: [] as string[] }
   const immature = new Map<string, ReleaseAgeViolation>()
+  const lockfilePins = new Map<string, Set<string>>()
   const { tree, staleNames, isUpdating } = createTreeResolver(opts, {
     onDeprecated: (pkg, direct) => { (direct ? deprecated.direct : deprecated.subdependencies).push(pkg.id) },
     onImmature: (violation) => { immature.set(`${violation.name}@${violation.version}`, violation) },
+    lockfilePins,
   })
-  const importerScope = importerPreferences(opts, staleNames, isUpdating)
+  // An update confined to some importers keeps the pins: its picks take them off (resolve-tree.ts).
+  const unpinnedEverywhere = (name: string): boolean => opts.updatingImporters === undefined && isUpdating(name, 0)
+  const importerScope = importerPreferences(opts, staleNames, unpinnedEverywhere, lockfilePins)
   const direct = directDependencies(opts, importerScope, staleNames, isUpdating)
   await tree.resolve(direct)
   const { providers, pinnedPeers } = await hoistPeers(opts, tree, direct, unpinned)
@@ -200,8 +210,13 @@ async function resolveGraph (
  */
 function createTreeResolver (
   opts: ResolveDependenciesOptions,
-  report: { onDeprecated: (pkg: ResolvedPackage, direct: boolean) => void, onImmature: (violation: ReleaseAgeViolation) => void }
-): { tree: TreeResolver, staleNames: Set<string>, isUpdating: (name: string) => boolean } {
+  report: {
+    onDeprecated: (pkg: ResolvedPackage, direct: boolean) => void
+    onImmature: (violation: ReleaseAgeViolation) => void
+    /** The lockfile's versions preferred by name (filled by `importerPreferences`). */
+    lockfilePins: ReadonlyMap<string, ReadonlySet<string>>
+  }
+): { tree: TreeResolver, staleNames: Set<string>, isUpdating: (name: string, importerIndex: number) => boolean } {
   const settingsChanged = opts.lockfile !== undefined && (
     !isDeepStrictEqual(opts.lockfile.overrides ?? {}, opts.lockfileSettings.overrides ?? {}) ||
     opts.lockfile.packageExtensionsChecksum !== opts.lockfileSettings.packageExtensionsChecksum ||
@@ -212,13 +227,16 @@ function createTreeResolver (
   )
   const staleNames = settingsChanged ? staleOverrideTargets(opts.lockfile?.overrides, opts.lockfileSettings.overrides) : new Set<string>()
   const updating = new Set(opts.updating === 'all' ? [] : opts.updating)
-  const isUpdating = (name: string): boolean => opts.updating === 'all' || updating.has(name)
+  const scope = opts.updatingImporters
+  const isUpdating = (name: string, importerIndex: number): boolean => (opts.updating === 'all' || updating.has(name))
+    && (scope === undefined || scope.has(opts.importers[importerIndex]!.id))
   const tree = new TreeResolver({
     resolver: opts.resolver,
     lockfile: opts.lockfile,
     reuseLockedManifests: !settingsChanged,
     staleNames,
     isUpdating,
+    lockfilePins: report.lockfilePins,
     readPackageHook: opts.readPackageHook ?? ((manifest) => manifest),
     autoInstallPeers: opts.autoInstallPeers,
     onDeprecated: report.onDeprecated,
@@ -228,6 +246,7 @@ function createTreeResolver (
     onOptionalSkipped: (message) => { opts.onInfo(`info: ${message}`) },
     lockfileDir: opts.lockfileDir,
     importerDirs: opts.importers.map((importer) => importer.dir),
+    injectedAliasesOf: injectedAliasesByDir(opts.importers),
     workspaceProjects: workspaceProjectsOf(opts),
     blockExoticSubdeps: opts.blockExoticSubdeps,
     linkWorkspacePackages: opts.linkWorkspacePackages ?? false,
@@ -249,7 +268,8 @@ function createTreeResolver (
 function importerPreferences (
   opts: ResolveDependenciesOptions,
   staleNames: ReadonlySet<string>,
-  isUpdating: (name: string) => boolean
+  unpinned: (name: string) => boolean,
+  pins: Map<string, Set<string>>
 ): Scope {
   const importerScope = new Scope()
   if (opts.importedVersions !== undefined) {
@@ -274,7 +294,11 @@ function importerPreferences (
   }
   for (const pkgId of Object.keys(opts.lockfile?.packages ?? {})) {
     const { name, rest: version = '' } = splitNameAt(pkgId)
-    if (semver.valid(version) !== null && !staleNames.has(name) && !isUpdating(name)) importerScope.add(name, version, 'version', EXISTING_VERSION_WEIGHT)
+    if (semver.valid(version) === null || staleNames.has(name) || unpinned(name)) continue
+    importerScope.add(name, version, 'version', EXISTING_VERSION_WEIGHT)
+    const versions = pins.get(name)
+    if (versions === undefined) pins.set(name, new Set([version]))
+    else versions.add(version)
   }
 
   return importerScope
@@ -285,7 +309,7 @@ function directDependencies (
   opts: ResolveDependenciesOptions,
   importerScope: Scope,
   staleNames: ReadonlySet<string>,
-  isUpdating: (name: string) => boolean
+  isUpdating: (name: string, importerIndex: number) => boolean
 ): DirectDependencies[] {
   return opts.importers.map((importer, importerIndex) => {
     const wanted: WantedDependency[] = []
@@ -314,7 +338,7 @@ function directDependencies (
         } else {
           entry.lockedRef = lockedDep.version
         }
-      } else if (catalog !== undefined && catalogUnchanged && !staleNames.has(alias) && !isUpdating(alias)) {
+      } else if (catalog !== undefined && catalogUnchanged && !staleNames.has(alias) && !isUpdating(alias, importerIndex)) {
         // A new user of a catalog entry gets the version the lockfile's catalogs hold for it, as pnpm's.
         const inCatalog = own(own(opts.lockfile?.catalogs, catalog.name), alias)?.version
         const version = inCatalog === undefined ? undefined : lockedVersionOf(inCatalog)
@@ -445,6 +469,13 @@ interface DirectDependencies {
   edges: Edge[]
   /** Hoisted peers (auto-installed), resolved as direct dependencies pnpm does not list. */
   hidden: Edge[]
+}
+
+/** The aliases each project's `dependenciesMeta` marks `injected`, by the project's directory (none for another directory). */
+function injectedAliasesByDir (importers: readonly Importer[]): (dir: string) => ReadonlySet<string> {
+  const byDir = new Map(importers.map((importer) => [importer.dir, new Set(Object.entries(dependenciesMetaOf(importer.manifest) ?? {})
+    .filter(([, meta]) => meta['injected'] === true).map(([alias]) => alias))]))
+  return (dir) => byDir.get(dir) ?? new Set()
 }
 
 /** A project's `publishConfig.directory` and `publishConfig.linkDirectory`, when they are set. */

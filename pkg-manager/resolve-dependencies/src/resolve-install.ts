@@ -16,7 +16,7 @@ import type { GitAccess } from './resolve-tree.js'
 
 /** An install's resolution: its importers and lockfile, under its settings, over its registry client. */
 export interface InstallResolutionOptions extends Pick<ResolveDependenciesOptions,
-  'importers' | 'lockfile' | 'updating' | 'importedVersions' | 'lockfileSettings' | 'patchHashOf' | 'readPackageHook' | 'onPackageResolved' | 'onInfo' | 'onWarning'> {
+  'importers' | 'lockfile' | 'updating' | 'updatingImporters' | 'importedVersions' | 'lockfileSettings' | 'patchHashOf' | 'readPackageHook' | 'onPackageResolved' | 'onInfo' | 'onWarning'> {
   config: Config
   /** The clock, for minimumReleaseAge and the metadata cache. */
   now: () => number
@@ -56,6 +56,7 @@ export async function resolveInstall (opts: InstallResolutionOptions): Promise<I
       importers: opts.importers,
       lockfile: opts.lockfile,
       updating: opts.updating,
+      updatingImporters: opts.updatingImporters,
       importedVersions: opts.importedVersions,
       lockfileSettings: opts.lockfileSettings,
       patchHashOf: opts.patchHashOf,

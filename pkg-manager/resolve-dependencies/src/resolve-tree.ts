@@ -8,7 +8,7 @@ import type { ManifestHook } from '@lode/pkg-manager.read-package-hook'
 import { isGitResolution, resolveGit } from '@lode/resolving.git-resolver'
 import type { GitResolution } from '@lode/resolving.git-resolver'
 import { resolveLocal, resolveTarballUrl } from '@lode/resolving.local-resolver'
-import { DIRECT_DEP_WEIGHT, RESOLVED_VERSION_WEIGHT, parseWantedSpec, satisfiesLoose, trimManifest } from '@lode/resolving.npm-resolver'
+import { DIRECT_DEP_WEIGHT, EXISTING_VERSION_WEIGHT, RESOLVED_VERSION_WEIGHT, parseWantedSpec, satisfiesLoose, trimManifest } from '@lode/resolving.npm-resolver'
 import type { NpmResolver, PreferredVersions, RegistrySpec, ReleaseAgeViolation, WantedSpec } from '@lode/resolving.npm-resolver'
 import semver from 'semver'
 
@@ -142,8 +142,13 @@ export interface ResolveTreeOptions {
   reuseLockedManifests: boolean
   /** Names whose locked versions must not be reused (targets of removed overrides). */
   staleNames: ReadonlySet<string>
-  /** Names being updated (`lode update`): wherever they occur, the versions the lockfile pins are dropped. */
-  isUpdating: (name: string) => boolean
+  /** Names being updated (`lode update`) below an importer (by index): there, the versions the lockfile pins are dropped. */
+  isUpdating: (name: string, importerIndex: number) => boolean
+  /**
+   * The lockfile's versions the preferences hold, by name (pnpm's pins): a pick being updated
+   * (an update confined to some importers) takes them off.
+   */
+  lockfilePins: ReadonlyMap<string, ReadonlySet<string>>
   onDeprecated: (pkg: ResolvedPackage, direct: boolean) => void
   /** A package seen for the first time. */
   onResolved: (pkg: ResolvedPackage) => void
@@ -155,6 +160,8 @@ export interface ResolveTreeOptions {
   lockfileDir: string
   /** Each importer's directory, by importer index. */
   importerDirs: readonly string[]
+  /** The aliases a workspace project's `dependenciesMeta` injects (by the project's directory): in its injected copies too. */
+  injectedAliasesOf: (dir: string) => ReadonlySet<string>
   /** The workspace's projects, for `workspace:` specifiers. */
   workspaceProjects: ReadonlyArray<{ name: string | undefined, version: string | undefined, dir: string }>
   /** pnpm 11's `blockExoticSubdeps`: packages from the registry may not depend on tarball URLs or git. */
@@ -289,10 +296,17 @@ export class TreeResolver {
           owned,
           this.opts.lockfile,
           occurrence.wanted.lockedKey,
-          (name) => this.opts.staleNames.has(name) || this.opts.isUpdating(name)
+          (name) => this.opts.staleNames.has(name) || this.opts.isUpdating(name, occurrence.importerIndex)
         )
         if (pkg.dir !== undefined) for (const child of wanted) child.baseDir = pkg.dir
-        if (pkg.injectedProject === true) for (const child of wanted) this.throughCatalog(child)
+        if (pkg.injectedProject === true) {
+          // A copy of a workspace project takes its dependencies as the project declares them: catalogs, injected projects.
+          const injected = this.opts.injectedAliasesOf(pkg.dir!)
+          for (const child of wanted) {
+            this.throughCatalog(child)
+            if (injected.has(child.alias)) child.injected = true
+          }
+        }
         wanted.forEach((child, slot) => {
           next.push({
             importerIndex: occurrence.importerIndex,
@@ -396,7 +410,10 @@ export class TreeResolver {
       }
       wantedSpec = { type: 'version', name: spec.name, version: lockedVersion }
     }
-    const preferred = occurrence.scope.preferred(spec.name)
+    const locked = this.opts.lockfilePins.get(spec.name)
+    const preferred = locked !== undefined && this.opts.isUpdating(spec.name, occurrence.importerIndex)
+      ? withoutPins(occurrence.scope.preferred(spec.name), locked)
+      : occurrence.scope.preferred(spec.name)
     if (wanted.latestOver !== undefined && lockedVersion === undefined) {
       wantedSpec = await this.higherPick(wantedSpec, wanted.latestOver, preferred)
     }
@@ -407,8 +424,11 @@ export class TreeResolver {
         if (resolved.immature !== undefined) this.opts.onImmature(resolved.immature)
         return fromRegistry({ ...resolved, meta: this.opts.readPackageHook(resolved.meta) }, this.opts.autoInstallPeers)
       }, (err: unknown) => {
-        if (wanted.optional && err instanceof LodeError && (err.code === 'ERR_LODE_NOT_FOUND' || err.code === 'ERR_LODE_NO_MATCHING_VERSION')) return undefined
-        throw err
+        if (!wanted.optional || !(err instanceof LodeError) || (err.code !== 'ERR_LODE_NOT_FOUND' && err.code !== 'ERR_LODE_NO_MATCHING_VERSION')) throw err
+        // pnpm's rule: an optional dependency the lockfile has a version of is not dropped because
+        // this registry lacks it (the lockfile would depend on the machine that ran the install).
+        if (!lockfileHasVersionIn(this.opts.lockfile, spec.name, spec)) return undefined
+        throw new LodeError(err.code.slice('ERR_LODE_'.length), err.message, { hint: LOCKED_OPTIONAL_HINT, cause: err })
       })
       this.pending.set(key, pending)
     }
@@ -532,7 +552,7 @@ export class TreeResolver {
       }
       // The project the lockfile links for an unchanged spec stays, as pnpm keeps it, even if its
       // version moved out of the range; `update` takes the highest version whatever the range.
-      const updating = this.opts.isUpdating(name)
+      const updating = this.opts.isUpdating(name, occurrence.importerIndex)
       const lockedDir = !updating && wanted.lockedRef?.startsWith('link:') === true ? path.resolve(importerDir, wanted.lockedRef.slice('link:'.length)) : undefined
       const anyVersion = range === '*' || range === '^' || range === '~' || range === '' || updating
       project = candidates.find((candidate) => candidate.dir === lockedDir) ?? candidates
@@ -726,6 +746,29 @@ function onlyPeers ({ peerDependencies, peerDependenciesMeta }: ResolvedPackage[
     ...peerDependencies === undefined ? {} : { peerDependencies },
     ...peerDependenciesMeta === undefined ? {} : { peerDependenciesMeta },
   }
+}
+
+const LOCKED_OPTIONAL_HINT = 'This optional dependency is not skipped, because the lockfile contains a resolution for it: skipping it would remove ' +
+  'the locked entries, and the lockfile would depend on which machine ran the install. If the version was removed from the registry on purpose, ' +
+  'update the package that depends on it, or remove its entries from pnpm-lock.yaml.'
+
+/** Whether the lockfile has a registry version of `name` that the spec takes (a range, or the version itself). */
+function lockfileHasVersionIn (lockfile: Lockfile | undefined, name: string, spec: RegistrySpec): boolean {
+  if (spec.type === 'tag') return false
+  return Object.keys(lockfile?.packages ?? {}).some((pkgId) => {
+    const { name: locked, rest: version = '' } = splitNameAt(pkgId)
+    return locked === name && semver.valid(version) !== null && (spec.type === 'version' ? version === spec.version : semver.satisfies(version, spec.range, { loose: true }))
+  })
+}
+
+/** Preferences without the lockfile's pins of these versions (pnpm's update target: a manifest's pin of the same version stays). */
+function withoutPins (preferred: PreferredVersions, locked: ReadonlySet<string>): PreferredVersions {
+  const out: Record<string, PreferredVersions[string]> = {}
+  for (const [selector, value] of Object.entries(preferred)) {
+    if (value.type !== 'version' || !locked.has(selector)) out[selector] = value
+    else if (value.weight > EXISTING_VERSION_WEIGHT) out[selector] = { ...value, weight: value.weight - EXISTING_VERSION_WEIGHT }
+  }
+  return out
 }
 
 function compact (edges: Edge[]): void {
