@@ -18,7 +18,8 @@ export interface DedupeInjectedDepsInput {
  * `file:../a`) is linked to the project instead when the copy would see nothing the project does
  * not: each of its dependencies and resolved peers is the project's own dependency of that name, or
  * a variant of the same package that can stand in for it (a link the project has is no such
- * dependency: pnpm compares its packages only). Every decision is taken on the graph as resolved. Returns, per importer, alias → the directory of the project linked instead.
+ * dependency: pnpm compares its packages only). Every decision is taken on the graph as resolved.
+ * Returns, per importer, alias → the directory of the project linked instead.
  */
 export function dedupeInjectedDeps (input: DedupeInjectedDepsInput): Array<Map<string, string>> {
   const byId = new Map(input.importers.map((importer, index) => [importer.id, index]))
