@@ -18,7 +18,7 @@ import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { recordVerifiedLockfile, verifyLockfile } from '@lode/pkg-manager.lockfile-verification'
 import {
   catalogPins, excludeFromReleaseAge, forgetAllResolutions, forgetCatalogUsers, forgetUpdated, pruneReleaseAgeExcludes, pruneUnusedCatalogs,
-  saveEdits, updatedImporters, updatedNames,
+  editedImporters, saveEdits, updatedImporters, updatedNames,
   addUndecidedBuilds, writeCatalogAdditions, writeEditedManifest,
 } from '@lode/pkg-manager.manifest-edit'
 import type { DependencyEdit, SavedEdits } from '@lode/pkg-manager.manifest-edit'
@@ -324,7 +324,8 @@ function linkOptions (ctx: InstallRun, installer: Installer, plan: InstallPlan, 
     lockfileText: plan.asIs && current?.envDocument === undefined && plan.lockfile === current?.lockfile ? current.text : undefined,
     linkPool: installer.linkPool,
     pruneDirectDependencies: opts.pruneDirectDependencies,
-    hoistFrom: editedImporters(ctx),
+    // pnpm mutates only the projects an `add`, `update` or `remove` names.
+    hoistFrom: editedImporters(ctx.edited.map(({ edit }) => edit), ctx.importers.map((importer) => importer.id)),
     reportsIgnoredBuilds: !(ctx.edited.length > 0 && ctx.edited.every(({ edit }) => (edit.remove ?? []).length > 0)),
   }
 }
@@ -412,12 +413,6 @@ interface ProjectScripts {
   plan: ReturnType<typeof projectScriptsPlan>
   run: (event: string) => Promise<void>
   runAll: (injectedCopies: readonly InjectedCopy[], refresh: (copies: readonly InjectedCopy[]) => Promise<void>) => Promise<void>
-}
-
-/** The projects an `add`, `update` or `remove` is confined to, when it leaves some of the install's importers alone (pnpm mutates those only). */
-function editedImporters (ctx: InstallRun): ReadonlySet<string> | undefined {
-  const ids = new Set(ctx.edited.map(({ project }) => project.id))
-  return ids.size === 0 || ctx.importers.every((importer) => ids.has(importer.id)) ? undefined : ids
 }
 
 /** A bare `update` installs the project as a whole (pnpm's `install` mutation); add and named or `--latest` updates change some dependencies. */

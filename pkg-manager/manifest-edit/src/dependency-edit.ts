@@ -240,7 +240,12 @@ export function updatedNames (edits: readonly DependencyEdit[]): readonly string
  * install's importers alone (`update` inside one project of a workspace); none otherwise.
  */
 export function updatedImporters (edits: readonly DependencyEdit[], importerIds: readonly string[]): ReadonlySet<string> | undefined {
-  const ids = new Set(edits.filter((edit) => edit.latest !== true && (edit.update === 'all' || (edit.update ?? []).length > 0)).map((edit) => edit.importerId))
+  return editedImporters(edits.filter((edit) => edit.latest !== true && (edit.update === 'all' || (edit.update ?? []).length > 0)), importerIds)
+}
+
+/** The importers these edits are confined to, by id, when they leave some of the install's importers alone; none otherwise. */
+export function editedImporters (edits: readonly DependencyEdit[], importerIds: readonly string[]): ReadonlySet<string> | undefined {
+  const ids = new Set(edits.map((edit) => edit.importerId))
   return ids.size === 0 || importerIds.every((id) => ids.has(id)) ? undefined : ids
 }
 

@@ -1,6 +1,6 @@
 export { pruneUnusedCatalogs } from './catalog-prune.js'
 export type { CatalogPruneInput } from './catalog-prune.js'
-export { applyEdit, catalogPins, forgetAllResolutions, forgetCatalogUsers, forgetUpdated, saveEdits, updatedImporters, updatedNames, writeEditedManifest } from './dependency-edit.js'
+export { applyEdit, catalogPins, forgetAllResolutions, forgetCatalogUsers, forgetUpdated, saveEdits, editedImporters, updatedImporters, updatedNames, writeEditedManifest } from './dependency-edit.js'
 export type { DependencyEdit, SavedEdits } from './dependency-edit.js'
 export { catalogReference, writeCatalogAdditions } from './catalog-save.js'
 export type { CatalogMode, Catalogs } from './catalog-save.js'

@@ -26,7 +26,7 @@ import { dependenciesMetaOf, importerDependencies } from './importer-dependencie
 import { checkPeerSpecs } from './peer-specs.js'
 import { peerVersionRange, resolutionPeerViews } from './resolution-peers.js'
 import type { UnresolvedPeer } from './resolution-peers.js'
-import { PeerResolver } from './resolve-peers.js'
+import { PeerResolver, occurrenceOf } from './resolve-peers.js'
 import type { MissingPeer, PeerIssue, PeerNode, PeerProvider } from './resolve-peers.js'
 import { Scope, TreeResolver } from './resolve-tree.js'
 import type { GitAccess, WantedDependency } from './resolve-tree.js'
@@ -937,10 +937,8 @@ function toLockfile (input: ToLockfileInput): { lockfile: Lockfile, hoistedPeers
         depPath: inLockfile(depPath),
       })),
       ...input.providers[i]!.map((provider) => {
-        // The very occurrence below the importer that provides it.
-        let node = input.roots[i]!.get(provider.path[0]!)
-        for (const alias of provider.path.slice(1)) node = node?.children.get(alias)?.node
-        const depPath = node?.pkgId === provider.pkgId ? inLockfile(input.peers.depPath(node)) : undefined
+        const node = occurrenceOf(input.roots[i]!, provider)
+        const depPath = node === undefined ? undefined : inLockfile(input.peers.depPath(node))
         return { alias: provider.alias, dir: linkedDir(provider.pkgId), depPath }
       }),
     ]

@@ -42,6 +42,13 @@ export interface PeerProvider {
   path: readonly string[]
 }
 
+/** The occurrence below an importer (its nodes by alias) that a provider was found as, if the tree still has it. */
+export function occurrenceOf (top: ReadonlyMap<string, PeerNode>, provider: PeerProvider): PeerNode | undefined {
+  let found = top.get(provider.path[0]!)
+  for (const alias of provider.path.slice(1)) found = found?.children.get(alias)?.node
+  return found?.pkgId === provider.pkgId ? found : undefined
+}
+
 export interface MissingPeer {
   name: string
   optional: boolean
@@ -168,9 +175,8 @@ export class PeerResolver {
     // A provider is the very occurrence it was found as below the importer (pnpm hoists that node),
     // so it shares that occurrence's content; filled here only when the tree no longer has it.
     for (const { provider, node } of provided) {
-      let found: PeerNode | undefined = out.get(provider.path[0]!)
-      for (const alias of provider.path.slice(1)) found = found?.children.get(alias)?.node
-      if (found?.pkgId === provider.pkgId) {
+      const found = occurrenceOf(out, provider)
+      if (found !== undefined) {
         Object.assign(node, {
           children: found.children,
           ownPeers: found.ownPeers,

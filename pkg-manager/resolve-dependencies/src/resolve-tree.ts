@@ -8,7 +8,7 @@ import type { ManifestHook } from '@lode/pkg-manager.read-package-hook'
 import { isGitResolution, resolveGit } from '@lode/resolving.git-resolver'
 import type { GitResolution } from '@lode/resolving.git-resolver'
 import { resolveLocal, resolveTarballUrl } from '@lode/resolving.local-resolver'
-import { DIRECT_DEP_WEIGHT, EXISTING_VERSION_WEIGHT, RESOLVED_VERSION_WEIGHT, parseWantedSpec, satisfiesLoose, trimManifest } from '@lode/resolving.npm-resolver'
+import { DIRECT_DEP_WEIGHT, RESOLVED_VERSION_WEIGHT, parseWantedSpec, satisfiesLoose, trimManifest } from '@lode/resolving.npm-resolver'
 import type { NpmResolver, PreferredVersions, RegistrySpec, ReleaseAgeViolation, WantedSpec } from '@lode/resolving.npm-resolver'
 import semver from 'semver'
 
@@ -17,6 +17,7 @@ import type { Catalogs } from './catalogs.js'
 import { lockedPackage, snapshotOf } from './from-lockfile.js'
 import { comparePaths, extendPath, pathIds, pathStartsWith } from './id-path.js'
 import type { IdPath } from './id-path.js'
+import { lockfileHasVersionIn, withoutPins } from './lockfile-pins.js'
 import { fromMeta, fromRegistry } from './resolved-package.js'
 import type { Edge, ResolvedPackage } from './types.js'
 import { workspaceMatch } from './workspace-match.js'
@@ -751,25 +752,6 @@ function onlyPeers ({ peerDependencies, peerDependenciesMeta }: ResolvedPackage[
 const LOCKED_OPTIONAL_HINT = 'This optional dependency is not skipped, because the lockfile contains a resolution for it: skipping it would remove ' +
   'the locked entries, and the lockfile would depend on which machine ran the install. If the version was removed from the registry on purpose, ' +
   'update the package that depends on it, or remove its entries from pnpm-lock.yaml.'
-
-/** Whether the lockfile has a registry version of `name` that the spec takes (a range, or the version itself). */
-function lockfileHasVersionIn (lockfile: Lockfile | undefined, name: string, spec: RegistrySpec): boolean {
-  if (spec.type === 'tag') return false
-  return Object.keys(lockfile?.packages ?? {}).some((pkgId) => {
-    const { name: locked, rest: version = '' } = splitNameAt(pkgId)
-    return locked === name && semver.valid(version) !== null && (spec.type === 'version' ? version === spec.version : semver.satisfies(version, spec.range, { loose: true }))
-  })
-}
-
-/** Preferences without the lockfile's pins of these versions (pnpm's update target: a manifest's pin of the same version stays). */
-function withoutPins (preferred: PreferredVersions, locked: ReadonlySet<string>): PreferredVersions {
-  const out: Record<string, PreferredVersions[string]> = {}
-  for (const [selector, value] of Object.entries(preferred)) {
-    if (value.type !== 'version' || !locked.has(selector)) out[selector] = value
-    else if (value.weight > EXISTING_VERSION_WEIGHT) out[selector] = { ...value, weight: value.weight - EXISTING_VERSION_WEIGHT }
-  }
-  return out
-}
 
 function compact (edges: Edge[]): void {
   const kept = edges.filter((edge) => edge !== undefined)
