@@ -690,6 +690,36 @@ test('injected workspace projects with deep linking: a hoisted peer a workspace 
   }, { devDependencies: { foo: '1.0.0' } }), [['install'], ['update', 'foo@1.3.0', '-r']], filesOf(['a', 'b', 'c', 'd', 'consumer']))
 })
 
+test('a project\'s own auto-installed peer, locked, moves when another project depends on a newer version in its range, as pnpm 11', async () => {
+  await flow(workspace('', {
+    q: { peerDependencies: { bar: '*' } },
+    consumer: {},
+  }, { dependencies: { bar: '1.0.0' } }), [
+    ['install'],
+    writeJson('packages/consumer/package.json', { name: 'consumer', version: '1.0.0', dependencies: { bar: '1.1.0' } }),
+    ['install'],
+  ], filesOf(['q', 'consumer']))
+  // Added by a command, the new range counts from the next install on (pnpm reads the projects' specs before the edit).
+  await flow(workspace('', { q: { peerDependencies: { bar: '*' } }, consumer: {} }, { dependencies: { bar: '1.0.0' } }), [
+    ['install'],
+    ['--filter', 'consumer', 'add', 'bar@1.1.0'],
+    ['install'],
+  ], filesOf(['q', 'consumer']))
+})
+
+test('injected workspace projects with deep linking: a consumer change makes a peer diverge, as pnpm 11', async () => {
+  const settings = 'injectWorkspacePackages: true\nlinkWorkspacePackages: deep\npreferWorkspacePackages: true\n'
+  await flow(workspace(settings, {
+    q: { peerDependencies: { bar: '*' } },
+    n: { dependencies: { q: 'workspace:^' } },
+    consumer: { dependencies: { n: 'workspace:*' } },
+  }, { dependencies: { bar: '1.0.0' } }), [
+    ['install'],
+    writeJson('packages/consumer/package.json', { name: 'consumer', version: '1.0.0', dependencies: { n: 'workspace:*', bar: '1.1.0' } }),
+    ['install'],
+  ], filesOf(['q', 'n', 'consumer']))
+})
+
 test('update inside one project with dedupePeerDependents: its tree moves, the other project\'s stays locked, as pnpm 11', async () => {
   const project = workspace('dedupePeerDependents: true\nautoInstallPeers: false\n', { p1: { dependencies: { 'pabc-grand': '^1.0.0' } }, p2: { dependencies: { 'pabc-grand': '^1.0.0' } } })
   // pnpm would read pabc-parent's `latest` from the metadata it cached at the install (see pnpm-11-differences.md): both read the registry.

@@ -147,13 +147,21 @@ export async function readInstallContext (opts: InstallContextOptions): Promise<
   }
 }
 
-/** The specs package.json had for the dependencies an edit changes; under `update --latest` also as `latestOver`. */
+/**
+ * The specs package.json had for the dependencies an edit changes (under `update --latest` also as
+ * `latestOver`), and the dependencies it adds.
+ */
 function importerSpecs (
   entry: { edit: DependencyEdit, project: WorkspaceProject } | undefined
-): { replacedSpecs?: Record<string, string>, latestOver?: Record<string, string> } {
+): { replacedSpecs?: Record<string, string>, latestOver?: Record<string, string>, addedAliases?: string[] } {
   const replaced = replacedSpecs(entry)
   if (replaced === undefined) return {}
-  return entry?.edit.latest === true ? { replacedSpecs: replaced, latestOver: replaced } : { replacedSpecs: replaced }
+  const added = entry!.edit.dependencies.map(({ alias }) => alias).filter((alias) => !Object.hasOwn(replaced, alias))
+  return {
+    replacedSpecs: replaced,
+    ...entry?.edit.latest === true ? { latestOver: replaced } : {},
+    ...added.length > 0 ? { addedAliases: added } : {},
+  }
 }
 
 /**

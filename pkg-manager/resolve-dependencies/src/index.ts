@@ -30,6 +30,7 @@ import { PeerResolver, occurrenceOf } from './resolve-peers.js'
 import type { MissingPeer, PeerIssue, PeerNode, PeerProvider } from './resolve-peers.js'
 import { Scope, TreeResolver } from './resolve-tree.js'
 import type { GitAccess, WantedDependency } from './resolve-tree.js'
+import { stalePeerPins } from './stale-peer-pins.js'
 import type { Edge, Importer, ResolvedPackage } from './types.js'
 import { linkableFromWorkspace } from './workspace-match.js'
 import type { WorkspaceProjectVersion } from './workspace-match.js'
@@ -311,6 +312,9 @@ function directDependencies (
   staleNames: ReadonlySet<string>,
   isUpdating: (name: string, importerIndex: number) => boolean
 ): DirectDependencies[] {
+  const stale = opts.autoInstallPeers
+    ? stalePeerPins(opts.importers.map((importer) => ({ ...importer, locked: opts.lockfile?.importers[importer.id] })), opts.catalogs)
+    : undefined
   return opts.importers.map((importer, importerIndex) => {
     const wanted: WantedDependency[] = []
     const groups: DependencyGroup[] = []
@@ -330,7 +334,10 @@ function directDependencies (
       // With linkWorkspacePackages, a registry version locked for what a workspace project now satisfies goes (pnpm links it).
       const relinks = opts.linkWorkspacePackages !== undefined && opts.linkWorkspacePackages !== false && lockedDep !== undefined &&
         linkableFromWorkspace(alias, catalog?.specifier ?? specifier, lockedDep.version, workspaceProjectsOf(opts))
-      if (lockedDep !== undefined && lockedDep.specifier === specifier && catalogUnchanged && !staleNames.has(alias) && !relinks) {
+      const releasedPins = stale?.[importerIndex]!.get(alias)
+      if (releasedPins !== undefined) {
+        entry.releasedPins = releasedPins
+      } else if (lockedDep !== undefined && lockedDep.specifier === specifier && catalogUnchanged && !staleNames.has(alias) && !relinks) {
         const version = lockedVersionOf(lockedDep.version)
         if (version !== undefined) {
           entry.lockedVersion = version

@@ -1,6 +1,6 @@
 import { splitNameAt } from '@lode/core.dep-path'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
-import { EXISTING_VERSION_WEIGHT } from '@lode/resolving.npm-resolver'
+import { DIRECT_DEP_WEIGHT, EXISTING_VERSION_WEIGHT } from '@lode/resolving.npm-resolver'
 import type { PreferredVersions, RegistrySpec } from '@lode/resolving.npm-resolver'
 import semver from 'semver'
 
@@ -8,10 +8,12 @@ import semver from 'semver'
 // off where a package is being updated, and proof that an optional dependency was installed.
 
 /** Preferences without the lockfile's pins of these versions (pnpm's update target: a manifest's pin of the same version stays). */
-export function withoutPins (preferred: PreferredVersions, locked: ReadonlySet<string>): PreferredVersions {
+export function withoutPins (preferred: PreferredVersions, versions: ReadonlySet<string>): PreferredVersions {
   const out: Record<string, PreferredVersions[string]> = {}
   for (const [selector, value] of Object.entries(preferred)) {
-    if (value.type !== 'version' || !locked.has(selector)) out[selector] = value
+    // The lockfile's weight is what is left below a direct dependency's (pnpm's pinnedByLockfile).
+    const pinned = value.type === 'version' && versions.has(selector) && value.weight % DIRECT_DEP_WEIGHT >= EXISTING_VERSION_WEIGHT
+    if (!pinned) out[selector] = value
     else if (value.weight > EXISTING_VERSION_WEIGHT) out[selector] = { ...value, weight: value.weight - EXISTING_VERSION_WEIGHT }
   }
   return out

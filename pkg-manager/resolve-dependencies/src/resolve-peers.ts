@@ -25,6 +25,8 @@ export interface PeerNode {
    * packages then name it in their suffixes without its own suffix, as pnpm breaks such cycles.
    */
   cycleBroken?: boolean
+  /** When the walk finished this occurrence: until then, pnpm does not have its path. */
+  leftAt?: number
   /** A provider hoisted to its importer: the occurrence below it that it stands for. */
   providerOf?: PeerNode
   /** Which importer's resolution filled it first (1, 2, …): peers of the workspace root are settled for later ones. */
@@ -131,8 +133,11 @@ export class PeerResolver {
    * they are named whole even where they break a cycle among the root's dependencies.
    */
   private readonly settled = new WeakSet<PeerNode>()
+  /** Providers hoisted to an importer: each stands for an occurrence in the tree (pnpm: the same node). */
+  private readonly hoistedProviders = new WeakSet<PeerNode>()
   private importerSeq = 0
   private nextId = 0
+  private leaveSeq = 0
   /** The peers the filled nodes keep (see `MAX_PEERS_KEPT`). */
   private kept = 0
 
@@ -168,10 +173,11 @@ export class PeerResolver {
       if (!byName || !samePackage) context.set(key, node)
     }
     const provided = providers.map((provider) => ({ provider, node: this.shell(provider.pkgId) }))
+    for (const { node } of provided) this.hoistedProviders.add(node)
     for (const { provider, node } of provided) this.provide(context, { alias: provider.alias, pkgId: provider.pkgId, optional: true }, node)
     const out = new Map<string, PeerNode>()
     for (const { edge, node } of nodes) out.set(edge.alias, this.fill(node, context))
-    markPeerCycles(nodes.map(({ edge, node }) => ({ alias: edge.alias, name: this.opts.packages.get(edge.pkgId)!.name, node })))
+    this.breakPeerCycles(nodes)
     // A provider is the very occurrence it was found as below the importer (pnpm hoists that node),
     // so it shares that occurrence's content; filled here only when the tree no longer has it.
     for (const { provider, node } of provided) {
@@ -185,6 +191,7 @@ export class PeerResolver {
           transitivePeerDependencies: found.transitivePeerDependencies,
         })
         node.providerOf = found
+        if (found.leftAt !== undefined) node.leftAt = found.leftAt
         if (found.cycleBroken === true) node.cycleBroken = true
       } else {
         this.fill(node, context)
@@ -349,6 +356,7 @@ export class PeerResolver {
       node.missing = cached.missing
       if (cached.filledIn !== undefined) node.filledIn = cached.filledIn
       node.transitivePeerDependencies = cached.transitivePeerDependencies
+      node.leftAt = this.leaveSeq++
       return undefined
     }
     if (key !== undefined) this.cache.set(key, node)
@@ -373,7 +381,8 @@ export class PeerResolver {
   private leave ({ node, edges, shells, childContext }: FillFrame): void {
     const pkgId = node.pkgId
     const pkg = this.opts.packages.get(pkgId)!
-    markPeerCycles(shells.map(({ edge, child }) => ({ alias: edge.alias, name: this.opts.packages.get(edge.pkgId)!.name, node: child })))
+    node.leftAt = this.leaveSeq++
+    this.breakPeerCycles(shells.map(({ edge, child }) => ({ edge, node: child })))
     const ownAliases = new Set(edges.map((edge) => edge.alias))
     for (const { edge, child } of shells) {
       node.children.set(edge.alias, { node: child, optional: edge.optional })
@@ -471,6 +480,22 @@ export class PeerResolver {
     return undefined
   }
 
+  /**
+   * Marks siblings in a cycle (`markPeerCycles`). A peer of a sibling under an alias in such a cycle
+   * that the walk has not reached yet (a dependency of the importer walked after this tree) is named
+   * bare here, and pnpm then has that bare name as its path for all still waiting on it.
+   */
+  private breakPeerCycles (siblings: ReadonlyArray<{ edge: Edge, node: PeerNode }>): void {
+    const named = siblings.map(({ edge, node }) => ({ alias: edge.alias, name: this.opts.packages.get(edge.pkgId)!.name, node }))
+    const cyclic = markPeerCycles(named)
+    if (cyclic.size === 0) return
+    for (const { node } of siblings) {
+      for (const [alias, peer] of node.allPeers) {
+        if (cyclic.has(alias) && peer.leftAt === undefined && !this.hoistedProviders.has(peer)) peer.cycleBroken = true
+      }
+    }
+  }
+
   /** `name@1.0.0(patch_hash=…)` for a patched package (pnpm's id with patch hash), else the id. */
   private withPatch (pkgId: string): string {
     if (this.opts.patchHashOf === undefined) return pkgId
@@ -519,9 +544,10 @@ function peerRange (range: string): string {
 
 /**
  * Marks siblings that resolve each other as peers, directly or through other siblings: pnpm's
- * graph of sibling alias → aliases of the peers it resolved from above, and its cycles.
+ * graph of sibling alias → aliases of the peers it resolved from above, and its cycles. Returns
+ * the aliases in cycles.
  */
-function markPeerCycles (siblings: Array<{ alias: string, name: string, node: PeerNode }>): void {
+function markPeerCycles (siblings: Array<{ alias: string, name: string, node: PeerNode }>): ReadonlySet<string> {
   const edges = new Map<string, string[]>()
   const nodesByKey = new Map<string, PeerNode[]>()
   for (const { alias, name, node } of siblings) {
@@ -533,7 +559,7 @@ function markPeerCycles (siblings: Array<{ alias: string, name: string, node: Pe
       nodesByKey.set(key, [...nodesByKey.get(key) ?? [], node])
     }
   }
-  if (edges.size < 2) return
+  if (edges.size < 2) return new Set()
   // A sibling reaches itself when its component has others in it, or it names itself.
   const keys = [...edges.keys()]
   const indexOf = new Map(keys.map((key, index) => [key, index]))
@@ -541,10 +567,13 @@ function markPeerCycles (siblings: Array<{ alias: string, name: string, node: Pe
   const { componentOf, count } = stronglyConnected(adjacency)
   const sizes = new Array<number>(count).fill(0)
   for (const component of componentOf) sizes[component]!++
+  const cyclic = new Set<string>()
   keys.forEach((key, index) => {
     if (sizes[componentOf[index]!]! === 1 && !adjacency[index]!.includes(index)) return
+    cyclic.add(key)
     for (const node of nodesByKey.get(key)!) node.cycleBroken = true
   })
+  return cyclic
 }
 
 function mergeMissing (into: Map<string, MissingPeer>, missing: MissingPeer): void {

@@ -111,6 +111,8 @@ export interface WantedDependency {
   hoisted?: true
   /** `update --latest`: the spec package.json had; the higher of its pick and `latest`'s is taken (see `Importer.latestOver`). */
   latestOver?: RegistrySpec
+  /** A project's own peer whose lock went stale (`stale-peer-pins.ts`): versions whose lockfile weight its pick leaves out. */
+  releasedPins?: ReadonlySet<string>
 }
 
 /** Aliases in scope where a package is resolved: its ancestors' dependencies and the importer's, nearest level first. */
@@ -412,9 +414,10 @@ export class TreeResolver {
       wantedSpec = { type: 'version', name: spec.name, version: lockedVersion }
     }
     const locked = this.opts.lockfilePins.get(spec.name)
-    const preferred = locked !== undefined && this.opts.isUpdating(spec.name, occurrence.importerIndex)
+    let preferred = locked !== undefined && this.opts.isUpdating(spec.name, occurrence.importerIndex)
       ? withoutPins(occurrence.scope.preferred(spec.name), locked)
       : occurrence.scope.preferred(spec.name)
+    if (wanted.releasedPins !== undefined) preferred = withoutPins(preferred, wanted.releasedPins)
     if (wanted.latestOver !== undefined && lockedVersion === undefined) {
       wantedSpec = await this.higherPick(wantedSpec, wanted.latestOver, preferred)
     }

@@ -13,6 +13,8 @@ export interface Importer {
   manifest: ProjectManifest
   /** The specs package.json had for the dependencies a command changes (`add dep@1` over `~1.0.0`): pnpm still prefers the versions they take. */
   replacedSpecs?: Readonly<Record<string, string>> | undefined
+  /** The dependencies a command adds (package.json did not list them): pnpm resolves them, but its projects' specs are still the old ones. */
+  addedAliases?: readonly string[] | undefined
   /**
    * `update --latest`: the registry specs package.json had for the dependencies moved to `latest`;
    * each takes the higher of `latest` and what its old spec picks (pnpm keeps an exact prerelease

@@ -13,7 +13,8 @@ test('withoutPins: a version only the lockfile pins goes, a manifest\'s pin of i
     '2.0.0': { type: 'version' as const, weight: DIRECT_DEP_WEIGHT },
     '^1.0.0': { type: 'range' as const, weight: DIRECT_DEP_WEIGHT },
   }
-  assert.deepEqual(withoutPins(preferred, new Set(['1.0.0', '1.1.0'])), {
+  // 2.0.0 has no lockfile weight to take off: it stays as it is.
+  assert.deepEqual(withoutPins(preferred, new Set(['1.0.0', '1.1.0', '2.0.0'])), {
     '1.1.0': { type: 'version', weight: DIRECT_DEP_WEIGHT },
     '2.0.0': { type: 'version', weight: DIRECT_DEP_WEIGHT },
     '^1.0.0': { type: 'range', weight: DIRECT_DEP_WEIGHT },

@@ -76,3 +76,21 @@ test('a chain whose every package wants a peer from the importer gets them all i
     message: /more than 100000 peers for the packages down to p0@1\.0\.0 > p1@1\.0\.0 > p2@1\.0\.0 > … /,
   })
 })
+
+test('a cycle among siblings names bare a peer under its alias that the walk reaches later (an auto-installed peer of the importer), as pnpm 11', () => {
+  // The importer depends on u (core and post, each the other's peer) and gets core auto-installed,
+  // walked after u; post is hoisted to the importer as a provider. Below u, post takes the
+  // importer's core as its peer: pnpm has no path for it yet there, so it names it bare.
+  const packages = new Map<string, ResolvedPackage>([
+    ['u@1.0.0', pkg('u')],
+    ['core@1.0.0', pkg('core', { post: '^1.0.0' })],
+    ['post@1.0.0', pkg('post', { core: '^1.0.0' })],
+  ])
+  const children = new Map<string, Edge[]>([['u@1.0.0', [edge('core'), edge('post')]]])
+  const peers = new PeerResolver({ packages, children, peersSuffixMaxLength: MAX_SUFFIX })
+  const roots = peers.resolveImporter([edge('u'), edge('core')], [], [{ alias: 'post', pkgId: 'post@1.0.0', path: ['u', 'post'] }])
+  const below = roots.get('u')!.children
+  assert.equal(peers.depPath(below.get('post')!.node), 'post@1.0.0(core@1.0.0)')
+  assert.equal(peers.depPath(below.get('core')!.node), 'core@1.0.0(post@1.0.0)')
+  assert.equal(peers.depPath(roots.get('core')!), 'core@1.0.0(post@1.0.0)')
+})
