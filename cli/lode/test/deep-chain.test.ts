@@ -15,11 +15,12 @@ import type { Project, RunResult } from './helpers.js'
 /*
  * A registry serves a dependency chain as deep as it likes (chain-0 → chain-1 → … ): lode installs
  * it, installs it again from the lockfile it wrote, and shows it (why, list), walking the graph
- * on explicit stacks. pnpm 11 itself runs out of stack on a chain of 2,000; beside it, a chain it
- * still takes, with peers at its bottom, gets pnpm's lockfile byte for byte.
+ * on explicit stacks. pnpm 11 itself runs out of stack on a chain of 2,000 (and at times on one of
+ * 800, as its stack use varies from run to run); beside it, a chain it takes with room to spare,
+ * with peers at its bottom, gets pnpm's lockfile byte for byte.
  */
 const DEPTH = 3_000
-const COMPARED_DEPTH = 800
+const COMPARED_DEPTH = 500
 
 const run = promisify(execFile)
 let registry: TestRegistry

@@ -6,7 +6,7 @@ import semver from 'semver'
 import { stronglyConnected } from './strongly-connected.js'
 import type { Edge, ResolvedPackage } from './types.js'
 
-/** One occurrence of a package with the peers it sees; equal contexts share one node. */
+/** One occurrence of a package with the peers it sees; occurrences that see the same peers share their content. */
 export interface PeerNode {
   pkgId: string
   /** alias → node, the package's own dependencies. */
@@ -103,6 +103,8 @@ interface FillFrame {
   childContext: Context
   ordered: Array<{ edge: Edge, child: PeerNode }>
   next: number
+  /** Not reached through a cycle (such an occurrence has fewer children): its content may serve others. */
+  cacheable: boolean
 }
 
 /** A node whose path waits on its peers' paths (`PeerResolver.depPath`): those it has so far, in order. */
@@ -121,8 +123,9 @@ type DepPathFrame = PeersFrame | { node: PeerNode, peers: undefined }
 export class PeerResolver {
   readonly issues: PeerIssue[] = []
   private readonly peerNames = new Set<string>()
-  private readonly peersBelow = new Map<string, ReadonlySet<string>>()
-  private readonly cache = new Map<string, PeerNode>()
+  /** Filled occurrences by package id (pnpm's peers cache), and the packages found without peers below them. */
+  private readonly cache = new Map<string, PeerNode[]>()
+  private readonly pure = new Map<string, PeerNode>()
   private readonly ids = new WeakMap<PeerNode, number>()
   /** The providers each occurrence was filled with (pnpm's parentPkgsOfNode). */
   private readonly contextOf = new WeakMap<PeerNode, Context>()
@@ -143,7 +146,6 @@ export class PeerResolver {
 
   constructor (private readonly opts: ResolvePeersOptions) {
     for (const pkg of opts.packages.values()) for (const peer of Object.keys(pkg.peerDependencies)) this.peerNames.add(peer)
-    this.computePeersBelow()
   }
 
   /**
@@ -300,9 +302,9 @@ export class PeerResolver {
   }
 
   /**
-   * Fills `node` (a fresh shell) for this context. Occurrences that see the same providers for
-   * every peer name below them share their content, so a package is walked once per distinct
-   * set of providers, not once per path. Depth first, on an explicit stack: a registry makes a
+   * Fills `node` (a fresh shell) for this context. An occurrence takes the content of one filled
+   * before when the peers that one resolved and missed are provided and missing here alike
+   * (`findHit`), so a package is walked once per distinct set of providers, not once per path. Depth first, on an explicit stack: a registry makes a
    * chain as deep as it likes. `path` holds the positions of each package id on the stack.
    */
   private fill (root: PeerNode, context: Context): PeerNode {
@@ -341,15 +343,11 @@ export class PeerResolver {
     const pkgId = node.pkgId
     this.contextOf.set(node, context)
     node.filledIn = this.importerSeq
-    const needed = this.peersBelow.get(pkgId)!
-    // An occurrence reached through a cycle has fewer children (see below): it neither uses nor fills the cache.
-    // Where the package first occurs above this occurrence, if it does.
+    // Where the package first occurs above this occurrence, if it does (a cycle).
     const above = path.get(pkgId)?.[0]
     const throughCycle = above !== undefined
-    const key = throughCycle ? undefined : needed.size === 0 ? pkgId : `${pkgId}\0${[...needed].sort().map((name) => { const p = context.get(name); return p === undefined ? '' : String(this.ids.get(p)) }).join('\0')}`
-    const cached = key === undefined ? undefined : this.cache.get(key)
+    const cached = this.findHit(pkgId, context)
     if (cached !== undefined) {
-      // Shared maps: a node still being filled (a cycle) completes them later.
       node.children = cached.children
       node.ownPeers = cached.ownPeers
       node.allPeers = cached.allPeers
@@ -359,7 +357,6 @@ export class PeerResolver {
       node.leftAt = this.leaveSeq++
       return undefined
     }
-    if (key !== undefined) this.cache.set(key, node)
     // pnpm unrolls a dependency cycle once (parentIdsContainSequence): an edge is dropped only when
     // the path already went from this package to that child (or a package depends on itself).
     const edges = (this.opts.children.get(pkgId) ?? [])
@@ -374,11 +371,11 @@ export class PeerResolver {
     }
     // pnpm walks the children already visible as providers first, then the rest.
     const ordered = [...shells.filter(({ edge }) => context.has(edge.alias)), ...shells.filter(({ edge }) => !context.has(edge.alias))]
-    return { node, edges, shells, childContext, ordered, next: 0 }
+    return { node, edges, shells, childContext, ordered, next: 0, cacheable: !throughCycle }
   }
 
   /** The second half of filling a node, once its children are filled: what it takes from them, its own peers. */
-  private leave ({ node, edges, shells, childContext }: FillFrame): void {
+  private leave ({ node, edges, shells, childContext, cacheable }: FillFrame): void {
     const pkgId = node.pkgId
     const pkg = this.opts.packages.get(pkgId)!
     node.leftAt = this.leaveSeq++
@@ -409,6 +406,43 @@ export class PeerResolver {
     node.transitivePeerDependencies.push(...[...new Set([...node.allPeers.keys(), ...node.missing.keys()])]
       .filter((peer) => !own.has(peer))
       .sort())
+    if (!cacheable) return
+    if (node.allPeers.size === 0 && node.missing.size === 0) {
+      if (!this.pure.has(pkgId)) this.pure.set(pkgId, node)
+    } else {
+      const entries = this.cache.get(pkgId)
+      if (entries === undefined) this.cache.set(pkgId, [node])
+      else entries.push(node)
+    }
+  }
+
+  /**
+   * pnpm's peers cache: an occurrence filled before (not through a cycle) whose content serves here,
+   * because each peer it resolved has a matching provider here and each peer it missed is missing here
+   * too. A package without peers anywhere below it serves everywhere.
+   */
+  private findHit (pkgId: string, context: Context): PeerNode | undefined {
+    const pure = this.pure.get(pkgId)
+    if (pure !== undefined) return pure
+    return this.cache.get(pkgId)?.find((entry) =>
+      [...entry.allPeers].every(([name, provider]) => this.providerMatches(context.get(name), provider)) &&
+      [...entry.missing.keys()].every((name) => !context.has(name)))
+  }
+
+  /**
+   * pnpm's cachedPeerMatches: the same occurrence, or the same package that has no peers, or the same
+   * package filled with the same packages as providers (pnpm's parentPackagesMatch).
+   */
+  private providerMatches (here: PeerNode | undefined, cached: PeerNode): boolean {
+    if (here === undefined) return false
+    if (here === cached) return true
+    if (here.pkgId !== cached.pkgId) return false
+    if (this.pure.has(here.pkgId)) return true
+    const a = this.contextOf.get(cached)
+    const b = this.contextOf.get(here)
+    if (a === undefined || b === undefined || a.size !== b.size) return false
+    for (const [name, provider] of a) if (b.get(name)?.pkgId !== provider.pkgId) return false
+    return true
   }
 
   /**
@@ -504,31 +538,6 @@ export class PeerResolver {
     const version = pkg === undefined ? undefined : typeof pkg.lockfileFields.version === 'string' ? pkg.lockfileFields.version : pkg.version
     const hash = this.opts.patchHashOf(pkg === undefined ? pkgId : `${pkg.name}@${version!}`)
     return hash === undefined ? pkgId : `${pkgId}(patch_hash=${hash})`
-  }
-
-  private computePeersBelow (): void {
-    for (const [pkgId, pkg] of this.opts.packages) this.peersBelow.set(pkgId, new Set(Object.keys(pkg.peerDependencies)))
-    const parents = new Map<string, string[]>()
-    for (const [pkgId, edges] of this.opts.children) {
-      for (const edge of edges) {
-        const list = parents.get(edge.pkgId)
-        if (list === undefined) parents.set(edge.pkgId, [pkgId])
-        else list.push(pkgId)
-      }
-    }
-    // Each name a package gains passes to its parents once: a chain takes one pass, not one per level, and cycles end.
-    const pending: Array<[string, string]> = []
-    for (const [pkgId, names] of this.peersBelow) for (const name of names) pending.push([pkgId, name])
-    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-      const [pkgId, name] = next
-      for (const parent of parents.get(pkgId) ?? []) {
-        const names = this.peersBelow.get(parent) as Set<string> | undefined
-        if (names !== undefined && !names.has(name)) {
-          names.add(name)
-          pending.push([parent, name])
-        }
-      }
-    }
   }
 }
 

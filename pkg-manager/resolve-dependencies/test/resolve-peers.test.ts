@@ -94,3 +94,39 @@ test('a cycle among siblings names bare a peer under its alias that the walk rea
   assert.equal(peers.depPath(below.get('core')!.node), 'core@1.0.0(post@1.0.0)')
   assert.equal(peers.depPath(roots.get('core')!), 'core@1.0.0(post@1.0.0)')
 })
+
+test('an occurrence filled before serves another whose providers are the same packages: without peers, or filled with the same providers (pnpm\'s peers cache)', () => {
+  const packages = new Map<string, ResolvedPackage>([
+    ['a@1.0.0', pkg('a')],
+    ['b@1.0.0', pkg('b')],
+    ['x@1.0.0', pkg('x', { p: '^1.0.0' })],
+    ['p@1.0.0', pkg('p')],
+  ])
+  // a and b each depend on x and on p: two occurrences of p, one package without peers.
+  const children = new Map<string, Edge[]>([['a@1.0.0', [edge('x'), edge('p')]], ['b@1.0.0', [edge('x'), edge('p')]]])
+  const peers = new PeerResolver({ packages, children, peersSuffixMaxLength: MAX_SUFFIX })
+  const roots = peers.resolveImporter([edge('a'), edge('b')])
+  const xOf = (parent: string): PeerNode => roots.get(parent)!.children.get('x')!.node
+  assert.notEqual(roots.get('a')!.children.get('p')!.node, roots.get('b')!.children.get('p')!.node)
+  assert.equal(xOf('b').allPeers, xOf('a').allPeers, 'x below b takes what x below a resolved')
+  assert.equal(peers.depPath(xOf('b')), 'x@1.0.0(p@1.0.0)')
+
+  // p with a peer of its own, provided by q below a and by another package under the alias q below b: not the same.
+  const withPeer = new Map(packages)
+  withPeer.set('p@1.0.0', pkg('p', { q: '^1.0.0' }))
+  withPeer.set('q@1.0.0', pkg('q'))
+  withPeer.set('r@1.0.0', pkg('r'))
+  const other = new PeerResolver({
+    packages: withPeer,
+    children: new Map<string, Edge[]>([
+      ['a@1.0.0', [edge('x'), edge('p'), edge('q')]],
+      ['b@1.0.0', [edge('x'), edge('p'), { alias: 'q', pkgId: 'r@1.0.0', optional: false }]],
+    ]),
+    peersSuffixMaxLength: MAX_SUFFIX,
+  })
+  const top = other.resolveImporter([edge('a'), edge('b')])
+  const below = (parent: string): PeerNode => top.get(parent)!.children.get('x')!.node
+  assert.notEqual(below('b').allPeers, below('a').allPeers)
+  assert.equal(other.depPath(below('a')), 'x@1.0.0(p@1.0.0(q@1.0.0))')
+  assert.equal(other.depPath(below('b')), 'x@1.0.0(p@1.0.0(r@1.0.0))')
+})
