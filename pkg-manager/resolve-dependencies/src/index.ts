@@ -23,6 +23,7 @@ import type { VariantNode } from './dedupe-peer-dependents.js'
 import { hoistedPeersOf } from './hoisted-peers.js'
 import type { HoistedPeer, HoistedPeerCandidate } from './hoisted-peers.js'
 import { dependenciesMetaOf, importerDependencies } from './importer-dependencies.js'
+import { lockedVersionOf } from './lockfile-pins.js'
 import { checkPeerSpecs } from './peer-specs.js'
 import { peerVersionRange, resolutionPeerViews } from './resolution-peers.js'
 import type { UnresolvedPeer } from './resolution-peers.js'
@@ -568,13 +569,6 @@ function safeSpec (alias: string, specifier: string): ReturnType<typeof parseWan
 function registryPart (spec: Extract<WantedSpec, { kind: 'registry' }>): RegistrySpec {
   if (spec.type === 'version') return { type: 'version', name: spec.name, version: spec.version }
   return spec.type === 'range' ? { type: 'range', name: spec.name, range: spec.range } : { type: 'tag', name: spec.name, tag: spec.tag }
-}
-
-/** `1.0.0(peer@2)` → `1.0.0`; `name@1.0.0` (an alias) → `1.0.0`; links and files → undefined. */
-function lockedVersionOf (ref: string): string | undefined {
-  const bare = withoutPeersSuffix(ref)
-  if (bare.includes(':')) return undefined
-  return splitNameAt(bare).rest ?? bare
 }
 
 /**

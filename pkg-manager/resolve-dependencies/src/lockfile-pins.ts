@@ -1,4 +1,4 @@
-import { splitNameAt } from '@lode/core.dep-path'
+import { splitNameAt, withoutPeersSuffix } from '@lode/core.dep-path'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { DIRECT_DEP_WEIGHT, EXISTING_VERSION_WEIGHT } from '@lode/resolving.npm-resolver'
 import type { PreferredVersions, RegistrySpec } from '@lode/resolving.npm-resolver'
@@ -26,4 +26,11 @@ export function lockfileHasVersionIn (lockfile: Lockfile | undefined, name: stri
     const { name: locked, rest: version = '' } = splitNameAt(pkgId)
     return locked === name && semver.valid(version) !== null && (spec.type === 'version' ? version === spec.version : semver.satisfies(version, spec.range, { loose: true }))
   })
+}
+
+/** `1.0.0(peer@2)` → `1.0.0`; `name@1.0.0` (an alias) → `1.0.0`; links and files → undefined. */
+export function lockedVersionOf (ref: string): string | undefined {
+  const bare = withoutPeersSuffix(ref)
+  if (bare.includes(':')) return undefined
+  return splitNameAt(bare).rest ?? bare
 }

@@ -126,7 +126,6 @@ export class PeerResolver {
   /** Filled occurrences by package id (pnpm's peers cache), and the packages found without peers below them. */
   private readonly cache = new Map<string, PeerNode[]>()
   private readonly pure = new Map<string, PeerNode>()
-  private readonly ids = new WeakMap<PeerNode, number>()
   /** The providers each occurrence was filled with (pnpm's parentPkgsOfNode). */
   private readonly contextOf = new WeakMap<PeerNode, Context>()
   /** The alias each occurrence is a dependency under (pnpm compares providers by it). */
@@ -139,7 +138,6 @@ export class PeerResolver {
   /** Providers hoisted to an importer: each stands for an occurrence in the tree (pnpm: the same node). */
   private readonly hoistedProviders = new WeakSet<PeerNode>()
   private importerSeq = 0
-  private nextId = 0
   private leaveSeq = 0
   /** The peers the filled nodes keep (see `MAX_PEERS_KEPT`). */
   private kept = 0
@@ -212,7 +210,6 @@ export class PeerResolver {
       missing: new Map(),
       transitivePeerDependencies: [],
     }
-    this.ids.set(node, this.nextId++)
     return node
   }
 
@@ -304,8 +301,9 @@ export class PeerResolver {
   /**
    * Fills `node` (a fresh shell) for this context. An occurrence takes the content of one filled
    * before when the peers that one resolved and missed are provided and missing here alike
-   * (`findHit`), so a package is walked once per distinct set of providers, not once per path. Depth first, on an explicit stack: a registry makes a
-   * chain as deep as it likes. `path` holds the positions of each package id on the stack.
+   * (`findHit`), so a package is walked once per distinct set of providers, not once per path.
+   * Depth first, on an explicit stack: a registry makes a chain as deep as it likes. `path` holds
+   * the positions of each package id on the stack.
    */
   private fill (root: PeerNode, context: Context): PeerNode {
     const path = new Map<string, number[]>()

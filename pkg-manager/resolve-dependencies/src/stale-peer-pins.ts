@@ -4,6 +4,7 @@ import semver from 'semver'
 
 import { catalogName } from './catalogs.js'
 import type { Catalogs } from './catalogs.js'
+import { lockedVersionOf } from './lockfile-pins.js'
 import type { Importer, ProjectManifest } from './types.js'
 
 /**
@@ -28,7 +29,8 @@ export function stalePeerPins (
       if (listed(manifest, alias) || semver.validRange(peerRange) === null) continue
       const ref = [locked?.dependencies, locked?.devDependencies, locked?.optionalDependencies]
         .map((group) => own(group, alias)?.version).find((found) => found !== undefined)
-      const pinned = ref === undefined ? undefined : registryVersionOf(ref)
+      const version = ref === undefined ? undefined : lockedVersionOf(ref)
+      const pinned = version === undefined || semver.valid(version) === null ? undefined : version
       if (pinned === undefined) continue
       const overlapping = [...directSpecs.get(alias) ?? []].filter((spec) => semver.intersects(spec, peerRange))
       if (!overlapping.some((spec) => !semver.satisfies(pinned, spec, true))) continue
@@ -68,11 +70,4 @@ function directSpecsByName (
     }
   }
   return out
-}
-
-/** The registry version a lockfile reference names (`1.0.0(peer@…)`, or an alias's `name@1.0.0`). */
-function registryVersionOf (ref: string): string | undefined {
-  const bare = ref.replace(/\(.*$/, '')
-  const version = bare.startsWith('@') ? bare.slice(bare.indexOf('@', 1) + 1) : bare.includes('@') ? bare.slice(bare.indexOf('@') + 1) : bare
-  return semver.valid(version) === null ? undefined : version
 }
