@@ -25,6 +25,7 @@ import type { HoistedPeer, HoistedPeerCandidate } from './hoisted-peers.js'
 import { dependenciesMetaOf, importerDependencies } from './importer-dependencies.js'
 import { lockedVersionOf } from './lockfile-pins.js'
 import { checkPeerSpecs } from './peer-specs.js'
+import { intersectRanges } from './range-intersection.js'
 import { peerVersionRange, resolutionPeerViews } from './resolution-peers.js'
 import type { UnresolvedPeer } from './resolution-peers.js'
 import { PeerResolver, occurrenceOf } from './resolve-peers.js'
@@ -170,6 +171,7 @@ async function resolveGraph (
     children: tree.children,
     peersSuffixMaxLength: opts.peersSuffixMaxLength,
     dedupePeers: opts.dedupePeers === true,
+    ownerOf: (pkgId) => tree.ownerOf(pkgId),
     ...(opts.patchHashOf === undefined ? {} : { patchHashOf: opts.patchHashOf }),
   })
   const roots = resolveImporterPeers(peers, direct.map((importer) => [...importer.edges, ...importer.hidden]), rootIndex, providers)
@@ -510,13 +512,13 @@ function resolveImporterPeers (
   rootIndex: number,
   providers: PeerProvider[][]
 ): Array<Map<string, PeerNode>> {
-  if (rootIndex === -1 || edges.length === 1) return edges.map((list, i) => peers.resolveImporter(list, [], providers[i]))
-  const root = peers.resolveImporter(edges[rootIndex]!, [], providers[rootIndex])
+  if (rootIndex === -1 || edges.length === 1) return edges.map((list, i) => peers.resolveImporter(list, [], providers[i], i))
+  const root = peers.resolveImporter(edges[rootIndex]!, [], providers[rootIndex], rootIndex)
   const inherited = [
     ...edges[rootIndex]!.map((edge) => ({ edge, node: root.get(edge.alias)! })),
     ...providers[rootIndex]!.map(({ alias, pkgId }) => ({ edge: { alias, pkgId, optional: true }, node: root.get(alias)! })),
   ]
-  return edges.map((list, i) => i === rootIndex ? root : peers.resolveImporter(list, inherited, providers[i]))
+  return edges.map((list, i) => i === rootIndex ? root : peers.resolveImporter(list, inherited, providers[i], i))
 }
 
 /** Names whose global, rangeless override was removed: their locked versions are dropped, as pnpm does. */
@@ -688,8 +690,9 @@ function missingRequired (
       wanted.push({ alias: name, bareSpecifier: existing, optional: false, lockedVersion: existing, hoisted: true })
       continue
     }
-    const range = ranges.length === 1 ? ranges[0]! : ranges.join(' ')
-    if (semver.validRange(range, { loose: true }) === null) continue
+    // As pnpm: the ranges' intersection, and no peer hoisted when they have none in common.
+    const range = ranges.length === 1 ? ranges[0]! : intersectRanges(ranges)
+    if (range === undefined || semver.validRange(range, { loose: true }) === null) continue
     wanted.push({ alias: name, bareSpecifier: range, optional: false, hoisted: true })
   }
   return wanted
@@ -992,7 +995,7 @@ function variantGraph (input: ToLockfileInput): {
       if (siblings === undefined) variantsOf.set(node.pkgId, new Set([depPath]))
       else siblings.add(depPath)
       const edges = [
-        ...[...node.children].map(([alias, { node: child, optional }]) => ({ into: variant.deps, alias, node: child, optional })),
+        ...[...dependenciesOf(node)].map(([alias, { node: child, optional }]) => ({ into: variant.deps, alias, node: child, optional })),
         ...[...node.ownPeers].map(([peer, provider]) => ({
           into: variant.peers,
           alias: peer,
@@ -1026,6 +1029,18 @@ function variantGraph (input: ToLockfileInput): {
     }
   })
   return { graph, variantsOf, importerEdges }
+}
+
+/**
+ * The dependencies the lockfile lists for an occurrence: reached through a cycle, those of the
+ * occurrences of its package above it too (a farther one's over a nearer one's, its own over all), as pnpm lists them.
+ */
+function dependenciesOf (node: PeerNode): PeerNode['children'] {
+  if (node.cycleOf === undefined) return node.children
+  const merged: PeerNode['children'] = new Map()
+  for (const above of node.cycleOf) for (const [alias, child] of above.children) merged.set(alias, child)
+  for (const [alias, child] of node.children) merged.set(alias, child)
+  return merged
 }
 
 /** The lockfile of these sections, with its settings and the sections recording what it was resolved with (in pnpm's order); those not in force go. */

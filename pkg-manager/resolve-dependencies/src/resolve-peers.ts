@@ -3,8 +3,10 @@ import { createHash } from 'node:crypto'
 import { LodeError } from '@lode/core.error'
 import semver from 'semver'
 
+import type { IdPath } from './id-path.js'
+import { IdStack } from './id-stack.js'
 import { stronglyConnected } from './strongly-connected.js'
-import type { Edge, ResolvedPackage } from './types.js'
+import type { ChildrenOwner, Edge, ResolvedPackage } from './types.js'
 
 /** One occurrence of a package with the peers it sees; occurrences that see the same peers share their content. */
 export interface PeerNode {
@@ -31,6 +33,11 @@ export interface PeerNode {
   providerOf?: PeerNode
   /** Which importer's resolution filled it first (1, 2, …): peers of the workspace root are settled for later ones. */
   filledIn?: number
+  /**
+   * Reached through a cycle: the occurrences of its package above it, nearest first. pnpm's lockfile
+   * lists their dependencies too (those the cycle cut here among them).
+   */
+  cycleOf?: PeerNode[]
 }
 
 /**
@@ -74,9 +81,21 @@ export interface ResolvePeersOptions {
   dedupePeers?: boolean
   /** `MAX_PEERS_KEPT` unless set (tests). */
   maxPeersKept?: number
+  /**
+   * Where the resolution chose each package's dependencies (`TreeResolver.ownerOf`). Without it,
+   * every occurrence is walked as one the resolution did not reach.
+   */
+  ownerOf?: (pkgId: string) => ChildrenOwner | undefined
 }
 
 type Context = ReadonlyMap<string, PeerNode>
+
+/**
+ * An occurrence whose package's dependencies the resolution chose right there: the list they were
+ * resolved under. Its dependencies are occurrences the resolution reached too (pnpm's tree nodes
+ * from the resolution, not rebuilt from another occurrence's children).
+ */
+interface ResolvedHere { childPath: IdPath | undefined }
 
 /**
  * The peers the resolution keeps for the packages it walks (each one's own and those it passes up
@@ -105,6 +124,10 @@ interface FillFrame {
   next: number
   /** Not reached through a cycle (such an occurrence has fewer children): its content may serve others. */
   cacheable: boolean
+  /** Set when the resolution chose the package's dependencies at this occurrence. */
+  resolvedHere: ResolvedHere | undefined
+  /** Whether the package is on the stack of ids the resolution has above its dependencies (`listed`). */
+  listed: boolean
 }
 
 /** A node whose path waits on its peers' paths (`PeerResolver.depPath`): those it has so far, in order. */
@@ -138,6 +161,8 @@ export class PeerResolver {
   /** Providers hoisted to an importer: each stands for an occurrence in the tree (pnpm: the same node). */
   private readonly hoistedProviders = new WeakSet<PeerNode>()
   private importerSeq = 0
+  /** The importer being walked (its index among the resolution's importers). */
+  private importerIndex = -1
   private leaveSeq = 0
   /** The peers the filled nodes keep (see `MAX_PEERS_KEPT`). */
   private kept = 0
@@ -154,9 +179,12 @@ export class PeerResolver {
   resolveImporter (
     edges: readonly Edge[],
     inherited: ReadonlyArray<{ edge: Edge, node: PeerNode }> = [],
-    providers: readonly PeerProvider[] = []
+    providers: readonly PeerProvider[] = [],
+    importerIndex = -1
   ): Map<string, PeerNode> {
     this.importerSeq++
+    this.importerIndex = importerIndex
+    const importerLevel: ResolvedHere | undefined = this.opts.ownerOf === undefined ? undefined : { childPath: undefined }
     const context = new Map<string, PeerNode>()
     for (const { edge, node } of inherited) {
       this.provide(context, edge, node)
@@ -176,7 +204,7 @@ export class PeerResolver {
     for (const { node } of provided) this.hoistedProviders.add(node)
     for (const { provider, node } of provided) this.provide(context, { alias: provider.alias, pkgId: provider.pkgId, optional: true }, node)
     const out = new Map<string, PeerNode>()
-    for (const { edge, node } of nodes) out.set(edge.alias, this.fill(node, context))
+    for (const { edge, node } of nodes) out.set(edge.alias, this.fill(node, context, importerLevel))
     this.breakPeerCycles(nodes)
     // A provider is the very occurrence it was found as below the importer (pnpm hoists that node),
     // so it shares that occurrence's content; filled here only when the tree no longer has it.
@@ -194,7 +222,7 @@ export class PeerResolver {
         if (found.leftAt !== undefined) node.leftAt = found.leftAt
         if (found.cycleBroken === true) node.cycleBroken = true
       } else {
-        this.fill(node, context)
+        this.fill(node, context, importerLevel)
       }
       out.set(provider.alias, node)
     }
@@ -303,31 +331,31 @@ export class PeerResolver {
    * before when the peers that one resolved and missed are provided and missing here alike
    * (`findHit`), so a package is walked once per distinct set of providers, not once per path.
    * Depth first, on an explicit stack: a registry makes a chain as deep as it likes. `path` holds
-   * the positions of each package id on the stack.
+   * the package ids on the stack; `listed`, those pnpm's resolution has above each occurrence (its
+   * parentIds: without the occurrences it reached whose packages' dependencies it chose elsewhere).
    */
-  private fill (root: PeerNode, context: Context): PeerNode {
-    const path = new Map<string, number[]>()
+  private fill (root: PeerNode, context: Context, under: ResolvedHere | undefined): PeerNode {
+    const path = new IdStack()
+    const listed = new IdStack()
     const stack: FillFrame[] = []
-    const enter = (node: PeerNode, context: Context): void => {
-      const frame = this.enter(node, context, path)
+    const enter = (node: PeerNode, context: Context, under: ResolvedHere | undefined): void => {
+      const frame = this.enter(node, context, path, listed, under)
       if (frame === undefined) return
-      const at = path.get(node.pkgId)
-      if (at === undefined) path.set(node.pkgId, [stack.length])
-      else at.push(stack.length)
+      if (!frame.cacheable) node.cycleOf = path.placesOf(node.pkgId).map((at) => stack[at]!.node).reverse()
+      path.push(node.pkgId)
       stack.push(frame)
     }
-    enter(root, context)
+    enter(root, context, under)
     while (stack.length > 0) {
       const frame = stack.at(-1)!
       const next = frame.ordered[frame.next++]
       if (next !== undefined) {
-        enter(next.child, frame.childContext)
+        enter(next.child, frame.childContext, frame.resolvedHere)
         continue
       }
       stack.pop()
-      const at = path.get(frame.node.pkgId)!
-      at.pop()
-      if (at.length === 0) path.delete(frame.node.pkgId)
+      path.pop(frame.node.pkgId)
+      if (frame.listed) listed.pop(frame.node.pkgId)
       this.leave(frame)
       this.kept += frame.node.allPeers.size + frame.node.missing.size
       const limit = this.opts.maxPeersKept ?? MAX_PEERS_KEPT
@@ -336,14 +364,22 @@ export class PeerResolver {
     return root
   }
 
-  /** The first half of filling a node: from the cache, or its children's shells in the order pnpm walks them (then `leave`). */
-  private enter (node: PeerNode, context: Context, path: ReadonlyMap<string, readonly number[]>): FillFrame | undefined {
+  /**
+   * The first half of filling a node: from the cache, or its children's shells in the order pnpm walks
+   * them (then `leave`). `under` is the occurrence it is a dependency of, when the resolution chose
+   * that one's dependencies there.
+   */
+  private enter (
+    node: PeerNode,
+    context: Context,
+    path: IdStack,
+    listed: IdStack,
+    under: ResolvedHere | undefined
+  ): FillFrame | undefined {
     const pkgId = node.pkgId
     this.contextOf.set(node, context)
     node.filledIn = this.importerSeq
-    // Where the package first occurs above this occurrence, if it does (a cycle).
-    const above = path.get(pkgId)?.[0]
-    const throughCycle = above !== undefined
+    const throughCycle = path.has(pkgId)
     const cached = this.findHit(pkgId, context)
     if (cached !== undefined) {
       node.children = cached.children
@@ -355,10 +391,17 @@ export class PeerResolver {
       node.leftAt = this.leaveSeq++
       return undefined
     }
+    const owner = under === undefined ? undefined : this.opts.ownerOf?.(pkgId)
+    const ownsHere = owner !== undefined && owner.importerIndex === this.importerIndex && owner.parentPath === under!.childPath
+    // An occurrence the resolution reached whose package's dependencies were chosen elsewhere (pnpm's
+    // pending node) builds its children from the ids above it without its own, and so does every
+    // occurrence below it: the package is not on the list its cycles are read from.
+    const pending = under !== undefined && !ownsHere
+    if (!pending) listed.push(pkgId)
     // pnpm unrolls a dependency cycle once (parentIdsContainSequence): an edge is dropped only when
-    // the path already went from this package to that child (or a package depends on itself).
+    // the list already went from this package to that child (or a package depends on itself).
     const edges = (this.opts.children.get(pkgId) ?? [])
-      .filter((edge) => edge.pkgId !== pkgId && !(throughCycle && (path.get(edge.pkgId)?.at(-1) ?? -1) > above))
+      .filter((edge) => edge.pkgId !== pkgId && !listed.containsSequence(pkgId, edge.pkgId))
     const shells = edges.map((edge) => ({ edge, child: this.shell(edge.pkgId) }))
     // A package without dependencies sees what its parent sees (no copy: a project can have thousands of peers in scope).
     let childContext = context
@@ -369,7 +412,8 @@ export class PeerResolver {
     }
     // pnpm walks the children already visible as providers first, then the rest.
     const ordered = [...shells.filter(({ edge }) => context.has(edge.alias)), ...shells.filter(({ edge }) => !context.has(edge.alias))]
-    return { node, edges, shells, childContext, ordered, next: 0, cacheable: !throughCycle }
+    const resolvedHere = ownsHere ? { childPath: owner.childPath } : undefined
+    return { node, edges, shells, childContext, ordered, next: 0, cacheable: !throughCycle, resolvedHere, listed: !pending }
   }
 
   /** The second half of filling a node, once its children are filled: what it takes from them, its own peers. */

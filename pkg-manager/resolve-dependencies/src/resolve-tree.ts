@@ -19,7 +19,7 @@ import { comparePaths, extendPath, pathIds, pathStartsWith } from './id-path.js'
 import type { IdPath } from './id-path.js'
 import { lockfileHasVersionIn, withoutPins } from './lockfile-pins.js'
 import { fromMeta, fromRegistry } from './resolved-package.js'
-import type { Edge, ResolvedPackage } from './types.js'
+import type { ChildrenOwner, Edge, ResolvedPackage } from './types.js'
 import { workspaceMatch } from './workspace-match.js'
 
 
@@ -220,6 +220,17 @@ export class TreeResolver {
   private readonly pending = new Map<string, Promise<ResolvedPackage | undefined>>()
 
   constructor (private readonly opts: ResolveTreeOptions) {}
+
+  /**
+   * The occurrence that chose a package's dependencies: its importer, the ids above it, and the
+   * list its dependencies were resolved under (the same object their own owners have above them,
+   * when the resolution reached them there).
+   */
+  ownerOf (pkgId: string): ChildrenOwner | undefined {
+    const owner = this.owners.get(pkgId)
+    if (owner === undefined) return undefined
+    return { importerIndex: owner.importerIndex, parentPath: owner.parentPath, childPath: this.paths.get(pkgId)!.at(-1)! }
+  }
 
   /**
    * Resolves `direct` (one list per importer, with each importer's scope) and everything below it.

@@ -2,6 +2,8 @@ import type { DependencyGroup } from '@lode/core.constants'
 import type { PackageInfo, Resolution } from '@lode/pkg-manager.lockfile'
 import type { HookedManifest } from '@lode/pkg-manager.read-package-hook'
 
+import type { IdPath } from './id-path.js'
+
 /** The fields of a project's package.json that resolution reads (the same the manifest hooks change). */
 export type ProjectManifest = HookedManifest
 
@@ -60,4 +62,15 @@ export interface Edge {
 export interface DirectDependency extends Edge {
   group: DependencyGroup
   specifier: string
+}
+
+/**
+ * The occurrence where a package's dependencies were chosen (pnpm resolves them there only): its
+ * importer, the ids above it (`parentPath`), and the list its dependencies were resolved under
+ * (`childPath`, the very `parentPath` of each dependency it owns in turn).
+ */
+export interface ChildrenOwner {
+  importerIndex: number
+  parentPath: IdPath | undefined
+  childPath: IdPath
 }
