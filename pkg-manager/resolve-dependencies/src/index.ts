@@ -994,9 +994,10 @@ function variantGraph (input: ToLockfileInput): {
       const siblings = variantsOf.get(node.pkgId)
       if (siblings === undefined) variantsOf.set(node.pkgId, new Set([depPath]))
       else siblings.add(depPath)
+      const source = peers.variantSource(node, depPath)
       const edges = [
-        ...[...dependenciesOf(node)].map(([alias, { node: child, optional }]) => ({ into: variant.deps, alias, node: child, optional })),
-        ...[...node.ownPeers].map(([peer, provider]) => ({
+        ...[...dependenciesOf(source)].map(([alias, { node: child, optional }]) => ({ into: variant.deps, alias, node: child, optional })),
+        ...[...source.ownPeers].map(([peer, provider]) => ({
           into: variant.peers,
           alias: peer,
           node: provider,

@@ -38,6 +38,8 @@ export interface PeerNode {
    * lists their dependencies too (those the cycle cut here among them).
    */
   cycleOf?: PeerNode[]
+  /** How many packages are above it, up to its importer. */
+  depth?: number
 }
 
 /**
@@ -149,6 +151,8 @@ export class PeerResolver {
   /** Filled occurrences by package id (pnpm's peers cache), and the packages found without peers below them. */
   private readonly cache = new Map<string, PeerNode[]>()
   private readonly pure = new Map<string, PeerNode>()
+  /** The occurrences filled (not from the cache) by package id, in the order they were finished. */
+  private readonly filledOf = new Map<string, PeerNode[]>()
   /** The providers each occurrence was filled with (pnpm's parentPkgsOfNode). */
   private readonly contextOf = new WeakMap<PeerNode, Context>()
   /** The alias each occurrence is a dependency under (pnpm compares providers by it). */
@@ -341,6 +345,7 @@ export class PeerResolver {
     const enter = (node: PeerNode, context: Context, under: ResolvedHere | undefined): void => {
       const frame = this.enter(node, context, path, listed, under)
       if (frame === undefined) return
+      node.depth = stack.length
       if (!frame.cacheable) node.cycleOf = path.placesOf(node.pkgId).map((at) => stack[at]!.node).reverse()
       path.push(node.pkgId)
       stack.push(frame)
@@ -421,6 +426,9 @@ export class PeerResolver {
     const pkgId = node.pkgId
     const pkg = this.opts.packages.get(pkgId)!
     node.leftAt = this.leaveSeq++
+    const filled = this.filledOf.get(pkgId)
+    if (filled === undefined) this.filledOf.set(pkgId, [node])
+    else filled.push(node)
     this.breakPeerCycles(shells.map(({ edge, child }) => ({ edge, node: child })))
     const ownAliases = new Set(edges.map((edge) => edge.alias))
     for (const { edge, child } of shells) {
@@ -529,6 +537,22 @@ export class PeerResolver {
       value = frame.node.depPath = `${this.withPatch(frame.node.pkgId)}(${suffix})`
       stack.pop()
     }
+  }
+
+  /**
+   * The occurrence whose dependencies the lockfile lists for `node`'s dependency path: of those
+   * filled with that path, the one nearest its importer, then the first finished (pnpm keeps the
+   * shallowest node's). They differ only where a cycle cut some dependencies.
+   */
+  variantSource (node: PeerNode, depPath: string): PeerNode {
+    let best = node
+    for (const other of this.filledOf.get(node.pkgId) ?? []) {
+      if (other === node || other.allPeers.size !== node.allPeers.size) continue
+      const nearer = (other.depth ?? 0) - (best.depth ?? 0)
+      if (nearer > 0 || (nearer === 0 && (other.leftAt ?? 0) >= (best.leftAt ?? 0))) continue
+      if (this.depPath(other) === depPath) best = other
+    }
+    return best
   }
 
   /** The node's dependency path when it needs no peer's path computed (undefined when it does, or it is a provider). */

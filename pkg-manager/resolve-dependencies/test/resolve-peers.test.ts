@@ -2,9 +2,10 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { test } from 'node:test'
 
+import { extendPath } from '../src/id-path.js'
 import { PeerResolver } from '../src/resolve-peers.js'
 import type { PeerNode } from '../src/resolve-peers.js'
-import type { Edge, ResolvedPackage } from '../src/types.js'
+import type { ChildrenOwner, Edge, ResolvedPackage } from '../src/types.js'
 import { pkg } from './packages.js'
 
 // Peers are resolved over a tree as deep as a registry makes it, and a peer suffix waits on its
@@ -129,4 +130,50 @@ test('an occurrence filled before serves another whose providers are the same pa
   assert.notEqual(below('b').allPeers, below('a').allPeers)
   assert.equal(other.depPath(below('a')), 'x@1.0.0(p@1.0.0(q@1.0.0))')
   assert.equal(other.depPath(below('b')), 'x@1.0.0(p@1.0.0(r@1.0.0))')
+})
+
+test('an occurrence the resolution reached whose package\'s dependencies it chose elsewhere is left off the ids cycles are read from, and so is every occurrence below it (pnpm\'s pending node)', () => {
+  // The importer depends on a and b, each depending on the other: the resolution chooses their
+  // dependencies at the importer's level, so b below a is such an occurrence (and a below b).
+  const packages = new Map<string, ResolvedPackage>([['a@1.0.0', pkg('a')], ['b@1.0.0', pkg('b')]])
+  const children = new Map<string, Edge[]>([['a@1.0.0', [edge('b')]], ['b@1.0.0', [edge('a')]]])
+  const owners = new Map<string, ChildrenOwner>(['a', 'b'].map((name) =>
+    [`${name}@1.0.0`, { importerIndex: 0, parentPath: undefined, childPath: extendPath(undefined, `${name}@1.0.0`) }]))
+  const chain = (top: PeerNode): string[] => {
+    const names: string[] = []
+    for (let node: PeerNode | undefined = top; node !== undefined; node = [...node.children.values()][0]?.node) names.push(node.pkgId.split('@')[0]!)
+    return names
+  }
+  // As pnpm: a (listed) > b (not listed) > a (listed again, after a) > b > a, where the list went from a to b already.
+  const peers = new PeerResolver({ packages, children, peersSuffixMaxLength: MAX_SUFFIX, ownerOf: (pkgId) => owners.get(pkgId) })
+  assert.deepEqual(chain(peers.resolveImporter([edge('a'), edge('b')], [], [], 0).get('a')!), ['a', 'b', 'a', 'b', 'a'])
+  // Without the resolution's owners every occurrence is listed: the cycle is cut at the first repeat.
+  const plain = new PeerResolver({ packages, children, peersSuffixMaxLength: MAX_SUFFIX })
+  assert.deepEqual(chain(plain.resolveImporter([edge('a'), edge('b')]).get('a')!), ['a', 'b', 'a'])
+})
+
+test('an occurrence through a cycle knows those of its package above it; the lockfile lists the dependencies of the one nearest the importer (pnpm\'s shallowest node)', () => {
+  // a depends on b and d; b depends on a; d on e; e on a.
+  const packages = new Map<string, ResolvedPackage>(['a', 'b', 'd', 'e'].map((name) => [`${name}@1.0.0`, pkg(name)]))
+  const children = new Map<string, Edge[]>([
+    ['a@1.0.0', [edge('b'), edge('d')]],
+    ['b@1.0.0', [edge('a')]],
+    ['d@1.0.0', [edge('e')]],
+    ['e@1.0.0', [edge('a')]],
+  ])
+  const peers = new PeerResolver({ packages, children, peersSuffixMaxLength: MAX_SUFFIX })
+  const top = peers.resolveImporter([edge('a')]).get('a')!
+  const below = (node: PeerNode, ...aliases: string[]): PeerNode => aliases.reduce((at, alias) => at.children.get(alias)!.node, node)
+  // a > b > a: the cycle cuts b there, not d; a > b > a > d > e > a is cut whole.
+  const underB = below(top, 'b', 'a')
+  const deepest = below(underB, 'd', 'e', 'a')
+  assert.equal(top.cycleOf, undefined)
+  assert.deepEqual([...underB.children.keys()], ['d'])
+  assert.equal(deepest.children.size, 0)
+  assert.equal(underB.cycleOf!.length, 1)
+  assert.equal(underB.cycleOf![0], top)
+  assert.equal(deepest.cycleOf!.length, 2)
+  assert.ok(deepest.cycleOf![0] === underB && deepest.cycleOf![1] === top, 'nearest first')
+  assert.equal(peers.variantSource(deepest, peers.depPath(deepest)), top)
+  assert.equal(peers.variantSource(below(top, 'd', 'e', 'a'), 'a@1.0.0'), top)
 })
