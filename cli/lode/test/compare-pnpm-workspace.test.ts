@@ -73,6 +73,12 @@ before(async () => {
     ...['1.0.0', '1.0.1'].map((version) => ({ name: 'cat-peer-a', version })),
     { name: 'cat-peer-b', version: '1.0.0' },
     ...['1.0.0', '2.0.0'].map((version) => ({ name: 'abc2', version, dependencies: { 'dep-c': '1.0.0' }, manifest: { peerDependencies: { 'cat-peer-a': '^1.0.0', 'cat-peer-b': '^1.0.0' } } })),
+    // An optional peer found below a project (pv-holder's pv beside its pv-user), and the root's auto-installed one.
+    ...['1.0.0', '1.1.0'].map((version) => ({ name: 'pv', version })),
+    { name: 'pv-user', version: '1.0.0', manifest: { peerDependencies: { pv: '*' }, peerDependenciesMeta: { pv: { optional: true } } } },
+    { name: 'pv-holder', version: '1.0.0', dependencies: { pv: '1.0.0', 'pv-user': '1.0.0' } },
+    { name: 'pv-root-user', version: '1.0.0', manifest: { peerDependencies: { pv: '^1.1.0' }, peerDependenciesMeta: { pv: { optional: true } } } },
+    { name: 'pv-root-dep', version: '1.0.0', dependencies: { pv: '1.1.0' } },
     ...['1.0.0', '2.0.0'].map((version) => ({ name: 'print-version', version, bin: { 'print-version': 'bin.js' }, files: { 'bin.js': `#!/usr/bin/env node\nconsole.log("${version}")\n` } })),
   ])
   // `latest` moves later, between the steps.
@@ -745,4 +751,12 @@ test('nodeLinker hoisted: injected projects resolve their peers where they are u
     p2: { devDependencies: { p1: 'workspace:1.0.0' }, peerDependencies: { p1: 'workspace:^1.0.0' } },
     p3: { dependencies: { p1: 'workspace:1.0.0', p2: 'workspace:1.0.0' }, dependenciesMeta: { p2: injected } },
   }), [['install']], filesOf(['p1', 'p2', 'p3']))
+})
+
+test('an optional peer found below a project provides it there over the workspace root\'s auto-installed one, as pnpm 11', async () => {
+  // The root gets pv@1.1.0 for pv-root-user (the version its graph has); in project p, pv-user takes
+  // the pv@1.0.0 that pv-holder brings (lode took the root's before).
+  await flow(workspace('', { p: { dependencies: { 'pv-holder': '1.0.0', 'pv-user': '1.0.0' } } }, { dependencies: { 'pv-root-user': '1.0.0', 'pv-root-dep': '1.0.0' } }), [
+    ['install'],
+  ], filesOf(['p']))
 })

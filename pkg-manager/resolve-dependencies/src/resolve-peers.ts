@@ -195,18 +195,19 @@ export class PeerResolver {
       this.settled.add(node)
     }
     const nodes = edges.map((edge) => ({ edge, node: this.shell(edge.pkgId) }))
-    // The project's own dependencies over the workspace root's: by alias always, by name over another package only.
+    const provided = providers.map((provider) => ({ provider, node: this.shell(provider.pkgId) }))
+    for (const { node } of provided) this.hoistedProviders.add(node)
+    // The project's own dependencies, and the providers hoisted to it (pnpm makes them its
+    // dependencies), over the workspace root's: by alias always, by name over another package only.
     const own = new Map<string, PeerNode>()
     for (const { edge, node } of nodes) this.provide(own, edge, node)
+    for (const { provider, node } of provided) this.provide(own, { alias: provider.alias, pkgId: provider.pkgId, optional: true }, node)
     for (const [key, node] of own) {
       const current = context.get(key)
       const byName = this.aliasOf.get(node) !== key
       const samePackage = current !== undefined && this.opts.packages.get(current.pkgId)!.name === this.opts.packages.get(node.pkgId)!.name
       if (!byName || !samePackage) context.set(key, node)
     }
-    const provided = providers.map((provider) => ({ provider, node: this.shell(provider.pkgId) }))
-    for (const { node } of provided) this.hoistedProviders.add(node)
-    for (const { provider, node } of provided) this.provide(context, { alias: provider.alias, pkgId: provider.pkgId, optional: true }, node)
     const out = new Map<string, PeerNode>()
     for (const { edge, node } of nodes) out.set(edge.alias, this.fill(node, context, importerLevel))
     this.breakPeerCycles(nodes)
@@ -343,9 +344,9 @@ export class PeerResolver {
     const listed = new IdStack()
     const stack: FillFrame[] = []
     const enter = (node: PeerNode, context: Context, under: ResolvedHere | undefined): void => {
+      node.depth = stack.length
       const frame = this.enter(node, context, path, listed, under)
       if (frame === undefined) return
-      node.depth = stack.length
       if (!frame.cacheable) node.cycleOf = path.placesOf(node.pkgId).map((at) => stack[at]!.node).reverse()
       path.push(node.pkgId)
       stack.push(frame)

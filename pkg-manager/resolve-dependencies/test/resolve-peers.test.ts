@@ -177,3 +177,18 @@ test('an occurrence through a cycle knows those of its package above it; the loc
   assert.equal(peers.variantSource(deepest, peers.depPath(deepest)), top)
   assert.equal(peers.variantSource(below(top, 'd', 'e', 'a'), 'a@1.0.0'), top)
 })
+
+test('a provider hoisted to a project (a peer found below it) provides there over the workspace root\'s dependency of that name (lode took the root\'s before)', () => {
+  const packages = new Map<string, ResolvedPackage>([
+    ['holder@1.0.0', pkg('holder')],
+    ['user@1.0.0', pkg('user', { pv: '*' })],
+    ['pv@1.0.0', pkg('pv')],
+    ['pv@1.1.0', { ...pkg('pv'), id: 'pv@1.1.0', version: '1.1.0' }],
+  ])
+  const children = new Map<string, Edge[]>([['holder@1.0.0', [edge('pv'), edge('user')]]])
+  const peers = new PeerResolver({ packages, children, peersSuffixMaxLength: MAX_SUFFIX })
+  const root = peers.resolveImporter([{ alias: 'pv', pkgId: 'pv@1.1.0', optional: false }])
+  const inherited = [{ edge: { alias: 'pv', pkgId: 'pv@1.1.0', optional: false }, node: root.get('pv')! }]
+  const project = peers.resolveImporter([edge('holder'), edge('user')], inherited, [{ alias: 'pv', pkgId: 'pv@1.0.0', path: ['holder', 'pv'] }])
+  assert.equal(peers.depPath(project.get('user')!), 'user@1.0.0(pv@1.0.0)')
+})
