@@ -1,5 +1,5 @@
 // Lint: typescript-eslint's type-aware rules, import order, no unused code, and the layers: a
-// package imports only from its own tier and the tiers below it (ARCHITECTURE.md). File cycles
+// package imports only from its own tier and the tiers below it (ARCHITECTURE.md), by `import` and `import()`. File cycles
 // and package cycles are checked by scripts/check-imports.mjs, which `npm run lint` runs too.
 import js from '@eslint/js'
 import stylistic from '@stylistic/eslint-plugin'
@@ -22,13 +22,19 @@ const TIERS = {
 
 function layerRules (tier) {
   const allowed = TIERS[tier].join('|')
+  const upward = `${tier}/ imports only from ${TIERS[tier].join(', ')} (the layers of ARCHITECTURE.md: never upward).`
   return {
+    // import() is an import too: the same layers.
+    'no-restricted-syntax': ['error',
+      { selector: `ImportExpression > Literal[value=/^@lode\\/(?!(${allowed})\\.)/]`, message: upward },
+      ...tier === 'pkg-manager' ? [{ selector: 'ImportExpression > Literal[value=/^@lode\\/pkg-manager\\.core(\\/|$)/]', message: 'pkg-manager/core orchestrates the other packages; none of them imports it.' }] : [],
+    ],
     'no-restricted-imports': ['error', {
       patterns: [
         BUILTINS,
         {
           regex: `^@lode/(?!(${allowed})\\.)`,
-          message: `${tier}/ imports only from ${TIERS[tier].join(', ')} (the layers of ARCHITECTURE.md: never upward).`,
+          message: upward,
         },
         ...tier === 'pkg-manager' ? [{ regex: '^@lode/pkg-manager\\.core(/|$)', message: 'pkg-manager/core orchestrates the other packages; none of them imports it.' }] : [],
       ],

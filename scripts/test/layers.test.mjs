@@ -18,7 +18,7 @@ const eslint = new ESLint({ cwd: root })
 /** The layer rule's messages for `source` linted as the file `file` of this repository. */
 async function layerErrors (file, source) {
   const [result] = await eslint.lintText(source, { filePath: path.join(root, file) })
-  return result.messages.filter((message) => message.ruleId === 'no-restricted-imports').map((message) => message.message)
+  return result.messages.filter((message) => message.ruleId === 'no-restricted-imports' || message.ruleId === 'no-restricted-syntax').map((message) => message.message)
 }
 
 const use = (name, from) => `import { ${name} } from '${from}'\n\nexport const used = ${name}\n`
@@ -33,6 +33,17 @@ test('lint refuses an import from a higher tier, and from pkg-manager/core insid
   assert.equal(cliToLinker.length, 0, 'cli may import pkg-manager packages')
   const toCore = await layerErrors('pkg-manager/linker/src/index.ts', use('install', '@lode/pkg-manager.core'))
   assert.match(toCore[0] ?? '', /pkg-manager\/core orchestrates the other packages; none of them imports it/)
+})
+
+test('lint refuses an upward import() as it refuses an upward import', async () => {
+  const lazy = (from) => `export const load = async () => await import('${from}')\n`
+  const upward = await layerErrors('cli/lode/src/index.ts', lazy('@lode/store.cafs'))
+  assert.equal(upward.length, 1)
+  assert.match(upward[0], /cli\/ imports only from core, pkg-manager .*never upward/)
+  const toCore = await layerErrors('pkg-manager/linker/src/index.ts', lazy('@lode/pkg-manager.core'))
+  assert.match(toCore[0] ?? '', /pkg-manager\/core orchestrates the other packages; none of them imports it/)
+  assert.deepEqual(await layerErrors('cli/lode/src/index.ts', lazy('@lode/pkg-manager.core')), [])
+  assert.deepEqual(await layerErrors('pkg-manager/core/src/index.ts', lazy('@lode/store.cafs')), [])
 })
 
 test('lint lets an import go down or stay in its tier', async () => {

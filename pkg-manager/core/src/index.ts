@@ -95,6 +95,16 @@ export async function createPackageName (name: string): Promise<string> {
   return (await import('./dlx.js')).createPackageName(name)
 }
 
+/** The store's directory with its layout version (pnpm's `store path`). */
+export async function storePath (config: Config): Promise<string> {
+  return (await import('@lode/store.cafs')).storePath(config.storeDir)
+}
+
+/** A size in bytes as pnpm prints it (`store prune`'s summary). */
+export async function prettyBytes (bytes: number): Promise<string> {
+  return (await import('@lode/store.controller')).prettyBytes(bytes)
+}
+
 export async function storeStatus (config: Config): Promise<string[]> {
   return await (await import('./store-commands.js')).storeStatus(config)
 }

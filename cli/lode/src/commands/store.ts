@@ -27,12 +27,11 @@ export async function storeCommand (input: CommandInput, ctx: MainContext): Prom
   }
   if (sub !== 'prune' && values['force'] !== undefined) throw new LodeError('BAD_ARGUMENTS', `lode store ${sub} takes no --force.`, { hint: 'lode store prune --force removes directories found among the store\'s files.' })
   const { config } = await projectConfig(input, ctx)
+  const core = await import('@lode/pkg-manager.core')
   if (sub === 'path') {
-    const { storePath } = await import('@lode/store.cafs')
-    ctx.stdout.write(`${storePath(config.storeDir)}\n`)
+    ctx.stdout.write(`${await core.storePath(config)}\n`)
     return 0
   }
-  const core = await import('@lode/pkg-manager.core')
   if (sub === 'status') {
     const modified = await core.storeStatus(config)
     if (modified.length > 0) throw new LodeError('MODIFIED_DEPENDENCY', 'Packages in the store have been mutated', { hint: `These packages are modified:\n${modified.join('\n')}` })
@@ -48,8 +47,7 @@ export async function storeCommand (input: CommandInput, ctx: MainContext): Prom
     onInfo: (message) => { reporter.print(message) },
     onWarning: (message) => { reporter.warn(message) },
   })
-  const { prettyBytes } = await import('@lode/store.controller')
-  reporter.print(`Removed ${files} file${files === 1 ? '' : 's'} (${prettyBytes(bytes)})`)
+  reporter.print(`Removed ${files} file${files === 1 ? '' : 's'} (${await core.prettyBytes(bytes)})`)
   reporter.print(`Removed ${packages} package${packages === 1 ? '' : 's'}`)
   return 0
 }
