@@ -8,3 +8,5 @@ export { auditReport, correctPatchedVersions, normalizeGhsaId, parseBulkResponse
 export type { AuditReport, Finding, PublishInfo, RegistryAdvisory, ReportedAdvisory, Severity } from './report.js'
 export { advisoriesAtLevel, removeIgnored, renderAuditJson, renderAuditReport } from './render.js'
 export { fixableAdvisories, fixOverrides, releaseAgeExcludes } from './fix.js'
+export { audit } from './audit.js'
+export type { AuditOptions } from './audit.js'

@@ -2,11 +2,11 @@ import path from 'node:path'
 
 import type { DependencyGroup } from '@lode/core.constants'
 import { readProjectManifest } from '@lode/pkg-manager.install-context/project-manifest'
+import type { InstallOptions, InstallResult } from '@lode/pkg-manager.installer'
 import { addEdits, removeEdits, updateEdits } from '@lode/pkg-manager.manifest-edit'
 import type { EditTarget } from '@lode/pkg-manager.manifest-edit'
 
 import { namedAddSpecs } from './add-spec-names.js'
-import type { InstallOptions, InstallResult } from './install-types.js'
 import { installAndRecord } from './install.js'
 
 /** What `add`, `remove` and `update` share: the install's options, and the projects they change. */

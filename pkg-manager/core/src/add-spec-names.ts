@@ -6,12 +6,12 @@ import { LodeError, hasErrno, printable } from '@lode/core.error'
 import { assertValidDependencyName, isValidPackageName } from '@lode/core.safe-name'
 import { parsePackageJson } from '@lode/fs.package-json'
 import type { Config } from '@lode/pkg-manager.config'
+import { registryClientFor } from '@lode/pkg-manager.installer'
 import { isRepositoryPublic } from '@lode/pkg-manager.resolve-dependencies/install'
 import { packageJsonAtCommit, packagePathInRepository, parseGitSpec, resolveGit } from '@lode/resolving.git-resolver'
 import type { GitSpec, ResolvedGit } from '@lode/resolving.git-resolver'
 import { isTarballPath, manifestOfTarball, packageJsonOfTarball } from '@lode/resolving.local-resolver'
 
-import { registryClientFor } from './installer.js'
 
 /**
  * An `add` argument to name or to normalize: a path (`file:`, `link:` or bare), a tarball URL, or

@@ -1,9 +1,9 @@
 import { DEPENDENCY_GROUPS } from '@lode/core.constants'
 import { LodeError } from '@lode/core.error'
 import { renderTextTree } from '@lode/pkg-manager.inspection'
+import type { InstallOptions, InstallResult } from '@lode/pkg-manager.installer'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 
-import type { InstallOptions, InstallResult } from './install-types.js'
 import { installAndRecord } from './install.js'
 
 // pnpm's `dedupe`: every dependency resolved again, the lockfile's versions preferred wherever a

@@ -4,12 +4,12 @@ import { LodeError } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config'
 import { buildDependencyGraph } from '@lode/pkg-manager.inspection'
 import type { NodeId } from '@lode/pkg-manager.inspection'
+import type { InstallEvent } from '@lode/pkg-manager.installer'
+import { Installer } from '@lode/pkg-manager.installer'
 import { readLockfile } from '@lode/pkg-manager.lockfile'
 import { verifyLockfile } from '@lode/pkg-manager.lockfile-verification'
 import { packagesCheck, skippedPackages } from '@lode/pkg-manager.package-is-installable'
 
-import type { InstallEvent } from './install-types.js'
-import { Installer } from './installer.js'
 
 const ALL_GROUPS: Readonly<Record<DependencyGroup, boolean>> = { dependencies: true, devDependencies: true, optionalDependencies: true }
 

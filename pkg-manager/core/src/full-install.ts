@@ -9,6 +9,8 @@ import type { Config } from '@lode/pkg-manager.config'
 import { readInstallContext } from '@lode/pkg-manager.install-context'
 import type { InstallContext } from '@lode/pkg-manager.install-context'
 import { writePnpmWorkspaceState } from '@lode/pkg-manager.install-state/pnpm-workspace-state'
+import type { InstallEvent, InstallOptions, InstallResult } from '@lode/pkg-manager.installer'
+import { Installer } from '@lode/pkg-manager.installer'
 import { allowBuildKeyOf, hasInstallScripts, projectScriptsPlan, runInstallScripts, runProjectScript } from '@lode/pkg-manager.lifecycle'
 import type { ProjectMutation } from '@lode/pkg-manager.lifecycle'
 import { refreshInjectedCopies } from '@lode/pkg-manager.linker'
@@ -31,8 +33,6 @@ import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import { storePath } from '@lode/store.cafs'
 import { registerProject } from '@lode/store.controller'
 
-import type { InstallEvent, InstallOptions, InstallResult } from './install-types.js'
-import { Installer } from './installer.js'
 import { linkAndBuild } from './link-and-build.js'
 import { checkWantedLockfileWrite, writeWantedLockfile } from './lockfile-commit.js'
 import type { WantedLockfile } from './lockfile-commit.js'
@@ -129,7 +129,7 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
   }
   emit({ type: 'progress', resolved: packages, added: linked.added, reused: linked.reused, downloaded: linked.downloaded, done: true })
   await scripts?.runAll(linked.injectedCopies, async (copies) => {
-    await refreshInjectedCopies(copies, { config, fetcher: installer.fetcher })
+    await refreshInjectedCopies(copies, { config, fetcher: installer.fetcher, linkThreads: installer.linkThreads })
   })
   if (peerIssues.length > 0) emit({ type: 'peer-issues', issues: peerIssues })
   emit({ type: 'lockfile', written: linked.committed, file: path.join(config.dir, WANTED_LOCKFILE) })
@@ -322,7 +322,7 @@ function linkOptions (ctx: InstallRun, installer: Installer, plan: InstallPlan, 
     installedLockfile: plan.asIs ? ctx.installed?.lockfile : undefined,
     hoistedPeers: plan.hoistedPeers,
     lockfileText: plan.asIs && current?.envDocument === undefined && plan.lockfile === current?.lockfile ? current.text : undefined,
-    linkPool: installer.linkPool,
+    linkThreads: installer.linkThreads,
     pruneDirectDependencies: opts.pruneDirectDependencies,
     // pnpm mutates only the projects an `add`, `update` or `remove` names.
     hoistFrom: editedImporters(ctx.edited.map(({ edit }) => edit), ctx.importers.map((importer) => importer.id)),

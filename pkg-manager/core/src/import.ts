@@ -1,6 +1,6 @@
 import { readImportedVersions } from '@lode/pkg-manager.import-lockfile'
+import type { InstallOptions, InstallResult } from '@lode/pkg-manager.installer'
 
-import type { InstallOptions, InstallResult } from './install-types.js'
 import { installAndRecord } from './install.js'
 
 /**

@@ -6,8 +6,8 @@ import { fileSystemError, LodeError } from '@lode/core.error'
 import { adoptPnpmState, lockProject, installInputs, upToDateState, writeInstallState } from '@lode/pkg-manager.install-state'
 import type { InstallLock } from '@lode/pkg-manager.install-state'
 import { readOrNull } from '@lode/pkg-manager.install-state/quick-check'
+import type { InstallOptions, InstallResult } from '@lode/pkg-manager.installer'
 
-import type { InstallOptions, InstallResult } from './install-types.js'
 import { writeWantedLockfile } from './lockfile-commit.js'
 
 /**

@@ -26,7 +26,7 @@ export interface LatestVersion {
   manifest?: Record<string, unknown> | undefined
 }
 
-export interface OutdatedOptions {
+export interface OutdatedPackagesOptions {
   /** The project's every dependency (all groups) → its specifier. */
   dependencies: Readonly<Record<string, string>>
   importerId: string
@@ -45,7 +45,7 @@ export interface OutdatedOptions {
  * resolves from a registry, with what is installed, what the lockfile wants and the newest
  * version; listed when these differ, or the newest is deprecated. Sorted by name.
  */
-export async function outdatedPackages (opts: OutdatedOptions): Promise<OutdatedPackage[]> {
+export async function outdatedPackages (opts: OutdatedPackagesOptions): Promise<OutdatedPackage[]> {
   const importer = opts.wanted.importers[opts.importerId]
   const currentImporter = opts.current?.importers[opts.importerId]
   const found: OutdatedPackage[] = []

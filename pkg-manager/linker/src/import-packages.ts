@@ -5,10 +5,9 @@ import { patchOf } from '@lode/pkg-manager.patching'
 import type { Patch } from '@lode/pkg-manager.patching'
 import type { LinkToWrite, PackageToImport } from '@lode/worker.link'
 import { writeSymlinks } from '@lode/worker.link/symlinks'
-import { LinkPool } from '@lode/worker.pools'
 
 import type { LaidOutPackage } from './layout.js'
-import type { LinkTrace, PackageInStore, PackageSource } from './link-types.js'
+import type { LinkThreads, LinkTrace, PackageInStore, PackageSource } from './link-types.js'
 
 // Packages per link task: enough to keep messaging cheap, few enough that threads share the work.
 const LINK_BATCH = 16
@@ -27,8 +26,8 @@ export interface ImportOptions {
   /** The caller found none of the packages' directories there: the link threads do not look again. */
   absent?: boolean
   fetcher: PackageSource
-  /** A pool started early by the caller (its threads boot while the lockfile is read); one is started here otherwise. */
-  linkPool?: LinkPool | undefined
+  /** The link pool, lent by its owner. */
+  linkThreads: LinkThreads
   patches: readonly Patch[]
   trace?: LinkTrace | undefined
   signal?: AbortSignal | undefined
@@ -70,11 +69,11 @@ export async function importPackages (
   const { config } = opts
   const counts: ImportCounts = { added: 0, reused: 0 }
   const wantBuild: LaidOutPackage[] = []
-  if (packages.length === 0 && opts.linkPool === undefined) {
+  if (packages.length === 0 && opts.linkThreads.started === undefined) {
     writeSymlinks(opts.links())
     return { wantBuild, counts }
   }
-  const linkPool = opts.linkPool ?? new LinkPool()
+  const linkPool = opts.linkThreads.pool()
   const tasks: Array<Promise<unknown>> = []
   // A failed link batch stops the install; it is rethrown once the work under way has settled.
   let failure: Error | undefined
@@ -163,10 +162,8 @@ export async function importPackages (
     await Promise.all(tasks)
   } catch (err) {
     fail(err)
+    // Batches under way finish (each package is whole or absent) before the failure goes up.
     await Promise.allSettled([...fetched, ...tasks])
-  } finally {
-    // Batches under way finish (each package is whole or absent) before a pool of our own closes.
-    if (opts.linkPool === undefined) await linkPool.close()
   }
   if (failure !== undefined) throw failure
   opts.signal?.throwIfAborted()

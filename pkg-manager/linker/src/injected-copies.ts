@@ -1,8 +1,7 @@
 import type { Config } from '@lode/pkg-manager.config'
 import type { Resolution } from '@lode/pkg-manager.lockfile'
-import { LinkPool } from '@lode/worker.pools'
 
-import type { InjectedCopy, PackageSource } from './link-types.js'
+import type { InjectedCopy, LinkThreads, PackageSource } from './link-types.js'
 
 /** The injected copies among the packages laid out (the isolated layout's, or the hoisted layout's places). */
 export function injectedCopiesOf (
@@ -22,18 +21,13 @@ export function injectedCopiesOf (
  */
 export async function refreshInjectedCopies (
   copies: readonly InjectedCopy[],
-  opts: { config: Pick<Config, 'storeDir' | 'packageImportMethod'>, fetcher: PackageSource }
+  opts: { config: Pick<Config, 'storeDir' | 'packageImportMethod'>, fetcher: PackageSource, linkThreads: LinkThreads }
 ): Promise<void> {
   if (copies.length === 0) return
   const rows = await Promise.all(opts.fetcher.rows(copies).rows.map(async (row) => await row))
-  const pool = new LinkPool()
-  try {
-    await pool.link({
-      storeDir: opts.config.storeDir,
-      method: opts.config.packageImportMethod,
-      packages: copies.map((copy, i) => ({ dir: copy.dir, files: rows[i]!.files, replace: true })),
-    })
-  } finally {
-    await pool.close()
-  }
+  await opts.linkThreads.pool().link({
+    storeDir: opts.config.storeDir,
+    method: opts.config.packageImportMethod,
+    packages: copies.map((copy, i) => ({ dir: copy.dir, files: rows[i]!.files, replace: true })),
+  })
 }

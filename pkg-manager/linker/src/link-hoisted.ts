@@ -11,7 +11,7 @@ import type { Lockfile, Resolution } from '@lode/pkg-manager.lockfile'
 import { patchOf } from '@lode/pkg-manager.patching'
 import type { LinkToWrite, PackageToImport } from '@lode/worker.link'
 import { writeSymlinks } from '@lode/worker.link/symlinks'
-import { LinkPool } from '@lode/worker.pools'
+import type { LinkPool } from '@lode/worker.pools'
 
 import { linkModulesDirBins } from './bins.js'
 import { removeFailedOptionalPackages } from './failed-optional.js'
@@ -93,13 +93,8 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
   await fsp.writeFile(marker, '')
   await fsp.rm(path.join(modulesDir, LODE_STATE_FILE), { force: true })
   await removeStale(plan, previous, install.previousLinks, config.dir, modulesDir)
-  const linkPool = opts.linkPool ?? new LinkPool()
-  try {
-    counts.added = await importInPlace(toImport, rows, { opts, linkPool })
-  } finally {
-    if (opts.linkPool === undefined) await linkPool.close()
-    else opts.linkPool.close().catch(() => {})
-  }
+  counts.added = await importInPlace(toImport, rows, { opts, linkPool: opts.linkThreads.pool() })
+  opts.linkThreads.release()
   counts.downloaded = opts.fetcher.downloaded
   opts.onProgress?.(counts)
   writeSymlinks(linksOf(plan, modulesDir))

@@ -270,8 +270,7 @@ async function linkIsolated (opts: LinkPackagesOptions, install: IsolatedInstall
   const lastState = fs.existsSync(stateFile) ? await fsp.readFile(stateFile) : undefined
   await fsp.rm(stateFile, { force: true })
   await prune?.remove()
-  // Awaited by the caller's own close(); a failure meanwhile is not an unhandled rejection.
-  opts.linkPool?.close().catch(() => {})
+  opts.linkThreads.release()
   const hoisted = planHoisted()
   // pnpm's build step runs when scripts do, and under --ignore-scripts when patches are configured
   // (it applies them there): it links the own bins of each new package it would build (one that
@@ -435,7 +434,7 @@ async function importNewPackages (
     modulesDir,
     absent: ctx.absent,
     fetcher: opts.fetcher,
-    linkPool: opts.linkPool,
+    linkThreads: opts.linkThreads,
     patches: opts.patches,
     trace: opts.trace,
     signal: opts.signal,

@@ -90,12 +90,8 @@ export interface LinkPackagesOptions {
   installedLockfile?: Lockfile | undefined
   /** The lockfile's text when it is installed exactly as read: `.pnpm/lock.yaml` gets it as it is. */
   lockfileText?: string | undefined
-  /**
-   * A link pool started early by the caller (its threads boot while the lockfile is read); one is
-   * started here otherwise. Once the packages are imported, its closing starts here (its threads
-   * end while the bins are written); the caller awaits `close()` as it would anyway.
-   */
-  linkPool?: LinkPool | undefined
+  /** The link pool, lent by its owner (the install's `Installer`). */
+  linkThreads: LinkThreads
   /** The importers (ids) an `add`, `update` or `remove` is confined to, when not all: hoisting starts from their dependencies only, as pnpm's. */
   hoistFrom?: ReadonlySet<string> | undefined
   /** `lode prune`: every package in the projects' node_modules that is no direct dependency (nor publicly hoisted) goes, as pnpm's prune removes it. */
@@ -166,4 +162,18 @@ export interface InjectedCopy {
   resolution: Resolution
   /** Where the copy is. */
   dir: string
+}
+
+/**
+ * The link pool as its owner lends it: started by the owner, or when first asked for, and closed
+ * only by the owner. The linker says when its imports are over, so the threads can end (their
+ * memory back) while the bins are written and the builds run; asked for again after that (the
+ * injected copies a build refreshes), a pool starts anew.
+ */
+export interface LinkThreads {
+  /** The pool when it has started already (its threads booted while the lockfile was read). */
+  readonly started: LinkPool | undefined
+  pool: () => LinkPool
+  /** The imports are over: the owner ends the threads without waiting for them. */
+  release: () => void
 }

@@ -179,8 +179,9 @@ export class LinkPool {
     })
   }
 
-  /** Imports a batch of packages; rejects with the `LodeError` a thread reported. */
+  /** Imports a batch of packages; rejects with the `LodeError` a thread reported. A closed pool refuses (its owner starts another). */
   async link (task: LinkTask): Promise<LinkOutcome> {
+    if (this.closing !== undefined) throw new Error('The link pool was closed: a task after close() would start its threads again.')
     const result = await this.pool.run(task).catch((err: unknown) => { throw fromThread(err) })
     if (!result.ok) throw fromLodeErrorData(result.error)
     return result.value

@@ -55,7 +55,7 @@ export async function dlxCommand (input: CommandInput, ctx: MainContext): Promis
       })
   }
   if (shellMode && packages.length === 0) throw new LodeError('BAD_ARGUMENTS', 'lode dlx -c needs --package: the command line is run in a shell, not installed.', { hint: 'For example: lode --package=cowsay dlx -c "echo hi | cowsay"' })
-  const { dlxBin, dlxInstall, getConfig } = await import('@lode/pkg-manager.core')
+  const [{ dlxInstall, getConfig }, { dlxBin }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.dlx')])
   const config = getConfig({ dir: ctx.cwd, env: ctx.env, overrides: {}, lodeVersion: VERSION })
   // pnpm prints dlx's install on stderr (stdout is the command's): the progress and the count of packages.
   const reporter = createReporter('default', { ...ctx, stdout: ctx.stderr })
@@ -73,7 +73,7 @@ export async function dlxCommand (input: CommandInput, ctx: MainContext): Promis
       } else if (event.type === 'progress' || event.type === 'warning' || event.type === 'lifecycle') reporter.onEvent(event)
     },
   })
-  const bin = packages.length > 0 ? command : await dlxBin(dir)
+  const bin = packages.length > 0 ? command : dlxBin(dir)
   const binDir = path.join(dir, 'node_modules', '.bin')
   const env = { ...ctx.env, PATH: [binDir, ctx.env['PATH'] ?? ''].join(path.delimiter) }
   const { spawn } = process.getBuiltinModule('node:child_process')
@@ -94,8 +94,8 @@ async function createArgs (argv: readonly string[]): Promise<DlxArgs> {
   const parsed = parseDlxArgs(argv)
   const [name, ...args] = parsed.rest
   if (name === undefined) return parsed
-  const { createPackageName } = await import('@lode/pkg-manager.core')
-  const pkg = await createPackageName(name)
+  const { createPackageName } = await import('@lode/pkg-manager.dlx')
+  const pkg = createPackageName(name)
   // The package's own command runs (no --package), its name the create package's.
   return { ...parsed, rest: [pkg, ...args] }
 }

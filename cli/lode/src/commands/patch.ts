@@ -21,7 +21,7 @@ export async function patchCommand (input: CommandInput, ctx: MainContext): Prom
   const { dir, config } = await projectConfig(input, ctx)
   const editDir = editDirOption === undefined ? undefined : path.resolve(dir, editDirOption)
   if (param === undefined) throw new LodeError('MISSING_PACKAGE_NAME', '`lode patch` requires the package name')
-  const { preparePatch } = await import('@lode/pkg-manager.core')
+  const { preparePatch } = await import('@lode/pkg-manager.patch-commands')
   const terminal = ctx.stdin?.()
   const prepared = await preparePatch({
     config,
@@ -51,7 +51,7 @@ export async function patchCommitCommand (input: CommandInput, ctx: MainContext)
   const param = positionals[0]
   if (param === undefined) throw new LodeError('MISSING_PACKAGE_NAME', '`lode patch-commit` requires the patch directory or package name')
   const { dir, config } = await projectConfig(input, ctx)
-  const { patchCommitDiff, writePatchFile } = await import('@lode/pkg-manager.core')
+  const { patchCommitDiff, writePatchFile } = await import('@lode/pkg-manager.patch-commands')
   const commit = await patchCommitDiff({
     config,
     param,
@@ -66,7 +66,7 @@ export async function patchCommitCommand (input: CommandInput, ctx: MainContext)
   // pnpm-lock.yaml too: an install can fail after writing it (a build left unapproved).
   const files = [commit.file, path.join(config.dir, 'pnpm-workspace.yaml'), path.join(config.dir, 'pnpm-lock.yaml')]
   return await editThenInstall(files, ctx, input, async () => {
-    await writePatchFile(commit)
+    writePatchFile(commit)
     await updatePatchedDependencies(config.dir, commit.patchedDependencies)
   })
 }

@@ -109,7 +109,7 @@ async function send (
   flags: PublishFlags,
   reporter: Reporter
 ): Promise<void> {
-  const { publishPackage } = await import('@lode/pkg-manager.core')
+  const { publishPackage } = await import('@lode/pkg-manager.publish')
   await publishPackage({
     config,
     manifest,
@@ -129,7 +129,7 @@ async function publishRecursive (
 ): Promise<number> {
   const selection = { recursive: true, filters: opts.filters, workspaceRoot: false, failIfNoMatch: false, ifPresent: false }
   const selected = await selectProjects(selection, opts.dir)
-  const { isPublished } = await import('@lode/pkg-manager.core')
+  const { isPublished } = await import('@lode/pkg-manager.publish')
   const candidates = selected.projects.filter(({ manifest }) =>
     typeof manifest['name'] === 'string' && typeof manifest['version'] === 'string' && manifest['private'] !== true)
   const toPublish = []

@@ -27,13 +27,13 @@ export async function storeCommand (input: CommandInput, ctx: MainContext): Prom
   }
   if (sub !== 'prune' && values['force'] !== undefined) throw new LodeError('BAD_ARGUMENTS', `lode store ${sub} takes no --force.`, { hint: 'lode store prune --force removes directories found among the store\'s files.' })
   const { config } = await projectConfig(input, ctx)
-  const core = await import('@lode/pkg-manager.core')
+  const commands = await import('@lode/pkg-manager.store-commands')
   if (sub === 'path') {
-    ctx.stdout.write(`${await core.storePath(config)}\n`)
+    ctx.stdout.write(`${commands.storePath(config.storeDir)}\n`)
     return 0
   }
   if (sub === 'status') {
-    const modified = await core.storeStatus(config)
+    const modified = await commands.storeStatus(config)
     if (modified.length > 0) throw new LodeError('MODIFIED_DEPENDENCY', 'Packages in the store have been mutated', { hint: `These packages are modified:\n${modified.join('\n')}` })
     ctx.stderr.write('Packages in the store are untouched\n')
     return 0
@@ -41,13 +41,13 @@ export async function storeCommand (input: CommandInput, ctx: MainContext): Prom
   const reporter = createReporter('default', { ...ctx, stdout: ctx.stderr })
   const force = values['force'] === true
   if (force) reporter.warn('using --force I sure hope you know what you are doing')
-  const { files, bytes, packages } = await core.storePrune(config, {
+  const { files, bytes, packages } = await commands.storePrune(config, {
     force,
     now: Date.now,
     onInfo: (message) => { reporter.print(message) },
     onWarning: (message) => { reporter.warn(message) },
   })
-  reporter.print(`Removed ${files} file${files === 1 ? '' : 's'} (${await core.prettyBytes(bytes)})`)
+  reporter.print(`Removed ${files} file${files === 1 ? '' : 's'} (${commands.prettyBytes(bytes)})`)
   reporter.print(`Removed ${packages} package${packages === 1 ? '' : 's'}`)
   return 0
 }

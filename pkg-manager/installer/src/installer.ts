@@ -4,14 +4,15 @@ import path from 'node:path'
 import { MODULES_DIR, VIRTUAL_STORE_DIR } from '@lode/core.constants'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
 import type { Config } from '@lode/pkg-manager.config'
+import type { LinkThreads } from '@lode/pkg-manager.linker'
 import { PackageFetcher, PipelineTrace } from '@lode/pkg-manager.package-requester'
 import type { TraceData } from '@lode/pkg-manager.package-requester'
 import { registryFor } from '@lode/resolving.npm-resolver/registries'
-import { RegistryClient, createAuthHeaderLookup } from '@lode/resolving.registry-client'
-import type { RequestTiming } from '@lode/resolving.registry-client'
+import type { RegistryClient, RequestTiming } from '@lode/resolving.registry-client'
 import { LinkPool } from '@lode/worker.pools'
 
 import { PackumentThreads } from './packument-threads.js'
+import { registryClientFor } from './registry-client.js'
 
 export interface InstallerOptions {
   config: Config
@@ -26,33 +27,6 @@ export interface InstallerOptions {
   onWarning: (message: string) => void
 }
 
-type RequestHook = (request: RequestTiming) => void
-
-/** The registry client `config` describes (registry auth, retries, deadlines, TLS, proxy). Close it when done. */
-export function registryClientFor (
-  config: Config,
-  opts: { onWarning: (message: string) => void, signal: AbortSignal | undefined, onRequest?: RequestHook | undefined }
-): RegistryClient {
-  return new RegistryClient({
-    authHeader: createAuthHeaderLookup(config.rawNpmrc, config.registry),
-    networkConcurrency: config.networkConcurrency,
-    retry: {
-      retries: config.fetchRetries,
-      factor: config.fetchRetryFactor,
-      minTimeout: config.fetchRetryMintimeout,
-      maxTimeout: config.fetchRetryMaxtimeout,
-    },
-    timeout: config.fetchTimeout,
-    strictSsl: config.strictSsl,
-    ca: config.ca,
-    proxy: { httpProxy: config.httpProxy, httpsProxy: config.httpsProxy, noProxy: config.noProxy },
-    userAgent: config.userAgent,
-    onWarning: opts.onWarning,
-    signal: opts.signal,
-    onRequest: opts.onRequest,
-  })
-}
-
 /**
  * What one install runs on: the registry client, the package fetcher (the store pool and the store
  * index), the link pool and the pipeline trace. Made once per install, ended by one `close()`.
@@ -64,7 +38,8 @@ export class Installer {
   readonly client: RegistryClient
   readonly fetcher: PackageFetcher
   readonly trace: PipelineTrace | undefined
-  readonly linkPool: LinkPool | undefined
+  /** The link pool, lent to the linker: this Installer starts it and closes it. */
+  readonly linkThreads: LinkThreads
   /** The packument thread: it parses the packuments a resolution fetches (started by the first request). */
   readonly packuments = new PackumentThreads()
   private readonly closing: Array<Promise<void>> = []
@@ -72,7 +47,8 @@ export class Installer {
 
   constructor (opts: InstallerOptions) {
     const { config } = opts
-    this.linkPool = opts.linking && !fs.existsSync(path.join(config.dir, MODULES_DIR, VIRTUAL_STORE_DIR)) ? new LinkPool() : undefined
+    const startEarly = opts.linking && !fs.existsSync(path.join(config.dir, MODULES_DIR, VIRTUAL_STORE_DIR))
+    this.linkThreads = this.lendLinkPool(startEarly ? new LinkPool() : undefined)
     const trace = opts.tracePipeline === undefined && opts.timeline === undefined ? undefined : new PipelineTrace(opts.tracePipeline)
     this.trace = trace
     this.timeline = opts.timeline
@@ -94,6 +70,23 @@ export class Installer {
       onWarning: opts.onWarning,
       ignoreScripts: opts.ignoreScripts,
     })
+  }
+
+  /** The link pool as the linker borrows it: started when asked for, ended here when the linker is done with it. */
+  private lendLinkPool (early: LinkPool | undefined): LinkThreads {
+    let pool = early
+    return {
+      get started () { return pool },
+      pool: () => pool ??= new LinkPool(),
+      release: () => {
+        if (pool === undefined) return
+        // Awaited by `close()`; a failure meanwhile is not an unhandled rejection.
+        const closing = pool.close()
+        closing.catch(() => {})
+        this.closing.push(closing)
+        pool = undefined
+      },
+    }
   }
 
   /** A resolution starts: extraction leaves it cores meanwhile (PackageFetcher's `resolving`). */
@@ -122,7 +115,8 @@ export class Installer {
           await this.trace?.finish()
           if (this.timeline !== undefined) await writeTimeline(this.timeline, this.trace!.data())
         } finally {
-          await Promise.all([this.linkPool?.close(), ...this.closing, this.packuments.close()])
+          this.linkThreads.release()
+          await Promise.all([...this.closing, this.packuments.close()])
         }
       }
     }

@@ -6,6 +6,8 @@ import { MODULES_DIR } from '@lode/core.constants'
 import { LodeError } from '@lode/core.error'
 import { packedFiles } from '@lode/fs.packlist'
 import type { Config } from '@lode/pkg-manager.config'
+import type { InstallEvent } from '@lode/pkg-manager.installer'
+import { Installer } from '@lode/pkg-manager.installer'
 import { readInstalledLockfile, readLockfile } from '@lode/pkg-manager.lockfile'
 import type { PackageInfo, Resolution } from '@lode/pkg-manager.lockfile'
 import {
@@ -17,8 +19,6 @@ import { storePath } from '@lode/store.cafs'
 import { importPackages } from '@lode/worker.link'
 import { applyPatchFile } from '@lode/worker.link/apply-patch'
 
-import type { InstallEvent } from './install-types.js'
-import { Installer } from './installer.js'
 
 // pnpm's `patch` and `patch-commit`, without the install that follows a commit (the CLI runs it,
 // and puts the files back when it fails). Packages are copied out of the store, never hardlinked:

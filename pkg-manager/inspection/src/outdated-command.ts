@@ -5,18 +5,18 @@ import { DEPENDENCY_GROUPS } from '@lode/core.constants'
 import { LodeError } from '@lode/core.error'
 import { createMatcher } from '@lode/core.matcher'
 import type { Config } from '@lode/pkg-manager.config'
-import { outdatedPackages } from '@lode/pkg-manager.inspection'
-import type { OutdatedPackage } from '@lode/pkg-manager.inspection'
 import { readProjectManifest } from '@lode/pkg-manager.install-context/project-manifest'
+import { Installer } from '@lode/pkg-manager.installer'
 import { readInstalledLockfile, readLockfile } from '@lode/pkg-manager.lockfile'
 import { catalogSpecifier } from '@lode/pkg-manager.resolve-dependencies/catalogs'
 import { npmResolverFor } from '@lode/pkg-manager.resolve-dependencies/install'
-import { parseWantedSpec } from '@lode/resolving.npm-resolver'
+import { packumentVersions, parseWantedSpec } from '@lode/resolving.npm-resolver'
 import { encodeName } from '@lode/resolving.npm-resolver/registries'
 import { ACCEPT_FULL } from '@lode/resolving.registry-client'
 
-import { Installer } from './installer.js'
-import { packumentVersions } from './publish.js'
+import { outdatedPackages } from './outdated.js'
+import type { OutdatedPackage } from './outdated.js'
+
 
 export interface OutdatedOptions {
   config: Config

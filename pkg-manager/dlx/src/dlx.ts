@@ -5,9 +5,16 @@ import path from 'node:path'
 import { LodeError } from '@lode/core.error'
 import { parsePackageJson } from '@lode/fs.package-json'
 import { getConfig, type Config, type ConfigOverrides } from '@lode/pkg-manager.config'
+import type { InstallEvent } from '@lode/pkg-manager.installer'
 
-import { add } from './add-remove.js'
-import type { InstallEvent } from './install-types.js'
+/** What dlx asks of `add` (core's): the packages saved with exact versions and installed in `config.dir`. */
+export type DlxAdd = (opts: {
+  config: Config
+  dependencies: readonly string[]
+  exact: true
+  now: () => number
+  onEvent?: (event: InstallEvent) => void
+}) => Promise<unknown>
 
 export interface DlxOptions {
   /** What to install, as on pnpm's command line (`cowsay`, `create-vite@6`). */
@@ -29,7 +36,7 @@ export interface DlxOptions {
  * to the install in use; a new one replaces it only once it is complete, and a failed one is
  * removed. Returns the install's directory (its `node_modules/.bin` holds the commands).
  */
-export async function dlxInstall (opts: DlxOptions): Promise<{ dir: string, cached: boolean }> {
+export async function dlxInstall (opts: DlxOptions, add: DlxAdd): Promise<{ dir: string, cached: boolean }> {
   const key = createHash('sha256').update(JSON.stringify([
     [...opts.packages].sort(),
     opts.config.registry,
@@ -87,18 +94,6 @@ export function dlxBin (dir: string): string {
   throw new LodeError('DLX_MULTIPLE_BINS', `Could not determine executable to run. ${name} has multiple binaries: ${bins.join(', ')}`, {
     hint: `Try one of the following:\n${bins.map((one) => `lode --package=${name} dlx ${one}`).join('\n')}\n`,
   })
-}
-
-/** pnpm's `create <name>`: `foo` → `create-foo`, `@scope` → `@scope/create`, `@scope/foo` → `@scope/create-foo` (a version kept). */
-export function createPackageName (name: string): string {
-  if (!name.startsWith('@')) return name.startsWith('create-') ? name : `create-${name}`
-  const slash = name.indexOf('/')
-  if (slash === -1) {
-    const at = name.indexOf('@', 1)
-    return at === -1 ? `${name}/create` : `${name.slice(0, at)}/create${name.slice(at)}`
-  }
-  const rest = name.slice(slash + 1)
-  return `${name.slice(0, slash)}/${rest.startsWith('create-') ? rest : `create-${rest}`}`
 }
 
 /** `cowsay@1.6.0` → `cowsay`, `@s/x@1` → `@s/x`, `alias@npm:x` → `alias`. */

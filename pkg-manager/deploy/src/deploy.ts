@@ -6,13 +6,14 @@ import { LodeError } from '@lode/core.error'
 import { packedFiles } from '@lode/fs.packlist'
 import type { Config } from '@lode/pkg-manager.config'
 import { readWorkspacePackages } from '@lode/pkg-manager.config'
-import { createDeployFiles, prepareDeployDir, validateDeployTarget } from '@lode/pkg-manager.deploy'
+import type { InstallEvent, InstallOptions, InstallResult } from '@lode/pkg-manager.installer'
 import { readLockfile, writeLockfile } from '@lode/pkg-manager.lockfile'
 import { yaml } from '@lode/pkg-manager.lockfile/yaml'
 import { findWorkspaceProjects } from '@lode/pkg-manager.workspace'
 
-import type { InstallEvent, InstallResult } from './install-types.js'
-import { installAndRecord } from './install.js'
+
+import { createDeployFiles } from './deploy-files.js'
+import { prepareDeployDir, validateDeployTarget } from './deploy-target.js'
 
 export interface DeployOptions {
   /** The workspace's settings (read at its root). */
@@ -39,9 +40,10 @@ export interface DeployOptions {
  * them copied into the target, with a package.json, a pnpm-lock.yaml cut down from the
  * workspace's to what the project reaches (its workspace dependencies become copies) and a
  * pnpm-workspace.yaml that makes the target a workspace of its own; then a frozen install there.
- * Nothing is resolved. A failed deploy removes the target it made.
+ * Nothing is resolved. A failed deploy removes the target it made. `install` is the install the
+ * target gets (core's, which records its state).
  */
-export async function deploy (opts: DeployOptions): Promise<InstallResult> {
+export async function deploy (opts: DeployOptions, install: (opts: InstallOptions) => Promise<InstallResult>): Promise<InstallResult> {
   const { config, projectDir, deployDir } = opts
   const workspaceDir = config.dir
   validateDeployTarget(deployDir, { dir: opts.cwd, projectDir, workspaceDir, force: opts.force })
@@ -73,7 +75,7 @@ export async function deploy (opts: DeployOptions): Promise<InstallResult> {
     fs.writeFileSync(path.join(deployDir, 'package.json'), `${JSON.stringify(files.manifest, undefined, 2)}\n`)
     await writeLockfile(deployDir, files.lockfile)
     fs.writeFileSync(path.join(deployDir, 'pnpm-workspace.yaml'), yaml().stringify(files.workspaceManifest))
-    return await installAndRecord({
+    return await install({
       config: opts.configFor(deployDir),
       frozenLockfile: true,
       include: opts.include,

@@ -2,11 +2,13 @@ import { STATUS_CODES } from 'node:http'
 
 import { LodeError } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config'
-import { publishDocument } from '@lode/pkg-manager.publish'
+import { registryClientFor } from '@lode/pkg-manager.installer'
+import { packumentVersions } from '@lode/resolving.npm-resolver'
 import { encodeName, registryFor } from '@lode/resolving.npm-resolver/registries'
 import { ACCEPT_ABBREVIATED, redactUrl } from '@lode/resolving.registry-client'
 
-import { registryClientFor } from './installer.js'
+import { publishDocument } from './publish-document.js'
+
 
 // pnpm's `publish`, the registry's part: the packed package sent as npm sends it. The CLI packs
 // the project and runs its publish scripts around this.
@@ -106,21 +108,4 @@ function publishFailed (status: number, url: string, body: Buffer, subject: stri
     ? `The registry has ${subject} already: give package.json a new version, then publish again.`
     : 'Check the registry URL, your access to the package (npm owner ls) and its name, then publish again.'
   return new LodeError('PUBLISH_FAILED', `${status} ${STATUS_CODES[status] ?? ''} - PUT ${redactUrl(url)}${reason === undefined ? '' : ` - ${reason}`}`, { hint })
-}
-
-/** The `versions` of a package document from the registry; a body that is no JSON document is `ERR_LODE_BAD_PACKUMENT`. */
-export function packumentVersions (body: Buffer, name: string): Record<string, Record<string, unknown>> {
-  let doc: unknown
-  try {
-    doc = JSON.parse(body.toString('utf8'))
-  } catch {
-    doc = undefined
-  }
-  const versions = (doc as { versions?: unknown } | undefined)?.versions
-  if (doc === null || typeof doc !== 'object' || (versions !== undefined && (versions === null || typeof versions !== 'object'))) {
-    throw new LodeError('BAD_PACKUMENT', `The registry sent metadata for ${name} that is not a package document.`, {
-      hint: 'Check that the registry setting points at an npm-compatible registry (and not at a proxy\'s page).',
-    })
-  }
-  return (versions ?? {}) as Record<string, Record<string, unknown>>
 }

@@ -2,42 +2,14 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 
 import { GLOBAL_VIRTUAL_STORE_DIR, METADATA_CACHE_DIR, STORE_FILES_DIR } from '@lode/core.constants'
-import { depPathToFilename, nameOf, pkgIdOf } from '@lode/core.dep-path'
+import { nameOf } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config'
-import { readInstalledLockfile, readLockfile } from '@lode/pkg-manager.lockfile'
+import { pruneDlxCache } from '@lode/pkg-manager.dlx'
+import { readInstalledLockfile } from '@lode/pkg-manager.lockfile'
 import type { Resolution } from '@lode/pkg-manager.lockfile'
-import { packagesCheck, skippedPackages } from '@lode/pkg-manager.package-is-installable'
-import { modifiedPackages, pruneGlobalVirtualStore, pruneStore, readdirOrEmpty, registeredProjects, storeSubdir, type PruneResult } from '@lode/store.controller'
+import { pruneGlobalVirtualStore, pruneStore, readdirOrEmpty, registeredProjects, storeSubdir, type PruneResult } from '@lode/store.controller'
 import { gitIndexKey, storeIndexKey } from '@lode/store.index'
-
-/**
- * pnpm's `store status`: the packages of the project's lockfile (pnpm-lock.yaml, else the one the
- * last install left in node_modules/.pnpm) whose installed files differ from what the store
- * recorded, by their dependency paths. No lockfile: nothing to check.
- */
-export async function storeStatus (config: Config): Promise<string[]> {
-  if (config.nodeLinker === 'hoisted') {
-    throw new LodeError('STORE_STATUS_HOISTED', 'lode store status checks the packages of node_modules/.pnpm; with nodeLinker: hoisted there is none.', {
-      hint: 'Check with pnpm store status for now.',
-    })
-  }
-  // What the last install put in node_modules (not pnpm-lock.yaml, which has what --prod left out), else the lockfile.
-  const read = await readInstalledLockfile(config.dir) ?? await readLockfile(config.dir)
-  if (read === undefined) return []
-  const { lockfile } = read
-  const skipped = skippedPackages(lockfile, packagesCheck(config, false))
-  const packages = Object.keys(lockfile.snapshots ?? {}).filter((depPath) => !skipped.has(depPath)).map((depPath) => {
-    const pkgId = pkgIdOf(depPath)
-    const integrity = (lockfile.packages?.[pkgId]?.resolution as { integrity?: unknown } | undefined)?.integrity
-    return {
-      id: depPath,
-      indexKey: typeof integrity === 'string' ? storeIndexKey(integrity, pkgId) : undefined,
-      dir: path.join(config.virtualStoreDir, depPathToFilename(depPath, config.virtualStoreDirMaxLength), 'node_modules', nameOf(pkgId)),
-    }
-  })
-  return await modifiedPackages(config.storeDir, packages)
-}
 
 /**
  * pnpm's `store prune`: the dlx installs older than `dlxCacheMaxAge` (and those a newer one
@@ -61,7 +33,7 @@ export async function storePrune (
   const inUse = await installedIndexKeys(config.storeDir, (message) => { registryInfo.push(message) })
   // The directories the prunes remove from, checked to be the store's own (no symlink out of it) before anything goes.
   for (const dir of [GLOBAL_VIRTUAL_STORE_DIR, STORE_FILES_DIR]) storeSubdir(config.storeDir, dir)
-  await cleanDlxCache(path.join(config.cacheDir, 'dlx'), config.dlxCacheMaxAge * 60_000, opts.now())
+  await pruneDlxCache(config, opts.now())
   for (const entry of await readdirOrEmpty(config.cacheDir)) {
     if (entry.startsWith(METADATA_CACHE_DIR.replace(/-v\d+$/, ''))) await fs.rm(path.join(config.cacheDir, entry), { recursive: true, force: true })
   }
@@ -104,26 +76,4 @@ function indexKeysOf (pkgId: string, resolution: Resolution): string[] {
     return [pkgId, pkgId.slice(nameOf(pkgId).length + 1)].flatMap((id) => [gitIndexKey(id, true), gitIndexKey(id, false)])
   }
   return type === undefined && typeof integrity === 'string' ? [storeIndexKey(integrity, pkgId)] : []
-}
-
-/**
- * The dlx installs older than `maxAgeMs` go (a `<key>` whose `pkg` link is that old, and the
- * installs a newer one replaced that long ago); a younger one stays, whether in use, still being
- * installed, or its command still running.
- */
-async function cleanDlxCache (dlxDir: string, maxAgeMs: number, now: number): Promise<void> {
-  const old = async (file: string): Promise<boolean> => ((await fs.lstat(file).catch(() => undefined))?.mtimeMs ?? now) + maxAgeMs < now
-  for (const key of await readdirOrEmpty(dlxDir)) {
-    const keyDir = path.join(dlxDir, key)
-    const link = path.join(keyDir, 'pkg')
-    const linked = await fs.readlink(link).then((target) => path.resolve(keyDir, target), () => undefined)
-    if (linked !== undefined && await old(link)) {
-      await fs.rm(keyDir, { recursive: true, force: true })
-      continue
-    }
-    for (const entry of await readdirOrEmpty(keyDir)) {
-      const file = path.join(keyDir, entry)
-      if (entry !== 'pkg' && file !== linked && await old(file)) await fs.rm(file, { recursive: true, force: true })
-    }
-  }
 }

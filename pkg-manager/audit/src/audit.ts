@@ -1,19 +1,21 @@
 import { LodeError } from '@lode/core.error'
-import {
-  auditReport, auditRequest, correctPatchedVersions, findingPaths, fixableAdvisories, fixOverrides,
-  normalizeGhsaId, optionalOnlyDepPaths, parseBulkResponse, releaseAgeExcludes, removeIgnored, renderAuditJson,
-  renderAuditReport, advisoriesAtLevel,
-} from '@lode/pkg-manager.audit'
-import type { AuditReport, Include, PublishInfo, Severity } from '@lode/pkg-manager.audit'
 import type { Config } from '@lode/pkg-manager.config'
 import { mergeReleaseAgeExcludes, readWorkspaceYaml, updateWorkspaceYaml } from '@lode/pkg-manager.config'
+import { registryClientFor } from '@lode/pkg-manager.installer'
 import { devOnlyDepPaths, peerSatisfactionEdgesToSkip, readLockfile, withoutPeerSatisfactionEdges } from '@lode/pkg-manager.lockfile'
 import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { registryFor } from '@lode/resolving.npm-resolver/registries'
 import { ACCEPT_FULL } from '@lode/resolving.registry-client'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 
-import { registryClientFor } from './installer.js'
+import { fixableAdvisories, fixOverrides, releaseAgeExcludes } from './fix.js'
+import { optionalOnlyDepPaths } from './graph.js'
+import type { Include } from './graph.js'
+import { findingPaths } from './paths.js'
+import { advisoriesAtLevel, removeIgnored, renderAuditJson, renderAuditReport } from './render.js'
+import { auditReport, correctPatchedVersions, normalizeGhsaId, parseBulkResponse } from './report.js'
+import type { AuditReport, PublishInfo, Severity } from './report.js'
+import { auditRequest } from './request.js'
 
 export interface AuditOptions {
   config: Config

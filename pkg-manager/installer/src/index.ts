@@ -1,0 +1,5 @@
+export { Installer } from './installer.js'
+export type { InstallerOptions } from './installer.js'
+export { PackumentThreads } from './packument-threads.js'
+export { registryClientFor } from './registry-client.js'
+export type { InstallEvent, InstallOptions, InstallResult } from './install-types.js'

@@ -1,0 +1,2 @@
+export { patchCommitDiff, preparePatch, writePatchFile } from './patch.js'
+export type { PatchCommit, PatchCommitOptions, PatchOptions } from './patch.js'

@@ -1,0 +1,4 @@
+export { storeStatus } from './store-status.js'
+export { storePrune } from './store-prune.js'
+export { storePath } from '@lode/store.cafs'
+export { prettyBytes } from '@lode/store.controller'
