@@ -7,7 +7,7 @@ import { CURRENT_LOCKFILE, DEPENDENCY_GROUPS, INSTALLING_MARKER, LODE_STATE_FILE
 import { parseDepPath } from '@lode/core.dep-path'
 import { hasRealParents, joinModulesDir, joinRecorded, parseModulesLocation } from '@lode/core.safe-name'
 import { writeFileAtomic } from '@lode/fs.write-file-atomic'
-import type { Lockfile, Resolution } from '@lode/pkg-manager.lockfile'
+import type { Lockfile } from '@lode/pkg-manager.lockfile'
 import { patchOf } from '@lode/pkg-manager.patching'
 import type { LinkToWrite, PackageToImport } from '@lode/worker.link'
 import { writeSymlinks } from '@lode/worker.link/symlinks'
@@ -15,19 +15,19 @@ import type { LinkPool } from '@lode/worker.pools'
 
 import { linkModulesDirBins } from './bins.js'
 import { removeFailedOptionalPackages } from './failed-optional.js'
+import { fetchAll } from './fetch-all.js'
 import { recordLayout, removeInstallingMarker, removeInterruptedWrites, virtualStorePruning } from './finish-linking.js'
 import type { HoistedDependency } from './hoist.js'
 import { planHoistedLayout } from './hoisted-layout.js'
 import type { HoistedLayout, HoistedPackage } from './hoisted-layout.js'
 import { includesImporterGroup } from './importer-groups.js'
 import { injectedCopiesOf } from './injected-copies.js'
-import type { DirectDependencyChange, LinkedPackages, LinkPackagesOptions, PackageInStore, PackageSource } from './link-types.js'
+import type { DirectDependencyChange, LinkedPackages, LinkPackagesOptions, PackageInStore } from './link-types.js'
 import { readModulesManifest } from './modules-manifest.js'
 import type { ModulesManifest } from './modules-manifest.js'
 import { unfetchableOptionalPackages } from './unfetchable-optional.js'
 
-// Store index rows read at a time, and packages per link task (a task never splits a package from those nested in it).
-const ROWS_CHUNK = 256
+// Packages per link task (a task never splits a package from those nested in it).
 const LINK_BATCH = 16
 
 export interface HoistedInstall {
@@ -38,8 +38,8 @@ export interface HoistedInstall {
   /** `.pnpm/lock.yaml` as it will be written. */
   installedText: string
   changes: DirectDependencyChange[]
-  /** The `link:` dependencies the last install linked (from its `.pnpm/lock.yaml`): those dropped are unlinked. */
-  previousLinks?: readonly string[] | undefined
+  /** What the last install put on disk (its `.pnpm/lock.yaml`): the `link:` dependencies it linked and this one drops are unlinked. */
+  installed: Lockfile | undefined
 }
 
 /**
@@ -92,7 +92,8 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
   await fsp.mkdir(modulesDir, { recursive: true })
   await fsp.writeFile(marker, '')
   await fsp.rm(path.join(modulesDir, LODE_STATE_FILE), { force: true })
-  await removeStale(plan, previous, install.previousLinks, config.dir, modulesDir)
+  const previousLinks = install.installed === undefined ? undefined : linkedDependencies(install.installed, opts.importers, opts.include)
+  await removeStale(plan, previous, previousLinks, config.dir, modulesDir)
   counts.added = await importInPlace(toImport, rows, { opts, linkPool: opts.linkThreads.pool() })
   opts.linkThreads.release()
   counts.downloaded = opts.fetcher.downloaded
@@ -158,7 +159,7 @@ export async function linkHoisted (opts: LinkPackagesOptions, install: HoistedIn
 }
 
 /** The symlinks of the importers' `link:` dependencies of `lockfile` (the last install's, to unlink those dropped). */
-export function linkedDependencies (
+function linkedDependencies (
   lockfile: Lockfile,
   importers: ReadonlyArray<{ id: string, dir: string }>,
   include: Readonly<Record<DependencyGroup, boolean>>
@@ -209,37 +210,6 @@ function previousPlaces (previous: ModulesManifest | undefined, lockfileDir: str
 
 function uniqueByDepPath (packages: readonly HoistedPackage[]): HoistedPackage[] {
   return [...new Map(packages.map((pkg) => [pkg.depPath, pkg])).values()]
-}
-
-/**
- * Gets `packages` into the store (the store index's rows, a chunk at a time; downloads for the
- * rest) and waits for all of them: a failure rejects before anything else happens. Keyed by
- * dependency path.
- */
-export async function fetchAll (
-  fetcher: PackageSource,
-  packages: ReadonlyArray<{ pkgId: string, resolution: Resolution, depPath: string }>,
-  onReused?: (reused: number) => void
-): Promise<Map<string, PackageInStore>> {
-  const rows = new Map<string, PackageInStore>()
-  const pending: Array<Promise<void>> = []
-  let reused = 0
-  for (let start = 0; start < packages.length; start += ROWS_CHUNK) {
-    const chunk = packages.slice(start, start + ROWS_CHUNK)
-    const found = fetcher.rows(chunk)
-    reused += found.reused
-    chunk.forEach((pkg, i) => {
-      const row = found.rows[i]!
-      if (row instanceof Promise) pending.push(row.then((fetched) => { rows.set(pkg.depPath, fetched) }))
-      else rows.set(pkg.depPath, row)
-    })
-    onReused?.(reused)
-  }
-  // Every fetch settles before a failure is reported: none is left writing into the store unawaited.
-  const settled = await Promise.allSettled(pending)
-  const failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
-  if (failure !== undefined) throw failure.reason
-  return rows
 }
 
 /**
@@ -396,4 +366,3 @@ async function copyBuiltFiles (from: string, to: readonly string[]): Promise<voi
     }
   }
 }
-
