@@ -6,12 +6,10 @@ import fs from 'node:fs'
 import path from 'node:path'
 import process from 'node:process'
 
+import { workspacePackageDirs } from './workspace-packages.mjs'
+
 const root = path.resolve(process.argv[2] ?? path.join(import.meta.dirname, '..'))
-const workspace = fs.readFileSync(path.join(root, 'pnpm-workspace.yaml'), 'utf8')
-const tops = [...workspace.matchAll(/^ {2}- (\S+)\/\*$/gm)].map((m) => m[1]).filter((top) => fs.existsSync(path.join(root, top)))
-const packageDirs = tops.flatMap((top) => fs.readdirSync(path.join(root, top), { withFileTypes: true })
-  .filter((d) => d.isDirectory() && fs.existsSync(path.join(root, top, d.name, 'package.json')))
-  .map((d) => `${top}/${d.name}`))
+const packageDirs = workspacePackageDirs(root)
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'(\.{1,2}\/[^']+)'|import\('(\.{1,2}\/[^']+)'\)/g
 

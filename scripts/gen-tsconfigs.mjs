@@ -3,14 +3,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
+import { workspacePackageDirs } from './workspace-packages.mjs'
+
 const root = path.resolve(import.meta.dirname, '..')
-const workspace = fs.readFileSync(path.join(root, 'pnpm-workspace.yaml'), 'utf8')
-const globs = [...workspace.matchAll(/^ {2}- (\S+)\/\*$/gm)].map((m) => m[1])
-const dirs = globs
-  .filter((top) => fs.existsSync(path.join(root, top)))
-  .flatMap((top) => fs.readdirSync(path.join(root, top), { withFileTypes: true })
-    .filter((d) => d.isDirectory() && fs.existsSync(path.join(root, top, d.name, 'package.json')))
-    .map((d) => `${top}/${d.name}`))
+const dirs = workspacePackageDirs(root)
 const byName = new Map(dirs.map((dir) => [JSON.parse(fs.readFileSync(path.join(root, dir, 'package.json'), 'utf8')).name, dir]))
 
 for (const dir of dirs) {
@@ -18,7 +14,7 @@ for (const dir of dirs) {
   const deps = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((n) => byName.has(n)).sort()
   const include = ['src', 'test'].filter((d) => fs.existsSync(path.join(root, dir, d)))
   const tsconfig = {
-    extends: '../../tsconfig.base.json',
+    extends: path.relative(dir, 'tsconfig.base.json'),
     compilerOptions: { rootDir: '.', outDir: 'dist' },
     include,
     references: deps.map((n) => ({ path: path.relative(dir, byName.get(n)) })),
