@@ -8,8 +8,9 @@ import tseslint from 'typescript-eslint'
 
 const BUILTINS = { regex: '^(fs|path|os|crypto|child_process|zlib|url|util|http|net|stream|worker_threads)(/|$)', message: 'Use the node: prefix for built-ins.' }
 
-// Which tiers each tier's source may import (`@lode/<tier>.<package>`), bottom first. `cli` sits on
-// pkg-manager/core alone among pkg-manager's packages (its API), plus the worker entries its bundle names.
+// Which tiers each tier's source may import (`@lode/<tier>.<package>`, in any folder below the
+// tier's: `pkg-manager/lockfile/format` is `@lode/pkg-manager.lockfile.format`), bottom first.
+// `cli` sits on pkg-manager (core's API and the commands' domain packages), plus the worker entries its bundle names.
 const TIERS = {
   core: ['core'],
   fs: ['core', 'fs'],
@@ -73,7 +74,7 @@ export default tseslint.config(
     },
   },
   ...Object.keys(TIERS).map((tier) => ({
-    files: [`${tier}/*/src/**/*.ts`],
+    files: [`${tier}/**/src/**/*.ts`],
     rules: layerRules(tier),
   })),
   {

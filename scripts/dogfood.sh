@@ -23,4 +23,4 @@ eslint --max-warnings=0 .
 echo "dogfood: the test suite on lode's node_modules"
 node --test --test-concurrency=2 "$@" \
   core/*/dist/test/*.test.js fs/*/dist/test/*.test.js store/*/dist/test/*.test.js worker/*/dist/test/*.test.js \
-  resolving/*/dist/test/*.test.js pkg-manager/*/dist/test/*.test.js cli/*/dist/test/*.test.js scripts/test/*.test.mjs
+  resolving/*/dist/test/*.test.js pkg-manager/*/dist/test/*.test.js pkg-manager/*/*/dist/test/*.test.js cli/*/dist/test/*.test.js scripts/test/*.test.mjs

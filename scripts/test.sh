@@ -13,7 +13,7 @@ export TMPDIR
 trap 'rm -rf "$TMPDIR"' EXIT
 node --test --test-concurrency=2 "$@" \
   core/*/dist/test/*.test.js fs/*/dist/test/*.test.js store/*/dist/test/*.test.js worker/*/dist/test/*.test.js \
-  resolving/*/dist/test/*.test.js pkg-manager/*/dist/test/*.test.js cli/*/dist/test/*.test.js scripts/test/*.test.mjs
+  resolving/*/dist/test/*.test.js pkg-manager/*/dist/test/*.test.js pkg-manager/*/*/dist/test/*.test.js cli/*/dist/test/*.test.js scripts/test/*.test.mjs
 # Dogfooding: the same suite again, on the node_modules lode installs for this repository.
 if [ "${LODE_SKIP_DOGFOOD:-}" != "1" ]; then
   bash "$root/scripts/dogfood.sh" "$@"

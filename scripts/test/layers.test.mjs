@@ -24,14 +24,14 @@ async function layerErrors (file, source) {
 const use = (name, from) => `import { ${name} } from '${from}'\n\nexport const used = ${name}\n`
 
 test('lint refuses an import from a higher tier, and from pkg-manager/core inside pkg-manager', async () => {
-  const upward = await layerErrors('resolving/npm-resolver/src/index.ts', use('getConfig', '@lode/pkg-manager.config'))
+  const upward = await layerErrors('resolving/npm-resolver/src/index.ts', use('getConfig', '@lode/pkg-manager.config.settings'))
   assert.equal(upward.length, 1)
   assert.match(upward[0], /resolving\/ imports only from core, fs, resolving .*never upward/)
   const storeToWorker = await layerErrors('store/cafs/src/index.ts', use('LinkPool', '@lode/worker.pools'))
   assert.match(storeToWorker[0] ?? '', /store\/ imports only from core, fs, store/)
-  const cliToLinker = await layerErrors('cli/lode/src/index.ts', use('linkPackages', '@lode/pkg-manager.linker'))
+  const cliToLinker = await layerErrors('cli/lode/src/index.ts', use('linkPackages', '@lode/pkg-manager.installing.linker'))
   assert.equal(cliToLinker.length, 0, 'cli may import pkg-manager packages')
-  const toCore = await layerErrors('pkg-manager/linker/src/index.ts', use('install', '@lode/pkg-manager.core'))
+  const toCore = await layerErrors('pkg-manager/installing/linker/src/index.ts', use('install', '@lode/pkg-manager.core'))
   assert.match(toCore[0] ?? '', /pkg-manager\/core orchestrates the other packages; none of them imports it/)
 })
 
@@ -40,14 +40,14 @@ test('lint refuses an upward import() as it refuses an upward import', async () 
   const upward = await layerErrors('cli/lode/src/index.ts', lazy('@lode/store.cafs'))
   assert.equal(upward.length, 1)
   assert.match(upward[0], /cli\/ imports only from core, pkg-manager .*never upward/)
-  const toCore = await layerErrors('pkg-manager/linker/src/index.ts', lazy('@lode/pkg-manager.core'))
+  const toCore = await layerErrors('pkg-manager/installing/linker/src/index.ts', lazy('@lode/pkg-manager.core'))
   assert.match(toCore[0] ?? '', /pkg-manager\/core orchestrates the other packages; none of them imports it/)
   assert.deepEqual(await layerErrors('cli/lode/src/index.ts', lazy('@lode/pkg-manager.core')), [])
   assert.deepEqual(await layerErrors('pkg-manager/core/src/index.ts', lazy('@lode/store.cafs')), [])
 })
 
 test('lint lets an import go down or stay in its tier', async () => {
-  assert.deepEqual(await layerErrors('pkg-manager/linker/src/index.ts', use('LinkPool', '@lode/worker.pools')), [])
+  assert.deepEqual(await layerErrors('pkg-manager/installing/linker/src/index.ts', use('LinkPool', '@lode/worker.pools')), [])
   assert.deepEqual(await layerErrors('resolving/npm-resolver/src/index.ts', use('LodeError', '@lode/core.error')), [])
   assert.deepEqual(await layerErrors('core/error/src/index.ts', use('nameOf', '@lode/core.dep-path')), [])
 })

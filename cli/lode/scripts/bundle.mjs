@@ -26,7 +26,7 @@ const WORKERS = {
 // The files that name thread entries by package, and the entries each names.
 const NAMING = [
   { file: /[\\/]worker[\\/]pools[\\/]dist[\\/]src[\\/]index\.js$/, entries: ['@lode/worker.extract', '@lode/worker.link'] },
-  { file: /[\\/]pkg-manager[\\/]installer[\\/]dist[\\/]src[\\/]packument-threads\.js$/, entries: ['@lode/resolving.npm-resolver/packument-thread'] },
+  { file: /[\\/]pkg-manager[\\/]installing[\\/]installer[\\/]dist[\\/]src[\\/]packument-threads\.js$/, entries: ['@lode/resolving.npm-resolver/packument-thread'] },
 ]
 
 /** Entries by output name: `<name>.js` in dist/bundle. */

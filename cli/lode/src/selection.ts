@@ -85,7 +85,7 @@ export async function selectProjects (
  */
 async function graphOptionsIn (workspaceDir: string | undefined): Promise<WorkspaceGraphOptions> {
   if (workspaceDir === undefined) return {}
-  const [{ readWorkspaceYaml }, { workspaceGraphOptions }] = await Promise.all([import('@lode/pkg-manager.config'), import('@lode/pkg-manager.core')])
+  const [{ readWorkspaceYaml }, { workspaceGraphOptions }] = await Promise.all([import('@lode/pkg-manager.config.settings'), import('@lode/pkg-manager.core')])
   return workspaceGraphOptions(readWorkspaceYaml(workspaceDir))
 }
 

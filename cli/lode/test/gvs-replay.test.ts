@@ -6,7 +6,7 @@ import path from 'node:path'
 import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
-import { writeReplay } from '@lode/pkg-manager.install-state/replay'
+import { writeReplay } from '@lode/pkg-manager.installing.install-state/replay'
 
 import { defaultStoreDir, isolatedEnv, lode, makeProject } from './helpers.js'
 import type { Project } from './helpers.js'

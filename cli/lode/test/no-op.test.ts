@@ -41,7 +41,7 @@ process.on('exit', () => { fs.writeFileSync(${JSON.stringify(list)}, urls.join('
 
 /** The settings parser's module, yaml, or a chunk of the CLI's bundle with the settings parser in it. */
 function loadsSettingsParser (url: string): boolean {
-  if (url.includes('/pkg-manager/config/dist/src/index.js') || url.includes('/yaml/')) return true
+  if (url.includes('/pkg-manager/config/settings/dist/src/index.js') || url.includes('/yaml/')) return true
   return url.includes('/cli/lode/dist/bundle/') && fs.readFileSync(new URL(url), 'utf8').includes('function getConfig(')
 }
 

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test'
 import { promisify } from 'node:util'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
-import { pack } from '@lode/pkg-manager.pack'
+import { pack } from '@lode/pkg-manager.releasing.pack'
 
 import { isolatedEnv } from './helpers.js'
 

@@ -1,10 +1,10 @@
 import path from 'node:path'
 
 import type { DependencyGroup } from '@lode/core.constants'
-import { readProjectManifest } from '@lode/pkg-manager.install-context/project-manifest'
-import type { InstallOptions, InstallResult } from '@lode/pkg-manager.installer'
-import { addEdits, removeEdits, updateEdits } from '@lode/pkg-manager.manifest-edit'
-import type { EditTarget } from '@lode/pkg-manager.manifest-edit'
+import { addEdits, removeEdits, updateEdits } from '@lode/pkg-manager.deps.manifest-edit'
+import type { EditTarget } from '@lode/pkg-manager.deps.manifest-edit'
+import { readProjectManifest } from '@lode/pkg-manager.installing.install-context/project-manifest'
+import type { InstallOptions, InstallResult } from '@lode/pkg-manager.installing.installer'
 
 import { namedAddSpecs } from './add-spec-names.js'
 import { installAndRecord } from './install.js'

@@ -1,7 +1,7 @@
 import { DEPENDENCY_GROUPS } from '@lode/core.constants'
 import { LodeError } from '@lode/core.error'
-import { renderTextTree } from '@lode/pkg-manager.inspection'
-import type { Lockfile } from '@lode/pkg-manager.lockfile'
+import type { Lockfile } from '@lode/pkg-manager.lockfile.format'
+import { renderTextTree } from '@lode/pkg-manager.reviewing.inspection'
 
 interface SnapshotChanges {
   added: string[]

@@ -1,4 +1,4 @@
-import type { InstallOptions, InstallResult } from '@lode/pkg-manager.installer'
+import type { InstallOptions, InstallResult } from '@lode/pkg-manager.installing.installer'
 
 import { dedupeCheck } from './dedupe-check.js'
 import { installAndRecord } from './install.js'

@@ -1,14 +1,14 @@
 import type { DependencyGroup } from '@lode/core.constants'
 import { pkgIdOf } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
-import type { Config } from '@lode/pkg-manager.config'
-import { buildDependencyGraph } from '@lode/pkg-manager.inspection'
-import type { NodeId } from '@lode/pkg-manager.inspection'
-import type { InstallEvent } from '@lode/pkg-manager.installer'
-import { Installer } from '@lode/pkg-manager.installer'
-import { readLockfile } from '@lode/pkg-manager.lockfile'
-import { verifyLockfile } from '@lode/pkg-manager.lockfile-verification'
-import { packagesCheck, skippedPackages } from '@lode/pkg-manager.package-is-installable'
+import type { Config } from '@lode/pkg-manager.config.settings'
+import type { InstallEvent } from '@lode/pkg-manager.installing.installer'
+import { Installer } from '@lode/pkg-manager.installing.installer'
+import { packagesCheck, skippedPackages } from '@lode/pkg-manager.installing.package-is-installable'
+import { readLockfile } from '@lode/pkg-manager.lockfile.format'
+import { verifyLockfile } from '@lode/pkg-manager.lockfile.verification'
+import { buildDependencyGraph } from '@lode/pkg-manager.reviewing.inspection'
+import type { NodeId } from '@lode/pkg-manager.reviewing.inspection'
 
 
 const ALL_GROUPS: Readonly<Record<DependencyGroup, boolean>> = { dependencies: true, devDependencies: true, optionalDependencies: true }

@@ -5,30 +5,30 @@ import type { DependencyGroup } from '@lode/core.constants'
 import { WANTED_LOCKFILE } from '@lode/core.constants'
 import { LodeError } from '@lode/core.error'
 import { own } from '@lode/core.safe-name'
-import type { Config } from '@lode/pkg-manager.config'
-import { readInstallContext } from '@lode/pkg-manager.install-context'
-import type { InstallContext } from '@lode/pkg-manager.install-context'
-import { writePnpmWorkspaceState } from '@lode/pkg-manager.install-state/pnpm-workspace-state'
-import type { InstallEvent, InstallOptions, InstallResult } from '@lode/pkg-manager.installer'
-import { Installer } from '@lode/pkg-manager.installer'
-import { allowBuildKeyOf, hasInstallScripts, projectScriptsPlan, runInstallScripts, runProjectScript } from '@lode/pkg-manager.lifecycle'
-import type { ProjectMutation } from '@lode/pkg-manager.lifecycle'
-import { refreshInjectedCopies } from '@lode/pkg-manager.linker'
-import type { DirectDependencyChange, InjectedCopy, LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
-import { localSources } from '@lode/pkg-manager.lockfile'
-import type { Lockfile } from '@lode/pkg-manager.lockfile'
-import { recordVerifiedLockfile, verifyLockfile } from '@lode/pkg-manager.lockfile-verification'
+import { allowBuildKeyOf, hasInstallScripts, projectScriptsPlan, runInstallScripts, runProjectScript } from '@lode/pkg-manager.building.lifecycle'
+import type { ProjectMutation } from '@lode/pkg-manager.building.lifecycle'
+import type { Config } from '@lode/pkg-manager.config.settings'
+import { sortProjects, workspaceDependencies } from '@lode/pkg-manager.config.workspace'
 import {
   catalogPins, excludeFromReleaseAge, forgetAllResolutions, forgetCatalogUsers, forgetUpdated, pruneReleaseAgeExcludes, pruneUnusedCatalogs,
   editedImporters, saveEdits, updatedImporters, updatedNames,
   addUndecidedBuilds, writeCatalogAdditions, writeEditedManifest,
-} from '@lode/pkg-manager.manifest-edit'
-import type { DependencyEdit, SavedEdits } from '@lode/pkg-manager.manifest-edit'
-import { packagesCheck, skippedPackages } from '@lode/pkg-manager.package-is-installable'
-import { checkUnusedPatches, patchFor } from '@lode/pkg-manager.patching'
-import type { PeerIssue } from '@lode/pkg-manager.resolve-dependencies'
-import { applyPeerDependencyRules, peerIssuesError } from '@lode/pkg-manager.resolve-dependencies/peer-rules'
-import { sortProjects, workspaceDependencies } from '@lode/pkg-manager.workspace'
+} from '@lode/pkg-manager.deps.manifest-edit'
+import type { DependencyEdit, SavedEdits } from '@lode/pkg-manager.deps.manifest-edit'
+import type { PeerIssue } from '@lode/pkg-manager.deps.resolve-dependencies'
+import { applyPeerDependencyRules, peerIssuesError } from '@lode/pkg-manager.deps.resolve-dependencies/peer-rules'
+import { readInstallContext } from '@lode/pkg-manager.installing.install-context'
+import type { InstallContext } from '@lode/pkg-manager.installing.install-context'
+import { writePnpmWorkspaceState } from '@lode/pkg-manager.installing.install-state/pnpm-workspace-state'
+import type { InstallEvent, InstallOptions, InstallResult } from '@lode/pkg-manager.installing.installer'
+import { Installer } from '@lode/pkg-manager.installing.installer'
+import { refreshInjectedCopies } from '@lode/pkg-manager.installing.linker'
+import type { DirectDependencyChange, InjectedCopy, LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.installing.linker'
+import { packagesCheck, skippedPackages } from '@lode/pkg-manager.installing.package-is-installable'
+import { localSources } from '@lode/pkg-manager.lockfile.format'
+import type { Lockfile } from '@lode/pkg-manager.lockfile.format'
+import { recordVerifiedLockfile, verifyLockfile } from '@lode/pkg-manager.lockfile.verification'
+import { checkUnusedPatches, patchFor } from '@lode/pkg-manager.patching.patches'
 import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import { storePath } from '@lode/store.cafs'
 import { registerProject } from '@lode/store.controller'
@@ -222,7 +222,7 @@ async function resolveOrReuse (ctx: InstallRun, installer: Installer): Promise<I
   const prefetch = opts.lockfileOnly !== true && ctx.selected === undefined
     && (include === undefined || (include.dependencies && include.devDependencies && include.optionalDependencies))
   const fetcher = prefetch ? installer.fetcher : undefined
-  const { resolveInstall } = await import('@lode/pkg-manager.resolve-dependencies/install')
+  const { resolveInstall } = await import('@lode/pkg-manager.deps.resolve-dependencies/install')
   // Progress while resolving (pnpm's "resolved N" counting up): CI logs show the install moving.
   let resolved = 0
   installer.beginResolution()

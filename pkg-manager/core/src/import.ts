@@ -1,5 +1,5 @@
-import { readImportedVersions } from '@lode/pkg-manager.import-lockfile'
-import type { InstallOptions, InstallResult } from '@lode/pkg-manager.installer'
+import type { InstallOptions, InstallResult } from '@lode/pkg-manager.installing.installer'
+import { readImportedVersions } from '@lode/pkg-manager.lockfile.import'
 
 import { installAndRecord } from './install.js'
 

@@ -3,10 +3,10 @@ import path from 'node:path'
 
 import { LODE_STATE_FILE } from '@lode/core.constants'
 import { fileSystemError, LodeError } from '@lode/core.error'
-import { adoptPnpmState, lockProject, installInputs, upToDateState, writeInstallState } from '@lode/pkg-manager.install-state'
-import type { InstallLock } from '@lode/pkg-manager.install-state'
-import { readOrNull } from '@lode/pkg-manager.install-state/quick-check'
-import type { InstallOptions, InstallResult } from '@lode/pkg-manager.installer'
+import { adoptPnpmState, lockProject, installInputs, upToDateState, writeInstallState } from '@lode/pkg-manager.installing.install-state'
+import type { InstallLock } from '@lode/pkg-manager.installing.install-state'
+import { readOrNull } from '@lode/pkg-manager.installing.install-state/quick-check'
+import type { InstallOptions, InstallResult } from '@lode/pkg-manager.installing.installer'
 
 import { writeWantedLockfile } from './lockfile-commit.js'
 

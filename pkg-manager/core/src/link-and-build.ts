@@ -2,10 +2,10 @@ import path from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 
 import { MODULES_DIR } from '@lode/core.constants'
-import { pendingBuildsAfter, reportIgnoredBuilds, revokedBuilds, runBuilds } from '@lode/pkg-manager.lifecycle'
-import type { Builds, LifecycleLog } from '@lode/pkg-manager.lifecycle'
-import { linkPackages, readModulesManifest } from '@lode/pkg-manager.linker'
-import type { InjectedCopy, LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.linker'
+import { pendingBuildsAfter, reportIgnoredBuilds, revokedBuilds, runBuilds } from '@lode/pkg-manager.building.lifecycle'
+import type { Builds, LifecycleLog } from '@lode/pkg-manager.building.lifecycle'
+import { linkPackages, readModulesManifest } from '@lode/pkg-manager.installing.linker'
+import type { InjectedCopy, LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.installing.linker'
 
 /**
  * node_modules from the lockfile, in pnpm's order: the packages are linked (the linker), the

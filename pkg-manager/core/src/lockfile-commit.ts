@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import { WANTED_LOCKFILE } from '@lode/core.constants'
-import type { Lockfile } from '@lode/pkg-manager.lockfile'
+import type { Lockfile } from '@lode/pkg-manager.lockfile.format'
 
 /** What an install writes to pnpm-lock.yaml: a text as it is, or a lockfile serialized as pnpm does. */
 export type WantedLockfile =
@@ -16,7 +16,7 @@ export type WantedLockfile =
  * only then.
  */
 export async function writeWantedLockfile (dir: string, wanted: WantedLockfile): Promise<boolean> {
-  const { writeLockfile, writeLockfileText } = await import('@lode/pkg-manager.lockfile')
+  const { writeLockfile, writeLockfileText } = await import('@lode/pkg-manager.lockfile.format')
   return 'text' in wanted
     ? await writeLockfileText(dir, wanted.text)
     : await writeLockfile(dir, wanted.lockfile, wanted.envDocument)
@@ -28,6 +28,6 @@ export async function writeWantedLockfile (dir: string, wanted: WantedLockfile):
  */
 export async function checkWantedLockfileWrite (dir: string, wanted: WantedLockfile): Promise<void> {
   if (fs.lstatSync(path.join(dir, WANTED_LOCKFILE), { throwIfNoEntry: false })?.isSymbolicLink() !== true) return
-  const { checkLockfileWrite, lockfileText } = await import('@lode/pkg-manager.lockfile')
+  const { checkLockfileWrite, lockfileText } = await import('@lode/pkg-manager.lockfile.format')
   await checkLockfileWrite(dir, 'text' in wanted ? wanted.text : lockfileText(wanted.lockfile, wanted.envDocument))
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 
-import type { Lockfile } from '@lode/pkg-manager.lockfile'
+import type { Lockfile } from '@lode/pkg-manager.lockfile.format'
 
 import { dedupeCheck } from '../src/dedupe-check.js'
 

@@ -42,7 +42,7 @@ export async function auditCommand (input: CommandInput, ctx: MainContext): Prom
     const dirs = values['workspace-root'] === true ? [workspaceDir] : await workspaceProjectDirs(workspaceDir, filters, dir)
     importerIds = dirs.map((projectDir) => path.relative(workspaceDir, projectDir).split(path.sep).join('/') || '.')
   }
-  const { audit } = await import('@lode/pkg-manager.audit')
+  const { audit } = await import('@lode/pkg-manager.reviewing.audit')
   const { output, exitCode } = await audit({
     config,
     include: includeOf(values),

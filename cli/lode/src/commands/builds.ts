@@ -15,8 +15,8 @@ const path = process.getBuiltinModule('node:path')
  */
 export async function ignoredBuildsCommand (input: CommandInput, ctx: MainContext): Promise<number> {
   const [{ allowBuildKeyOf }, { readModulesManifest }] = await Promise.all([
-    import('@lode/pkg-manager.lifecycle'),
-    import('@lode/pkg-manager.linker/modules-manifest'),
+    import('@lode/pkg-manager.building.lifecycle'),
+    import('@lode/pkg-manager.installing.linker/modules-manifest'),
   ])
   const { config } = await projectConfig(input, ctx)
   const rootDir = config.dir

@@ -1,5 +1,5 @@
 import { LodeError } from '@lode/core.error'
-import type { ConfigFilesOptions as ConfigOptions } from '@lode/pkg-manager.config'
+import type { ConfigFilesOptions as ConfigOptions } from '@lode/pkg-manager.config.settings'
 
 import type { MainContext } from '../context.js'
 import { VERSION } from '../version.js'
@@ -31,7 +31,7 @@ export async function configCommand (input: CommandInput, ctx: MainContext): Pro
   // Reading merges the machine's files and the project's, unless -g or --location global asks for the machine's alone.
   const readOpts: ConfigOptions = { ...opts, location: location ?? (values['global'] === true ? 'global' : 'project') }
   const json = values['json'] === true
-  const edit = await import('@lode/pkg-manager.config')
+  const edit = await import('@lode/pkg-manager.config.settings')
   switch (subcommand) {
     case 'set':
     case 'delete': {
@@ -66,7 +66,7 @@ function parseJson (text: string): unknown {
 
 /** A setting as pnpm's `config get` finds it: the registry (merged, with its default), an auth key, else the setting by its camelCase name. */
 async function configValue (key: string, opts: ConfigOptions, ctx: MainContext): Promise<unknown> {
-  const { camelCase, isIniKey, kebabCase, readConfigValues } = await import('@lode/pkg-manager.config')
+  const { camelCase, isIniKey, kebabCase, readConfigValues } = await import('@lode/pkg-manager.config.settings')
   const { settings, ini } = await readConfigValues(opts)
   const kebab = /^[a-z][a-zA-Z0-9]*$/.test(key) ? kebabCase(key) : key
   if (kebab === 'registry') return (await mergedConfig(opts, ctx)).registry
@@ -81,7 +81,7 @@ async function mergedConfig (opts: ConfigOptions, ctx: MainContext): Promise<{ r
 
 /** `lode config list`: the settings given (not the defaults), auth values hidden, the registry and user agent, as JSON with sorted keys. */
 async function listConfig (opts: ConfigOptions, ctx: MainContext): Promise<number> {
-  const { isProtectedKey, readConfigValues } = await import('@lode/pkg-manager.config')
+  const { isProtectedKey, readConfigValues } = await import('@lode/pkg-manager.config.settings')
   const { settings, ini } = await readConfigValues(opts)
   const { registry, userAgent } = await mergedConfig(opts, ctx)
   const record: Record<string, unknown> = { ...settings }

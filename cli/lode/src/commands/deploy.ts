@@ -42,7 +42,7 @@ export async function deployCommand (input: CommandInput, ctx: MainContext): Pro
   // The command line's settings (--store-dir, --registry, …), then its --config. ones, as install takes them.
   const overrides = { ...settingsOf(values), ...input.args!.config }
   const config = core.getConfig({ dir: workspaceDir, env: ctx.env, overrides, lodeVersion: VERSION })
-  const { readWorkspaceYaml } = await import('@lode/pkg-manager.config')
+  const { readWorkspaceYaml } = await import('@lode/pkg-manager.config.settings')
   for (const key of ['deployAllFiles', 'forceLegacyDeploy'] as const) {
     if (readWorkspaceYaml(workspaceDir)[key] === true) {
       throw new LodeError('UNSUPPORTED_SETTING', `${key}: true (in pnpm-workspace.yaml) is not supported by lode deploy yet.`, {

@@ -55,7 +55,7 @@ export async function dlxCommand (input: CommandInput, ctx: MainContext): Promis
       })
   }
   if (shellMode && packages.length === 0) throw new LodeError('BAD_ARGUMENTS', 'lode dlx -c needs --package: the command line is run in a shell, not installed.', { hint: 'For example: lode --package=cowsay dlx -c "echo hi | cowsay"' })
-  const [{ dlxInstall, getConfig }, { dlxBin }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.dlx')])
+  const [{ dlxInstall, getConfig }, { dlxBin }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.exec.dlx')])
   const config = getConfig({ dir: ctx.cwd, env: ctx.env, overrides: {}, lodeVersion: VERSION })
   // pnpm prints dlx's install on stderr (stdout is the command's): the progress and the count of packages.
   const reporter = createReporter('default', { ...ctx, stdout: ctx.stderr })
@@ -77,7 +77,7 @@ export async function dlxCommand (input: CommandInput, ctx: MainContext): Promis
   const binDir = path.join(dir, 'node_modules', '.bin')
   const env = { ...ctx.env, PATH: [binDir, ctx.env['PATH'] ?? ''].join(path.delimiter) }
   const { spawn } = process.getBuiltinModule('node:child_process')
-  const { exitCodeOf } = await import('@lode/pkg-manager.lifecycle')
+  const { exitCodeOf } = await import('@lode/pkg-manager.building.lifecycle')
   return await new Promise<number>((resolve, reject) => {
     const child = shellMode
       ? spawn([command, ...args].join(' '), { cwd: ctx.cwd, env, stdio: 'inherit', shell: true })
@@ -94,7 +94,7 @@ async function createArgs (argv: readonly string[]): Promise<DlxArgs> {
   const parsed = parseDlxArgs(argv)
   const [name, ...args] = parsed.rest
   if (name === undefined) return parsed
-  const { createPackageName } = await import('@lode/pkg-manager.dlx')
+  const { createPackageName } = await import('@lode/pkg-manager.exec.dlx')
   const pkg = createPackageName(name)
   // The package's own command runs (no --package), its name the create package's.
   return { ...parsed, rest: [pkg, ...args] }

@@ -39,7 +39,7 @@ export async function initCommand (input: CommandInput, ctx: MainContext): Promi
         license: 'ISC',
       }
   if (initType === 'module') manifest['type'] = 'module'
-  const [{ findWorkspaceDir }, { PNPM_VERSION }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.config')])
+  const [{ findWorkspaceDir }, { PNPM_VERSION }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.config.settings')])
   const workspaceDir = await findWorkspaceDir(dir)
   if (values['init-package-manager'] !== false && (workspaceDir === undefined || path.resolve(workspaceDir) === path.resolve(dir))) {
     manifest['devEngines'] = { ...manifest['devEngines'] as object | undefined, packageManager: { name: 'pnpm', version: PNPM_VERSION, onFail: 'download' } }

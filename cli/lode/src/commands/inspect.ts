@@ -15,7 +15,7 @@ const path = process.getBuiltinModule('node:path')
 export async function whyCommand (input: CommandInput, ctx: MainContext): Promise<number> {
   const { values, positionals } = input.args!
   const depth = depthOf(values['depth'])
-  const { why } = await import('@lode/pkg-manager.inspection')
+  const { why } = await import('@lode/pkg-manager.reviewing.inspection')
   const { dir, workspaceDir, config } = await projectConfig(input, ctx)
   const projectDirs = workspaceDir === undefined ? [dir] : await workspaceProjectDirs(workspaceDir, values['filter'] as string[] | undefined ?? [], dir)
   const output = await why({
@@ -40,7 +40,7 @@ export async function whyCommand (input: CommandInput, ctx: MainContext): Promis
 export async function listCommand (input: CommandInput, ctx: MainContext): Promise<number> {
   const { values, positionals } = input.args!
   const depth = depthOf(values['depth']) ?? 0
-  const { createPackageSearch, list } = await import('@lode/pkg-manager.inspection')
+  const { createPackageSearch, list } = await import('@lode/pkg-manager.reviewing.inspection')
   // `lode ls <pattern>…`: only the paths to the packages the patterns match (`babel-*`, `react@^18`).
   const search = positionals.length > 0 ? createPackageSearch(positionals) : undefined
   // The registries, for `--json`'s tarball URLs.

@@ -1,7 +1,7 @@
 import { LodeError } from '@lode/core.error'
-import { isCI } from '@lode/pkg-manager.config/ci'
+import { isCI } from '@lode/pkg-manager.config.settings/ci'
 import type { ConfigOverrides, InstallEvent } from '@lode/pkg-manager.core'
-import type { QuickKey } from '@lode/pkg-manager.install-state/quick-check'
+import type { QuickKey } from '@lode/pkg-manager.installing.install-state/quick-check'
 
 import type { ParsedArgs } from '../args.js'
 import type { MainContext } from '../context.js'
@@ -50,7 +50,7 @@ export async function installCommand (input: CommandInput, ctx: MainContext): Pr
     const quickCheck = kind === 'install' && !prune && !dedupe && input.name !== 'import' && values['lockfile-only'] !== true && values['filter'] === undefined
       && tracePipeline === undefined && values['timeline'] === undefined && Object.keys(input.args!.config).length === 0
     if (quickCheck) {
-      const { quickKey, quickUpToDate } = await import('@lode/pkg-manager.install-state/quick-check')
+      const { quickKey, quickUpToDate } = await import('@lode/pkg-manager.installing.install-state/quick-check')
       quick = quickKey({ cwd: path.resolve(ctx.cwd, values['dir'] as string | undefined ?? '.'), env: ctx.env, flags: quickFlags(values), version: VERSION })
       if (quickUpToDate(quick, { frozenLockfile: values['frozen-lockfile'] as boolean | undefined }) !== undefined) {
         reporter.print('Already up to date')
@@ -58,7 +58,7 @@ export async function installCommand (input: CommandInput, ctx: MainContext): Pr
         return 0
       }
       // node_modules deleted under the global virtual store: written back as the last install made it.
-      const { replayInstall } = await import('@lode/pkg-manager.install-state/replay')
+      const { replayInstall } = await import('@lode/pkg-manager.installing.install-state/replay')
       const events = replayInstall(quick, ctx.env) as InstallEvent[] | undefined
       if (events !== undefined) {
         for (const event of events) reporter.onEvent(event)
@@ -178,7 +178,7 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
     await dedupe({ ...common, include: includedGroups(values), check: values['check'] === true })
   } else {
     // An install that makes node_modules from nothing under the global virtual store leaves a
-    // record for the quick path to write it back from (see @lode/pkg-manager.install-state/replay).
+    // record for the quick path to write it back from (see @lode/pkg-manager.installing.install-state/replay).
     const replayable = input.quick !== undefined && input.quick.dir === config.dir && projectIds === undefined && !input.prune &&
       values['lockfile-only'] !== true && config.enableGlobalVirtualStore && config.nodeLinker !== 'hoisted' &&
       !fs.existsSync(path.join(config.dir, 'node_modules'))
@@ -198,7 +198,7 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
     })
     const replayEvents = replayable ? eventsToReplay(events) : undefined
     if (replayEvents !== undefined) {
-      const { writeReplay } = await import('@lode/pkg-manager.install-state/replay')
+      const { writeReplay } = await import('@lode/pkg-manager.installing.install-state/replay')
       writeReplay(input.quick!, ctx.env, replayEvents)
     }
   }

@@ -24,7 +24,7 @@ export async function licensesCommand (input: CommandInput, ctx: MainContext): P
   // Not recursive by default (pnpm's licenses is not): from the workspace root, the root's own dependencies.
   const recursive = workspaceDir !== undefined && (values['recursive'] === true || filters.length > 0)
   const projectDirs = workspaceDir !== undefined && recursive ? await workspaceProjectDirs(workspaceDir, filters, dir) : [dir]
-  const { licenses } = await import('@lode/pkg-manager.inspection')
+  const { licenses } = await import('@lode/pkg-manager.reviewing.inspection')
   const output = await licenses({
     lockfileDir,
     importerIds: projectDirs.map((projectDir) => path.relative(lockfileDir, projectDir).split(path.sep).join('/') || '.'),

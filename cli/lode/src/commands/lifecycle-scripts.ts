@@ -7,7 +7,7 @@ import { VERSION } from '../version.js'
 export async function runLifecycleScripts (dir: string, events: readonly string[], stderr: NodeJS.WritableStream): Promise<void> {
   const [core, { isSkippedScript, runProjectScript, scriptsOf }] = await Promise.all([
     import('@lode/pkg-manager.core'),
-    import('@lode/pkg-manager.lifecycle'),
+    import('@lode/pkg-manager.building.lifecycle'),
   ])
   for (const event of events) {
     // Read again for each: a script may change package.json (a version bump in prepublishOnly).

@@ -112,13 +112,13 @@ function linkedName (dir: string): string {
 }
 
 async function workspaceOverrides (rootDir: string): Promise<Record<string, string> | undefined> {
-  const { readWorkspaceYaml } = await import('@lode/pkg-manager.config')
+  const { readWorkspaceYaml } = await import('@lode/pkg-manager.config.settings')
   const overrides = readWorkspaceYaml(rootDir)['overrides']
   return overrides !== null && typeof overrides === 'object' ? overrides as Record<string, string> : undefined
 }
 
 async function updateOverrides (rootDir: string, overrides: Record<string, string> | null): Promise<void> {
-  const { updateWorkspaceYaml } = await import('@lode/pkg-manager.config/workspace-yaml')
+  const { updateWorkspaceYaml } = await import('@lode/pkg-manager.config.settings/workspace-yaml')
   await updateWorkspaceYaml(rootDir, { overrides })
 }
 

@@ -19,7 +19,7 @@ export async function outdatedCommand (input: CommandInput, ctx: MainContext): P
   if (!(FORMATS as readonly string[]).includes(format)) {
     throw new LodeError('BAD_OUTDATED_FORMAT', `Unsupported format: ${format}`, { hint: 'Use --format table, list or json.' })
   }
-  const { outdatedOfProjects, renderOutdated, renderOutdatedRecursive } = await import('@lode/pkg-manager.inspection')
+  const { outdatedOfProjects, renderOutdated, renderOutdatedRecursive } = await import('@lode/pkg-manager.reviewing.inspection')
   const { dir, workspaceDir, config } = await projectConfig(input, ctx)
   const selection: Selection = {
     recursive: values['recursive'] === true,

@@ -1,4 +1,4 @@
-import type { PackOptions, PackResult } from '@lode/pkg-manager.pack'
+import type { PackOptions, PackResult } from '@lode/pkg-manager.releasing.pack'
 
 import type { MainContext } from '../context.js'
 import { inChunkOrder, selectedProjects } from '../selection.js'
@@ -70,7 +70,7 @@ export interface PackProjectOptions extends Pick<PackOptions, 'dir' | 'workspace
 
 /** A project packed as `lode pack` packs it (its workspace's projects give `workspace:` versions), with its pack scripts. */
 export async function packProject (opts: PackProjectOptions): Promise<PackResult> {
-  const [core, { pack }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.pack')])
+  const [core, { pack }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.releasing.pack')])
   const { dir, workspaceDir, scripts } = opts
   const run = async (events: readonly string[]): Promise<void> => {
     if (scripts !== undefined) await runLifecycleScripts(dir, events, scripts)

@@ -21,7 +21,7 @@ export async function patchCommand (input: CommandInput, ctx: MainContext): Prom
   const { dir, config } = await projectConfig(input, ctx)
   const editDir = editDirOption === undefined ? undefined : path.resolve(dir, editDirOption)
   if (param === undefined) throw new LodeError('MISSING_PACKAGE_NAME', '`lode patch` requires the package name')
-  const { preparePatch } = await import('@lode/pkg-manager.patch-commands')
+  const { preparePatch } = await import('@lode/pkg-manager.patching.commands')
   const terminal = ctx.stdin?.()
   const prepared = await preparePatch({
     config,
@@ -51,7 +51,7 @@ export async function patchCommitCommand (input: CommandInput, ctx: MainContext)
   const param = positionals[0]
   if (param === undefined) throw new LodeError('MISSING_PACKAGE_NAME', '`lode patch-commit` requires the patch directory or package name')
   const { dir, config } = await projectConfig(input, ctx)
-  const { patchCommitDiff, writePatchFile } = await import('@lode/pkg-manager.patch-commands')
+  const { patchCommitDiff, writePatchFile } = await import('@lode/pkg-manager.patching.commands')
   const commit = await patchCommitDiff({
     config,
     param,
@@ -116,7 +116,7 @@ export async function patchRemoveCommand (input: CommandInput, ctx: MainContext)
 }
 
 async function updatePatchedDependencies (rootDir: string, patchedDependencies: Record<string, string>): Promise<void> {
-  const { updateWorkspaceYaml } = await import('@lode/pkg-manager.config/workspace-yaml')
+  const { updateWorkspaceYaml } = await import('@lode/pkg-manager.config.settings/workspace-yaml')
   await updateWorkspaceYaml(rootDir, { patchedDependencies: Object.keys(patchedDependencies).length === 0 ? null : patchedDependencies })
 }
 

@@ -6,7 +6,7 @@ import { LodeError } from '@lode/core.error'
  * `ERR_LODE_UNSUPPORTED_SETTING`, never ignored. (The others are `Config.publish`.)
  */
 export async function refuseUnsupportedPackSettings (rootDir: string): Promise<void> {
-  const { readWorkspaceYaml } = await import('@lode/pkg-manager.config')
+  const { readWorkspaceYaml } = await import('@lode/pkg-manager.config.settings')
   const yaml = readWorkspaceYaml(rootDir)
   for (const [key, unset] of [['embedReadme', false], ['packGzipLevel', undefined], ['provenance', false]] as const) {
     if (yaml[key] !== undefined && yaml[key] !== unset) {

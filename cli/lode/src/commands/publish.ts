@@ -49,7 +49,7 @@ export async function publishCommand (input: CommandInput, ctx: MainContext): Pr
     scripts: values['ignore-scripts'] === true ? undefined : ctx.stderr,
   }
   if (values['git-checks'] as boolean | undefined ?? settings.gitChecks) {
-    const [{ checkGitForPublish }, { isCI }] = await Promise.all([import('@lode/pkg-manager.publish'), import('@lode/pkg-manager.config')])
+    const [{ checkGitForPublish }, { isCI }] = await Promise.all([import('@lode/pkg-manager.releasing.publish'), import('@lode/pkg-manager.config.settings')])
     await checkGitForPublish(dir, { publishBranch: values['publish-branch'] as string | undefined ?? settings.publishBranch, ci: isCI(ctx.env) })
   }
   const filters = values['filter'] as string[] | undefined ?? []
@@ -58,7 +58,7 @@ export async function publishCommand (input: CommandInput, ctx: MainContext): Pr
   if (target !== undefined && /\.t(?:ar\.)?gz$/.test(target)) {
     // A packed tarball goes as it is: no scripts, no pack (pnpm's publish <tarball>).
     const file = path.resolve(dir, target)
-    const { packedManifest } = await import('@lode/pkg-manager.publish')
+    const { packedManifest } = await import('@lode/pkg-manager.releasing.publish')
     let tarball: Buffer
     try {
       tarball = fs.readFileSync(file)
@@ -109,7 +109,7 @@ async function send (
   flags: PublishFlags,
   reporter: Reporter
 ): Promise<void> {
-  const { publishPackage } = await import('@lode/pkg-manager.publish')
+  const { publishPackage } = await import('@lode/pkg-manager.releasing.publish')
   await publishPackage({
     config,
     manifest,
@@ -129,7 +129,7 @@ async function publishRecursive (
 ): Promise<number> {
   const selection = { recursive: true, filters: opts.filters, workspaceRoot: false, failIfNoMatch: false, ifPresent: false }
   const selected = await selectProjects(selection, opts.dir)
-  const { isPublished } = await import('@lode/pkg-manager.publish')
+  const { isPublished } = await import('@lode/pkg-manager.releasing.publish')
   const candidates = selected.projects.filter(({ manifest }) =>
     typeof manifest['name'] === 'string' && typeof manifest['version'] === 'string' && manifest['private'] !== true)
   const toPublish = []

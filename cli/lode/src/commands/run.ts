@@ -17,7 +17,7 @@ const path = process.getBuiltinModule('node:path')
 export async function runCommand (argv: readonly string[], ctx: MainContext): Promise<number> {
   const { selection, flags, rest } = takeRunFlags(argv)
   if (selectsProjects(selection)) return await runInProjects(rest, selection, flags, ctx)
-  const [{ findWorkspaceDir, lodeUserAgent, readProjectManifest }, { commandLine, isSkippedScript, runProjectScript, scriptsOf }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.lifecycle')])
+  const [{ findWorkspaceDir, lodeUserAgent, readProjectManifest }, { commandLine, isSkippedScript, runProjectScript, scriptsOf }] = await Promise.all([import('@lode/pkg-manager.core'), import('@lode/pkg-manager.building.lifecycle')])
   const userAgent = lodeUserAgent(VERSION)
   const dir = selection.workspaceRoot ? await findWorkspaceDir(ctx.cwd) ?? ctx.cwd : ctx.cwd
   let manifest
@@ -85,7 +85,7 @@ export async function execCommand (argv: readonly string[], ctx: MainContext): P
   // pnpm prints no "Scope:" line for exec.
   const projects = await selectedProjects(selection, ctx, { skipsRoot: true })
   if (typeof projects === 'number') return projects
-  const { commandLine } = await import('@lode/pkg-manager.lifecycle')
+  const { commandLine } = await import('@lode/pkg-manager.building.lifecycle')
   const failures: Array<{ dir: string, code: number }> = []
   let passes = 0
   // With --no-bail, a project whose dependency failed (or was skipped) is skipped, as pnpm's scheduler skips it.
@@ -130,7 +130,7 @@ async function nodeOptionsEnvOf (cwd: string): Promise<Record<string, string>> {
   const file = path.join(workspaceDir, 'pnpm-workspace.yaml')
   const text = await process.getBuiltinModule('node:fs/promises').readFile(file, 'utf8').catch(() => '')
   if (!text.includes('nodeOptions')) return {}
-  const [{ readWorkspaceYaml }, { nodeOptionsEnv }] = await Promise.all([import('@lode/pkg-manager.config'), import('@lode/pkg-manager.lifecycle')])
+  const [{ readWorkspaceYaml }, { nodeOptionsEnv }] = await Promise.all([import('@lode/pkg-manager.config.settings'), import('@lode/pkg-manager.building.lifecycle')])
   const value = readWorkspaceYaml(workspaceDir)['nodeOptions']
   if (value !== undefined && typeof value !== 'string') {
     throw new LodeError('INVALID_SETTING', `nodeOptions in ${file} has the wrong type (${typeof value}).`, { hint: 'nodeOptions is a string of Node.js options, as in NODE_OPTIONS.' })
@@ -145,7 +145,7 @@ async function execIn (dir: string, command: string, args: readonly string[], ct
   const bins = [...new Set([bin, ...await workspaceBins(dir)])]
   // In a workspace, pnpm tells the command which project it runs in.
   const env = { ...ctx.env, PATH: [...bins, ctx.env['PATH'] ?? ''].join(path.delimiter), ...typeof name === 'string' ? { PNPM_PACKAGE_NAME: name } : {} }
-  const { exitCodeOf } = await import('@lode/pkg-manager.lifecycle')
+  const { exitCodeOf } = await import('@lode/pkg-manager.building.lifecycle')
   return await new Promise<number>((resolve) => {
     const { spawn } = process.getBuiltinModule('node:child_process')
     const child = spawn(command, args, { cwd: dir, env, stdio: 'inherit' })
@@ -232,7 +232,7 @@ async function runInProjects (argv: readonly string[], selection: Selection, fla
   }
   const [{ findWorkspaceDir, lodeUserAgent }, { runWorkspaceScript, notInstalled }] = await Promise.all([
     import('@lode/pkg-manager.core'),
-    import('@lode/pkg-manager.lifecycle'),
+    import('@lode/pkg-manager.building.lifecycle'),
   ])
   const projects = await selectedProjects(selection, ctx, { showScope: true, skipsRoot: true })
   if (typeof projects === 'number') return projects

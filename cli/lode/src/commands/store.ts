@@ -27,7 +27,7 @@ export async function storeCommand (input: CommandInput, ctx: MainContext): Prom
   }
   if (sub !== 'prune' && values['force'] !== undefined) throw new LodeError('BAD_ARGUMENTS', `lode store ${sub} takes no --force.`, { hint: 'lode store prune --force removes directories found among the store\'s files.' })
   const { config } = await projectConfig(input, ctx)
-  const commands = await import('@lode/pkg-manager.store-commands')
+  const commands = await import('@lode/pkg-manager.store.commands')
   if (sub === 'path') {
     ctx.stdout.write(`${commands.storePath(config.storeDir)}\n`)
     return 0
