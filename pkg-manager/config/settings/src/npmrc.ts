@@ -1,4 +1,7 @@
-import { LodeError } from '@lode/core.error'
+import fs from 'node:fs'
+
+import { LodeError, fileSystemError, hasErrno } from '@lode/core.error'
+import ini from 'ini'
 
 import { PNPM_SETTINGS, camelCase } from './settings.js'
 
@@ -59,4 +62,37 @@ export function pickNpmrcSettings (sources: readonly NpmrcSource[]): { npmrc: Re
     }
   }
   return { npmrc, warnings }
+}
+
+/** An `.npmrc` file's pairs, `${VAR}` expanded from `env`; a missing file is empty. */
+export function readNpmrc (file: string, env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  let text: string
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch (err) {
+    // As npm, which ignores an .npmrc it cannot read as a file.
+    if (hasErrno(err, 'ENOENT') || hasErrno(err, 'EISDIR')) return {}
+    throw fileSystemError(err, file) ?? err
+  }
+  const out: Record<string, string> = {}
+  for (const [key, value] of Object.entries(ini.parse(text))) {
+    if (typeof value !== 'string' && typeof value !== 'boolean' && typeof value !== 'number') continue
+    // Own variables only: `${constructor}` is not Object's constructor.
+    // `[^${}]`, as npm: `[^}]` scanned to the end of the value from every `${` (quadratic for `${${${…`).
+    out[key] = String(value).replace(/\$\{([^${}]+)\}/g, (_, name: string) => Object.hasOwn(env, name) ? env[name] ?? '' : '')
+  }
+  return out
+}
+
+/** The certificates of `cafile` (from .npmrc or npm_config_cafile). */
+export function readCafile (file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8')
+  } catch (err) {
+    if (!(err instanceof Error) || typeof (err as NodeJS.ErrnoException).code !== 'string') throw err
+    throw new LodeError('INVALID_SETTING', `cafile (in .npmrc or npm_config_cafile) is ${file}, which cannot be read (${(err as NodeJS.ErrnoException).code}).`, {
+      hint: 'Point cafile at a file of PEM certificates, or remove it from .npmrc.',
+      cause: err,
+    })
+  }
 }
