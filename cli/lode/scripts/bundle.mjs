@@ -25,7 +25,8 @@ const WORKERS = {
 }
 // The files that name thread entries by package, and the entries each names.
 const NAMING = [
-  { file: /[\\/]worker[\\/]pools[\\/]dist[\\/]src[\\/]index\.js$/, entries: ['@lode/worker.extract', '@lode/worker.link'] },
+  { file: /[\\/]worker[\\/]pools[\\/]dist[\\/]src[\\/]store-pool\.js$/, entries: ['@lode/worker.extract'] },
+  { file: /[\\/]worker[\\/]pools[\\/]dist[\\/]src[\\/]link-pool\.js$/, entries: ['@lode/worker.link'] },
   { file: /[\\/]pkg-manager[\\/]installing[\\/]installer[\\/]dist[\\/]src[\\/]packument-threads\.js$/, entries: ['@lode/resolving.npm-resolver/packument-thread'] },
 ]
 
