@@ -84,6 +84,37 @@ test('an entry younger than minimumReleaseAge: pnpm 11 and lode refuse the lockf
   assert.deepEqual(snapshot(installed.dir), before)
 })
 
+test('the check runs beside the downloads: packages are fetched while it waits on the registry, and its failure leaves the project as it was', async () => {
+  const project = await lockedProject({ old: '1.0.0' }, 'minimumReleaseAge: 600\n')
+  const before = snapshot(project.dir)
+  const requestsBefore = registry.recorded.length
+  // The check's answer for young comes late: the tarballs are asked for meanwhile.
+  registry.responseDelay = (url) => url === '/young' ? 1500 : 0
+  try {
+    const refused = await lode(project, ['install', '--frozen-lockfile'])
+    assert.notEqual(refused.code, 0, refused.stdout)
+    assert.deepEqual(violations(refused, 'lode'), [
+      '[ERR_MINIMUM_RELEASE_AGE_VIOLATION] 1 lockfile entries failed verification:',
+      '  young@1.0.0 was published at <time>, within the minimumReleaseAge cutoff (<time>)',
+    ])
+  } finally {
+    registry.responseDelay = undefined
+  }
+  const tarballs = registry.recorded.slice(requestsBefore).filter((request) => request.url.endsWith('.tgz'))
+  assert.deepEqual(tarballs.map((request) => request.url).sort(), ['/old/-/old-1.0.0.tgz', '/young/-/young-1.0.0.tgz'], 'downloaded beside the check')
+  assert.deepEqual(snapshot(project.dir), before, 'no node_modules, no lockfile change')
+  // The root's own scripts before the install wait for the verdict: a refused lockfile ran none.
+  const manifest = JSON.parse(fs.readFileSync(path.join(project.dir, 'package.json'), 'utf8')) as Record<string, unknown>
+  const script = 'node -e "require(\'fs\').writeFileSync(\'ran-\' + process.env.npm_lifecycle_event, \'\')"'
+  fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ ...manifest, scripts: { preinstall: script, 'pnpm:devPreinstall': script } }))
+  const withScripts = snapshot(project.dir)
+  assert.notEqual((await lode(project, ['install', '--frozen-lockfile'])).code, 0)
+  assert.deepEqual(snapshot(project.dir), withScripts, 'no script ran')
+  fs.writeFileSync(path.join(project.dir, 'pnpm-workspace.yaml'), 'minimumReleaseAge: 600\nminimumReleaseAgeExclude: [young]\n')
+  assert.equal((await lode(project, ['install', '--frozen-lockfile'])).code, 0)
+  assert.deepEqual(['ran-pnpm:devPreinstall', 'ran-preinstall'].map((file) => fs.existsSync(path.join(project.dir, file))), [true, true], 'they run once it passes')
+})
+
 test('minimumReleaseAgeExclude: both accept the lockfile, and lode installs it', async () => {
   for (const exclude of ['[young]', '[young@1.0.0]', '["young@1.0.0 || 2.0.0"]']) {
     const project = await lockedProject({ old: '1.0.0' }, `minimumReleaseAgeExclude: ${exclude}\n`)

@@ -5,7 +5,7 @@ import type { DependencyGroup } from '@lode/core.constants'
 import { WANTED_LOCKFILE } from '@lode/core.constants'
 import { LodeError } from '@lode/core.error'
 import { own } from '@lode/core.safe-name'
-import { allowBuildKeyOf, hasInstallScripts, projectScriptsPlan, runInstallScripts, runProjectScript } from '@lode/pkg-manager.building.lifecycle'
+import { allowBuildKeyOf, hasInstallScripts, projectScriptsPlan, runInstallScripts, runProjectScript, scriptsOf } from '@lode/pkg-manager.building.lifecycle'
 import type { ProjectMutation } from '@lode/pkg-manager.building.lifecycle'
 import type { Config } from '@lode/pkg-manager.config.settings'
 import { sortProjects, workspaceDependencies } from '@lode/pkg-manager.config.workspace'
@@ -33,6 +33,7 @@ import type { ReleaseAgeViolation } from '@lode/resolving.npm-resolver'
 import { storePath } from '@lode/store.cafs'
 import { registerProject } from '@lode/store.controller'
 
+import { BackgroundCheck } from './background-check.js'
 import { linkAndBuild } from './link-and-build.js'
 import { checkWantedLockfileWrite, writeWantedLockfile } from './lockfile-commit.js'
 import type { WantedLockfile } from './lockfile-commit.js'
@@ -86,10 +87,21 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
   if (opts.lockfileOnly !== true && config.formerDefaultStoreDir !== undefined && fs.existsSync(config.formerDefaultStoreDir)) {
     emit({ type: 'warning', message: `The store at ${config.formerDefaultStoreDir} is no longer used: lode now shares pnpm's store (${storePath(config.storeDir)}). Remove ${config.formerDefaultStoreDir} to free its space.` })
   }
-  await phase(installer, 'check', async () => { await checkLockfile(ctx, installer) })
+  // The lockfile's supply-chain check runs beside resolution and downloads; its verdict still comes first.
+  const check = new BackgroundCheck(async () => { await phase(installer, 'check', async () => { await verifyCurrentLockfile(ctx, installer) }) })
+  return await check.first(async () => await installChecked(ctx, installer, started, check.passed))
+}
+
+/** The install, with the lockfile's check (`verified`) running beside it: awaited before anything is written or run. */
+async function installChecked (ctx: InstallRun, installer: Installer, started: number, verified: Promise<void>): Promise<InstallResult> {
+  const { config, opts, emit } = ctx
+  refuseOutdatedFrozenLockfile(ctx)
   const scripts = projectScripts(ctx)
   // pnpm's `pnpm:devPreinstall` of the root: first, in every install that does not skip scripts.
   if (opts.ignoreScripts !== true) {
+    // The root's own scripts run only once the lockfile passed (a failed install has run nothing).
+    const rootScripts = scriptsOf(ctx.rootManifest)
+    if (Object.hasOwn(rootScripts, DEV_PREINSTALL) || (scripts?.plan.rootPreinstall === true && Object.hasOwn(rootScripts, 'preinstall'))) await verified
     await runProjectScript(DEV_PREINSTALL, { ...scriptOptions(ctx), dir: config.dir, manifest: ctx.rootManifest })
   }
   if (scripts?.plan.rootPreinstall === true) await scripts.run('preinstall')
@@ -100,6 +112,7 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
   const peerIssues = checkResolution(ctx, plan)
   const packages = Object.keys(plan.lockfile.packages ?? {}).length
   if (opts.lockfileCheck !== undefined) {
+    await verified
     opts.lockfileCheck(ctx.current?.lockfile, plan.lockfile)
     const timings = { resolveMs: Math.round(resolveMs), linkMs: 0, totalMs: Math.round(performance.now() - started) }
     return { lockfileChanged: false, packages, added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], timings }
@@ -116,10 +129,13 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
   const toWrite = lockfileToWrite(ctx, plan)
   if (toWrite !== undefined) await checkWantedLockfileWrite(config.dir, toWrite)
   const linkStart = performance.now()
-  const commit = async (ignoredBuilds: readonly string[] = []): Promise<boolean> => await commitInstall(ctx, plan, saved, ignoredBuilds)
+  const commit = async (ignoredBuilds: readonly string[] = []): Promise<boolean> => {
+    await verified
+    return await commitInstall(ctx, plan, saved, ignoredBuilds)
+  }
   const linked: LinkCounts & { committed: boolean, partial: boolean, injectedCopies: readonly InjectedCopy[] } = opts.lockfileOnly === true
     ? { added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], committed: await commit(), partial: false, injectedCopies: [] }
-    : await linkAndBuild(linkOptions(ctx, installer, plan, packages), commit, (log) => {
+    : await linkAndBuild({ ...linkOptions(ctx, installer, plan, packages), verified }, commit, (log) => {
       emit({ type: 'lifecycle', ...log, dir: path.relative(config.dir, log.dir).split(path.sep).join('/') || '.' })
     }, installer.trace)
   // A lockfile resolved under the policies passes them: recorded so, as pnpm records it.
@@ -159,20 +175,23 @@ async function installWith (ctx: InstallRun, installer: Installer, started: numb
  * pnpm 11 checks the lockfile it starts from against the supply-chain policies, frozen or not,
  * before using it; its verdict comes first, before whether the lockfile is up to date.
  */
-async function checkLockfile (ctx: InstallRun, installer: Installer): Promise<void> {
-  const { config, opts, emit, current, wanted, outdated } = ctx
+async function verifyCurrentLockfile (ctx: InstallRun, installer: Installer): Promise<void> {
+  const { config, opts, emit, current, wanted } = ctx
   // `import` resolves anew, whatever pnpm-lock.yaml says: pnpm moves it aside first.
-  if (current !== undefined && opts.importedVersions === undefined) {
-    await verifyLockfile({
-      config,
-      lockfile: current.lockfile,
-      text: wanted?.text,
-      client: installer.client,
-      now: opts.now,
-      onEvent: emit,
-      onWarning: (message) => { emit({ type: 'warning', message }) },
-    })
-  }
+  if (current === undefined || opts.importedVersions !== undefined) return
+  await verifyLockfile({
+    config,
+    lockfile: current.lockfile,
+    text: wanted?.text,
+    client: installer.client,
+    now: opts.now,
+    onEvent: emit,
+    onWarning: (message) => { emit({ type: 'warning', message }) },
+  })
+}
+
+function refuseOutdatedFrozenLockfile (ctx: InstallRun): void {
+  const { config, wanted, outdated } = ctx
   if (ctx.frozen && wanted !== undefined && outdated !== undefined) {
     throw new LodeError('OUTDATED_LOCKFILE', `Cannot install with a frozen lockfile because pnpm-lock.yaml is not up to date with ${path.join(config.dir, 'package.json')}: ${outdated}.`, {
       hint: 'Run lode install without --frozen-lockfile (in CI: --no-frozen-lockfile) to update pnpm-lock.yaml, and commit it.',

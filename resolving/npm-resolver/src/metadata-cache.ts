@@ -1,7 +1,8 @@
+import fs from 'node:fs/promises'
 import path from 'node:path'
 
 import { METADATA_CACHE_DIR, METADATA_CACHE_EXT } from '@lode/core.constants'
-import { LodeError, isLodeError } from '@lode/core.error'
+import { LodeError, hasErrno, isLodeError } from '@lode/core.error'
 import { isValidPackageName, joinInside } from '@lode/core.safe-name'
 import { decodeMsgpackPart, readMsgpackFile, writeMsgpackFile } from '@lode/fs.msgpack-file'
 
@@ -19,10 +20,15 @@ export interface CachedMetadata {
   fetchedAt: number
   /** The full document (with `time`) rather than the abbreviated one. */
   full: boolean
+  /**
+   * When the registry last vouched for this document (ms since epoch): the cache file's time, which
+   * a 304 renews (`touchCachedMetadata`) without writing the document again. Not stored in the file.
+   */
+  validatedAt: number
 }
 
 /** A cache entry as its file holds it: the versions each encoded on their own (`EncodedVersions`). */
-export interface StoredMetadata extends Omit<CachedMetadata, 'packument'> {
+export interface StoredMetadata extends Omit<CachedMetadata, 'packument' | 'validatedAt'> {
   packument: Omit<Packument, 'versions'> & { versions: EncodedVersions }
 }
 
@@ -59,7 +65,10 @@ function isStoredMetadata (value: unknown): value is StoredMetadata {
 export async function readCachedMetadata (file: string, onDamaged: (message: string) => void): Promise<CachedMetadata | undefined> {
   try {
     const stored = await readMsgpackFile<StoredMetadata>(file, { validate: isStoredMetadata })
-    return stored === undefined ? undefined : fromStored(file, stored)
+    if (stored === undefined) return undefined
+    // A file's time can be set by anyone who can write it, as its content can: it is trusted as the content is.
+    const mtime = await fs.stat(file).then((stat) => stat.mtimeMs, () => stored.fetchedAt)
+    return fromStored(file, stored, mtime)
   } catch (err) {
     // Damaged content is refetched; a directory in the file's place or a permission error is the user's to fix.
     if (!isLodeError(err, 'ERR_LODE_MSGPACK_FILE_CORRUPTED') && !isLodeError(err, 'ERR_LODE_MSGPACK_FILE_TRUNCATED')) throw err
@@ -69,9 +78,20 @@ export async function readCachedMetadata (file: string, onDamaged: (message: str
 }
 
 /** The entry of a stored one: its versions decoded when first read (`file` names them in errors). */
-export function fromStored (file: string, stored: StoredMetadata): CachedMetadata {
+export function fromStored (file: string, stored: StoredMetadata, validatedAt = stored.fetchedAt): CachedMetadata {
   const versions = PackageVersions.decode(stored.packument.versions, (bytes) => decodeMsgpackPart(file, bytes) as PackageMeta)
-  return { ...stored, packument: { ...stored.packument, versions } }
+  return { ...stored, packument: { ...stored.packument, versions }, validatedAt }
+}
+
+/** Records that the registry answered 304 for the cached document at `now`: the file's time, not its content. */
+export async function touchCachedMetadata (file: string, now: number): Promise<void> {
+  const time = new Date(now)
+  try {
+    await fs.utimes(file, time, time)
+  } catch (err) {
+    // The entry came from memory and its file is gone (a cache cleaned meanwhile): nothing to renew.
+    if (!hasErrno(err, 'ENOENT')) throw err
+  }
 }
 
 export async function writeStoredMetadata (file: string, stored: StoredMetadata): Promise<void> {

@@ -2,7 +2,7 @@ import { LodeError, fromLodeErrorData } from '@lode/core.error'
 import { ACCEPT_ABBREVIATED, ACCEPT_FULL, redactUrl } from '@lode/resolving.registry-client'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 
-import { fromStored, metadataCachePath, readCachedMetadata, writeStoredMetadata } from './metadata-cache.js'
+import { fromStored, metadataCachePath, readCachedMetadata, touchCachedMetadata, writeStoredMetadata } from './metadata-cache.js'
 import type { CachedMetadata, StoredMetadata } from './metadata-cache.js'
 import { storedFromBody } from './packument-task.js'
 import type { PackumentProcessor, PackumentTask } from './packument-task.js'
@@ -47,6 +47,12 @@ export interface MetadataRequest {
   canUseCached: (packument: Packument) => boolean
   /** What is asked never changes once published (a version's manifest): a cached packument that `canUseCached` answers without a request, prefer-offline or not. */
   immutable?: boolean
+  /**
+   * Milliseconds (the release age): a cached packument the registry vouched for within this long,
+   * that `canUseCached` answers, is used without a request (pnpm's shortcut): a version published
+   * since would be too young to pick anyway.
+   */
+  freshFor?: number | undefined
 }
 
 interface Loaded {
@@ -93,8 +99,7 @@ export class MetadataSource {
       }
       return { entry: cached, unverified: true }
     }
-    if ((this.opts.preferOffline || request.immutable === true) && cached !== undefined
-      && (cached.full || !request.full) && request.canUseCached(cached.packument)) {
+    if (cached !== undefined && (cached.full || !request.full) && this.answersUnasked(request, cached)) {
       return { entry: cached, unverified: true }
     }
     // Validators only apply to the same kind of document.
@@ -115,8 +120,8 @@ export class MetadataSource {
     })
     const response = await get(processor === undefined)
     // Not modified: the cached entry stands as it is (writing it again would encode the whole
-    // packument for one timestamp).
-    if (response.status === 304) return { entry: validators!, unverified: false }
+    // packument for one timestamp); its file's time records the registry's answer.
+    if (response.status === 304) return this.notModified(file, validators!)
     const task: PackumentTask = {
       body: response.body,
       encoding: response.encoding,
@@ -142,7 +147,7 @@ export class MetadataSource {
       } else {
         // A body that would not decode: asked for again, decoded here, as the client retries one.
         const again = await get(true)
-        if (again.status === 304) return { entry: validators!, unverified: false }
+        if (again.status === 304) return this.notModified(file, validators!)
         Object.assign(task, { body: again.body, encoding: undefined, etag: again.etag, lastModified: again.lastModified })
       }
     }
@@ -153,8 +158,27 @@ export class MetadataSource {
     return { entry: fromStored(file, stored), unverified: false }
   }
 
+  /** Whether `cached` answers `request` without asking the registry: prefer-offline, an immutable ask, or a document fresher than `freshFor`. */
+  private answersUnasked (request: MetadataRequest, cached: CachedMetadata): boolean {
+    // A document from the future (a clock set back, a file's time set ahead) is not fresh.
+    const age = this.opts.now() - cached.validatedAt
+    const unasked = this.opts.preferOffline || request.immutable === true ||
+      (request.freshFor !== undefined && age >= 0 && age < request.freshFor)
+    return unasked && request.canUseCached(cached.packument)
+  }
+
+  private notModified (file: string, cached: CachedMetadata): Loaded {
+    const now = this.opts.now()
+    this.background(touchCachedMetadata(file, now))
+    return { entry: { ...cached, validatedAt: now }, unverified: false }
+  }
+
   private write (file: string, stored: StoredMetadata): void {
-    const write = writeStoredMetadata(file, stored)
+    this.background(writeStoredMetadata(file, stored))
+  }
+
+  private background (work: Promise<void>): void {
+    const write = work
       .catch((err: unknown) => { this.writeError ??= err })
       .finally(() => { this.writes.delete(write) })
     this.writes.add(write)

@@ -55,6 +55,8 @@ export class NpmResolver {
   readonly metadata: MetadataSource
   private readonly publishedBy: Date | undefined
   private readonly exclude: (name: string, version?: string) => boolean
+  /** Milliseconds a cached packument stays fresh (the release age), unless its package is named in `minimumReleaseAgeExclude`. */
+  private readonly freshFor: (name: string) => number | undefined
   private readonly trustExclude: ((name: string, version?: string) => boolean) | undefined
   private readonly warnedMissingTime = new Set<string>()
 
@@ -62,6 +64,7 @@ export class NpmResolver {
     this.metadata = new MetadataSource(opts)
     this.publishedBy = opts.minimumReleaseAge > 0 ? new Date(opts.now() - opts.minimumReleaseAge * 60_000) : undefined
     this.exclude = releaseAgeExclusions(opts.minimumReleaseAgeExclude)
+    this.freshFor = releaseAgeFreshness(opts.minimumReleaseAge, opts.minimumReleaseAgeExclude)
     this.trustExclude = opts.trustPolicy === undefined ? undefined : releaseAgeExclusions(opts.trustPolicy.exclude, 'trustPolicyExclude')
   }
 
@@ -85,15 +88,17 @@ export class NpmResolver {
     // trustPolicy judges a version by its publisher: only the full document says who that was.
     const trustExclude = this.trustExclude
     const trusting = trustExclude !== undefined && !trustExclude(spec.name)
+    const freshFor = this.freshFor(spec.name)
     let packument = await this.metadata.get({
       name: spec.name,
       registry,
       full: trusting,
       canUseCached: (cached) => pickVersion(view(cached), spec, preferred) !== undefined,
+      freshFor,
     })
     if (releaseAge !== undefined && packument.time === undefined && !this.opts.offline && !publishedBefore(packument, releaseAge)) {
       // The abbreviated document has no publish times; fetch the full one, as pnpm 11 does.
-      packument = await this.metadata.get({ name: spec.name, registry, full: true, canUseCached: () => true })
+      packument = await this.metadata.get({ name: spec.name, registry, full: true, canUseCached: () => true, freshFor })
     }
     const picked = this.pick(packument, spec, preferred, view, releaseAge)
     if (picked === undefined) throw noMatchingVersion(spec, packument, registry)
@@ -189,6 +194,19 @@ function withTrusted (packument: Packument, exclude: (name: string, version?: st
   const trusted = packument.versions.names.filter((version) => exclude(packument.name, version))
   if (trusted.length === 0) return packument
   return { ...packument, time: { ...packument.time, ...Object.fromEntries(trusted.map((v) => [v, new Date(0).toISOString()])) } }
+}
+
+/**
+ * How long a package's cached packument answers without a request under `minimumReleaseAge`
+ * (minutes): the release age itself, as a version the registry added since would be too young to
+ * pick. None with the age off, and none for a package `exclude` names (by name or `name@version`):
+ * its young versions may be picked, so the registry is asked, as pnpm asks it.
+ */
+export function releaseAgeFreshness (minimumReleaseAge: number, exclude: readonly string[]): (name: string) => number | undefined {
+  if (minimumReleaseAge <= 0) return () => undefined
+  const named = createMatcher(exclude.map((pattern) => splitNameAt(pattern).name))
+  const ms = minimumReleaseAge * 60_000
+  return (name) => named(name) ? undefined : ms
 }
 
 /**

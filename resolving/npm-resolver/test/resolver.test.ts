@@ -93,6 +93,38 @@ test('minimumReleaseAge skips versions younger than the cut-off (else takes the 
   })
 })
 
+test('under minimumReleaseAge a cached packument the registry vouched for within the age answers unasked; an older one, one from the future, or an excluded package asks, and a 304 renews it', async () => {
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-cache-'))
+  await withResolver({ cacheDir }, async (resolver) => { await resolver.resolve(spec('^1.0.0')) })
+  const file = metadataCachePath(cacheDir, registry.url, 'pick')
+  const vouchedAt = (minutesAgo: number): void => {
+    const time = new Date(NOW - minutesAgo * 60_000)
+    fs.utimesSync(file, time, time)
+  }
+  const requestsFor = async (opts: Partial<NpmResolverOptions>, bare: string): Promise<number> => {
+    const before = registry.recorded.length
+    await withResolver({ cacheDir, minimumReleaseAge: 1440, ...opts }, async (resolver) => {
+      await resolver.resolve(spec(bare)).catch((err: Error & { code?: string }) => { assert.equal(err.code, 'ERR_LODE_NO_MATCHING_VERSION') })
+    })
+    return registry.recorded.length - before
+  }
+  vouchedAt(60)
+  assert.equal(await requestsFor({}, '^1.0.0'), 0, 'an hour old under a day\'s release age: a version added since would be too young')
+  assert.equal(await requestsFor({}, '^9.0.0'), 1, 'nothing in the cache fits: the registry is asked')
+  vouchedAt(60)
+  assert.equal(await requestsFor({ minimumReleaseAge: 0 }, '^1.0.0'), 1, 'no release age: revalidated')
+  vouchedAt(60)
+  assert.equal(await requestsFor({ minimumReleaseAgeExclude: ['pick@1.1.0'] }, '^1.0.0'), 1, 'a package named in minimumReleaseAgeExclude: revalidated')
+  vouchedAt(-60)
+  assert.equal(await requestsFor({}, '^1.0.0'), 1, 'a file from the future is not fresh')
+  vouchedAt(1441)
+  const bytes = fs.readFileSync(file)
+  assert.equal(await requestsFor({}, '^1.0.0'), 1, 'older than the release age: revalidated')
+  assert.equal(fs.statSync(file).mtimeMs, NOW, 'the 304 renewed the file\'s time')
+  assert.deepEqual(fs.readFileSync(file), bytes, 'and only its time')
+  assert.equal(await requestsFor({}, '^1.0.0'), 0, 'so the next install asks nothing')
+})
+
 test('the metadata cache: a 304 leaves it as it is, --offline reads only it, --prefer-offline asks only when it must', async () => {
   const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-cache-'))
   await withResolver({ cacheDir }, async (resolver) => { await resolver.resolve(spec('^1.0.0')) })

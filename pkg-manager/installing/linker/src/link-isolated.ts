@@ -47,8 +47,8 @@ export interface IsolatedInstall {
  * pnpm's isolated layout, in two phases. First the packages not there yet are imported (see
  * `importPackages`: fetched into the store when it lacks them, imported by the link pool with their
  * dependencies' symlinks beside them, in directories of their own) while `.pnpm/lock.yaml` is
- * written beside its place: a failed download, extraction or import removes those new directories
- * again and changes nothing else. Then, with every package in place: what the last install left
+ * written beside its place: a failed download, extraction or import (or the lockfile's check,
+ * `verified`, running beside) removes those new directories again and changes nothing else. Then, with every package in place: what the last install left
  * and this one does not want is pruned, and the other symlinks and the bins are written. Until
  * `done`, a marker in node_modules tells the next install that this one did not finish. Kept in
  * one piece: the handle it returns closes over what each phase made.
@@ -316,7 +316,9 @@ async function importNewPackages (
   try {
     // Written beside its place while the packages are imported; put in place once they all are.
     preparedLock = await prepareFileAtomic(path.join(modulesDir, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE), ctx.installedText())
-    return { imported: await importing, preparedLock }
+    // The lockfile's check, running beside: its failure takes the new directories back as a failed import does.
+    const [imported] = await Promise.all([importing, opts.verified])
+    return { imported, preparedLock }
   } catch (err) {
     // A failed import removes the directories it made, maybe under the lockfile being prepared
     // beside them: its error, when it has one, is the one to tell.

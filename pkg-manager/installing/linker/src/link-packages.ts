@@ -61,6 +61,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkedPa
     // Into the global virtual store, only what its slots lack.
     const toFetch = layoutOptions.slotDirOf === undefined ? layout.packages : layout.packages.filter((pkg) => !fs.existsSync(pkg.dir))
     await fetchAll(opts.fetcher, toFetch)
+    await opts.verified
     opts.onInfo?.(`Recreating ${modulesDir}`)
     await fsp.mkdir(modulesDir, { recursive: true })
     await fsp.writeFile(path.join(modulesDir, INSTALLING_MARKER), '')
@@ -80,6 +81,8 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkedPa
   const linkedVersion = (ref: string): string | undefined =>
     opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version
   if (config.nodeLinker === 'hoisted') {
+    // The hoisted layout changes node_modules as it goes: it starts once the lockfile passed.
+    await opts.verified
     const linked = await linkHoisted(opts, {
       lockfile,
       skipped: layoutOptions.skipped,

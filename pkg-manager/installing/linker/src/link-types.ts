@@ -92,6 +92,13 @@ export interface LinkPackagesOptions {
   lockfileText?: string | undefined
   /** The link pool, lent by its owner (the install's `Installer`). */
   linkThreads: LinkThreads
+  /**
+   * The lockfile's supply-chain check, running beside the install (pnpm 11 checks while it
+   * downloads): packages are fetched and imported into new directories meanwhile, but nothing the
+   * last install left is changed, and no build runs, before it has passed; its failure takes the
+   * import back as a failed download does. Undefined: nothing to wait for.
+   */
+  verified?: Promise<void> | undefined
   /** The importers (ids) an `add`, `update` or `remove` is confined to, when not all: hoisting starts from their dependencies only, as pnpm's. */
   hoistFrom?: ReadonlySet<string> | undefined
   /** `lode prune`: every package in the projects' node_modules that is no direct dependency (nor publicly hoisted) goes, as pnpm's prune removes it. */
