@@ -3,6 +3,7 @@
 //
 //   npm run bench -- [--fixture alotta-files] [--tools lode,pnpm11,pnpm12,bun] [--scenarios clean,…]
 //                    [--runs 5] [--warmups 1] [--work-dir DIR] [--out DIR] [--rtt MS] [--bandwidth MBIT]
+//                    [--defaults] [--global-virtual-store]
 import { spawn, spawnSync } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
@@ -45,6 +46,7 @@ const { values } = parseArgs({
     'no-floors': { type: 'boolean', default: false },
     'no-trace': { type: 'boolean', default: false },
     'global-virtual-store': { type: 'boolean', default: false },
+    defaults: { type: 'boolean', default: false },
   },
 })
 const log = (line: string): void => { process.stderr.write(`bench: ${line}\n`) }
@@ -59,6 +61,9 @@ const bandwidthMbit = values.bandwidth === undefined ? null : Number(values.band
 // once in the store, projects only symlink into it.
 const globalVirtualStore = values['global-virtual-store']
 const GVS_TOOLS: readonly string[] = ['lode', 'pnpm11']
+// Each tool with the settings its users run: the fixtures' `minimumReleaseAge: 0` taken out, so
+// lode, pnpm 11 and pnpm 12 check release ages (1440 minutes) as they do by default.
+const defaultSettings = values.defaults
 const toolNames = values.tools.split(',').map((name) => {
   if (!(TOOL_NAMES as readonly string[]).includes(name)) throw new Error(`unknown tool ${name} (tools: ${TOOL_NAMES.join(', ')})`)
   return name as ToolName
@@ -90,6 +95,13 @@ async function startMirror (mirrorDir: string): Promise<{ url: string, child: Ch
     lines.on('line', (line) => { if (line.startsWith('mirror ')) resolve(line.slice('mirror '.length).trim()) })
   })
   return { url: url.endsWith('/') ? url : `${url}/`, child }
+}
+
+/** The fixture's workspace file without its `minimumReleaseAge: 0` (the tools' defaults apply). */
+function withoutReleaseAgeOff (file: string): void {
+  if (!fs.existsSync(file)) return
+  const text = fs.readFileSync(file, 'utf8')
+  fs.writeFileSync(file, text.split('\n').filter((line) => !/^minimumReleaseAge:\s*0\s*$/.test(line)).join('\n'))
 }
 
 interface Contender {
@@ -142,6 +154,7 @@ function toolContender (tool: Tool, fixture: Fixture, fixtureWork: string, regis
     async prime () {
       rmrf(base)
       copyFixture(fixture, dirs.project, registry)
+      if (defaultSettings) withoutReleaseAgeOff(path.join(dirs.project, 'pnpm-workspace.yaml'))
       if (globalVirtualStore && GVS_TOOLS.includes(tool.name)) {
         fs.appendFileSync(path.join(dirs.project, 'pnpm-workspace.yaml'), '\nenableGlobalVirtualStore: true\n')
       }
@@ -248,6 +261,7 @@ async function benchFixture (fixture: Fixture, tools: Tool[], registry: string):
       kernel: os.release(),
     },
     network: { rttMs, bandwidthMbit },
+    defaultSettings,
     globalVirtualStore: globalVirtualStore ? GVS_TOOLS.filter((name) => tools.some((t) => t.name === name)) : [],
     tools: tools.map((t) => ({ name: t.name, version: t.version })),
     runs,
@@ -274,7 +288,7 @@ const mirror = await startMirror(mirrorDir)
 try {
   for (const fixture of fixtures) {
     const result = await benchFixture(fixture, tools, mirror.url)
-    const stem = path.join(outDir, `${fixture.name}${globalVirtualStore ? '-gvs' : ''}${rttMs > 0 ? `-rtt${rttMs}` : ''}`)
+    const stem = path.join(outDir, `${fixture.name}${defaultSettings ? '-defaults' : ''}${globalVirtualStore ? '-gvs' : ''}${rttMs > 0 ? `-rtt${rttMs}` : ''}`)
     fs.writeFileSync(`${stem}.json`, JSON.stringify(result, null, 2) + '\n')
     const markdown = renderMarkdown(result)
     fs.writeFileSync(`${stem}.md`, markdown)

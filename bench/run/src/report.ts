@@ -12,6 +12,8 @@ export interface BenchResult {
   date: string
   machine: { cpus: number, memoryGb: number, node: string, kernel: string }
   network: { rttMs: number, bandwidthMbit: number | null }
+  /** The tools run with their default settings (`--defaults`: release age 1440 for lode and pnpm), not the fixtures' `minimumReleaseAge: 0`. */
+  defaultSettings?: boolean
   /** The tools run with pnpm's global virtual store on (`--global-virtual-store`). */
   globalVirtualStore?: string[]
   tools: Array<{ name: string, version: string }>
@@ -44,7 +46,8 @@ export function renderMarkdown (result: BenchResult): string {
   lines.push(`### ${result.fixture}: wall seconds, median (min–max) of ${result.runs} runs after ${result.warmups} warm-up`)
   lines.push('')
   const gvs = (result.globalVirtualStore ?? []).length > 0 ? `, global virtual store on for ${result.globalVirtualStore!.join(' and ')}` : ''
-  lines.push(`${result.date}, ${result.machine.cpus} cores, ${network}${gvs}, \`--ignore-scripts\`; ${result.tools.map((t) => `${t.name} ${t.version}`).join(', ')}.`)
+  const settings = result.defaultSettings === true ? 'each tool\'s default settings (release age 1440 for lode and pnpm)' : '`minimumReleaseAge: 0`'
+  lines.push(`${result.date}, ${result.machine.cpus} cores, ${network}${gvs}, ${settings}, \`--ignore-scripts\`; ${result.tools.map((t) => `${t.name} ${t.version}`).join(', ')}.`)
   lines.push('')
   const ratioHeads = hasLode ? [...others.map((t) => `lode ÷ ${t}`), ...(floors.length > 0 ? ['lode ÷ floor'] : [])] : []
   lines.push(`| scenario | ${[...tools, ...(floors.length > 0 ? ['floor'] : []), ...ratioHeads].join(' | ')} |`)
