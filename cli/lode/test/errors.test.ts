@@ -14,6 +14,7 @@ before(async () => {
     { name: 'alpha', version: '1.0.0' },
     { name: 'alpha', version: '1.2.0' },
     { name: 'beta', version: '2.0.0', dependencies: { alpha: '^1.0.0' } },
+    { name: 'delta', version: '1.0.0' },
   ])
 })
 after(async () => { await registry.close() })
@@ -75,7 +76,9 @@ test('an unreachable registry names the URL after the retries', async () => {
 })
 
 test('a registry refusing credentials says which setting to check', async () => {
-  const { project, lockfile } = await installedProject({ beta: '^2.0.0', alpha: '^1.0.0' })
+  // delta is not in the metadata cache: the registry is asked (alpha's cached document, fresher than
+  // the release age, would answer without a request).
+  const { project, lockfile } = await installedProject({ beta: '^2.0.0', delta: '^1.0.0' })
   registry.requiredAuthorization = 'Bearer secret'
   try {
     const stderr = await expectError(project, lockfile, 'ERR_LODE_FETCH_401')
