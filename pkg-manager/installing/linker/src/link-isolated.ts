@@ -48,8 +48,8 @@ export interface IsolatedInstall {
  * `importPackages`: fetched into the store when it lacks them, imported by the link pool with their
  * dependencies' symlinks beside them, in directories of their own) while `.pnpm/lock.yaml` is
  * written beside its place: a failed download, extraction or import (or the lockfile's check,
- * `verified`, running beside) removes those new directories again and changes nothing else. Then, with every package in place: what the last install left
- * and this one does not want is pruned, and the other symlinks and the bins are written. Until
+ * `verified`, running beside) removes those new directories again and changes nothing else. Then,
+ * with every package in place: what the last install left and this one does not want is pruned, and the other symlinks and the bins are written. Until
  * `done`, a marker in node_modules tells the next install that this one did not finish. Kept in
  * one piece: the handle it returns closes over what each phase made.
  */
@@ -103,6 +103,8 @@ export async function linkIsolated (opts: LinkPackagesOptions, install: Isolated
     lockDir,
   ])]
   const existed = new Map(madeDirs.map((dir) => [dir, fs.existsSync(dir)]))
+  // What the last install left is removed below (usurped directories) only once the lockfile's check has passed.
+  if (storeUsurped === true || usurped.size > 0) await opts.verified
   await fsp.mkdir(lockDir, { recursive: true })
   await fsp.writeFile(marker, '')
   if (storeUsurped === true) await fsp.rm(layout.virtualStoreDir, { force: true })
