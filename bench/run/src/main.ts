@@ -16,11 +16,12 @@ import { buildMirror, configuredRegistry } from '@lode/bench.mirror'
 
 import { copyFixture, listFixtures, loadFixture } from './fixtures.js'
 import type { Fixture } from './fixtures.js'
+import { generatedCount, generatedFixture } from './generated.js'
 import { measure } from './measure.js'
 import type { Command, Measurement } from './measure.js'
 import { renderMarkdown } from './report.js'
 import type { BenchResult, ScenarioResult } from './report.js'
-import { pickScenarios } from './scenarios.js'
+import { ADDED_PACKAGE, pickScenarios } from './scenarios.js'
 import type { Scenario } from './scenarios.js'
 import { summarize } from './stats.js'
 import { parseTrace, renderTimeline } from './timeline.js'
@@ -108,6 +109,8 @@ interface Contender {
   name: string
   /** Puts the tool's dirs in the state the scenario starts from. */
   prepare: (scenario: Scenario) => void
+  /** For a scenario with `restore`: takes out of node_modules what the last run added (not measured). */
+  restore?: () => Promise<void>
   command: (scenario: Scenario) => Command
 }
 
@@ -129,10 +132,17 @@ function toolContender (tool: Tool, fixture: Fixture, fixtureWork: string, regis
     }
     return { ...inherited, ...extra, npm_config_registry: registry }
   }
+  // `add` runs in the first project that lacks the package (the root of a single-project fixture).
+  const addProject = fixture.projects.find((rel) => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(fixture.dir, rel, 'package.json'), 'utf8')) as Record<string, unknown>
+    return (rel !== '.' || fixture.projects.length === 1) && !JSON.stringify(manifest).includes(`"${ADDED_PACKAGE}"`)
+  }) ?? '.'
   const command = (scenario: Scenario, extra: string[] = []): Command => {
-    const c = tool.command(scenario.command, dirs, extra)
-    return { file: c.file, args: c.args, cwd: dirs.project, env: env(c.env) }
+    const adding = scenario.command === 'add'
+    const c = tool.command(scenario.command, dirs, adding ? [...extra, ADDED_PACKAGE] : extra)
+    return { file: c.file, args: c.args, cwd: adding ? path.join(dirs.project, addProject) : dirs.project, env: env(c.env) }
   }
+  const install = { name: 'restore', cache: true, lockfile: true, nodeModules: true, command: 'install' } as const
   return {
     name: tool.name,
     dirs,
@@ -144,6 +154,11 @@ function toolContender (tool: Tool, fixture: Fixture, fixtureWork: string, regis
       if (!scenario.nodeModules) rmrf(...fixture.projects.map((rel) => path.join(dirs.project, rel, 'node_modules')))
       if (!scenario.cache) rmrf(dirs.cache)
       for (const dir of [dirs.store, path.join(dirs.cache, 'home')]) fs.mkdirSync(dir, { recursive: true })
+    },
+    async restore () {
+      // bun keeps a package that neither the manifest nor bun.lock names any more: take it out first.
+      rmrf(...[...new Set([addProject, '.'])].map((rel) => path.join(dirs.project, rel, 'node_modules', ADDED_PACKAGE)))
+      await measure(command(install), path.join(base, 'restore.log'))
     },
     command,
     /**
@@ -231,6 +246,7 @@ async function benchFixture (fixture: Fixture, tools: Tool[], registry: string):
       // Tools in turn (A B A B …), so drift on the machine hits all of them alike.
       for (const c of round) {
         c.prepare(scenario)
+        if (scenario.restore === true) await c.restore?.()
         settleWrites()
         const m = await measure(c.command(scenario), path.join(fixtureWork, `${c.name.replace(/[:+]/g, '-')}.log`))
         if (i >= warmups) measured.get(c.name)!.push(m)
@@ -272,8 +288,11 @@ async function benchFixture (fixture: Fixture, tools: Tool[], registry: string):
 
 const cacheDir = path.join(benchDir, '.cache')
 installTools(path.join(cacheDir, 'tools'), log)
-const tools = loadTools({ node: process.execPath, lodeBin: path.join(repoDir, 'cli', 'lode', 'bin', 'lode'), toolsDir: path.join(cacheDir, 'tools') }, toolNames)
-const fixtures = values.fixture.split(',').map((name) => loadFixture(fixturesDir, name))
+const toolPaths = { node: process.execPath, lodeBin: path.join(repoDir, 'cli', 'lode', 'bin', 'lode'), toolsDir: path.join(cacheDir, 'tools') }
+const tools = loadTools(toolPaths, toolNames)
+const fixtureNames = values.fixture.split(',')
+// The repository's fixtures are checked now; generated ones (`many-1000`) are written once the mirror runs.
+for (const name of fixtureNames) if (generatedCount(name) === undefined) loadFixture(fixturesDir, name)
 const mirrorDir = path.join(cacheDir, 'mirror')
 const built = await buildMirror({
   lockfiles: listFixtures(fixturesDir).map((name) => path.join(fixturesDir, name, 'pnpm-lock.yaml')),
@@ -286,7 +305,11 @@ log(`mirror: ${built.packuments} packuments, ${built.tarballs} tarballs (${built
 fs.mkdirSync(outDir, { recursive: true })
 const mirror = await startMirror(mirrorDir)
 try {
-  for (const fixture of fixtures) {
+  for (const name of fixtureNames) {
+    const count = generatedCount(name)
+    const fixture = count === undefined
+      ? loadFixture(fixturesDir, name)
+      : generatedFixture(name, count, path.join(cacheDir, 'generated'), { pnpm12: loadTools(toolPaths, ['pnpm12'])[0]!, registry: mirror.url, log })
     const result = await benchFixture(fixture, tools, mirror.url)
     const stem = path.join(outDir, `${fixture.name}${defaultSettings ? '-defaults' : ''}${globalVirtualStore ? '-gvs' : ''}${rttMs > 0 ? `-rtt${rttMs}` : ''}`)
     fs.writeFileSync(`${stem}.json`, JSON.stringify(result, null, 2) + '\n')

@@ -8,8 +8,16 @@ export interface Scenario {
   cache: boolean
   lockfile: boolean
   nodeModules: boolean
-  command: 'install' | 'update'
+  command: 'install' | 'update' | 'add'
+  /**
+   * Runs changing the project (`add`) first put it back: the fixture's manifests and lockfile, and an
+   * install, not measured, that takes out of node_modules what the last run added.
+   */
+  restore?: boolean
 }
+
+/** What `add` adds: a package none of the fixtures' root projects depend on, with no dependencies of its own. */
+export const ADDED_PACKAGE = 'zod'
 
 export const SCENARIOS: readonly Scenario[] = [
   { name: 'clean', cache: false, lockfile: false, nodeModules: false, command: 'install' },
@@ -21,6 +29,7 @@ export const SCENARIOS: readonly Scenario[] = [
   { name: 'lockfile+node_modules', cache: false, lockfile: true, nodeModules: true, command: 'install' },
   { name: 'no-op', cache: true, lockfile: true, nodeModules: true, command: 'install' },
   { name: 'update', cache: true, lockfile: true, nodeModules: true, command: 'update' },
+  { name: 'add', cache: true, lockfile: true, nodeModules: true, command: 'add', restore: true },
 ]
 
 export function pickScenarios (names: string | undefined): Scenario[] {

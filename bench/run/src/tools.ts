@@ -26,8 +26,8 @@ export interface Tool {
   version: string
   /** The lockfile this tool reads and writes. */
   lockfile: 'pnpm-lock.yaml' | 'bun.lock'
-  /** The command line of `install` (or `update`) with the tool's own store and cache. */
-  command: (kind: 'install' | 'update', dirs: ToolDirs, extra: string[]) => { file: string, args: string[], env: Record<string, string> }
+  /** The command line of `install` (or `update`, `add`) with the tool's own store and cache. */
+  command: (kind: 'install' | 'update' | 'add', dirs: ToolDirs, extra: string[]) => { file: string, args: string[], env: Record<string, string> }
 }
 
 export interface ToolPaths {

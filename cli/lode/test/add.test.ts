@@ -28,6 +28,7 @@ before(async () => {
 after(async () => { await registry.close() })
 
 const manifestText = (project: Project): string => fs.readFileSync(path.join(project.dir, 'package.json'), 'utf8')
+const installedLockfileText = (project: Project): string => fs.readFileSync(path.join(project.dir, 'node_modules', '.pnpm', 'lock.yaml'), 'utf8')
 
 // Each step runs with both tools on their own copy; package.json and the lockfile must match after each.
 async function sameAsPnpm (initial: string, steps: string[][], files: Record<string, string> = {}): Promise<Project> {
@@ -40,6 +41,8 @@ async function sameAsPnpm (initial: string, steps: string[][], files: Record<str
     assert.equal(result.code, 0, `lode ${args.join(' ')}:\n${result.stdout}\n${result.stderr}`)
     assert.equal(manifestText(lodeProject), manifestText(project), `package.json after ${args.join(' ')}`)
     assert.equal(readLockfileText(lodeProject), readLockfileText(project), `pnpm-lock.yaml after ${args.join(' ')}`)
+    // node_modules' copy is serialized with pnpm-lock.yaml (once): pnpm's says the same.
+    assert.equal(installedLockfileText(lodeProject), installedLockfileText(project), `node_modules/.pnpm/lock.yaml after ${args.join(' ')}`)
   }
   return lodeProject
 }

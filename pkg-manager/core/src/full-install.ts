@@ -25,7 +25,7 @@ import { Installer } from '@lode/pkg-manager.installing.installer'
 import { refreshInjectedCopies } from '@lode/pkg-manager.installing.linker'
 import type { DirectDependencyChange, InjectedCopy, LinkCounts, LinkPackagesOptions } from '@lode/pkg-manager.installing.linker'
 import { packagesCheck, skippedPackages } from '@lode/pkg-manager.installing.package-is-installable'
-import { localSources } from '@lode/pkg-manager.lockfile.format'
+import { localSources, stringifyLockfile, withEnvDocument } from '@lode/pkg-manager.lockfile.format'
 import type { Lockfile } from '@lode/pkg-manager.lockfile.format'
 import { recordVerifiedLockfile, verifyLockfile } from '@lode/pkg-manager.lockfile.verification'
 import { checkUnusedPatches, patchFor } from '@lode/pkg-manager.patching.patches'
@@ -128,14 +128,15 @@ async function installChecked (ctx: InstallRun, installer: Installer, started: n
   })
   const toWrite = lockfileToWrite(ctx, plan)
   if (toWrite !== undefined) await checkWantedLockfileWrite(config.dir, toWrite)
+  const text = planText(ctx, plan)
   const linkStart = performance.now()
   const commit = async (ignoredBuilds: readonly string[] = []): Promise<boolean> => {
     await verified
-    return await commitInstall(ctx, plan, saved, ignoredBuilds)
+    return await commitInstall(ctx, plan, { saved, ignoredBuilds, text })
   }
   const linked: LinkCounts & { committed: boolean, partial: boolean, injectedCopies: readonly InjectedCopy[] } = opts.lockfileOnly === true
     ? { added: 0, reused: 0, downloaded: 0, removed: 0, changes: [], committed: await commit(), partial: false, injectedCopies: [] }
-    : await linkAndBuild({ ...linkOptions(ctx, installer, plan, packages), verified }, commit, (log) => {
+    : await linkAndBuild({ ...linkOptions(ctx, installer, plan, packages), lockfileText: text, verified }, commit, (log) => {
       emit({ type: 'lifecycle', ...log, dir: path.relative(config.dir, log.dir).split(path.sep).join('/') || '.' })
     }, installer.trace)
   // A lockfile resolved under the policies passes them: recorded so, as pnpm records it.
@@ -316,8 +317,22 @@ function checkResolution (ctx: InstallRun, plan: InstallPlan): PeerIssue[] {
   return peerIssues
 }
 
+/**
+ * The text of the lockfile installed, serialized at most once: read as it is, or resolved now (then
+ * pnpm-lock.yaml and node_modules' copy say the same). Undefined for a lockfile installed with changes.
+ */
+function planText (ctx: InstallRun, plan: InstallPlan): (() => string) | undefined {
+  const { current } = ctx
+  if (plan.asIs) {
+    const asRead = current?.envDocument === undefined && plan.lockfile === current?.lockfile ? current.text : undefined
+    return asRead === undefined ? undefined : () => asRead
+  }
+  let text: string | undefined
+  return () => (text ??= stringifyLockfile(plan.lockfile))
+}
+
 function linkOptions (ctx: InstallRun, installer: Installer, plan: InstallPlan, packages: number): LinkPackagesOptions {
-  const { config, opts, emit, current } = ctx
+  const { config, opts, emit } = ctx
   return {
     config,
     now: opts.now,
@@ -340,7 +355,6 @@ function linkOptions (ctx: InstallRun, installer: Installer, plan: InstallPlan, 
     selectedImporters: ctx.selected,
     installedLockfile: plan.asIs ? ctx.installed?.lockfile : undefined,
     hoistedPeers: plan.hoistedPeers,
-    lockfileText: plan.asIs && current?.envDocument === undefined && plan.lockfile === current?.lockfile ? current.text : undefined,
     linkThreads: installer.linkThreads,
     pruneDirectDependencies: opts.pruneDirectDependencies,
     // pnpm mutates only the projects an `add`, `update` or `remove` names.
@@ -354,9 +368,17 @@ function linkOptions (ctx: InstallRun, installer: Installer, plan: InstallPlan, 
  * --lockfile-only): pnpm-lock.yaml, then for `add`/`update` each edited package.json with the
  * specifiers saved (`saved`; the lockfile records them too). Resolves with whether the lockfile was written.
  */
-async function commitInstall (ctx: InstallRun, plan: InstallPlan, saved: SavedEdits, ignoredBuilds: readonly string[]): Promise<boolean> {
+async function commitInstall (
+  ctx: InstallRun,
+  plan: InstallPlan,
+  { saved, ignoredBuilds, text }: { saved: SavedEdits, ignoredBuilds: readonly string[], text: (() => string) | undefined }
+): Promise<boolean> {
   const { manifests, catalogAdditions } = saved
-  const wanted = lockfileToWrite(ctx, plan)
+  const toWrite = lockfileToWrite(ctx, plan)
+  // The resolved lockfile's text, when node_modules' copy was serialized from it already.
+  const wanted = toWrite !== undefined && 'lockfile' in toWrite && toWrite.lockfile === plan.lockfile && !plan.asIs && text !== undefined
+    ? { text: withEnvDocument(text(), toWrite.envDocument) }
+    : toWrite
   const written = wanted !== undefined && await writeWantedLockfile(ctx.config.dir, wanted)
   for (const { dir, manifest } of manifests) await writeEditedManifest(dir, manifest)
   await writeCatalogAdditions(ctx.config.dir, catalogAdditions)

@@ -77,7 +77,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkedPa
   // dependency groups (--prod, --dev), the importers' groups installed and the packages they reach.
   const whole = opts.selectedImporters === undefined && DEPENDENCY_GROUPS.every((group) => includesImporterGroup(opts.include, group))
   const onDisk = whole ? lockfile : reachedOnly(withGroups(lockfile, opts.include), layout, leftOut)
-  const installedText = (): string => whole ? opts.lockfileText ?? stringifyLockfile(lockfile) : stringifyLockfile(onDisk)
+  const installedText = (): string => whole ? opts.lockfileText?.() ?? stringifyLockfile(lockfile) : stringifyLockfile(onDisk)
   const linkedVersion = (ref: string): string | undefined =>
     opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version
   if (config.nodeLinker === 'hoisted') {

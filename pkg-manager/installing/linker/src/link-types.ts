@@ -88,8 +88,11 @@ export interface LinkPackagesOptions {
   hoistedPeers?: Readonly<Record<string, readonly HoistedPeer[]>> | undefined
   /** `.pnpm/lock.yaml` when the caller has read it already (it is read here otherwise). */
   installedLockfile?: Lockfile | undefined
-  /** The lockfile's text when it is installed exactly as read: `.pnpm/lock.yaml` gets it as it is. */
-  lockfileText?: string | undefined
+  /**
+   * The lockfile's text, when the caller has it (installed exactly as read) or will need it too (a
+   * resolved lockfile, for pnpm-lock.yaml): `.pnpm/lock.yaml` of a whole install gets it as it is.
+   */
+  lockfileText?: (() => string) | undefined
   /** The link pool, lent by its owner (the install's `Installer`). */
   linkThreads: LinkThreads
   /**

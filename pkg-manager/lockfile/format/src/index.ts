@@ -8,5 +8,5 @@ export { UnreadableLockfileError, parseLockfile, readInstalledLockfile, readLock
 export { conflictSides, mergeLockfiles } from './merge-conflicts.js'
 export type { ParseOptions, ReadLockfile } from './read.js'
 export type { Lockfile, LockfileSettings, PackageInfo, ProjectSnapshot, Resolution, ResolvedDependency, SnapshotInfo } from './types.js'
-export { checkLockfileWrite, lexCompare, lockfileText, normalizeLockfile, stringifyLockfile, writeLockfile, writeLockfileText } from './write.js'
+export { checkLockfileWrite, lexCompare, lockfileText, normalizeLockfile, stringifyLockfile, withEnvDocument, writeLockfile, writeLockfileText } from './write.js'
 export { walkDependencies } from './walk.js'

@@ -98,7 +98,12 @@ export async function writeLockfile (dir: string, lockfile: Lockfile, envDocumen
 
 /** The text of pnpm-lock.yaml for this lockfile (and the env document before it, configDependencies'). */
 export function lockfileText (lockfile: Lockfile, envDocument?: string): string {
-  return (envDocument !== undefined ? `---\n${envDocument}---\n` : '') + stringifyLockfile(lockfile)
+  return withEnvDocument(stringifyLockfile(lockfile), envDocument)
+}
+
+/** pnpm-lock.yaml's text: the lockfile's (`stringifyLockfile`), after the env document when there is one. */
+export function withEnvDocument (text: string, envDocument: string | undefined): string {
+  return (envDocument !== undefined ? `---\n${envDocument}---\n` : '') + text
 }
 
 /**

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { test } from 'node:test'
 
 import { cpuMillis } from '@lode/__utils__.test-fixtures'
-import { UnreadableLockfileError, parseLockfile, readLockfile, stringifyLockfile, writeLockfile } from '@lode/pkg-manager.lockfile.format'
+import { UnreadableLockfileError, lockfileText, parseLockfile, readLockfile, stringifyLockfile, withEnvDocument, writeLockfile, writeLockfileText } from '@lode/pkg-manager.lockfile.format'
 import type { Lockfile } from '@lode/pkg-manager.lockfile.format'
 
 const fixtures = path.join(import.meta.dirname, '..', '..', 'test', 'fixtures')
@@ -142,6 +142,20 @@ test('writeLockfile leaves an unchanged lockfile alone', async () => {
   assert.equal(fs.statSync(file).mtimeMs, before.mtimeMs)
   assert.equal(fs.readFileSync(file, 'utf8'), fs.readFileSync(path.join(fixtures, 'sample-empty-pnpm-lock.yaml'), 'utf8'))
   assert.deepEqual(fs.readdirSync(dir), ['pnpm-lock.yaml'])
+})
+
+test('a text serialized once (withEnvDocument) is the text writeLockfile writes, with and without the env document', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-lockfile-'))
+  const lockfile: Lockfile = { lockfileVersion: '9.0', settings: { autoInstallPeers: true, excludeLinksFromLockfile: false }, importers: { '.': {} } }
+  const envDocument = "lockfileVersion: '9.0'\n\nimporters:\n\n  .:\n    configDependencies: {}\n"
+  const once = stringifyLockfile(lockfile)
+  assert.equal(withEnvDocument(once, undefined), lockfileText(lockfile))
+  assert.equal(withEnvDocument(once, envDocument), lockfileText(lockfile, envDocument))
+  assert.ok(withEnvDocument(once, envDocument).startsWith(`---\n${envDocument}---\n`))
+  // Written from the text, the file is what writeLockfile writes, and writing it again changes nothing.
+  assert.equal(await writeLockfileText(dir, withEnvDocument(once, envDocument)), true)
+  assert.equal(await writeLockfile(dir, lockfile, envDocument), false)
+  assert.equal(parseLockfile(once, 'pnpm-lock.yaml').lockfile.lockfileVersion, '9.0')
 })
 
 // Found by fuzz.test.ts: each of these crashed (a TypeError, a RangeError, a ReferenceError) or read as something else than the file says.
