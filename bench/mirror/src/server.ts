@@ -122,12 +122,17 @@ export async function startMirrorServer (opts: MirrorServerOptions): Promise<Mir
     return filling
   }
 
+  async function packumentOf (name: string, kind: PackumentKind): Promise<CachedPackument | undefined> {
+    const entry = await cachedPackument(name, kind)
+    if (entry === undefined && await fill(`packument ${name}`, async (upstream, cutoff) => await fillPackument(upstream, { dir: opts.dir, name, cutoff }) !== undefined)) {
+      return await cachedPackument(name, kind)
+    }
+    return entry
+  }
+
   async function servePackument (req: http.IncomingMessage, res: http.ServerResponse, name: string): Promise<void> {
     const kind: PackumentKind = req.headers.accept?.includes(ABBREVIATED) === true ? 'abbr' : 'full'
-    let entry = await cachedPackument(name, kind)
-    if (entry === undefined && await fill(`packument ${name}`, async (upstream, cutoff) => await fillPackument(upstream, { dir: opts.dir, name, cutoff }) !== undefined)) {
-      entry = await cachedPackument(name, kind)
-    }
+    const entry = await packumentOf(name, kind)
     if (entry === undefined) return sendNotFound(req, res)
     // As npm's registry: a validator, a 5-minute max-age, and 304 for a client that has this document.
     const headers: http.OutgoingHttpHeaders = { 'content-type': kind === 'abbr' ? ABBREVIATED : 'application/json', vary: 'accept, accept-encoding', etag: entry.etag, 'cache-control': 'public, max-age=300' }
@@ -142,6 +147,17 @@ export async function startMirrorServer (opts: MirrorServerOptions): Promise<Mir
       headers['content-encoding'] = 'gzip'
     }
     send(req, res, 200, headers, body)
+  }
+
+  /** `GET /<name>/<dist-tag or version>`: that version's document from the full packument, as npm's registry answers it (pnpm 12's `add` asks so). */
+  async function serveVersion (req: http.IncomingMessage, res: http.ServerResponse, name: string, ref: string): Promise<void> {
+    const entry = await packumentOf(name, 'full')
+    if (entry === undefined) return sendNotFound(req, res)
+    const packument = JSON.parse(entry.body.toString('utf8')) as { 'dist-tags'?: Record<string, string>, versions?: Record<string, unknown> }
+    const version = packument['dist-tags']?.[ref] ?? ref
+    const doc = Object.hasOwn(packument.versions ?? {}, version) ? packument.versions![version] : undefined
+    if (doc === undefined) return sendNotFound(req, res)
+    send(req, res, 200, { 'content-type': 'application/json' }, Buffer.from(JSON.stringify(doc)))
   }
 
   async function serveTarball (req: http.IncomingMessage, res: http.ServerResponse, urlPath: string, file: string): Promise<void> {
@@ -195,7 +211,11 @@ export async function startMirrorServer (opts: MirrorServerOptions): Promise<Mir
       return serveTarball(req, res, urlPath, file)
     }
     // `@scope/name`, `@scope%2fname` and `%40scope%2fname` all decode to the name.
-    if (!isPackageName(decoded)) return sendNotFound(req, res)
+    if (!isPackageName(decoded)) {
+      const slash = decoded.lastIndexOf('/')
+      if (slash > 0 && isPackageName(decoded.slice(0, slash))) return serveVersion(req, res, decoded.slice(0, slash), decoded.slice(slash + 1))
+      return sendNotFound(req, res)
+    }
     return servePackument(req, res, decoded)
   }
 

@@ -216,6 +216,18 @@ test('packuments carry an ETag and npm’s max-age; a client that has the docume
   assert.deepEqual(json(other), json(abbr))
 })
 
+test('a version or dist-tag under the name is that version\'s document, as npm\'s registry answers it; after the cut-off or unknown is 404', async () => {
+  const latest = await get(server.url, '/alpha/latest')
+  assert.equal(latest.status, 200)
+  assert.equal(json(latest).version, '1.1.0')
+  assert.equal((json(latest) as { dist?: { tarball?: string } }).dist?.tarball, `${server.url}alpha/-/alpha-1.1.0.tgz`)
+  assert.equal(json(await get(server.url, '/alpha/1.0.0')).version, '1.0.0')
+  assert.equal(json(await get(server.url, '/@sc/pkg/0.1.0')).version, '0.1.0')
+  for (const urlPath of ['/alpha/2.0.0', '/alpha/9.9.9', '/alpha/next', '/nonexistent/latest', '/alpha/constructor']) {
+    assert.equal((await get(server.url, urlPath)).status, 404, urlPath)
+  }
+})
+
 test('a scoped name is found whichever way its @ and / are encoded', async () => {
   for (const urlPath of ['/@sc%2fpkg', '/@sc/pkg', '/%40sc%2fpkg', '/%40sc%2Fpkg']) {
     const response = await get(server.url, urlPath, { accept: ABBREVIATED })
