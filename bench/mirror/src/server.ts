@@ -213,7 +213,8 @@ export async function startMirrorServer (opts: MirrorServerOptions): Promise<Mir
     // `@scope/name`, `@scope%2fname` and `%40scope%2fname` all decode to the name.
     if (!isPackageName(decoded)) {
       const slash = decoded.lastIndexOf('/')
-      if (slash > 0 && isPackageName(decoded.slice(0, slash))) return serveVersion(req, res, decoded.slice(0, slash), decoded.slice(slash + 1))
+      const name = decoded.slice(0, slash)
+      if (slash > 0 && isPackageName(name)) return serveVersion(req, res, name, decoded.slice(slash + 1))
       return sendNotFound(req, res)
     }
     return servePackument(req, res, decoded)
