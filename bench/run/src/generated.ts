@@ -30,6 +30,9 @@ export function generatedFixture (
     log(`writing ${name}: ${count} projects, and its lockfile by pnpm ${pnpm12.version}`)
     generateMany(count, root)
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-lockfile-'))
+    // pnpm 12 takes the registry from .npmrc, not from npm_config_registry.
+    const npmrc = path.join(root, '.npmrc')
+    fs.writeFileSync(npmrc, `registry=${registry}\n`)
     try {
       const c = pnpm12.command('install', { project: root, cache: scratch, store: path.join(scratch, 'store') }, ['--lockfile-only'])
       const result = spawnSync(c.file, c.args, { cwd: root, env: { ...process.env, ...c.env, npm_config_registry: registry }, stdio: 'inherit' })
@@ -38,6 +41,7 @@ export function generatedFixture (
         throw new Error(`pnpm ${pnpm12.version} could not write the lockfile of ${name} (exit ${String(result.status)})`)
       }
     } finally {
+      fs.rmSync(npmrc, { force: true })
       fs.rmSync(scratch, { recursive: true, force: true })
     }
   }
