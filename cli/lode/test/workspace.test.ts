@@ -189,6 +189,39 @@ test('install --filter installs only the projects selected, as pnpm does; a late
   }
 })
 
+test('add in one project leaves the other projects\' node_modules as they are, as pnpm does (a link and a .bin removed there are not written again)', async () => {
+  const files = {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\n  - apps/*\n',
+    'packages/a/package.json': json({ name: 'a', version: '1.0.0', dependencies: { leaf: '^1.0.0' } }),
+    'apps/c/package.json': json({ name: 'c', version: '1.0.0', dependencies: { host: '1.0.0', a: 'workspace:*' }, devDependencies: { tool: '1.0.0' } }),
+  }
+  const pnpmProject = makeProject(registry, { name: 'root', private: true }, files)
+  const lodeProject = cloneProject(pnpmProject)
+  const dirs = ['node_modules', 'packages/a/node_modules', 'packages/a/node_modules/.bin', 'apps/c/node_modules', 'apps/c/node_modules/.bin']
+  const onDisk = (project: Project): Record<string, string[] | null> => Object.fromEntries(dirs.map((dir) => {
+    const full = path.join(project.dir, dir)
+    return [dir, fs.existsSync(full) ? listing(full) : null]
+  }))
+  for (const project of [pnpmProject, lodeProject]) {
+    const result = project === pnpmProject ? await pnpm(project, ['install']) : await lode(project, ['install'])
+    assert.equal(result.code, 0, result.stderr)
+    fs.rmSync(path.join(project.dir, 'apps/c/node_modules/host'))
+    fs.rmSync(path.join(project.dir, 'apps/c/node_modules/.bin'), { recursive: true })
+  }
+  await pnpm(pnpmProject, ['add', '--filter', 'a', 'tool@1.0.0'])
+  const result = await lode(lodeProject, ['add', '--filter', 'a', 'tool@1.0.0'])
+  assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`)
+  assert.equal(readLockfileText(lodeProject), readLockfileText(pnpmProject))
+  assert.deepEqual(onDisk(lodeProject), onDisk(pnpmProject))
+  // The project added to got its link and its .bin; the other one is as it was left.
+  assert.ok(fs.existsSync(path.join(lodeProject.dir, 'packages/a/node_modules/.bin/tool')))
+  assert.equal(fs.existsSync(path.join(lodeProject.dir, 'apps/c/node_modules/host')), false)
+  // A full install after it (up to date) leaves node_modules as pnpm's does.
+  await pnpm(pnpmProject, ['install'])
+  assert.equal((await lode(lodeProject, ['install'])).code, 0)
+  assert.deepEqual(onDisk(lodeProject), onDisk(pnpmProject))
+})
+
 test('linkWorkspacePackages: true links a project that satisfies a plain range (an npm: alias too), for direct dependencies only, as pnpm does', async () => {
   const files = {
     'pnpm-workspace.yaml': 'packages:\n  - packages/*\nlinkWorkspacePackages: true\n',

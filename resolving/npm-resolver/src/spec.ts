@@ -69,14 +69,42 @@ export function parseWantedSpec (alias: string, bareSpecifier: string, where: st
 
 /** A version, a range or a tag (pnpm's version-selector-type, loose); undefined for anything else. */
 function registrySpec (name: string, spec: string): RegistrySpec | undefined {
+  const selector = selectorOf(spec)
+  switch (selector?.type) {
+    case undefined: return undefined
+    case 'version': return { type: 'version', name, version: selector.value }
+    case 'range': return { type: 'range', name, range: selector.value }
+    case 'tag': return { type: 'tag', name, tag: selector.value }
+  }
+}
+
+type Selector = { type: 'version' | 'range' | 'tag', value: string } | null
+
+// A workspace states the same few specifiers thousands of times, and semver's check of a range as
+// a version throws (and catches) each time: each specifier is classified once. Bounded for a
+// long-lived process.
+const selectors = new Map<string, Selector>()
+const MAX_SELECTORS = 10_000
+
+function selectorOf (spec: string): Selector {
+  let selector = selectors.get(spec)
+  if (selector === undefined) {
+    selector = classify(spec)
+    if (selectors.size >= MAX_SELECTORS) selectors.clear()
+    selectors.set(spec, selector)
+  }
+  return selector
+}
+
+function classify (spec: string): Selector {
   // pnpm reads an empty specifier as any version (`*`), an absent one as `latest`.
-  if (spec === '') return { type: 'range', name, range: '*' }
-  if (spec === DEFAULT_TAG) return { type: 'tag', name, tag: DEFAULT_TAG }
+  if (spec === '') return { type: 'range', value: '*' }
+  if (spec === DEFAULT_TAG) return { type: 'tag', value: DEFAULT_TAG }
   const version = validVersion(spec, true)
-  if (version !== null) return { type: 'version', name, version }
-  if (validRange(spec, true) !== null) return { type: 'range', name, range: spec }
-  if (encodeURIComponent(spec) === spec) return { type: 'tag', name, tag: spec }
-  return undefined
+  if (version !== null) return { type: 'version', value: version }
+  if (validRange(spec, true) !== null) return { type: 'range', value: spec }
+  if (encodeURIComponent(spec) === spec) return { type: 'tag', value: spec }
+  return null
 }
 
 function invalidSpec (alias: string, bareSpecifier: string, where: string): LodeError {

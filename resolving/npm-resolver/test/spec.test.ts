@@ -137,3 +137,18 @@ test('a git URL that does not parse, and a word that is nothing, are ERR_LODE_IN
   assert.throws(() => parseWantedSpec('x', 'git+https://exa mple.com/r.git', 'package.json'), { code: 'ERR_LODE_INVALID_SPEC', message: /"git\+https:\/\/exa mple\.com\/r\.git" is not a valid git URL/ })
   assert.throws(() => parseWantedSpec('x', 'not a spec!', 'package.json'), { code: 'ERR_LODE_INVALID_SPEC', message: /"x@not a spec!" in package\.json/ })
 })
+
+test('a specifier classified once is classified the same every time after, under any alias, and each answer is its own object', () => {
+  const first = parseWantedSpec('a', '^1.2.0', 'the test')
+  const again = parseWantedSpec('b', '^1.2.0', 'the test')
+  assert.deepEqual(first, { kind: 'registry', alias: 'a', aliased: false, type: 'range', name: 'a', range: '^1.2.0' })
+  assert.deepEqual(again, { kind: 'registry', alias: 'b', aliased: false, type: 'range', name: 'b', range: '^1.2.0' })
+  // A caller changing its answer changes no other.
+  ;(first as { range: string }).range = 'changed'
+  assert.equal((parseWantedSpec('a', '^1.2.0', 'the test') as { range: string }).range, '^1.2.0')
+  // Loose versions keep their normalized form; a name that is no tag stays an error.
+  for (let i = 0; i < 2; i++) {
+    assert.deepEqual(parseWantedSpec('a', 'v1.2.3', 'the test'), { kind: 'registry', alias: 'a', aliased: false, type: 'version', name: 'a', version: '1.2.3' })
+    assert.throws(() => parseWantedSpec('a', 'not a tag', 'the test'), /ERR_LODE_INVALID_SPEC|is not a version, range, tag/)
+  }
+})

@@ -87,6 +87,9 @@ export async function linkIsolated (opts: LinkPackagesOptions, install: Isolated
     ? {}
     : Object.fromEntries(Object.entries(previous?.hoisted ?? {}).filter(([depPath]) => install.skipped.has(depPath)))
   const changed = new Set(prune?.changed)
+  // A filtered install (`add` in one project) leaves the other projects' node_modules as the last
+  // install wrote them (pnpm's): their links and bins are not written again.
+  const untouched = untouchedImporters(layout, opts.selectedImporters, interrupted ? undefined : previous)
   // The package directories this install creates: removed again if it fails before they are all in place.
   const created = missing.length === layout.packages.length
     ? missing
@@ -117,7 +120,13 @@ export async function linkIsolated (opts: LinkPackagesOptions, install: Isolated
     // Outside the global virtual store, `missing` is what is not there (a slot may be there, to be built).
     absent: !gvs,
     installedText: install.installedText,
-    links: () => otherLinks(layout, planHoisted(), modulesDir, new Set(missing), interrupted ? undefined : previous, changed, gvs),
+    links: () => otherLinks(layout, planHoisted(), modulesDir, {
+      importing: new Set(missing),
+      previous: interrupted ? undefined : previous,
+      changed,
+      gvs,
+      untouched,
+    }),
   }).catch(async (err: unknown) => {
     // A package that could not be put in place (a patch that does not apply): the links written
     // meanwhile go too, and node_modules is as the last install left it.
@@ -155,7 +164,7 @@ export async function linkIsolated (opts: LinkPackagesOptions, install: Isolated
     gvs ? missing : interrupted ? layout.packages : [...missing, ...layout.packages.filter((pkg) => changed.has(pkg.depPath))],
     hoisted,
     modulesDir,
-    { ownBins: opts.resolved, ownBinsOf, fresh: new Set(missing), importersThroughLinks: !opts.ignoreScripts }
+    { ownBins: opts.resolved, ownBinsOf, fresh: new Set(missing), importersThroughLinks: !opts.ignoreScripts, untouched }
   )
   // Builds: packages linked now that want one, and those an earlier install ignored (allowBuilds may allow them now).
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
@@ -413,13 +422,19 @@ function otherLinks (
   layout: Layout,
   hoisted: readonly HoistedDependency[],
   modulesDir: string,
-  importing: ReadonlySet<LaidOutPackage>,
-  previous: PreviousInstall | undefined,
-  changed: ReadonlySet<string>,
-  globalVirtualStore: boolean
+  { importing, previous, changed, gvs: globalVirtualStore, untouched }: {
+    importing: ReadonlySet<LaidOutPackage>
+    previous: PreviousInstall | undefined
+    changed: ReadonlySet<string>
+    gvs: boolean
+    untouched: ReadonlySet<string>
+  }
 ): LinkToWrite[] {
   const before = new Set(previous?.layout.packages.map((pkg) => pkg.depPath))
-  const links: LinkToWrite[] = layout.directLinks.map((link) => [link.path, link.target])
+  const untouchedModules = new Set(layout.importers.filter((importer) => untouched.has(importer.id)).map((importer) => importer.modulesDir))
+  const links: LinkToWrite[] = layout.directLinks
+    .filter((link) => untouchedModules.size === 0 || !untouchedModules.has(modulesDirOfLink(link.path)))
+    .map((link) => [link.path, link.target])
   for (const dep of hoisted) {
     if (own(previous?.hoisted[dep.depPath], dep.alias) === dep.type) continue
     const link = hoistedPath({ modulesDir, virtualStoreDir: layout.virtualStoreDir }, dep)
@@ -434,6 +449,27 @@ function otherLinks (
     for (const link of pkg.links) links.push([link.path, link.target])
   }
   return links
+}
+
+/**
+ * The importers a filtered install leaves as the last one wrote them: those not selected, when that
+ * install is known (and was not cut short). An importer's links there are its snapshot's, unchanged.
+ */
+function untouchedImporters (
+  layout: Layout,
+  selected: ReadonlySet<string> | undefined,
+  previous: PreviousInstall | undefined
+): ReadonlySet<string> {
+  if (selected === undefined || previous === undefined) return new Set()
+  const before = new Set(previous.layout.importers.map((importer) => importer.id))
+  const ids = layout.importers.map((importer) => importer.id)
+  return new Set(ids.filter((id) => !selected.has(id) && before.has(id)))
+}
+
+/** The `node_modules` a direct dependency's link is in (`node_modules/a`, `node_modules/@scope/a`). */
+function modulesDirOfLink (link: string): string {
+  const parent = path.dirname(link)
+  return path.basename(parent).startsWith('@') ? path.dirname(parent) : parent
 }
 
 /**

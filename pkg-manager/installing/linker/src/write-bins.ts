@@ -20,6 +20,8 @@ export interface WriteBinsOptions {
    * when it runs scripts; with --ignore-scripts, they name the packages' real directories).
    */
   importersThroughLinks: boolean
+  /** Importers whose `.bin` is left as it is (a filtered install's other projects). */
+  untouched?: ReadonlySet<string>
 }
 
 /**
@@ -34,7 +36,7 @@ export async function writeBins (
   modulesDir: string,
   opts: WriteBinsOptions
 ): Promise<void> {
-  const { ownBins, ownBinsOf, fresh = new Set(), importersThroughLinks } = opts
+  const { ownBins, ownBinsOf, fresh = new Set(), importersThroughLinks, untouched = new Set() } = opts
   const byDepPath = new Map(layout.packages.map((pkg) => [pkg.depPath, pkg]))
   const hoistedModules = path.join(layout.virtualStoreDir, 'node_modules')
   const provider = (pkg: LaidOutPackage): BinProvider => ({ dir: pkg.dir, nodePath: [path.join(pkg.dir, 'node_modules'), pkg.siblingsDir, hoistedModules] })
@@ -67,7 +69,7 @@ export async function writeBins (
   // A few directories at a time: thousands of concurrent reads and writes would run out of file
   // handles, and one at a time leaves a workspace of a hundred projects waiting on each in turn.
   const limit = pLimit(16)
-  const importers = layout.importers.map(async (importer) => await limit(async () => {
+  const importers = layout.importers.filter((importer) => !untouched.has(importer.id)).map(async (importer) => await limit(async () => {
     // The root's node_modules also gets the publicly hoisted packages' bins.
     const publicHoisted = importer.modulesDir === modulesDir ? hoisted.filter((dep) => dep.type === 'public') : []
     // pnpm links the root's bins again, through its links, once it has hoisted packages into it.
