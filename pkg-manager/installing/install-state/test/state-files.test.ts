@@ -8,7 +8,7 @@ import { recordedSegments } from '@lode/core.safe-name'
 
 import { lockProject } from '../src/install-lock.js'
 import { upToDateState } from '../src/install-state.js'
-import { pnpmStateVouches, readPnpmWorkspaceState } from '../src/pnpm-workspace-state.js'
+import { manifestDigest, pnpmStateVouches, readPnpmWorkspaceState } from '../src/pnpm-workspace-state.js'
 import { fileStamp, isRecordedPath, parseInstallState, quickUpToDate } from '../src/quick-check.js'
 import { parseReplayRecord, replayFile, replayInstall } from '../src/replay.js'
 import { sandbox, snapshot, writePnpmState, writeState } from './helpers.js'
@@ -269,4 +269,16 @@ test('a lock held by a live process is waited on; node_modules that cannot be a 
     await assert.rejects(lockProject(modules, { onWait: () => {}, signal: AbortSignal.timeout(5000) }), { code: 'ERR_LODE_INVALID_MODULES_DIR' })
     fs.rmSync(modules)
   }
+})
+
+test('a manifest\'s digest is the structural one: byte for byte what earlier installs recorded, whatever the key order', () => {
+  const manifest = { name: '@many/p001', version: '1.0.0', private: true, main: 'index.js', dependencies: { zod: '^4.0.0', 'é': 'x' }, list: [1, true, null, 'a'], nested: { b: 2, a: { c: false } }, gone: undefined }
+  // Recorded by the digest before it gathered its input (one hash update per value).
+  assert.equal(manifestDigest(manifest), '334e2c17d30db22da0bcfbb0d26e697e')
+  assert.equal(manifestDigest({}), '5a3590fbe3ffbfe0a65167de3111dcd0')
+  assert.equal(manifestDigest([]), '63d63c64950f7d33cf10e33ecc46a9d7')
+  assert.equal(manifestDigest('s'), '8289ae9fc6f7ac764425b84e4ab09743')
+  const reordered = { nested: { a: { c: false }, b: 2 }, list: [1, true, null, 'a'], dependencies: { 'é': 'x', zod: '^4.0.0' }, main: 'index.js', private: true, version: '1.0.0', name: '@many/p001' }
+  assert.equal(manifestDigest(reordered), manifestDigest(manifest))
+  assert.notEqual(manifestDigest({ ...manifest, private: false }), manifestDigest(manifest))
 })
