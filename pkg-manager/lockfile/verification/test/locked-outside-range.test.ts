@@ -24,3 +24,10 @@ test('lockedOutsideRange: anything but a registry range, or a locked value not a
   assert.equal(lockedOutsideRange('^1.0.0', 'link:../foo'), undefined)
   assert.equal(lockedOutsideRange('^1.0.0', 'file:foo.tgz'), undefined)
 })
+
+test('lockedOutsideRange: asked again (a workspace repeats its pairs), every answer is the same as the first', () => {
+  const pairs: Array<[string, string, string | undefined]> = [['^1.0.0', '2.0.0', '2.0.0'], ['^1.0.0', '1.2.3', undefined], ['latest', '9.9.9', undefined], ['^1.0.0', 'link:../foo', undefined]]
+  for (let round = 0; round < 3; round++) {
+    for (const [specifier, locked, expected] of pairs) assert.equal(lockedOutsideRange(specifier, locked), expected, `${specifier} ${locked}, round ${round}`)
+  }
+})
