@@ -154,8 +154,10 @@ export async function startMirrorServer (opts: MirrorServerOptions): Promise<Mir
     const entry = await packumentOf(name, 'full')
     if (entry === undefined) return sendNotFound(req, res)
     const packument = JSON.parse(entry.body.toString('utf8')) as { 'dist-tags'?: Record<string, string>, versions?: Record<string, unknown> }
-    const version = packument['dist-tags']?.[ref] ?? ref
-    const doc = Object.hasOwn(packument.versions ?? {}, version) ? packument.versions![version] : undefined
+    const tags = packument['dist-tags'] ?? {}
+    const version = Object.hasOwn(tags, ref) ? tags[ref]! : ref
+    const versions = packument.versions ?? {}
+    const doc = Object.hasOwn(versions, version) ? versions[version] : undefined
     if (doc === undefined) return sendNotFound(req, res)
     send(req, res, 200, { 'content-type': 'application/json' }, Buffer.from(JSON.stringify(doc)))
   }

@@ -223,7 +223,7 @@ test('a version or dist-tag under the name is that version\'s document, as npm\'
   assert.equal((json(latest) as { dist?: { tarball?: string } }).dist?.tarball, `${server.url}alpha/-/alpha-1.1.0.tgz`)
   assert.equal(json(await get(server.url, '/alpha/1.0.0')).version, '1.0.0')
   assert.equal(json(await get(server.url, '/@sc/pkg/0.1.0')).version, '0.1.0')
-  for (const urlPath of ['/alpha/2.0.0', '/alpha/9.9.9', '/alpha/next', '/nonexistent/latest', '/alpha/constructor']) {
+  for (const urlPath of ['/alpha/2.0.0', '/alpha/9.9.9', '/alpha/next', '/nonexistent/latest', '/alpha/constructor', '/alpha/__proto__', '/alpha/toString']) {
     assert.equal((await get(server.url, urlPath)).status, 404, urlPath)
   }
 })
