@@ -189,15 +189,16 @@ test('install --filter installs only the projects selected, as pnpm does; a late
   }
 })
 
-test('add in one project leaves the other projects\' node_modules as they are, as pnpm does (a link and a .bin removed there are not written again)', async () => {
+test('add in one project leaves the other projects\' node_modules as they are, as pnpm does (a link and a .bin removed there are not written again, a .bin there stays)', async () => {
   const files = {
     'pnpm-workspace.yaml': 'packages:\n  - packages/*\n  - apps/*\n',
     'packages/a/package.json': json({ name: 'a', version: '1.0.0', dependencies: { leaf: '^1.0.0' } }),
     'apps/c/package.json': json({ name: 'c', version: '1.0.0', dependencies: { host: '1.0.0', a: 'workspace:*' }, devDependencies: { tool: '1.0.0' } }),
+    'apps/d/package.json': json({ name: 'd', version: '1.0.0', devDependencies: { tool: '1.0.0' } }),
   }
   const pnpmProject = makeProject(registry, { name: 'root', private: true }, files)
   const lodeProject = cloneProject(pnpmProject)
-  const dirs = ['node_modules', 'packages/a/node_modules', 'packages/a/node_modules/.bin', 'apps/c/node_modules', 'apps/c/node_modules/.bin']
+  const dirs = ['node_modules', 'packages/a/node_modules', 'packages/a/node_modules/.bin', 'apps/c/node_modules', 'apps/c/node_modules/.bin', 'apps/d/node_modules/.bin']
   const onDisk = (project: Project): Record<string, string[] | null> => Object.fromEntries(dirs.map((dir) => {
     const full = path.join(project.dir, dir)
     return [dir, fs.existsSync(full) ? listing(full) : null]
@@ -216,6 +217,8 @@ test('add in one project leaves the other projects\' node_modules as they are, a
   // The project added to got its link and its .bin; the other one is as it was left.
   assert.ok(fs.existsSync(path.join(lodeProject.dir, 'packages/a/node_modules/.bin/tool')))
   assert.equal(fs.existsSync(path.join(lodeProject.dir, 'apps/c/node_modules/host')), false)
+  // (lode took the other projects' .bin away with the ones it writes again, and wrote only this one's.)
+  assert.ok(fs.existsSync(path.join(lodeProject.dir, 'apps/d/node_modules/.bin/tool')))
   // A full install after it (up to date) leaves node_modules as pnpm's does.
   await pnpm(pnpmProject, ['install'])
   assert.equal((await lode(lodeProject, ['install'])).code, 0)

@@ -24,9 +24,15 @@ export function lockedPackage (lockfile: Lockfile | undefined, pkgId: string): R
   // is the package's own (pnpm drops such a peer, as fromMeta does).
   const suffix = depPath.slice(pkgId.length).replace(/^\(patch_hash=[0-9a-f]+\)/, '')
   const hashed = suffix !== '' && !suffix.includes('@')
+  // Such an own dependency that is an optional peer too is shadowable, as fromMeta reads it: a
+  // peer where a package of that name comes into scope.
+  const peerShadowable: Record<string, string> = {}
   for (const deps of [snapshot.dependencies, snapshot.optionalDependencies]) {
     for (const alias of Object.keys(deps ?? {})) {
-      if (own(peerDependencies, alias) !== undefined && !hashed && !suffix.includes(`(${alias}@`)) delete peerDependencies[alias]
+      if (own(peerDependencies, alias) === undefined || hashed || suffix.includes(`(${alias}@`)) continue
+      const optionalPeer = own(peerDependenciesMeta, alias)?.optional === true
+      if (deps === snapshot.dependencies && optionalPeer) peerShadowable[alias] = peerDependencies[alias]!
+      delete peerDependencies[alias]
     }
   }
   const pinned = (deps: Record<string, string> | undefined): Record<string, string> => {
@@ -51,6 +57,7 @@ export function lockedPackage (lockfile: Lockfile | undefined, pkgId: string): R
     fromLockfile: true,
   }
   if (typeof info.deprecated === 'string') pkg.deprecated = info.deprecated
+  if (Object.keys(peerShadowable).length > 0) pkg.peerShadowable = peerShadowable
   return pkg
 }
 

@@ -71,6 +71,10 @@ export async function linkIsolated (opts: LinkPackagesOptions, install: Isolated
   // A resolving install keeps what the last one hoisted (pnpm merges its new hoisting into the old).
   const planHoisted = hoistingPlanner(opts, layout, opts.resolved ? previous?.hoisted : undefined)
   const { due: pruneVirtualStore, prunedAt } = virtualStorePruning(previous?.prunedAt, config.modulesCacheMaxAge, opts.now())
+  // A filtered install (`add` in one project) leaves the other projects' node_modules as the last
+  // install wrote them (pnpm's): their links and bins are neither removed nor written again.
+  const untouched = untouchedImporters(layout, opts.selectedImporters, interrupted ? undefined : previous)
+  const untouchedLayouts = layout.importers.filter((importer) => untouched.has(importer.id))
   const prune = previous === undefined ? undefined : await planPrune({
     modulesDir,
     previous: previous.layout,
@@ -81,15 +85,13 @@ export async function linkIsolated (opts: LinkPackagesOptions, install: Isolated
     globalVirtualStore: gvs,
     // Installing the lockfile as it is, pnpm leaves the links to what it now skips.
     ...opts.resolved ? {} : { keepLinksTo: install.skipped },
+    untouchedModulesDirs: new Set(untouchedLayouts.map((importer) => importer.modulesDir)),
   })
   // Their hoisted links stay on record too.
   const keptHoisted = opts.resolved
     ? {}
     : Object.fromEntries(Object.entries(previous?.hoisted ?? {}).filter(([depPath]) => install.skipped.has(depPath)))
   const changed = new Set(prune?.changed)
-  // A filtered install (`add` in one project) leaves the other projects' node_modules as the last
-  // install wrote them (pnpm's): their links and bins are not written again.
-  const untouched = untouchedImporters(layout, opts.selectedImporters, interrupted ? undefined : previous)
   // The package directories this install creates: removed again if it fails before they are all in place.
   const created = missing.length === layout.packages.length
     ? missing
@@ -113,7 +115,7 @@ export async function linkIsolated (opts: LinkPackagesOptions, install: Isolated
   if (storeUsurped === true) await fsp.rm(layout.virtualStoreDir, { force: true })
   await Promise.all([...usurped].map(async (pkg) => { await fsp.rm(path.dirname(pkg.siblingsDir), { recursive: true, force: true }) }))
   // What another package manager installed where a direct dependency's link goes is moved aside, not lost.
-  const alien = await hideAlienModules(layout.importers, opts.onWarning)
+  const alien = await hideAlienModules(layout.importers.filter((importer) => !untouched.has(importer.id)), opts.onWarning)
   const { imported, preparedLock } = await importNewPackages(missing, created, {
     opts,
     modulesDir,

@@ -31,6 +31,8 @@ export interface PruneInput {
    * supportedArchitectures, installed as the lockfile is): as with pnpm, the links to them stay.
    */
   keepLinksTo?: ReadonlySet<string>
+  /** The `node_modules` of importers a filtered install leaves as they are: their `.bin` stays (it is not written again). */
+  untouchedModulesDirs?: ReadonlySet<string>
 }
 
 /**
@@ -95,7 +97,9 @@ export async function planPrune (
       ...removedDirect.map(async (link) => { await removeLink(link.modulesDir, link.alias) }),
       ...staleHoisted.map(async (link) => { await removeSymlink(storeRoot, link) }),
       ...droppedLinks.map(async (link) => { await removeSymlink(storeRoot, link) }),
-      ...input.next.importers.map(async (importer) => { await fs.rm(path.join(importer.modulesDir, '.bin'), { recursive: true, force: true }) }),
+      ...input.next.importers
+        .filter((importer) => input.untouchedModulesDirs?.has(importer.modulesDir) !== true)
+        .map(async (importer) => { await fs.rm(path.join(importer.modulesDir, '.bin'), { recursive: true, force: true }) }),
       fs.rm(path.join(virtualStoreDir, 'node_modules', '.bin'), { recursive: true, force: true }),
     ])
   }

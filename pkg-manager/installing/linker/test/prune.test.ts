@@ -77,3 +77,28 @@ test('planPrune: a dependency a package lost loses its link and hoisted link; wi
     fs.rmSync(root, { recursive: true })
   }
 })
+
+// A filtered install writes the bins of the importers it selects only: the others' .bin must stay.
+test('planPrune: each importer\'s .bin goes (its bins are written again), but not an untouched importer\'s', async () => {
+  for (const untouched of [false, true]) {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-prune-'))
+    const layout = layoutOf(root, [])
+    lay(layout)
+    const { modulesDir } = layout.importers[0]!
+    const bin = path.join(modulesDir, '.bin')
+    fs.mkdirSync(bin)
+    fs.writeFileSync(path.join(bin, 'tool'), '')
+    const plan = await planPrune({
+      modulesDir,
+      previous: layout,
+      previousHoisted: {},
+      next: layout,
+      nextHoisted: [],
+      pruneVirtualStore: false,
+      ...untouched ? { untouchedModulesDirs: new Set([modulesDir]) } : {},
+    })
+    await plan.remove()
+    assert.equal(fs.existsSync(path.join(bin, 'tool')), untouched)
+    fs.rmSync(root, { recursive: true })
+  }
+})
