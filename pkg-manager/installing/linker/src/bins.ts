@@ -59,24 +59,39 @@ export async function linkBins (binDir: string, providers: readonly BinProvider[
     }
   }
   if (chosen.size === 0) return []
-  fs.mkdirSync(binDir, { recursive: true })
+  // A .bin made just now has no shim to replace.
+  const made = fs.mkdirSync(binDir, { recursive: true }) !== undefined
   for (const [command, { target, provider }] of chosen) {
-    let head: string | undefined
-    try {
-      if (provider.linked === true) fs.accessSync(target)
-      else fs.chmodSync(target, 0o755)
-      head = readHead(target)
-    } catch (err) {
-      // A declared file the package does not ship (a build may write it): pnpm writes the shim anyway, marked so.
-      if (!hasErrno(err, 'ENOENT') && !hasErrno(err, 'ENOTDIR')) throw err
-      if (provider.own === true) continue
-    }
+    const head = targetHead(target, provider.linked === true, opts.heads)
+    // A declared file the package does not ship (a build may write it): pnpm writes the shim anyway, marked so.
+    if (head === undefined && provider.own === true) continue
     const nodePath = provider.nodePathFrom === undefined
       ? provider.nodePath
       : nodePathOfPackage(head === undefined ? provider.dir : fs.realpathSync(provider.target ?? provider.dir), provider.nodePathFrom)
-    writeShShim(target, path.join(binDir, command), { nodePath, head })
+    writeShShim(target, path.join(binDir, command), { nodePath, head, replaces: !made })
   }
   return [...chosen.keys()]
+}
+
+/**
+ * A bin target made executable (a linked project's only checked), and its first bytes; undefined
+ * when it is missing. Once per target and install (`heads`): a workspace's projects link the same
+ * few packages' bins hundreds of times.
+ */
+function targetHead (target: string, linked: boolean, heads: Map<string, string | null> | undefined): string | undefined {
+  const key = `${linked ? 'linked' : 'own'}\0${target}`
+  const known = heads?.get(key)
+  if (known !== undefined) return known ?? undefined
+  let head: string | undefined
+  try {
+    if (linked) fs.accessSync(target)
+    else fs.chmodSync(target, 0o755)
+    head = readHead(target)
+  } catch (err) {
+    if (!hasErrno(err, 'ENOENT') && !hasErrno(err, 'ENOTDIR')) throw err
+  }
+  heads?.set(key, head ?? null)
+  return head
 }
 
 /** `<pkg>/node_modules` and the `node_modules` the package is in (scoped or not), then `hoisted`; only `hoisted` outside any. */
@@ -249,6 +264,8 @@ export interface LinkBinsOptions {
   exclude?: ReadonlySet<string>
   /** Manifests already read, by package directory: one install reads each bin package once. */
   manifests?: Map<string, Promise<Record<string, unknown>>>
+  /** Bin targets already made executable, with their first bytes (null: missing): each once per install. */
+  heads?: Map<string, string | null>
 }
 
 function readManifest (dir: string, cache: Map<string, Promise<Record<string, unknown>>> | undefined): Promise<Record<string, unknown>> {

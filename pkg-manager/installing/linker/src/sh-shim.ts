@@ -5,6 +5,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
+import { hasErrno } from '@lode/core.error'
 import { isInsideDir } from '@lode/core.safe-name'
 
 /**
@@ -113,16 +114,33 @@ export interface ShShimOptions {
   nodePath: readonly string[]
   /** The target's first bytes (its shebang line), or undefined when it does not exist. */
   head: string | undefined
+  /** Something may be at `to` already (false: its directory was made just now): it is removed first. */
+  replaces?: boolean
 }
 
 /**
  * Writes the shim `to` for `target` (replacing what is there) and makes it executable. The target
- * is named relative to the shim's physical directory, as pnpm names it.
+ * is named relative to the shim's physical directory, as pnpm names it. The file is created anew,
+ * never written through whatever was there (a link planted in its place).
  */
 export function writeShShim (target: string, to: string, opts: ShShimOptions): void {
-  fs.rmSync(to, { force: true })
-  fs.writeFileSync(to, shShim(target, path.relative(physicalShimDir(target, to), target), opts))
-  fs.chmodSync(to, 0o755)
+  const text = shShim(target, path.relative(physicalShimDir(target, to), target), opts)
+  if (opts.replaces !== false) fs.rmSync(to, { force: true })
+  let fd: number
+  try {
+    fd = fs.openSync(to, 'wx', 0o755)
+  } catch (err) {
+    if (!hasErrno(err, 'EEXIST')) throw err
+    fs.rmSync(to, { force: true })
+    fd = fs.openSync(to, 'wx', 0o755)
+  }
+  try {
+    fs.writeFileSync(fd, text)
+    // The mode asked at creation is narrowed by the umask: set it whole.
+    fs.fchmodSync(fd, 0o755)
+  } finally {
+    fs.closeSync(fd)
+  }
 }
 
 /** The shim's text for `target`, which is at `relative` from the shim's directory. */

@@ -66,6 +66,7 @@ export async function writeBins (
       ? [linkedProvider(modules, dep.alias, dep.dir, throughLink)]
       : throughLink ? throughLinks(modules, [dep]) : withBins([dep]))
   const manifests = new Map<string, Promise<Record<string, unknown>>>()
+  const heads = new Map<string, string | null>()
   // A few directories at a time: thousands of concurrent reads and writes would run out of file
   // handles, and one at a time leaves a workspace of a hundred projects waiting on each in turn.
   const limit = pLimit(16)
@@ -75,9 +76,10 @@ export async function writeBins (
     // pnpm links the root's bins again, through its links, once it has hoisted packages into it.
     const throughLink = importersThroughLinks || publicHoisted.length > 0
     const binDir = path.join(importer.modulesDir, '.bin')
-    const directBins = await linkBins(binDir, linkedWithBins(importer.modulesDir, importer.direct, throughLink), { manifests })
+    const directBins = await linkBins(binDir, linkedWithBins(importer.modulesDir, importer.direct, throughLink), { manifests, heads })
     // A publicly hoisted package's command never replaces a direct dependency's of the same name (pnpm's).
-    const hoistedBins = await linkBins(binDir, throughLinks(modulesDir, publicHoisted, true), { exclude: new Set(directBins), manifests })
+    const hoistedProviders = throughLinks(modulesDir, publicHoisted, true)
+    const hoistedBins = await linkBins(binDir, hoistedProviders, { exclude: new Set(directBins), manifests, heads })
     const importerBins = [...directBins, ...hoistedBins]
     // pnpm also links the bins of the direct dependencies' required peers (auto-installed peers),
     // through the peer's link beside the dependent, never over a direct dependency's.
@@ -87,9 +89,9 @@ export async function writeBins (
       return pkg.requiredPeers.flatMap((peer) => withBins(pkg.deps.filter((child) => child.alias === peer))
         .map((found) => ({ ...found, dir: path.join(pkg.siblingsDir, peer) })))
     }).sort((a, b) => a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)
-    await linkBins(path.join(importer.modulesDir, '.bin'), peers, { exclude: new Set(importerBins), manifests })
+    await linkBins(path.join(importer.modulesDir, '.bin'), peers, { exclude: new Set(importerBins), manifests, heads })
   }))
-  const privateHoisted = limit(async () => await linkBins(path.join(hoistedModules, '.bin'), throughLinks(hoistedModules, hoisted.filter((dep) => dep.type === 'private')), { manifests }))
+  const privateHoisted = limit(async () => await linkBins(path.join(hoistedModules, '.bin'), throughLinks(hoistedModules, hoisted.filter((dep) => dep.type === 'private')), { manifests, heads }))
   const packages = linkedNow.map(async (pkg) => {
     const own = (ownBins || ownBinsOf?.has(pkg.depPath) === true) && pkg.hasBin
     // Installing a lockfile as it is (pnpm's headless install), a package one of whose dependencies is
@@ -106,7 +108,7 @@ export async function writeBins (
     if (!fresh.has(pkg) && fs.lstatSync(binDir, { throwIfNoEntry: false }) !== undefined) {
       fs.rmSync(binDir, { recursive: true, force: true })
     }
-    if (providers.length > 0) await limit(async () => await linkBins(binDir, providers, { manifests }))
+    if (providers.length > 0) await limit(async () => await linkBins(binDir, providers, { manifests, heads }))
   })
   await Promise.all([...importers, privateHoisted, ...packages])
 }

@@ -50,3 +50,34 @@ test('linkBins writes runnable shims: a large target, a linked project read at i
     })
   })
 })
+
+// A .bin made now gets its shims created without a removal each; an existing one has its shims
+// replaced, never written through (a link planted where a shim goes); a target is made executable
+// and read once per install however many projects link it (`heads`); the umask narrows no mode.
+test('linkBins replaces what is in an existing .bin without writing through a planted link, reads each target once (heads), and sets 755 under any umask', async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-bins-'))
+  const pkg = path.join(root, 'store', 'tool')
+  writePackage(pkg, { name: 'tool', bin: { tool: 'cli.js' } }, { 'cli.js': '#!/usr/bin/env node\nconsole.log(\'tool ran\')\n' })
+  const outside = path.join(root, 'outside.txt')
+  fs.writeFileSync(outside, 'not yours\n')
+  const existing = path.join(root, 'a', 'node_modules', '.bin')
+  fs.mkdirSync(existing, { recursive: true })
+  fs.symlinkSync(outside, path.join(existing, 'tool'))
+  const fresh = path.join(root, 'b', 'node_modules', '.bin')
+  const heads = new Map<string, string | null>()
+  const umask = process.umask(0o077)
+  try {
+    for (const binDir of [existing, fresh]) await linkBins(binDir, [{ dir: pkg, nodePath: [] }], { heads })
+  } finally {
+    process.umask(umask)
+  }
+  assert.equal(fs.readFileSync(outside, 'utf8'), 'not yours\n', 'the planted link was replaced, not written through')
+  for (const binDir of [existing, fresh]) {
+    const shim = path.join(binDir, 'tool')
+    assert.equal(fs.lstatSync(shim).isFile(), true)
+    assert.equal(fs.statSync(shim).mode & 0o777, 0o755)
+    assert.equal(execFileSync(shim, { encoding: 'utf8' }), 'tool ran\n')
+  }
+  assert.deepEqual([...heads.values()], ['#!/usr/bin/env node\nconsole.log(\'tool ran\')\n'], 'one target, read once')
+  fs.rmSync(root, { recursive: true })
+})
