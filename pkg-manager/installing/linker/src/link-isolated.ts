@@ -74,7 +74,6 @@ export async function linkIsolated (opts: LinkPackagesOptions, install: Isolated
   // A filtered install (`add` in one project) leaves the other projects' node_modules as the last
   // install wrote them (pnpm's): their links and bins are neither removed nor written again.
   const untouched = untouchedImporters(layout, opts.selectedImporters, interrupted ? undefined : previous)
-  const untouchedLayouts = layout.importers.filter((importer) => untouched.has(importer.id))
   const prune = previous === undefined ? undefined : await planPrune({
     modulesDir,
     previous: previous.layout,
@@ -85,7 +84,7 @@ export async function linkIsolated (opts: LinkPackagesOptions, install: Isolated
     globalVirtualStore: gvs,
     // Installing the lockfile as it is, pnpm leaves the links to what it now skips.
     ...opts.resolved ? {} : { keepLinksTo: install.skipped },
-    untouchedModulesDirs: new Set(untouchedLayouts.map((importer) => importer.modulesDir)),
+    untouchedModulesDirs: new Set(layout.importers.filter((importer) => untouched.has(importer.id)).map((importer) => importer.modulesDir)),
   })
   // Their hoisted links stay on record too.
   const keptHoisted = opts.resolved

@@ -7,6 +7,8 @@ import { test } from 'node:test'
 
 import { linkBins } from '@lode/pkg-manager.installing.linker'
 
+import { writeShShim } from '../src/sh-shim.js'
+
 function writePackage (dir: string, manifest: Record<string, unknown>, files: Record<string, string>): void {
   fs.mkdirSync(dir, { recursive: true })
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest))
@@ -79,5 +81,22 @@ test('linkBins replaces what is in an existing .bin without writing through a pl
     assert.equal(execFileSync(shim, { encoding: 'utf8' }), 'tool ran\n')
   }
   assert.deepEqual([...heads.values()], ['#!/usr/bin/env node\nconsole.log(\'tool ran\')\n'], 'one target, read once')
+  fs.rmSync(root, { recursive: true })
+})
+
+// Told its directory was made just now (no removal first), the shim still replaces a file found
+// there (another install's, a race): created anew, not written into.
+test('writeShShim replaces a file it did not expect (replaces: false) rather than fail or write into it', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-bins-'))
+  const target = path.join(root, 'cli.js')
+  fs.writeFileSync(target, '#!/usr/bin/env node\nconsole.log(\'ran\')\n')
+  const shim = path.join(root, 'tool')
+  fs.writeFileSync(shim, 'stale\n', { mode: 0o600 })
+  // A second name for the file found there: written into, it would change too.
+  fs.linkSync(shim, path.join(root, 'other-name'))
+  writeShShim(target, shim, { nodePath: [], head: fs.readFileSync(target, 'utf8'), replaces: false })
+  assert.equal(fs.readFileSync(path.join(root, 'other-name'), 'utf8'), 'stale\n', 'a new file, the old one untouched')
+  assert.equal(fs.statSync(shim).mode & 0o777, 0o755)
+  assert.equal(execFileSync(shim, { encoding: 'utf8' }), 'ran\n')
   fs.rmSync(root, { recursive: true })
 })
