@@ -38,19 +38,19 @@ const freshDir = (ctx: Context): string => path.join(ctx.work, 'fresh-pnpm')
 
 export type InstalledLockfile = 'committed' | 'fresh'
 
-function installedLockfile (ctx: Context): InstalledLockfile {
+export function installedLockfile (ctx: Context): InstalledLockfile {
   return ctx.pnpmRejectedCommitted() && fs.existsSync(freshDir(ctx)) ? 'fresh' : 'committed'
 }
 
 /** `ok`, or why a run failed (its error code). */
 export type Outcome = 'ok' | { failed: string }
 
-const outcome = (run: Run): Outcome => run.ok ? 'ok' : { failed: failure(run) }
+export const outcome = (run: Run): Outcome => run.ok ? 'ok' : { failed: failure(run) }
 
 interface Copy { project: string, home: string, lockfile: string }
 
 /** A fresh copy of the repository (with pnpm's fresh lockfile for `fresh`) and a fresh HOME for one tool's part of a check. */
-function prepare (ctx: Context, label: string, lockfile: InstalledLockfile = 'committed'): Copy {
+export function prepare (ctx: Context, label: string, lockfile: InstalledLockfile = 'committed'): Copy {
   const dir = path.join(ctx.work, label)
   fs.rmSync(dir, { recursive: true, force: true })
   const project = path.join(dir, 'project')
@@ -61,7 +61,7 @@ function prepare (ctx: Context, label: string, lockfile: InstalledLockfile = 'co
   return { project, home: path.join(dir, 'home'), lockfile: path.join(project, 'pnpm-lock.yaml') }
 }
 
-async function run (
+export async function run (
   ctx: Context,
   tool: ToolName,
   label: string,

@@ -1,13 +1,14 @@
 // The compatibility corpus: lode beside pnpm 11 on real pnpm monorepos, over the configured
-// registry, in four checks (a: the committed lockfile, b: a fresh resolution, c: node_modules,
-// d: pnpm on lode's tree). See ../README.md.
+// registry, in five checks (a: the committed lockfile, b: a fresh resolution, c: node_modules,
+// d: pnpm on lode's tree, e: the project's own tests with and without the global virtual store). See ../README.md.
 //
-//   npm run corpus -- [--only kit,vueuse] [--checks a,b,c,d] [--source kit=DIR]... [--drop-settings a,b] [--work-dir DIR] [--out DIR]
+//   npm run corpus -- [--only kit,vueuse] [--checks a,b,c,d,e] [--source kit=DIR]... [--drop-settings a,b] [--work-dir DIR] [--out DIR]
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 
+import { checkE } from './check-e.js'
 import { checkA, checkB, checkC, checkD } from './checks.js'
 import type { Context } from './checks.js'
 import { lineCount } from './diff.js'
@@ -59,7 +60,7 @@ const save = (): void => {
   fs.writeFileSync(path.join(outDir, 'corpus.md'), renderTable(results))
 }
 
-const run = { a: checkA, b: checkB, c: checkC, d: checkD }
+const run = { a: checkA, b: checkB, c: checkC, d: checkD, e: checkE }
 for (const entry of entries.filter((e) => only === undefined || only.includes(e.name))) {
   const repo = resolveRepo(entry, { lodeRepo, sources, cloneDir: path.join(workDir, 'sources') })
   const ctx: Context = {

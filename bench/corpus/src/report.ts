@@ -1,3 +1,4 @@
+import type { EResult, TestRun } from './check-e.js'
 import type { AResult, BResult, CResult, DResult, InstalledLockfile, Outcome } from './checks.js'
 
 export interface RepoResult {
@@ -9,9 +10,11 @@ export interface RepoResult {
   b?: BResult
   c?: CResult
   d?: DResult
+  /** Undefined for a repository without a `test` command. */
+  e?: EResult
 }
 
-export const CHECKS = ['a', 'b', 'c', 'd'] as const
+export const CHECKS = ['a', 'b', 'c', 'd', 'e'] as const
 export type Check = typeof CHECKS[number]
 
 const failed = (o: Outcome | 'not run'): string | null => typeof o === 'object' ? o.failed : null
@@ -55,6 +58,22 @@ function cellD (d: DResult): string {
   return `${install}; ${exec}${fresh(d.lockfile)}`
 }
 
+function cellTestRun (t: TestRun): string {
+  const install = failed(t.install) === null
+    ? ''
+    : `install ✘ ${failed(t.install)}${t.withoutScripts === undefined ? '' : failed(t.withoutScripts) === null ? ', ✔ with --ignore-scripts' : `, ✘ ${failed(t.withoutScripts)} with --ignore-scripts`}`
+  if (t.test === 'not run') return install
+  const tests = `tests ${failed(t.test) === null ? '✔' : '✘'}${t.summary === undefined ? '' : ` (${t.summary})`}`
+  return install === '' ? tests : `${install}; ${tests}`
+}
+
+function cellE (e: EResult): string {
+  const onlyGlobal = e.runs.global.test === 'not run' || e.runs.project.test === 'not run'
+    ? ''
+    : e.onlyGlobal.length === 0 ? '; none fails only with it' : `; ${e.onlyGlobal.length} fail only with it`
+  return `without: ${cellTestRun(e.runs.project)}; with: ${cellTestRun(e.runs.global)}${onlyGlobal}${fresh(e.lockfile)}`
+}
+
 function dropped (r: RepoResult, check: Check): string {
   const names = r.runs[check]?.droppedSettings ?? []
   return names.length > 0 ? ` [without ${names.join(', ')}]` : ''
@@ -72,8 +91,9 @@ export function renderTable (results: Record<string, RepoResult>): string {
     r.b === undefined ? '·' : cellB(r.b) + dropped(r, 'b'),
     r.c === undefined ? '·' : cellC(r.c) + dropped(r, 'c'),
     r.d === undefined ? '·' : cellD(r.d) + dropped(r, 'd'),
+    r.e === undefined ? '·' : cellE(r.e) + dropped(r, 'e'),
     r.b === undefined ? '·' : seconds(r.b),
   ])
-  const header = ['repo', 'commit', 'lockfile lines', 'a: frozen, lines changed', 'b: differing lines', 'c: node_modules', 'd: pnpm on lode\'s tree', 'resolution s lode / pnpm']
+  const header = ['repo', 'commit', 'lockfile lines', 'a: frozen, lines changed', 'b: differing lines', 'c: node_modules', 'd: pnpm on lode\'s tree', 'e: own tests without / with the global virtual store', 'resolution s lode / pnpm']
   return [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n') + '\n'
 }

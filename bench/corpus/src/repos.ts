@@ -9,9 +9,13 @@ import { parseDocument } from 'yaml'
  * directory of this repository at its HEAD (`path`: `.` is lode itself, `bench/fixtures/small` a
  * fixture).
  */
-export type RepoEntry =
+export type RepoEntry = (
   | { name: string, url: string, commit: string }
   | { name: string, path: string }
+) & {
+  /** The project's own tests, as arguments to lode (`["exec", "vitest", "run"]`): run by check (e). */
+  test?: string[]
+}
 
 /** A repository ready to be checked out: a git directory and the tree to take from it. */
 export interface Repo {
@@ -20,6 +24,7 @@ export interface Repo {
   commit: string
   /** `<commit>` or `<commit>:<dir>`, what `git archive` is given. */
   tree: string
+  test: string[] | undefined
 }
 
 export function loadRepos (file: string): RepoEntry[] {
@@ -48,14 +53,14 @@ function git (args: string[], cwd?: string): string {
 export function resolveRepo (entry: RepoEntry, opts: { lodeRepo: string, sources: Map<string, string>, cloneDir: string }): Repo {
   if ('path' in entry) {
     const commit = git(['rev-parse', 'HEAD'], opts.lodeRepo)
-    return { name: entry.name, gitDir: opts.lodeRepo, commit, tree: entry.path === '.' ? commit : `${commit}:${entry.path}` }
+    return { name: entry.name, gitDir: opts.lodeRepo, commit, tree: entry.path === '.' ? commit : `${commit}:${entry.path}`, test: entry.test }
   }
   let gitDir = opts.sources.get(entry.name)
   if (gitDir === undefined) {
     gitDir = path.join(opts.cloneDir, `${entry.name}.git`)
     if (!fs.existsSync(gitDir)) git(['clone', '--bare', '--quiet', entry.url, gitDir])
   }
-  return { name: entry.name, gitDir, commit: entry.commit, tree: entry.commit }
+  return { name: entry.name, gitDir, commit: entry.commit, tree: entry.commit, test: entry.test }
 }
 
 /**

@@ -1,3 +1,5 @@
+import { isDeepStrictEqual } from 'node:util'
+
 import type { DependencyGroup } from '@lode/core.constants'
 import { DEPENDENCY_GROUPS } from '@lode/core.constants'
 import { pkgIdOf } from '@lode/core.dep-path'
@@ -13,7 +15,9 @@ import type { Layout } from './layout.js'
 export function installedLockfile (next: Lockfile, installed: Lockfile | undefined, selected: ReadonlySet<string>): Lockfile {
   const importers: Lockfile['importers'] = {}
   for (const [id, snapshot] of Object.entries(next.importers)) {
-    importers[id] = selected.has(id) ? snapshot : installed?.importers[id] ?? {}
+    const last = installed?.importers[id]
+    // One the last install left as it is now is the same object, so that `holdsTheSame` tells by identity.
+    importers[id] = selected.has(id) || (last !== undefined && isDeepStrictEqual(last, snapshot)) ? snapshot : last ?? {}
   }
   return {
     ...next,
@@ -45,4 +49,23 @@ export function reachedOnly (lockfile: Lockfile, layout: Layout, skipped: Readon
     snapshots,
     packages: Object.fromEntries(Object.entries(lockfile.packages ?? {}).filter(([pkgId]) => pkgIds.has(pkgId))),
   }
+}
+
+/**
+ * Whether `derived` (made from `lockfile` by the functions above) holds the very entries of
+ * `lockfile`: each top-level value the same, or an object of the same keys with the same values.
+ * Then its text is the lockfile's (a filtered install over a tree the last install left as this
+ * one wants it: `add` in one project of many), and it is not serialized again.
+ */
+export function holdsTheSame (derived: Lockfile, lockfile: Lockfile): boolean {
+  const sameEntries = (a: unknown, b: unknown): boolean => {
+    if (a === b) return true
+    if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+    const keys = Object.keys(a)
+    if (keys.length !== Object.keys(b).length) return false
+    return keys.every((key) => Object.hasOwn(b, key) && (a as Record<string, unknown>)[key] === (b as Record<string, unknown>)[key])
+  }
+  const keys = Object.keys(derived)
+  if (keys.length !== Object.keys(lockfile).length) return false
+  return keys.every((key) => Object.hasOwn(lockfile, key) && sameEntries(derived[key as keyof Lockfile], lockfile[key as keyof Lockfile]))
 }

@@ -14,7 +14,7 @@ import type { Lockfile } from '@lode/pkg-manager.lockfile.format'
 import { directChanges } from './direct-changes.js'
 import { fetchAll } from './fetch-all.js'
 import { includesImporterGroup } from './importer-groups.js'
-import { installedLockfile, reachedOnly, withGroups } from './installed-lockfile.js'
+import { holdsTheSame, installedLockfile, reachedOnly, withGroups } from './installed-lockfile.js'
 import { assertCanPurge, layoutChange, purgeModulesDir, recordedVirtualStoreDir } from './layout-change.js'
 import { planLayout, reachableDepPaths } from './layout.js'
 import type { Layout, LayoutOptions } from './layout.js'
@@ -77,7 +77,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkedPa
   // dependency groups (--prod, --dev), the importers' groups installed and the packages they reach.
   const whole = opts.selectedImporters === undefined && DEPENDENCY_GROUPS.every((group) => includesImporterGroup(opts.include, group))
   const onDisk = whole ? lockfile : reachedOnly(withGroups(lockfile, opts.include), layout, leftOut)
-  const installedText = (): string => whole ? opts.lockfileText?.() ?? stringifyLockfile(lockfile) : stringifyLockfile(onDisk)
+  const installedText = (): string => whole || holdsTheSame(onDisk, opts.lockfile) ? opts.lockfileText?.() ?? stringifyLockfile(onDisk) : stringifyLockfile(onDisk)
   const linkedVersion = (ref: string): string | undefined =>
     opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version
   if (config.nodeLinker === 'hoisted') {
