@@ -77,7 +77,9 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkedPa
   // dependency groups (--prod, --dev), the importers' groups installed and the packages they reach.
   const whole = opts.selectedImporters === undefined && DEPENDENCY_GROUPS.every((group) => includesImporterGroup(opts.include, group))
   const onDisk = whole ? lockfile : reachedOnly(withGroups(lockfile, opts.include), layout, leftOut)
-  const installedText = (): string => whole || holdsTheSame(onDisk, opts.lockfile) ? opts.lockfileText?.() ?? stringifyLockfile(onDisk) : stringifyLockfile(onDisk)
+  // A filtered install over projects left as the lockfile wants them writes the lockfile's own text.
+  const asWanted = whole || holdsTheSame(onDisk, opts.lockfile)
+  const installedText = (): string => asWanted ? opts.lockfileText?.() ?? stringifyLockfile(onDisk) : stringifyLockfile(onDisk)
   const linkedVersion = (ref: string): string | undefined =>
     opts.importers.find((importer) => importer.dir === path.resolve(config.dir, ref.slice('link:'.length)))?.version
   if (config.nodeLinker === 'hoisted') {
