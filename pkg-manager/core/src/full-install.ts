@@ -354,6 +354,8 @@ function linkOptions (ctx: InstallRun, installer: Installer, plan: InstallPlan, 
     patches: ctx.patches,
     selectedImporters: ctx.selected,
     installedLockfile: plan.asIs ? ctx.installed?.lockfile : undefined,
+    // Conflict markers merged: the text is not what the merge would write, nor what .pnpm/lock.yaml holds.
+    lockfileAsRead: ctx.current?.mergedConflicts === true ? undefined : ctx.current,
     hoistedPeers: plan.hoistedPeers,
     linkThreads: installer.linkThreads,
     pruneDirectDependencies: opts.pruneDirectDependencies,

@@ -391,7 +391,8 @@ export function saveEdits (
     }
     return { dir: project.dir, manifest: applyEdit(project.manifest, edit, (dep) => saved.get(dep.alias) ?? dep.bareSpecifier ?? 'latest'), before: project.manifest }
   })
-  if (lockfile.overrides !== undefined) {
+  // Only a catalog entry moved now moves an override: the lockfile read is left as it is otherwise.
+  if (lockfile.overrides !== undefined && Object.keys(catalogAdditions).length > 0) {
     lockfile.overrides = followCatalogOverrides(lockfile.overrides, catalogAdditions, opts.overrides ?? {})
   }
   // A package.json whose dependencies the edit leaves as they were is not written (pnpm keeps its order then).

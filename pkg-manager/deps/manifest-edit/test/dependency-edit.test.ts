@@ -84,3 +84,22 @@ test('saveEdits: a name with an override added without a spec saves the override
   assert.deepEqual(manifests[0]!.manifest, { dependencies: { bar: '1.1.0', baz: '1.0.0', qux: '^2.3.0' } })
   assert.equal(lockfile.importers['.']!.dependencies!['bar']!.specifier, '1.1.0', 'the lockfile records what package.json has')
 })
+
+test('saveEdits leaves a lockfile whose specifiers and catalogs it does not change as it is (the install may hand the lockfile it read to the linker as the last install\'s)', () => {
+  const lockfile: Lockfile = {
+    lockfileVersion: '9.0',
+    overrides: { a: '1.0.0' },
+    importers: { '.': { dependencies: { a: { specifier: '1.0.0', version: '1.0.0' } } } },
+  }
+  const frozen = structuredClone(lockfile)
+  const freeze = (value: unknown): void => {
+    if (typeof value !== 'object' || value === null) return
+    Object.freeze(value)
+    for (const inner of Object.values(value)) freeze(inner)
+  }
+  freeze(frozen)
+  // An install with no edit, and one whose edit saves what the lockfile has: nothing is written into it.
+  assert.doesNotThrow(() => saveEdits(frozen, []))
+  assert.doesNotThrow(() => saveEdits(frozen, [{ edit: edit({ remove: ['b'] }), project: { dir: '/p', manifest: { dependencies: { a: '1.0.0' } } } }]))
+  assert.deepEqual(frozen, lockfile)
+})

@@ -36,7 +36,7 @@ export async function linkPackages (opts: LinkPackagesOptions): Promise<LinkedPa
   const modulesDir = path.join(config.dir, MODULES_DIR)
   // Each project's node_modules is written into: none may lead elsewhere (a repository can carry it as a symlink).
   for (const importer of opts.importers) assertOwnModulesDir(path.join(importer.dir, MODULES_DIR))
-  let installed = opts.installedLockfile ?? await readInstalledLockfile(modulesDir)
+  let installed = opts.installedLockfile ?? await readInstalledLockfile(modulesDir, opts.lockfileAsRead)
   const lockfile = opts.selectedImporters === undefined
     ? opts.lockfile
     : installedLockfile(opts.lockfile, installed, opts.selectedImporters)

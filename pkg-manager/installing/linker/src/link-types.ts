@@ -89,6 +89,11 @@ export interface LinkPackagesOptions {
   /** `.pnpm/lock.yaml` when the caller has read it already (it is read here otherwise). */
   installedLockfile?: Lockfile | undefined
   /**
+   * pnpm-lock.yaml as the install read it (its text and what it parsed to): a `.pnpm/lock.yaml` of
+   * the very same text (the last install wrote it so) is that lockfile, not parsed again.
+   */
+  lockfileAsRead?: { readonly text: string, readonly lockfile: Lockfile } | undefined
+  /**
    * The lockfile's text, when the caller has it (installed exactly as read) or will need it too (a
    * resolved lockfile, for pnpm-lock.yaml): `.pnpm/lock.yaml` of a whole install gets it as it is.
    */

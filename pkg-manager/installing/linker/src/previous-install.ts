@@ -9,11 +9,18 @@ import { planLayout } from './layout.js'
 import type { Layout, LayoutOptions } from './layout.js'
 import type { ModulesManifest } from './modules-manifest.js'
 
-/** `.pnpm/lock.yaml`, what the last install put on disk; undefined when there is none (or it is unreadable). */
-export async function readInstalledLockfile (modulesDir: string): Promise<Lockfile | undefined> {
+/**
+ * `.pnpm/lock.yaml`, what the last install put on disk; undefined when there is none (or it is
+ * unreadable). Text equal to `asRead`'s (pnpm-lock.yaml as this install read it) is its lockfile.
+ */
+export async function readInstalledLockfile (
+  modulesDir: string,
+  asRead?: { readonly text: string, readonly lockfile: Lockfile }
+): Promise<Lockfile | undefined> {
   const file = path.join(modulesDir, VIRTUAL_STORE_DIR, CURRENT_LOCKFILE)
   try {
-    return parseLockfile(await fsp.readFile(file, 'utf8'), file).lockfile
+    const text = await fsp.readFile(file, 'utf8')
+    return text === asRead?.text ? asRead.lockfile : parseLockfile(text, file).lockfile
   } catch {
     return undefined
   }
