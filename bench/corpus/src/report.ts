@@ -63,7 +63,8 @@ function cellTestRun (t: TestRun): string {
     ? ''
     : `install ✘ ${failed(t.install)}${t.withoutScripts === undefined ? '' : failed(t.withoutScripts) === null ? ', ✔ with --ignore-scripts' : `, ✘ ${failed(t.withoutScripts)} with --ignore-scripts`}`
   if (t.test === 'not run') return install
-  const tests = `tests ${failed(t.test) === null ? '✔' : '✘'}${t.summary === undefined ? '' : ` (${t.summary})`}`
+  // vitest's summary has `|` between its counts: escaped, it stays in its table cell.
+  const tests = `tests ${failed(t.test) === null ? '✔' : '✘'}${t.summary === undefined ? '' : ` (${t.summary.replaceAll('|', '\\|')})`}`
   return install === '' ? tests : `${install}; ${tests}`
 }
 
