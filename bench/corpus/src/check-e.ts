@@ -51,7 +51,7 @@ export async function checkE (ctx: Context): Promise<EResult | undefined> {
   const lockfile = installedLockfile(ctx)
   const runs = {} as EResult['runs']
   for (const store of VIRTUAL_STORES) {
-    const flags = store === 'global' ? ['--config.enable-global-virtual-store=true'] : ['--config.enable-global-virtual-store=false']
+    const flags = [`--config.enable-global-virtual-store=${String(store === 'global')}`]
     const copy = prepare(ctx, `e-${store}`, lockfile)
     let installed = await run(ctx, 'lode', `e-${store}-install`, ['install', '--frozen-lockfile', ...flags], copy, ctx.stores.lode)
     const result: TestRun = { install: outcome(installed), test: 'not run', summary: undefined, failed: [], seconds: { install: installed.ms / 1000, test: 0 } }
