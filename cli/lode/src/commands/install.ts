@@ -122,6 +122,8 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
     recordIgnoredBuilds: ctx.stdin?.().isTTY === true && !isCI(ctx.env),
     now: () => Date.now(),
     onEvent: reporter.onEvent,
+    ...(input.tracePipeline !== undefined ? { tracePipeline: path.resolve(ctx.cwd, input.tracePipeline) } : {}),
+    ...(values['timeline'] !== undefined ? { timeline: path.resolve(ctx.cwd, values['timeline'] as string) } : {}),
   }
   const workspaceRoot = values['workspace-root'] === true
   // add/remove/update with -r or --filter change every selected project (pnpm's recursive forms).
@@ -190,8 +192,6 @@ async function runInstall (kind: Kind, input: InstallInput, ctx: MainContext): P
       ...(values['frozen-lockfile'] !== undefined ? { frozenLockfile: values['frozen-lockfile'] as boolean } : {}),
       ...(values['prefer-frozen-lockfile'] !== undefined ? { preferFrozenLockfile: values['prefer-frozen-lockfile'] as boolean } : {}),
       include: includedGroups(values),
-      ...(input.tracePipeline !== undefined ? { tracePipeline: path.resolve(ctx.cwd, input.tracePipeline) } : {}),
-      ...(input.values['timeline'] !== undefined ? { timeline: path.resolve(ctx.cwd, input.values['timeline'] as string) } : {}),
       ...(projectIds !== undefined ? { projects: projectIds } : {}),
       ...(input.quick !== undefined && input.quick.dir === config.dir ? { quickKey: input.quick.key } : {}),
       ...(input.prune ? { pruneDirectDependencies: true } : {}),

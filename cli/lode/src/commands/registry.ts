@@ -52,6 +52,12 @@ const SELECTION: OptionSpecs = {
   'fail-if-no-match': { type: 'boolean', help: 'Fail when a selector matches no project' },
 }
 
+/** Where an install's time went: every command that installs takes them. */
+const TRACE: OptionSpecs = {
+  'trace-pipeline': { type: 'string', arg: '<file>', help: 'Record packages resolved, downloaded, extracted and linked per 100 ms (JSON lines; also LODE_TRACE_PIPELINE)' },
+  timeline: { type: 'string', arg: '<file.html>', help: 'Write where the install\'s time went (phases, slowest packages and requests) as a page to open in a browser' },
+}
+
 const INSTALL: OptionSpecs = {
   'lockfile-only': { type: 'boolean', help: 'Only resolve and write pnpm-lock.yaml' },
   'frozen-lockfile': { type: 'boolean', help: 'Install pnpm-lock.yaml as it is; fail if it is out of date (default in CI)' },
@@ -60,8 +66,7 @@ const INSTALL: OptionSpecs = {
   production: { type: 'boolean', help: 'Skip devDependencies', hidden: true },
   dev: { type: 'boolean', short: 'D', help: 'Only devDependencies' },
   optional: { type: 'boolean', help: 'With --no-optional, skip optionalDependencies' },
-  'trace-pipeline': { type: 'string', arg: '<file>', help: 'Record packages resolved, downloaded, extracted and linked per 100 ms (JSON lines; also LODE_TRACE_PIPELINE)' },
-  timeline: { type: 'string', arg: '<file.html>', help: 'Write where the install\'s time went (phases, slowest packages and requests) as a page to open in a browser' },
+  ...TRACE,
 }
 
 /** `run`'s own flags for a workspace (read before the script's name, as pnpm reads them). */
@@ -118,6 +123,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       'lockfile-only': { type: 'boolean', help: 'Only write package.json and pnpm-lock.yaml, not node_modules' },
       dev: { type: 'boolean', help: 'Save to devDependencies', hidden: true },
       prod: { type: 'boolean', help: 'Save to dependencies', hidden: true },
+      ...TRACE,
       ...SETTINGS,
       ...SELECTION,
       ...COMMON,
@@ -129,7 +135,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'Remove dependencies from package.json and node_modules',
     usage: ['lode remove <name>...'],
     description: 'Removes the dependencies from every dependency group of package.json, then the lockfile and node_modules follow.',
-    options: { ...SETTINGS, ...SELECTION, ...COMMON },
+    options: { ...TRACE, ...SETTINGS, ...SELECTION, ...COMMON },
     run: async (input, ctx) => await installCommand(input, ctx),
   },
   {
@@ -137,7 +143,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'Update dependencies to the newest versions their ranges allow',
     usage: ['lode update [<name>|<pattern>]...'],
     description: 'Resolves the direct dependencies named or matched ("@babel/*", "!eslint"; all of them when none is named) again, to the newest version their range allows; package.json keeps each range\'s prefix.',
-    options: { latest: { type: 'boolean', short: 'L', help: 'To the latest versions, ranges aside' }, ...SETTINGS, ...SELECTION, ...COMMON },
+    options: { latest: { type: 'boolean', short: 'L', help: 'To the latest versions, ranges aside' }, ...TRACE, ...SETTINGS, ...SELECTION, ...COMMON },
     run: async (input, ctx) => await installCommand(input, ctx),
   },
   {
