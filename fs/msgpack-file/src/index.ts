@@ -1,2 +1,2 @@
-export { decodeMsgpackFile, decodeMsgpackPart, encodeMsgpackFile, encodeMsgpackPart, readMsgpackFile, writeMsgpackFile, writeMsgpackFileSync } from './msgpack-file.js'
+export { decodeMsgpackFile, decodeMsgpackPart, encodeMsgpackFile, encodeMsgpackPart, readMsgpackFileSync, writeMsgpackFile, writeMsgpackFileSync } from './msgpack-file.js'
 export type { ReadMsgpackFileOptions } from './msgpack-file.js'

@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
 
-import { encodeMsgpackFile, readMsgpackFile, writeMsgpackFile, writeMsgpackFileSync } from '@lode/fs.msgpack-file'
+import { encodeMsgpackFile, readMsgpackFileSync, writeMsgpackFile, writeMsgpackFileSync } from '@lode/fs.msgpack-file'
 
 async function tempDir (): Promise<string> {
   return fs.mkdtemp(path.join(os.tmpdir(), 'lode-msgpack-'))
@@ -24,15 +24,15 @@ test('a written file reads back equal, in a directory created on demand', async 
   const dir = await tempDir()
   const file = path.join(dir, 'a', 'b', 'pkg.mpk')
   await writeMsgpackFile(file, entry)
-  assert.deepEqual(await readMsgpackFile(file, { validate: isEntry }), entry)
+  assert.deepEqual(readMsgpackFileSync(file, { validate: isEntry })?.value, entry)
   assert.deepEqual(await fs.readdir(path.dirname(file)), ['pkg.mpk'], 'no temp file is left behind')
 })
 
 test('a missing file reads as undefined, also when a parent directory is a file', async () => {
   const dir = await tempDir()
-  assert.equal(await readMsgpackFile(path.join(dir, 'nope.mpk')), undefined)
+  assert.equal(readMsgpackFileSync(path.join(dir, 'nope.mpk'))?.value, undefined)
   await fs.writeFile(path.join(dir, 'file'), '')
-  assert.equal(await readMsgpackFile(path.join(dir, 'file', 'nope.mpk')), undefined)
+  assert.equal(readMsgpackFileSync(path.join(dir, 'file', 'nope.mpk'))?.value, undefined)
 })
 
 test('every truncation of a file is reported as truncated, never decoded', async () => {
@@ -42,7 +42,7 @@ test('every truncation of a file is reported as truncated, never decoded', async
   const whole = await fs.readFile(file)
   for (let length = 0; length < whole.length; length++) {
     await fs.writeFile(file, whole.subarray(0, length))
-    await assert.rejects(readMsgpackFile(file), { code: 'ERR_LODE_MSGPACK_FILE_TRUNCATED' }, `cut at ${length}`)
+    assert.throws(() => readMsgpackFileSync(file), { code: 'ERR_LODE_MSGPACK_FILE_TRUNCATED' }, `cut at ${length}`)
   }
 })
 
@@ -55,26 +55,26 @@ test('a flipped byte anywhere is reported as corrupted', async () => {
     const damaged = Buffer.from(whole)
     damaged[i] = damaged[i]! ^ 0x40
     await fs.writeFile(file, damaged)
-    await assert.rejects(readMsgpackFile(file),
+    assert.throws(() => readMsgpackFileSync(file),
       (err: { code: string }) => err.code === 'ERR_LODE_MSGPACK_FILE_CORRUPTED' || err.code === 'ERR_LODE_MSGPACK_FILE_TRUNCATED',
       `byte ${i}`)
   }
   await fs.writeFile(file, Buffer.concat([whole, Buffer.from([0])]))
-  await assert.rejects(readMsgpackFile(file), { code: 'ERR_LODE_MSGPACK_FILE_CORRUPTED' })
+  assert.throws(() => readMsgpackFileSync(file), { code: 'ERR_LODE_MSGPACK_FILE_CORRUPTED' })
   await fs.writeFile(file, '{"json": true}')
-  await assert.rejects(readMsgpackFile(file), { code: 'ERR_LODE_MSGPACK_FILE_CORRUPTED', message: new RegExp(file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) })
+  assert.throws(() => readMsgpackFileSync(file), { code: 'ERR_LODE_MSGPACK_FILE_CORRUPTED', message: new RegExp(file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) })
 })
 
 test('a value of the wrong shape is rejected by validate', async () => {
   const file = path.join(await tempDir(), 'pkg.mpk')
   await writeMsgpackFile(file, { something: 'else' })
-  await assert.rejects(readMsgpackFile(file, { validate: isEntry }), { code: 'ERR_LODE_MSGPACK_FILE_CORRUPTED' })
+  assert.throws(() => readMsgpackFileSync(file, { validate: isEntry }), { code: 'ERR_LODE_MSGPACK_FILE_CORRUPTED' })
 })
 
 test('concurrent writers of one file leave one whole file', async () => {
   const file = path.join(await tempDir(), 'pkg.mpk')
   await Promise.all(Array.from({ length: 20 }, (_, i) => writeMsgpackFile(file, { ...entry, etag: String(i) })))
-  const read = await readMsgpackFile(file, { validate: isEntry })
+  const read = readMsgpackFileSync(file, { validate: isEntry })?.value
   assert.ok(read !== undefined && /^\d+$/.test(read.etag))
   assert.deepEqual(await fs.readdir(path.dirname(file)), ['pkg.mpk'])
 })
@@ -87,9 +87,22 @@ test('writeMsgpackFileSync writes the bytes encodeMsgpackFile gives, for a large
     const file = path.join(dir, `large-${sizeHint}.mpk`)
     writeMsgpackFileSync(file, large, sizeHint === undefined ? {} : { sizeHint })
     assert.ok((await fs.readFile(file)).equals(encodeMsgpackFile(large)), `sizeHint ${sizeHint}`)
-    assert.deepEqual(await readMsgpackFile(file), large)
+    assert.deepEqual(readMsgpackFileSync(file)?.value, large)
     writeMsgpackFileSync(path.join(dir, 'small.mpk'), small)
-    assert.deepEqual(await readMsgpackFile(path.join(dir, 'small.mpk')), small)
-    assert.deepEqual(await readMsgpackFile(file), large, 'the large file is as written')
+    assert.deepEqual(readMsgpackFileSync(path.join(dir, 'small.mpk'))?.value, small)
+    assert.deepEqual(readMsgpackFileSync(file)?.value, large, 'the large file is as written')
   }
+})
+
+test('a read gives the file\'s modification time with its value; a directory in its place is a file system error naming it', async () => {
+  const dir = await tempDir()
+  const file = path.join(dir, 'pkg.mpk')
+  await writeMsgpackFile(file, entry)
+  const when = new Date('2026-01-02T03:04:05Z')
+  await fs.utimes(file, when, when)
+  const read = readMsgpackFileSync(file, { validate: isEntry })
+  assert.deepEqual(read, { value: entry, mtimeMs: when.getTime() })
+  const taken = path.join(dir, 'dir.mpk')
+  await fs.mkdir(taken)
+  assert.throws(() => readMsgpackFileSync(taken), (err: Error) => err.message.includes(taken))
 })

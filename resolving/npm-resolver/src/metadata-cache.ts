@@ -4,7 +4,7 @@ import path from 'node:path'
 import { METADATA_CACHE_DIR, METADATA_CACHE_EXT } from '@lode/core.constants'
 import { LodeError, hasErrno, isLodeError } from '@lode/core.error'
 import { isValidPackageName, joinInside } from '@lode/core.safe-name'
-import { decodeMsgpackPart, readMsgpackFile, writeMsgpackFile } from '@lode/fs.msgpack-file'
+import { decodeMsgpackPart, readMsgpackFileSync, writeMsgpackFile } from '@lode/fs.msgpack-file'
 
 import type { Packument } from './packument.js'
 import type { PackageMeta } from './types.js'
@@ -61,14 +61,14 @@ function isStoredMetadata (value: unknown): value is StoredMetadata {
 /**
  * The cached entry, or `undefined` when there is none. A damaged entry (torn by a crash, edited by
  * hand) is reported through `onDamaged` and treated as missing: the registry can always refill it.
+ * Read blocking (see `readMsgpackFileSync`): a resolution reads hundreds in a row.
  */
-export async function readCachedMetadata (file: string, onDamaged: (message: string) => void): Promise<CachedMetadata | undefined> {
+export function readCachedMetadata (file: string, onDamaged: (message: string) => void): CachedMetadata | undefined {
   try {
-    const stored = await readMsgpackFile<StoredMetadata>(file, { validate: isStoredMetadata })
-    if (stored === undefined) return undefined
+    const read = readMsgpackFileSync<StoredMetadata>(file, { validate: isStoredMetadata })
+    if (read === undefined) return undefined
     // A file's time can be set by anyone who can write it, as its content can: it is trusted as the content is.
-    const mtime = await fs.stat(file).then((stat) => stat.mtimeMs, () => stored.fetchedAt)
-    return fromStored(file, stored, mtime)
+    return fromStored(file, read.value, read.mtimeMs)
   } catch (err) {
     // Damaged content is refetched; a directory in the file's place or a permission error is the user's to fix.
     if (!isLodeError(err, 'ERR_LODE_MSGPACK_FILE_CORRUPTED') && !isLodeError(err, 'ERR_LODE_MSGPACK_FILE_TRUNCATED')) throw err

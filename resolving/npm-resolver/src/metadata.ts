@@ -90,7 +90,7 @@ export class MetadataSource {
 
   private async load (request: MetadataRequest, known: CachedMetadata | undefined): Promise<Loaded> {
     const file = metadataCachePath(this.opts.cacheDir, request.registry, request.name)
-    const cached = known ?? await readCachedMetadata(file, this.opts.onWarning)
+    const cached = known ?? readCachedMetadata(file, this.opts.onWarning)
     if (this.opts.offline) {
       if (cached === undefined) {
         throw new LodeError('NO_OFFLINE_META', `${request.name} is not in the metadata cache, and --offline forbids asking the registry ${redactUrl(request.registry)}.`, {

@@ -206,7 +206,7 @@ export class LockfileVerifier {
     const abbreviated = await this.packument(registry, entry.name, false).catch(() => undefined)
     const modified = abbreviated?.modified === undefined ? NaN : Date.parse(abbreviated.modified)
     if (!Number.isNaN(modified) && modified < this.cutoff && abbreviated!.versions.has(entry.version)) return abbreviated!.modified
-    const cached = await readCachedMetadata(metadataCachePath(this.opts.cacheDir, registry, entry.name), () => {})
+    const cached = readCachedMetadata(metadataCachePath(this.opts.cacheDir, registry, entry.name), () => {})
     const cachedTime = cached?.packument.time?.[entry.version]
     if (cachedTime !== undefined) return cachedTime
     if (!this.opts.offline) {
