@@ -146,7 +146,7 @@ export class NpmResolver {
       registry,
       full: false,
       immutable: true,
-      canUseCached: (cached) => cached.versions.get(version) !== undefined,
+      canUseCached: (cached) => cached.versions.has(version),
     })
     const meta = packument.versions.get(version)
     if (meta === undefined) throw noMatchingVersion({ type: 'version', name, version }, packument, registry)
