@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import { crc32 } from 'node:zlib'
 
 import { MSGPACK_FILE_MAGIC } from '@lode/core.constants'
-import { LodeError, fileSystemError, hasErrno } from '@lode/core.error'
+import { LodeError, fileSystemError, hasErrno, isLodeError } from '@lode/core.error'
 import { writeFileAtomic, writeFileAtomicSync } from '@lode/fs.write-file-atomic'
 import { Packr, RESERVE_START_SPACE } from 'msgpackr'
 
@@ -32,8 +32,10 @@ export interface ReadMsgpackFileOptions<T> {
 export function readMsgpackFileSync<T> (file: string, opts: ReadMsgpackFileOptions<T> = {}): { value: T, mtimeMs: number } | undefined {
   let fd: number
   try {
-    fd = fs.openSync(file, 'r')
+    // Non-blocking: a FIFO put in the file's place is not waited on (it is refused below).
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
   } catch (err) {
+    // ENOTDIR: a parent is a file, so this file cannot exist either.
     if (hasErrno(err, 'ENOENT') || hasErrno(err, 'ENOTDIR')) return undefined
     throw fileSystemError(err, file) ?? err
   }
@@ -41,6 +43,8 @@ export function readMsgpackFileSync<T> (file: string, opts: ReadMsgpackFileOptio
   let mtimeMs: number
   try {
     const stat = fs.fstatSync(fd)
+    // A directory fails the read below (EISDIR), as with any reader; a pipe or device is no file lode wrote.
+    if (!stat.isFile() && !stat.isDirectory()) throw corrupted(file, 'it is not a regular file')
     mtimeMs = stat.mtimeMs
     data = Buffer.allocUnsafe(stat.size)
     let filled = 0
@@ -51,7 +55,7 @@ export function readMsgpackFileSync<T> (file: string, opts: ReadMsgpackFileOptio
     }
     data = data.subarray(0, filled)
   } catch (err) {
-    throw fileSystemError(err, file) ?? err
+    throw isLodeError(err) ? err : fileSystemError(err, file) ?? err
   } finally {
     fs.closeSync(fd)
   }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -94,7 +95,7 @@ test('writeMsgpackFileSync writes the bytes encodeMsgpackFile gives, for a large
   }
 })
 
-test('a read gives the file\'s modification time with its value; a directory in its place is a file system error naming it', async () => {
+test('a read gives the file\'s modification time with its value; a directory in its place is a file system error naming it, a FIFO is refused', async () => {
   const dir = await tempDir()
   const file = path.join(dir, 'pkg.mpk')
   await writeMsgpackFile(file, entry)
@@ -105,4 +106,8 @@ test('a read gives the file\'s modification time with its value; a directory in 
   const taken = path.join(dir, 'dir.mpk')
   await fs.mkdir(taken)
   assert.throws(() => readMsgpackFileSync(taken), (err: Error) => err.message.includes(taken))
+  // A FIFO in a file's place is refused at once, not waited on for a writer.
+  const fifo = path.join(dir, 'fifo.mpk')
+  execFileSync('mkfifo', [fifo])
+  assert.throws(() => readMsgpackFileSync(fifo), { code: 'ERR_LODE_MSGPACK_FILE_CORRUPTED', message: /is not a regular file/ })
 })

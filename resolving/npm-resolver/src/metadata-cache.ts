@@ -1,10 +1,10 @@
-import fs from 'node:fs/promises'
+import fs from 'node:fs'
 import path from 'node:path'
 
 import { METADATA_CACHE_DIR, METADATA_CACHE_EXT } from '@lode/core.constants'
 import { LodeError, hasErrno, isLodeError } from '@lode/core.error'
 import { isValidPackageName, joinInside } from '@lode/core.safe-name'
-import { decodeMsgpackPart, readMsgpackFileSync, writeMsgpackFile } from '@lode/fs.msgpack-file'
+import { decodeMsgpackPart, readMsgpackFileSync, writeMsgpackFileSync } from '@lode/fs.msgpack-file'
 
 import type { Packument } from './packument.js'
 import type { PackageMeta } from './types.js'
@@ -32,6 +32,23 @@ export interface StoredMetadata extends Omit<CachedMetadata, 'packument' | 'vali
   packument: Omit<Packument, 'versions'> & { versions: EncodedVersions }
 }
 
+/**
+ * A document cached as the registry sent it (still content-encoded), not parsed yet: what a
+ * lockfile check leaves, which reads only when a package was last modified and which versions it
+ * lists. Resolution parses it when it first reads it (and caches it as `StoredMetadata` then).
+ */
+export interface SentMetadata extends Omit<CachedMetadata, 'packument' | 'validatedAt'> {
+  sent: Uint8Array
+  /** The body's `content-encoding`. */
+  encoding?: string
+}
+
+/** What a cache file holds, and when the registry last vouched for it (the file's time). */
+export interface CacheFileEntry {
+  stored: StoredMetadata | SentMetadata
+  validatedAt: number
+}
+
 /** `<cacheDir>/lode-metadata-v4/<host+port/path>/<name>.mpk`; scoped names get a `@scope/` folder. */
 export function metadataCachePath (cacheDir: string, registryUrl: string, name: string): string {
   if (!isValidPackageName(name)) {
@@ -47,11 +64,13 @@ export function metadataCachePath (cacheDir: string, registryUrl: string, name: 
   return file
 }
 
-function isStoredMetadata (value: unknown): value is StoredMetadata {
+function isCacheFileValue (value: unknown): value is StoredMetadata | SentMetadata {
   if (typeof value !== 'object' || value === null) return false
   const record = value as Record<string, unknown>
+  if (typeof record['fetchedAt'] !== 'number' || typeof record['full'] !== 'boolean') return false
+  if (record['sent'] !== undefined) return record['sent'] instanceof Uint8Array && (record['encoding'] === undefined || typeof record['encoding'] === 'string')
   const packument = record['packument'] as Record<string, unknown> | undefined
-  if (typeof record['fetchedAt'] !== 'number' || typeof record['full'] !== 'boolean' || typeof packument !== 'object' || packument === null) return false
+  if (typeof packument !== 'object' || packument === null) return false
   const versions = packument['versions'] as Record<string, unknown> | undefined
   return typeof versions === 'object' && versions !== null && Array.isArray(versions['names']) && Array.isArray(versions['ends']) &&
     versions['names'].length === versions['ends'].length && versions['data'] instanceof Uint8Array &&
@@ -59,22 +78,25 @@ function isStoredMetadata (value: unknown): value is StoredMetadata {
 }
 
 /**
- * The cached entry, or `undefined` when there is none. A damaged entry (torn by a crash, edited by
- * hand) is reported through `onDamaged` and treated as missing: the registry can always refill it.
- * Read blocking (see `readMsgpackFileSync`): a resolution reads hundreds in a row.
+ * What the cache file holds, or `undefined` when there is none. A damaged entry (torn by a crash,
+ * edited by hand) is reported through `onDamaged` and treated as missing: the registry can always
+ * refill it. Read blocking (see `readMsgpackFileSync`): a resolution reads hundreds in a row.
  */
-export function readCachedMetadata (file: string, onDamaged: (message: string) => void): CachedMetadata | undefined {
+export function readCacheFile (file: string, onDamaged: (message: string) => void): CacheFileEntry | undefined {
   try {
-    const read = readMsgpackFileSync<StoredMetadata>(file, { validate: isStoredMetadata })
-    if (read === undefined) return undefined
+    const read = readMsgpackFileSync(file, { validate: isCacheFileValue })
     // A file's time can be set by anyone who can write it, as its content can: it is trusted as the content is.
-    return fromStored(file, read.value, read.mtimeMs)
+    return read === undefined ? undefined : { stored: read.value, validatedAt: read.mtimeMs }
   } catch (err) {
     // Damaged content is refetched; a directory in the file's place or a permission error is the user's to fix.
     if (!isLodeError(err, 'ERR_LODE_MSGPACK_FILE_CORRUPTED') && !isLodeError(err, 'ERR_LODE_MSGPACK_FILE_TRUNCATED')) throw err
     onDamaged(`${err.message} It will be fetched again.`)
     return undefined
   }
+}
+
+export function isSent (stored: StoredMetadata | SentMetadata): stored is SentMetadata {
+  return 'sent' in stored
 }
 
 /** The entry of a stored one: its versions decoded when first read (`file` names them in errors). */
@@ -84,16 +106,21 @@ export function fromStored (file: string, stored: StoredMetadata, validatedAt = 
 }
 
 /** Records that the registry answered 304 for the cached document at `now`: the file's time, not its content. */
-export async function touchCachedMetadata (file: string, now: number): Promise<void> {
+export function touchCachedMetadata (file: string, now: number): void {
   const time = new Date(now)
   try {
-    await fs.utimes(file, time, time)
+    fs.utimesSync(file, time, time)
   } catch (err) {
     // The entry came from memory and its file is gone (a cache cleaned meanwhile): nothing to renew.
     if (!hasErrno(err, 'ENOENT')) throw err
   }
 }
 
-export async function writeStoredMetadata (file: string, stored: StoredMetadata): Promise<void> {
-  await writeMsgpackFile(file, stored)
+/**
+ * Writes a cache entry; with `validatedAt`, the file keeps that time (an entry written again in
+ * another form, not fetched again). Blocking, as the reads are: an install writes hundreds.
+ */
+export function writeStoredMetadata (file: string, stored: StoredMetadata | SentMetadata, validatedAt?: number): void {
+  writeMsgpackFileSync(file, stored)
+  if (validatedAt !== undefined) touchCachedMetadata(file, validatedAt)
 }

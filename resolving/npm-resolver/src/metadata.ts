@@ -2,8 +2,10 @@ import { LodeError, fromLodeErrorData } from '@lode/core.error'
 import { ACCEPT_ABBREVIATED, ACCEPT_FULL, redactUrl } from '@lode/resolving.registry-client'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 
-import { fromStored, metadataCachePath, readCachedMetadata, touchCachedMetadata, writeStoredMetadata } from './metadata-cache.js'
-import type { CachedMetadata, StoredMetadata } from './metadata-cache.js'
+import { fromStored, isSent, metadataCachePath, readCacheFile, touchCachedMetadata, writeStoredMetadata } from './metadata-cache.js'
+import type { CachedMetadata, SentMetadata, StoredMetadata } from './metadata-cache.js'
+import { listingFromBody, listingOf } from './packument-listing.js'
+import type { PackumentListing, SentDocument } from './packument-listing.js'
 import { storedFromBody } from './packument-task.js'
 import type { PackumentProcessor, PackumentTask } from './packument-task.js'
 import type { Packument } from './packument.js'
@@ -69,7 +71,9 @@ interface Loaded {
  */
 export class MetadataSource {
   private readonly loaded = new Map<string, Promise<Loaded>>()
+  private readonly listings = new Map<string, Promise<PackumentListing>>()
   private readonly writes = new Set<Promise<void>>()
+  private readonly fileWrites = new Map<string, Promise<void>>()
   private writeError: unknown
 
   constructor (private readonly opts: MetadataSourceOptions) {}
@@ -90,7 +94,7 @@ export class MetadataSource {
 
   private async load (request: MetadataRequest, known: CachedMetadata | undefined): Promise<Loaded> {
     const file = metadataCachePath(this.opts.cacheDir, request.registry, request.name)
-    const cached = known ?? readCachedMetadata(file, this.opts.onWarning)
+    const cached = known ?? this.readCached(file, request)
     if (this.opts.offline) {
       if (cached === undefined) {
         throw new LodeError('NO_OFFLINE_META', `${request.name} is not in the metadata cache, and --offline forbids asking the registry ${redactUrl(request.registry)}.`, {
@@ -158,6 +162,105 @@ export class MetadataSource {
     return { entry: fromStored(file, stored), unverified: false }
   }
 
+  /**
+   * What a lockfile check reads of `name`'s abbreviated document (`PackumentListing`), asked for
+   * (conditionally) whatever the cache holds. A document fetched for it is cached as sent, not
+   * parsed for resolution: resolution does that when it first reads it, if it ever does.
+   */
+  async listing (request: { name: string, registry: string }): Promise<PackumentListing> {
+    const key = `${request.registry}\t${request.name}`
+    let pending = this.listings.get(key)
+    if (pending === undefined) {
+      pending = this.loadListing(request)
+      this.listings.set(key, pending)
+    }
+    return await pending
+  }
+
+  private async loadListing (request: { name: string, registry: string }): Promise<PackumentListing> {
+    const asked: MetadataRequest = { ...request, full: false, canUseCached: () => true }
+    const loaded = this.loaded.get(`${request.registry}\t${request.name}`)
+    if (loaded !== undefined) return listingOf((await loaded).entry.packument)
+    const file = metadataCachePath(this.opts.cacheDir, request.registry, request.name)
+    const cached = readCacheFile(file, this.opts.onWarning)
+    const document = this.sentDocument(request)
+    const sent = (entry: SentMetadata): SentDocument => ({ ...document, body: entry.sent, encoding: entry.encoding })
+    const listed = (entry: StoredMetadata | SentMetadata): PackumentListing | undefined => {
+      try {
+        return isSent(entry) ? listingFromBody(sent(entry)) : listingOf(fromStored(file, entry).packument)
+      } catch {
+        // What was cached is damaged (the registry's answer parsed when it came): read the way
+        // resolution reads it, which says so and fetches it again.
+        return undefined
+      }
+    }
+    if (this.opts.offline) {
+      const listing = cached === undefined ? undefined : listed(cached.stored)
+      if (listing === undefined) return listingOf(await this.get(asked))
+      return listing
+    }
+    const validators = cached !== undefined && !cached.stored.full ? cached.stored : undefined
+    const response = await this.opts.client.get(document.url, {
+      accept: ACCEPT_ABBREVIATED,
+      etag: validators?.etag,
+      lastModified: validators?.etag === undefined ? validators?.lastModified : undefined,
+      subject: request.name,
+      decode: false,
+      maxSize: document.maxSize,
+      tooLargeHint: document.tooLargeHint,
+    })
+    if (response.status === 304) {
+      const listing = listed(validators!)
+      if (listing !== undefined) {
+        this.background(file, () => { touchCachedMetadata(file, this.opts.now()) })
+        return listing
+      }
+      return listingOf(await this.get({ ...asked, canUseCached: () => false }))
+    }
+    const stored: SentMetadata = { sent: response.body, fetchedAt: this.opts.now(), full: false }
+    if (response.encoding !== undefined) stored.encoding = response.encoding
+    if (response.etag !== undefined) stored.etag = response.etag
+    if (response.lastModified !== undefined) stored.lastModified = response.lastModified
+    let listing
+    try {
+      listing = listingFromBody(sent(stored))
+    } catch (err) {
+      if (err instanceof LodeError) throw err
+      // A body that would not decode (damaged on the way): fetched again the way resolution fetches.
+      listing = undefined
+    }
+    // A document too large to read whole, or one to fetch again: read as resolution reads it (and cached so).
+    if (listing === undefined) return listingOf(await this.get({ ...asked, canUseCached: () => false }))
+    this.write(file, stored)
+    return listing
+  }
+
+  private sentDocument (request: { name: string, registry: string }): SentDocument {
+    const maxSize = this.opts.packumentMaxSize ?? DEFAULT_PACKUMENT_MAX_SIZE
+    return { body: new Uint8Array(0), encoding: undefined, url: `${request.registry}${encodeName(request.name)}`, name: request.name, registry: request.registry, maxSize, tooLargeHint: tooLargeHintOf(maxSize) }
+  }
+
+  /**
+   * The cache file's entry for `request`; one a lockfile check cached as sent is parsed now, and
+   * cached parsed (so it is parsed once). Damaged content is reported and read as none.
+   */
+  private readCached (file: string, request: MetadataRequest): CachedMetadata | undefined {
+    const read = readCacheFile(file, this.opts.onWarning)
+    if (read === undefined) return undefined
+    if (!isSent(read.stored)) return fromStored(file, read.stored, read.validatedAt)
+    const { sent, encoding, fetchedAt, full, etag, lastModified } = read.stored
+    let stored: StoredMetadata
+    try {
+      stored = storedFromBody({ ...this.sentDocument(request), body: sent, encoding, fetchedAt, full, etag, lastModified })
+    } catch (err) {
+      this.opts.onWarning(`The cached metadata in ${file} is damaged (${(err as Error).message}). It will be fetched again.`)
+      return undefined
+    }
+    // Its file's time stays when the registry last vouched for it.
+    this.background(file, () => { writeStoredMetadata(file, stored, read.validatedAt) })
+    return fromStored(file, stored, read.validatedAt)
+  }
+
   /** Whether `cached` answers `request` without asking the registry: prefer-offline, an immutable ask, or a document fresher than `freshFor`. */
   private answersUnasked (request: MetadataRequest, cached: CachedMetadata): boolean {
     // A document from the future (a clock set back, a file's time set ahead) is not fresh.
@@ -169,19 +272,25 @@ export class MetadataSource {
 
   private notModified (file: string, cached: CachedMetadata): Loaded {
     const now = this.opts.now()
-    this.background(touchCachedMetadata(file, now))
+    this.background(file, () => { touchCachedMetadata(file, now) })
     return { entry: { ...cached, validatedAt: now }, unverified: false }
   }
 
-  private write (file: string, stored: StoredMetadata): void {
-    this.background(writeStoredMetadata(file, stored))
+  private write (file: string, stored: StoredMetadata | SentMetadata): void {
+    this.background(file, () => { writeStoredMetadata(file, stored) })
   }
 
-  private background (work: Promise<void>): void {
-    const write = work
+  /** A cache write, after the ones before it to the same file (a parsed entry written back must not land after a newer answer). */
+  private background (file: string, work: () => void): void {
+    const write = (this.fileWrites.get(file) ?? Promise.resolve())
+      .then(work)
       .catch((err: unknown) => { this.writeError ??= err })
-      .finally(() => { this.writes.delete(write) })
+      .finally(() => {
+        this.writes.delete(write)
+        if (this.fileWrites.get(file) === write) this.fileWrites.delete(file)
+      })
     this.writes.add(write)
+    this.fileWrites.set(file, write)
   }
 
   /** Waits for the cache writes; a failed write is reported once, as a warning (the cache is optional). */

@@ -107,6 +107,12 @@ export function trimDocument<V> (name: string, doc: PackumentDocument, keep: (ve
 }
 
 function trimVersion (name: string, version: string, raw: unknown): PackageMeta | undefined {
+  const dist = publishedDist(raw)
+  return dist === undefined ? undefined : trimManifest(name, version, raw as Json, dist)
+}
+
+/** A version document's tarball and integrity; undefined when it has none (such a version is not kept: not published, to lode). */
+export function publishedDist (raw: unknown): PackageMeta['dist'] | undefined {
   if (!isObject(raw) || !isObject(raw['dist'])) return undefined
   const dist = raw['dist']
   if (typeof dist['tarball'] !== 'string') return undefined
@@ -114,7 +120,7 @@ function trimVersion (name: string, version: string, raw: unknown): PackageMeta 
     ? dist['integrity']
     : typeof dist['shasum'] === 'string' ? `sha1-${Buffer.from(dist['shasum'], 'hex').toString('base64')}` : undefined
   if (integrity === undefined) return undefined
-  return trimManifest(name, version, raw, { tarball: dist['tarball'], integrity })
+  return { tarball: dist['tarball'], integrity }
 }
 
 /** The fields of a manifest (from a packument, a directory or a tarball) that resolution reads, validated (a field read here is in VERSION_FIELDS). */

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 import semver from 'semver'
 
-import { readCachedMetadata, metadataCachePath } from './metadata-cache.js'
+import { isSent, metadataCachePath, readCacheFile } from './metadata-cache.js'
 import { MetadataSource } from './metadata.js'
 import type { MetadataSourceOptions } from './metadata.js'
 import type { Packument } from './packument.js'
@@ -132,8 +132,7 @@ export class LockfileVerifier {
     }
     const registry = this.registryOf(entry.name, rawTarball)
     if (rawTarball !== undefined) {
-      const packument = await this.packument(registry, entry.name, false)
-      const published = packument.versions.get(entry.version)?.dist.tarball
+      const published = (await this.metadata.listing({ registry, name: entry.name })).tarballOf(entry.version)
       if (published === undefined || canonicalUrl(published) !== canonicalUrl(rawTarball)) {
         return {
           code: 'TARBALL_URL_MISMATCH',
@@ -203,11 +202,12 @@ export class LockfileVerifier {
    * the registry's attestations, the full document.
    */
   private async publishedAt (registry: string, entry: RegistryEntry): Promise<string | undefined> {
-    const abbreviated = await this.packument(registry, entry.name, false).catch(() => undefined)
+    const abbreviated = await this.metadata.listing({ registry, name: entry.name }).catch(() => undefined)
     const modified = abbreviated?.modified === undefined ? NaN : Date.parse(abbreviated.modified)
-    if (!Number.isNaN(modified) && modified < this.cutoff && abbreviated!.versions.has(entry.version)) return abbreviated!.modified
-    const cached = readCachedMetadata(metadataCachePath(this.opts.cacheDir, registry, entry.name), () => {})
-    const cachedTime = cached?.packument.time?.[entry.version]
+    const listed = abbreviated?.tarballOf(entry.version) !== undefined
+    if (!Number.isNaN(modified) && modified < this.cutoff && listed) return abbreviated.modified
+    const cached = readCacheFile(metadataCachePath(this.opts.cacheDir, registry, entry.name), () => {})?.stored
+    const cachedTime = cached === undefined || isSent(cached) ? undefined : cached.packument.time?.[entry.version]
     if (cachedTime !== undefined) return cachedTime
     if (!this.opts.offline) {
       const attested = await this.attestedAt(registry, entry)

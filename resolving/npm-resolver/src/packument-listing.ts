@@ -1,0 +1,65 @@
+import { LodeError } from '@lode/core.error'
+import { decodeBody, redactUrl } from '@lode/resolving.registry-client'
+
+import { PIECEWISE_PARSE_SIZE } from './packument-task.js'
+import { notAPackageDocument, publishedDist } from './packument.js'
+import type { Packument } from './packument.js'
+
+/**
+ * What a lockfile check reads of an abbreviated document: when the package was last modified, and
+ * the versions it lists with their tarballs. Read from a document without trimming and encoding
+ * it for the cache (most of a fetched document's cost): the check of a lockfile with a cold cache
+ * reads a thousand of them and uses two fields of each.
+ */
+export interface PackumentListing {
+  modified: string | undefined
+  /** A listed version's tarball URL; undefined for a version the document does not list (or lists without a tarball and integrity, as trimPackument drops it). */
+  tarballOf: (version: string) => string | undefined
+}
+
+/** The listing of a parsed (trimmed) packument. */
+export function listingOf (packument: Packument): PackumentListing {
+  return { modified: packument.modified, tarballOf: (version) => packument.versions.get(version)?.dist.tarball }
+}
+
+export interface SentDocument {
+  /** As the registry sent it. */
+  body: Uint8Array
+  encoding: string | undefined
+  url: string
+  name: string
+  registry: string
+  maxSize: number
+  tooLargeHint?: string | undefined
+}
+
+/**
+ * The listing of a document as sent (decoded here; zlib's error for damaged data, LodeErrors for
+ * the rest, as `storedFromBody` throws them); undefined for a document of `PIECEWISE_PARSE_SIZE`
+ * or more, which is read the way resolution reads it (piece by piece, within its size in memory).
+ */
+export function listingFromBody (sent: SentDocument): PackumentListing | undefined {
+  const body = decodeBody(Buffer.from(sent.body.buffer, sent.body.byteOffset, sent.body.byteLength), sent.encoding, {
+    url: sent.url, subject: sent.name, maxSize: sent.maxSize, tooLargeHint: sent.tooLargeHint,
+  })
+  if (body.length >= PIECEWISE_PARSE_SIZE) return undefined
+  let doc: unknown
+  try {
+    doc = JSON.parse(body.toString('utf8'))
+  } catch (err) {
+    throw new LodeError('BAD_PACKUMENT', `The registry ${redactUrl(sent.registry)} sent metadata for ${sent.name} that is not valid JSON.`, { cause: err })
+  }
+  if (!isObject(doc) || !isObject(doc['versions'])) throw notAPackageDocument(sent.name, sent.registry)
+  // A Map: a version named `__proto__` is a key like any other.
+  const tarballs = new Map<string, string>()
+  for (const [version, raw] of Object.entries(doc['versions'])) {
+    const dist = publishedDist(raw)
+    if (dist !== undefined) tarballs.set(version, dist.tarball)
+  }
+  const modified = typeof doc['modified'] === 'string' ? doc['modified'] : undefined
+  return { modified, tarballOf: (version) => tarballs.get(version) }
+}
+
+function isObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
