@@ -6,6 +6,8 @@ import { LodeError, hasErrno, isLodeError } from '@lode/core.error'
 import { isValidPackageName, joinInside } from '@lode/core.safe-name'
 import { decodeMsgpackPart, readMsgpackFileSync, writeMsgpackFileSync } from '@lode/fs.msgpack-file'
 
+import { isStoredListing } from './packument-listing.js'
+import type { StoredListing } from './packument-listing.js'
 import type { Packument } from './packument.js'
 import type { PackageMeta } from './types.js'
 import { PackageVersions } from './versions.js'
@@ -41,6 +43,8 @@ export interface SentMetadata extends Omit<CachedMetadata, 'packument' | 'valida
   sent: Uint8Array
   /** The body's `content-encoding`. */
   encoding?: string
+  /** What the check read of it, kept so that the next check reads no more than this. */
+  listing: StoredListing
 }
 
 /** What a cache file holds, and when the registry last vouched for it (the file's time). */
@@ -68,7 +72,10 @@ function isCacheFileValue (value: unknown): value is StoredMetadata | SentMetada
   if (typeof value !== 'object' || value === null) return false
   const record = value as Record<string, unknown>
   if (typeof record['fetchedAt'] !== 'number' || typeof record['full'] !== 'boolean') return false
-  if (record['sent'] !== undefined) return record['sent'] instanceof Uint8Array && (record['encoding'] === undefined || typeof record['encoding'] === 'string')
+  if (record['sent'] !== undefined) {
+    return record['sent'] instanceof Uint8Array && (record['encoding'] === undefined || typeof record['encoding'] === 'string') &&
+      typeof record['listing'] === 'object' && record['listing'] !== null && isStoredListing(record['listing'] as Record<string, unknown>)
+  }
   const packument = record['packument'] as Record<string, unknown> | undefined
   if (typeof packument !== 'object' || packument === null) return false
   const versions = packument['versions'] as Record<string, unknown> | undefined

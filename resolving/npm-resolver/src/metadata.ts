@@ -4,7 +4,7 @@ import type { RegistryClient } from '@lode/resolving.registry-client'
 
 import { fromStored, isSent, metadataCachePath, readCacheFile, touchCachedMetadata, writeStoredMetadata } from './metadata-cache.js'
 import type { CachedMetadata, SentMetadata, StoredMetadata } from './metadata-cache.js'
-import { listingFromBody, listingOf } from './packument-listing.js'
+import { listingFromBody, listingOf, listingOfStored } from './packument-listing.js'
 import type { PackumentListing, SentDocument } from './packument-listing.js'
 import { storedFromBody } from './packument-task.js'
 import type { PackumentProcessor, PackumentTask } from './packument-task.js'
@@ -182,24 +182,12 @@ export class MetadataSource {
     const loaded = this.loaded.get(`${request.registry}\t${request.name}`)
     if (loaded !== undefined) return listingOf((await loaded).entry.packument)
     const file = metadataCachePath(this.opts.cacheDir, request.registry, request.name)
-    const cached = readCacheFile(file, this.opts.onWarning)
+    const cached = readCacheFile(file, this.opts.onWarning)?.stored
+    const listed = (entry: StoredMetadata | SentMetadata): PackumentListing =>
+      isSent(entry) ? listingOfStored(entry.listing, request.name, request.registry) : listingOf(fromStored(file, entry).packument)
+    if (this.opts.offline) return cached === undefined ? listingOf(await this.get(asked)) : listed(cached)
     const document = this.sentDocument(request)
-    const sent = (entry: SentMetadata): SentDocument => ({ ...document, body: entry.sent, encoding: entry.encoding })
-    const listed = (entry: StoredMetadata | SentMetadata): PackumentListing | undefined => {
-      try {
-        return isSent(entry) ? listingFromBody(sent(entry)) : listingOf(fromStored(file, entry).packument)
-      } catch {
-        // What was cached is damaged (the registry's answer parsed when it came): read the way
-        // resolution reads it, which says so and fetches it again.
-        return undefined
-      }
-    }
-    if (this.opts.offline) {
-      const listing = cached === undefined ? undefined : listed(cached.stored)
-      if (listing === undefined) return listingOf(await this.get(asked))
-      return listing
-    }
-    const validators = cached !== undefined && !cached.stored.full ? cached.stored : undefined
+    const validators = cached !== undefined && !cached.full ? cached : undefined
     const response = await this.opts.client.get(document.url, {
       accept: ACCEPT_ABBREVIATED,
       etag: validators?.etag,
@@ -210,20 +198,12 @@ export class MetadataSource {
       tooLargeHint: document.tooLargeHint,
     })
     if (response.status === 304) {
-      const listing = listed(validators!)
-      if (listing !== undefined) {
-        this.background(file, () => { touchCachedMetadata(file, this.opts.now()) })
-        return listing
-      }
-      return listingOf(await this.get({ ...asked, canUseCached: () => false }))
+      this.background(file, () => { touchCachedMetadata(file, this.opts.now()) })
+      return listed(validators!)
     }
-    const stored: SentMetadata = { sent: response.body, fetchedAt: this.opts.now(), full: false }
-    if (response.encoding !== undefined) stored.encoding = response.encoding
-    if (response.etag !== undefined) stored.etag = response.etag
-    if (response.lastModified !== undefined) stored.lastModified = response.lastModified
     let listing
     try {
-      listing = listingFromBody(sent(stored))
+      listing = listingFromBody({ ...document, body: response.body, encoding: response.encoding })
     } catch (err) {
       if (err instanceof LodeError) throw err
       // A body that would not decode (damaged on the way): fetched again the way resolution fetches.
@@ -231,8 +211,12 @@ export class MetadataSource {
     }
     // A document too large to read whole, or one to fetch again: read as resolution reads it (and cached so).
     if (listing === undefined) return listingOf(await this.get({ ...asked, canUseCached: () => false }))
+    const stored: SentMetadata = { sent: response.body, fetchedAt: this.opts.now(), full: false, listing }
+    if (response.encoding !== undefined) stored.encoding = response.encoding
+    if (response.etag !== undefined) stored.etag = response.etag
+    if (response.lastModified !== undefined) stored.lastModified = response.lastModified
     this.write(file, stored)
-    return listing
+    return listingOfStored(listing, request.name, request.registry)
   }
 
   private sentDocument (request: { name: string, registry: string }): SentDocument {

@@ -4,11 +4,12 @@ import { decodeBody, redactUrl } from '@lode/resolving.registry-client'
 import { PIECEWISE_PARSE_SIZE } from './packument-task.js'
 import { notAPackageDocument, publishedDist } from './packument.js'
 import type { Packument } from './packument.js'
+import { registryTarballUrl } from './registries.js'
 
 /**
  * What a lockfile check reads of an abbreviated document: when the package was last modified, and
  * the versions it lists with their tarballs. Read from a document without trimming and encoding
- * it for the cache (most of a fetched document's cost): the check of a lockfile with a cold cache
+ * it for resolution (most of a fetched document's cost): the check of a lockfile with a cold cache
  * reads a thousand of them and uses two fields of each.
  */
 export interface PackumentListing {
@@ -17,9 +18,30 @@ export interface PackumentListing {
   tarballOf: (version: string) => string | undefined
 }
 
+/**
+ * A listing as the cache keeps it beside the document as sent: the listed versions, and the
+ * tarballs of those not at the registry's usual place (`registryTarballUrl`), which are few.
+ */
+export interface StoredListing {
+  modified?: string
+  versions: string[]
+  otherTarballs?: Array<[string, string]>
+}
+
 /** The listing of a parsed (trimmed) packument. */
 export function listingOf (packument: Packument): PackumentListing {
   return { modified: packument.modified, tarballOf: (version) => packument.versions.get(version)?.dist.tarball }
+}
+
+/** The listing of `name` that the cache kept, for the document `registry` sent. */
+export function listingOfStored (stored: StoredListing, name: string, registry: string): PackumentListing {
+  const listed = new Set(stored.versions)
+  // Maps: a version named `__proto__` is a key like any other.
+  const others = new Map(stored.otherTarballs)
+  return {
+    modified: stored.modified,
+    tarballOf: (version) => listed.has(version) ? others.get(version) ?? registryTarballUrl(registry, name, version) : undefined,
+  }
 }
 
 export interface SentDocument {
@@ -35,10 +57,11 @@ export interface SentDocument {
 
 /**
  * The listing of a document as sent (decoded here; zlib's error for damaged data, LodeErrors for
- * the rest, as `storedFromBody` throws them); undefined for a document of `PIECEWISE_PARSE_SIZE`
- * or more, which is read the way resolution reads it (piece by piece, within its size in memory).
+ * the rest, as `storedFromBody` throws them), as the cache keeps it; undefined for a document of
+ * `PIECEWISE_PARSE_SIZE` or more, which is read the way resolution reads it (piece by piece,
+ * within its size in memory).
  */
-export function listingFromBody (sent: SentDocument): PackumentListing | undefined {
+export function listingFromBody (sent: SentDocument): StoredListing | undefined {
   const body = decodeBody(Buffer.from(sent.body.buffer, sent.body.byteOffset, sent.body.byteLength), sent.encoding, {
     url: sent.url, subject: sent.name, maxSize: sent.maxSize, tooLargeHint: sent.tooLargeHint,
   })
@@ -50,14 +73,24 @@ export function listingFromBody (sent: SentDocument): PackumentListing | undefin
     throw new LodeError('BAD_PACKUMENT', `The registry ${redactUrl(sent.registry)} sent metadata for ${sent.name} that is not valid JSON.`, { cause: err })
   }
   if (!isObject(doc) || !isObject(doc['versions'])) throw notAPackageDocument(sent.name, sent.registry)
-  // A Map: a version named `__proto__` is a key like any other.
-  const tarballs = new Map<string, string>()
+  const listing: StoredListing = { versions: [] }
   for (const [version, raw] of Object.entries(doc['versions'])) {
     const dist = publishedDist(raw)
-    if (dist !== undefined) tarballs.set(version, dist.tarball)
+    if (dist === undefined) continue
+    listing.versions.push(version)
+    if (dist.tarball !== registryTarballUrl(sent.registry, sent.name, version)) (listing.otherTarballs ??= []).push([version, dist.tarball])
   }
-  const modified = typeof doc['modified'] === 'string' ? doc['modified'] : undefined
-  return { modified, tarballOf: (version) => tarballs.get(version) }
+  if (typeof doc['modified'] === 'string') listing.modified = doc['modified']
+  return listing
+}
+
+/** Whether a cache file's value is a `StoredListing` (what a file holds is checked before it is used). */
+export function isStoredListing (value: Record<string, unknown>): boolean {
+  const { modified, versions, otherTarballs } = value
+  return (modified === undefined || typeof modified === 'string') &&
+    Array.isArray(versions) && versions.every((version) => typeof version === 'string') &&
+    (otherTarballs === undefined || (Array.isArray(otherTarballs) && otherTarballs.every((pair) =>
+      Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string')))
 }
 
 function isObject (value: unknown): value is Record<string, unknown> {

@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 import { readMsgpackFileSync, writeMsgpackFile } from '@lode/fs.msgpack-file'
-import { MetadataSource, listingFromBody, metadataCachePath, parseWantedSpec } from '@lode/resolving.npm-resolver'
+import { MetadataSource, listingFromBody, listingOfStored, metadataCachePath, parseWantedSpec } from '@lode/resolving.npm-resolver'
 import type { RegistrySpec } from '@lode/resolving.npm-resolver'
 import { RegistryClient } from '@lode/resolving.registry-client'
 
@@ -61,8 +61,9 @@ test('a lockfile check\'s listing is cached as sent; resolution parses it once, 
   assert.ok(sent['sent'] instanceof Uint8Array, 'the body as sent')
   assert.equal(sent['encoding'], 'gzip')
   assert.equal(sent['packument'], undefined, 'not parsed for resolution')
+  assert.deepEqual(sent['listing'], { versions: ['1.0.0', '1.1.0'], modified: '2026-04-02T00:00:00.000Z' }, 'beside what the check read of it')
 
-  // The next check revalidates it (a 304) and reads the listing from the body as sent.
+  // The next check revalidates it (a 304) and reads the listing kept beside it.
   const recorded = registry.recorded.length
   await withSource(cacheDir, async (source) => {
     assert.equal((await source.listing({ name: 'listed', registry: registry.url })).tarballOf('1.0.0'), `${registry.url}listed/-/listed-1.0.0.tgz`)
@@ -85,28 +86,35 @@ test('a lockfile check\'s listing is cached as sent; resolution parses it once, 
   })
 })
 
-test('a body cached as sent that does not parse is damaged: the check and resolution both fetch it again, with a warning', async () => {
+test('a body cached as sent that does not parse is damaged: resolution fetches it again, with a warning; a listing of the wrong shape is none', async () => {
   const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-cache-'))
   const file = metadataCachePath(cacheDir, registry.url, 'listed')
   await withSource(cacheDir, async (source) => { await source.listing({ name: 'listed', registry: registry.url }) })
-  const etag = readMsgpackFileSync<Record<string, unknown>>(file)!.value['etag']
-  // The registry's own etag on a body that is not JSON: the registry answers 304, and what the cache holds does not parse.
-  const plant = async (): Promise<void> => {
-    await writeMsgpackFile(file, { sent: gzipSync('{"versions": nope'), encoding: 'gzip', fetchedAt: NOW, full: false, etag })
-  }
-  await plant()
+  const { etag, listing } = readMsgpackFileSync<Record<string, unknown>>(file)!.value
+  // The registry's own etag on a body that is not JSON: the registry answers 304, and the body does not parse.
+  await writeMsgpackFile(file, { sent: gzipSync('{"versions": nope'), encoding: 'gzip', fetchedAt: NOW, full: false, etag, listing })
   const warnings: string[] = []
   await withSource(cacheDir, async (source) => {
-    assert.equal((await source.listing({ name: 'listed', registry: registry.url })).tarballOf('1.0.0'), `${registry.url}listed/-/listed-1.0.0.tgz`)
+    const read = await source.listing({ name: 'listed', registry: registry.url })
+    assert.equal(read.tarballOf('1.0.0'), `${registry.url}listed/-/listed-1.0.0.tgz`, 'the check reads the listing, not the body')
   }, (message) => warnings.push(message))
-  assert.equal(warnings.length, 1, warnings.join('\n'))
-  assert.ok(typeof readMsgpackFileSync<Record<string, unknown>>(file)!.value['packument'] === 'object', 'fetched again, as resolution fetches')
-  await plant()
+  assert.equal(warnings.length, 0, warnings.join('\n'))
   await withResolver(registry.url, { cacheDir, preferOffline: true, onWarning: (message) => warnings.push(message) }, async (resolver) => {
     assert.equal((await resolver.resolve(range('^1.0.0'))).version, '1.1.0')
   })
-  assert.equal(warnings.length, 2, warnings.join('\n'))
-  for (const warning of warnings) assert.match(warning, /listed\.mpk is damaged .*not valid JSON.*fetched again/)
+  assert.equal(warnings.length, 1, warnings.join('\n'))
+  assert.match(warnings[0]!, /listed\.mpk is damaged .*not valid JSON.*fetched again/)
+  assert.ok(typeof readMsgpackFileSync<Record<string, unknown>>(file)!.value['packument'] === 'object', 'fetched again and cached parsed')
+
+  for (const bad of [{ versions: [1] }, { versions: ['1.0.0'], otherTarballs: [['1.0.0']] }, { versions: ['1.0.0'], modified: 5 }]) {
+    await writeMsgpackFile(file, { sent: gzipSync('{}'), fetchedAt: NOW, full: false, etag, listing: bad })
+    const shapes: string[] = []
+    await withSource(cacheDir, async (source) => {
+      assert.equal((await source.listing({ name: 'listed', registry: registry.url })).modified, '2026-04-02T00:00:00.000Z')
+    }, (message) => shapes.push(message))
+    assert.equal(shapes.length, 1, JSON.stringify(bad))
+    assert.match(shapes[0]!, /does not have the expected shape/)
+  }
 })
 
 test('listingFromBody: the versions trimPackument keeps, with their tarballs; what is no package document is ERR_LODE_BAD_PACKUMENT', () => {
@@ -122,8 +130,11 @@ test('listingFromBody: the versions trimPackument keeps, with their tarballs; wh
     // A version named like an Object property is a version like any other.
     dist('__proto__', { tarball: tarball('proto'), integrity: 'sha512-a' }),
   ].join(', ')}}}`))!
-  assert.equal(listing.modified, '2026-01-01T00:00:00.000Z')
-  assert.deepEqual(['1.0.0', '1.0.1', '1.0.2', '1.0.3', '__proto__', 'toString'].map((v) => listing.tarballOf(v)),
+  assert.deepEqual(listing, { versions: ['1.0.0', '1.0.1', '__proto__'], otherTarballs: [['__proto__', tarball('proto')]], modified: '2026-01-01T00:00:00.000Z' },
+    'the versions with a tarball and integrity; the tarballs not at the usual place')
+  const read = listingOfStored(listing, 'x', 'http://registry.test/')
+  assert.equal(read.modified, '2026-01-01T00:00:00.000Z')
+  assert.deepEqual(['1.0.0', '1.0.1', '1.0.2', '1.0.3', '__proto__', 'toString'].map((v) => read.tarballOf(v)),
     [tarball('1.0.0'), tarball('1.0.1'), undefined, undefined, tarball('proto'), undefined])
   assert.equal(listingFromBody(sent('{"modified": 5, "versions": {}}'))!.modified, undefined, 'a modified that is no string is none')
   assert.throws(() => listingFromBody(sent('{"versions": [')), { code: 'ERR_LODE_BAD_PACKUMENT', message: /for x that is not valid JSON/ })
