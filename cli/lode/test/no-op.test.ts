@@ -25,18 +25,25 @@ async function lodeRecordingModules (
   project: Project,
   args: string[],
   env: Record<string, string> = {}
-): Promise<{ stdout: string, code: number, loadedInstaller: boolean }> {
+): Promise<{ stdout: string, code: number, loadedInstaller: boolean, loadedFsStreams: boolean }> {
   const hook = path.join(project.home, 'record-modules.mjs')
   const list = path.join(project.home, 'modules.txt')
+  // Node's own modules are listed too (process.moduleLoadList); the hook takes node:fs as lode does, not by `import`.
   fs.writeFileSync(hook, `import { registerHooks } from 'node:module'
-import fs from 'node:fs'
+const fs = process.getBuiltinModule('node:fs')
 const urls = []
 registerHooks({ load (url, context, next) { urls.push(url); return next(url, context) } })
-process.on('exit', () => { fs.writeFileSync(${JSON.stringify(list)}, urls.join('\\n')) })
+process.on('exit', () => { fs.writeFileSync(${JSON.stringify(list)}, [...urls, ...process.moduleLoadList].join('\\n')) })
 `)
   const result = await lode(project, args, { ...env, NODE_OPTIONS: `--import ${hook}` })
   const urls = fs.readFileSync(list, 'utf8').split('\n')
-  return { stdout: result.stdout, code: result.code, loadedInstaller: urls.some(loadsSettingsParser) }
+  return {
+    stdout: result.stdout,
+    code: result.code,
+    loadedInstaller: urls.some(loadsSettingsParser),
+    // What an ESM import of node:fs loads (its facade runs fs's lazy getters): ~19 ms of a no-op's ~110.
+    loadedFsStreams: urls.includes('NativeModule internal/fs/streams'),
+  }
 }
 
 /** The settings parser's module, yaml, or a chunk of the CLI's bundle with the settings parser in it. */
@@ -57,6 +64,7 @@ test('the no-op is answered before settings or the installer are loaded; whateve
   assert.equal(quick.code, 0)
   assert.match(quick.stdout, /^Already up to date\nDone in \d+ms using lode v/m)
   assert.equal(quick.loadedInstaller, false, 'a no-op loads neither the settings parser nor the installer')
+  assert.equal(quick.loadedFsStreams, false, 'nor node:fs by an ESM import (its streams)')
   // From inside a project too: the workspace root's record answers.
   assert.equal((await lodeRecordingModules(project, ['install', '--dir', 'packages/a'])).loadedInstaller, false)
 
