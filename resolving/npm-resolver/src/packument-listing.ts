@@ -2,6 +2,7 @@ import { LodeError } from '@lode/core.error'
 import { decodeBody, redactUrl } from '@lode/resolving.registry-client'
 
 import { PIECEWISE_PARSE_SIZE } from './packument-task.js'
+import type { PackumentTask } from './packument-task.js'
 import { notAPackageDocument, publishedDist } from './packument.js'
 import type { Packument } from './packument.js'
 import { registryTarballUrl } from './registries.js'
@@ -44,16 +45,8 @@ export function listingOfStored (stored: StoredListing, name: string, registry: 
   }
 }
 
-export interface SentDocument {
-  /** As the registry sent it. */
-  body: Uint8Array
-  encoding: string | undefined
-  url: string
-  name: string
-  registry: string
-  maxSize: number
-  tooLargeHint?: string | undefined
-}
+/** A document as the registry sent it, with what reading it needs (a packument task's fields). */
+export type SentDocument = Pick<PackumentTask, 'body' | 'encoding' | 'url' | 'name' | 'registry' | 'maxSize' | 'tooLargeHint'>
 
 /**
  * The listing of a document as sent (decoded here; zlib's error for damaged data, LodeErrors for

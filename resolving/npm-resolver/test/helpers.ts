@@ -10,11 +10,9 @@ import { Piscina } from 'piscina'
 /** The tests' clock: 2026-06-01. */
 export const NOW = Date.parse('2026-06-01T00:00:00.000Z')
 
-/** Runs `fn` with a resolver over a real client for `registryUrl` (no retries) and a fresh cache dir unless `opts` names one; closes both. */
-export async function withResolver (
-  registryUrl: string, opts: Partial<NpmResolverOptions>, fn: (resolver: NpmResolver) => Promise<void>
-): Promise<void> {
-  const client = new RegistryClient({
+/** A real registry client as the tests use one: no retries, no auth. */
+export function testClient (): RegistryClient {
+  return new RegistryClient({
     authHeader: () => undefined,
     networkConcurrency: 4,
     retry: { retries: 0, factor: 1, minTimeout: 1, maxTimeout: 1 },
@@ -22,6 +20,13 @@ export async function withResolver (
     strictSsl: true,
     userAgent: 'lode-test',
   })
+}
+
+/** Runs `fn` with a resolver over a real client for `registryUrl` (no retries) and a fresh cache dir unless `opts` names one; closes both. */
+export async function withResolver (
+  registryUrl: string, opts: Partial<NpmResolverOptions>, fn: (resolver: NpmResolver) => Promise<void>
+): Promise<void> {
+  const client = testClient()
   const resolver = new NpmResolver({
     client,
     cacheDir: opts.cacheDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'lode-cache-')),

@@ -9,9 +9,8 @@ import { TestRegistry } from '@lode/__utils__.test-fixtures'
 import { readMsgpackFileSync, writeMsgpackFile } from '@lode/fs.msgpack-file'
 import { MetadataSource, listingFromBody, listingOfStored, metadataCachePath, parseWantedSpec } from '@lode/resolving.npm-resolver'
 import type { RegistrySpec } from '@lode/resolving.npm-resolver'
-import { RegistryClient } from '@lode/resolving.registry-client'
 
-import { NOW, withResolver } from './helpers.js'
+import { NOW, testClient, withResolver } from './helpers.js'
 
 let registry: TestRegistry
 before(async () => {
@@ -26,14 +25,7 @@ after(async () => { await registry.close() })
 async function withSource (
   cacheDir: string, fn: (source: MetadataSource) => Promise<void>, onWarning: (message: string) => void = () => {}
 ): Promise<void> {
-  const client = new RegistryClient({
-    authHeader: () => undefined,
-    networkConcurrency: 4,
-    retry: { retries: 0, factor: 1, minTimeout: 1, maxTimeout: 1 },
-    timeout: 5000,
-    strictSsl: true,
-    userAgent: 'lode-test',
-  })
+  const client = testClient()
   const source = new MetadataSource({ client, cacheDir, offline: false, preferOffline: false, now: () => NOW, onWarning })
   try {
     await fn(source)
