@@ -6,8 +6,6 @@ import { LodeError, hasErrno, isLodeError } from '@lode/core.error'
 import { isValidPackageName, joinInside } from '@lode/core.safe-name'
 import { decodeMsgpackPart, readMsgpackFileSync, writeMsgpackFileSync } from '@lode/fs.msgpack-file'
 
-import { isStoredListing } from './packument-listing.js'
-import type { StoredListing } from './packument-listing.js'
 import type { Packument } from './packument.js'
 import type { PackageMeta } from './types.js'
 import { PackageVersions } from './versions.js'
@@ -47,6 +45,16 @@ export interface SentMetadata extends Omit<CachedMetadata, 'packument' | 'valida
   listing: StoredListing
 }
 
+/**
+ * A listing as the cache keeps it beside the document as sent: the listed versions, and the
+ * tarballs of those not at the registry's usual place (`registryTarballUrl`), which are few.
+ */
+export interface StoredListing {
+  modified?: string
+  versions: string[]
+  otherTarballs?: Array<[string, string]>
+}
+
 /** What a cache file holds, and when the registry last vouched for it (the file's time). */
 export interface CacheFileEntry {
   stored: StoredMetadata | SentMetadata
@@ -66,6 +74,15 @@ export function metadataCachePath (cacheDir: string, registryUrl: string, name: 
   const file = joinInside(path.join(cacheDir, METADATA_CACHE_DIR), `${registryDir}/${name}${METADATA_CACHE_EXT}`)
   if (file === undefined) throw new LodeError('INVALID_REGISTRY', `The registry URL ${url.origin}${url.pathname} cannot name a metadata cache directory.`, { hint: 'Check the registry setting in .npmrc.' })
   return file
+}
+
+/** Whether a cache file's value is a `StoredListing` (what a file holds is checked before it is used). */
+function isStoredListing (value: Record<string, unknown>): boolean {
+  const { modified, versions, otherTarballs } = value
+  return (modified === undefined || typeof modified === 'string') &&
+    Array.isArray(versions) && versions.every((version) => typeof version === 'string') &&
+    (otherTarballs === undefined || (Array.isArray(otherTarballs) && otherTarballs.every((pair) =>
+      Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string')))
 }
 
 function isCacheFileValue (value: unknown): value is StoredMetadata | SentMetadata {

@@ -1,6 +1,7 @@
 import { LodeError } from '@lode/core.error'
 import { decodeBody, redactUrl } from '@lode/resolving.registry-client'
 
+import type { StoredListing } from './metadata-cache.js'
 import { PIECEWISE_PARSE_SIZE } from './packument-task.js'
 import type { PackumentTask } from './packument-task.js'
 import { notAPackageDocument, publishedDist } from './packument.js'
@@ -17,16 +18,6 @@ export interface PackumentListing {
   modified: string | undefined
   /** A listed version's tarball URL; undefined for a version the document does not list (or lists without a tarball and integrity, as trimPackument drops it). */
   tarballOf: (version: string) => string | undefined
-}
-
-/**
- * A listing as the cache keeps it beside the document as sent: the listed versions, and the
- * tarballs of those not at the registry's usual place (`registryTarballUrl`), which are few.
- */
-export interface StoredListing {
-  modified?: string
-  versions: string[]
-  otherTarballs?: Array<[string, string]>
 }
 
 /** The listing of a parsed (trimmed) packument. */
@@ -75,15 +66,6 @@ export function listingFromBody (sent: SentDocument): StoredListing | undefined 
   }
   if (typeof doc['modified'] === 'string') listing.modified = doc['modified']
   return listing
-}
-
-/** Whether a cache file's value is a `StoredListing` (what a file holds is checked before it is used). */
-export function isStoredListing (value: Record<string, unknown>): boolean {
-  const { modified, versions, otherTarballs } = value
-  return (modified === undefined || typeof modified === 'string') &&
-    Array.isArray(versions) && versions.every((version) => typeof version === 'string') &&
-    (otherTarballs === undefined || (Array.isArray(otherTarballs) && otherTarballs.every((pair) =>
-      Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string')))
 }
 
 function isObject (value: unknown): value is Record<string, unknown> {
