@@ -1,10 +1,9 @@
-import { LodeError } from '@lode/core.error'
-import { decodeBody, redactUrl } from '@lode/resolving.registry-client'
+import { decodeBody } from '@lode/resolving.registry-client'
 
 import type { StoredListing } from './metadata-cache.js'
 import { PIECEWISE_PARSE_SIZE } from './packument-task.js'
 import type { PackumentTask } from './packument-task.js'
-import { notAPackageDocument, publishedDist } from './packument.js'
+import { notAPackageDocument, notValidJson, publishedDist } from './packument.js'
 import type { Packument } from './packument.js'
 import { registryTarballUrl } from './registries.js'
 
@@ -54,7 +53,7 @@ export function listingFromBody (sent: SentDocument): StoredListing | undefined 
   try {
     doc = JSON.parse(body.toString('utf8'))
   } catch (err) {
-    throw new LodeError('BAD_PACKUMENT', `The registry ${redactUrl(sent.registry)} sent metadata for ${sent.name} that is not valid JSON.`, { cause: err })
+    throw notValidJson(sent.name, sent.registry, err)
   }
   if (!isObject(doc) || !isObject(doc['versions'])) throw notAPackageDocument(sent.name, sent.registry)
   const listing: StoredListing = { versions: [] }

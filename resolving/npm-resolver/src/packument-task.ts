@@ -1,11 +1,10 @@
-import { LodeError } from '@lode/core.error'
 import type { LodeErrorData } from '@lode/core.error'
 import { encodeMsgpackPart } from '@lode/fs.msgpack-file'
-import { decodeBody, redactUrl } from '@lode/resolving.registry-client'
+import { decodeBody } from '@lode/resolving.registry-client'
 
 import type { StoredMetadata } from './metadata-cache.js'
 import { readPackumentDocument } from './packument-json.js'
-import { notAPackageDocument, packumentDocument, trimDocument } from './packument.js'
+import { notAPackageDocument, notValidJson, packumentDocument, trimDocument } from './packument.js'
 import type { PackumentDocument } from './packument.js'
 import { PackageVersions } from './versions.js'
 
@@ -76,7 +75,7 @@ export function storedFromBody (task: Omit<PackumentTask, 'cacheFile'>): StoredM
     release(body)
   } catch (err) {
     if (!(err instanceof SyntaxError) && (err as NodeJS.ErrnoException).code !== 'ERR_STRING_TOO_LONG') throw err
-    throw new LodeError('BAD_PACKUMENT', `The registry ${redactUrl(task.registry)} sent metadata for ${task.name} that is not valid JSON.`, { cause: err })
+    throw notValidJson(task.name, task.registry, err)
   }
   // The cache file's key order (its records are keyed by it): packument, fetchedAt, full, etag, lastModified.
   const stored: StoredMetadata = { packument, fetchedAt: task.fetchedAt, full: task.full }

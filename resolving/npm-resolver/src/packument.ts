@@ -70,6 +70,11 @@ export function packumentDocument (doc: unknown): PackumentDocument | undefined 
   return { 'dist-tags': doc['dist-tags'], modified: doc['modified'], time: doc['time'], versions: Object.entries(doc['versions']) }
 }
 
+/** A registry's body JSON.parse refused (`cause`). */
+export function notValidJson (name: string, registryUrl: string, cause: unknown): LodeError {
+  return new LodeError('BAD_PACKUMENT', `The registry ${redactUrl(registryUrl)} sent metadata for ${name} that is not valid JSON.`, { cause })
+}
+
 export function notAPackageDocument (name: string, registryUrl: string): LodeError {
   return new LodeError('BAD_PACKUMENT', `The registry ${redactUrl(registryUrl)} sent metadata for ${name} that is not a package document.`, {
     hint: 'Check that the registry setting points at an npm-compatible registry.',
