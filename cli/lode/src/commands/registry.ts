@@ -19,6 +19,7 @@ import { rebuildCommand } from './rebuild.js'
 import { execCommand, runCommand } from './run.js'
 import { storeCommand } from './store.js'
 import type { CommandInput, CommandSpec } from './types.js'
+import { versionCommand } from './version.js'
 
 // Every command of the CLI: its names, its options, its help, and the function that runs it. The
 // command modules are small and load what they need (the installer, the resolver) when they run,
@@ -415,6 +416,29 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await publishCommand(input, ctx),
   },
   {
+    names: ['version'],
+    summary: 'Bump the project\'s version (or -r: the selected projects\'), with a git commit and tag',
+    usage: ['lode version <newversion>', 'lode version <major|minor|patch|premajor|preminor|prepatch|prerelease|from-git>', 'lode version -r <bump> [--filter <selector>] [--dry-run]'],
+    description: 'Writes the new version into package.json (its indentation kept), running the preversion and version scripts around the write. In a git repository the working tree must be clean, and the bump of one project is committed and tagged <prefix><version> (annotated), then postversion runs. With -r or --filter, every selected project with a name and a version is bumped and nothing is committed. A failure before the commit leaves every package.json as it was.',
+    options: {
+      preid: { type: 'string', arg: '<preid>', help: 'The prerelease identifier (alpha, beta, rc)' },
+      'allow-same-version': { type: 'boolean', help: 'Allow the version the project has already' },
+      'git-checks': { type: 'boolean', help: 'With --no-git-checks, do not require a clean working tree' },
+      'git-tag-version': { type: 'boolean', help: 'With --no-git-tag-version, create no commit or tag' },
+      'commit-hooks': { type: 'boolean', help: 'With --no-commit-hooks, commit without git\'s hooks (--no-verify)' },
+      message: { type: 'string', short: 'm', arg: '<message>', help: 'The commit message; %s is the new version (default %s)' },
+      'tag-version-prefix': { type: 'string', arg: '<prefix>', help: 'The tag\'s prefix (default v; may be empty)' },
+      'sign-git-tag': { type: 'boolean', help: 'Sign the tag with GPG (git tag -s)' },
+      json: { type: 'boolean', help: 'Print the bumps as JSON' },
+      'dry-run': { type: 'boolean', help: 'Print the bumps without writing or running anything' },
+      recursive: { type: 'boolean', short: 'r', help: 'Bump every project of the workspace with a name and a version' },
+      filter: SELECTION['filter']!,
+      'ignore-scripts': SETTINGS['ignore-scripts']!,
+      ...COMMON,
+    },
+    run: async (input, ctx) => await versionCommand(input, ctx),
+  },
+  {
     names: ['deploy'],
     summary: 'Put one project of the workspace, with its dependencies, into a directory',
     usage: ['lode --filter=<deployed project name> deploy <target directory>'],
@@ -509,7 +533,7 @@ export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'deprecate', 'dist-tag', 'dist-tags', 'docs', 'doctor', 'env', 'find', 'find-hash', 'home', 'ic', 'info', 'install-clean',
   'install-test', 'issues', 'it', 'lane', 'login', 'logout', 'm', 'multi', 'owner', 'owners', 'pack-app', 'peers', 'ping', 'pkg',
   'prefix', 'purge', 'recursive', 'repo', 'restart', 'rt', 'runtime', 's', 'sbom', 'se', 'search', 'self-update',
-  'set-script', 'setup', 'show', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate', 'unpublish', 'unstar', 'v', 'version',
+  'set-script', 'setup', 'show', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate', 'unpublish', 'unstar', 'v',
   'view', 'whoami', 'with',
 ]
 
@@ -528,7 +552,7 @@ ${rows.map(([names, summary]) => `  ${names.padEnd(width)}${summary}`).join('\n'
 
 Run lode help <command> (or lode <command> --help) for a command's options.
 In a workspace, -r, --filter <selector> and -w select projects (before run's and exec's name).
-pnpm's other commands (env, runtime, self-update, view, version, cache, …) are not in lode yet: lode names them.
+pnpm's other commands (env, runtime, self-update, view, cache, …) are not in lode yet: lode names them.
 
   -v, --version  Print lode's version
   -h, --help     Print this help

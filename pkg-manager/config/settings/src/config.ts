@@ -32,6 +32,21 @@ export interface PublishSettings {
   readonly skipManifestObfuscation: boolean
 }
 
+/** pnpm's settings for `version` (the command line's flags win over them). */
+export interface VersionCommandSettings {
+  /** Bumping to the version a project has is no error. */
+  readonly allowSameVersion: boolean
+  /** false: the bump's commit skips git's hooks (`--no-verify`). */
+  readonly commitHooks: boolean
+  /** Commit and tag a project's bump in a git repository (default true). */
+  readonly gitTagVersion: boolean
+  /** The commit's and tag's message, `%s` the new version (default `%s`). */
+  readonly message: string
+  readonly signGitTag: boolean
+  /** The tag is `<prefix><version>` (default `v`). */
+  readonly tagVersionPrefix: string
+}
+
 export interface Config {
   readonly dir: string
   /** `packages` globs of pnpm-workspace.yaml: set when `dir` is a workspace root. */
@@ -169,6 +184,8 @@ export interface Config {
   readonly optimisticRepeatInstall: boolean
   /** pnpm's pack and publish settings (the command line's flags win over them). */
   readonly publish: PublishSettings
+  /** pnpm's version settings (`gitChecks` is publish's). */
+  readonly version: VersionCommandSettings
   /** Optional dependencies never installed (name patterns), recorded in the lockfile. */
   readonly ignoredOptionalDependencies: readonly string[]
   /** name → version range whose deprecation is not reported. */
@@ -423,6 +440,14 @@ export function getConfig (opts: GetConfigOptions): Config {
       publishBranch: optionalString('publishBranch'),
       packDestination: optionalString('packDestination'),
       skipManifestObfuscation: setting('skipManifestObfuscation', isBool, false),
+    },
+    version: {
+      allowSameVersion: setting('allowSameVersion', isBool, false),
+      commitHooks: setting('commitHooks', isBool, true),
+      gitTagVersion: setting('gitTagVersion', isBool, true),
+      message: setting('message', isString, '%s'),
+      signGitTag: setting('signGitTag', isBool, false),
+      tagVersionPrefix: setting('tagVersionPrefix', isString, 'v'),
     },
     ignoredOptionalDependencies: setting('ignoredOptionalDependencies', isStrings, []),
     allowedDeprecatedVersions: setting('allowedDeprecatedVersions', isStringMap, {}),

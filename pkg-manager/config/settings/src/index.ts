@@ -8,4 +8,4 @@ export type { ConfigFilesOptions, ConfigLocation, ConfigValues } from './config-
 export { checkPackageManager } from './package-manager.js'
 export { pnpmDataDir, pnpmStorePath, type StorePathOptions } from './store-dir.js'
 export { AUDIT_LEVELS, UNDECIDED_ALLOW_BUILD, getConfig, readWorkspacePackages } from './config.js'
-export type { AuditLevel, AuditSettings, Config, ConfigOverrides, GetConfigOptions, PeerDependencyRules, PublishSettings, SupportedArchitectures } from './config.js'
+export type { AuditLevel, AuditSettings, Config, ConfigOverrides, GetConfigOptions, PeerDependencyRules, PublishSettings, SupportedArchitectures, VersionCommandSettings } from './config.js'

@@ -51,6 +51,8 @@ implemented(
   'injectWorkspacePackages', 'patchesDir', 'allowUnusedPatches', 'dedupeInjectedDeps',
   // pack and publish
   'access', 'gitChecks', 'otp', 'packDestination', 'publishBranch', 'skipManifestObfuscation', 'tag',
+  // version
+  'allowSameVersion', 'commitHooks', 'gitTagVersion', 'message', 'signGitTag', 'tagVersionPrefix',
   // the lockfile and node_modules
   'frozenLockfile', 'hoist', 'ignoreWorkspaceCycles', 'hoistPattern', 'hoistWorkspacePackages', 'lockfile', 'modulesCacheMaxAge', 'nodeLinker', 'packageImportMethod', 'packageLock',
   'publicHoistPattern', 'shamefullyHoist', 'virtualStoreDir', 'virtualStoreDirMaxLength', 'confirmModulesPurge', 'optimisticRepeatInstall',
@@ -71,8 +73,7 @@ implemented(
   'pmOnFail',
 )
 
-accepted('only pnpm version and its git steps read it (lode has no version command)',
-  'allowSameVersion', 'commitHooks', 'gitTagVersion', 'message', 'signGitTag', 'tagVersionPrefix', 'versioning')
+accepted('only pnpm version -r without a version (pnpm\'s change intents, which lode does not have yet) reads it', 'versioning')
 accepted('lode pack and publish refuse it when set (ERR_LODE_UNSUPPORTED_SETTING); installs do not read it', 'embedReadme', 'packGzipLevel', 'provenance')
 accepted('only pnpm init reads it (lode init writes pnpm\'s defaults, without these yet)',
   'initAuthorEmail', 'initAuthorName', 'initAuthorUrl', 'initLicense', 'initPackageManager', 'initType', 'initVersion')

@@ -44,9 +44,9 @@ test('.npmrc: only registry, auth, TLS and proxy keys are read (as pnpm 11); the
   assert.equal(read.warnings.length, 1, read.warnings.join('\n'))
   const warning = read.warnings[0]!
   assert.ok(warning.startsWith(path.join(where.dir, '.npmrc')), warning)
-  // npm's own settings (legacy-peer-deps) and those of commands lode lacks (git-tag-version) are not pnpm settings an install misses.
-  assert.match(warning, /sets store-dir, auto-install-peers, save-exact, fetch-retries, frozen-lockfile, engine-strict, which pnpm 11 and lode do not read from \.npmrc/)
-  assert.match(warning, /as storeDir, autoInstallPeers, saveExact, fetchRetries, frozenLockfile, engineStrict\.$/)
+  // npm's own settings (legacy-peer-deps) are not pnpm settings; lode version's (git-tag-version) is read from pnpm-workspace.yaml, as pnpm 11 reads it.
+  assert.match(warning, /sets store-dir, auto-install-peers, save-exact, fetch-retries, frozen-lockfile, engine-strict, git-tag-version, which pnpm 11 and lode do not read from \.npmrc/)
+  assert.match(warning, /as storeDir, autoInstallPeers, saveExact, fetchRetries, frozenLockfile, engineStrict, gitTagVersion\.$/)
 })
 
 test('.npmrc: client certificates, token helpers and per-registry CAs are refused, naming the file or variable', () => {

@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
 import { LodeError } from '@lode/core.error'
+import { gitOutput as git, isGitRepo, isWorkingTreeClean } from '@lode/pkg-manager.releasing.git'
 
 // pnpm's words (its setting is `gitChecks` in pnpm-workspace.yaml, `git-checks` on the command line).
 const HINT = 'If you want to disable Git checks on publish, set the "git-checks" setting to "false", or run again with "--no-git-checks".'
@@ -21,8 +21,8 @@ export interface GitCheckOptions {
  * lode refuses), and nothing on the upstream branch that HEAD lacks (`ERR_LODE_GIT_NOT_LATEST`).
  */
 export async function checkGitForPublish (dir: string, opts: GitCheckOptions): Promise<void> {
-  if (await git(dir, ['rev-parse', '--git-dir']) === undefined) return
-  if (await git(dir, ['status', '--porcelain']) !== '') {
+  if (!await isGitRepo(dir)) return
+  if (!await isWorkingTreeClean(dir)) {
     throw new LodeError('GIT_UNCLEAN', 'Unclean working tree. Commit or stash changes first.', { hint: HINT })
   }
   const branch = branchFromHead(dir) ?? await git(dir, ['symbolic-ref', '--short', 'HEAD']) ?? null
@@ -58,11 +58,4 @@ function branchFromHead (dir: string): string | undefined {
   } catch {
     return undefined
   }
-}
-
-/** A git command's trimmed output, or undefined when it fails (or git is missing). */
-async function git (cwd: string, args: string[]): Promise<string | undefined> {
-  return await new Promise((resolve) => {
-    execFile('git', args, { cwd, encoding: 'utf8' }, (err, stdout) => { resolve(err === null ? stdout.trim() : undefined) })
-  })
 }

@@ -1,0 +1,1 @@
+export { gitOutput, isGitRepo, isWorkingTreeClean, runGit } from './git.js'

@@ -1,0 +1,6 @@
+export { BUMP_TYPES, nextVersion, parseBump } from './bump.js'
+export type { BumpType, VersionBump } from './bump.js'
+export type { VersionChange, VersionScript } from './bump-projects.js'
+export { versionFromGit } from './from-git.js'
+export { renderVersionChanges, versionProjects } from './version.js'
+export type { VersionOptions, VersionSettings } from './version.js'
