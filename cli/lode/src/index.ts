@@ -31,6 +31,9 @@ const VALUE_OPTIONS = new Set(COMMANDS.flatMap((spec) => Object.entries(spec.opt
  */
 export async function main (argv: string[], processCtx: MainContext): Promise<number> {
   const ctx = printableContext(processCtx)
+  // `lode pm <command>`: the built-in command even where a script of that name would run instead (pnpm's `pm`).
+  const builtIn = argv[0] === 'pm'
+  if (builtIn) argv = argv.slice(1)
   const at = commandIndex(argv)
   const name = at === -1 ? undefined : argv[at]!
   const leading = at === -1 ? argv : argv.slice(0, at)
@@ -41,6 +44,10 @@ export async function main (argv: string[], processCtx: MainContext): Promise<nu
     if (name === 'help' && topic !== undefined) return helpFor(topic, ctx)
     ctx.stdout.write(mainHelp())
     return name === undefined && !leading.includes('--help') && !leading.includes('-h') ? 1 : 0
+  }
+  if (!builtIn && SCRIPT_OVERRIDABLE.has(name)) {
+    const overridden = await scriptOverride(name, leading, rest, ctx)
+    if (overridden !== undefined) return overridden
   }
   const spec = findCommand(name)
   if (spec === undefined) return await notACommand(name, leading, rest, ctx)
@@ -60,6 +67,25 @@ export async function main (argv: string[], processCtx: MainContext): Promise<nu
   } catch (err) {
     return writeLodeError(err, ctx.stderr)
   }
+}
+
+/** pnpm 11's commands that a script of package.json with the same name replaces (`pnpm pm <command>` runs the built-in). */
+const SCRIPT_OVERRIDABLE: ReadonlySet<string> = new Set(['clean', 'purge', 'deploy', 'rebuild', 'rb', 'setup'])
+
+/**
+ * The project's script of that name, run instead of the command, as pnpm runs it; in a workspace's
+ * project whose root has such a script (and the project not), `ERR_LODE_SCRIPT_OVERRIDE_IN_WORKSPACE_ROOT`,
+ * as pnpm refuses to run the built-in there. Undefined: the command runs.
+ */
+async function scriptOverride (name: string, leading: string[], rest: string[], ctx: MainContext): Promise<number | undefined> {
+  const dir = path.resolve(ctx.cwd)
+  if (hasScript(dir, name)) return await findCommand('run')!.run({ name: 'run', leading, rest: [name, ...rest], args: undefined }, ctx)
+  const { findWorkspaceDir } = await import('@lode/pkg-manager.core')
+  const root = await findWorkspaceDir(dir)
+  if (root === undefined || root === dir || !hasScript(root, name)) return undefined
+  return writeLodeError(new LodeError('SCRIPT_OVERRIDE_IN_WORKSPACE_ROOT',
+    `The workspace root has a "${name}" script, so the built-in "lode ${name}" command cannot run from a subdirectory`,
+    { hint: `Run "lode run ${name}" from the workspace root to execute the script (or lode pm ${name} for the command).` }), ctx.stderr)
 }
 
 function commandIndex (argv: readonly string[]): number {

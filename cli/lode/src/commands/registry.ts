@@ -1,6 +1,7 @@
 import type { OptionSpecs } from '../args.js'
 import { auditCommand } from './audit.js'
 import { approveBuildsCommand, ignoredBuildsCommand } from './builds.js'
+import { cleanCommand, cleanInstallCommand, installTestCommand } from './clean.js'
 import { configCommand } from './config.js'
 import { deployCommand } from './deploy.js'
 import { dlxCommand } from './dlx.js'
@@ -106,6 +107,22 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: 'Installs every dependency of the project (in a workspace, of every project, from its root; with --filter, of the projects selected), as pnpm does: pnpm-lock.yaml is reused where it still satisfies package.json.',
     options: { ...INSTALL, ...SETTINGS, ...SELECTION, ...COMMON },
     run: async (input, ctx) => await installCommand(input, ctx),
+  },
+  {
+    names: ['install-test', 'it'],
+    summary: 'Install, then run the test script',
+    usage: ['lode install-test [options] [-- <test args>...]'],
+    description: 'Runs lode install (its options), then lode run test with the arguments given (in the projects -r or --filter select; --no-bail goes on after a failing test).',
+    options: { ...INSTALL, ...SETTINGS, ...SELECTION, bail: RUN['bail']!, ...COMMON },
+    run: async (input, ctx) => await installTestCommand(input, ctx),
+  },
+  {
+    names: ['ci', 'clean-install', 'ic', 'install-clean'],
+    summary: 'Clean node_modules, then install pnpm-lock.yaml as it is (for CI)',
+    usage: ['lode ci [options]'],
+    description: 'Runs lode clean (pnpm-lock.yaml kept), then lode install --frozen-lockfile, as pnpm\'s ci does.',
+    options: { ...INSTALL, ...SETTINGS, ...SELECTION, ...COMMON },
+    run: async (input, ctx) => await cleanInstallCommand(input, ctx),
   },
   {
     names: ['add'],
@@ -416,6 +433,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await publishCommand(input, ctx),
   },
   {
+    names: ['clean', 'purge'],
+    summary: 'Remove what installs wrote into node_modules, in every project of the workspace',
+    usage: ['lode clean [--lockfile]'],
+    description: 'Empties each project\'s node_modules of what installs write (a tool\'s own dot directories there, like .cache, stay) and removes a virtualStoreDir set apart inside the workspace; with --lockfile, each pnpm-lock.yaml too. A node_modules that is a link is refused, not followed. When the project has a clean (or purge) script, that script runs instead, as with pnpm (lode pm clean runs this command).',
+    options: { lockfile: { type: 'boolean', short: 'l', help: 'Remove the pnpm-lock.yaml files too' }, ...COMMON },
+    run: async (input, ctx) => await cleanCommand(input, ctx),
+  },
+  {
     names: ['version'],
     summary: 'Bump the project\'s version (or -r: the selected projects\'), with a git commit and tag',
     usage: ['lode version <newversion>', 'lode version <major|minor|patch|premajor|preminor|prepatch|prerelease|from-git>', 'lode version -r <bump> [--filter <selector>] [--dry-run]'],
@@ -529,12 +554,11 @@ function scriptArgv (input: CommandInput): string[] {
  * never taken for a script of that name as an unknown name is.
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
-  'access', 'adduser', 'bugs', 'cache', 'cat-file', 'cat-index', 'change', 'ci', 'clean', 'clean-install', 'completion',
-  'deprecate', 'dist-tag', 'dist-tags', 'docs', 'doctor', 'env', 'find', 'find-hash', 'home', 'ic', 'info', 'install-clean',
-  'install-test', 'issues', 'it', 'lane', 'login', 'logout', 'm', 'multi', 'owner', 'owners', 'pack-app', 'peers', 'ping', 'pkg',
-  'prefix', 'purge', 'recursive', 'repo', 'restart', 'rt', 'runtime', 's', 'sbom', 'se', 'search', 'self-update',
-  'set-script', 'setup', 'show', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate', 'unpublish', 'unstar', 'v',
-  'view', 'whoami', 'with',
+  'access', 'adduser', 'bugs', 'cache', 'cat-file', 'cat-index', 'change', 'completion', 'deprecate', 'dist-tag', 'dist-tags',
+  'docs', 'doctor', 'env', 'find', 'find-hash', 'home', 'info', 'issues', 'lane', 'login', 'logout', 'm', 'multi', 'owner',
+  'owners', 'pack-app', 'peers', 'ping', 'pkg', 'prefix', 'recursive', 'repo', 'restart', 'rt', 'runtime', 's', 'sbom', 'se',
+  'search', 'self-update', 'set-script', 'setup', 'show', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate', 'unpublish',
+  'unstar', 'v', 'view', 'whoami', 'with',
 ]
 
 export function findCommand (name: string): CommandSpec | undefined {

@@ -1,0 +1,2 @@
+export { cleanProjects } from './clean.js'
+export type { CleanOptions } from './clean.js'
