@@ -21,6 +21,7 @@ import { execCommand, runCommand } from './run.js'
 import { storeCommand } from './store.js'
 import type { CommandInput, CommandSpec } from './types.js'
 import { versionCommand } from './version.js'
+import { viewCommand } from './view.js'
 
 // Every command of the CLI: its names, its options, its help, and the function that runs it. The
 // command modules are small and load what they need (the installer, the resolver) when they run,
@@ -441,6 +442,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await cleanCommand(input, ctx),
   },
   {
+    names: ['view', 'info', 'show', 'v'],
+    summary: 'Show a package\'s registry information (a version, its fields, or JSON)',
+    usage: ['lode view [<package-name>]', 'lode view [<package-name>@<version|range|tag>]', 'lode view [<package-name>] [<field>[.subfield]...]'],
+    description: 'Asks the package\'s registry for its document and shows the version an install would pick (latest by default; a range\'s latest when it fits, else its highest): name, license, dependencies, dist, maintainers, dist-tags and when it was published. Fields (version, versions, dist.tarball, dist-tags.next) print just those. Without a package, the nearest package.json\'s name.',
+    options: { json: { type: 'boolean', help: 'Print the information as JSON' }, registry: SETTINGS['registry']!, ...COMMON },
+    run: async (input, ctx) => await viewCommand(input, ctx),
+  },
+  {
     names: ['version'],
     summary: 'Bump the project\'s version (or -r: the selected projects\'), with a git commit and tag',
     usage: ['lode version <newversion>', 'lode version <major|minor|patch|premajor|preminor|prepatch|prerelease|from-git>', 'lode version -r <bump> [--filter <selector>] [--dry-run]'],
@@ -555,10 +564,10 @@ function scriptArgv (input: CommandInput): string[] {
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'access', 'adduser', 'bugs', 'cache', 'cat-file', 'cat-index', 'change', 'completion', 'deprecate', 'dist-tag', 'dist-tags',
-  'docs', 'doctor', 'env', 'find', 'find-hash', 'home', 'info', 'issues', 'lane', 'login', 'logout', 'm', 'multi', 'owner',
+  'docs', 'doctor', 'env', 'find', 'find-hash', 'home', 'issues', 'lane', 'login', 'logout', 'm', 'multi', 'owner',
   'owners', 'pack-app', 'peers', 'ping', 'pkg', 'prefix', 'recursive', 'repo', 'restart', 'rt', 'runtime', 's', 'sbom', 'se',
-  'search', 'self-update', 'set-script', 'setup', 'show', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate', 'unpublish',
-  'unstar', 'v', 'view', 'whoami', 'with',
+  'search', 'self-update', 'set-script', 'setup', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate', 'unpublish',
+  'unstar', 'whoami', 'with',
 ]
 
 export function findCommand (name: string): CommandSpec | undefined {
@@ -576,7 +585,7 @@ ${rows.map(([names, summary]) => `  ${names.padEnd(width)}${summary}`).join('\n'
 
 Run lode help <command> (or lode <command> --help) for a command's options.
 In a workspace, -r, --filter <selector> and -w select projects (before run's and exec's name).
-pnpm's other commands (env, runtime, self-update, view, cache, …) are not in lode yet: lode names them.
+pnpm's other commands (env, runtime, self-update, cache, login, …) are not in lode yet: lode names them.
 
   -v, --version  Print lode's version
   -h, --help     Print this help
