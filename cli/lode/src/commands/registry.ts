@@ -17,6 +17,7 @@ import { patchCommand, patchCommitCommand, patchRemoveCommand } from './patch.js
 import { pathCommand } from './paths.js'
 import { publishCommand } from './publish.js'
 import { rebuildCommand } from './rebuild.js'
+import { distTagCommand, whoamiCommand } from './registry-access.js'
 import { execCommand, runCommand } from './run.js'
 import { storeCommand } from './store.js'
 import type { CommandInput, CommandSpec } from './types.js'
@@ -450,6 +451,22 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await viewCommand(input, ctx),
   },
   {
+    names: ['whoami'],
+    summary: 'Print the registry\'s user name for your credentials',
+    usage: ['lode whoami'],
+    description: 'Asks the default registry (/-/whoami) who the token configured for it in .npmrc belongs to.',
+    options: { registry: SETTINGS['registry']!, ...COMMON },
+    run: async (input, ctx) => await whoamiCommand(input, ctx),
+  },
+  {
+    names: ['dist-tag', 'dist-tags'],
+    summary: 'List or add a package\'s dist-tags on the registry',
+    usage: ['lode dist-tag ls <package>', 'lode dist-tag add <package>@<version> [<tag>]'],
+    description: 'ls (the default) prints the package\'s dist-tags, tag: version, in tag order; add points the tag (latest by default) at an exact version. rm is pnpm\'s alone for now.',
+    options: { otp: { type: 'string', arg: '<code>', help: 'A one-time password, for an account with two-factor authentication' }, registry: SETTINGS['registry']!, ...COMMON },
+    run: async (input, ctx) => await distTagCommand(input, ctx),
+  },
+  {
     names: ['version'],
     summary: 'Bump the project\'s version (or -r: the selected projects\'), with a git commit and tag',
     usage: ['lode version <newversion>', 'lode version <major|minor|patch|premajor|preminor|prepatch|prerelease|from-git>', 'lode version -r <bump> [--filter <selector>] [--dry-run]'],
@@ -563,11 +580,11 @@ function scriptArgv (input: CommandInput): string[] {
  * never taken for a script of that name as an unknown name is.
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
-  'access', 'adduser', 'bugs', 'cache', 'cat-file', 'cat-index', 'change', 'completion', 'deprecate', 'dist-tag', 'dist-tags',
+  'access', 'adduser', 'bugs', 'cache', 'cat-file', 'cat-index', 'change', 'completion', 'deprecate',
   'docs', 'doctor', 'env', 'find', 'find-hash', 'home', 'issues', 'lane', 'login', 'logout', 'm', 'multi', 'owner',
   'owners', 'pack-app', 'peers', 'ping', 'pkg', 'prefix', 'recursive', 'repo', 'restart', 'rt', 'runtime', 's', 'sbom', 'se',
   'search', 'self-update', 'set-script', 'setup', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate', 'unpublish',
-  'unstar', 'whoami', 'with',
+  'unstar', 'with',
 ]
 
 export function findCommand (name: string): CommandSpec | undefined {

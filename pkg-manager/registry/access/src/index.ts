@@ -1,0 +1,3 @@
+export { addDistTag, listDistTags } from './dist-tags.js'
+export type { DistTagOptions } from './dist-tags.js'
+export { whoami } from './whoami.js'
