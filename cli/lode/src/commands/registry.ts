@@ -21,6 +21,7 @@ import { distTagCommand, whoamiCommand } from './registry-access.js'
 import { execCommand, runCommand } from './run.js'
 import { storeCommand } from './store.js'
 import type { CommandInput, CommandSpec } from './types.js'
+import { packagePageCommand } from './urls.js'
 import { versionCommand } from './version.js'
 import { viewCommand } from './view.js'
 
@@ -451,6 +452,30 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await viewCommand(input, ctx),
   },
   {
+    names: ['bugs', 'issues'],
+    summary: 'Print (on a terminal, open) the bug tracker of a package or of the project',
+    usage: ['lode bugs [<package-name>...]'],
+    description: 'The package\'s bugs URL, else its repository\'s issues page; without a name, the project\'s. Printed, and opened in a browser when lode runs on a terminal of a system that has one.',
+    options: { registry: SETTINGS['registry']!, ...COMMON },
+    run: async (input, ctx) => await packagePageCommand('bugs', input, ctx),
+  },
+  {
+    names: ['docs', 'home'],
+    summary: 'Print (on a terminal, open) the documentation of a package',
+    usage: ['lode docs <package-name>[@<version>]'],
+    description: 'The package\'s homepage, else its page on npmx.dev, as pnpm 11 picks it. Printed, and opened in a browser on a terminal.',
+    options: { registry: SETTINGS['registry']!, ...COMMON },
+    run: async (input, ctx) => await packagePageCommand('docs', input, ctx),
+  },
+  {
+    names: ['repo'],
+    summary: 'Print (on a terminal, open) the repository of a package or of the project',
+    usage: ['lode repo [<package-name>...]'],
+    description: 'The repository\'s web page (its directory in it), as its host shows it; without a name, the project\'s. Printed, and opened in a browser on a terminal.',
+    options: { registry: SETTINGS['registry']!, ...COMMON },
+    run: async (input, ctx) => await packagePageCommand('repo', input, ctx),
+  },
+  {
     names: ['whoami'],
     summary: 'Print the registry\'s user name for your credentials',
     usage: ['lode whoami'],
@@ -580,9 +605,9 @@ function scriptArgv (input: CommandInput): string[] {
  * never taken for a script of that name as an unknown name is.
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
-  'access', 'adduser', 'bugs', 'cache', 'cat-file', 'cat-index', 'change', 'completion', 'deprecate',
-  'docs', 'doctor', 'env', 'find', 'find-hash', 'home', 'issues', 'lane', 'login', 'logout', 'm', 'multi', 'owner',
-  'owners', 'pack-app', 'peers', 'ping', 'pkg', 'prefix', 'recursive', 'repo', 'restart', 'rt', 'runtime', 's', 'sbom', 'se',
+  'access', 'adduser', 'cache', 'cat-file', 'cat-index', 'change', 'completion', 'deprecate',
+  'doctor', 'env', 'find', 'find-hash', 'lane', 'login', 'logout', 'm', 'multi', 'owner',
+  'owners', 'pack-app', 'peers', 'ping', 'pkg', 'prefix', 'recursive', 'restart', 'rt', 'runtime', 's', 'sbom', 'se',
   'search', 'self-update', 'set-script', 'setup', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate', 'unpublish',
   'unstar', 'with',
 ]

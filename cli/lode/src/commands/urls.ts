@@ -1,0 +1,62 @@
+import type { LodeError as LodeErrorClass } from '@lode/core.error'
+
+import type { MainContext } from '../context.js'
+import { projectConfig } from './project-config.js'
+import type { CommandInput } from './types.js'
+
+const fs = process.getBuiltinModule('node:fs')
+const path = process.getBuiltinModule('node:path')
+const childProcess = process.getBuiltinModule('node:child_process')
+
+type Json = Record<string, unknown>
+type Page = 'bugs' | 'docs' | 'repo'
+
+/**
+ * `lode bugs` (`issues`), `lode docs` (`home`), `lode repo`: the page pnpm 11 opens for each package
+ * named (from the registry's document) or for the project itself, printed (pnpm fails where no
+ * browser can open); on a terminal it is opened too, where the system has an opener.
+ */
+export async function packagePageCommand (page: Page, input: CommandInput, ctx: MainContext): Promise<number> {
+  const { positionals } = input.args!
+  const [{ LodeError }, inspection] = await Promise.all([import('@lode/core.error'), import('@lode/pkg-manager.reviewing.inspection')])
+  const { dir, config } = await projectConfig(input, ctx)
+  if (page === 'docs' && positionals.length === 0) {
+    throw new LodeError('MISSING_PACKAGE_NAME', 'Package name is required. Usage: lode docs <package-name>')
+  }
+  const fromRegistry = async (spec: string): Promise<{ manifest: Json, own: boolean }> =>
+    ({ manifest: await inspection.viewPackage(config, spec, { onWarning: () => {} }), own: false })
+  const manifests = positionals.length === 0
+    ? [{ manifest: projectManifest(dir, LodeError), own: true }]
+    : await Promise.all(positionals.map(fromRegistry))
+  for (const { manifest, own } of manifests) {
+    const url = page === 'docs' ? inspection.docsUrl(manifest) : page === 'bugs' ? inspection.bugsUrl(manifest) : inspection.repositoryUrl(manifest)
+    if (url === undefined) {
+      const what = page === 'bugs' ? 'a bug tracker URL' : 'a repository URL'
+      throw new LodeError(page === 'bugs' ? 'NO_BUGS_URL' : 'NO_REPO_URL', own
+        ? `The current project does not have ${what}. Add a ${page === 'bugs' ? '"bugs" or "repository" field' : '"repository" field'} to its manifest.`
+        : `The package "${String(manifest['name'])}" does not have ${what}.`)
+    }
+    ctx.stdout.write(`${url}\n`)
+    if ((ctx.stdout as { isTTY?: boolean }).isTTY === true) openInBrowser(url, ctx.env)
+  }
+  return 0
+}
+
+function projectManifest (dir: string, LodeError: typeof LodeErrorClass): Json {
+  const file = path.join(dir, 'package.json')
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '')) as Json
+  } catch (err) {
+    throw new LodeError('INVALID_PACKAGE_JSON', `${file} cannot be read: ${(err as Error).message}`, { hint: 'Run the command in a project, or name the package.' })
+  }
+}
+
+/** The system's opener (BROWSER, else xdg-open, open or start), detached; where there is none, the printed URL stands. */
+function openInBrowser (url: string, env: NodeJS.ProcessEnv): void {
+  const [command, args] = env['BROWSER'] !== undefined && env['BROWSER'] !== ''
+    ? [env['BROWSER'], [url]]
+    : process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]]
+  const child = childProcess.spawn(command, args, { detached: true, stdio: 'ignore' })
+  child.on('error', () => {})
+  child.unref()
+}
