@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http'
 import { isLodeError, LodeError } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config.settings'
 import { registryClientFor } from '@lode/pkg-manager.installing.installer'
-import { registryFor } from '@lode/resolving.npm-resolver/registries'
+import { encodeName, registryFor } from '@lode/resolving.npm-resolver/registries'
 import { ACCEPT_FULL } from '@lode/resolving.registry-client'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 import semver from 'semver'
@@ -66,13 +66,13 @@ export async function addDistTag (
 }
 
 function distTagUrl (registry: string, name: string, tag: string): string {
-  return `${registry}-/package/${escapedName(name)}/dist-tags/${encodeURIComponent(tag)}`
+  return `${registry}-/package/${encodeName(name)}/dist-tags/${encodeURIComponent(tag)}`
 }
 
 async function fetchDistTags (client: RegistryClient, registry: string, name: string): Promise<Record<string, unknown>> {
   let body: Buffer
   try {
-    const answer = await client.get(`${registry}-/package/${escapedName(name)}/dist-tags`, { accept: ACCEPT_FULL, subject: name })
+    const answer = await client.get(`${registry}-/package/${encodeName(name)}/dist-tags`, { accept: ACCEPT_FULL, subject: name })
     if (answer.status !== 200) throw new LodeError('REGISTRY_ERROR', `Failed to fetch package info: ${answer.status}`)
     body = answer.body
   } catch (err) {
@@ -95,11 +95,6 @@ function refused (status: number, body: Buffer, action: string): LodeError {
   if (status === 401) return new LodeError('UNAUTHORIZED', `You must be logged in to ${action} packages. ${text}`.trimEnd(), { hint: 'Log in (a token in .npmrc), or pass --otp for an account with two-factor authentication.' })
   if (status === 403) return new LodeError('FORBIDDEN', `You do not have permission to ${action} this package. ${text}`.trimEnd())
   return new LodeError('REGISTRY_ERROR', `Failed to ${action} package: ${status} ${STATUS_CODES[status] ?? ''}. ${text}`)
-}
-
-/** npm's escaped name: a scoped name's `/` as `%2f`. */
-function escapedName (name: string): string {
-  return name.startsWith('@') ? name.replace('/', '%2f') : encodeURIComponent(name)
 }
 
 function registryOf (config: Config, name: string): string {
