@@ -1,11 +1,7 @@
-import type { LodeError as LodeErrorClass } from '@lode/core.error'
-
 import type { MainContext } from '../context.js'
 import { projectConfig } from './project-config.js'
 import type { CommandInput } from './types.js'
 
-const fs = process.getBuiltinModule('node:fs')
-const path = process.getBuiltinModule('node:path')
 const childProcess = process.getBuiltinModule('node:child_process')
 
 type Json = Record<string, unknown>
@@ -26,7 +22,7 @@ export async function packagePageCommand (page: Page, input: CommandInput, ctx: 
   const fromRegistry = async (spec: string): Promise<{ manifest: Json, own: boolean }> =>
     ({ manifest: await inspection.viewPackage(config, spec, { onWarning: () => {} }), own: false })
   const manifests = positionals.length === 0
-    ? [{ manifest: projectManifest(dir, LodeError), own: true }]
+    ? [{ manifest: await (await import('@lode/pkg-manager.core')).readProjectManifest(dir) as Json, own: true }]
     : await Promise.all(positionals.map(fromRegistry))
   for (const { manifest, own } of manifests) {
     const url = page === 'docs' ? inspection.docsUrl(manifest) : page === 'bugs' ? inspection.bugsUrl(manifest) : inspection.repositoryUrl(manifest)
@@ -40,15 +36,6 @@ export async function packagePageCommand (page: Page, input: CommandInput, ctx: 
     if ((ctx.stdout as { isTTY?: boolean }).isTTY === true) openInBrowser(url, ctx.env)
   }
   return 0
-}
-
-function projectManifest (dir: string, LodeError: typeof LodeErrorClass): Json {
-  const file = path.join(dir, 'package.json')
-  try {
-    return JSON.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '')) as Json
-  } catch (err) {
-    throw new LodeError('INVALID_PACKAGE_JSON', `${file} cannot be read: ${(err as Error).message}`, { hint: 'Run the command in a project, or name the package.' })
-  }
 }
 
 /** The system's opener (BROWSER, else xdg-open, open or start), detached; where there is none, the printed URL stands. */

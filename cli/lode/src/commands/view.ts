@@ -19,29 +19,21 @@ export async function viewCommand (input: CommandInput, ctx: MainContext): Promi
   const reporter = createReporter((values['reporter'] ?? 'default') as ReporterName, ctx)
   const [{ LodeError }, inspection] = await Promise.all([import('@lode/core.error'), import('@lode/pkg-manager.reviewing.inspection')])
   const { dir, config } = await projectConfig(input, ctx)
-  const spec = positionals[0] ?? nearestProjectName(dir, LodeError)
+  const spec = positionals[0] ?? await projectName(dir, LodeError)
   const info = await inspection.viewPackage(config, spec, { onWarning: (message) => { reporter.warn(message) } })
   ctx.stdout.write(`${inspection.renderView(info, positionals.slice(1), { json: values['json'] === true, now: Date.now() })}\n`)
   return 0
 }
 
-function nearestProjectName (start: string, LodeError: typeof LodeErrorClass): string {
-  for (let dir = start; ; dir = path.dirname(dir)) {
-    const file = path.join(dir, 'package.json')
-    if (fs.existsSync(file)) {
-      let name: unknown
-      try {
-        name = (JSON.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '')) as Record<string, unknown>)['name']
-      } catch (err) {
-        throw new LodeError('INVALID_PACKAGE_JSON', `Failed to read or parse project manifest in "${dir}": ${(err as Error).message}`)
-      }
-      if (typeof name !== 'string' || name === '') {
-        throw new LodeError('INVALID_PACKAGE_JSON', `Invalid package.json at "${dir}". The "name" field is required and must be a non-empty string.`)
-      }
-      return name
-    }
-    if (path.dirname(dir) === dir) {
-      throw new LodeError('MISSING_PACKAGE_NAME', 'Package name is required. Usage: lode view [<package-name>]', { hint: 'Name the package, or run lode view in a project.' })
-    }
+/** The project's name (`projectDir` found the nearest package.json up from the current directory); none is MISSING_PACKAGE_NAME. */
+async function projectName (dir: string, LodeError: typeof LodeErrorClass): Promise<string> {
+  if (!fs.existsSync(path.join(dir, 'package.json'))) {
+    throw new LodeError('MISSING_PACKAGE_NAME', 'Package name is required. Usage: lode view [<package-name>]', { hint: 'Name the package, or run lode view in a project.' })
   }
+  const { readProjectManifest } = await import('@lode/pkg-manager.core')
+  const name = (await readProjectManifest(dir))['name']
+  if (typeof name !== 'string' || name === '') {
+    throw new LodeError('INVALID_PACKAGE_JSON', `Invalid package.json at "${dir}". The "name" field is required and must be a non-empty string.`)
+  }
+  return name
 }
