@@ -51,8 +51,9 @@ interface Answer {
 
 export interface RecordedRequest {
   url: string
+  method: string
   headers: http.IncomingHttpHeaders
-  /** A POST's body (the audit endpoint's request). */
+  /** A POST's or PUT's body (the audit endpoint's request, a change). */
   body?: string
 }
 
@@ -209,6 +210,13 @@ export class TestRegistry {
       req.on('end', () => { this.respondToPost(req, res, Buffer.concat(chunks).toString()) })
       return
     }
+    if (req.method === 'PUT') {
+      // A change's body is recorded; what it answers is an injected fault's (this registry keeps no accounts).
+      const chunks: Buffer[] = []
+      req.on('data', (chunk: Buffer) => chunks.push(chunk))
+      req.on('end', () => { this.respond(req, res, Buffer.concat(chunks).toString()) })
+      return
+    }
     const delay = this.responseDelay?.(decodeURIComponent(req.url ?? '/')) ?? 0
     if (delay > 0) {
       setTimeout(() => { this.respond(req, res) }, delay)
@@ -217,10 +225,10 @@ export class TestRegistry {
     this.respond(req, res)
   }
 
-  private respond (req: http.IncomingMessage, res: http.ServerResponse): void {
+  private respond (req: http.IncomingMessage, res: http.ServerResponse, body?: string): void {
     const url = decodeURIComponent(req.url ?? '/')
     this.requests.push(url)
-    this.recorded.push({ url, headers: req.headers })
+    this.recorded.push({ url, method: req.method ?? 'GET', headers: req.headers, ...body === undefined ? {} : { body } })
     // Faults and answers go by path: a query string (a signed URL's) changes neither.
     const path = url.replace(/\?.*$/s, '')
     const fault = this.faults.get(path)?.shift()
@@ -275,7 +283,7 @@ export class TestRegistry {
   private respondToPost (req: http.IncomingMessage, res: http.ServerResponse, body: string): void {
     const url = decodeURIComponent(req.url ?? '/')
     this.requests.push(url)
-    this.recorded.push({ url, headers: req.headers, body })
+    this.recorded.push({ url, method: 'POST', headers: req.headers, body })
     // Only a status can be injected here (the other faults spoil a GET's answer).
     const fault = this.faults.get(url)?.shift()
     if (fault !== undefined && 'status' in fault) {

@@ -4,12 +4,13 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
 
+import { TestRegistry } from '@lode/__utils__.test-fixtures'
 import { Verdaccio } from '@lode/__utils__.test-fixtures/verdaccio'
 
 import { lodeExactly, pnpmExactly } from './helpers.js'
 import type { Project, RunResult } from './helpers.js'
 
-// `lode whoami` and `lode dist-tag` beside pnpm 11's, against a real registry (verdaccio on 127.0.0.1)
+// `lode whoami`, `dist-tag`, `search`, `ping` and `owner` beside pnpm 11's, against a real registry (verdaccio on 127.0.0.1)
 // that takes the changes: the same output, exit codes and tags left on the registry.
 
 let registry: Verdaccio
@@ -87,7 +88,117 @@ test('dist-tag add and ls as pnpm 11: the same lines, the same tags on the regis
   assert.match(failure(anonymous.lode), /^UNAUTHORIZED You must be logged in to set dist-tag "anon" on packages\./)
   assert.match(failure(anonymous.pnpm), /^UNAUTHORIZED You must be logged in to set dist-tag "anon" on packages\./)
   assert.doesNotMatch((await lodeExactly(p, ['dist-tag', 'ls', '@demo/tagged'])).stdout, /anon/)
-  const rm = await lodeExactly(p, ['dist-tag', 'rm', '@demo/tagged', 'legacy'])
-  assert.equal(rm.code, 1)
-  assert.match(rm.stderr, /^\[ERR_LODE_COMMAND_NOT_IMPLEMENTED\] lode dist-tag rm is not implemented yet\./)
+})
+
+test('dist-tag rm as pnpm 11: the tag and the version it named printed, the tag gone; latest, a missing tag and no token refused alike', async () => {
+  await publishVersions('@demo/untagged', ['1.0.0', '1.1.0'])
+  const p = project()
+  for (const tag of ['old', 'older']) assert.equal((await lodeExactly(p, ['dist-tag', 'add', '@demo/untagged@1.0.0', tag])).code, 0)
+  const byPnpm = await pnpmExactly(p, ['dist-tag', 'rm', '@demo/untagged', 'old'])
+  const byLode = await lodeExactly(p, ['dist-tag', 'rm', '@demo/untagged', 'older'])
+  assert.equal(byPnpm.code, 0, byPnpm.stdout + byPnpm.stderr)
+  assert.equal(byLode.code, 0, byLode.stderr)
+  assert.equal(byPnpm.stdout, '-old: @demo/untagged@1.0.0\n')
+  assert.equal(byLode.stdout, '-older: @demo/untagged@1.0.0\n')
+  const listed = await both(p, ['dist-tag', 'ls', '@demo/untagged'])
+  assert.equal(listed.lode.stdout, listed.pnpm.stdout)
+  assert.equal(listed.lode.stdout, 'latest: 1.1.0\n')
+  for (const args of [['dist-tag', 'rm', '@demo/untagged', 'latest'], ['dist-tag', 'rm', '@demo/untagged', 'older'], ['dist-tag', 'rm', '@demo/untagged'], ['dist-tag', 'rm', '@demo/nothing', 'x']]) {
+    const run = await both(p, args)
+    assert.notEqual(run.pnpm.code, 0, args.join(' '))
+    assert.equal(run.lode.code, 1, args.join(' '))
+    assert.equal(failure(run.lode), failure(run.pnpm), args.join(' '))
+  }
+  assert.equal((await lodeExactly(p, ['dist-tag', 'add', '@demo/untagged@1.0.0', 'kept'])).code, 0)
+  const anonymous = await both(project(false), ['dist-tag', 'rm', '@demo/untagged', 'kept'])
+  assert.equal(anonymous.lode.code, 1)
+  assert.match(failure(anonymous.lode), /^UNAUTHORIZED You must be logged in to remove dist-tag "kept" from packages\./)
+  assert.match(failure(anonymous.pnpm), /^UNAUTHORIZED You must be logged in to remove dist-tag "kept" from packages\./)
+  assert.match((await lodeExactly(p, ['dist-tag', 'ls', '@demo/untagged'])).stdout, /^kept: 1\.0\.0$/m)
+})
+
+test('search prints what pnpm 11 prints for the registry\'s results, as text and as JSON; no result and no query alike', async () => {
+  const p = project()
+  fs.writeFileSync(path.join(p.dir, 'package.json'), JSON.stringify({ name: 'searchable-widget', version: '2.1.0', description: 'A widget to find', keywords: ['widget', 'find-me'], author: 'Ann Author' }))
+  fs.writeFileSync(path.join(p.dir, 'index.js'), 'module.exports = 1\n')
+  assert.equal((await lodeExactly(p, ['publish', '--no-git-checks'])).code, 0)
+  for (const args of [['search', 'searchable'], ['search', '--json', 'searchable', 'widget'], ['s', 'searchable', '--search-limit', '1'], ['find', 'no-such-thing-at-all']]) {
+    const run = await both(p, args)
+    assert.equal(run.pnpm.code, 0, run.pnpm.stdout + run.pnpm.stderr)
+    assert.equal(run.lode.code, 0, run.lode.stderr)
+    assert.equal(run.lode.stdout, run.pnpm.stdout, args.join(' '))
+  }
+  assert.match((await lodeExactly(p, ['search', 'searchable'])).stdout, /^searchable-widget\nA widget to find\n.*by Ann Author\n(?:.*\n)*Keywords: widget, find-me\nhttps:\/\/npmx\.dev\/package\/searchable-widget\n$/)
+  assert.equal((await lodeExactly(p, ['se', 'no-such-thing-at-all'])).stdout, 'No packages found\n')
+  const empty = await both(p, ['search'])
+  assert.equal(empty.lode.code, 1)
+  assert.equal(failure(empty.lode), failure(empty.pnpm))
+})
+
+test('ping: PING and PONG lines as pnpm 11\'s; a registry that does not answer is PING_ERROR for both', async () => {
+  const run = await both(project(), ['ping'])
+  assert.equal(run.lode.code, 0, run.lode.stderr)
+  const shape = (out: string): string => out.replace(/^PONG \d+ms$/m, 'PONG <n>ms')
+  assert.equal(shape(run.lode.stdout), shape(run.pnpm.stdout))
+  assert.match(run.lode.stdout, /^PING http:\/\/127\.0\.0\.1:\d+\/\nPONG \d+ms\n$/)
+  const closed = await TestRegistry.start()
+  const url = closed.url
+  await closed.close()
+  const down = await both(project(), ['ping', '--registry', url])
+  assert.notEqual(down.pnpm.code, 0)
+  assert.equal(down.lode.code, 1)
+  assert.match(failure(down.lode), /^PING_ERROR Failed to reach registry: /)
+  assert.match(failure(down.pnpm), /^PING_ERROR Failed to reach registry: /)
+})
+
+test('owner ls, add and rm send what pnpm 11 sends and print what it prints; refusals alike', async () => {
+  // verdaccio has no owners endpoint: a registry that answers as the npm registry does.
+  const fake = await TestRegistry.start()
+  try {
+    const p = project()
+    fs.writeFileSync(path.join(p.home, '.npmrc'), `registry=${fake.url}\n//${new URL(fake.url).host}/:_authToken=owner-token\n`)
+    const maintainers = JSON.stringify({ name: '@demo/owned', maintainers: [{ name: 'ann', email: 'ann@example.com' }, { name: 'bob' }] })
+    fake.injectFaults('/@demo/owned', [{ status: 200, body: maintainers }, { status: 200, body: maintainers }])
+    const listed = await both(p, ['owner', 'ls', '@demo/owned'])
+    assert.equal(listed.lode.code, 0, listed.lode.stderr)
+    assert.equal(listed.lode.stdout, listed.pnpm.stdout)
+    assert.equal(listed.lode.stdout, 'ann <ann@example.com>\nbob\n')
+    for (const [args, method, url, printed] of [
+      [['owner', 'add', '@demo/owned', 'carol', '--otp', '123456'], 'PUT', '/-/package/@demo/owned/owners', '+carol: @demo/owned\n'],
+      [['owners', 'rm', '@demo/owned', 'bob'], 'DELETE', '/-/package/@demo/owned/owners/bob', '-bob: @demo/owned\n'],
+    ] as const) {
+      fake.injectFaults(url, [{ status: 200, body: '{}' }, { status: 200, body: '{}' }])
+      const before = fake.recorded.length
+      const run = await both(p, [...args])
+      assert.equal(run.pnpm.code, 0, run.pnpm.stdout + run.pnpm.stderr)
+      assert.equal(run.lode.code, 0, run.lode.stderr)
+      assert.equal(run.lode.stdout, run.pnpm.stdout)
+      assert.equal(run.lode.stdout, printed)
+      const [byPnpm, byLode] = fake.recorded.slice(before)
+      for (const sent of [byPnpm!, byLode!]) {
+        assert.equal(sent.method, method)
+        assert.equal(sent.url, url)
+        assert.equal(sent.headers.authorization, 'Bearer owner-token')
+      }
+      assert.equal(byLode!.body, byPnpm!.body)
+      assert.equal(byLode!.headers['npm-otp'], byPnpm!.headers['npm-otp'])
+    }
+    assert.equal(fake.recorded.at(-2)!.body, undefined, 'rm sends no body')
+    for (const [status, args] of [[403, ['owner', 'add', '@demo/owned', 'eve']], [404, ['owner', 'rm', '@demo/owned', 'eve']], [400, ['owner', 'add', '@demo/owned', 'eve']]] as const) {
+      const url = args[1] === 'add' ? '/-/package/@demo/owned/owners' : '/-/package/@demo/owned/owners/eve'
+      fake.injectFaults(url, [{ status, body: '{"error":"no"}' }, { status, body: '{"error":"no"}' }])
+      const run = await both(p, [...args])
+      assert.equal(run.lode.code, 1, `${status}`)
+      assert.equal(failure(run.lode).split(' ')[0], failure(run.pnpm).split(' ')[0], `${status}: ${failure(run.lode)} / ${failure(run.pnpm)}`)
+    }
+    const missing = await both(p, ['owner', 'ls', '@demo/absent'])
+    assert.equal(failure(missing.lode), failure(missing.pnpm))
+    for (const args of [['owner'], ['owner', 'add', '@demo/owned'], ['owner', 'rm', '@demo/owned']]) {
+      const run = await both(p, args)
+      assert.equal(run.lode.code, 1, args.join(' '))
+      assert.equal(failure(run.lode), failure(run.pnpm), args.join(' '))
+    }
+  } finally {
+    await fake.close()
+  }
 })

@@ -185,7 +185,7 @@ function loadUndici (proxied: boolean): { Agent: typeof UndiciAgent, EnvHttpProx
 
 /** Where a request goes and with which credentials; `shown` is what messages print. */
 interface Hop {
-  method: 'GET' | 'HEAD' | 'POST' | 'PUT'
+  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE'
   url: string
   shown: string
   authorization: string | undefined
@@ -321,18 +321,19 @@ export class RegistryClient {
   }
 
   /**
-   * POST or PUT `body` (JSON) to `url`, as `post` says. A PUT (a publish) is sent once: retried
-   * after the registry took it, it would be answered 409 as a version it has; its 409 is the
-   * caller's to read. It has no deadline for the answer's headers apart from the whole response's
-   * (its body may take long to send).
+   * POST or PUT `body` (JSON) to `url`, or DELETE it (`body` undefined), as `post` says. A PUT
+   * (a publish) or a DELETE is sent once: retried after the registry took it, it would be answered
+   * 409 (a version it has) or 404 (a tag it no longer has); a PUT's 409 is the caller's to read.
+   * A PUT has no deadline for the answer's headers apart from the whole response's (its body may
+   * take long to send).
    */
-  async send (method: 'POST' | 'PUT', url: string, body: string, options: { subject: string, headers?: Readonly<Record<string, string>> }): Promise<PostResult> {
+  async send (method: 'POST' | 'PUT' | 'DELETE', url: string, body: string | undefined, options: { subject: string, headers?: Readonly<Record<string, string>> }): Promise<PostResult> {
     return await this.limit(async () => {
       const hop = this.firstHop(url, options.subject, method)
       return await this.withRetries(hop, options.subject, async () => {
-        const answer = await this.followRedirects(hop, { accept: 'application/json', subject: options.subject, headers: options.headers }, body)
+        const answer = await this.followRedirects(hop, { accept: 'application/json', subject: options.subject, headers: options.headers }, body ?? '')
         return { status: answer.status, body: answer.body }
-      }, method === 'PUT' ? 0 : undefined)
+      }, method === 'POST' ? undefined : 0)
     })
   }
 
@@ -446,7 +447,7 @@ export class RegistryClient {
     if (hop.authorization !== undefined) headers['authorization'] = hop.authorization
     if (options.etag !== undefined) headers['if-none-match'] = options.etag
     if (options.lastModified !== undefined) headers['if-modified-since'] = options.lastModified
-    if (body !== undefined) headers['content-type'] = 'application/json'
+    if (body !== undefined && hop.method !== 'DELETE') headers['content-type'] = 'application/json'
     Object.assign(headers, options.headers)
     const d = this.deadlines
     const controller = new AbortController()
@@ -474,15 +475,15 @@ export class RegistryClient {
         dispatcher,
         method: hop.method,
         headers,
-        ...body === undefined ? {} : { body },
+        ...body === undefined || hop.method === 'DELETE' ? {} : { body },
         headersTimeout: d.stall,
         bodyTimeout: d.stall,
         signal: controller.signal,
       })
       clearTimeout(headersTimer)
       const status = response.statusCode
-      const sent = hop.method === 'POST' || hop.method === 'PUT'
-      const retried = status === 408 || (status === 409 && hop.method !== 'PUT') || status === 420 || status === 429 || status >= 500
+      const sent = hop.method === 'POST' || hop.method === 'PUT' || hop.method === 'DELETE'
+      const retried = status === 408 || (status === 409 && hop.method === 'POST') || status === 420 || status === 429 || status >= 500
       if (hop.method === 'HEAD' && !retried) {
         await response.body.dump()
         return { status, location: header(response.headers, 'location') }

@@ -161,6 +161,23 @@ test('auth: the token of the longest matching .npmrc prefix is sent; 401 and 403
   }
 })
 
+test('a DELETE goes once, without a body: a 500 is not retried (the registry may have taken it), a 404 is the caller\'s to read', async () => {
+  const c = client()
+  try {
+    const path = '/-/package/alpha/dist-tags/next'
+    registry.injectFaults(path, [{ status: 500, body: '{"error":"busy"}' }])
+    const before = registry.recorded.length
+    await assert.rejects(c.send('DELETE', `${registry.url}-/package/alpha/dist-tags/next`, undefined, { subject: 'alpha' }), { code: 'ERR_LODE_FETCH_500' })
+    const sent = registry.recorded.slice(before)
+    assert.deepEqual(sent.map((r) => [r.method, r.url]), [['DELETE', path]], 'sent once')
+    assert.equal(sent[0]!.headers['content-type'], undefined)
+    const missing = await c.send('DELETE', `${registry.url}-/package/alpha/dist-tags/next`, undefined, { subject: 'alpha' })
+    assert.equal(missing.status, 404)
+  } finally {
+    await c.close()
+  }
+})
+
 test('concurrent identical requests share one request', async () => {
   const c = client()
   try {

@@ -17,7 +17,7 @@ import { patchCommand, patchCommitCommand, patchRemoveCommand } from './patch.js
 import { pathCommand } from './paths.js'
 import { publishCommand } from './publish.js'
 import { rebuildCommand } from './rebuild.js'
-import { distTagCommand, whoamiCommand } from './registry-access.js'
+import { distTagCommand, ownerCommand, pingCommand, searchCommand, whoamiCommand } from './registry-access.js'
 import { execCommand, runCommand } from './run.js'
 import { storeCommand } from './store.js'
 import type { CommandInput, CommandSpec } from './types.js'
@@ -29,6 +29,8 @@ import { viewCommand } from './view.js'
 // command modules are small and load what they need (the installer, the resolver) when they run,
 // so that `lode --version` and the no-op install load little: one bundle chunk for all of them,
 // not a chunk per command. A new command is a module under commands/ and an entry here.
+
+const OTP = { type: 'string', arg: '<code>', help: 'A one-time password, for an account with two-factor authentication' } as const
 
 const COMMON: OptionSpecs = {
   dir: { type: 'string', short: 'C', arg: '<dir>', help: 'Run as if lode was started in <dir>' },
@@ -426,7 +428,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       'dry-run': { type: 'boolean', help: 'Everything but the upload' },
       'git-checks': { type: 'boolean', help: 'With --no-git-checks, publish whatever the state of the git repository' },
       'publish-branch': { type: 'string', arg: '<branch>', help: 'The branch to publish from (default master or main)' },
-      otp: { type: 'string', arg: '<code>', help: 'A one-time password, for an account with two-factor authentication' },
+      otp: OTP,
       force: { type: 'boolean', help: 'With -r: publish even the versions the registry has' },
       recursive: { type: 'boolean', short: 'r', help: 'Publish the workspace\'s projects whose version is not in the registry' },
       filter: SELECTION['filter']!,
@@ -485,11 +487,40 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     names: ['dist-tag', 'dist-tags'],
-    summary: 'List or add a package\'s dist-tags on the registry',
-    usage: ['lode dist-tag ls <package>', 'lode dist-tag add <package>@<version> [<tag>]'],
-    description: 'ls (the default) prints the package\'s dist-tags, tag: version, in tag order; add points the tag (latest by default) at an exact version. rm is pnpm\'s alone for now.',
-    options: { otp: { type: 'string', arg: '<code>', help: 'A one-time password, for an account with two-factor authentication' }, registry: SETTINGS['registry']!, ...COMMON },
+    summary: 'List, add or remove a package\'s dist-tags on the registry',
+    usage: ['lode dist-tag ls <package>', 'lode dist-tag add <package>@<version> [<tag>]', 'lode dist-tag rm <package> <tag>'],
+    description: 'ls (the default) prints the package\'s dist-tags, tag: version, in tag order; add points the tag (latest by default) at an exact version; rm removes a tag the package has (never latest).',
+    options: { otp: OTP, registry: SETTINGS['registry']!, ...COMMON },
     run: async (input, ctx) => await distTagCommand(input, ctx),
+  },
+  {
+    names: ['owner', 'owners'],
+    summary: 'List, add or remove a package\'s owners on the registry',
+    usage: ['lode owner ls <package>', 'lode owner add <package> <user>', 'lode owner rm <package> <user>'],
+    description: 'ls (the default) prints the package\'s maintainers, name <email>, as its registry document lists them; add and rm change them through the registry\'s /-/package/<name>/owners.',
+    options: { otp: OTP, registry: SETTINGS['registry']!, ...COMMON },
+    run: async (input, ctx) => await ownerCommand(input, ctx),
+  },
+  {
+    names: ['search', 's', 'se', 'find'],
+    summary: 'Search the registry for packages',
+    usage: ['lode search <keyword> ...'],
+    description: 'Asks the default registry\'s /-/v1/search for the keywords and prints each package found: name, description, version, date and author, maintainers, keywords and its page.',
+    options: {
+      json: { type: 'boolean', help: 'Print the packages found as JSON' },
+      'search-limit': { type: 'string', arg: '<number>', help: 'How many packages to ask for (default 20)' },
+      registry: SETTINGS['registry']!,
+      ...COMMON,
+    },
+    run: async (input, ctx) => await searchCommand(input, ctx),
+  },
+  {
+    names: ['ping'],
+    summary: 'Check that the registry answers',
+    usage: ['lode ping [--registry <url>]'],
+    description: 'One request to the default registry\'s /-/ping, not retried: PING <registry>, PONG <time>ms, and what the registry said when it said more than {}.',
+    options: { registry: SETTINGS['registry']!, ...COMMON },
+    run: async (input, ctx) => await pingCommand(input, ctx),
   },
   {
     names: ['version'],
@@ -605,11 +636,10 @@ function scriptArgv (input: CommandInput): string[] {
  * never taken for a script of that name as an unknown name is.
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
-  'access', 'adduser', 'cache', 'cat-file', 'cat-index', 'change', 'completion', 'deprecate',
-  'doctor', 'env', 'find', 'find-hash', 'lane', 'login', 'logout', 'm', 'multi', 'owner',
-  'owners', 'pack-app', 'peers', 'ping', 'pkg', 'prefix', 'recursive', 'restart', 'rt', 'runtime', 's', 'sbom', 'se',
-  'search', 'self-update', 'set-script', 'setup', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate', 'unpublish',
-  'unstar', 'with',
+  'access', 'adduser', 'cache', 'cat-file', 'cat-index', 'change', 'completion', 'deprecate', 'doctor', 'env',
+  'find-hash', 'lane', 'login', 'logout', 'm', 'multi', 'pack-app', 'peers', 'pkg', 'prefix', 'recursive', 'restart',
+  'rt', 'runtime', 'sbom', 'self-update', 'set-script', 'setup', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate',
+  'unpublish', 'unstar', 'with',
 ]
 
 export function findCommand (name: string): CommandSpec | undefined {

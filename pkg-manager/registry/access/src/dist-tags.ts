@@ -1,26 +1,18 @@
-import { STATUS_CODES } from 'node:http'
-
 import { isLodeError, LodeError } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config.settings'
-import { registryClientFor } from '@lode/pkg-manager.installing.installer'
-import { encodeName, registryFor } from '@lode/resolving.npm-resolver/registries'
+import { encodeName } from '@lode/resolving.npm-resolver/registries'
 import { ACCEPT_FULL } from '@lode/resolving.registry-client'
 import type { RegistryClient } from '@lode/resolving.registry-client'
 import semver from 'semver'
 
-import { fetchStatus } from './registry-answer.js'
+import { otpHeader, packageNotFound, registryOf, sendChange, withClient } from './registry-answer.js'
+import type { AccessOptions } from './registry-answer.js'
 
 // pnpm 11's `dist-tag` (`dist-tags`): `ls <package>`, `add <package>@<version> [<tag>]`, `rm <package> <tag>`,
 // through the registry's `/-/package/<name>/dist-tags` endpoints.
 
-export interface DistTagOptions {
-  onWarning: (message: string) => void
-  /** A one-time password for an account with two-factor authentication (`--otp`). */
-  otp?: string | undefined
-}
-
 /** The package's dist-tags, `tag: version` lines in tag order. */
-export async function listDistTags (config: Config, name: string | undefined, opts: DistTagOptions): Promise<string> {
+export async function listDistTags (config: Config, name: string | undefined, opts: AccessOptions): Promise<string> {
   if (name === undefined) throw new LodeError('DIST_TAG_LS_PACKAGE_REQUIRED', 'Package name is required', { hint: 'lode dist-tag ls <package>' })
   return await withClient(config, opts, async (client) => {
     const tags = await fetchDistTags(client, registryOf(config, name), name)
@@ -33,7 +25,7 @@ export async function addDistTag (
   config: Config,
   spec: string | undefined,
   tag: string | undefined,
-  opts: DistTagOptions
+  opts: AccessOptions
 ): Promise<string> {
   if (spec === undefined) {
     throw new LodeError('DIST_TAG_ADD_SPEC_REQUIRED', 'Package name and version are required (e.g., pnpm dist-tag add pkg@1.0.0 latest)')
@@ -46,23 +38,51 @@ export async function addDistTag (
   }
   if (semver.valid(version) === null) throw new LodeError('DIST_TAG_ADD_INVALID_VERSION', `Version must be an exact semver version, got "${version}"`)
   const distTag = tag ?? 'latest'
-  const action = `set dist-tag "${distTag}" on`
   await withClient(config, opts, async (client) => {
-    let answer
-    try {
-      answer = await client.send('PUT', distTagUrl(registryOf(config, name), name, distTag), JSON.stringify(version), {
-        subject: `${name}@${version}`,
-        headers: { 'content-type': 'application/json', 'npm-auth-type': opts.otp === undefined ? 'web' : 'legacy', ...opts.otp === undefined ? {} : { 'npm-otp': opts.otp } },
-      })
-    } catch (err) {
-      // The client refuses a 401 or 403 itself; said as pnpm says it.
-      const status = fetchStatus(err)
-      if (status === 401 || status === 403) throw refused(status, Buffer.alloc(0), action)
-      throw err
-    }
-    if (answer.status < 200 || answer.status >= 300) throw refused(answer.status, answer.body, action)
+    await sendChange(client, {
+      method: 'PUT',
+      url: distTagUrl(registryOf(config, name), name, distTag),
+      body: JSON.stringify(version),
+      subject: `${name}@${version}`,
+      headers: { 'content-type': 'application/json', ...authType(opts.otp), ...otpHeader(opts.otp) },
+      action: `set dist-tag "${distTag}" on`,
+    })
   })
   return `+${distTag}: ${name}@${version}`
+}
+
+/**
+ * Removes a tag the package has (never `latest`, which every package keeps):
+ * `-<tag>: <name>@<the version it pointed at>`.
+ */
+export async function removeDistTag (
+  config: Config,
+  name: string | undefined,
+  tag: string | undefined,
+  opts: AccessOptions
+): Promise<string> {
+  if (name === undefined || tag === undefined) {
+    throw new LodeError('DIST_TAG_RM_ARGS_REQUIRED', 'Package name and tag are required (e.g., pnpm dist-tag rm pkg tag)')
+  }
+  if (tag === 'latest') throw new LodeError('DIST_TAG_RM_LATEST', 'Removing the "latest" dist-tag is not allowed')
+  const registry = registryOf(config, name)
+  return await withClient(config, opts, async (client) => {
+    const tags = await fetchDistTags(client, registry, name)
+    if (!Object.hasOwn(tags, tag)) throw new LodeError('DIST_TAG_NOT_FOUND', `dist-tag "${tag}" is not set on package "${name}"`, { hint: `lode dist-tag ls ${name} lists its tags.` })
+    await sendChange(client, {
+      method: 'DELETE',
+      url: distTagUrl(registry, name, tag),
+      subject: `${name}'s dist-tag ${tag}`,
+      headers: { ...authType(opts.otp), ...otpHeader(opts.otp) },
+      action: `remove dist-tag "${tag}" from`,
+    })
+    return `-${tag}: ${name}@${String(tags[tag])}`
+  })
+}
+
+/** As pnpm says which authentication the registry may ask for: a web one unless an OTP is given. */
+function authType (otp: string | undefined): Record<string, string> {
+  return { 'npm-auth-type': otp === undefined ? 'web' : 'legacy' }
 }
 
 function distTagUrl (registry: string, name: string, tag: string): string {
@@ -76,7 +96,7 @@ async function fetchDistTags (client: RegistryClient, registry: string, name: st
     if (answer.status !== 200) throw new LodeError('REGISTRY_ERROR', `Failed to fetch package info: ${answer.status}`)
     body = answer.body
   } catch (err) {
-    if (isLodeError(err, 'ERR_LODE_NOT_FOUND')) throw new LodeError('PACKAGE_NOT_FOUND', `Package "${name}" not found in registry`, { hint: 'Check the name, and the registry (or the @scope:registry setting) it is published to.' })
+    if (isLodeError(err, 'ERR_LODE_NOT_FOUND')) throw packageNotFound(name)
     throw err
   }
   let tags: unknown
@@ -87,25 +107,4 @@ async function fetchDistTags (client: RegistryClient, registry: string, name: st
   }
   if (typeof tags === 'object' && tags !== null && !Array.isArray(tags)) return tags as Record<string, unknown>
   throw new LodeError('REGISTRY_ERROR', `The registry sent ${name}'s dist-tags as something other than a JSON object.`, { hint: 'Check the registry setting.' })
-}
-
-/** pnpm's errors for a refused change: 401 (log in, or an OTP), 403, any other status. */
-function refused (status: number, body: Buffer, action: string): LodeError {
-  const text = body.toString('utf8')
-  if (status === 401) return new LodeError('UNAUTHORIZED', `You must be logged in to ${action} packages. ${text}`.trimEnd(), { hint: 'Log in (a token in .npmrc), or pass --otp for an account with two-factor authentication.' })
-  if (status === 403) return new LodeError('FORBIDDEN', `You do not have permission to ${action} this package. ${text}`.trimEnd())
-  return new LodeError('REGISTRY_ERROR', `Failed to ${action} package: ${status} ${STATUS_CODES[status] ?? ''}. ${text}`)
-}
-
-function registryOf (config: Config, name: string): string {
-  return registryFor({ default: config.registry, scoped: config.scopedRegistries }, name)
-}
-
-async function withClient<T> (config: Config, opts: DistTagOptions, work: (client: RegistryClient) => Promise<T>): Promise<T> {
-  const client = registryClientFor(config, { onWarning: opts.onWarning, signal: undefined })
-  try {
-    return await work(client)
-  } finally {
-    await client.close()
-  }
 }
