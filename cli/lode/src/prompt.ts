@@ -142,3 +142,30 @@ export async function confirm (
   opts.output.write(`${answer === undefined ? '' : answer ? 'yes' : 'no'}\n`)
   return answer
 }
+
+/**
+ * A line of text: typed characters, backspace, enter answers it. With `mask` (a password) nothing
+ * typed is drawn, as pnpm's prompt draws none of it.
+ */
+export async function input (
+  opts: { message: string, mask?: boolean, input: PromptInput, output: NodeJS.WritableStream }
+): Promise<string | undefined> {
+  const output = rawOutput(opts.output)
+  const message = printable(opts.message, { newlines: true })
+  let value = ''
+  const shown = (): string => opts.mask === true ? '' : printable(value)
+  output.write(`? ${message} `)
+  const answer = await readKeys<string>(opts.input, (text, key) => {
+    if (key.name === 'return' || key.name === 'enter') return { done: value }
+    if (key.name === 'backspace') {
+      if (value === '') return undefined
+      value = [...value].slice(0, -1).join('')
+    } else if (text !== undefined && key.ctrl !== true && [...text].every((char) => char >= ' ' && char !== '\x7f')) {
+      value += text
+    } else return undefined
+    output.write(`\r\x1b[K? ${message} ${shown()}`)
+    return undefined
+  })
+  output.write(`\r\x1b[K? ${message} ${answer === undefined ? '' : shown()}\n`)
+  return answer
+}

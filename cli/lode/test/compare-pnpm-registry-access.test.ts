@@ -7,10 +7,10 @@ import { after, before, test } from 'node:test'
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 import { Verdaccio } from '@lode/__utils__.test-fixtures/verdaccio'
 
-import { lodeExactly, pnpmExactly } from './helpers.js'
+import { inTerminal, lodeBin, lodeExactly, pnpmBin, pnpmExactly } from './helpers.js'
 import type { Project, RunResult } from './helpers.js'
 
-// `lode whoami`, `dist-tag`, `search`, `ping` and `owner` beside pnpm 11's, against a real registry (verdaccio on 127.0.0.1)
+// `lode whoami`, `dist-tag`, `search`, `ping`, `owner` and a terminal's `login` beside pnpm 11's, against a real registry (verdaccio on 127.0.0.1)
 // that takes the changes: the same output, exit codes and tags left on the registry.
 
 let registry: Verdaccio
@@ -201,4 +201,24 @@ test('owner ls, add and rm send what pnpm 11 sends and print what it prints; ref
   } finally {
     await fake.close()
   }
+})
+
+test('login on a terminal, where the registry has no web login: username, password and email asked, the token in auth.ini as pnpm 11 writes it, whoami answers', async () => {
+  const logIn = async (bin: string, user: string): Promise<{ output: string, p: Project }> => {
+    const p = project(false)
+    const output = await inTerminal(bin, ['login'], p, [[/Username:/, `${user}\r`], [/Password:/, 'hunter22\r'], [/Email \(this IS public\):/, `${user}@example.com\r`]])
+    return { output, p }
+  }
+  const byPnpm = await logIn(pnpmBin, 'dave')
+  const byLode = await logIn(lodeBin, 'carol')
+  for (const [{ output }, user] of [[byPnpm, 'dave'], [byLode, 'carol']] as const) {
+    assert.match(output, new RegExp(`Logged in as ${user}\\r?\\n`))
+    assert.match(output, new RegExp(`Logged in on ${registry.url.replaceAll('.', '\\.')}\\r?\\n`))
+  }
+  assert.doesNotMatch(byLode.output, /hunter22/, 'the password is not drawn')
+  const ini = (p: Project): string => fs.readFileSync(path.join(p.home, '.config', 'pnpm', 'auth.ini'), 'utf8')
+  const shape = (text: string): string => text.replace(/_authToken=.*/, '_authToken=<token>')
+  assert.equal(shape(ini(byLode.p)), shape(ini(byPnpm.p)))
+  const whoami = await lodeExactly(byLode.p, ['whoami'])
+  assert.equal(whoami.stdout, 'carol\n', whoami.stderr)
 })

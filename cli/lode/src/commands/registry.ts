@@ -11,6 +11,7 @@ import { listCommand, whyCommand } from './inspect.js'
 import { installCommand } from './install.js'
 import { licensesCommand } from './licenses.js'
 import { linkCommand, unlinkCommand } from './link.js'
+import { loginCommand, logoutCommand } from './login.js'
 import { outdatedCommand } from './outdated.js'
 import { packCommand } from './pack.js'
 import { patchCommand, patchCommitCommand, patchRemoveCommand } from './patch.js'
@@ -478,6 +479,26 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await packagePageCommand('repo', input, ctx),
   },
   {
+    names: ['login', 'adduser'],
+    summary: 'Log in to the registry, keeping the token in pnpm\'s auth.ini',
+    usage: ['lode login [--registry <url>] [--scope <scope>]'],
+    description: 'Asks the registry for its web login and prints where to authenticate (on a terminal, Enter opens it), then waits up to five minutes for the token; a registry without one is asked with a username, password and email, on a terminal only. The token goes into auth.ini in pnpm\'s config directory, as //<registry>/:_authToken (with --scope, the scope\'s, and @scope:registry set).',
+    options: {
+      scope: { type: 'string', arg: '<scope>', help: 'Keep the token for this scope, and map the scope to the registry' },
+      registry: SETTINGS['registry']!,
+      ...COMMON,
+    },
+    run: async (input, ctx) => await loginCommand(input, ctx),
+  },
+  {
+    names: ['logout'],
+    summary: 'Log out of the registry: its token revoked and taken out of auth.ini',
+    usage: ['lode logout [--registry <url>]'],
+    description: 'Asks the registry to revoke the token configured for it, then removes it from auth.ini in pnpm\'s config directory; a token set in an .npmrc is revoked and left there, with a warning.',
+    options: { registry: SETTINGS['registry']!, ...COMMON },
+    run: async (input, ctx) => await logoutCommand(input, ctx),
+  },
+  {
     names: ['whoami'],
     summary: 'Print the registry\'s user name for your credentials',
     usage: ['lode whoami'],
@@ -636,8 +657,8 @@ function scriptArgv (input: CommandInput): string[] {
  * never taken for a script of that name as an unknown name is.
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
-  'access', 'adduser', 'cache', 'cat-file', 'cat-index', 'change', 'completion', 'deprecate', 'doctor', 'env',
-  'find-hash', 'lane', 'login', 'logout', 'm', 'multi', 'pack-app', 'peers', 'pkg', 'prefix', 'recursive', 'restart',
+  'access', 'cache', 'cat-file', 'cat-index', 'change', 'completion', 'deprecate', 'doctor', 'env',
+  'find-hash', 'lane', 'm', 'multi', 'pack-app', 'peers', 'pkg', 'prefix', 'recursive', 'restart',
   'rt', 'runtime', 'sbom', 'self-update', 'set-script', 'setup', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate',
   'unpublish', 'unstar', 'with',
 ]
@@ -657,7 +678,7 @@ ${rows.map(([names, summary]) => `  ${names.padEnd(width)}${summary}`).join('\n'
 
 Run lode help <command> (or lode <command> --help) for a command's options.
 In a workspace, -r, --filter <selector> and -w select projects (before run's and exec's name).
-pnpm's other commands (env, runtime, self-update, cache, login, …) are not in lode yet: lode names them.
+pnpm's other commands (env, runtime, self-update, cache, sbom, …) are not in lode yet: lode names them.
 
   -v, --version  Print lode's version
   -h, --help     Print this help

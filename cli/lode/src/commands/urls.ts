@@ -1,8 +1,7 @@
 import type { MainContext } from '../context.js'
+import { openInBrowser } from '../open-url.js'
 import { projectConfig } from './project-config.js'
 import type { CommandInput } from './types.js'
-
-const childProcess = process.getBuiltinModule('node:child_process')
 
 type Json = Record<string, unknown>
 type Page = 'bugs' | 'docs' | 'repo'
@@ -36,14 +35,4 @@ export async function packagePageCommand (page: Page, input: CommandInput, ctx: 
     if ((ctx.stdout as { isTTY?: boolean }).isTTY === true) openInBrowser(url, ctx.env)
   }
   return 0
-}
-
-/** The system's opener (BROWSER, else xdg-open, open or start), detached; where there is none, the printed URL stands. */
-function openInBrowser (url: string, env: NodeJS.ProcessEnv): void {
-  const [command, args] = env['BROWSER'] !== undefined && env['BROWSER'] !== ''
-    ? [env['BROWSER'], [url]]
-    : process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]]
-  const child = childProcess.spawn(command, args, { detached: true, stdio: 'ignore' })
-  child.on('error', () => {})
-  child.unref()
 }

@@ -118,6 +118,16 @@ async function setIniValue (file: string, key: string, value: unknown): Promise<
   if (value !== null && value !== undefined && typeof value !== 'string' && (STRING_INI_KEYS.has(key) || key.startsWith('@') || key.startsWith('//'))) {
     throw new LodeError('CONFIG_SET_AUTH_NON_STRING', `Cannot set ${key} to a non-string value (${JSON.stringify(value)})`)
   }
+  await updateIniFile(file, { [key]: value === undefined ? null : value })
+}
+
+/**
+ * An INI file (an `.npmrc`, pnpm's `auth.ini`) rewritten in one write with `changes` applied (a
+ * `null` removes its key), as pnpm rewrites it: comments go, `key=value` lines. Nothing is written
+ * when nothing changes. A symlinked file (a dotfiles manager's) is written where it points; its mode
+ * is kept, and a new one, which may hold tokens, is readable by its owner only.
+ */
+export async function updateIniFile (file: string, changes: Readonly<Record<string, unknown>>): Promise<void> {
   let text: string | undefined
   try {
     text = await fs.readFile(file, 'utf8')
@@ -125,14 +135,17 @@ async function setIniValue (file: string, key: string, value: unknown): Promise<
     if (!hasErrno(err, 'ENOENT')) throw fileSystemError(err, file) ?? err
   }
   const pairs = text === undefined ? {} : ini.parse(text) as Record<string, unknown>
-  if (value === null || value === undefined) {
-    if (!Object.hasOwn(pairs, key)) return
-    delete pairs[key]
-  } else {
-    pairs[key] = value
+  let changed = false
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === null) {
+      if (!Object.hasOwn(pairs, key)) continue
+      delete pairs[key]
+    } else {
+      pairs[key] = value
+    }
+    changed = true
   }
-  // A symlinked file (a dotfiles manager's) is written where it points; its mode is kept, and a new
-  // one, which may hold tokens, is readable by its owner only.
+  if (!changed) return
   const target = text === undefined ? file : await fs.realpath(file)
   const mode = text === undefined ? 0o600 : (await fs.stat(target)).mode & 0o777
   await writeFileAtomic(target, ini.stringify(pairs), mode)
@@ -161,14 +174,15 @@ export async function readConfigValues (opts: ConfigFilesOptions): Promise<Confi
   const settings: Record<string, unknown> = {}
   const iniPairs: Record<string, unknown> = {}
   for (const files of sources) {
-    Object.assign(iniPairs, await readIni(files.ini))
+    Object.assign(iniPairs, await readIniFile(files.ini))
     const { packages: _packages, ...yamlSettings } = readSettingsYaml(files.yaml)
     Object.assign(settings, yamlSettings)
   }
   return { settings, ini: iniPairs }
 }
 
-async function readIni (file: string): Promise<Record<string, unknown>> {
+/** The keys of an INI file (an `.npmrc`, pnpm's `auth.ini`); `{}` when there is none. */
+export async function readIniFile (file: string): Promise<Record<string, unknown>> {
   try {
     return ini.parse(await fs.readFile(file, 'utf8'))
   } catch (err) {
@@ -176,7 +190,6 @@ async function readIni (file: string): Promise<Record<string, unknown>> {
     throw fileSystemError(err, file) ?? err
   }
 }
-
 
 /** Auth values `config list` prints as `(protected)`, as pnpm does. */
 export function isProtectedKey (key: string): boolean {

@@ -3,7 +3,7 @@ export { PNPM_SETTINGS, PROJECT_REFUSED_KEYS, type RefusalScope, type SettingEnt
 export { PNPM_VERSION, lodeUserAgent } from './user-agent.js'
 export { readWorkspaceYaml } from './settings-yaml.js'
 export { isCI } from './ci.js'
-export { camelCase, configFiles, isIniKey, isProtectedKey, kebabCase, readConfigValues, setConfigValue } from './config-edit.js'
+export { camelCase, configFiles, isIniKey, isProtectedKey, kebabCase, readConfigValues, readIniFile, setConfigValue, updateIniFile } from './config-edit.js'
 export type { ConfigFilesOptions, ConfigLocation, ConfigValues } from './config-edit.js'
 export { checkPackageManager } from './package-manager.js'
 export { pnpmDataDir, pnpmStorePath, type StorePathOptions } from './store-dir.js'

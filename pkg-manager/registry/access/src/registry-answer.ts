@@ -81,3 +81,9 @@ export function otpHeader (otp: string | undefined): Record<string, string> {
 export function packageNotFound (name: string): LodeError {
   return new LodeError('PACKAGE_NOT_FOUND', `Package "${name}" not found in registry`, { hint: 'Check the name, and the registry (or the @scope:registry setting) it is published to.' })
 }
+
+/** pnpm's key for a registry's settings: `//host/path/`. */
+export function registryConfigKey (registry: string): string {
+  const url = new URL(registry)
+  return `//${url.host}${url.pathname}`
+}
