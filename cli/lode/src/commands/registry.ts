@@ -20,7 +20,7 @@ import { publishCommand } from './publish.js'
 import { rebuildCommand } from './rebuild.js'
 import { distTagCommand, ownerCommand, pingCommand, searchCommand, whoamiCommand } from './registry-access.js'
 import { execCommand, runCommand } from './run.js'
-import { storeCommand } from './store.js'
+import { catFileCommand, catIndexCommand, findHashCommand, storeCommand } from './store.js'
 import type { CommandInput, CommandSpec } from './types.js'
 import { packagePageCommand } from './urls.js'
 import { versionCommand } from './version.js'
@@ -352,6 +352,30 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await storeCommand(input, ctx),
   },
   {
+    names: ['cat-file'],
+    summary: 'Print the content of a store file, by its hash',
+    usage: ['lode cat-file <hash>'],
+    description: 'The file of the store whose SHA-512 is the hash given: an integrity (sha512-<base64>, as lode cat-index shows a package\'s files) or its hex digest. Its bytes are printed as they are.',
+    options: { 'store-dir': SETTINGS['store-dir']!, ...COMMON },
+    run: async (input, ctx) => await catFileCommand(input, ctx),
+  },
+  {
+    names: ['cat-index'],
+    summary: 'Print a package\'s row in the store index',
+    usage: ['lode cat-index <pkg name>@<pkg version>'],
+    description: 'The store index\'s record of a package version (its files with their hashes, modes and sizes, its manifest, whether it needs a build, its side effects) as JSON, keys sorted, as pnpm prints it. It takes the exact version.',
+    options: { 'store-dir': SETTINGS['store-dir']!, ...COMMON },
+    run: async (input, ctx) => await catIndexCommand(input, ctx),
+  },
+  {
+    names: ['find-hash'],
+    summary: 'List the packages of the store that have a file with this hash',
+    usage: ['lode find-hash <hash>'],
+    description: 'Each package version in the store index with a file (or a side effect\'s file) whose SHA-512 is the hash given (an integrity or hex): name@version and its index key.',
+    options: { 'store-dir': SETTINGS['store-dir']!, ...COMMON },
+    run: async (input, ctx) => await findHashCommand(input, ctx),
+  },
+  {
     names: ['config', 'c', 'get', 'set'],
     summary: 'Set, delete, get and list settings, in the files pnpm 11 keeps them in',
     usage: ['lode config set <key> <value>', 'lode config get <key>', 'lode config delete <key>', 'lode config list'],
@@ -657,8 +681,8 @@ function scriptArgv (input: CommandInput): string[] {
  * never taken for a script of that name as an unknown name is.
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
-  'access', 'cache', 'cat-file', 'cat-index', 'change', 'completion', 'deprecate', 'doctor', 'env',
-  'find-hash', 'lane', 'm', 'multi', 'pack-app', 'peers', 'pkg', 'prefix', 'recursive', 'restart',
+  'access', 'cache', 'change', 'completion', 'deprecate', 'doctor', 'env',
+  'lane', 'm', 'multi', 'pack-app', 'peers', 'pkg', 'prefix', 'recursive', 'restart',
   'rt', 'runtime', 'sbom', 'self-update', 'set-script', 'setup', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate',
   'unpublish', 'unstar', 'with',
 ]

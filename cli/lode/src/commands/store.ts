@@ -51,3 +51,28 @@ export async function storeCommand (input: CommandInput, ctx: MainContext): Prom
   reporter.print(`Removed ${packages} package${packages === 1 ? '' : 's'}`)
   return 0
 }
+
+/** `lode cat-file <hash>`: the content of the store's file with that SHA-512 (an integrity or hex). */
+export async function catFileCommand (input: CommandInput, ctx: MainContext): Promise<number> {
+  const [{ config }, commands] = await Promise.all([projectConfig(input, ctx), import('@lode/pkg-manager.store.commands')])
+  const content = commands.readStoreFile(config.storeDir, commands.parseFileHash(input.args!.positionals[0], 'cat-file'))
+  // The file's bytes as they are (pnpm decodes them as UTF-8 and ends them with a newline).
+  ctx.stdout.write(content)
+  return 0
+}
+
+/** `lode cat-index <name>@<version>`: the package's row in the store index, as JSON. */
+export async function catIndexCommand (input: CommandInput, ctx: MainContext): Promise<number> {
+  const [{ config }, commands] = await Promise.all([projectConfig(input, ctx), import('@lode/pkg-manager.store.commands')])
+  ctx.stdout.write(`${commands.catIndex(config, input.args!.positionals[0])}\n`)
+  return 0
+}
+
+/** `lode find-hash <hash>`: the store's packages with a file of that SHA-512, `name@version  <index key>` lines. */
+export async function findHashCommand (input: CommandInput, ctx: MainContext): Promise<number> {
+  const [{ config }, commands] = await Promise.all([projectConfig(input, ctx), import('@lode/pkg-manager.store.commands')])
+  const found = commands.packagesWithFile(config.storeDir, commands.parseFileHash(input.args!.positionals[0], 'find-hash'))
+  if (found.length === 0) throw new LodeError('INVALID_FILE_HASH', 'No package or index file matching this hash was found.')
+  ctx.stdout.write(found.map(({ name, version, indexKey }) => `${name}@${version}  ${indexKey}\n`).join(''))
+  return 0
+}
