@@ -31,6 +31,8 @@ const VALUE_OPTIONS = new Set(COMMANDS.flatMap((spec) => Object.entries(spec.opt
  */
 export async function main (argv: string[], processCtx: MainContext): Promise<number> {
   const ctx = printableContext(processCtx)
+  // The completion scripts' helper: not a command of the help.
+  if (argv[0] === 'completion-server') return await (await import('./commands/completion.js')).completionServer(processCtx, COMMANDS, VALUE_OPTIONS)
   // `lode pm <command>`: the built-in command even where a script of that name would run instead (pnpm's `pm`).
   const builtIn = argv[0] === 'pm'
   if (builtIn) argv = argv.slice(1)

@@ -2,6 +2,7 @@ import type { OptionSpecs } from '../args.js'
 import { auditCommand } from './audit.js'
 import { approveBuildsCommand, ignoredBuildsCommand } from './builds.js'
 import { cleanCommand, cleanInstallCommand, installTestCommand } from './clean.js'
+import { completionCommand } from './completion.js'
 import { configCommand } from './config.js'
 import { deployCommand } from './deploy.js'
 import { dlxCommand } from './dlx.js'
@@ -352,6 +353,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await storeCommand(input, ctx),
   },
   {
+    names: ['completion'],
+    summary: 'Print the shell completion script (bash, zsh, fish, PowerShell)',
+    usage: ['lode completion bash', 'lode completion zsh', 'lode completion fish', 'lode completion pwsh'],
+    description: 'Prints a script that completes lode\'s commands, their options, the values an option lists, package.json\'s script names (run), its dependencies (remove, update, why) and, after --filter, the workspace\'s project names. Load it from the shell\'s startup file: source <(lode completion bash) in ~/.bashrc; lode completion zsh > a directory of $fpath as _lode; lode completion fish > ~/.config/fish/completions/lode.fish; lode completion pwsh | Out-String | Invoke-Expression in $PROFILE.',
+    options: { ...COMMON },
+    run: async (input, ctx) => await Promise.resolve(completionCommand(input, ctx)),
+  },
+  {
     names: ['cat-file'],
     summary: 'Print the content of a store file, by its hash',
     usage: ['lode cat-file <hash>'],
@@ -681,7 +690,7 @@ function scriptArgv (input: CommandInput): string[] {
  * never taken for a script of that name as an unknown name is.
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
-  'access', 'cache', 'change', 'completion', 'deprecate', 'doctor', 'env',
+  'access', 'cache', 'change', 'deprecate', 'doctor', 'env',
   'lane', 'm', 'multi', 'pack-app', 'peers', 'pkg', 'prefix', 'recursive', 'restart',
   'rt', 'runtime', 'sbom', 'self-update', 'set-script', 'setup', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate',
   'unpublish', 'unstar', 'with',
