@@ -27,7 +27,8 @@ function context (manifest: Record<string, unknown>): CompletionContext {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-candidates-'))
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest))
   fs.mkdirSync(path.join(dir, 'sub'))
-  return { commands, valueOptions: new Set(['--filter', '-F', '--dir']), cwd: path.join(dir, 'sub'), projectNames: async () => await Promise.resolve(['app', '@s/lib']) }
+  const projectNames = async (): Promise<string[]> => await Promise.resolve(['app', '@s/lib'])
+  return { commands, valueOptions: new Set(['--filter', '-F', '--dir']), cwd: path.join(dir, 'sub'), projectNames }
 }
 
 const names = async (line: string, ctx: CompletionContext): Promise<string[]> => (await completionCandidates(line, ctx)).map((candidate) => candidate.name)
