@@ -31,7 +31,9 @@ function context (manifest: Record<string, unknown>): CompletionContext {
   return { commands, valueOptions: new Set(['--filter', '-F', '--dir']), cwd: path.join(dir, 'sub'), projectNames }
 }
 
-const names = async (line: string, ctx: CompletionContext): Promise<string[]> => (await completionCandidates(line, ctx)).map((candidate) => candidate.name)
+async function names (line: string, ctx: CompletionContext): Promise<string[]> {
+  return (await completionCandidates(line, ctx)).map((candidate) => candidate.name)
+}
 
 test('splitWords splits as a shell does: quotes and backslashes taken off, a trailing space an empty word', () => {
   assert.deepEqual(splitWords('lode run '), ['lode', 'run', ''])
