@@ -36,7 +36,13 @@ export async function main (argv: string[], processCtx: MainContext): Promise<nu
   // `lode pm <command>`: the built-in command even where a script of that name would run instead (pnpm's `pm`).
   const builtIn = argv[0] === 'pm'
   if (builtIn) argv = argv.slice(1)
-  const at = commandIndex(argv)
+  let at = commandIndex(argv)
+  // `lode recursive <command>` (`multi`, `m`) is `lode -r <command>`, as in pnpm.
+  const recursed = at !== -1 && RECURSIVE.has(argv[at]!) ? commandIndex(argv.slice(at + 1)) : -1
+  if (recursed !== -1) {
+    argv = [...argv.slice(0, at), '--recursive', ...argv.slice(at + 1)]
+    at += 1 + recursed
+  }
   const name = at === -1 ? undefined : argv[at]!
   const leading = at === -1 ? argv : argv.slice(0, at)
   const rest = at === -1 ? [] : argv.slice(at + 1)
@@ -70,6 +76,8 @@ export async function main (argv: string[], processCtx: MainContext): Promise<nu
     return writeLodeError(err, ctx.stderr)
   }
 }
+
+const RECURSIVE: ReadonlySet<string> = new Set(['recursive', 'multi', 'm'])
 
 /** pnpm 11's commands that a script of package.json with the same name replaces (`pnpm pm <command>` runs the built-in). */
 const SCRIPT_OVERRIDABLE: ReadonlySet<string> = new Set(['clean', 'purge', 'deploy', 'rebuild', 'rb', 'setup'])

@@ -72,6 +72,14 @@ test('lode -r run in a chain of projects: one at a time they share the terminal 
   await compareRun(pair, ['-r', '--resume-from=nope', 'run', 'build'], '--resume-from an unknown project')
   await compareRun(pair, ['-r', 'run', 'nothing'], 'no project has the script')
   await compareRun(pair, ['-r', '--if-present', 'run', 'nothing'], '--if-present')
+  // `recursive <command>` (`multi`, `m`) is `-r <command>`; alone, its help and a failure.
+  await compareRun(pair, ['recursive', 'run', 'build'], 'recursive run build')
+  await compareRun(pair, ['--stream', 'm', 'run', 'build'], 'm run build')
+  await compareRun(pair, ['multi', '--filter', 'app...', 'run', 'build'], 'multi --filter run build')
+  const alone = { pnpm: await pnpmExactly(pair.pnpmProject, ['recursive']), lode: await lodeExactly(pair.lodeProject, ['recursive']) }
+  assert.equal(alone.pnpm.code, 1)
+  assert.equal(alone.lode.code, 1)
+  assert.match(alone.lode.stdout, /^Usage: lode recursive <command>/)
 })
 
 test('lode -r run with projects that can run together: output prefixed per project; --aggregate-output keeps a script\'s lines together; --parallel', async () => {

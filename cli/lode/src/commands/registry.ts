@@ -1,3 +1,4 @@
+import { renderHelp } from '../args.js'
 import type { OptionSpecs } from '../args.js'
 import { auditCommand } from './audit.js'
 import { approveBuildsCommand, ignoredBuildsCommand } from './builds.js'
@@ -361,6 +362,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (input, ctx) => await Promise.resolve(completionCommand(input, ctx)),
   },
   {
+    names: ['recursive', 'multi', 'm'],
+    summary: 'Run a command in every project of the workspace (lode -r <command>)',
+    usage: ['lode recursive <command> [flags] [--filter <package selector>]', 'lode multi <command> …', 'lode m <command> …'],
+    description: 'lode recursive install (add, update, remove, list, why, outdated, run, exec, publish, …) is lode -r install: the command runs on every project of the workspace, or on those --filter selects. Without a command it prints this help and fails, as pnpm\'s does.',
+    options: { ...COMMON },
+    run: async (_input, ctx) => await Promise.resolve(recursiveHelp(ctx)),
+  },
+  {
     names: ['cat-file'],
     summary: 'Print the content of a store file, by its hash',
     usage: ['lode cat-file <hash>'],
@@ -691,10 +700,17 @@ function scriptArgv (input: CommandInput): string[] {
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'access', 'cache', 'change', 'deprecate', 'doctor', 'env',
-  'lane', 'm', 'multi', 'pack-app', 'peers', 'pkg', 'prefix', 'recursive', 'restart',
+  'lane', 'pack-app', 'peers', 'pkg', 'prefix', 'restart',
   'rt', 'runtime', 'sbom', 'self-update', 'set-script', 'setup', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate',
   'unpublish', 'unstar', 'with',
 ]
+
+/** `lode recursive` without a command: its help, and a failure (pnpm's exit code). */
+function recursiveHelp (ctx: { stdout: NodeJS.WritableStream }): number {
+  const spec = findCommand('recursive')!
+  ctx.stdout.write(renderHelp(spec.usage, `${spec.description}\n\nAliases: ${spec.names.slice(1).join(', ')}`, spec.options))
+  return 1
+}
 
 export function findCommand (name: string): CommandSpec | undefined {
   return COMMANDS.find((spec) => spec.names.includes(name))
