@@ -7,6 +7,7 @@ import { completionCommand } from './completion.js'
 import { configCommand } from './config.js'
 import { deployCommand } from './deploy.js'
 import { dlxCommand } from './dlx.js'
+import { doctorCommand } from './doctor.js'
 import { fetchCommand } from './fetch.js'
 import { initCommand } from './init.js'
 import { listCommand, whyCommand } from './inspect.js'
@@ -370,6 +371,21 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async (_input, ctx) => await Promise.resolve(recursiveHelp(ctx)),
   },
   {
+    names: ['doctor'],
+    summary: 'Check lode\'s installation and environment',
+    usage: ['lode doctor [--offline] [--benchmark] [--json]'],
+    description: 'Checks, as pnpm 11\'s doctor does: the versions of lode and Node.js, that the cache and store directories can be written, which of reflink, hardlink and symlink work in the store\'s filesystem, that the registry answers, and that an offline install of a file: dependency links it. Fails (exit code 1) when a check fails.',
+    options: {
+      offline: { type: 'boolean', help: 'Skip the checks that need the network' },
+      benchmark: { type: 'boolean', help: 'Also time the filesystem and install checks' },
+      json: { type: 'boolean', help: 'Report the results as JSON' },
+      'store-dir': SETTINGS['store-dir']!,
+      registry: SETTINGS['registry']!,
+      ...COMMON,
+    },
+    run: async (input, ctx) => await doctorCommand(input, ctx),
+  },
+  {
     names: ['cat-file'],
     summary: 'Print the content of a store file, by its hash',
     usage: ['lode cat-file <hash>'],
@@ -699,7 +715,7 @@ function scriptArgv (input: CommandInput): string[] {
  * never taken for a script of that name as an unknown name is.
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
-  'access', 'cache', 'change', 'deprecate', 'doctor', 'env',
+  'access', 'cache', 'change', 'deprecate', 'env',
   'lane', 'pack-app', 'peers', 'pkg', 'prefix', 'restart',
   'rt', 'runtime', 'sbom', 'self-update', 'set-script', 'setup', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate',
   'unpublish', 'unstar', 'with',
