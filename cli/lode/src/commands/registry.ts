@@ -10,7 +10,7 @@ import { dlxCommand } from './dlx.js'
 import { doctorCommand } from './doctor.js'
 import { fetchCommand } from './fetch.js'
 import { initCommand } from './init.js'
-import { listCommand, whyCommand } from './inspect.js'
+import { listCommand, peersCommand, whyCommand } from './inspect.js'
 import { installCommand } from './install.js'
 import { licensesCommand } from './licenses.js'
 import { linkCommand, unlinkCommand } from './link.js'
@@ -215,6 +215,19 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: 'Shows every path from the projects to each installed package the names, patterns ("babel-*") or name@range select, as a tree from the package up (in a workspace, of every project, or of the ones --filter selects).',
     options: { ...INSPECT, json: { type: 'boolean', help: 'Print JSON' }, ...SELECTION, ...COMMON },
     run: async (input, ctx) => await whyCommand(input, ctx),
+  },
+  {
+    names: ['peers'],
+    summary: 'Check the lockfile\'s peer dependencies (peers check)',
+    usage: ['lode peers check [--json] [--lockfile-only]'],
+    description: 'Reads what is installed (node_modules/.pnpm/lock.yaml, else pnpm-lock.yaml; with --lockfile-only pnpm-lock.yaml) and lists, as pnpm 11 does, the peers resolved outside the range a package wants and the missing ones (conflicting when their ranges do not intersect), after peerDependencyRules; in a workspace, for every project (or those --filter selects). Exits with 1 when there is an issue.',
+    options: {
+      json: { type: 'boolean', help: 'Print the issues as JSON' },
+      'lockfile-only': { type: 'boolean', help: 'Check pnpm-lock.yaml, not what is installed' },
+      ...SELECTION,
+      ...COMMON,
+    },
+    run: async (input, ctx) => await peersCommand(input, ctx),
   },
   {
     names: ['list', 'ls', 'll', 'la'],
@@ -716,7 +729,7 @@ function scriptArgv (input: CommandInput): string[] {
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'access', 'cache', 'change', 'deprecate', 'env',
-  'lane', 'pack-app', 'peers', 'pkg', 'prefix', 'restart',
+  'lane', 'pack-app', 'pkg', 'prefix', 'restart',
   'rt', 'runtime', 'sbom', 'self-update', 'set-script', 'setup', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate',
   'unpublish', 'unstar', 'with',
 ]
