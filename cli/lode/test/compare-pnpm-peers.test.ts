@@ -62,6 +62,11 @@ test('peers check without an issue, and with peerDependencyRules that allow the 
   assert.equal(clean.lode.code, 0, clean.lode.stderr)
   assert.equal(clean.lode.stdout, clean.pnpm.stdout)
   assert.equal(clean.lode.stdout, 'No peer dependency issues found\n')
+  // Another subcommand: the help, and exit code 1, as pnpm.
+  const other = { pnpm: await pnpmExactly(fine, ['peers', 'list']), lode: await lodeExactly(fine, ['peers', 'list']) }
+  assert.equal(other.pnpm.code, 1)
+  assert.equal(other.lode.code, 1)
+  assert.match(other.lode.stdout, /^Usage: lode peers check/)
   const ruled = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { 'peer-a': '1.0.0', 'needs-a': '1.0.0', 'wants-b': '1.0.0' } }, {
     'pnpm-workspace.yaml': 'autoInstallPeers: false\npeerDependencyRules:\n  ignoreMissing:\n    - peer-b\n  allowedVersions:\n    needs-a>peer-a: "1"\n',
   })

@@ -100,16 +100,9 @@ function depthOf (value: unknown): number | undefined {
  * `--lockfile-only` pnpm-lock.yaml); in a workspace every project unless a selection says which.
  */
 export async function peersCommand (input: CommandInput, ctx: MainContext): Promise<number> {
-  const { values, positionals } = input.args!
+  const { values } = input.args!
   const { peersCheck } = await import('@lode/pkg-manager.reviewing.inspection')
   const { dir, workspaceDir, config } = await projectConfig(input, ctx)
-  if (positionals.length > 0 && positionals[0] !== 'check') {
-    const { findCommand } = await import('./registry.js')
-    const spec = findCommand('peers')!
-    const { renderHelp } = await import('../args.js')
-    ctx.stdout.write(renderHelp(spec.usage, spec.description, spec.options))
-    return 1
-  }
   const projectDirs = workspaceDir === undefined ? [dir] : await workspaceProjectDirs(workspaceDir, values['filter'] as string[] | undefined ?? [], dir)
   const { output, exitCode } = await peersCheck({
     lockfileDir: workspaceDir ?? dir,

@@ -227,7 +227,8 @@ export const COMMANDS: readonly CommandSpec[] = [
       ...SELECTION,
       ...COMMON,
     },
-    run: async (input, ctx) => await peersCommand(input, ctx),
+    // Another subcommand than check: the help, and a failure, as pnpm.
+    run: async (input, ctx) => ['check', undefined].includes(input.args!.positionals[0]) ? await peersCommand(input, ctx) : helpAndFail('peers', ctx),
   },
   {
     names: ['list', 'ls', 'll', 'la'],
@@ -381,7 +382,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage: ['lode recursive <command> [flags] [--filter <package selector>]', 'lode multi <command> …', 'lode m <command> …'],
     description: 'lode recursive install (add, update, remove, list, why, outdated, run, exec, publish, …) is lode -r install: the command runs on every project of the workspace, or on those --filter selects. Without a command it prints this help and fails, as pnpm\'s does.',
     options: { ...COMMON },
-    run: async (_input, ctx) => await Promise.resolve(recursiveHelp(ctx)),
+    run: async (_input, ctx) => await Promise.resolve(helpAndFail('recursive', ctx)),
   },
   {
     names: ['doctor'],
@@ -734,10 +735,11 @@ export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'unpublish', 'unstar', 'with',
 ]
 
-/** `lode recursive` without a command: its help, and a failure (pnpm's exit code). */
-function recursiveHelp (ctx: { stdout: NodeJS.WritableStream }): number {
-  const spec = findCommand('recursive')!
-  ctx.stdout.write(renderHelp(spec.usage, `${spec.description}\n\nAliases: ${spec.names.slice(1).join(', ')}`, spec.options))
+/** A command's help, and a failure (pnpm's exit code for `recursive` without a command, `peers` with another subcommand). */
+function helpAndFail (name: string, ctx: { stdout: NodeJS.WritableStream }): number {
+  const spec = findCommand(name)!
+  const aliases = spec.names.length > 1 ? `\n\nAliases: ${spec.names.slice(1).join(', ')}` : ''
+  ctx.stdout.write(renderHelp(spec.usage, `${spec.description}${aliases}`, spec.options))
   return 1
 }
 
