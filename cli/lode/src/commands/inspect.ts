@@ -114,3 +114,28 @@ export async function peersCommand (input: CommandInput, ctx: MainContext): Prom
   ctx.stdout.write(`${output}\n`)
   return exitCode
 }
+
+/**
+ * `lode fund [<pkg>]`: pnpm 12's, the installed packages' funding as a tree or `--json`; with a
+ * package, its funding URLs (`--which N` picks one), the one chosen opened on a terminal.
+ */
+export async function fundCommand (input: CommandInput, ctx: MainContext): Promise<number> {
+  const { values, positionals } = input.args!
+  const inspection = await import('@lode/pkg-manager.reviewing.inspection')
+  const { dir, workspaceDir } = await projectConfig(input, ctx)
+  const tree = await inspection.fundingTree(dir, workspaceDir ?? dir)
+  const name = positionals[0]
+  if (name === undefined) {
+    ctx.stdout.write(`${values['json'] === true ? inspection.fundingJson(tree) : inspection.renderFundingTree(tree)}\n`)
+    return 0
+  }
+  const which = values['which'] === undefined ? undefined : Number(values['which'])
+  if (which !== undefined && (!Number.isInteger(which) || which < 1)) {
+    const { LodeError } = await import('@lode/core.error')
+    throw new LodeError('BAD_ARGUMENTS', `--which must be a whole number from 1, got ${String(values['which'])}.`)
+  }
+  const { text, url } = inspection.renderFundingChoice(name, inspection.fundingOf(tree, name), which)
+  ctx.stdout.write(`${text}\n`)
+  if (url !== undefined && ctx.stdout.isTTY === true) (await import('../open-url.js')).openInBrowser(url, ctx.env)
+  return 0
+}

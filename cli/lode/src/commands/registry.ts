@@ -10,7 +10,7 @@ import { dlxCommand } from './dlx.js'
 import { doctorCommand } from './doctor.js'
 import { fetchCommand } from './fetch.js'
 import { initCommand } from './init.js'
-import { listCommand, peersCommand, whyCommand } from './inspect.js'
+import { fundCommand, listCommand, peersCommand, whyCommand } from './inspect.js'
 import { installCommand } from './install.js'
 import { licensesCommand } from './licenses.js'
 import { linkCommand, unlinkCommand } from './link.js'
@@ -229,6 +229,18 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
     // Another subcommand than check: the help, and a failure, as pnpm.
     run: async (input, ctx) => ['check', undefined].includes(input.args!.positionals[0]) ? await peersCommand(input, ctx) : helpAndFail('peers', ctx),
+  },
+  {
+    names: ['fund'],
+    summary: 'Show the funding of the installed packages (pnpm 12)',
+    usage: ['lode fund [--json]', 'lode fund <pkg> [--which <n>]'],
+    description: 'Lists, as pnpm 12 does, the funding URLs of the installed packages (their package.json\'s funding), as a tree from the project: each package once, packages that share a URL on one line, the funded dependencies of an unfunded package in its place. With a package, its funding URLs; --which picks one (opened in a browser on a terminal).',
+    options: {
+      json: { type: 'boolean', help: 'Print the funding as JSON' },
+      which: { type: 'string', arg: '<n>', help: 'Which of the package\'s funding URLs, counting from 1' },
+      ...COMMON,
+    },
+    run: async (input, ctx) => await fundCommand(input, ctx),
   },
   {
     names: ['list', 'ls', 'll', 'la'],

@@ -23,3 +23,5 @@ export type { LockfilePeerIssue, PeerParent, ProjectPeerIssues } from './peers-c
 export { renderPeerIssues } from './peers-render.js'
 export { peersCheck } from './peers-command.js'
 export type { PeersCheckOptions } from './peers-command.js'
+export { fundingJson, fundingOf, fundingTree, normalizeFunding, renderFundingChoice, renderFundingTree } from './fund.js'
+export type { FundedPackage, FundingSource, FundingTree } from './fund.js'
