@@ -8,6 +8,7 @@ import { configCommand } from './config.js'
 import { deployCommand } from './deploy.js'
 import { dlxCommand } from './dlx.js'
 import { doctorCommand } from './doctor.js'
+import { editCommand } from './edit.js'
 import { fetchCommand } from './fetch.js'
 import { initCommand } from './init.js'
 import { fundCommand, listCommand, peersCommand, whyCommand } from './inspect.js'
@@ -410,6 +411,14 @@ export const COMMANDS: readonly CommandSpec[] = [
       ...COMMON,
     },
     run: async (input, ctx) => await doctorCommand(input, ctx),
+  },
+  {
+    names: ['edit'],
+    summary: 'Open an installed package\'s directory in the editor, then install (pnpm 12)',
+    usage: ['lode edit <pkg>[/<dependency>...] [--editor <command>]'],
+    description: 'Opens the installed package (its real directory in the virtual store; <pkg>/<dep> for a dependency of it) in the editor: --editor, else EDITOR, else VISUAL, else vi. When the editor exits, lode installs, as pnpm 12 does. An editor that fails stops it before the install.',
+    options: { editor: { type: 'string', arg: '<command>', help: 'The editor to run (overrides EDITOR and VISUAL)' }, ...COMMON },
+    run: async (input, ctx) => await editCommand(input, ctx, findCommand('install')!.options),
   },
   {
     names: ['cat-file'],
