@@ -1,5 +1,6 @@
 import { parseDepPath, pkgIdOf, refToDepPath } from '@lode/core.dep-path'
 import type { PeerDependencyRules } from '@lode/pkg-manager.config.settings'
+import { peerVersionRange } from '@lode/pkg-manager.deps.resolve-dependencies/peer-range'
 import { applyPeerDependencyRules } from '@lode/pkg-manager.deps.resolve-dependencies/peer-rules'
 import type { Lockfile } from '@lode/pkg-manager.lockfile.format'
 import semver from 'semver'
@@ -98,7 +99,7 @@ function walk (
     const version = typeof snapshot.version === 'string' ? snapshot.version : parsed.version
     const here = [...parents, { name: parsed.name, version }]
     for (const [peer, raw] of Object.entries(snapshot.peerDependencies ?? {})) {
-      checkPeer(lockfile, snapshot, peer, peerRange(raw), here, issues)
+      checkPeer(lockfile, snapshot, peer, peerVersionRange(raw), here, issues)
     }
     const children = { ...snapshot.dependencies, ...snapshot.optionalDependencies }
     walk(lockfile, Object.entries(children).map(([alias, ref]) => depPathOf(alias, ref)), here, walked, issues)
@@ -134,24 +135,6 @@ function resolvedVersion (lockfile: Lockfile, alias: string, ref: string): strin
 
 function satisfies (version: string, range: string): boolean {
   return range === '*' || semver.satisfies(version, range, { includePrerelease: true, loose: true })
-}
-
-/** The semver range of a peer's specifier: `workspace:^1` → `^1`, `npm:x@^2` → `^2`, anything else unrangeable → `*`. */
-export function peerRange (specifier: string): string {
-  if (specifier.includes('||')) return specifier.split('||').map((part) => peerRange(part.trim())).join(' || ')
-  if (semver.validRange(specifier) !== null) return specifier
-  if (specifier.startsWith('workspace:')) {
-    const rest = specifier.slice('workspace:'.length)
-    return rest !== '' && semver.validRange(rest) !== null ? rest : '*'
-  }
-  const colon = specifier.indexOf(':')
-  if (colon > 0) {
-    const body = specifier.slice(colon + 1)
-    if (semver.validRange(body) !== null) return body
-    const at = body.lastIndexOf('@')
-    if (at > 0 && semver.validRange(body.slice(at + 1)) !== null) return body.slice(at + 1)
-  }
-  return '*'
 }
 
 /** The missing peers wanted by several packages: the intersection of the ranges, or a conflict when there is none. */

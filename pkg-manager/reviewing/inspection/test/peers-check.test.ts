@@ -4,17 +4,7 @@ import { test } from 'node:test'
 import type { Lockfile } from '@lode/pkg-manager.lockfile.format'
 import semver from 'semver'
 
-import { intersectRanges, lockfilePeerIssues, noPeerIssues, peerRange } from '../src/index.js'
-
-test('peerRange: a semver range as it is, workspace: and npm: specifiers to their range, the rest to *', () => {
-  assert.equal(peerRange('^1.2.0'), '^1.2.0')
-  assert.equal(peerRange('workspace:^2'), '^2')
-  assert.equal(peerRange('workspace:*'), '*')
-  assert.equal(peerRange('workspace:'), '*')
-  assert.equal(peerRange('npm:other@^3'), '^3')
-  assert.equal(peerRange('github:a/b'), '*')
-  assert.equal(peerRange('^1 || workspace:^2'), '^1 || ^2')
-})
+import { intersectRanges, lockfilePeerIssues, noPeerIssues } from '../src/index.js'
 
 test('intersectRanges: the versions all ranges take in, or undefined when none does', () => {
   const both = intersectRanges(['^1.0.0', '^1.2.0'])
