@@ -142,7 +142,23 @@ async function notACommand (name: string, leading: string[], rest: string[], ctx
   }), ctx.stderr)
 }
 
+/** pnpm's commands that manage Node.js and pnpm installations: lode leaves them to what manages those, by design. */
+const INSTALLATION_COMMANDS: Readonly<Record<string, string>> = {
+  env: 'lode does not manage Node.js versions: use pnpm env (or pnpm runtime, fnm, nvm, volta)',
+  runtime: 'lode does not manage runtimes: use pnpm runtime (or fnm, nvm, volta)',
+  rt: 'lode does not manage runtimes: use pnpm runtime (or fnm, nvm, volta)',
+  setup: 'lode does not set up shells for global packages: use pnpm setup',
+  'self-update': 'Update lode with the tool that installed it (npm install -g lode@latest, or your project\'s devDependency)',
+  with: 'lode runs with the Node.js that runs it: use pnpm with, or your version manager',
+}
+
 function notImplemented (name: string): LodeError {
+  const installation = INSTALLATION_COMMANDS[name]
+  if (installation !== undefined) {
+    return new LodeError('COMMAND_NOT_IMPLEMENTED', `"${name}" is a pnpm command lode does not have: it manages Node.js and pnpm installations.`, {
+      hint: `${installation}. A script of that name runs with lode run ${name}.`,
+    })
+  }
   return new LodeError('COMMAND_NOT_IMPLEMENTED', `"${name}" is a pnpm command lode does not have yet.`, {
     hint: `Run pnpm ${name} for now (lode's node_modules and pnpm-lock.yaml are pnpm's). A script of that name runs with lode run ${name}.`,
   })

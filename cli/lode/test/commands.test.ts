@@ -46,7 +46,12 @@ test('lode --help lists the commands; lode help <cmd> and lode <cmd> --help prin
   assert.match(install.stdout, /Aliases: i$/m)
   const pnpmOnly = await lode(project, ['help', 'env'])
   assert.equal(pnpmOnly.code, 1)
-  assert.match(pnpmOnly.stderr, /^\[ERR_LODE_COMMAND_NOT_IMPLEMENTED\] "env" is a pnpm command lode does not have yet\./)
+  assert.match(pnpmOnly.stderr, /^\[ERR_LODE_COMMAND_NOT_IMPLEMENTED\] "env" is a pnpm command lode does not have: it manages Node\.js and pnpm installations\./)
+  assert.match(pnpmOnly.stderr, /lode does not manage Node\.js versions: use pnpm env/)
+  for (const [name, said] of [['self-update', /Update lode with the tool that installed it/], ['with', /use pnpm with/], ['setup', /use pnpm setup/], ['runtime', /use pnpm runtime/]] as const) {
+    assert.match((await lode(project, [name])).stderr, said, name)
+  }
+  assert.match((await lode(project, ['sbom'])).stderr, /^\[ERR_LODE_COMMAND_NOT_IMPLEMENTED\] "sbom" is a pnpm command lode does not have yet\./)
   const unknown = await lode(project, ['help', 'nope'])
   assert.equal(unknown.code, 1)
   assert.match(unknown.stderr, /^\[ERR_LODE_UNKNOWN_COMMAND\] Unknown command "nope"/)
@@ -58,7 +63,7 @@ test('a pnpm command lode does not have is refused by name, never run as the scr
   const project = makeProject(registry, { name: 'p', version: '1.0.0', scripts: { env: script, lint: script } })
   const refused = await lodeExactly(project, ['env'])
   assert.equal(refused.code, 1)
-  assert.match(refused.stderr, /^\[ERR_LODE_COMMAND_NOT_IMPLEMENTED\] "env" is a pnpm command lode does not have yet\./)
+  assert.match(refused.stderr, /^\[ERR_LODE_COMMAND_NOT_IMPLEMENTED\] "env" is a pnpm command lode does not have: /)
   assert.match(refused.stderr, /lode run env/)
   assert.equal(fs.existsSync(path.join(project.dir, 'ran')), false, 'the script did not run')
   const run = await lodeExactly(project, ['run', 'env'])
