@@ -483,7 +483,7 @@ export class RegistryClient {
       clearTimeout(headersTimer)
       const status = response.statusCode
       const sent = hop.method === 'POST' || hop.method === 'PUT' || hop.method === 'DELETE'
-      const retried = status === 408 || (status === 409 && hop.method === 'POST') || status === 420 || status === 429 || status >= 500
+      const retried = status === 408 || (status === 409 && hop.method !== 'PUT' && hop.method !== 'DELETE') || status === 420 || status === 429 || status >= 500
       if (hop.method === 'HEAD' && !retried) {
         await response.body.dump()
         return { status, location: header(response.headers, 'location') }

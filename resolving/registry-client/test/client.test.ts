@@ -161,6 +161,20 @@ test('auth: the token of the longest matching .npmrc prefix is sent; 401 and 403
   }
 })
 
+test('a GET answered 409 (a busy registry) is retried, as pnpm retries it; a PUT\'s or DELETE\'s 409 is the caller\'s', async () => {
+  const c = client()
+  try {
+    registry.injectFaults('/alpha', [{ status: 409 }])
+    const answer = await c.get(`${registry.url}alpha`, { accept: ACCEPT_FULL, subject: 'alpha' })
+    assert.equal(answer.status, 200)
+    registry.injectFaults('/-/package/alpha/dist-tags/x', [{ status: 409, body: '{"error":"conflict"}' }])
+    const deleted = await c.send('DELETE', `${registry.url}-/package/alpha/dist-tags/x`, undefined, { subject: 'alpha' })
+    assert.equal(deleted.status, 409)
+  } finally {
+    await c.close()
+  }
+})
+
 test('a DELETE goes once, without a body: a 500 is not retried (the registry may have taken it), a 404 is the caller\'s to read', async () => {
   const c = client()
   try {
