@@ -191,6 +191,13 @@ test('owner ls, add and rm send what pnpm 11 sends and print what it prints; ref
       assert.equal(run.lode.code, 1, `${status}`)
       assert.equal(failure(run.lode).split(' ')[0], failure(run.pnpm).split(' ')[0], `${status}: ${failure(run.lode)} / ${failure(run.pnpm)}`)
     }
+    // A registry without the search endpoint: SEARCH_FAILED for both; a limit that is no count is refused before asking.
+    const noSearch = await both(p, ['search', 'anything'])
+    assert.equal(noSearch.lode.code, 1)
+    assert.match(failure(noSearch.lode), /^SEARCH_FAILED Search failed with status 404: Not Found/)
+    assert.match(failure(noSearch.pnpm), /^SEARCH_FAILED Search failed with status 404: Not Found/)
+    const limit = await lodeExactly(p, ['search', 'x', '--search-limit', 'zero'])
+    assert.match(limit.stderr, /^\[ERR_LODE_INVALID_SEARCH_LIMIT\] /)
     const missing = await both(p, ['owner', 'ls', '@demo/absent'])
     assert.equal(failure(missing.lode), failure(missing.pnpm))
     for (const args of [['owner'], ['owner', 'add', '@demo/owned'], ['owner', 'rm', '@demo/owned']]) {
