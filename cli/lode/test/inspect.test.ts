@@ -93,7 +93,7 @@ test('lode root and lode bin print the nearest project\'s node_modules and .bin,
     ['with --dir, taken as given', project, ['--dir', path.join(project.dir, 'src')]],
     ['with -C outside any project', project, ['-C', outside]],
   ] as const) {
-    for (const command of ['root', 'bin']) {
+    for (const command of ['root', 'bin', 'prefix']) {
       const expected = await pnpm(where, [command, ...args])
       const actual = await lode(where, [command, ...args])
       assert.equal(actual.code, 0, actual.stderr)
@@ -111,6 +111,7 @@ test('lode root -g is refused with a coded error (lode has no global packages); 
   assert.equal(global.code, 1)
   assert.match(global.stderr, /^\[ERR_LODE_GLOBAL_NOT_SUPPORTED\] .*lode root --global/)
   assert.match(global.stderr, /pnpm root -g/)
+  assert.match((await lode(project, ['prefix', '-g'])).stderr, /^\[ERR_LODE_GLOBAL_NOT_SUPPORTED\] .*lode prefix --global/)
   const missing = await lode(project, ['bin', '--dir', 'nowhere'])
   assert.equal(missing.code, 1)
   assert.match(missing.stderr, /^\[ERR_LODE_DIR_NOT_FOUND\] The directory .*nowhere \(--dir\) does not exist\./)

@@ -28,13 +28,14 @@ export function projectDir (dirOption: string | undefined, ctx: MainContext): st
 /** `lode root` (the project's node_modules) and `lode bin` (its `.bin`), printed as pnpm prints them. */
 export function pathCommand (input: CommandInput, ctx: MainContext): number {
   const { values } = input.args!
-  const command = input.name === 'bin' ? 'bin' : 'root'
+  const command = input.name === 'bin' || input.name === 'prefix' ? input.name : 'root'
   if (values['global'] === true) {
     throw new LodeError('GLOBAL_NOT_SUPPORTED', `lode installs no global packages, so \`lode ${command} --global\` has nothing to print.`, {
       hint: `Use pnpm ${command} -g for pnpm's global directory.`,
     })
   }
-  const modulesDir = path.join(projectDir(values['dir'] as string | undefined, ctx), 'node_modules')
-  ctx.stdout.write(`${command === 'bin' ? path.join(modulesDir, '.bin') : modulesDir}\n`)
+  const dir = projectDir(values['dir'] as string | undefined, ctx)
+  const modulesDir = path.join(dir, 'node_modules')
+  ctx.stdout.write(`${command === 'prefix' ? dir : command === 'bin' ? path.join(modulesDir, '.bin') : modulesDir}\n`)
   return 0
 }

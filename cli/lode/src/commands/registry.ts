@@ -726,10 +726,11 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   pathCommandSpec('root', 'node_modules directory'),
   pathCommandSpec('bin', 'node_modules/.bin directory (its executables)'),
+  pathCommandSpec('prefix', 'directory'),
 ]
 
 /** `lode root` and `lode bin`: a directory of the project, printed. */
-function pathCommandSpec (name: 'root' | 'bin', what: string): CommandSpec {
+function pathCommandSpec (name: 'root' | 'bin' | 'prefix', what: string): CommandSpec {
   return {
     names: [name],
     summary: `Print the project's ${what}`,
@@ -751,7 +752,7 @@ function scriptArgv (input: CommandInput): string[] {
  */
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'access', 'cache', 'change', 'deprecate', 'env',
-  'lane', 'pack-app', 'pkg', 'prefix', 'restart',
+  'lane', 'pack-app', 'pkg', 'restart',
   'rt', 'runtime', 'sbom', 'self-update', 'set-script', 'setup', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate',
   'unpublish', 'unstar', 'with',
 ]
