@@ -6,8 +6,8 @@ import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
-import { lodeExactly, pnpmExactly } from './helpers.js'
-import type { Project, RunResult } from './helpers.js'
+import { failure, lodeExactly, pnpmExactly } from './helpers.js'
+import type { Project } from './helpers.js'
 
 // `lode login` and `lode logout` beside pnpm 11's, against a registry on 127.0.0.1 that answers
 // as the npm registry does (its web login and token endpoints): the same output, exit codes,
@@ -31,11 +31,6 @@ function project (npmrc = `registry=${registry.url}\n`): Project {
 function authIni (p: Project): string | undefined {
   const file = path.join(p.home, '.config', 'pnpm', 'auth.ini')
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined
-}
-
-function failure (result: RunResult): string {
-  const match = /ERR_(?:PNPM|LODE)_([A-Z_]+)\]?\s+(.*)/.exec(`${result.stdout}\n${result.stderr}`)
-  return match === null ? `no error in: ${result.stdout}${result.stderr}` : `${match[1]!} ${match[2]!.trim()}`
 }
 
 /** The registry's web login for one run: the login URL, then "not yet" once, then the token. */

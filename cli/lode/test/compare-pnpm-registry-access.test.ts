@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test'
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 import { Verdaccio } from '@lode/__utils__.test-fixtures/verdaccio'
 
-import { inTerminal, lodeBin, lodeExactly, pnpmBin, pnpmExactly } from './helpers.js'
+import { failure, inTerminal, lodeBin, lodeExactly, pnpmBin, pnpmExactly } from './helpers.js'
 import type { Project, RunResult } from './helpers.js'
 
 // `lode whoami`, `dist-tag`, `search`, `ping`, `owner` and a terminal's `login` beside pnpm 11's, against a real registry (verdaccio on 127.0.0.1)
@@ -31,11 +31,6 @@ function project (withToken = true): Project {
 
 async function both (p: Project, args: string[]): Promise<{ pnpm: RunResult, lode: RunResult }> {
   return { pnpm: await pnpmExactly(p, args), lode: await lodeExactly(p, args) }
-}
-
-function failure (result: RunResult): string {
-  const match = /ERR_(?:PNPM|LODE)_([A-Z_]+)\]?\s+(.*)/.exec(`${result.stdout}\n${result.stderr}`)
-  return match === null ? `no error in: ${result.stdout}${result.stderr}` : `${match[1]!} ${match[2]!.trim()}`
 }
 
 async function publishVersions (name: string, versions: string[]): Promise<void> {

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
-import { lode, lodeExactly, makeProject, pnpmExactly } from './helpers.js'
+import { failure, lode, lodeExactly, makeProject, pnpmExactly } from './helpers.js'
 import type { Project, RunResult } from './helpers.js'
 
 // `lode cat-file`, `lode cat-index` and `lode find-hash` beside pnpm 11's, over one store both read
@@ -29,11 +29,6 @@ after(async () => { await registry.close() })
 
 async function both (args: string[]): Promise<{ pnpm: RunResult, lode: RunResult }> {
   return { pnpm: await pnpmExactly(project, args), lode: await lodeExactly(project, args) }
-}
-
-function failure (result: RunResult): string {
-  const match = /ERR_(?:PNPM|LODE)_([A-Z_]+)\]?\s+(.*)/.exec(`${result.stdout}\n${result.stderr}`)
-  return match === null ? `no error in: ${result.stdout}${result.stderr}` : `${match[1]!} ${match[2]!.trim()}`
 }
 
 const sha512 = (content: string): Buffer => createHash('sha512').update(content).digest()

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
-import { cloneProject, lodeExactly, makeProject, pnpmExactly } from './helpers.js'
+import { cloneProject, failure, lodeExactly, makeProject, pnpmExactly } from './helpers.js'
 import type { Project, RunResult } from './helpers.js'
 
 // `lode version` beside pnpm 11's `version`, on copies of one git repository: the same output, exit
@@ -57,11 +57,6 @@ async function both (project: Project, args: string[]): Promise<BothRuns> {
 }
 
 /** pnpm's error line `ERR_PNPM_<CODE>  <message>` and lode's `[ERR_LODE_<CODE>] <message>`, as code and message. */
-function failure (result: RunResult): string {
-  const match = /ERR_(?:PNPM|LODE)_([A-Z_]+)\]?\s+(.*)/.exec(`${result.stdout}\n${result.stderr}`)
-  return match === null ? `no error in: ${result.stdout}${result.stderr}` : `${match[1]!} ${match[2]!.trim()}`
-}
-
 const SCRIPTS = {
   preversion: 'node -e "require(\'fs\').appendFileSync(\'../scripts.log\', \'preversion \' + require(\'./package.json\').version + \'\\n\')"',
   version: 'node -e "require(\'fs\').appendFileSync(\'../scripts.log\', \'version \' + require(\'./package.json\').version + \'\\n\')"',

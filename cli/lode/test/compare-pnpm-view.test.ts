@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
-import { cloneProject, lodeExactly, makeProject, pnpmExactly } from './helpers.js'
+import { cloneProject, failure, lodeExactly, makeProject, pnpmExactly } from './helpers.js'
 import type { Project, RunResult } from './helpers.js'
 
 // `lode view` (`info`, `show`, `v`) beside pnpm 11's, against the test registry's full documents:
@@ -35,11 +35,6 @@ after(async () => { await registry.close() })
 
 async function both (project: Project, args: string[]): Promise<{ pnpm: RunResult, lode: RunResult }> {
   return { pnpm: await pnpmExactly(project, args), lode: await lodeExactly(cloneProject(project), args) }
-}
-
-function failure (result: RunResult): string {
-  const match = /ERR_(?:PNPM|LODE)_([A-Z_]+)\]?\s+(.*)/.exec(`${result.stdout}\n${result.stderr}`)
-  return match === null ? `no error in: ${result.stdout}${result.stderr}` : `${match[1]!} ${match[2]!.trim()}`
 }
 
 test('view prints the summary, the fields asked for and JSON as pnpm 11 does', async () => {

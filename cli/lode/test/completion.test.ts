@@ -6,8 +6,8 @@ import path from 'node:path'
 import { before, test } from 'node:test'
 import { promisify } from 'node:util'
 
-import { lodeBin, lodeExactly, pnpmBin, pnpmExactly } from './helpers.js'
-import type { Project, RunResult } from './helpers.js'
+import { failure, lodeBin, lodeExactly, pnpmBin, pnpmExactly } from './helpers.js'
+import type { Project } from './helpers.js'
 
 // `lode completion bash`, sourced into a real bash and driven as the shell drives it on Tab: COMP_WORDS,
 // COMP_CWORD, COMP_LINE and COMP_POINT set, the function called, COMPREPLY read. Beside it, the
@@ -117,10 +117,6 @@ test('the candidates that are no options are pnpm 11\'s: scripts, dependencies, 
 })
 
 test('completion refuses what pnpm 11 refuses: no shell, a shell it has no script for, more than a shell', async () => {
-  const failure = (result: RunResult): string => {
-    const match = /ERR_(?:PNPM|LODE)_([A-Z_]+)\]?\s+(.*)/.exec(`${result.stdout}\n${result.stderr}`)
-    return match === null ? `no error in: ${result.stdout}${result.stderr}` : `${match[1]!} ${match[2]!.trim()}`
-  }
   for (const args of [['completion'], ['completion', 'tcsh'], ['completion', 'bash', 'zsh']]) {
     const pnpm = await pnpmExactly(workspace, args)
     const lode = await lodeExactly(workspace, args)

@@ -299,3 +299,9 @@ export function aDayLater (pairs: ProjectPair | readonly ProjectPair[]): void {
     for (const { home } of [pnpmProject, lodeProject]) if (fs.existsSync(path.join(home, '.cache'))) age(path.join(home, '.cache'))
   }
 }
+
+/** A run's coded error as `CODE message` (pnpm's `ERR_PNPM_` and lode's `ERR_LODE_` alike), to compare the two tools' refusals. */
+export function failure (result: RunResult): string {
+  const match = /ERR_(?:PNPM|LODE)_([A-Z_]+)\]?\s+(.*)/.exec(`${result.stdout}\n${result.stderr}`)
+  return match === null ? `no error in: ${result.stdout}${result.stderr}` : `${match[1]!} ${match[2]!.trim()}`
+}
