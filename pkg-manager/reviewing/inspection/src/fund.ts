@@ -2,6 +2,7 @@ import path from 'node:path'
 
 import { parseDepPath, pkgIdOf, refToDepPath } from '@lode/core.dep-path'
 import { LodeError } from '@lode/core.error'
+import { isValidPackageName } from '@lode/core.safe-name'
 import type { Lockfile } from '@lode/pkg-manager.lockfile.format'
 
 import { installedLayout, installedLockfile, readManifestFields } from './installed.js'
@@ -35,8 +36,11 @@ export async function fundingTree (projectDir: string, lockfileDir: string): Pro
   const importerId = path.relative(lockfileDir, projectDir).split(path.sep).join('/') || '.'
   const layout = await installedLayout(lockfileDir, { listing: false })
   const seen = new Set<string>()
-  const manifestOf = async (depPath: string): Promise<Record<string, unknown>> =>
-    await readManifestFields(layout.pathOf(depPath, parseDepPath(depPath).name))
+  // The name comes from the lockfile: one that is no package name is no path to read (and has no funding to show).
+  const manifestOf = async (depPath: string): Promise<Record<string, unknown>> => {
+    const { name } = parseDepPath(depPath)
+    return isValidPackageName(name) ? await readManifestFields(layout.pathOf(depPath, name)) : {}
+  }
   const importer = lockfile?.importers[importerId]
   const direct = importer === undefined
     ? []

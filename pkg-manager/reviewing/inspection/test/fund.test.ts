@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { test } from 'node:test'
 
-import { fundingJson, fundingOf, normalizeFunding, renderFundingChoice, renderFundingTree } from '../src/index.js'
+import { fundingJson, fundingOf, fundingTree, normalizeFunding, renderFundingChoice, renderFundingTree } from '../src/index.js'
 import type { FundingTree } from '../src/index.js'
 
 test('normalizeFunding: a URL string, an object with its type, a list; nothing without a URL', () => {
@@ -34,4 +37,31 @@ test('fundingJson counts every funded package; fundingOf finds one at any depth;
   assert.deepEqual(renderFundingChoice('b', fundingOf(tree(), 'b'), 1), { text: 'github funding available at the following URL:\nhttps://b', url: 'https://b' })
   assert.equal(renderFundingChoice('b', fundingOf(tree(), 'b'), undefined).url, undefined)
   assert.match(renderFundingChoice('b', fundingOf(tree(), 'b'), 0).text, /^--which=0 is not a valid index\n1: github funding/)
+})
+
+test('fundingTree reads no package.json for a lockfile name that is no package name (a path out of node_modules)', async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lode-fund-'))
+  const project = path.join(root, 'project')
+  fs.mkdirSync(project)
+  fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0' }))
+  fs.writeFileSync(path.join(project, 'pnpm-lock.yaml'), [
+    "lockfileVersion: '9.0'",
+    'importers:',
+    '  .:',
+    '    dependencies:',
+    '      ../../../outside:',
+    '        specifier: 1.0.0',
+    '        version: 1.0.0',
+    'packages:',
+    '  ../../../outside@1.0.0:',
+    '    resolution: {integrity: sha512-x}',
+    'snapshots:',
+    '  ../../../outside@1.0.0: {}',
+    '',
+  ].join('\n'))
+  // What the name reaches when joined to its virtual store directory (node_modules/.pnpm/<dir>/node_modules/../../../outside).
+  fs.mkdirSync(path.join(project, 'node_modules', 'outside'), { recursive: true })
+  fs.writeFileSync(path.join(project, 'node_modules', 'outside', 'package.json'), JSON.stringify({ name: 'outside', funding: 'https://read-it' }))
+  const tree = await fundingTree(project, project)
+  assert.deepEqual(tree.dependencies, [])
 })
