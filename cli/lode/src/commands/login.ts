@@ -26,6 +26,7 @@ export async function loginCommand (input: CommandInput, ctx: MainContext): Prom
       authFile: await authFile(dir, workspaceDir, ctx),
       scope: values['scope'] as string | undefined,
       onWarning: (message) => { reporter.warn(message) },
+      onInfo: (message) => { ctx.stdout.write(`${message}\n`) },
       onAuthUrl: (url) => {
         ctx.stdout.write(`Authenticate your account at:\n${url}\n`)
         if (!interactive || !/^https?:/.test(url)) return
@@ -40,7 +41,6 @@ export async function loginCommand (input: CommandInput, ctx: MainContext): Prom
           const password = username === undefined ? undefined : await ask({ message: 'Password:', mask: true, input: terminal, output: ctx.stdout })
           const email = password === undefined ? undefined : await ask({ message: 'Email (this IS public):', input: terminal, output: ctx.stdout })
           if (username === undefined || password === undefined || email === undefined) return undefined
-          ctx.stdout.write(`Logged in as ${username}\n`)
           return { username, password, email }
         }
         : undefined,

@@ -23,6 +23,8 @@ export interface LoginOptions {
   /** `--scope`: the token is the scope's, and the scope is mapped to the registry. */
   scope?: string | undefined
   onWarning: (message: string) => void
+  /** Said after a classic login got its token (`Logged in as <user>`). */
+  onInfo: (message: string) => void
   /** Says where to log in on the web (and may open it); called once. */
   onAuthUrl: (url: string) => void
   /** On a terminal, asks for a classic login's credentials; without one, undefined (the login is refused). */
@@ -156,5 +158,6 @@ async function classicLogin (client: RegistryClient, registry: string, opts: Log
   }
   const token = jsonMember(answer.body, 'token')
   if (typeof token !== 'string' || token === '') throw new LodeError('LOGIN_NO_TOKEN', 'The registry did not return an authentication token')
+  opts.onInfo(`Logged in as ${username}`)
   return token
 }
