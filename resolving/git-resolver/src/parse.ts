@@ -133,8 +133,13 @@ function correctScpUrl (spec: string): string {
  * (`github:user/repo` → `git+https://github.com/user/repo.git`), and the repository's page
  * (`https://github.com/user/repo#readme`) it makes a missing homepage of; undefined for another host.
  */
-export function hostedRepository (url: string): { url: string, page: string | undefined } | undefined {
+export function hostedRepository (url: string): { url: string, page: string | undefined, https: string | undefined } | undefined {
   const hosted = hostedGitInfo.fromUrl(url)
   if (hosted === undefined) return undefined
-  return { url: hosted.default === 'shortcut' ? hosted.https() : hosted.toString(), page: hosted.docs() }
+  return {
+    url: hosted.default === 'shortcut' ? hosted.https() : hosted.toString(),
+    page: hosted.docs(),
+    // The https clone URL, for a repository of a user (or a gist), as pnpm 11's SBOM writes it.
+    https: hosted.user !== null || hosted.type === 'gist' ? hosted.https() : undefined,
+  }
 }

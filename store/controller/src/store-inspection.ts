@@ -74,6 +74,13 @@ export function indexRowsOf (storeDir: string, nameAtVersion: string): Map<strin
   return rows
 }
 
+/** The index rows with these keys (`<integrity>\t<name>@<version>`) the store has. */
+export function indexRowsByKey (storeDir: string, keys: Iterable<string>): Map<string, PackageFilesIndex> {
+  let rows = new Map<string, PackageFilesIndex>()
+  withIndex(storeDir, (index) => { rows = index.getMany(keys) })
+  return rows
+}
+
 /** `work` with the store's index; nothing when the store has none (reading never creates one). */
 function withIndex (storeDir: string, work: (index: StoreIndex) => void): void {
   if (!fs.existsSync(path.join(storePath(storeDir), STORE_INDEX_FILE))) return

@@ -24,6 +24,7 @@ import { publishCommand } from './publish.js'
 import { rebuildCommand } from './rebuild.js'
 import { distTagCommand, ownerCommand, pingCommand, searchCommand, whoamiCommand } from './registry-access.js'
 import { execCommand, runCommand } from './run.js'
+import { sbomCommand } from './sbom.js'
 import { catFileCommand, catIndexCommand, findHashCommand, storeCommand } from './store.js'
 import type { CommandInput, CommandSpec } from './types.js'
 import { packagePageCommand } from './urls.js'
@@ -270,6 +271,35 @@ export const COMMANDS: readonly CommandSpec[] = [
       ...COMMON,
     },
     run: async (input, ctx) => await licensesCommand(input, ctx),
+  },
+  {
+    names: ['sbom'],
+    summary: 'Generate a Software Bill of Materials (CycloneDX or SPDX JSON)',
+    usage: [
+      'lode sbom --sbom-format cyclonedx',
+      'lode sbom --sbom-format spdx --prod',
+      'lode sbom --sbom-format cyclonedx --lockfile-only',
+      'lode sbom --sbom-format cyclonedx --filter ./apps/my-app',
+      'lode sbom --sbom-format cyclonedx --out out/%s.cdx.json',
+      'lode sbom --sbom-format cyclonedx --split',
+    ],
+    description: 'Describes the project and every package pnpm-lock.yaml gives it, as pnpm 11\'s sbom does: name, version, purl, license, description, author, links and the tarball\'s hash of each (read from the store), which depends on which, and the development-only ones (CycloneDX scope excluded). In a workspace, every project together (the workspace root the described one), or those --filter selects (one: it is the root); --split writes one per project (NDJSON to standard output, or files with --out <pattern with %s>). Every dependency edge is recorded, as pnpm 12 records them.',
+    options: {
+      'sbom-format': { type: 'string', arg: '<cyclonedx|spdx>', help: 'The SBOM format (required)' },
+      'sbom-type': { type: 'string', arg: '<library|application>', help: 'The root component\'s type (default: library)' },
+      'sbom-spec-version': { type: 'string', arg: '<1.5|1.6|1.7>', help: 'The CycloneDX specification version (default: 1.7)' },
+      'sbom-authors': { type: 'string', arg: '<names>', help: 'Comma-separated SBOM authors (CycloneDX metadata.authors)' },
+      'sbom-supplier': { type: 'string', arg: '<name>', help: 'The SBOM supplier (CycloneDX metadata.supplier)' },
+      'lockfile-only': { type: 'boolean', help: 'Only the lockfile: no details from the store, optional packages of every platform' },
+      out: { type: 'string', arg: '<file>', help: 'Write to a file (%s: the package name, %v: its version) and print its path' },
+      split: { type: 'boolean', help: 'One SBOM per workspace project' },
+      'exclude-peers': { type: 'boolean', help: 'Leave out the projects\' peer dependencies' },
+      'store-dir': SETTINGS['store-dir']!,
+      ...GROUP_FLAGS,
+      ...SELECTION,
+      ...COMMON,
+    },
+    run: async (input, ctx) => await sbomCommand(input, ctx),
   },
   {
     names: ['import'],
@@ -753,7 +783,7 @@ function scriptArgv (input: CommandInput): string[] {
 export const PNPM_ONLY_COMMANDS: readonly string[] = [
   'access', 'cache', 'change', 'deprecate', 'env',
   'lane', 'pack-app', 'pkg', 'restart',
-  'rt', 'runtime', 'sbom', 'self-update', 'set-script', 'setup', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate',
+  'rt', 'runtime', 'self-update', 'set-script', 'setup', 'ss', 'stage', 'star', 'stars', 'team', 'undeprecate',
   'unpublish', 'unstar', 'with',
 ]
 
@@ -780,7 +810,7 @@ ${rows.map(([names, summary]) => `  ${names.padEnd(width)}${summary}`).join('\n'
 
 Run lode help <command> (or lode <command> --help) for a command's options.
 In a workspace, -r, --filter <selector> and -w select projects (before run's and exec's name).
-pnpm's other commands (env, runtime, self-update, cache, sbom, …) are not in lode yet: lode names them.
+pnpm's other commands (env, runtime, self-update, cache, …) are not in lode yet: lode names them.
 
   -v, --version  Print lode's version
   -h, --help     Print this help

@@ -9,6 +9,7 @@ import semver from 'semver'
 
 import { nameAndVersion } from './dependency-graph.js'
 import { installedLayout, normalizedLinks } from './installed.js'
+import { licenseFileReader, licenseOf } from './license-of.js'
 import { renderTable } from './table.js'
 
 // pnpm's `licenses list`: the license of every package the projects install, from its package.json
@@ -39,18 +40,6 @@ interface LicensedPackage {
   dev: boolean
 }
 
-const LICENSE_FILES = ['LICENSE', 'LICENCE', 'LICENSE.md', 'LICENCE.md', 'LICENSE.txt', 'LICENCE.txt', 'MIT-LICENSE.txt', 'MIT-LICENSE.md', 'MIT-LICENSE']
-// The names pnpm looks for in a license file when package.json names none.
-const LICENSE_NAMES = [
-  'Apache1_1', 'Apache-1.1', 'Apache 1.1', 'Apache2', 'Apache-2.0', 'Apache 2.0', 'BSD', 'BSD-4-Clause', 'CC01', 'CC0-1.0', 'CC0 1.0', 'CDDL1',
-  'CDDL-1.0', 'Common Development and Distribution License 1.0', 'EPL1', 'EPL-1.0', 'Eclipse Public License 1.0', 'GPLv2', 'GPL-2.0-only',
-  'GPLv3', 'GPL-3.0-only', 'ISC', 'LGPL', 'LGPL-3.0-only', 'LGPL2_1', 'LGPL-2.1-only', 'MIT', 'MPL1_1', 'MPL-1.1', 'Mozilla Public License 1.1',
-  'MPL2', 'MPL-2.0', 'Mozilla Public License 2.0', 'NewBSD', 'BSD-3-Clause', 'New BSD', 'OFL', 'OFL-1.1', 'SIL OPEN FONT LICENSE Version 1.1',
-  'Python', 'PSF-2.0', 'Python Software Foundation License', 'Ruby', 'SimplifiedBSD', 'BSD-2-Clause', 'Simplified BSD', 'WTFPL', '0BSD',
-  'BSD Zero Clause License', 'Zlib', 'zlib/libpng license',
-]
-const LICENSE_NAME_PATTERN = new RegExp(`\\b(${LICENSE_NAMES.map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})\\b`, 'gi')
-
 /** pnpm's `licenses list`: a table of package and license (`--long`: details), or JSON grouped by license. */
 export async function licenses (opts: LicensesOptions): Promise<string> {
   const read = await readLockfile(opts.lockfileDir)
@@ -74,7 +63,7 @@ async function licensedPackages (lockfile: Lockfile, opts: LicensesOptions): Pro
       // normalize-package-data's clean version (`v1.0.0` is 1.0.0), as pnpm reads it.
       version: typeof manifest['version'] === 'string' ? semver.clean(manifest['version'], { loose: true }) ?? manifest['version'] : version,
       paths: [dir],
-      license: await licenseOf(manifest, dir) ?? 'Unknown',
+      license: (await licenseOf(manifest, licenseFileReader(dir)))?.name ?? 'Unknown',
       author: authorOf(manifest['author']),
       homepage: normalizedLinks(manifest).homepage,
       description: typeof manifest['description'] === 'string' ? manifest['description'] : undefined,
@@ -135,36 +124,6 @@ async function readManifest (dir: string, id: string): Promise<Record<string, un
       hint: 'Run lode install first: licenses are read from the installed packages.',
     })
   }
-}
-
-/** package.json's license (unless it points at a file), else the names a license file's text holds (pnpm's). */
-async function licenseOf (manifest: Record<string, unknown>, dir: string): Promise<string | undefined> {
-  const declared = licenseField(manifest['license']) ?? licenseField(manifest['licenses'])
-  if (declared !== undefined && !/see license/i.test(declared)) return declared
-  for (const file of LICENSE_FILES) {
-    const text = await fs.readFile(path.join(dir, file), 'utf8').catch(() => undefined)
-    if (text === undefined) continue
-    const found = text.match(LICENSE_NAME_PATTERN)
-    return found === null ? 'Unknown' : [...new Set(found)].join(' OR ')
-  }
-  return declared
-}
-
-function licenseField (field: unknown): string | undefined {
-  if (typeof field === 'string') return field === '' ? undefined : field
-  if (Array.isArray(field)) {
-    const types = field.map(licenseType).filter((type): type is string => type !== undefined)
-    return types.length === 0 ? undefined : types.length === 1 ? types[0] : `(${types.join(' OR ')})`
-  }
-  return licenseType(field)
-}
-
-function licenseType (entry: unknown): string | undefined {
-  if (typeof entry === 'string') return entry === '' ? undefined : entry
-  if (entry === null || typeof entry !== 'object') return undefined
-  const { type, name } = entry as { type?: unknown, name?: unknown }
-  if (typeof type === 'string' && type !== '') return type
-  return typeof name === 'string' && name !== '' ? name : undefined
 }
 
 /** The author's name: `Ann <ann@example.com> (https://…)` is Ann, as pnpm's normalized manifest has it. */
