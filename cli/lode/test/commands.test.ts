@@ -51,7 +51,7 @@ test('lode --help lists the commands; lode help <cmd> and lode <cmd> --help prin
   for (const [name, said] of [['self-update', /Update lode with the tool that installed it/], ['with', /use pnpm with/], ['setup', /use pnpm setup/], ['runtime', /use pnpm runtime/]] as const) {
     assert.match((await lode(project, [name])).stderr, said, name)
   }
-  assert.match((await lode(project, ['sbom'])).stderr, /^\[ERR_LODE_COMMAND_NOT_IMPLEMENTED\] "sbom" is a pnpm command lode does not have yet\./)
+  assert.match((await lode(project, ['star'])).stderr, /^\[ERR_LODE_COMMAND_NOT_IMPLEMENTED\] "star" is a pnpm command lode does not have yet\./)
   const unknown = await lode(project, ['help', 'nope'])
   assert.equal(unknown.code, 1)
   assert.match(unknown.stderr, /^\[ERR_LODE_UNKNOWN_COMMAND\] Unknown command "nope"/)
