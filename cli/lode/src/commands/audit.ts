@@ -16,6 +16,7 @@ const SEVERITIES = ['info', 'low', 'moderate', 'high', 'critical'] as const
  */
 export async function auditCommand (input: CommandInput, ctx: MainContext): Promise<number> {
   const { values, positionals } = input.args!
+  if (positionals[0] === 'deprecations' || positionals[0] === 'engines') return await installedCheck(positionals[0], input, ctx)
   if (positionals.length > 0) {
     if (positionals[0] === 'signatures') {
       throw new LodeError('COMMAND_NOT_IMPLEMENTED', 'lode audit signatures is not implemented yet.', { hint: 'Run pnpm audit signatures to verify the registry signatures.' })
@@ -35,13 +36,7 @@ export async function auditCommand (input: CommandInput, ctx: MainContext): Prom
   if (fix && (ignore !== undefined || ignoreUnfixable)) {
     throw new LodeError('AUDIT_FIX_WITH_IGNORE', `"--fix" may not be used with "${ignore !== undefined ? '--ignore' : '--ignore-unfixable'}"`)
   }
-  const { dir, workspaceDir, config } = await projectConfig(input, ctx)
-  const filters = values['filter'] as string[] | undefined ?? []
-  let importerIds: string[] | undefined
-  if (workspaceDir !== undefined && (filters.length > 0 || values['workspace-root'] === true)) {
-    const dirs = values['workspace-root'] === true ? [workspaceDir] : await workspaceProjectDirs(workspaceDir, filters, dir)
-    importerIds = dirs.map((projectDir) => path.relative(workspaceDir, projectDir).split(path.sep).join('/') || '.')
-  }
+  const { config, importerIds } = await auditedProjects(input, ctx)
   const { audit } = await import('@lode/pkg-manager.reviewing.audit')
   const { output, exitCode } = await audit({
     config,
@@ -72,4 +67,33 @@ function fixMethod (value: string | undefined): boolean {
     })
   }
   throw new LodeError('INVALID_FIX_OPTION', `Invalid value for --fix: ${value}. Should be one of "override" or "update"`)
+}
+
+/**
+ * `lode audit deprecations` / `lode audit engines` (pnpm 12.24's): the installed packages the
+ * registry marks deprecated, or that do not support this Node.js or platform; exit code 1 when any.
+ */
+async function installedCheck (check: 'deprecations' | 'engines', input: CommandInput, ctx: MainContext): Promise<number> {
+  const { values } = input.args!
+  const { config, importerIds } = await auditedProjects(input, ctx)
+  const { auditDeprecations, auditEngines } = await import('@lode/pkg-manager.reviewing.audit')
+  const { output, exitCode } = await (check === 'deprecations' ? auditDeprecations : auditEngines)({
+    config,
+    include: includeOf(values),
+    importerIds,
+    json: values['json'] === true,
+    onWarning: (message) => { ctx.stderr.write(`WARN  ${message}\n`) },
+  })
+  ctx.stdout.write(output.endsWith('\n') ? output : `${output}\n`)
+  return exitCode
+}
+
+/** The projects audited: every one of the lockfile, or in a workspace those --filter (or -w) selects. */
+async function auditedProjects (input: CommandInput, ctx: MainContext): Promise<{ config: Awaited<ReturnType<typeof projectConfig>>['config'], importerIds: string[] | undefined }> {
+  const { values } = input.args!
+  const { dir, workspaceDir, config } = await projectConfig(input, ctx)
+  const filters = values['filter'] as string[] | undefined ?? []
+  if (workspaceDir === undefined || (filters.length === 0 && values['workspace-root'] !== true)) return { config, importerIds: undefined }
+  const dirs = values['workspace-root'] === true ? [workspaceDir] : await workspaceProjectDirs(workspaceDir, filters, dir)
+  return { config, importerIds: dirs.map((projectDir) => path.relative(workspaceDir, projectDir).split(path.sep).join('/') || '.') }
 }

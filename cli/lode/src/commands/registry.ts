@@ -328,8 +328,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     names: ['audit'],
     summary: 'Check the installed packages for known security advisories',
-    usage: ['lode audit [options]'],
-    description: 'Sends the packages pnpm-lock.yaml installs to the registry\'s bulk advisory endpoint and prints the advisories that apply, most severe first, with the paths to each vulnerable package. Exits 1 when one at --audit-level or above is found. --fix adds overrides to the fixed versions to pnpm-workspace.yaml; --ignore and --ignore-unfixable add advisories to audit.ignore (or auditConfig.ignoreGhsas).',
+    usage: ['lode audit [options]', 'lode audit deprecations [--json]', 'lode audit engines [--json]'],
+    description: 'Sends the packages pnpm-lock.yaml installs to the registry\'s bulk advisory endpoint and prints the advisories that apply, most severe first, with the paths to each vulnerable package. Exits 1 when one at --audit-level or above is found. --fix adds overrides to the fixed versions to pnpm-workspace.yaml; --ignore and --ignore-unfixable add advisories to audit.ignore (or auditConfig.ignoreGhsas). lode audit deprecations lists the installed packages the registry marks deprecated now (allowedDeprecatedVersions mutes a version), lode audit engines those that do not support this Node.js (nodeVersion) or platform, each with the projects and packages that bring it in; both exit 1 when they list one, as pnpm 12.24\'s do.',
     options: {
       'audit-level': { type: 'string', arg: '<severity>', help: 'Only advisories of this severity or above: info, low (default), moderate, high, critical' },
       json: { type: 'boolean', help: 'Print the report as JSON' },

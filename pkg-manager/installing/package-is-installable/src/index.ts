@@ -1,5 +1,5 @@
 export { currentPlatform, platformMismatch } from './platform.js'
 export { platformOfOptional } from './platform-from-name.js'
 export type { Platform, PlatformFields, SupportedArchitectures } from './platform.js'
-export { checkProjects, packagesCheck, skippedPackages } from './installability.js'
+export { checkProjects, packagesCheck, skippedPackages, unsatisfiedEngines } from './installability.js'
 export type { CurrentEngines, PackagesCheckOptions, ProjectsCheckOptions } from './installability.js'

@@ -10,3 +10,7 @@ export { advisoriesAtLevel, removeIgnored, renderAuditJson, renderAuditReport } 
 export { fixableAdvisories, fixOverrides, releaseAgeExcludes } from './fix.js'
 export { audit } from './audit.js'
 export type { AuditOptions } from './audit.js'
+export { auditDeprecations, auditEngines } from './installed-checks.js'
+export type { InstalledChecksOptions, InstalledFinding } from './installed-checks.js'
+export { broughtInByLine, installedPackages } from './brought-in-by.js'
+export type { BroughtInBy } from './brought-in-by.js'
