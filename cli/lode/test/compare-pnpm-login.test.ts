@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
 
-import { failure, lodeExactly, pnpmExactly } from './helpers.js'
+import { failure, inTerminal, lodeBin, lodeExactly, pnpmBin, pnpmExactly } from './helpers.js'
 import type { Project } from './helpers.js'
 
 // `lode login` and `lode logout` beside pnpm 11's, against a registry on 127.0.0.1 that answers
@@ -143,4 +143,49 @@ test('logout revokes the token and takes it out of auth.ini, as pnpm 11; a token
   const none = { pnpm: await pnpmExactly(anonymous, ['logout']), lode: await lodeExactly(anonymous, ['logout']) }
   assert.equal(none.lode.code, 1)
   assert.equal(failure(none.lode), failure(none.pnpm))
+})
+
+test('classic login on a terminal: an OTP challenge asks for the one-time password and sends it; a refusal is LOGIN_FAILED with the registry\'s words, as pnpm 11', async () => {
+  const user = '/-/user/org.couchdb.user:erin'
+  interface Run { output: string, p: Project, puts: Array<{ otp: unknown, body: unknown }> }
+  const logIn = async (bin: string, answers: Array<[RegExp, string]>): Promise<Run> => {
+    const p = project()
+    const start = registry.recorded.length
+    const output = await inTerminal(bin, ['login'], p, answers)
+    const puts = registry.recorded.slice(start).filter((request) => request.method === 'PUT' && request.url === user)
+      .map((request) => ({ otp: request.headers['npm-otp'], body: JSON.parse(request.body!) as unknown }))
+    return { output, p, puts }
+  }
+  const credentials: Array<[RegExp, string]> = [[/Username:/, 'erin\r'], [/Password:/, 'pw-erin\r'], [/Email \(this IS public\):/, 'erin@example.com\r']]
+  const runs = new Map<string, Run>()
+  for (const [tool, bin] of [['pnpm', pnpmBin], ['lode', lodeBin]] as const) {
+    registry.injectFaults('/-/v1/login', [{ status: 404, body: '{}' }])
+    registry.injectFaults(user, [
+      { status: 401, body: '{"error":"one-time pass required"}', headers: { 'www-authenticate': 'otp' } },
+      { status: 201, body: JSON.stringify({ ok: true, token: `token-of-${tool}` }) },
+    ])
+    runs.set(tool, await logIn(bin, [...credentials, [/Enter OTP:/, '123456\r']]))
+  }
+  for (const [tool, run] of runs) {
+    assert.match(run.output, /Logged in as erin\r?\n/, tool)
+    assert.deepEqual(run.puts.map((put) => put.otp), [undefined, '123456'], tool)
+    assert.match(authIni(run.p)!, new RegExp(`_authToken=token-of-${tool}`))
+  }
+  assert.deepEqual(runs.get('lode')!.puts, runs.get('pnpm')!.puts)
+
+  // A 401 without the challenge (a wrong password): no OTP asked, the registry's answer in the error; auth.ini untouched.
+  const refusals = new Map<string, Run>()
+  for (const [tool, bin] of [['pnpm', pnpmBin], ['lode', lodeBin]] as const) {
+    registry.injectFaults('/-/v1/login', [{ status: 404, body: '{}' }])
+    registry.injectFaults(user, [{ status: 401, body: '{"error":"bad password"}' }])
+    refusals.set(tool, await logIn(bin, credentials))
+  }
+  for (const [tool, run] of refusals) {
+    // eslint-disable-next-line no-control-regex -- the terminal's colours taken out
+    const text = run.output.replace(/\x1B\[[0-9;?]*[A-Za-z]/g, '')
+    assert.match(text, /ERR_(?:PNPM|LODE)_LOGIN_FAILED\]? +Login failed \(HTTP 401\): \{"error":"bad password"\}/, tool)
+    assert.doesNotMatch(run.output, /OTP/, tool)
+    assert.equal(run.puts.length, 1, tool)
+    assert.equal(authIni(run.p), undefined, tool)
+  }
 })

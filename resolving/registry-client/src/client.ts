@@ -92,6 +92,8 @@ export interface GetOptions {
   tooLargeHint?: string | undefined
   /** More request headers (a publish's `npm-command`, `npm-otp`). */
   headers?: Readonly<Record<string, string>> | undefined
+  /** A change's 401 or 403 is answered (its body and challenge) rather than thrown: a login reads why. */
+  answerRefusals?: boolean | undefined
   /**
    * `false`: the body comes as the registry sent it, its `content-encoding` in `encoding`, for a
    * thread to decode (`decodeBody`) and parse: inflating a few thousand packuments was a fifth of
@@ -104,6 +106,8 @@ export interface GetOptions {
 export interface PostResult {
   status: number
   body: Buffer
+  /** The `www-authenticate` challenge of a refusal answered to the caller (`answerRefusals`): `OTP` asks for a one-time password. */
+  challenge?: string | undefined
 }
 
 /**
@@ -327,12 +331,17 @@ export class RegistryClient {
    * A PUT has no deadline for the answer's headers apart from the whole response's (its body may
    * take long to send).
    */
-  async send (method: 'POST' | 'PUT' | 'DELETE', url: string, body: string | undefined, options: { subject: string, headers?: Readonly<Record<string, string>> }): Promise<PostResult> {
+  async send (
+    method: 'POST' | 'PUT' | 'DELETE',
+    url: string,
+    body: string | undefined,
+    options: { subject: string, headers?: Readonly<Record<string, string>>, answerRefusals?: boolean }
+  ): Promise<PostResult> {
     return await this.limit(async () => {
       const hop = this.firstHop(url, options.subject, method)
       return await this.withRetries(hop, options.subject, async () => {
-        const answer = await this.followRedirects(hop, { accept: 'application/json', subject: options.subject, headers: options.headers }, body ?? '')
-        return { status: answer.status, body: answer.body }
+        const answer = await this.followRedirects(hop, { accept: 'application/json', subject: options.subject, headers: options.headers, answerRefusals: options.answerRefusals }, body ?? '')
+        return { status: answer.status, body: answer.body, ...answer.challenge === undefined ? {} : { challenge: answer.challenge } }
       }, method === 'POST' ? undefined : 0)
     })
   }
@@ -489,7 +498,7 @@ export class RegistryClient {
         return { status, location: header(response.headers, 'location') }
       }
       // A POST's (or PUT's) answer is the caller's to read, but for a redirect, a retry or a refused authentication.
-      const posted = sent && !retried && !REDIRECTS.has(status) && status !== 401 && status !== 403
+      const posted = sent && !retried && !REDIRECTS.has(status) && ((status !== 401 && status !== 403) || options.answerRefusals === true)
       if (status !== 200 && !posted) {
         await response.body.dump()
         if (status === 304) return { status: 304 }
@@ -535,7 +544,7 @@ export class RegistryClient {
         return { status: 200, body: raw, encoding, etag: header(response.headers, 'etag'), lastModified: header(response.headers, 'last-modified') }
       }
       const decoded = await decode(raw, encoding, hop, options, maxSize)
-      if (sent) return { posted: true, status, body: decoded }
+      if (sent) return { posted: true, status, body: decoded, challenge: header(response.headers, 'www-authenticate') }
       return {
         status: 200,
         body: decoded,

@@ -192,6 +192,20 @@ test('a DELETE goes once, without a body: a 500 is not retried (the registry may
   }
 })
 
+test('a change refused with 401 throws FETCH_401, or with answerRefusals is answered: its body and www-authenticate challenge (a login\'s OTP)', async () => {
+  const c = client()
+  try {
+    const path = '/-/user/org.couchdb.user:erin'
+    registry.injectFaults(path, [{ status: 401, body: '{"error":"otp"}', headers: { 'www-authenticate': 'OTP' } }])
+    await assert.rejects(c.send('PUT', `${registry.url}-/user/org.couchdb.user:erin`, '{}', { subject: 'erin' }), { code: 'ERR_LODE_FETCH_401' })
+    registry.injectFaults(path, [{ status: 401, body: '{"error":"otp"}', headers: { 'www-authenticate': 'OTP' } }])
+    const answered = await c.send('PUT', `${registry.url}-/user/org.couchdb.user:erin`, '{}', { subject: 'erin', answerRefusals: true })
+    assert.deepEqual([answered.status, answered.body.toString(), answered.challenge], [401, '{"error":"otp"}', 'OTP'])
+  } finally {
+    await c.close()
+  }
+})
+
 test('concurrent identical requests share one request', async () => {
   const c = client()
   try {

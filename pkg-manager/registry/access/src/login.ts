@@ -129,7 +129,7 @@ async function classicLogin (client: RegistryClient, registry: string, opts: Log
   if (username === '' || password === '' || email === '') {
     throw new LodeError('LOGIN_MISSING_CREDENTIALS', 'Username, password, and email are all required')
   }
-  const put = async (otp: string | undefined): Promise<{ status: number, body: Buffer }> => {
+  const put = async (otp: string | undefined): Promise<{ status: number, body: Buffer, challenge?: string | undefined }> => {
     try {
       return await client.send('PUT', `${registry}-/user/org.couchdb.user:${encodeURIComponent(username)}`, JSON.stringify({
         _id: `org.couchdb.user:${username}`, name: username, password, email, type: 'user',
@@ -140,6 +140,7 @@ async function classicLogin (client: RegistryClient, registry: string, opts: Log
           authorization: `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`,
           ...otp === undefined ? {} : { 'npm-otp': otp },
         },
+        answerRefusals: true,
       })
     } catch (err) {
       const status = fetchStatus(err)
@@ -148,8 +149,8 @@ async function classicLogin (client: RegistryClient, registry: string, opts: Log
     }
   }
   let answer = await put(undefined)
-  if (answer.status === 401 && opts.askOtp !== undefined) {
-    // The client does not show the challenge's header: an account with two-factor authentication answers 401 first.
+  // An account with two-factor authentication answers 401 with an `OTP` challenge (pnpm asks for one only then).
+  if (answer.status === 401 && answer.challenge?.toLowerCase().includes('otp') === true && opts.askOtp !== undefined) {
     const otp = await opts.askOtp()
     if (otp !== undefined && otp !== '') answer = await put(otp)
   }
