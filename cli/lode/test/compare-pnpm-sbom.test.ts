@@ -88,7 +88,7 @@ const MISSED_BY_PNPM_11 = 'pkg:npm/lib-uses-shared@1.0.0 → pkg:npm/%40scope/li
 test('sbom --sbom-format cyclonedx: pnpm 11\'s components and edges (plus the one pnpm 12 adds), with --prod, --dev, --lockfile-only, --exclude-peers, --filter', async () => {
   const project = workspace()
   await pnpm(project, ['install'])
-  const variants = [[], ['--prod'], ['--dev'], ['--lockfile-only'], ['--exclude-peers'], ['--filter', '@team/app'], ['--no-optional', '--sbom-type', 'application', '--sbom-spec-version', '1.5', '--sbom-authors', 'Ann, Bo', '--sbom-supplier', 'Team']]
+  const variants = [[], ['--prod'], ['--dev'], ['--lockfile-only'], ['--exclude-peers'], ['--filter', '@team/app'], ['-w'], ['--no-optional', '--sbom-type', 'application', '--sbom-spec-version', '1.5', '--sbom-authors', 'Ann, Bo', '--sbom-supplier', 'Team']]
   for (const extra of variants) {
     const args = ['sbom', '--sbom-format', 'cyclonedx', ...extra]
     const byPnpm = await pnpmExactly(project, args)

@@ -24,8 +24,10 @@ export async function sbomCommand (input: CommandInput, ctx: MainContext): Promi
   if (split && out !== undefined && !out.includes('%s')) {
     throw new LodeError('SBOM_OUT_MISSING_PLACEHOLDER', 'When using --split with --out, the path must contain %s as a placeholder for the package name.', { hint: 'For example: --out sboms/%s.cdx.json' })
   }
-  // Every project of a workspace unless --filter picks some (pnpm's sbom is recursive there).
-  const projectDirs = workspaceDir === undefined ? [dir] : await workspaceProjectDirs(workspaceDir, values['filter'] as string[] | undefined ?? [], dir)
+  // Every project of a workspace unless --filter (or -w) picks some (pnpm's sbom is recursive there).
+  const projectDirs = workspaceDir === undefined
+    ? [dir]
+    : values['workspace-root'] === true ? [workspaceDir] : await workspaceProjectDirs(workspaceDir, values['filter'] as string[] | undefined ?? [], dir)
   const documents = await sboms({
     ...format,
     lockfileDir: workspaceDir ?? dir,
