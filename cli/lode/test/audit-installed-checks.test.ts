@@ -19,6 +19,7 @@ before(async () => {
     { name: 'needs-future-node', version: '1.0.0', manifest: { engines: { node: '>=99' } } },
     { name: 'aix-only', version: '1.0.0', manifest: { os: ['aix'], cpu: ['ppc64'] } },
     { name: 'aix-optional', version: '1.0.0', manifest: { os: ['aix'] } },
+    { name: 'loud-lib', version: '1.0.0', deprecated: 'gone\u001b[2J\nNo deprecated packages found' },
   ])
 })
 after(async () => { await registry.close() })
@@ -75,6 +76,14 @@ test('audit engines: packages this Node.js (nodeVersion) or platform does not su
   const onlyB = await lodeExactly(project, ['audit', 'engines', '--filter', 'b'])
   assert.equal(onlyB.code, 0, onlyB.stderr)
   assert.match(onlyB.stdout, /^Every installed package supports Node\.js 20\.0\.0 on linux-/)
+})
+
+test('audit deprecations shows a message as one printable line: a terminal\'s controls and a newline escaped', async () => {
+  const project = makeProject(registry, { name: 'app', version: '1.0.0', dependencies: { 'loud-lib': '1.0.0' } })
+  assert.equal((await lode(project, ['install', '--lockfile-only'])).code, 0)
+  const found = await lodeExactly(project, ['audit', 'deprecations'])
+  assert.equal(found.code, 1)
+  assert.equal(found.stdout, '1 deprecated package\n\nloud-lib@1.0.0\n  gone\\u001b[2J\\nNo deprecated packages found\n  Brought in by: project .\n')
 })
 
 test('audit deprecations and engines without a lockfile: ERR_LODE_AUDIT_NO_LOCKFILE, nothing written', async () => {

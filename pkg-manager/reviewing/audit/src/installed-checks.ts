@@ -1,5 +1,5 @@
 import { pkgIdOf } from '@lode/core.dep-path'
-import { LodeError } from '@lode/core.error'
+import { LodeError, printable } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config.settings'
 import { registryClientFor } from '@lode/pkg-manager.installing.installer'
 import { currentPlatform, packagesCheck, platformMismatch, skippedPackages, unsatisfiedEngines } from '@lode/pkg-manager.installing.package-is-installable'
@@ -140,6 +140,7 @@ function report (
     return { output: JSON.stringify(entries, null, 2), exitCode }
   }
   if (findings.length === 0) return { output: words.none, exitCode }
-  const blocks = findings.map((finding) => `${finding.name}@${finding.version}\n  ${words.detail(finding)}\n  ${broughtInByLine(finding)}`)
+  // Names, messages and labels are the lockfile's and the registry's words: each shown as one printable line.
+  const blocks = findings.map((finding) => [`${finding.name}@${finding.version}`, `  ${words.detail(finding)}`, `  ${broughtInByLine(finding)}`].map((line) => printable(line)).join('\n'))
   return { output: `${words.heading(findings.length)}\n\n${blocks.join('\n\n')}`, exitCode }
 }

@@ -19,7 +19,8 @@ export async function storeDetails (storeDir: string, components: readonly Compo
     if (files === undefined) return component
     const read = (name: string): string | undefined => {
       const digest = files.get(name)?.digest
-      if (digest === undefined) return undefined
+      // The index row names a store file by its hex digest: anything else is no path to read.
+      if (digest === undefined || !/^[0-9a-f]{128}$/.test(digest)) return undefined
       try {
         return readStoreFile(storeDir, digest).toString('utf8')
       } catch {
