@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
 import { after, before, test } from 'node:test'
 
 import { TestRegistry } from '@lode/__utils__.test-fixtures'
@@ -16,6 +18,8 @@ before(async () => {
     { name: 'old-lib', version: '2.0.0' },
     { name: 'uses-old', version: '1.0.0', dependencies: { 'old-lib': '1.0.0', 'new-lib': '1.0.0' } },
     { name: 'new-lib', version: '1.0.0' },
+    { name: 'new-lib', version: '2.0.0' },
+    { name: 'peered-old', version: '1.0.0', deprecated: 'peered-old is gone', manifest: { peerDependencies: { 'new-lib': '*' } } },
     { name: 'needs-future-node', version: '1.0.0', manifest: { engines: { node: '>=99' } } },
     { name: 'aix-only', version: '1.0.0', manifest: { os: ['aix'], cpu: ['ppc64'] } },
     { name: 'aix-optional', version: '1.0.0', manifest: { os: ['aix'] } },
@@ -76,6 +80,21 @@ test('audit engines: packages this Node.js (nodeVersion) or platform does not su
   const onlyB = await lodeExactly(project, ['audit', 'engines', '--filter', 'b'])
   assert.equal(onlyB.code, 0, onlyB.stderr)
   assert.match(onlyB.stdout, /^Every installed package supports Node\.js 20\.0\.0 on linux-/)
+})
+
+test('audit deprecations: the peer variants of a deprecated version are one finding, brought in by what brings in each', async () => {
+  const project = makeProject(registry, { name: 'root', version: '1.0.0', private: true }, {
+    'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+    'packages/a/package.json': JSON.stringify({ name: 'a', version: '1.0.0', dependencies: { 'peered-old': '1.0.0', 'new-lib': '1.0.0' } }),
+    'packages/b/package.json': JSON.stringify({ name: 'b', version: '1.0.0', dependencies: { 'peered-old': '1.0.0', 'new-lib': '2.0.0' } }),
+  })
+  assert.equal((await lode(project, ['install', '--lockfile-only'])).code, 0)
+  const lockfile = fs.readFileSync(path.join(project.dir, 'pnpm-lock.yaml'), 'utf8')
+  assert.match(lockfile, /peered-old@1\.0\.0\(new-lib@1\.0\.0\):/)
+  assert.match(lockfile, /peered-old@1\.0\.0\(new-lib@2\.0\.0\):/)
+  const found = await lodeExactly(project, ['audit', 'deprecations'])
+  assert.equal(found.code, 1, found.stderr)
+  assert.equal(found.stdout, '1 deprecated package\n\npeered-old@1.0.0\n  peered-old is gone\n  Brought in by: project packages/a, project packages/b\n')
 })
 
 test('audit deprecations shows a message as one printable line: a terminal\'s controls and a newline escaped', async () => {

@@ -8,7 +8,7 @@ import { test } from 'node:test'
 import { createCasWriter } from '@lode/store.cafs'
 import { StoreIndex, createPackageFilesIndex, storeIndexKey } from '@lode/store.index'
 
-import { indexRowsOf, packagesWithFile, parseFileHash, readStoreFile } from '../src/index.js'
+import { indexRowsByKey, indexRowsOf, packagesWithFile, parseFileHash, readStoreFile } from '../src/index.js'
 
 const hexOf = (content: string): string => createHash('sha512').update(content).digest('hex')
 
@@ -47,4 +47,6 @@ test('readStoreFile, packagesWithFile and indexRowsOf read the store: files by d
   assert.deepEqual(packagesWithFile(storeDir, built.digest), [{ name: 'b', version: '2.0.0', indexKey: storeIndexKey('sha512-b', 'b@2.0.0') }])
   assert.deepEqual([...indexRowsOf(storeDir, 'b@2.0.0').keys()].sort(), [storeIndexKey('sha512-b', 'b@2.0.0'), storeIndexKey('sha512-b2', 'b@2.0.0')])
   assert.equal(indexRowsOf(storeDir, 'a@1.0.').size, 0, 'a key\'s whole name@version')
+  assert.deepEqual([...indexRowsByKey(storeDir, [storeIndexKey('sha512-b2', 'b@2.0.0'), storeIndexKey('sha512-none', 'b@2.0.0')]).keys()], [storeIndexKey('sha512-b2', 'b@2.0.0')])
+  assert.equal(indexRowsByKey(fs.mkdtempSync(path.join(os.tmpdir(), 'lode-no-store-')), ['x']).size, 0, 'no store: no rows, nothing made')
 })

@@ -15,8 +15,8 @@ export interface BroughtInBy {
 
 /**
  * The packages the projects install (their included groups, then each package's dependencies and
- * optional ones), each with what brings it in; `skipped` (not installed here) and what only they
- * reach are left out.
+ * optional ones), by package id (`name@version`, peer variants together), each with what brings it
+ * in; `skipped` (not installed here) and what only they reach are left out.
  */
 export function installedPackages (
   lockfile: Lockfile,
@@ -37,8 +37,10 @@ export function installedPackages (
       visit: (depPath, parent) => {
         const snapshot = lockfile.snapshots?.[depPath]
         if (snapshot === undefined || opts.skipped.has(depPath) || lockfile.packages?.[pkgIdOf(depPath)] === undefined) return undefined
-        const by = reached.get(depPath) ?? { projects: [], packages: [] }
-        reached.set(depPath, by)
+        // Peer variants of one version are one package, brought in by what brings in any of them.
+        const pkgId = pkgIdOf(depPath)
+        const by = reached.get(pkgId) ?? { projects: [], packages: [] }
+        reached.set(pkgId, by)
         if (parent === undefined) {
           if (!by.projects.includes(importerId)) by.projects.push(importerId)
         } else {

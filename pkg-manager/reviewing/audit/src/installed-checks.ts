@@ -1,4 +1,3 @@
-import { pkgIdOf } from '@lode/core.dep-path'
 import { LodeError, printable } from '@lode/core.error'
 import type { Config } from '@lode/pkg-manager.config.settings'
 import { registryClientFor } from '@lode/pkg-manager.installing.installer'
@@ -41,22 +40,30 @@ export interface InstalledFinding extends BroughtInBy {
 export async function auditDeprecations (opts: InstalledChecksOptions): Promise<{ output: string, exitCode: number }> {
   const { lockfile, installed } = await installedOf(opts, 'deprecations')
   const client = registryClientFor(opts.config, { onWarning: opts.onWarning, signal: opts.signal })
+  // The versions to ask about, by name: one request and one parse per package name.
+  const asked = new Map<string, Array<{ version: string, by: BroughtInBy }>>()
+  for (const [pkgId, by] of installed) {
+    const { name, version } = nameAndVersionOf(lockfile, pkgId)
+    const info = lockfile.packages?.[pkgId]
+    // Only a registry package has a registry's word on it.
+    if (version === undefined || info === undefined || !isRegistryPackage(info)) continue
+    const allowed = opts.config.allowedDeprecatedVersions[name]
+    if (allowed !== undefined && semver.satisfies(version, allowed)) continue
+    asked.set(name, [...asked.get(name) ?? [], { version, by }])
+  }
   const findings: InstalledFinding[] = []
   try {
-    await Promise.all([...installed].map(async ([depPath, by]) => {
-      const { name, version } = nameAndVersionOf(lockfile, depPath)
-      const info = lockfile.packages?.[pkgIdOf(depPath)]
-      // Only a registry package has a registry's word on it.
-      if (version === undefined || info === undefined || !isRegistryPackage(info)) return
-      const allowed = opts.config.allowedDeprecatedVersions[name]
-      if (allowed !== undefined && semver.satisfies(version, allowed)) return
+    await Promise.all([...asked].map(async ([name, versions]) => {
       const registry = registryFor({ default: opts.config.registry, scoped: opts.config.scopedRegistries }, name)
       const answer = await client.get(`${registry}${encodeName(name)}`, { accept: ACCEPT_ABBREVIATED, subject: name })
       if (answer.status !== 200) {
         throw new LodeError('AUDIT_BAD_RESPONSE', `The registry answered ${answer.status} for ${name}'s metadata.`, { hint: `Check that ${registry} serves ${name}, and the credentials for it.` })
       }
-      const deprecated = packumentVersions(answer.body, name)[version]?.['deprecated']
-      if (typeof deprecated === 'string' && deprecated !== '') findings.push({ name, version, deprecated, ...by })
+      const manifests = packumentVersions(answer.body, name)
+      for (const { version, by } of versions) {
+        const deprecated = manifests[version]?.['deprecated']
+        if (typeof deprecated === 'string' && deprecated !== '') findings.push({ name, version, deprecated, ...by })
+      }
     }))
   } finally {
     await client.close()
@@ -73,10 +80,10 @@ export async function auditEngines (opts: InstalledChecksOptions): Promise<{ out
   const { lockfile, installed } = await installedOf(opts, 'engines')
   const platform = currentPlatform(opts.config.supportedArchitectures)
   const findings: InstalledFinding[] = []
-  for (const [depPath, by] of installed) {
-    const info = lockfile.packages?.[pkgIdOf(depPath)]
+  for (const [pkgId, by] of installed) {
+    const info = lockfile.packages?.[pkgId]
     if (info === undefined) continue
-    const { name, version } = nameAndVersionOf(lockfile, depPath)
+    const { name, version } = nameAndVersionOf(lockfile, pkgId)
     const wants: Record<string, unknown> = { ...unsatisfiedEngines(info.engines, { node: opts.config.nodeVersion }, `${name}@${version ?? ''}`) }
     if (platformMismatch(info, platform) !== undefined) {
       for (const field of ['os', 'cpu', 'libc'] as const) if (info[field] !== undefined) wants[field] = info[field]

@@ -31,3 +31,17 @@ test('installedPackages: every project and package that brings each in; a skippe
   const prod = installedPackages(lockfile, { importerIds: ['packages/p'], include: { ...all, devDependencies: false }, resolvePeersFromWorkspaceRoot: true, skipped: new Set() })
   assert.deepEqual([...prod.keys()].sort(), ['below-skipped@1.0.0', 'skipped@1.0.0'])
 })
+
+test('installedPackages: the peer variants of a version are one package, brought in by what brings in each', () => {
+  const peered: Lockfile = {
+    lockfileVersion: '9.0',
+    importers: {
+      a: { dependencies: { p: { specifier: '1.0.0', version: '1.0.0(x@1.0.0)' } } },
+      b: { dependencies: { p: { specifier: '1.0.0', version: '1.0.0(x@2.0.0)' } } },
+    },
+    packages: { 'p@1.0.0': { resolution } },
+    snapshots: { 'p@1.0.0(x@1.0.0)': {}, 'p@1.0.0(x@2.0.0)': {} },
+  }
+  const installed = installedPackages(peered, { importerIds: ['a', 'b'], include: all, resolvePeersFromWorkspaceRoot: true, skipped: new Set() })
+  assert.deepEqual([...installed], [['p@1.0.0', { projects: ['a', 'b'], packages: [] }]])
+})

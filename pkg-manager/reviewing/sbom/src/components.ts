@@ -113,6 +113,8 @@ export async function collectComponents (lockfile: Lockfile, opts: CollectOption
   }
 
   const walked = new Set<string>()
+  // The purl of each package walked, so an edge from it is recorded under its purl.
+  const purlOfDepPath = new Map<string, string>()
   for (const importerId of [...opts.importerIds, ...reachedProjects]) {
     const importerPurl = purlOfImporter(importerId)
     const importer = lockfile.importers[importerId]
@@ -123,9 +125,6 @@ export async function collectComponents (lockfile: Lockfile, opts: CollectOption
       ...opts.include.dependencies ? dependencyRefs(importer.dependencies) : {},
       ...opts.include.dependencies && opts.include.optionalDependencies ? dependencyRefs(importer.optionalDependencies) : {},
     }).filter(([alias]) => excluded?.has(alias) !== true))
-    // The purl of each package on the walk's path, so an edge is recorded from its parent.
-    const parents = new Map<string, string>()
-    const parentOf = (depPath: string | undefined): string => depPath === undefined ? importerPurl : parents.get(depPath)!
     walkDependencies(refs, {
       skip: skippedEdges,
       visit: (depPath, parentDepPath) => {
@@ -136,8 +135,8 @@ export async function collectComponents (lockfile: Lockfile, opts: CollectOption
         if (platform !== undefined && snapshot.optional === true && platformMismatch(info, platform) !== undefined) return undefined
         const identity = componentIdentity(pkgId, info)
         if (identity === undefined) return undefined
-        relate(parentOf(parentDepPath), identity.purl)
-        parents.set(depPath, identity.purl)
+        relate(parentDepPath === undefined ? importerPurl : purlOfDepPath.get(parentDepPath)!, identity.purl)
+        purlOfDepPath.set(depPath, identity.purl)
         const component = components.get(identity.purl)
         if (component === undefined) {
           components.set(identity.purl, {
